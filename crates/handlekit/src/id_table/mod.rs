@@ -1,0 +1,1060 @@
+//! [`IdTable`]: the array with holes behind generational keys.
+
+use core::fmt;
+use core::iter::FusedIterator;
+use core::marker::PhantomData;
+use core::ops::{Index, IndexMut};
+
+use crate::raw::{KeyLimits, RawIter, RawIterMut, SlotArena};
+use crate::{CapacityError, Id, Key, Reuse};
+
+#[cfg(feature = "rayon")]
+mod par;
+#[cfg(feature = "serde")]
+mod serde_impl;
+
+#[cfg(feature = "rayon")]
+pub use par::{ParIter, ParIterMut};
+
+/// An array with holes: values stay where they are inserted, and a
+/// generational key finds them with one bounds check and one compare.
+///
+/// Each slot holds a 32-bit state word (occupancy plus generation) beside the
+/// value, so a lookup reads one cache line. Vacant slots hold the free-list
+/// link in the value's own memory. A parallel occupancy bitset, one bit per
+/// slot, lets iteration skip 64 vacant slots with one word.
+///
+/// | operation | cost |
+/// | --- | --- |
+/// | `insert`, `remove`, `get`, `contains_key` | O(1) |
+/// | iteration | O(len + slots / 64) |
+/// | `clear`, `retain` | O(slots) |
+///
+/// Memory: `size_of::<Slot<T>>()` per slot, that is
+/// `4 + max(size_of::<T>(), 4)` rounded up to `T`'s alignment, plus one bit
+/// per slot. Slots are never returned to the allocator (that would let stale
+/// keys come back to life), so memory follows the peak number of values.
+///
+/// # Stale keys
+///
+/// Removing a value bumps its slot's generation, so every key to it goes
+/// stale: `get` returns `None` and `Index` panics. A slot whose generation
+/// reaches [`Key::MAX_GENERATION`] is *retired*: it keeps its memory and is
+/// never reused, so a stale key never names a later value, whatever the key
+/// width and the [`Reuse`] policy. See [`IdTable::retired_count`].
+///
+/// # Examples
+///
+/// ```
+/// use handlekit::IdTable;
+///
+/// let mut table = IdTable::new();
+/// let a = table.insert("apple");
+/// let b = table.insert("banana");
+/// assert_eq!(table[a], "apple");
+///
+/// assert_eq!(table.remove(a), Some("apple"));
+/// assert_eq!(table.get(a), None); // stale
+///
+/// let c = table.insert("cherry"); // reuses a's slot, with a new generation
+/// assert_eq!(table.get(a), None);
+/// assert_eq!(table[c], "cherry");
+/// assert_eq!(table.values().copied().collect::<Vec<_>>(), ["cherry", "banana"]);
+/// # let _ = b;
+/// ```
+pub struct IdTable<T, K: Key = Id> {
+    arena: SlotArena<T>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+impl<T> IdTable<T, Id> {
+    /// Creates an empty table keyed by [`Id`]. It allocates nothing until
+    /// the first insertion.
+    ///
+    /// For another key type, use [`IdTable::default`] or
+    /// [`IdTable::with_capacity`].
+    ///
+    /// ```
+    /// let table: handlekit::IdTable<u32> = handlekit::IdTable::new();
+    /// assert!(table.is_empty());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        IdTable {
+            arena: SlotArena::new(KeyLimits::of::<Id>()),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T, K: Key> IdTable<T, K> {
+    #[inline]
+    fn key(index: usize, generation: u32) -> K {
+        match K::from_parts(index, generation) {
+            Some(key) => key,
+            None => unreachable!("the table issued an index or generation out of range"),
+        }
+    }
+
+    /// Creates an empty table with room for `capacity` values.
+    ///
+    /// ```
+    /// use handlekit::{Id32, IdTable};
+    /// let table: IdTable<u32, Id32> = IdTable::with_capacity(100);
+    /// assert!(table.capacity() >= 100);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        IdTable {
+            arena: SlotArena::with_capacity(KeyLimits::of::<K>(), capacity),
+            _key: PhantomData,
+        }
+    }
+
+    /// Creates an empty table with the given slot [`Reuse`] policy.
+    ///
+    /// ```
+    /// use handlekit::{IdTable, Reuse};
+    /// let table: IdTable<u32> = IdTable::with_reuse(Reuse::Fifo { min_free: 1024 });
+    /// assert_eq!(table.reuse(), Reuse::Fifo { min_free: 1024 });
+    /// ```
+    #[must_use]
+    pub fn with_reuse(reuse: Reuse) -> Self {
+        let mut table = Self::default();
+        table.arena.set_reuse(reuse);
+        table
+    }
+
+    /// Creates an empty table that allocates room for `capacity` values now
+    /// and never reallocates: the address of a value stays fixed for as long
+    /// as it lives. When it is full, [`try_insert`](Self::try_insert)
+    /// returns a [`CapacityError`].
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is more than the key type can index.
+    ///
+    /// ```
+    /// use handlekit::IdTable;
+    /// let mut table: IdTable<u64> = IdTable::with_fixed_capacity(2);
+    /// let a = table.insert(1);
+    /// let address = &table[a] as *const u64;
+    /// table.insert(2);
+    /// assert!(table.try_insert(3).is_err());
+    /// assert_eq!(&table[a] as *const u64, address);
+    /// ```
+    #[must_use]
+    pub fn with_fixed_capacity(capacity: usize) -> Self {
+        IdTable {
+            arena: SlotArena::with_fixed_capacity(KeyLimits::of::<K>(), capacity),
+            _key: PhantomData,
+        }
+    }
+
+    /// The slot [`Reuse`] policy.
+    ///
+    /// ```
+    /// assert_eq!(handlekit::IdTable::<u8>::new().reuse(), handlekit::Reuse::Lifo);
+    /// ```
+    #[must_use]
+    pub fn reuse(&self) -> Reuse {
+        self.arena.reuse()
+    }
+
+    /// Changes the slot [`Reuse`] policy. Slots freed from now on follow the
+    /// new policy; the free list keeps its order.
+    ///
+    /// ```
+    /// use handlekit::{IdTable, Reuse};
+    /// let mut table: IdTable<u8> = IdTable::with_fixed_capacity(64);
+    /// table.set_reuse(Reuse::Fifo { min_free: 8 });
+    /// assert_eq!(table.reuse(), Reuse::Fifo { min_free: 8 });
+    /// ```
+    pub fn set_reuse(&mut self, reuse: Reuse) {
+        self.arena.set_reuse(reuse);
+    }
+
+    /// The number of live values.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// table.insert('a');
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.arena.len()
+    }
+
+    /// Whether the table holds no values.
+    ///
+    /// ```
+    /// assert!(handlekit::IdTable::<u8>::new().is_empty());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.arena.len() == 0
+    }
+
+    /// The number of values the table can hold without reallocating.
+    /// Retired slots are not counted.
+    ///
+    /// ```
+    /// let table: handlekit::IdTable<u8> = handlekit::IdTable::with_fixed_capacity(10);
+    /// assert_eq!(table.capacity(), 10);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.arena.capacity()
+    }
+
+    /// The number of slots retired because their generation ran out.
+    ///
+    /// A retired slot keeps its memory (one slot, `size_of` a slot) and is
+    /// never reused, so that no key is issued twice. With [`Id`] a slot
+    /// retires after 2³¹ − 1 occupants; with a 4-bit generation, after 15.
+    /// [`Reuse::Fifo`] spreads reuse over many slots and delays retirement.
+    ///
+    /// ```
+    /// handlekit::define_key! { struct Narrow(u32; index_bits = 30); } // 2 generation bits
+    /// let mut table: handlekit::IdTable<u8, Narrow> = handlekit::IdTable::default();
+    /// for _ in 0..3 {
+    ///     let key = table.insert(0);
+    ///     table.remove(key);
+    /// }
+    /// assert_eq!(table.retired_count(), 1);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn retired_count(&self) -> usize {
+        self.arena.retired()
+    }
+
+    /// Reserves room for at least `additional` more values.
+    ///
+    /// # Panics
+    ///
+    /// If the key type cannot index that many slots, the table has a fixed
+    /// capacity that is too small, or the allocation fails.
+    ///
+    /// ```
+    /// let mut table: handlekit::IdTable<u8> = handlekit::IdTable::new();
+    /// table.reserve(1000);
+    /// assert!(table.capacity() >= 1000);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        if let Err(err) = self.arena.try_reserve(additional) {
+            panic!("IdTable::reserve({additional}): {err}");
+        }
+    }
+
+    /// Reserves room for at least `additional` more values, or reports why
+    /// it cannot.
+    ///
+    /// ```
+    /// handlekit::define_key! { struct Small(u32; index_bits = 4); }
+    /// let mut table: handlekit::IdTable<u8, Small> = handlekit::IdTable::default();
+    /// assert!(table.try_reserve(16).is_ok());
+    /// assert!(table.try_reserve(17).is_err());
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+        self.arena.try_reserve(additional)
+    }
+
+    /// Frees spare capacity. Slots that once held values are kept (their
+    /// generations guard stale keys); a fixed-capacity table keeps its
+    /// allocation.
+    ///
+    /// ```
+    /// let mut table: handlekit::IdTable<u8> = handlekit::IdTable::with_capacity(100);
+    /// table.insert(1);
+    /// table.shrink_to_fit();
+    /// assert!(table.capacity() >= 1);
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        self.arena.shrink_to_fit();
+    }
+
+    /// Removes every value. Every slot keeps its generation, so keys issued
+    /// before stay stale.
+    ///
+    /// If a value's `Drop` panics, the other values are still dropped and
+    /// the table is left empty; then the panic propagates.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// table.clear();
+    /// assert!(table.is_empty());
+    /// table.insert(2);
+    /// assert_eq!(table.get(key), None);
+    /// ```
+    pub fn clear(&mut self) {
+        self.arena.clear();
+    }
+
+    /// Inserts a value and returns its key.
+    ///
+    /// # Panics
+    ///
+    /// If the table is full: the key's index bits cannot name another slot,
+    /// or a fixed capacity is used up. See [`try_insert`](Self::try_insert).
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(42);
+    /// assert_eq!(table[key], 42);
+    /// ```
+    #[inline]
+    pub fn insert(&mut self, value: T) -> K {
+        match self.try_insert(value) {
+            Ok(key) => key,
+            Err(err) => insert_failed(err),
+        }
+    }
+
+    /// Inserts a value and returns its key, or returns a [`CapacityError`]
+    /// if the table is full.
+    ///
+    /// ```
+    /// let mut table: handlekit::IdTable<u8> = handlekit::IdTable::with_fixed_capacity(1);
+    /// assert!(table.try_insert(1).is_ok());
+    /// assert!(table.try_insert(2).is_err());
+    /// ```
+    #[inline]
+    pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
+        let (index, generation) = self.arena.try_insert_with(|_, _| value)?;
+        Ok(Self::key(index, generation))
+    }
+
+    /// Inserts the value `make(key)`, where `key` is the key it will have,
+    /// and returns that key. Useful for values that store their own key. If
+    /// `make` panics, the table is unchanged.
+    ///
+    /// # Panics
+    ///
+    /// If the table is full, as for [`insert`](Self::insert).
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert_with_key(|key| (key, "self-aware"));
+    /// assert_eq!(table[key].0, key);
+    /// ```
+    pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
+        match self
+            .arena
+            .try_insert_with(|index, generation| make(Self::key(index, generation)))
+        {
+            Ok((index, generation)) => Self::key(index, generation),
+            Err(err) => insert_failed(err),
+        }
+    }
+
+    /// Whether `key` names a live value.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// assert!(table.contains_key(key));
+    /// table.remove(key);
+    /// assert!(!table.contains_key(key));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains_key(&self, key: K) -> bool {
+        self.arena.contains(key.index(), key.generation())
+    }
+
+    /// The value for `key`, or `None` if the key is stale or foreign.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert("x");
+    /// assert_eq!(table.get(key), Some(&"x"));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get(&self, key: K) -> Option<&T> {
+        self.arena.get(key.index(), key.generation())
+    }
+
+    /// The value for `key`, mutably, or `None` if the key is stale or
+    /// foreign.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// *table.get_mut(key).unwrap() += 1;
+    /// assert_eq!(table[key], 2);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_mut(&mut self, key: K) -> Option<&mut T> {
+        self.arena.get_mut(key.index(), key.generation())
+    }
+
+    /// The value for `key`, without checking the key.
+    ///
+    /// # Safety
+    ///
+    /// `key` must name a live value of this table: one returned by an
+    /// insertion into this table and not removed since.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(7);
+    /// // SAFETY: `key` was just returned by `insert`.
+    /// assert_eq!(unsafe { *table.get_unchecked(key) }, 7);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub unsafe fn get_unchecked(&self, key: K) -> &T {
+        debug_assert!(
+            self.contains_key(key),
+            "get_unchecked with dead key {key:?}"
+        );
+        // SAFETY: the caller guarantees `key` is live, so its slot exists
+        // and is occupied.
+        unsafe { self.arena.get_unchecked(key.index()) }
+    }
+
+    /// The value for `key`, mutably, without checking the key.
+    ///
+    /// # Safety
+    ///
+    /// `key` must name a live value of this table.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(7);
+    /// // SAFETY: `key` was just returned by `insert`.
+    /// unsafe { *table.get_unchecked_mut(key) = 8 };
+    /// assert_eq!(table[key], 8);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub unsafe fn get_unchecked_mut(&mut self, key: K) -> &mut T {
+        debug_assert!(
+            self.contains_key(key),
+            "get_unchecked_mut with dead key {key:?}"
+        );
+        // SAFETY: the caller guarantees `key` is live.
+        unsafe { self.arena.get_unchecked_mut(key.index()) }
+    }
+
+    /// Mutable references to the values of `N` keys at once, or `None` if
+    /// any key is stale or foreign, or if two keys are the same.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let a = table.insert(1);
+    /// let b = table.insert(2);
+    /// let [x, y] = table.get_disjoint_mut([a, b]).unwrap();
+    /// core::mem::swap(x, y);
+    /// assert_eq!((table[a], table[b]), (2, 1));
+    /// assert!(table.get_disjoint_mut([a, a]).is_none());
+    /// ```
+    #[must_use]
+    pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut T; N]> {
+        self.arena
+            .get_disjoint_mut(keys.map(|key| (key.index(), key.generation())))
+    }
+
+    /// Removes the value for `key` and returns it, or `None` if the key is
+    /// stale or foreign.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(5);
+    /// assert_eq!(table.remove(key), Some(5));
+    /// assert_eq!(table.remove(key), None);
+    /// ```
+    #[inline]
+    pub fn remove(&mut self, key: K) -> Option<T> {
+        self.arena.remove(key.index(), key.generation())
+    }
+
+    /// Keeps only the values for which `keep(key, &mut value)` returns
+    /// `true`, visiting them in slot order.
+    ///
+    /// If `keep` panics, or a removed value's `Drop` panics, the values not
+    /// yet visited stay in the table.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// for n in 0..10 {
+    ///     table.insert(n);
+    /// }
+    /// table.retain(|_, n| *n % 2 == 0);
+    /// assert_eq!(table.len(), 5);
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
+        self.arena
+            .retain(|index, generation, value| keep(Self::key(index, generation), value));
+    }
+
+    /// Removes every value and yields it with its key, in slot order.
+    ///
+    /// The values not yet yielded when the `Drain` is dropped are dropped
+    /// then. If the `Drain` is leaked (`mem::forget`), they stay in the
+    /// table.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert("x");
+    /// assert_eq!(table.drain().collect::<Vec<_>>(), [(key, "x")]);
+    /// assert!(table.is_empty());
+    /// ```
+    pub fn drain(&mut self) -> Drain<'_, T, K> {
+        Drain {
+            arena: &mut self.arena,
+            next: 0,
+            _key: PhantomData,
+        }
+    }
+
+    /// Checks the table's internal invariants (occupancy bits, counts, the
+    /// free list) and panics if one is broken. O(slots). For tests and
+    /// fuzzing; not part of the stable API.
+    #[doc(hidden)]
+    pub fn check_invariants(&self) {
+        self.arena.check_invariants();
+    }
+
+    /// Iterates `(key, &value)` in slot order.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// assert_eq!(table.iter().collect::<Vec<_>>(), [(key, &1)]);
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> Iter<'_, T, K> {
+        Iter {
+            raw: self.arena.iter(),
+            _key: PhantomData,
+        }
+    }
+
+    /// Iterates `(key, &mut value)` in slot order.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// for (_, value) in table.iter_mut() {
+    ///     *value *= 10;
+    /// }
+    /// assert_eq!(table[key], 10);
+    /// ```
+    #[inline]
+    pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
+        IterMut {
+            raw: self.arena.iter_mut(),
+            _key: PhantomData,
+        }
+    }
+
+    /// Iterates the keys of the live values, in slot order.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// assert_eq!(table.keys().collect::<Vec<_>>(), [key]);
+    /// ```
+    #[inline]
+    pub fn keys(&self) -> Keys<'_, T, K> {
+        Keys { inner: self.iter() }
+    }
+
+    /// Iterates the live values, in slot order.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// table.insert(1);
+    /// table.insert(2);
+    /// assert_eq!(table.values().sum::<i32>(), 3);
+    /// ```
+    #[inline]
+    pub fn values(&self) -> Values<'_, T> {
+        Values {
+            raw: self.arena.iter(),
+        }
+    }
+
+    /// Iterates the live values mutably, in slot order.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// table.values_mut().for_each(|v| *v += 1);
+    /// assert_eq!(table[key], 2);
+    /// ```
+    #[inline]
+    pub fn values_mut(&mut self) -> ValuesMut<'_, T> {
+        ValuesMut {
+            raw: self.arena.iter_mut(),
+        }
+    }
+}
+
+#[cold]
+#[track_caller]
+fn insert_failed(err: CapacityError) -> ! {
+    panic!("IdTable::insert: {err}")
+}
+
+impl<T, K: Key> Default for IdTable<T, K> {
+    /// An empty table.
+    ///
+    /// ```
+    /// let table: handlekit::IdTable<u8, handlekit::Id32> = Default::default();
+    /// assert!(table.is_empty());
+    /// ```
+    fn default() -> Self {
+        IdTable {
+            arena: SlotArena::new(KeyLimits::of::<K>()),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T: Clone, K: Key> Clone for IdTable<T, K> {
+    /// A copy with the same keys, generations, free list and policy: the
+    /// copy issues the same keys as the original would.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(String::from("x"));
+    /// let mut copy = table.clone();
+    /// assert_eq!(copy[key], "x");
+    /// assert_eq!(copy.insert(String::new()), table.insert(String::new()));
+    /// ```
+    fn clone(&self) -> Self {
+        IdTable {
+            arena: self.arena.clone(),
+            _key: PhantomData,
+        }
+    }
+
+    /// Makes `self` a copy of `source`, reusing `self`'s allocation.
+    ///
+    /// ```
+    /// let source: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values([1, 2, 3]);
+    /// let mut target = handlekit::IdTable::new();
+    /// target.clone_from(&source);
+    /// assert_eq!(target.len(), 3);
+    /// ```
+    fn clone_from(&mut self, source: &Self) {
+        self.arena.clone_from(&source.arena);
+    }
+}
+
+impl<T, K: Key> IdTable<T, K> {
+    /// Builds a table from values, keyed in iteration order (the first value
+    /// gets index 0).
+    ///
+    /// ```
+    /// let table: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values(["a", "b"]);
+    /// assert_eq!(table.len(), 2);
+    /// ```
+    #[must_use]
+    pub fn from_iter_values(values: impl IntoIterator<Item = T>) -> Self {
+        let values = values.into_iter();
+        let mut table = Self::with_capacity(values.size_hint().0);
+        for value in values {
+            table.insert(value);
+        }
+        table
+    }
+}
+
+impl<T: fmt::Debug, K: Key> fmt::Debug for IdTable<T, K> {
+    /// Formats as a map from key to value.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// table.insert('a');
+    /// assert_eq!(format!("{table:?}"), "{Id(0v1): 'a'}");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<T, K: Key> Index<K> for IdTable<T, K> {
+    type Output = T;
+
+    /// # Panics
+    ///
+    /// If `key` is stale or foreign; the message names the key.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// assert_eq!(table[key], 1);
+    /// ```
+    #[inline]
+    #[track_caller]
+    fn index(&self, key: K) -> &T {
+        match self.get(key) {
+            Some(value) => value,
+            None => invalid_key(key),
+        }
+    }
+}
+
+impl<T, K: Key> IndexMut<K> for IdTable<T, K> {
+    /// # Panics
+    ///
+    /// If `key` is stale or foreign; the message names the key.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// table[key] = 2;
+    /// assert_eq!(table[key], 2);
+    /// ```
+    #[inline]
+    #[track_caller]
+    fn index_mut(&mut self, key: K) -> &mut T {
+        match self.get_mut(key) {
+            Some(value) => value,
+            None => invalid_key(key),
+        }
+    }
+}
+
+#[cold]
+#[track_caller]
+fn invalid_key<K: Key>(key: K) -> ! {
+    panic!("IdTable: no live value for key {key:?} (stale, or from another table)")
+}
+
+impl<T: PartialEq, K: Key> PartialEq for IdTable<T, K> {
+    /// Two tables are equal when they hold the same values under the same
+    /// keys.
+    ///
+    /// ```
+    /// let a: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values([1, 2]);
+    /// let b: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values([1, 2]);
+    /// assert_eq!(a, b);
+    /// ```
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .all(|(key, value)| other.get(key) == Some(value))
+    }
+}
+
+impl<T: Eq, K: Key> Eq for IdTable<T, K> {}
+
+impl<T, K: Key> Extend<T> for IdTable<T, K> {
+    /// Inserts every value; the keys are discarded.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// table.extend([1, 2, 3]);
+    /// assert_eq!(table.len(), 3);
+    /// ```
+    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
+        for value in values {
+            self.insert(value);
+        }
+    }
+}
+
+impl<'a, T, K: Key> IntoIterator for &'a IdTable<T, K> {
+    type Item = (K, &'a T);
+    type IntoIter = Iter<'a, T, K>;
+
+    /// ```
+    /// let table: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values([1]);
+    /// for (key, value) in &table {
+    ///     assert_eq!(table[key], *value);
+    /// }
+    /// ```
+    fn into_iter(self) -> Iter<'a, T, K> {
+        self.iter()
+    }
+}
+
+impl<'a, T, K: Key> IntoIterator for &'a mut IdTable<T, K> {
+    type Item = (K, &'a mut T);
+    type IntoIter = IterMut<'a, T, K>;
+
+    /// ```
+    /// let mut table: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values([1]);
+    /// for (_, value) in &mut table {
+    ///     *value += 1;
+    /// }
+    /// assert_eq!(table.values().next(), Some(&2));
+    /// ```
+    fn into_iter(self) -> IterMut<'a, T, K> {
+        self.iter_mut()
+    }
+}
+
+impl<T, K: Key> IntoIterator for IdTable<T, K> {
+    type Item = (K, T);
+    type IntoIter = IntoIter<T, K>;
+
+    /// ```
+    /// let table: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values([String::from("x")]);
+    /// let all: Vec<_> = table.into_iter().map(|(_, v)| v).collect();
+    /// assert_eq!(all, ["x"]);
+    /// ```
+    fn into_iter(self) -> IntoIter<T, K> {
+        IntoIter {
+            arena: self.arena,
+            next: 0,
+            _key: PhantomData,
+        }
+    }
+}
+
+/// Generates the `Iterator` plumbing shared by the table iterators: exact
+/// size, fusing, and a `fold` that takes the word-at-a-time fast path.
+macro_rules! raw_iterator {
+    ($name:ident<$($lt:lifetime,)? $($param:ident $(: $bound:path)?),*>, $item:ty, |$index:ident, $generation:ident, $value:ident| $map:expr) => {
+        impl<$($lt,)? $($param $(: $bound)?),*> Iterator for $name<$($lt,)? $($param),*> {
+            type Item = $item;
+
+            #[inline]
+            fn next(&mut self) -> Option<$item> {
+                let ($index, $generation, $value) = self.raw.next()?;
+                Some($map)
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                (self.raw.len(), Some(self.raw.len()))
+            }
+
+            #[inline]
+            fn count(self) -> usize {
+                self.raw.len()
+            }
+
+            #[inline]
+            fn fold<B, F: FnMut(B, $item) -> B>(self, init: B, mut f: F) -> B {
+                self.raw
+                    .fold_items(init, |acc, ($index, $generation, $value)| f(acc, $map))
+            }
+        }
+
+        impl<$($lt,)? $($param $(: $bound)?),*> ExactSizeIterator for $name<$($lt,)? $($param),*> {
+            #[inline]
+            fn len(&self) -> usize {
+                self.raw.len()
+            }
+        }
+
+        impl<$($lt,)? $($param $(: $bound)?),*> FusedIterator for $name<$($lt,)? $($param),*> {}
+    };
+}
+
+/// Iterator over `(key, &value)`; see [`IdTable::iter`].
+pub struct Iter<'a, T, K: Key = Id> {
+    raw: RawIter<'a, T>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+raw_iterator!(
+    Iter<'a, T, K: Key>,
+    (K, &'a T),
+    |index, generation, value| (IdTable::<T, K>::key(index, generation), value)
+);
+
+impl<T, K: Key> Clone for Iter<'_, T, K> {
+    fn clone(&self) -> Self {
+        Iter {
+            raw: self.raw.clone(),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T: fmt::Debug, K: Key> fmt::Debug for Iter<'_, T, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// Iterator over `(key, &mut value)`; see [`IdTable::iter_mut`].
+pub struct IterMut<'a, T, K: Key = Id> {
+    raw: RawIterMut<'a, T>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+raw_iterator!(
+    IterMut<'a, T, K: Key>,
+    (K, &'a mut T),
+    |index, generation, value| (IdTable::<T, K>::key(index, generation), value)
+);
+
+impl<T, K: Key> fmt::Debug for IterMut<'_, T, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IterMut")
+            .field("remaining", &self.raw.len())
+            .finish()
+    }
+}
+
+/// Iterator over the live values; see [`IdTable::values`].
+pub struct Values<'a, T> {
+    raw: RawIter<'a, T>,
+}
+
+raw_iterator!(Values<'a, T>, &'a T, |_index, _generation, value| value);
+
+impl<T> Clone for Values<'_, T> {
+    fn clone(&self) -> Self {
+        Values {
+            raw: self.raw.clone(),
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Values<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// Iterator over the live values, mutably; see [`IdTable::values_mut`].
+pub struct ValuesMut<'a, T> {
+    raw: RawIterMut<'a, T>,
+}
+
+raw_iterator!(ValuesMut<'a, T>, &'a mut T, |_index, _generation, value| {
+    value
+});
+
+impl<T> fmt::Debug for ValuesMut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ValuesMut")
+            .field("remaining", &self.raw.len())
+            .finish()
+    }
+}
+
+/// Iterator over the keys of live values; see [`IdTable::keys`].
+pub struct Keys<'a, T, K: Key = Id> {
+    inner: Iter<'a, T, K>,
+}
+
+impl<T, K: Key> Iterator for Keys<'_, T, K> {
+    type Item = K;
+
+    #[inline]
+    fn next(&mut self) -> Option<K> {
+        self.inner.next().map(|(key, _)| key)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, K) -> B>(self, init: B, mut f: F) -> B {
+        self.inner.fold(init, |acc, (key, _)| f(acc, key))
+    }
+}
+
+impl<T, K: Key> ExactSizeIterator for Keys<'_, T, K> {}
+impl<T, K: Key> FusedIterator for Keys<'_, T, K> {}
+
+impl<T, K: Key> Clone for Keys<'_, T, K> {
+    fn clone(&self) -> Self {
+        Keys {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T, K: Key> fmt::Debug for Keys<'_, T, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// Removing iterator over `(key, value)`; see [`IdTable::drain`].
+pub struct Drain<'a, T, K: Key = Id> {
+    arena: &'a mut SlotArena<T>,
+    /// Slots below this index have been drained.
+    next: usize,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+impl<T, K: Key> Iterator for Drain<'_, T, K> {
+    type Item = (K, T);
+
+    #[inline]
+    fn next(&mut self) -> Option<(K, T)> {
+        let (index, generation, value) = self.arena.take_next(self.next)?;
+        self.next = index + 1;
+        Some((IdTable::<T, K>::key(index, generation), value))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.arena.len(), Some(self.arena.len()))
+    }
+}
+
+impl<T, K: Key> ExactSizeIterator for Drain<'_, T, K> {}
+impl<T, K: Key> FusedIterator for Drain<'_, T, K> {}
+
+impl<T, K: Key> Drop for Drain<'_, T, K> {
+    fn drop(&mut self) {
+        self.arena.clear();
+    }
+}
+
+impl<T, K: Key> fmt::Debug for Drain<'_, T, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Drain")
+            .field("remaining", &self.arena.len())
+            .finish()
+    }
+}
+
+/// Owning iterator over `(key, value)`; see [`IdTable::into_iter`].
+pub struct IntoIter<T, K: Key = Id> {
+    arena: SlotArena<T>,
+    /// Slots below this index have been yielded.
+    next: usize,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+impl<T, K: Key> Iterator for IntoIter<T, K> {
+    type Item = (K, T);
+
+    #[inline]
+    fn next(&mut self) -> Option<(K, T)> {
+        let (index, generation, value) = self.arena.take_next(self.next)?;
+        self.next = index + 1;
+        Some((IdTable::<T, K>::key(index, generation), value))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.arena.len(), Some(self.arena.len()))
+    }
+}
+
+impl<T, K: Key> ExactSizeIterator for IntoIter<T, K> {}
+impl<T, K: Key> FusedIterator for IntoIter<T, K> {}
+
+impl<T, K: Key> fmt::Debug for IntoIter<T, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IntoIter")
+            .field("remaining", &self.arena.len())
+            .finish()
+    }
+}

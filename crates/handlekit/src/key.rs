@@ -1,0 +1,386 @@
+//! Generational keys: the [`Key`] trait, the stock keys [`Id`] and [`Id32`],
+//! and the [`define_key!`](crate::define_key) macro for typed keys.
+//!
+//! A key packs a slot *index* into its low [`Key::INDEX_BITS`] bits and a
+//! *generation* into the [`Key::GENERATION_BITS`] bits above them. A
+//! generation is never zero, which gives every key type a niche:
+//! `Option<Id>` is as small as `Id`.
+
+use core::fmt::Debug;
+use core::hash::Hash;
+
+/// The largest generation a key with `generation_bits` bits can carry.
+///
+/// Tables keep the occupancy of a slot in the top bit of a 32-bit state word,
+/// so at most 31 bits of generation are issued even when the key has room for
+/// 32. Generation 0 is never issued: it is the niche.
+#[must_use]
+pub const fn max_generation(generation_bits: u32) -> u32 {
+    if generation_bits >= 31 {
+        (1u32 << 31) - 1
+    } else {
+        (1u32 << generation_bits) - 1
+    }
+}
+
+/// A generational key: a slot index plus a generation that tells a live key
+/// from a stale one.
+///
+/// Keys are plain data. They can be copied, hashed, compared, stored in other
+/// systems and sent across threads. A table never trusts a key: a forged,
+/// stale or foreign key makes a lookup return `None` (or makes `Index` panic),
+/// never undefined behaviour.
+///
+/// Implement this trait with [`define_key!`](crate::define_key) rather than
+/// by hand; the macro checks the bit split at compile time and adds `Debug`
+/// (as `Name(5v3)`, index 5 generation 3) and, with the `serde` feature,
+/// serialization as the key's bits.
+///
+/// # Contract
+///
+/// A hand-written implementation must keep these rules. Breaking them makes
+/// tables return wrong values (the way a bad `Hash` confuses a `HashMap`), but
+/// never causes undefined behaviour: no unsafe code relies on them.
+///
+/// - `from_bits(b)` returns `Some(k)` only when `k.to_bits() == b`;
+/// - `index()` is the low `INDEX_BITS` bits and `generation()` the
+///   `GENERATION_BITS` bits above them;
+/// - a valid key's generation lies in `1..=MAX_GENERATION`.
+///
+/// # Examples
+///
+/// ```
+/// use handlekit::{Id, Key};
+///
+/// let id = Id::from_parts(5, 3).unwrap();
+/// assert_eq!((id.index(), id.generation()), (5, 3));
+/// assert_eq!(Id::from_bits(id.to_bits()), Some(id));
+/// assert_eq!(format!("{id:?}"), "Id(5v3)");
+/// // Generation 0 is the niche: it never names a key.
+/// assert_eq!(Id::from_parts(5, 0), None);
+/// ```
+pub trait Key: Copy + Eq + Ord + Hash + Debug + Send + Sync + 'static {
+    /// Bits that hold the slot index.
+    const INDEX_BITS: u32;
+    /// Bits that hold the generation.
+    const GENERATION_BITS: u32;
+    /// The largest generation a table issues for this key type.
+    ///
+    /// This is `2^GENERATION_BITS - 1`, capped at `2^31 - 1`. When a slot's
+    /// generation reaches it, the slot is retired rather than reused.
+    const MAX_GENERATION: u32 = max_generation(Self::GENERATION_BITS);
+
+    /// Builds a key from its raw bits, or `None` if the bits do not describe
+    /// a valid key (a zero or too-large generation, or bits above the key's
+    /// width). Never panics.
+    fn from_bits(bits: u64) -> Option<Self>;
+
+    /// The raw bits of the key: the index in the low `INDEX_BITS` bits and
+    /// the generation above them.
+    fn to_bits(self) -> u64;
+
+    /// The slot index.
+    #[inline]
+    fn index(self) -> usize {
+        (self.to_bits() & index_mask(Self::INDEX_BITS)) as usize
+    }
+
+    /// The generation: which occupant of the slot this key names.
+    #[inline]
+    fn generation(self) -> u32 {
+        (self.to_bits() >> Self::INDEX_BITS) as u32
+    }
+
+    /// Builds a key from an index and a generation, or `None` if either is
+    /// out of range for this key type.
+    #[inline]
+    fn from_parts(index: usize, generation: u32) -> Option<Self> {
+        let index = index as u64;
+        if index > index_mask(Self::INDEX_BITS) {
+            return None;
+        }
+        Self::from_bits(index | (u64::from(generation) << Self::INDEX_BITS))
+    }
+}
+
+/// The mask of the low `bits` bits of a `u64`.
+#[inline]
+#[must_use]
+pub const fn index_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// Validates raw key bits for a key of `total_bits` bits split at
+/// `index_bits`, and returns them unchanged if they name a valid key.
+///
+/// Used by [`define_key!`](crate::define_key); not part of the stable API.
+#[doc(hidden)]
+#[inline]
+#[must_use]
+pub const fn validate_bits(bits: u64, total_bits: u32, index_bits: u32) -> Option<u64> {
+    if total_bits < 64 && bits >> total_bits != 0 {
+        return None;
+    }
+    let generation = bits >> index_bits;
+    let max = max_generation(total_bits - index_bits) as u64;
+    if generation == 0 || generation > max {
+        None
+    } else {
+        Some(bits)
+    }
+}
+
+/// Items the [`define_key!`](crate::define_key) macro expands to. Not part of
+/// the stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use super::validate_bits;
+    pub use core;
+
+    #[cfg(feature = "serde")]
+    pub use serde;
+
+    /// An integer that can back a key: `u32` or `u64`.
+    pub trait KeyBacking: Copy {
+        /// Width of the integer in bits.
+        const BITS: u32;
+        /// Widens to `u64`.
+        fn widen(self) -> u64;
+        /// Narrows from `u64`; the caller has checked the width.
+        fn narrow(bits: u64) -> Self;
+    }
+
+    impl KeyBacking for u32 {
+        const BITS: u32 = 32;
+        #[inline]
+        fn widen(self) -> u64 {
+            u64::from(self)
+        }
+        #[inline]
+        fn narrow(bits: u64) -> Self {
+            bits as u32
+        }
+    }
+
+    impl KeyBacking for u64 {
+        const BITS: u32 = 64;
+        #[inline]
+        fn widen(self) -> u64 {
+            self
+        }
+        #[inline]
+        fn narrow(bits: u64) -> Self {
+            bits
+        }
+    }
+
+    /// Checks a key's bit split at compile time; see `define_key!`.
+    #[must_use]
+    pub const fn check_split(total_bits: u32, index_bits: u32) -> bool {
+        assert!(index_bits >= 1, "a key needs at least one index bit");
+        assert!(
+            index_bits < total_bits,
+            "a key needs at least one generation bit: index_bits must be below the backing width"
+        );
+        assert!(
+            total_bits - index_bits <= 32,
+            "a key can have at most 32 generation bits"
+        );
+        true
+    }
+}
+
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_key_serde {
+    ($name:ident) => {
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error>
+            where
+                S: $crate::__private::serde::Serializer,
+            {
+                serializer.serialize_u64($crate::Key::to_bits(*self))
+            }
+        }
+
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
+            fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
+            where
+                D: $crate::__private::serde::Deserializer<'de>,
+            {
+                let bits: u64 = $crate::__private::serde::Deserialize::deserialize(deserializer)?;
+                <$name as $crate::Key>::from_bits(bits).ok_or_else(|| {
+                    <D::Error as $crate::__private::serde::de::Error>::custom(::core::concat!(
+                        "invalid bits for key type ",
+                        ::core::stringify!($name)
+                    ))
+                })
+            }
+        }
+    };
+}
+
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_key_serde {
+    ($name:ident) => {};
+}
+
+/// Defines a typed generational key with a chosen backing integer and index
+/// width.
+///
+/// The backing is `u32` or `u64`. The index takes the low `index_bits` bits
+/// and the generation the rest. Keys of different types do not mix: a table
+/// typed with one key type rejects every other at compile time.
+///
+/// # Examples
+///
+/// ```
+/// use handlekit::{IdTable, Key};
+///
+/// handlekit::define_key! {
+///     /// Handle to an enemy.
+///     pub struct EnemyId(u32; index_bits = 20);
+/// }
+///
+/// assert_eq!(EnemyId::INDEX_BITS, 20);
+/// assert_eq!(EnemyId::GENERATION_BITS, 12);
+/// assert_eq!(core::mem::size_of::<Option<EnemyId>>(), 4);
+///
+/// let mut enemies: IdTable<&str, EnemyId> = IdTable::default();
+/// let orc = enemies.insert("orc");
+/// assert_eq!(enemies[orc], "orc");
+/// assert_eq!(format!("{orc:?}"), "EnemyId(0v1)");
+/// ```
+///
+/// An impossible split does not compile: no generation bits,
+///
+/// ```compile_fail
+/// handlekit::define_key! { pub struct NoGeneration(u32; index_bits = 32); }
+/// ```
+///
+/// more index bits than the backing holds,
+///
+/// ```compile_fail
+/// handlekit::define_key! { pub struct TooWide(u32; index_bits = 40); }
+/// ```
+///
+/// more than 32 generation bits,
+///
+/// ```compile_fail
+/// handlekit::define_key! { pub struct TooManyGenerations(u64; index_bits = 16); }
+/// ```
+///
+/// or a backing other than `u32` and `u64`:
+///
+/// ```compile_fail
+/// handlekit::define_key! { pub struct Small(u16; index_bits = 8); }
+/// ```
+///
+/// Keys of different types do not mix:
+///
+/// ```compile_fail
+/// handlekit::define_key! { pub struct EnemyId(u32; index_bits = 20); }
+/// let mut enemies: handlekit::IdTable<u8, EnemyId> = handlekit::IdTable::default();
+/// let id: handlekit::Id = handlekit::IdTable::<u8>::new().insert(1);
+/// enemies.get(id);
+/// ```
+#[macro_export]
+macro_rules! define_key {
+    ($(
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident($backing:ident; index_bits = $index_bits:expr);
+    )+) => {$(
+        $(#[$meta])*
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[repr(transparent)]
+        $vis struct $name($crate::__private::core::num::NonZero<$backing>);
+
+        const _: () = {
+            ::core::assert!($crate::__private::check_split(
+                <$backing as $crate::__private::KeyBacking>::BITS,
+                $index_bits,
+            ));
+        };
+
+        impl $crate::Key for $name {
+            const INDEX_BITS: u32 = $index_bits;
+            const GENERATION_BITS: u32 =
+                <$backing as $crate::__private::KeyBacking>::BITS - $index_bits;
+
+            #[inline]
+            fn from_bits(bits: u64) -> ::core::option::Option<Self> {
+                match $crate::__private::validate_bits(
+                    bits,
+                    <$backing as $crate::__private::KeyBacking>::BITS,
+                    $index_bits,
+                ) {
+                    ::core::option::Option::Some(bits) => {
+                        let narrow =
+                            <$backing as $crate::__private::KeyBacking>::narrow(bits);
+                        $crate::__private::core::num::NonZero::<$backing>::new(narrow).map($name)
+                    }
+                    ::core::option::Option::None => ::core::option::Option::None,
+                }
+            }
+
+            #[inline]
+            fn to_bits(self) -> u64 {
+                <$backing as $crate::__private::KeyBacking>::widen(self.0.get())
+            }
+        }
+
+        impl ::core::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                ::core::write!(
+                    f,
+                    "{}({}v{})",
+                    ::core::stringify!($name),
+                    $crate::Key::index(*self),
+                    $crate::Key::generation(*self),
+                )
+            }
+        }
+
+        $crate::__impl_key_serde!($name);
+    )+};
+}
+
+crate::define_key! {
+    /// The default 64-bit key: a 32-bit index and a 32-bit generation field.
+    ///
+    /// Tables issue generations `1..=2^31 - 1` for it (see
+    /// [`Key::MAX_GENERATION`]): a slot can be reused two billion times
+    /// before it retires. `Option<Id>` is 8 bytes.
+    ///
+    /// ```
+    /// use handlekit::{Id, IdTable, Key};
+    /// assert_eq!(core::mem::size_of::<Option<Id>>(), 8);
+    /// let mut table = IdTable::new();
+    /// let id: Id = table.insert("x");
+    /// assert_eq!((id.index(), id.generation()), (0, 1));
+    /// ```
+    pub struct Id(u64; index_bits = 32);
+
+    /// A compact 32-bit key: a 20-bit index (about a million slots) and a
+    /// 12-bit generation (4095 reuses of a slot before it retires).
+    ///
+    /// Use it with [`Reuse::Fifo`](crate::Reuse::Fifo) to spread reuse over
+    /// many slots. `Option<Id32>` is 4 bytes.
+    ///
+    /// ```
+    /// use handlekit::{Id32, IdTable, Key};
+    /// assert_eq!(core::mem::size_of::<Option<Id32>>(), 4);
+    /// assert_eq!(Id32::MAX_GENERATION, 4095);
+    /// let mut table: IdTable<u8, Id32> = IdTable::default();
+    /// let id = table.insert(7);
+    /// assert_eq!(table[id], 7);
+    /// ```
+    pub struct Id32(u32; index_bits = 20);
+}

@@ -1,0 +1,120 @@
+//! Cache-friendly object storage behind generational handles.
+//!
+//! A system that owns objects hands out *keys* instead of pointers. A key
+//! never dangles: once its object is removed, the key is *stale* and every
+//! lookup with it fails cleanly. Lookups cost one bounds check and one
+//! compare, iteration runs over contiguous memory, and values stay where
+//! they were put.
+//!
+//! ```
+//! use handlekit::IdTable;
+//!
+//! struct Enemy { hp: u32 }
+//!
+//! let mut enemies = IdTable::new();
+//! let orc = enemies.insert(Enemy { hp: 30 });
+//! enemies[orc].hp -= 10;
+//! assert_eq!(enemies[orc].hp, 20);
+//!
+//! enemies.remove(orc);
+//! assert!(enemies.get(orc).is_none()); // the handle is stale, not dangling
+//! ```
+//!
+//! # Containers
+//!
+//! - [`IdTable`]: the *array with holes* of BitSquid's ID lookup table.
+//!   Values never move; removed slots go on a free list threaded through
+//!   their own memory; a generation per slot detects stale keys; a parallel
+//!   occupancy bitset makes iteration skip 64 holes per word.
+//!
+//! # Keys
+//!
+//! A key is an index and a generation packed into one integer:
+//!
+//! | key | bits | index bits | generation bits | slots | reuses per slot |
+//! | --- | --- | --- | --- | --- | --- |
+//! | [`Id`] | 64 | 32 | 32 (31 used) | 2³² − 1 | 2³¹ − 1 |
+//! | [`Id32`] | 32 | 20 | 12 | 2²⁰ | 4095 |
+//! | [`define_key!`] | 32 or 64 | you choose | the rest (≤ 32) | 2^index | 2^gen − 1 |
+//!
+//! Generation 0 is never issued, which gives keys a niche:
+//! `Option<Id>` is 8 bytes and `Option<Id32>` is 4. Typed keys made with
+//! [`define_key!`] keep tables apart at compile time: a table of enemies
+//! does not accept a key of the table of bullets.
+//!
+//! # The stale-key story
+//!
+//! Each slot stores the generation of its occupant. Removing a value marks
+//! the slot vacant; the next value in it gets the next generation, so every
+//! key to the old value stops matching. A key from another table, a forged
+//! key or a key from hostile serialized data is treated the same way: it
+//! either names a live value of this table, or the lookup returns `None`
+//! (and `Index` panics). It is never undefined behaviour.
+//!
+//! Generations are finite. A slot whose generation reaches
+//! [`Key::MAX_GENERATION`] is **retired**: it keeps its memory and is never
+//! reused, so a stale key can never come to name a later value, whatever the
+//! width of the key and the [`Reuse`] policy. The price is memory: one slot
+//! per retirement ([`IdTable::retired_count`]). With [`Id`] a slot must be
+//! reused two billion times first; with narrow keys, use [`Reuse::Fifo`] to
+//! spread reuse over many slots. The BitSquid bound holds: with `F` slots
+//! kept free and `g` generation bits, no slot retires before `F · (2^g − 1)`
+//! insertions.
+//!
+//! # Memory per slot
+//!
+//! An [`IdTable`] slot is a 32-bit state word beside a union of the value and
+//! a 32-bit free-list link: `4 + max(size_of::<T>(), 4)` bytes, rounded up to
+//! `T`'s alignment (8 bytes for `u32`, 16 for `u64`), plus one bit of
+//! occupancy. That is the same as slotmap's `SlotMap`.
+//!
+//! # Choosing a container
+//!
+//! | you need | use |
+//! | --- | --- |
+//! | fast lookups, values that never move, iteration that skips holes | [`IdTable`] |
+//! | addresses that stay fixed as well | [`IdTable::with_fixed_capacity`] |
+//!
+//! # Features
+//!
+//! - `std` (default): nothing yet beyond `alloc`; implied by `rayon`.
+//! - `serde`: `Serialize`/`Deserialize` for keys (as their bits) and tables
+//!   (validated on the way in).
+//! - `rayon`: `par_iter` and `par_iter_mut`.
+//!
+//! The crate is `no_std` with `alloc`.
+//!
+//! # Implementation
+//!
+//! All unsafe code lives in one private module, the raw slot layer: a `Slot`
+//! (the tagged union), an occupancy bitset and a `SlotArena` (slots, free
+//! list, reuse policy, retirement). The public containers are safe code over
+//! it. `ARCHITECTURE.md` in the repository lists the invariants.
+
+#![no_std]
+#![cfg_attr(docsrs, feature(doc_auto_cfg))]
+#![doc(test(attr(deny(warnings))))]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod error;
+mod id_table;
+mod key;
+mod raw;
+mod reuse;
+
+pub use error::CapacityError;
+pub use id_table::{Drain, IdTable, IntoIter, Iter, IterMut, Keys, Values, ValuesMut};
+#[cfg(feature = "rayon")]
+pub use id_table::{ParIter, ParIterMut};
+#[doc(hidden)]
+pub use key::__private;
+pub use key::{max_generation, Id, Id32, Key};
+pub use reuse::Reuse;
+
+/// The README's examples, run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

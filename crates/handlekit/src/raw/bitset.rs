@@ -1,0 +1,186 @@
+//! The occupancy bitset: one bit per slot, set while the slot is occupied.
+//!
+//! Iteration reads one `u64` per 64 slots and jumps from live slot to live
+//! slot with `trailing_zeros`, so a sparse table is crossed at the cost of
+//! its bitset, not of its slots.
+
+use alloc::collections::TryReserveError;
+use alloc::vec::Vec;
+
+/// Bits per word.
+pub(crate) const WORD_BITS: usize = 64;
+
+/// A growable set of slot indices.
+#[derive(Clone)]
+pub(crate) struct Occupancy {
+    /// Invariant: bit `i % 64` of word `i / 64` is set iff slot `i` is
+    /// occupied. Bits past the last slot are zero.
+    words: Vec<u64>,
+}
+
+impl Occupancy {
+    /// An empty bitset.
+    pub(crate) const fn new() -> Self {
+        Occupancy { words: Vec::new() }
+    }
+
+    /// An empty bitset with room for `slots` slots.
+    pub(crate) fn with_capacity(slots: usize) -> Self {
+        Occupancy {
+            words: Vec::with_capacity(slots.div_ceil(WORD_BITS)),
+        }
+    }
+
+    /// Words needed for `slots` slots.
+    #[inline]
+    fn words_for(slots: usize) -> usize {
+        slots.div_ceil(WORD_BITS)
+    }
+
+    /// Makes room for bits up to `slots` (exclusive), zero-filled.
+    #[inline]
+    pub(crate) fn grow_to(&mut self, slots: usize) {
+        let words = Self::words_for(slots);
+        if words > self.words.len() {
+            self.words.resize(words, 0);
+        }
+    }
+
+    /// Reserves memory for bits up to `slots` (exclusive).
+    pub(crate) fn try_reserve_for(&mut self, slots: usize) -> Result<(), TryReserveError> {
+        let words = Self::words_for(slots);
+        self.words
+            .try_reserve(words.saturating_sub(self.words.len()))
+    }
+
+    /// Frees unused memory.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.words.shrink_to_fit();
+    }
+
+    /// Sets bit `i`; the bitset must already cover it.
+    #[inline]
+    pub(crate) fn insert(&mut self, i: usize) {
+        self.words[i / WORD_BITS] |= 1 << (i % WORD_BITS);
+    }
+
+    /// Clears bit `i`; the bitset must already cover it.
+    #[inline]
+    pub(crate) fn remove(&mut self, i: usize) {
+        self.words[i / WORD_BITS] &= !(1 << (i % WORD_BITS));
+    }
+
+    /// Whether bit `i` is set.
+    #[inline]
+    pub(crate) fn contains(&self, i: usize) -> bool {
+        self.words
+            .get(i / WORD_BITS)
+            .is_some_and(|w| w & (1 << (i % WORD_BITS)) != 0)
+    }
+
+    /// Clears every bit and forgets the slots.
+    pub(crate) fn clear(&mut self) {
+        self.words.clear();
+    }
+
+    /// The lowest set bit at or after `from`.
+    #[inline]
+    pub(crate) fn next_set(&self, from: usize) -> Option<usize> {
+        let mut word_index = from / WORD_BITS;
+        let mut word = *self.words.get(word_index)? & (!0u64 << (from % WORD_BITS));
+        loop {
+            if word != 0 {
+                return Some(word_index * WORD_BITS + word.trailing_zeros() as usize);
+            }
+            word_index += 1;
+            word = *self.words.get(word_index)?;
+        }
+    }
+
+    /// The words, for iteration.
+    #[inline]
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+}
+
+/// Walks the set bits of a bitset, lowest first, knowing how many remain.
+#[derive(Clone)]
+pub(crate) struct BitIter<'a> {
+    /// Words not yet loaded.
+    rest: core::slice::Iter<'a, u64>,
+    /// Bits of the current word not yet yielded.
+    current: u64,
+    /// Slot index of bit 0 of `current`.
+    base: usize,
+    /// Set bits not yet yielded; iteration stops when it reaches zero, so
+    /// trailing empty words are never read.
+    remaining: usize,
+}
+
+impl<'a> BitIter<'a> {
+    /// Iterates `words`, which hold exactly `count` set bits.
+    #[inline]
+    pub(crate) fn new(words: &'a [u64], count: usize) -> Self {
+        BitIter {
+            rest: words.iter(),
+            current: 0,
+            // Wraps to 0 on the first load.
+            base: 0usize.wrapping_sub(WORD_BITS),
+            remaining: count,
+        }
+    }
+
+    /// Set bits left.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.remaining
+    }
+
+    /// The next set bit.
+    #[inline]
+    pub(crate) fn next_index(&mut self) -> Option<usize> {
+        if self.remaining == 0 {
+            return None;
+        }
+        while self.current == 0 {
+            self.current = *self.rest.next()?;
+            self.base = self.base.wrapping_add(WORD_BITS);
+        }
+        let bit = self.current.trailing_zeros() as usize;
+        self.current &= self.current - 1;
+        self.remaining -= 1;
+        Some(self.base + bit)
+    }
+
+    /// Folds `f` over every remaining set bit, in order. Full words run as a
+    /// plain counted loop, which the compiler can unroll or vectorize.
+    #[inline]
+    pub(crate) fn fold_indices<B>(mut self, init: B, mut f: impl FnMut(B, usize) -> B) -> B {
+        let mut acc = init;
+        if self.remaining == 0 {
+            return acc;
+        }
+        let mut word = self.current;
+        let mut base = self.base;
+        loop {
+            if word == u64::MAX {
+                for index in base..base + WORD_BITS {
+                    acc = f(acc, index);
+                }
+            } else {
+                while word != 0 {
+                    acc = f(acc, base + word.trailing_zeros() as usize);
+                    word &= word - 1;
+                }
+            }
+            match self.rest.next() {
+                Some(&next) => {
+                    word = next;
+                    base = base.wrapping_add(WORD_BITS);
+                }
+                None => return acc,
+            }
+        }
+    }
+}
