@@ -983,6 +983,39 @@ impl<T, K: Key> fmt::Debug for Keys<'_, T, K> {
     }
 }
 
+/// Generates the `Iterator` impls of the iterators that remove values as
+/// they go (`Drain`, `IntoIter`): both walk the arena with `take_next`.
+macro_rules! taking_iterator {
+    ($name:ident<$($lt:lifetime,)? T, K>) => {
+        impl<$($lt,)? T, K: Key> Iterator for $name<$($lt,)? T, K> {
+            type Item = (K, T);
+
+            #[inline]
+            fn next(&mut self) -> Option<(K, T)> {
+                let (index, generation, value) = self.arena.take_next(self.next)?;
+                self.next = index + 1;
+                Some((IdTable::<T, K>::key(index, generation), value))
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                (self.arena.len(), Some(self.arena.len()))
+            }
+        }
+
+        impl<$($lt,)? T, K: Key> ExactSizeIterator for $name<$($lt,)? T, K> {}
+        impl<$($lt,)? T, K: Key> FusedIterator for $name<$($lt,)? T, K> {}
+
+        impl<$($lt,)? T, K: Key> fmt::Debug for $name<$($lt,)? T, K> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("remaining", &self.arena.len())
+                    .finish()
+            }
+        }
+    };
+}
+
 /// Removing iterator over `(key, value)`; see [`IdTable::drain`].
 pub struct Drain<'a, T, K: Key = Id> {
     arena: &'a mut SlotArena<T>,
@@ -991,36 +1024,11 @@ pub struct Drain<'a, T, K: Key = Id> {
     _key: PhantomData<fn(K) -> K>,
 }
 
-impl<T, K: Key> Iterator for Drain<'_, T, K> {
-    type Item = (K, T);
-
-    #[inline]
-    fn next(&mut self) -> Option<(K, T)> {
-        let (index, generation, value) = self.arena.take_next(self.next)?;
-        self.next = index + 1;
-        Some((IdTable::<T, K>::key(index, generation), value))
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.arena.len(), Some(self.arena.len()))
-    }
-}
-
-impl<T, K: Key> ExactSizeIterator for Drain<'_, T, K> {}
-impl<T, K: Key> FusedIterator for Drain<'_, T, K> {}
+taking_iterator!(Drain<'a, T, K>);
 
 impl<T, K: Key> Drop for Drain<'_, T, K> {
     fn drop(&mut self) {
         self.arena.clear();
-    }
-}
-
-impl<T, K: Key> fmt::Debug for Drain<'_, T, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Drain")
-            .field("remaining", &self.arena.len())
-            .finish()
     }
 }
 
@@ -1032,29 +1040,4 @@ pub struct IntoIter<T, K: Key = Id> {
     _key: PhantomData<fn(K) -> K>,
 }
 
-impl<T, K: Key> Iterator for IntoIter<T, K> {
-    type Item = (K, T);
-
-    #[inline]
-    fn next(&mut self) -> Option<(K, T)> {
-        let (index, generation, value) = self.arena.take_next(self.next)?;
-        self.next = index + 1;
-        Some((IdTable::<T, K>::key(index, generation), value))
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.arena.len(), Some(self.arena.len()))
-    }
-}
-
-impl<T, K: Key> ExactSizeIterator for IntoIter<T, K> {}
-impl<T, K: Key> FusedIterator for IntoIter<T, K> {}
-
-impl<T, K: Key> fmt::Debug for IntoIter<T, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("IntoIter")
-            .field("remaining", &self.arena.len())
-            .finish()
-    }
-}
+taking_iterator!(IntoIter<T, K>);

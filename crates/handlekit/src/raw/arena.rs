@@ -465,19 +465,22 @@ impl<T> SlotArena<T> {
     /// Iterates the live values in index order.
     #[inline]
     pub(crate) fn iter(&self) -> RawIter<'_, T> {
-        RawIter {
+        RawCursor {
             bits: BitIter::new(self.occupied.words(), self.len),
-            slots: &self.slots,
+            access: Shared(&self.slots),
         }
     }
 
     /// Iterates the live values in index order, mutably.
     #[inline]
     pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T> {
-        RawIterMut {
+        RawCursor {
             bits: BitIter::new(self.occupied.words(), self.len),
-            slots: self.slots.as_mut_ptr(),
-            _marker: PhantomData,
+            access: Exclusive {
+                len: self.slots.len(),
+                slots: self.slots.as_mut_ptr(),
+                _marker: PhantomData,
+            },
         }
     }
 
@@ -727,36 +730,113 @@ impl<T: Clone> SlotArena<T> {
     }
 }
 
-/// Iterates live values in index order as `(index, generation, &T)`.
-pub(crate) struct RawIter<'a, T> {
-    bits: BitIter<'a>,
-    /// Invariant: every index `bits` yields is below `slots.len()` and names
-    /// an occupied slot (the invariant on `SlotArena::occupied`).
-    slots: &'a [Slot<T>],
+/// How a [`RawCursor`] reaches the slots: shared or exclusive.
+///
+/// # Safety
+///
+/// `item` may only be called with indices that are in bounds and name
+/// occupied slots, each at most once for an exclusive access.
+pub(crate) unsafe trait SlotAccess<'a>: Copy {
+    /// What the cursor yields for a value.
+    type Value;
+
+    /// The generation and value of slot `index`.
+    ///
+    /// # Safety
+    ///
+    /// `index` is in bounds and occupied, and (for exclusive access) not
+    /// yielded before.
+    unsafe fn item(self, index: usize) -> (u32, Self::Value);
 }
 
-impl<T> Clone for RawIter<'_, T> {
+/// Shared access to a slot array.
+pub(crate) struct Shared<'a, T>(&'a [Slot<T>]);
+
+impl<T> Clone for Shared<'_, T> {
     fn clone(&self) -> Self {
-        RawIter {
-            bits: self.bits.clone(),
-            slots: self.slots,
+        *self
+    }
+}
+impl<T> Copy for Shared<'_, T> {}
+
+// SAFETY: shared references to occupied slots' values; any number may
+// coexist.
+unsafe impl<'a, T> SlotAccess<'a> for Shared<'a, T> {
+    type Value = &'a T;
+
+    #[inline]
+    unsafe fn item(self, index: usize) -> (u32, &'a T) {
+        debug_assert!(index < self.0.len());
+        // SAFETY: the caller guarantees `index` is in bounds.
+        let slot = unsafe { self.0.get_unchecked(index) };
+        // SAFETY: the caller guarantees the slot is occupied.
+        (slot.generation(), unsafe { slot.value_unchecked() })
+    }
+}
+
+/// Exclusive access to a slot array borrowed mutably for `'a`.
+pub(crate) struct Exclusive<'a, T> {
+    /// Start of the array; derived from a `&'a mut [Slot<T>]`.
+    slots: *mut Slot<T>,
+    len: usize,
+    _marker: PhantomData<&'a mut [Slot<T>]>,
+}
+
+impl<T> Clone for Exclusive<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Exclusive<'_, T> {}
+
+// SAFETY: `Exclusive` is a `&mut [Slot<T>]` in disguise: it hands out
+// `&mut T` to distinct slots, so it may cross threads when `T: Send`.
+unsafe impl<T: Send> Send for Exclusive<'_, T> {}
+// SAFETY: shared access to it gives no access to the values.
+unsafe impl<T: Sync> Sync for Exclusive<'_, T> {}
+
+// SAFETY: each index is yielded at most once (the trait's contract), so the
+// `&mut T` handed out never alias; they are derived from the raw pointer
+// without a reference to the whole array, so earlier ones stay valid.
+unsafe impl<'a, T> SlotAccess<'a> for Exclusive<'a, T> {
+    type Value = &'a mut T;
+
+    #[inline]
+    unsafe fn item(self, index: usize) -> (u32, &'a mut T) {
+        debug_assert!(index < self.len);
+        // SAFETY: the caller guarantees `index` is in bounds, occupied and
+        // not yielded before.
+        unsafe {
+            let slot = self.slots.add(index);
+            let generation = (*slot).generation();
+            (generation, &mut *Slot::value_ptr(slot))
         }
     }
 }
 
-impl<'a, T> RawIter<'a, T> {
-    /// The slot at a yielded index.
-    #[inline]
-    fn item(slots: &'a [Slot<T>], index: usize) -> (usize, u32, &'a T) {
-        debug_assert!(index < slots.len());
-        // SAFETY: `index` came from the occupancy bitset, so it is in bounds
-        // and the slot is occupied (the invariant on `slots`).
-        let slot = unsafe { slots.get_unchecked(index) };
-        // SAFETY: as above, the slot is occupied.
-        let value = unsafe { slot.value_unchecked() };
-        (index, slot.generation(), value)
-    }
+/// Iterates live values in index order as `(index, generation, value)`.
+pub(crate) struct RawCursor<'a, A> {
+    bits: BitIter<'a>,
+    /// Invariant: every index `bits` yields is in bounds and names an
+    /// occupied slot (the invariant on `SlotArena::occupied`), each once.
+    access: A,
+}
 
+/// Shared iteration.
+pub(crate) type RawIter<'a, T> = RawCursor<'a, Shared<'a, T>>;
+/// Exclusive iteration.
+pub(crate) type RawIterMut<'a, T> = RawCursor<'a, Exclusive<'a, T>>;
+
+impl<A: Clone> Clone for RawCursor<'_, A> {
+    fn clone(&self) -> Self {
+        RawCursor {
+            bits: self.bits.clone(),
+            access: self.access.clone(),
+        }
+    }
+}
+
+impl<'a, A: SlotAccess<'a>> RawCursor<'a, A> {
     /// Live values left.
     #[inline]
     pub(crate) fn len(&self) -> usize {
@@ -768,83 +848,28 @@ impl<'a, T> RawIter<'a, T> {
     pub(crate) fn fold_items<B>(
         self,
         init: B,
-        mut f: impl FnMut(B, (usize, u32, &'a T)) -> B,
+        mut f: impl FnMut(B, (usize, u32, A::Value)) -> B,
     ) -> B {
-        let slots = self.slots;
-        self.bits
-            .fold_indices(init, |acc, index| f(acc, Self::item(slots, index)))
+        let access = self.access;
+        self.bits.fold_indices(init, |acc, index| {
+            // SAFETY: `index` comes from the bitset (the invariant on
+            // `access`), and `fold_indices` yields each index once.
+            let (generation, value) = unsafe { access.item(index) };
+            f(acc, (index, generation, value))
+        })
     }
 }
 
-impl<'a, T> Iterator for RawIter<'a, T> {
-    type Item = (usize, u32, &'a T);
+impl<'a, A: SlotAccess<'a>> Iterator for RawCursor<'a, A> {
+    type Item = (usize, u32, A::Value);
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let index = self.bits.next_index()?;
-        Some(Self::item(self.slots, index))
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.bits.len(), Some(self.bits.len()))
-    }
-}
-
-/// Iterates live values in index order as `(index, generation, &mut T)`.
-pub(crate) struct RawIterMut<'a, T> {
-    bits: BitIter<'a>,
-    /// Start of the slot array, borrowed mutably for `'a`. Invariant: every
-    /// index `bits` yields is in bounds and occupied, and each is yielded
-    /// once, so the references handed out never alias.
-    slots: *mut Slot<T>,
-    _marker: PhantomData<&'a mut [Slot<T>]>,
-}
-
-// SAFETY: `RawIterMut` is a `&mut [Slot<T>]` in disguise; it hands out
-// `&mut T`, so it may cross threads when `T: Send`.
-unsafe impl<T: Send> Send for RawIterMut<'_, T> {}
-// SAFETY: shared access to the iterator gives no access to the values.
-unsafe impl<T: Sync> Sync for RawIterMut<'_, T> {}
-
-impl<'a, T> RawIterMut<'a, T> {
-    #[inline]
-    fn item(slots: *mut Slot<T>, index: usize) -> (usize, u32, &'a mut T) {
-        // SAFETY: `index` is in bounds and occupied, and yielded once (the
-        // invariant on `slots`); the pointer is derived without creating a
-        // reference to the whole array, so earlier `&mut T` stay valid.
-        unsafe {
-            let slot = slots.add(index);
-            let generation = (*slot).generation();
-            (index, generation, &mut *Slot::value_ptr(slot))
-        }
-    }
-
-    #[inline]
-    pub(crate) fn len(&self) -> usize {
-        self.bits.len()
-    }
-
-    /// Folds over the remaining values with the word-at-a-time fast path.
-    #[inline]
-    pub(crate) fn fold_items<B>(
-        self,
-        init: B,
-        mut f: impl FnMut(B, (usize, u32, &'a mut T)) -> B,
-    ) -> B {
-        let slots = self.slots;
-        self.bits
-            .fold_indices(init, |acc, index| f(acc, Self::item(slots, index)))
-    }
-}
-
-impl<'a, T> Iterator for RawIterMut<'a, T> {
-    type Item = (usize, u32, &'a mut T);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        let index = self.bits.next_index()?;
-        Some(Self::item(self.slots, index))
+        // SAFETY: `index` comes from the bitset (the invariant on `access`),
+        // and `next_index` yields each index once.
+        let (generation, value) = unsafe { self.access.item(index) };
+        Some((index, generation, value))
     }
 
     #[inline]
