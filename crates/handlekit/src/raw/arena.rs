@@ -736,7 +736,7 @@ impl<T: Clone> SlotArena<T> {
 ///
 /// `item` may only be called with indices that are in bounds and name
 /// occupied slots, each at most once for an exclusive access.
-pub(crate) unsafe trait SlotAccess<'a>: Copy {
+pub(crate) unsafe trait SlotAccess<'a> {
     /// What the cursor yields for a value.
     type Value;
 
@@ -746,7 +746,7 @@ pub(crate) unsafe trait SlotAccess<'a>: Copy {
     ///
     /// `index` is in bounds and occupied, and (for exclusive access) not
     /// yielded before.
-    unsafe fn item(self, index: usize) -> (u32, Self::Value);
+    unsafe fn item(&self, index: usize) -> (u32, Self::Value);
 }
 
 /// Shared access to a slot array.
@@ -765,7 +765,7 @@ unsafe impl<'a, T> SlotAccess<'a> for Shared<'a, T> {
     type Value = &'a T;
 
     #[inline]
-    unsafe fn item(self, index: usize) -> (u32, &'a T) {
+    unsafe fn item(&self, index: usize) -> (u32, &'a T) {
         debug_assert!(index < self.0.len());
         // SAFETY: the caller guarantees `index` is in bounds.
         let slot = unsafe { self.0.get_unchecked(index) };
@@ -774,20 +774,14 @@ unsafe impl<'a, T> SlotAccess<'a> for Shared<'a, T> {
     }
 }
 
-/// Exclusive access to a slot array borrowed mutably for `'a`.
+/// Exclusive access to a slot array borrowed mutably for `'a`. Deliberately
+/// not `Clone`: two copies could hand out the same `&mut T`.
 pub(crate) struct Exclusive<'a, T> {
     /// Start of the array; derived from a `&'a mut [Slot<T>]`.
     slots: *mut Slot<T>,
     len: usize,
     _marker: PhantomData<&'a mut [Slot<T>]>,
 }
-
-impl<T> Clone for Exclusive<'_, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for Exclusive<'_, T> {}
 
 // SAFETY: `Exclusive` is a `&mut [Slot<T>]` in disguise: it hands out
 // `&mut T` to distinct slots, so it may cross threads when `T: Send`.
@@ -802,7 +796,7 @@ unsafe impl<'a, T> SlotAccess<'a> for Exclusive<'a, T> {
     type Value = &'a mut T;
 
     #[inline]
-    unsafe fn item(self, index: usize) -> (u32, &'a mut T) {
+    unsafe fn item(&self, index: usize) -> (u32, &'a mut T) {
         debug_assert!(index < self.len);
         // SAFETY: the caller guarantees `index` is in bounds, occupied and
         // not yielded before.
@@ -850,7 +844,7 @@ impl<'a, A: SlotAccess<'a>> RawCursor<'a, A> {
         init: B,
         mut f: impl FnMut(B, (usize, u32, A::Value)) -> B,
     ) -> B {
-        let access = self.access;
+        let access = &self.access;
         self.bits.fold_indices(init, |acc, index| {
             // SAFETY: `index` comes from the bitset (the invariant on
             // `access`), and `fold_indices` yields each index once.
