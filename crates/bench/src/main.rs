@@ -1,19 +1,347 @@
-//! The main job. Until the comparison runner lands, a demo that exercises
-//! `IdTable` and prints what it did.
+//! The main job: a side-by-side comparison of handlekit's containers with
+//! their peers, written to the terminal and to `target/handlekit-report/`.
+//!
+//! ```text
+//! cargo run --release                    # full run: N = 1e3, 1e5, 1e6
+//! cargo run --release -- --quick         # small sizes, under a minute
+//! cargo run --release -- --filter get,IdTable
+//! cargo run --release -- --smoke         # CI: tiny N, one repeat, checks
+//! ```
+
+// A binary: its items are documented where it helps, not everywhere.
+#![allow(missing_docs)]
+// slotmap's HopSlotMap is deprecated upstream but still a peer to beat.
+#![allow(deprecated)]
+
+mod alloc;
+mod containers;
+mod report;
+mod workloads;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use containers::{BTreeIds, Blob64, Container, Family, HashIds, PlainVec, Value};
+use handlekit::{Id, Id32, IdTable};
+use workloads::{Budget, Workload};
+
+#[global_allocator]
+static ALLOCATOR: alloc::Counting = alloc::Counting;
+
+/// One container at one value type: what the runner can do with it.
+pub struct Entry {
+    pub container: &'static str,
+    pub family: Family,
+    pub value_type: &'static str,
+    pub can_remove: bool,
+    sample: fn(Workload, usize, u64, Budget) -> f64,
+    memory: fn(usize) -> f64,
+}
+
+fn entry<V: Value, C: Container<V>>() -> Entry {
+    Entry {
+        container: C::NAME,
+        family: C::FAMILY,
+        value_type: V::NAME,
+        can_remove: C::CAN_REMOVE,
+        sample: workloads::sample::<V, C>,
+        memory: workloads::bytes_per_value::<V, C>,
+    }
+}
+
+/// Every container, for one value type.
+fn entries_for<V: Value>() -> Vec<Entry> {
+    vec![
+        entry::<V, IdTable<V, Id>>(),
+        entry::<V, IdTable<V, Id32>>(),
+        entry::<V, slotmap::SlotMap<slotmap::DefaultKey, V>>(),
+        entry::<V, slotmap::HopSlotMap<slotmap::DefaultKey, V>>(),
+        entry::<V, slotmap::DenseSlotMap<slotmap::DefaultKey, V>>(),
+        entry::<V, thunderdome::Arena<V>>(),
+        entry::<V, generational_arena::Arena<V>>(),
+        entry::<V, slab::Slab<V>>(),
+        entry::<V, BTreeIds<V>>(),
+        entry::<V, HashIds<V>>(),
+        entry::<V, PlainVec<V>>(),
+    ]
+}
+
+/// Run settings, from the command line.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Config {
+    pub sizes: Vec<usize>,
+    pub repeats: u32,
+    pub warmup: bool,
+    pub min_time_ms: u64,
+    pub filter: Vec<String>,
+    pub mode: &'static str,
+    pub seed: u64,
+    #[serde(skip)]
+    pub out_dir: PathBuf,
+    #[serde(skip)]
+    pub progress: bool,
+}
+
+const USAGE: &str = "\
+handlekit comparison runner
+
+USAGE: cargo run --release -- [OPTIONS]
+
+OPTIONS:
+  --quick            small sizes (1000, 10000), 3 repeats: under a minute
+  --smoke            tiny sizes, one repeat; checks every cell and the JSON (for CI)
+  --sizes A,B,...    sizes to run (default 1000,100000,1000000)
+  --repeats R        samples per cell (default 5)
+  --filter A,B,...   keep workloads or containers whose name contains one of these
+  --out DIR          where to write the report (default target/handlekit-report)
+  --no-progress      no progress bar
+  -h, --help         this text
+";
+
+fn parse_list<T: std::str::FromStr>(text: &str) -> Result<Vec<T>, String> {
+    text.split(',')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            part.replace('_', "")
+                .parse()
+                .map_err(|_| format!("cannot parse {part:?}"))
+        })
+        .collect()
+}
+
+fn parse_args() -> Result<Config, lexopt::Error> {
+    use lexopt::prelude::*;
+    // The workspace root is two levels above this crate.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .map_or_else(|| PathBuf::from("."), PathBuf::from);
+    let default_out = root.join("target").join("handlekit-report");
+    let mut config = Config {
+        sizes: vec![1_000, 100_000, 1_000_000],
+        repeats: 5,
+        warmup: true,
+        min_time_ms: 20,
+        filter: Vec::new(),
+        mode: "full",
+        seed: 0x5EED_0F4A_11D5,
+        out_dir: default_out,
+        progress: true,
+    };
+    let mut sizes_given = false;
+    let mut repeats_given = false;
+    let mut parser = lexopt::Parser::from_env();
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("quick") => config.mode = "quick",
+            Long("smoke") => config.mode = "smoke",
+            Long("sizes") => {
+                config.sizes = parse_list(&parser.value()?.string()?)?;
+                sizes_given = true;
+            }
+            Long("repeats") => {
+                config.repeats = parser.value()?.parse()?;
+                repeats_given = true;
+            }
+            Long("filter") => config.filter = parse_list(&parser.value()?.string()?)?,
+            Long("out") => config.out_dir = parser.value()?.into(),
+            Long("no-progress") => config.progress = false,
+            Short('h') | Long("help") => {
+                print!("{USAGE}");
+                std::process::exit(0);
+            }
+            _ => return Err(arg.unexpected()),
+        }
+    }
+    match config.mode {
+        "quick" => {
+            if !sizes_given {
+                config.sizes = vec![1_000, 10_000];
+            }
+            if !repeats_given {
+                config.repeats = 3;
+            }
+            config.min_time_ms = 5;
+        }
+        "smoke" => {
+            if !sizes_given {
+                config.sizes = vec![64, 512];
+            }
+            if !repeats_given {
+                config.repeats = 1;
+            }
+            config.warmup = false;
+            config.min_time_ms = 0;
+            config.progress = false;
+        }
+        _ => {}
+    }
+    if config.sizes.is_empty() || config.repeats == 0 {
+        return Err("--sizes and --repeats need at least one".into());
+    }
+    Ok(config)
+}
+
+/// Whether a name passes the filter.
+fn selected(filter: &[String], names: &[&str]) -> bool {
+    filter.is_empty()
+        || filter
+            .iter()
+            .any(|wanted| names.iter().any(|name| name.contains(wanted.as_str())))
+}
+
+/// One measured cell.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Cell {
+    pub workload: &'static str,
+    pub container: &'static str,
+    pub family: Family,
+    pub value_type: &'static str,
+    pub n: usize,
+    pub median_ns: f64,
+    pub min_ns: f64,
+    pub max_ns: f64,
+    pub samples: Vec<f64>,
+}
+
+/// Memory use of one container.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Memory {
+    pub container: &'static str,
+    pub value_type: &'static str,
+    pub n: usize,
+    pub bytes_per_value: f64,
+}
+
+fn median(sorted: &[f64]) -> f64 {
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 0 {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    } else {
+        sorted[mid]
+    }
+}
 
 fn main() {
-    let mut table = handlekit::IdTable::new();
-    let keys: Vec<_> = (0..10u64).map(|n| table.insert(n)).collect();
-    println!("inserted {} values", table.len());
-    for key in keys.iter().step_by(2) {
-        table.remove(*key);
+    let config = match parse_args() {
+        Ok(config) => config,
+        Err(err) => {
+            eprintln!("error: {err}\n\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    let started = Instant::now();
+    let mut entries = entries_for::<u64>();
+    entries.extend(entries_for::<Blob64>());
+
+    // The plan: every (workload, value type, N) cell with the containers
+    // that take part in it.
+    let mut plan: Vec<(Workload, &'static str, usize, Vec<usize>)> = Vec::new();
+    for workload in Workload::ALL {
+        for value_type in [u64::NAME, Blob64::NAME] {
+            for &n in &config.sizes {
+                let members: Vec<usize> = entries
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.value_type == value_type)
+                    .filter(|(_, e)| e.can_remove || !workload.needs_remove())
+                    .filter(|(_, e)| selected(&config.filter, &[workload.name(), e.container]))
+                    .map(|(i, _)| i)
+                    .collect();
+                if !members.is_empty() {
+                    plan.push((workload, value_type, n, members));
+                }
+            }
+        }
     }
-    println!("removed every other one: {} left", table.len());
-    let stale = keys[0];
-    let fresh = table.insert(100);
-    println!(
-        "stale key {stale:?} -> {:?}; fresh key {fresh:?} -> {:?}",
-        table.get(stale),
-        table.get(fresh)
+    let runs: u64 = plan
+        .iter()
+        .map(|(_, _, _, members)| members.len() as u64 * u64::from(config.repeats))
+        .sum();
+    let progress = if config.progress {
+        indicatif::ProgressBar::new(runs)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg} [{elapsed}<{eta}]")
+            .expect("valid template"),
     );
+
+    let budget = Budget {
+        min_time: Duration::from_millis(config.min_time_ms),
+        max_rounds: 1000,
+    };
+    let mut cells = Vec::new();
+    for (workload, value_type, n, members) in &plan {
+        progress.set_message(format!("{} {} N={}", workload.name(), value_type, n));
+        let mut samples = vec![Vec::new(); members.len()];
+        if config.warmup {
+            for &member in members {
+                (entries[member].sample)(*workload, (*n).min(10_000), config.seed, budget);
+            }
+        }
+        // Interleave: each repeat runs every container once, in a rotated
+        // order, so a burst of noise hits them all alike.
+        for repeat in 0..config.repeats as usize {
+            for offset in 0..members.len() {
+                let slot = (offset + repeat) % members.len();
+                let entry = &entries[members[slot]];
+                let seed = config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9);
+                samples[slot].push((entry.sample)(*workload, *n, seed, budget));
+                progress.inc(1);
+            }
+        }
+        for (slot, mut values) in samples.into_iter().enumerate() {
+            let entry = &entries[members[slot]];
+            values.sort_by(f64::total_cmp);
+            cells.push(Cell {
+                workload: workload.name(),
+                container: entry.container,
+                family: entry.family,
+                value_type,
+                n: *n,
+                median_ns: median(&values),
+                min_ns: values[0],
+                max_ns: values[values.len() - 1],
+                samples: values,
+            });
+        }
+    }
+    progress.finish_and_clear();
+
+    let mut memory = Vec::new();
+    let memory_n = *config.sizes.iter().max().expect("sizes is not empty");
+    for entry in &entries {
+        if selected(&config.filter, &[entry.container]) || config.filter.is_empty() {
+            memory.push(Memory {
+                container: entry.container,
+                value_type: entry.value_type,
+                n: memory_n,
+                bytes_per_value: (entry.memory)(memory_n),
+            });
+        }
+    }
+
+    let report = report::Report::new(config.clone(), cells, memory, started.elapsed());
+    print!("{}", report.terminal_table());
+    match report.write(&config.out_dir) {
+        Ok(paths) => {
+            for path in paths {
+                println!("wrote {}", path.display());
+            }
+        }
+        Err(err) => {
+            eprintln!("error: cannot write the report: {err}");
+            std::process::exit(1);
+        }
+    }
+    if config.mode == "smoke" {
+        if let Err(problem) = report.smoke_check(&entries, &config.out_dir) {
+            eprintln!("smoke check FAILED: {problem}");
+            std::process::exit(1);
+        }
+        println!("smoke check passed: every container and workload produced a number, and report.json parses");
+    }
+    println!("total time {:.1} s", started.elapsed().as_secs_f64());
 }

@@ -1,0 +1,356 @@
+//! One trait over every container the runner compares, so each workload is
+//! written once and runs the same code on all of them.
+
+use handlekit::{Id, Id32, IdTable};
+use std::collections::{BTreeMap, HashMap};
+
+/// A value type the workloads store: `u64`, or a 64-byte block.
+pub trait Value: Copy + 'static {
+    /// Name in reports.
+    const NAME: &'static str;
+    /// A value made from a counter.
+    fn make(n: u64) -> Self;
+    /// What iteration sums.
+    fn weight(&self) -> u64;
+}
+
+impl Value for u64 {
+    const NAME: &'static str = "u64";
+    #[inline]
+    fn make(n: u64) -> Self {
+        n
+    }
+    #[inline]
+    fn weight(&self) -> u64 {
+        *self
+    }
+}
+
+/// A 64-byte value, the size of a cache line.
+#[derive(Clone, Copy)]
+pub struct Blob64([u64; 8]);
+
+impl Value for Blob64 {
+    const NAME: &'static str = "64B";
+    #[inline]
+    fn make(n: u64) -> Self {
+        Blob64([n; 8])
+    }
+    #[inline]
+    fn weight(&self) -> u64 {
+        self.0[0]
+    }
+}
+
+/// Which family a container belongs to, for ratios and goals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// One of ours.
+    Handlekit,
+    /// A generational peer (detects stale keys).
+    Generational,
+    /// A peer without generations (slab): a lower bound on bookkeeping.
+    Plain,
+    /// The seed's "STL method": a map from a counter ID.
+    Map,
+    /// `Vec<T>` with plain indices: the physical bound.
+    Bound,
+}
+
+/// A container as the workloads see it.
+pub trait Container<V: Value> {
+    /// The handle type.
+    type Key: Copy;
+    /// Name in reports.
+    const NAME: &'static str;
+    /// Family, for ratios.
+    const FAMILY: Family;
+    /// `false` for containers that cannot remove (plain `Vec`).
+    const CAN_REMOVE: bool = true;
+
+    fn new() -> Self;
+    fn insert(&mut self, value: V) -> Self::Key;
+    fn get(&self, key: Self::Key) -> Option<&V>;
+    fn remove(&mut self, key: Self::Key) -> Option<V>;
+    /// Sum of the weights of all live values, by the container's fastest
+    /// iteration.
+    fn sum(&self) -> u64;
+    fn len(&self) -> usize;
+}
+
+macro_rules! idtable {
+    ($name:literal, $key:ty) => {
+        impl<V: Value> Container<V> for IdTable<V, $key> {
+            type Key = $key;
+            const NAME: &'static str = $name;
+            const FAMILY: Family = Family::Handlekit;
+            fn new() -> Self {
+                IdTable::default()
+            }
+            #[inline]
+            fn insert(&mut self, value: V) -> $key {
+                IdTable::insert(self, value)
+            }
+            #[inline]
+            fn get(&self, key: $key) -> Option<&V> {
+                IdTable::get(self, key)
+            }
+            #[inline]
+            fn remove(&mut self, key: $key) -> Option<V> {
+                IdTable::remove(self, key)
+            }
+            #[inline]
+            fn sum(&self) -> u64 {
+                self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
+            }
+            fn len(&self) -> usize {
+                IdTable::len(self)
+            }
+        }
+    };
+}
+
+idtable!("IdTable<Id>", Id);
+idtable!("IdTable<Id32>", Id32);
+
+macro_rules! slotmap_like {
+    ($name:literal, $ty:ident) => {
+        impl<V: Value> Container<V> for slotmap::$ty<slotmap::DefaultKey, V> {
+            type Key = slotmap::DefaultKey;
+            const NAME: &'static str = $name;
+            const FAMILY: Family = Family::Generational;
+            fn new() -> Self {
+                slotmap::$ty::new()
+            }
+            #[inline]
+            fn insert(&mut self, value: V) -> Self::Key {
+                slotmap::$ty::insert(self, value)
+            }
+            #[inline]
+            fn get(&self, key: Self::Key) -> Option<&V> {
+                slotmap::$ty::get(self, key)
+            }
+            #[inline]
+            fn remove(&mut self, key: Self::Key) -> Option<V> {
+                slotmap::$ty::remove(self, key)
+            }
+            #[inline]
+            fn sum(&self) -> u64 {
+                self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
+            }
+            fn len(&self) -> usize {
+                slotmap::$ty::len(self)
+            }
+        }
+    };
+}
+
+slotmap_like!("SlotMap", SlotMap);
+slotmap_like!("HopSlotMap", HopSlotMap);
+slotmap_like!("DenseSlotMap", DenseSlotMap);
+
+impl<V: Value> Container<V> for thunderdome::Arena<V> {
+    type Key = thunderdome::Index;
+    const NAME: &'static str = "thunderdome";
+    const FAMILY: Family = Family::Generational;
+    fn new() -> Self {
+        thunderdome::Arena::new()
+    }
+    #[inline]
+    fn insert(&mut self, value: V) -> Self::Key {
+        thunderdome::Arena::insert(self, value)
+    }
+    #[inline]
+    fn get(&self, key: Self::Key) -> Option<&V> {
+        thunderdome::Arena::get(self, key)
+    }
+    #[inline]
+    fn remove(&mut self, key: Self::Key) -> Option<V> {
+        thunderdome::Arena::remove(self, key)
+    }
+    #[inline]
+    fn sum(&self) -> u64 {
+        self.iter()
+            .fold(0, |acc, (_, v)| acc.wrapping_add(v.weight()))
+    }
+    fn len(&self) -> usize {
+        thunderdome::Arena::len(self)
+    }
+}
+
+impl<V: Value> Container<V> for generational_arena::Arena<V> {
+    type Key = generational_arena::Index;
+    const NAME: &'static str = "generational-arena";
+    const FAMILY: Family = Family::Generational;
+    fn new() -> Self {
+        generational_arena::Arena::new()
+    }
+    #[inline]
+    fn insert(&mut self, value: V) -> Self::Key {
+        generational_arena::Arena::insert(self, value)
+    }
+    #[inline]
+    fn get(&self, key: Self::Key) -> Option<&V> {
+        generational_arena::Arena::get(self, key)
+    }
+    #[inline]
+    fn remove(&mut self, key: Self::Key) -> Option<V> {
+        generational_arena::Arena::remove(self, key)
+    }
+    #[inline]
+    fn sum(&self) -> u64 {
+        self.iter()
+            .fold(0, |acc, (_, v)| acc.wrapping_add(v.weight()))
+    }
+    fn len(&self) -> usize {
+        generational_arena::Arena::len(self)
+    }
+}
+
+impl<V: Value> Container<V> for slab::Slab<V> {
+    type Key = usize;
+    const NAME: &'static str = "slab";
+    const FAMILY: Family = Family::Plain;
+    fn new() -> Self {
+        slab::Slab::new()
+    }
+    #[inline]
+    fn insert(&mut self, value: V) -> usize {
+        slab::Slab::insert(self, value)
+    }
+    #[inline]
+    fn get(&self, key: usize) -> Option<&V> {
+        slab::Slab::get(self, key)
+    }
+    #[inline]
+    fn remove(&mut self, key: usize) -> Option<V> {
+        slab::Slab::try_remove(self, key)
+    }
+    #[inline]
+    fn sum(&self) -> u64 {
+        self.iter()
+            .fold(0, |acc, (_, v)| acc.wrapping_add(v.weight()))
+    }
+    fn len(&self) -> usize {
+        slab::Slab::len(self)
+    }
+}
+
+/// The seed's "STL method": objects boxed on the heap, found through an
+/// ordered map from a counter ID.
+pub struct BTreeIds<V> {
+    next_id: u32,
+    map: BTreeMap<u32, Box<V>>,
+}
+
+impl<V: Value> Container<V> for BTreeIds<V> {
+    type Key = u32;
+    const NAME: &'static str = "BTreeMap+Box";
+    const FAMILY: Family = Family::Map;
+    fn new() -> Self {
+        BTreeIds {
+            next_id: 0,
+            map: BTreeMap::new(),
+        }
+    }
+    #[inline]
+    fn insert(&mut self, value: V) -> u32 {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        self.map.insert(id, Box::new(value));
+        id
+    }
+    #[inline]
+    fn get(&self, key: u32) -> Option<&V> {
+        self.map.get(&key).map(|boxed| &**boxed)
+    }
+    #[inline]
+    fn remove(&mut self, key: u32) -> Option<V> {
+        self.map.remove(&key).map(|boxed| *boxed)
+    }
+    #[inline]
+    fn sum(&self) -> u64 {
+        self.map
+            .values()
+            .fold(0, |acc, v| acc.wrapping_add(v.weight()))
+    }
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+}
+
+/// A `HashMap` (std's default hasher) from a counter ID.
+pub struct HashIds<V> {
+    next_id: u32,
+    map: HashMap<u32, V>,
+}
+
+impl<V: Value> Container<V> for HashIds<V> {
+    type Key = u32;
+    const NAME: &'static str = "HashMap";
+    const FAMILY: Family = Family::Map;
+    fn new() -> Self {
+        HashIds {
+            next_id: 0,
+            map: HashMap::new(),
+        }
+    }
+    #[inline]
+    fn insert(&mut self, value: V) -> u32 {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        self.map.insert(id, value);
+        id
+    }
+    #[inline]
+    fn get(&self, key: u32) -> Option<&V> {
+        self.map.get(&key)
+    }
+    #[inline]
+    fn remove(&mut self, key: u32) -> Option<V> {
+        self.map.remove(&key)
+    }
+    #[inline]
+    fn sum(&self) -> u64 {
+        self.map
+            .values()
+            .fold(0, |acc, v| acc.wrapping_add(v.weight()))
+    }
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+}
+
+/// `Vec<T>` with plain indices: no stale-key detection and no removal. The
+/// physical bound for insert, get and iteration.
+pub struct PlainVec<V>(Vec<V>);
+
+impl<V: Value> Container<V> for PlainVec<V> {
+    type Key = usize;
+    const NAME: &'static str = "Vec";
+    const FAMILY: Family = Family::Bound;
+    const CAN_REMOVE: bool = false;
+    fn new() -> Self {
+        PlainVec(Vec::new())
+    }
+    #[inline]
+    fn insert(&mut self, value: V) -> usize {
+        self.0.push(value);
+        self.0.len() - 1
+    }
+    #[inline]
+    fn get(&self, key: usize) -> Option<&V> {
+        self.0.get(key)
+    }
+    fn remove(&mut self, _key: usize) -> Option<V> {
+        unreachable!("Vec with plain indices cannot remove")
+    }
+    #[inline]
+    fn sum(&self) -> u64 {
+        self.0.iter().fold(0, |acc, v| acc.wrapping_add(v.weight()))
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+}
