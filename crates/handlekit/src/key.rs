@@ -91,12 +91,32 @@ pub trait Key: Copy + Eq + Ord + Hash + Debug + Send + Sync + 'static {
         (self.to_bits() >> Self::INDEX_BITS) as u32
     }
 
+    /// Builds a key from parts a table issued itself, so known to be in
+    /// range. Not part of the stable API: [`define_key!`](crate::define_key)
+    /// implements it without re-validating; the default validates.
+    ///
+    /// Out-of-range parts give some key of this type (never a panic and
+    /// never undefined behaviour), which then simply fails to match.
+    #[doc(hidden)]
+    #[inline]
+    fn __from_table_parts(index: u32, generation: u32) -> Self {
+        match Self::from_parts(index as usize, generation) {
+            Some(key) => key,
+            None => panic!("key parts out of range: index {index}, generation {generation}"),
+        }
+    }
+
     /// Builds a key from an index and a generation, or `None` if either is
     /// out of range for this key type.
     #[inline]
     fn from_parts(index: usize, generation: u32) -> Option<Self> {
         let index = index as u64;
-        if index > index_mask(Self::INDEX_BITS) {
+        // Check the generation before shifting it: with more than 32 index
+        // bits, the shift would silently drop its high bits.
+        if index > index_mask(Self::INDEX_BITS)
+            || generation == 0
+            || generation > max_generation(Self::GENERATION_BITS)
+        {
             return None;
         }
         Self::from_bits(index | (u64::from(generation) << Self::INDEX_BITS))
@@ -328,6 +348,18 @@ macro_rules! define_key {
                     }
                     ::core::option::Option::None => ::core::option::Option::None,
                 }
+            }
+
+            #[inline]
+            fn __from_table_parts(index: u32, generation: u32) -> Self {
+                let bits = (u64::from(generation) << $index_bits) | u64::from(index);
+                let narrow = <$backing as $crate::__private::KeyBacking>::narrow(bits);
+                // Tables issue generations from 1, so `narrow` is never 0;
+                // the fallback only keeps this free of panics and `unsafe`.
+                $name(
+                    $crate::__private::core::num::NonZero::<$backing>::new(narrow)
+                        .unwrap_or($crate::__private::core::num::NonZero::<$backing>::MIN),
+                )
             }
 
             #[inline]

@@ -88,12 +88,12 @@ impl<T> IdTable<T, Id> {
 }
 
 impl<T, K: Key> IdTable<T, K> {
+    /// The key for a slot index and generation the arena issued. Indices
+    /// fit in `u32` (the arena's invariant) and generations are in range.
     #[inline]
     fn key(index: usize, generation: u32) -> K {
-        match K::from_parts(index, generation) {
-            Some(key) => key,
-            None => unreachable!("the table issued an index or generation out of range"),
-        }
+        debug_assert!(K::from_parts(index, generation).is_some());
+        K::__from_table_parts(index as u32, generation)
     }
 
     /// Creates an empty table with room for `capacity` values.

@@ -282,48 +282,108 @@ impl<T> SlotArena<T> {
 
     /// Inserts the value `make(index, generation)` and returns its
     /// `(index, generation)`. If `make` panics, the arena is unchanged.
+    ///
+    /// The common case, reusing the head of a LIFO free list, is kept small
+    /// enough to inline into big callers; everything else is out of line.
     #[inline]
     pub(crate) fn try_insert_with(
         &mut self,
         make: impl FnOnce(usize, u32) -> T,
     ) -> Result<(usize, u32), CapacityError> {
-        if let Some(index) = self.reusable_slot() {
-            let slot = &self.slots[index];
-            let generation = slot.generation() + 1;
-            let next = slot.next_free();
-            let value = make(index, generation);
-            self.free_head = next;
-            if next == NO_SLOT {
-                self.free_tail = NO_SLOT;
+        if matches!(self.reuse, Reuse::Lifo) {
+            if self.free_head != NO_SLOT {
+                return Ok(self.fill_free_head(make));
             }
-            self.free_len -= 1;
-            self.slots[index].occupy(generation, value);
-            self.occupied.insert(index);
-            self.len += 1;
-            Ok((index, generation))
+            if self.fixed_capacity.is_none() && self.slots.len() < self.limits.max_slots {
+                return Ok(self.append(make));
+            }
+        }
+        self.insert_general(make)
+    }
+
+    /// Appends a new slot holding `make(index, 1)`; the caller checked the
+    /// slot limit.
+    #[inline(always)]
+    fn append(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32) {
+        let index = self.slots.len();
+        let value = make(index, 1);
+        // The bitset covers every slot, so it only needs a new word when
+        // the index starts one.
+        if index % super::bitset::WORD_BITS == 0 {
+            self.occupied.grow_to(index + 1);
+        }
+        self.slots.push(Slot::new_occupied(1, value));
+        self.occupied.insert(index);
+        self.len += 1;
+        (index, 1)
+    }
+
+    /// Pops the head of the free list (which must not be empty) and fills
+    /// it with `make(index, generation)`.
+    #[inline(always)]
+    fn fill_free_head(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32) {
+        let index = self.free_head as usize;
+        let slot = &mut self.slots[index];
+        // SAFETY: the free list holds only vacant slots (the invariant on
+        // `free_head`), and the caller checked it is not empty.
+        let next = unsafe { slot.next_free_unchecked() };
+        let generation = slot.generation() + 1;
+        let value = make(index, generation);
+        slot.occupy(generation, value);
+        self.free_head = next;
+        if next == NO_SLOT {
+            self.free_tail = NO_SLOT;
+        }
+        self.free_len -= 1;
+        self.occupied.insert(index);
+        self.len += 1;
+        (index, generation)
+    }
+
+    /// Every insertion but the LIFO reuse fast path: FIFO reuse, and
+    /// appending a new slot.
+    #[inline(never)]
+    fn insert_general(
+        &mut self,
+        make: impl FnOnce(usize, u32) -> T,
+    ) -> Result<(usize, u32), CapacityError> {
+        if self.reusable_slot().is_some() {
+            Ok(self.fill_free_head(make))
         } else {
-            let index = self.slots.len();
-            if index >= self.slot_limit() {
+            if self.slots.len() >= self.slot_limit() {
                 return Err(self.full_error());
             }
-            let value = make(index, 1);
-            self.occupied.grow_to(index + 1);
-            self.slots.push(Slot::new_occupied(1, value));
-            self.occupied.insert(index);
-            self.len += 1;
-            Ok((index, 1))
+            Ok(self.append(make))
         }
     }
 
     /// Removes and returns the value named by `(index, generation)`.
     #[inline]
     pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
-        if !self.slots.get(index)?.matches(generation) {
+        let max_generation = self.limits.max_generation;
+        let lifo = matches!(self.reuse, Reuse::Lifo);
+        let free_head = self.free_head;
+        let slot = self.slots.get_mut(index)?;
+        if !slot.matches(generation) {
             return None;
         }
-        // SAFETY: slot `index` exists and is occupied (it matched a
-        // generation, and only occupied slots match).
-        Some(unsafe { self.detach(index) })
+        if lifo && slot.generation() < max_generation {
+            // The common case: push the slot on the LIFO free list.
+            // SAFETY: the slot matched a generation, so it is occupied.
+            let value = unsafe { slot.vacate(free_head) };
+            self.free_head = index as u32;
+            if self.free_tail == NO_SLOT {
+                self.free_tail = index as u32;
+            }
+            self.free_len += 1;
+            self.occupied.remove(index);
+            self.len -= 1;
+            Some(value)
+        } else {
+            // SAFETY: slot `index` exists and is occupied (it matched a
+            // generation, and only occupied slots match).
+            Some(unsafe { self.detach_general(index) })
+        }
     }
 
     /// Takes the value out of slot `index`, frees the slot (or retires it)
@@ -348,6 +408,18 @@ impl<T> SlotArena<T> {
             self.push_free(index);
         }
         value
+    }
+
+    /// [`detach`](Self::detach), out of line, for the paths `remove` keeps
+    /// out of its fast path.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must exist and be occupied.
+    #[inline(never)]
+    unsafe fn detach_general(&mut self, index: usize) -> T {
+        // SAFETY: the caller's guarantee is `detach`'s.
+        unsafe { self.detach(index) }
     }
 
     /// Puts vacant slot `index` on the free list, where the policy says.
@@ -709,20 +781,29 @@ impl<T: Clone> Clone for SlotArena<T> {
 
 impl<T: Clone> SlotArena<T> {
     /// Appends clones of `source`'s slots to this empty arena and copies its
-    /// free list. If a `clone` panics, this arena holds the values cloned so
-    /// far, with no free list, and drops them normally.
+    /// free list. If a `clone` panics, this arena keeps the slots cloned so
+    /// far, with a free list rebuilt from them, so it stays a sound table.
     fn clone_slots_from(&mut self, source: &Self) {
+        /// Repairs the free list and counts if a `clone` panics.
+        struct Guard<'a, T>(&'a mut SlotArena<T>);
+        impl<T> Drop for Guard<'_, T> {
+            fn drop(&mut self) {
+                self.0.rebuild_free_list();
+            }
+        }
         debug_assert!(self.slots.is_empty() && self.len == 0);
         self.reuse = source.reuse;
         self.occupied
             .grow_to(source.slots.len().max(self.fixed_capacity.unwrap_or(0)));
+        let guard = Guard(self);
         for (index, slot) in source.slots.iter().enumerate() {
-            self.slots.push(slot.clone());
+            guard.0.slots.push(slot.clone());
             if slot.is_occupied() {
-                self.occupied.insert(index);
-                self.len += 1;
+                guard.0.occupied.insert(index);
+                guard.0.len += 1;
             }
         }
+        mem::forget(guard);
         self.free_head = source.free_head;
         self.free_tail = source.free_tail;
         self.free_len = source.free_len;

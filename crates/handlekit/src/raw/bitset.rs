@@ -42,8 +42,14 @@ impl Occupancy {
     pub(crate) fn grow_to(&mut self, slots: usize) {
         let words = Self::words_for(slots);
         if words > self.words.len() {
-            self.words.resize(words, 0);
+            self.grow_words(words);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow_words(&mut self, words: usize) {
+        self.words.resize(words, 0);
     }
 
     /// Reserves memory for bits up to `slots` (exclusive).

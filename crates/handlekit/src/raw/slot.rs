@@ -179,6 +179,19 @@ impl<T> Slot<T> {
         }
     }
 
+    /// The next free slot of a slot known to be vacant.
+    ///
+    /// # Safety
+    ///
+    /// The slot must be vacant.
+    #[inline]
+    pub(crate) unsafe fn next_free_unchecked(&self) -> u32 {
+        debug_assert!(!self.is_occupied());
+        // SAFETY: the caller guarantees the slot is vacant, so `next_free`
+        // is the initialized field.
+        unsafe { self.payload.next_free }
+    }
+
     /// Sets the free-list link of a vacant slot. Does nothing to an
     /// occupied slot (whose payload holds a value).
     #[inline]
@@ -191,7 +204,9 @@ impl<T> Slot<T> {
     /// Puts a value into a vacant slot and gives it `generation`.
     #[inline]
     pub(crate) fn occupy(&mut self, generation: u32, value: T) {
-        assert!(!self.is_occupied(), "occupy of an occupied slot");
+        // Occupying an occupied slot would leak its value, not corrupt
+        // memory; the arena never does it.
+        debug_assert!(!self.is_occupied(), "occupy of an occupied slot");
         debug_assert!(generation != 0 && generation & VACANT == 0);
         // Writing a `Copy`-free union field through assignment would drop
         // the old field if it had drop glue; `ManuallyDrop` has none, so a
