@@ -100,15 +100,13 @@ extern crate alloc;
 extern crate std;
 
 mod error;
-mod id_table;
+pub mod id_table;
 mod key;
 mod raw;
 mod reuse;
 
 pub use error::CapacityError;
-pub use id_table::{Drain, IdTable, IntoIter, Iter, IterMut, Keys, Values, ValuesMut};
-#[cfg(feature = "rayon")]
-pub use id_table::{ParIter, ParIterMut};
+pub use id_table::IdTable;
 #[doc(hidden)]
 pub use key::__private;
 pub use key::{max_generation, Id, Id32, Key};

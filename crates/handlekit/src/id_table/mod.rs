@@ -1,4 +1,5 @@
-//! [`IdTable`]: the array with holes behind generational keys.
+//! [`IdTable`]: the array with holes behind generational keys, and its
+//! iterators.
 
 use core::fmt;
 use core::iter::FusedIterator;
