@@ -102,14 +102,18 @@ extern crate std;
 mod error;
 pub mod id_table;
 mod key;
+pub mod packed_table;
 mod raw;
 mod reuse;
+#[cfg(feature = "serde")]
+mod serde_util;
 
 pub use error::CapacityError;
 pub use id_table::IdTable;
 #[doc(hidden)]
 pub use key::__private;
 pub use key::{max_generation, Id, Id32, Key};
+pub use packed_table::PackedTable;
 pub use reuse::Reuse;
 
 /// The README's examples, run as doc tests.

@@ -134,6 +134,12 @@ impl<T> SlotArena<T> {
         self.reuse = reuse;
     }
 
+    /// The fixed capacity, for an arena that never reallocates.
+    #[inline]
+    pub(crate) fn fixed_capacity(&self) -> Option<usize> {
+        self.fixed_capacity
+    }
+
     /// Values the arena can hold without reallocating.
     #[inline]
     pub(crate) fn capacity(&self) -> usize {

@@ -1,0 +1,1062 @@
+//! [`PackedTable`]: values packed tight in one array, reached through a
+//! generational index, and its iterator types.
+
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+use core::fmt;
+use core::iter::{Copied, Zip};
+use core::marker::PhantomData;
+use core::ops::{Index, IndexMut};
+use core::slice;
+
+use crate::raw::{KeyLimits, SlotArena};
+use crate::{CapacityError, Id, Key, Reuse};
+
+#[cfg(feature = "rayon")]
+mod par;
+#[cfg(feature = "serde")]
+mod serde_impl;
+
+#[cfg(feature = "rayon")]
+pub use par::{ParIter, ParIterMut};
+
+/// Iterator over `(key, &value)` in dense order; see [`PackedTable::iter`].
+pub type Iter<'a, T, K = Id> = Zip<Copied<slice::Iter<'a, K>>, slice::Iter<'a, T>>;
+/// Iterator over `(key, &mut value)` in dense order; see
+/// [`PackedTable::iter_mut`].
+pub type IterMut<'a, T, K = Id> = Zip<Copied<slice::Iter<'a, K>>, slice::IterMut<'a, T>>;
+/// Iterator over the keys in dense order; see [`PackedTable::keys`].
+pub type Keys<'a, K = Id> = Copied<slice::Iter<'a, K>>;
+/// Iterator over the values in dense order: a plain slice iterator.
+pub type Values<'a, T> = slice::Iter<'a, T>;
+/// Iterator over the values in dense order, mutably: a plain slice iterator.
+pub type ValuesMut<'a, T> = slice::IterMut<'a, T>;
+/// Removing iterator over `(key, value)`; see [`PackedTable::drain`].
+pub type Drain<'a, T, K = Id> = Zip<alloc::vec::Drain<'a, K>, alloc::vec::Drain<'a, T>>;
+/// Owning iterator over `(key, value)`.
+pub type IntoIter<T, K = Id> = Zip<alloc::vec::IntoIter<K>, alloc::vec::IntoIter<T>>;
+
+/// A packed array behind an index: values sit contiguously with no holes,
+/// and generational keys reach them through a table of positions.
+///
+/// This is the *packed array* of BitSquid's ID lookup table. Iteration is
+/// exactly slice iteration ([`as_slice`](Self::as_slice)), as fast as a
+/// `Vec`. A lookup reads a sparse entry (generation and dense position
+/// side by side, so `contains_key` is one compare) and then the value.
+/// Removal swaps the last value into the hole: O(1), and it moves exactly
+/// one value. Because values move, do not hold references across removals;
+/// hold keys.
+///
+/// | operation | cost |
+/// | --- | --- |
+/// | `insert`, `remove`, `get`, `contains_key` | O(1) |
+/// | iteration | O(len), a slice walk |
+/// | `sort_by` | O(len log len) |
+///
+/// Memory: `size_of::<T>() + size_of::<K>()` per value (the dense values
+/// and their keys), plus 8 bytes and one bit per slot on the sparse side.
+///
+/// Keys behave as in [`IdTable`](crate::IdTable): stale keys miss, and slots
+/// whose generation runs out retire (see
+/// [`retired_count`](Self::retired_count)).
+///
+/// # Examples
+///
+/// ```
+/// use handlekit::PackedTable;
+///
+/// let mut particles = PackedTable::new();
+/// let a = particles.insert(1.0f32);
+/// let b = particles.insert(2.0);
+/// let c = particles.insert(3.0);
+/// particles.remove(a); // the last value moves into the hole
+/// assert_eq!(particles.as_slice(), [3.0, 2.0]);
+/// assert_eq!(particles[c], 3.0);
+///
+/// // Reorder for locality; every key stays valid.
+/// particles.sort_by(|x, y| x.total_cmp(y));
+/// assert_eq!(particles.as_slice(), [2.0, 3.0]);
+/// assert_eq!((particles[b], particles[c]), (2.0, 3.0));
+/// ```
+pub struct PackedTable<T, K: Key = Id> {
+    /// One entry per slot; an occupied entry holds the dense position of its
+    /// value. Invariant: the live entries are exactly `keys`, and the entry
+    /// of `keys[p]` holds `p`.
+    sparse: SlotArena<u32>,
+    /// The values, packed. Invariant: `values.len() == keys.len() ==
+    /// sparse.len()`.
+    values: Vec<T>,
+    /// The key of each value, in the same order.
+    keys: Vec<K>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+impl<T> PackedTable<T, Id> {
+    /// Creates an empty table keyed by [`Id`]; it allocates nothing until
+    /// the first insertion. For another key type use
+    /// [`PackedTable::default`].
+    ///
+    /// ```
+    /// let table: handlekit::PackedTable<u8> = handlekit::PackedTable::new();
+    /// assert!(table.is_empty());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        PackedTable {
+            sparse: SlotArena::new(KeyLimits::of::<Id>()),
+            values: Vec::new(),
+            keys: Vec::new(),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T, K: Key> PackedTable<T, K> {
+    #[inline]
+    fn key(index: usize, generation: u32) -> K {
+        debug_assert!(K::from_parts(index, generation).is_some());
+        K::__from_table_parts(index as u32, generation)
+    }
+
+    /// Creates an empty table with room for `capacity` values.
+    ///
+    /// ```
+    /// let table: handlekit::PackedTable<u8> = handlekit::PackedTable::with_capacity(10);
+    /// assert!(table.capacity() >= 10);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        let sparse = SlotArena::with_capacity(KeyLimits::of::<K>(), capacity);
+        PackedTable {
+            sparse,
+            values: Vec::with_capacity(capacity),
+            keys: Vec::with_capacity(capacity),
+            _key: PhantomData,
+        }
+    }
+
+    /// Creates an empty table with the given slot [`Reuse`] policy.
+    ///
+    /// ```
+    /// use handlekit::{PackedTable, Reuse};
+    /// let table: PackedTable<u8> = PackedTable::with_reuse(Reuse::Fifo { min_free: 64 });
+    /// assert_eq!(table.reuse(), Reuse::Fifo { min_free: 64 });
+    /// ```
+    #[must_use]
+    pub fn with_reuse(reuse: Reuse) -> Self {
+        let mut table = Self::default();
+        table.sparse.set_reuse(reuse);
+        table
+    }
+
+    /// Creates an empty table that allocates room for `capacity` values now
+    /// and never reallocates. Values still move on removal (that is how the
+    /// array stays packed), but the arrays themselves never do.
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is more than the key type can index.
+    ///
+    /// ```
+    /// let mut table: handlekit::PackedTable<u8> = handlekit::PackedTable::with_fixed_capacity(1);
+    /// table.insert(1);
+    /// assert!(table.try_insert(2).is_err());
+    /// ```
+    #[must_use]
+    pub fn with_fixed_capacity(capacity: usize) -> Self {
+        PackedTable {
+            sparse: SlotArena::with_fixed_capacity(KeyLimits::of::<K>(), capacity),
+            values: Vec::with_capacity(capacity),
+            keys: Vec::with_capacity(capacity),
+            _key: PhantomData,
+        }
+    }
+
+    /// The slot [`Reuse`] policy.
+    ///
+    /// ```
+    /// assert_eq!(handlekit::PackedTable::<u8>::new().reuse(), handlekit::Reuse::Lifo);
+    /// ```
+    #[must_use]
+    pub fn reuse(&self) -> Reuse {
+        self.sparse.reuse()
+    }
+
+    /// Changes the slot [`Reuse`] policy for slots freed from now on.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::<u8>::new();
+    /// table.set_reuse(handlekit::Reuse::Fifo { min_free: 4 });
+    /// assert_eq!(table.reuse(), handlekit::Reuse::Fifo { min_free: 4 });
+    /// ```
+    pub fn set_reuse(&mut self, reuse: Reuse) {
+        self.sparse.set_reuse(reuse);
+    }
+
+    /// The number of values.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// table.insert(1);
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether the table holds no values.
+    ///
+    /// ```
+    /// assert!(handlekit::PackedTable::<u8>::new().is_empty());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The number of values the table can hold without reallocating.
+    ///
+    /// ```
+    /// let table: handlekit::PackedTable<u8> = handlekit::PackedTable::with_fixed_capacity(8);
+    /// assert_eq!(table.capacity(), 8);
+    /// ```
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.sparse
+            .capacity()
+            .min(self.values.capacity())
+            .min(self.keys.capacity())
+    }
+
+    /// The number of slots retired because their generation ran out; see
+    /// [`IdTable::retired_count`](crate::IdTable::retired_count).
+    ///
+    /// ```
+    /// assert_eq!(handlekit::PackedTable::<u8>::new().retired_count(), 0);
+    /// ```
+    #[must_use]
+    pub fn retired_count(&self) -> usize {
+        self.sparse.retired()
+    }
+
+    /// Reserves room for at least `additional` more values.
+    ///
+    /// # Panics
+    ///
+    /// If the key type cannot index that many slots, a fixed capacity is too
+    /// small, or the allocation fails.
+    ///
+    /// ```
+    /// let mut table: handlekit::PackedTable<u8> = handlekit::PackedTable::new();
+    /// table.reserve(100);
+    /// assert!(table.capacity() >= 100);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        if let Err(err) = self.try_reserve(additional) {
+            panic!("PackedTable::reserve({additional}): {err}");
+        }
+    }
+
+    /// Reserves room for at least `additional` more values, or reports why
+    /// it cannot.
+    ///
+    /// ```
+    /// let mut table: handlekit::PackedTable<u8> = handlekit::PackedTable::with_fixed_capacity(2);
+    /// assert!(table.try_reserve(2).is_ok());
+    /// assert!(table.try_reserve(3).is_err());
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+        self.sparse.try_reserve(additional)?;
+        if self.sparse.fixed_capacity().is_none() {
+            self.values
+                .try_reserve(additional)
+                .map_err(|_| CapacityError::alloc())?;
+            self.keys
+                .try_reserve(additional)
+                .map_err(|_| CapacityError::alloc())?;
+        }
+        Ok(())
+    }
+
+    /// Frees spare capacity (not in a fixed-capacity table).
+    ///
+    /// ```
+    /// let mut table: handlekit::PackedTable<u8> = handlekit::PackedTable::with_capacity(100);
+    /// table.insert(1);
+    /// table.shrink_to_fit();
+    /// assert!(table.capacity() >= 1);
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        if self.sparse.fixed_capacity().is_none() {
+            self.sparse.shrink_to_fit();
+            self.values.shrink_to_fit();
+            self.keys.shrink_to_fit();
+        }
+    }
+
+    /// Removes every value; keys issued before stay stale.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// table.clear();
+    /// table.insert(2);
+    /// assert_eq!(table.get(key), None);
+    /// ```
+    pub fn clear(&mut self) {
+        // Invalidate the keys first, so a panicking `Drop` below leaves a
+        // consistent (empty) table.
+        self.sparse.clear();
+        self.keys.clear();
+        self.values.clear();
+    }
+
+    /// Inserts a value at the end of the dense array and returns its key.
+    ///
+    /// # Panics
+    ///
+    /// If the table is full; see [`try_insert`](Self::try_insert).
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert("x");
+    /// assert_eq!(table[key], "x");
+    /// ```
+    #[inline]
+    pub fn insert(&mut self, value: T) -> K {
+        match self.try_insert(value) {
+            Ok(key) => key,
+            Err(err) => panic!("PackedTable::insert: {err}"),
+        }
+    }
+
+    /// Inserts a value and returns its key, or a [`CapacityError`] if the
+    /// table is full.
+    ///
+    /// ```
+    /// let mut table: handlekit::PackedTable<u8> = handlekit::PackedTable::with_fixed_capacity(0);
+    /// assert!(table.try_insert(1).is_err());
+    /// ```
+    #[inline]
+    pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
+        self.try_insert_with_key(|_| value)
+    }
+
+    /// Inserts `make(key)`, where `key` is the key the value will have, and
+    /// returns the key. If `make` panics, the table is unchanged.
+    ///
+    /// # Panics
+    ///
+    /// If the table is full.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert_with_key(|key| (key, 5));
+    /// assert_eq!(table[key], (key, 5));
+    /// ```
+    pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
+        match self.try_insert_with_key(make) {
+            Ok(key) => key,
+            Err(err) => panic!("PackedTable::insert_with_key: {err}"),
+        }
+    }
+
+    #[inline]
+    fn try_insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> Result<K, CapacityError> {
+        // Make room first, so nothing can fail once the slot is taken.
+        self.values.reserve(1);
+        self.keys.reserve(1);
+        let position = self.values.len() as u32;
+        let mut value = None;
+        let (index, generation) = self.sparse.try_insert_with(|index, generation| {
+            value = Some(make(Self::key(index, generation)));
+            position
+        })?;
+        let key = Self::key(index, generation);
+        if let Some(value) = value {
+            self.values.push(value);
+            self.keys.push(key);
+        }
+        Ok(key)
+    }
+
+    /// The dense position of a live key.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let a = table.insert('a');
+    /// let b = table.insert('b');
+    /// assert_eq!(table.position(b), Some(1));
+    /// table.remove(a);
+    /// assert_eq!(table.position(b), Some(0));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn position(&self, key: K) -> Option<usize> {
+        self.sparse
+            .get(key.index(), key.generation())
+            .map(|&position| position as usize)
+    }
+
+    /// Whether `key` names a live value.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(());
+    /// assert!(table.contains_key(key));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains_key(&self, key: K) -> bool {
+        self.sparse.contains(key.index(), key.generation())
+    }
+
+    /// The value for `key`, or `None` if the key is stale or foreign.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(3);
+    /// assert_eq!(table.get(key), Some(&3));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get(&self, key: K) -> Option<&T> {
+        self.values.get(self.position(key)?)
+    }
+
+    /// The value for `key`, mutably.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(3);
+    /// *table.get_mut(key).unwrap() = 4;
+    /// assert_eq!(table[key], 4);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_mut(&mut self, key: K) -> Option<&mut T> {
+        let position = self.position(key)?;
+        self.values.get_mut(position)
+    }
+
+    /// The value for `key`, without checking the key's generation.
+    ///
+    /// # Safety
+    ///
+    /// `key` must name a live value of this table.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(3);
+    /// // SAFETY: `key` was just inserted.
+    /// assert_eq!(unsafe { *table.get_unchecked(key) }, 3);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub unsafe fn get_unchecked(&self, key: K) -> &T {
+        debug_assert!(
+            self.contains_key(key),
+            "get_unchecked with dead key {key:?}"
+        );
+        // SAFETY: the caller guarantees `key` is live, so its sparse slot
+        // exists and is occupied.
+        let position = unsafe { *self.sparse.get_unchecked(key.index()) };
+        &self.values[position as usize]
+    }
+
+    /// The value for `key`, mutably, without checking the key's generation.
+    ///
+    /// # Safety
+    ///
+    /// `key` must name a live value of this table.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(3);
+    /// // SAFETY: `key` was just inserted.
+    /// unsafe { *table.get_unchecked_mut(key) = 4 };
+    /// assert_eq!(table[key], 4);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub unsafe fn get_unchecked_mut(&mut self, key: K) -> &mut T {
+        debug_assert!(
+            self.contains_key(key),
+            "get_unchecked_mut with dead key {key:?}"
+        );
+        // SAFETY: the caller guarantees `key` is live.
+        let position = unsafe { *self.sparse.get_unchecked(key.index()) };
+        &mut self.values[position as usize]
+    }
+
+    /// Mutable references to the values of `N` keys at once, or `None` if
+    /// any key is stale or foreign, or two keys are the same.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let a = table.insert(1);
+    /// let b = table.insert(2);
+    /// let [x, y] = table.get_disjoint_mut([a, b]).unwrap();
+    /// core::mem::swap(x, y);
+    /// assert_eq!((table[a], table[b]), (2, 1));
+    /// assert!(table.get_disjoint_mut([a, a]).is_none());
+    /// ```
+    #[must_use]
+    pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut T; N]> {
+        let mut positions = [0usize; N];
+        for (slot, key) in positions.iter_mut().zip(keys) {
+            *slot = self.position(key)?;
+        }
+        self.values.get_disjoint_mut(positions).ok()
+    }
+
+    /// Points the sparse entry of `key` (which must be live) at `position`.
+    #[inline]
+    fn set_position(&mut self, key: K, position: usize) {
+        match self.sparse.get_mut(key.index(), key.generation()) {
+            Some(entry) => *entry = position as u32,
+            None => unreachable!("dense key {key:?} is not live"),
+        }
+    }
+
+    /// Removes the value for `key` and returns it, moving the last value
+    /// into its place. `None` if the key is stale or foreign.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(5);
+    /// assert_eq!(table.remove(key), Some(5));
+    /// assert_eq!(table.remove(key), None);
+    /// ```
+    #[inline]
+    pub fn remove(&mut self, key: K) -> Option<T> {
+        let position = self.sparse.remove(key.index(), key.generation())? as usize;
+        let value = self.values.swap_remove(position);
+        self.keys.swap_remove(position);
+        if let Some(&moved) = self.keys.get(position) {
+            self.set_position(moved, position);
+        }
+        Some(value)
+    }
+
+    /// Swaps the values at two dense positions; their keys follow them.
+    ///
+    /// # Panics
+    ///
+    /// If either position is out of bounds.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let a = table.insert('a');
+    /// let b = table.insert('b');
+    /// table.swap_positions(0, 1);
+    /// assert_eq!(table.as_slice(), ['b', 'a']);
+    /// assert_eq!((table[a], table[b]), ('a', 'b'));
+    /// ```
+    pub fn swap_positions(&mut self, a: usize, b: usize) {
+        self.values.swap(a, b);
+        self.keys.swap(a, b);
+        self.set_position(self.keys[a], a);
+        self.set_position(self.keys[b], b);
+    }
+
+    /// Keeps only the values for which `keep(key, &mut value)` is true, in
+    /// dense order, and keeps the order of those that stay.
+    ///
+    /// If `keep` panics, the values not yet visited stay, the removed ones
+    /// are dropped, and the table is consistent.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// table.extend(0..6);
+    /// table.retain(|_, v| *v % 2 == 1);
+    /// assert_eq!(table.as_slice(), [1, 3, 5]);
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
+        /// Compacts the kept values to the front. Its `Drop` finishes the
+        /// job, on the normal path and if `keep` panics.
+        struct Compactor<'a, T, K: Key> {
+            table: &'a mut PackedTable<T, K>,
+            /// Values before this are kept, in place.
+            write: usize,
+            /// Values from here on are not visited yet; between `write` and
+            /// `read` lie removed values, whose keys are already freed.
+            read: usize,
+        }
+        impl<T, K: Key> Compactor<'_, T, K> {
+            fn keep_current(&mut self) {
+                if self.write != self.read {
+                    self.table.values.swap(self.write, self.read);
+                    self.table.keys.swap(self.write, self.read);
+                    self.table
+                        .set_position(self.table.keys[self.write], self.write);
+                }
+                self.write += 1;
+                self.read += 1;
+            }
+        }
+        impl<T, K: Key> Drop for Compactor<'_, T, K> {
+            fn drop(&mut self) {
+                while self.read < self.table.values.len() {
+                    self.keep_current();
+                }
+                self.table.keys.truncate(self.write);
+                self.table.values.truncate(self.write);
+            }
+        }
+        let mut compactor = Compactor {
+            table: self,
+            write: 0,
+            read: 0,
+        };
+        while compactor.read < compactor.table.values.len() {
+            let read = compactor.read;
+            let key = compactor.table.keys[read];
+            if keep(key, &mut compactor.table.values[read]) {
+                compactor.keep_current();
+            } else {
+                compactor.table.sparse.remove(key.index(), key.generation());
+                compactor.read += 1;
+            }
+        }
+    }
+
+    /// Removes every value and yields it with its key, in dense order. The
+    /// keys are invalidated at once; values not yet yielded are dropped
+    /// with the iterator.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// assert_eq!(table.drain().collect::<Vec<_>>(), [(key, 1)]);
+    /// assert!(table.is_empty());
+    /// ```
+    pub fn drain(&mut self) -> Drain<'_, T, K> {
+        self.sparse.clear();
+        self.keys.drain(..).zip(self.values.drain(..))
+    }
+
+    /// Iterates `(key, &value)` in dense order.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// assert_eq!(table.iter().collect::<Vec<_>>(), [(key, &1)]);
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> Iter<'_, T, K> {
+        self.keys.iter().copied().zip(self.values.iter())
+    }
+
+    /// Iterates `(key, &mut value)` in dense order.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// for (_, v) in table.iter_mut() {
+    ///     *v += 1;
+    /// }
+    /// assert_eq!(table[key], 2);
+    /// ```
+    #[inline]
+    pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
+        self.keys.iter().copied().zip(self.values.iter_mut())
+    }
+
+    /// Iterates the keys in dense order.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// assert_eq!(table.keys().collect::<Vec<_>>(), [key]);
+    /// ```
+    #[inline]
+    pub fn keys(&self) -> Keys<'_, K> {
+        self.keys.iter().copied()
+    }
+
+    /// Iterates the values in dense order: a slice iterator.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// table.extend([1, 2, 3]);
+    /// assert_eq!(table.values().sum::<i32>(), 6);
+    /// ```
+    #[inline]
+    pub fn values(&self) -> Values<'_, T> {
+        self.values.iter()
+    }
+
+    /// Iterates the values mutably in dense order: a slice iterator.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// table.extend([1, 2]);
+    /// table.values_mut().for_each(|v| *v *= 10);
+    /// assert_eq!(table.as_slice(), [10, 20]);
+    /// ```
+    #[inline]
+    pub fn values_mut(&mut self) -> ValuesMut<'_, T> {
+        self.values.iter_mut()
+    }
+
+    /// The values, packed, in dense order.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// table.extend([1, 2]);
+    /// assert_eq!(table.as_slice(), [1, 2]);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn as_slice(&self) -> &[T] {
+        &self.values
+    }
+
+    /// The values, packed, in dense order, mutably. Keys are unaffected.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// table.extend([1, 2]);
+    /// table.as_mut_slice()[0] = 7;
+    /// assert_eq!(table.as_slice(), [7, 2]);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        &mut self.values
+    }
+
+    /// The key of each value, in dense order.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// assert_eq!(table.key_slice(), [key]);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn key_slice(&self) -> &[K] {
+        &self.keys
+    }
+
+    /// Reorders the values (and their keys) so that dense position `i`
+    /// holds the value that was at `order[i]`, and points every key at its
+    /// value's new position. `order` is a permutation of `0..len`.
+    fn apply_order(&mut self, mut order: Vec<u32>) {
+        const DONE: u32 = u32::MAX;
+        for start in 0..order.len() {
+            if order[start] == DONE {
+                continue;
+            }
+            // Walk the cycle through `start`: each step pulls the value
+            // that belongs at `at` into place.
+            let mut at = start;
+            loop {
+                let from = order[at] as usize;
+                order[at] = DONE;
+                if from == start {
+                    break;
+                }
+                self.values.swap(at, from);
+                self.keys.swap(at, from);
+                at = from;
+            }
+        }
+        for position in 0..self.keys.len() {
+            self.set_position(self.keys[position], position);
+        }
+    }
+
+    /// The identity permutation of the dense positions.
+    fn identity_order(&self) -> Vec<u32> {
+        (0..self.values.len() as u32).collect()
+    }
+
+    /// Sorts the values with a comparator (stable) and keeps every key
+    /// pointing at its value. Use it to restore locality, for example by
+    /// sorting on a spatial cell. If `compare` panics, nothing moves.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let keys: Vec<_> = [3, 1, 2].into_iter().map(|v| table.insert(v)).collect();
+    /// table.sort_by(|a, b| a.cmp(b));
+    /// assert_eq!(table.as_slice(), [1, 2, 3]);
+    /// assert_eq!(table[keys[0]], 3);
+    /// ```
+    pub fn sort_by(&mut self, mut compare: impl FnMut(&T, &T) -> Ordering) {
+        let mut order = self.identity_order();
+        let values = &self.values;
+        order.sort_by(|&a, &b| compare(&values[a as usize], &values[b as usize]));
+        self.apply_order(order);
+    }
+
+    /// Sorts the values by a key function (stable); see
+    /// [`sort_by`](Self::sort_by).
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// table.extend([-3i32, 1, -2]);
+    /// table.sort_by_key(|v| v.abs());
+    /// assert_eq!(table.as_slice(), [1, -2, -3]);
+    /// ```
+    pub fn sort_by_key<S: Ord>(&mut self, mut sort_key: impl FnMut(&T) -> S) {
+        let mut order = self.identity_order();
+        let values = &self.values;
+        order.sort_by_key(|&a| sort_key(&values[a as usize]));
+        self.apply_order(order);
+    }
+
+    /// Sorts the values with a comparator (unstable, no allocation beyond
+    /// the permutation); see [`sort_by`](Self::sort_by).
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// table.extend([2, 3, 1]);
+    /// table.sort_unstable_by(|a, b| b.cmp(a));
+    /// assert_eq!(table.as_slice(), [3, 2, 1]);
+    /// ```
+    pub fn sort_unstable_by(&mut self, mut compare: impl FnMut(&T, &T) -> Ordering) {
+        let mut order = self.identity_order();
+        let values = &self.values;
+        order.sort_unstable_by(|&a, &b| compare(&values[a as usize], &values[b as usize]));
+        self.apply_order(order);
+    }
+
+    /// Builds a table from values, keyed in iteration order.
+    ///
+    /// ```
+    /// let table: handlekit::PackedTable<_> = handlekit::PackedTable::from_iter_values([1, 2]);
+    /// assert_eq!(table.as_slice(), [1, 2]);
+    /// ```
+    #[must_use]
+    pub fn from_iter_values(values: impl IntoIterator<Item = T>) -> Self {
+        let mut table = Self::default();
+        table.extend(values);
+        table
+    }
+
+    /// Checks the table's internal invariants and panics if one is broken.
+    /// O(slots). For tests and fuzzing; not part of the stable API.
+    #[doc(hidden)]
+    pub fn check_invariants(&self) {
+        self.sparse.check_invariants();
+        assert_eq!(
+            self.values.len(),
+            self.keys.len(),
+            "values and keys differ in length"
+        );
+        assert_eq!(
+            self.values.len(),
+            self.sparse.len(),
+            "dense and sparse disagree on len"
+        );
+        for (position, &key) in self.keys.iter().enumerate() {
+            assert_eq!(
+                self.position(key),
+                Some(position),
+                "key {key:?} does not point at its position"
+            );
+        }
+    }
+}
+
+impl<T, K: Key> Default for PackedTable<T, K> {
+    /// An empty table.
+    ///
+    /// ```
+    /// let table: handlekit::PackedTable<u8, handlekit::Id32> = Default::default();
+    /// assert!(table.is_empty());
+    /// ```
+    fn default() -> Self {
+        PackedTable {
+            sparse: SlotArena::new(KeyLimits::of::<K>()),
+            values: Vec::new(),
+            keys: Vec::new(),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T: Clone, K: Key> Clone for PackedTable<T, K> {
+    /// A copy with the same keys, order and free list.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// assert_eq!(table.clone()[key], 1);
+    /// ```
+    fn clone(&self) -> Self {
+        PackedTable {
+            sparse: self.sparse.clone(),
+            values: self.values.clone(),
+            keys: self.keys.clone(),
+            _key: PhantomData,
+        }
+    }
+
+    /// Makes `self` a copy of `source`, reusing its allocations. If a
+    /// `clone` panics, `self` is left empty.
+    ///
+    /// ```
+    /// let source: handlekit::PackedTable<_> = handlekit::PackedTable::from_iter_values([1, 2]);
+    /// let mut target = handlekit::PackedTable::new();
+    /// target.clone_from(&source);
+    /// assert_eq!(target.as_slice(), [1, 2]);
+    /// ```
+    fn clone_from(&mut self, source: &Self) {
+        /// Empties the table if a `clone` panics.
+        struct Guard<'a, T, K: Key>(&'a mut PackedTable<T, K>);
+        impl<T, K: Key> Drop for Guard<'_, T, K> {
+            fn drop(&mut self) {
+                self.0.clear();
+            }
+        }
+        let guard = Guard(self);
+        guard.0.values.clone_from(&source.values);
+        core::mem::forget(guard);
+        self.keys.clone_from(&source.keys);
+        self.sparse.clone_from(&source.sparse);
+    }
+}
+
+impl<T: fmt::Debug, K: Key> fmt::Debug for PackedTable<T, K> {
+    /// Formats as a map from key to value, in dense order.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// table.insert('a');
+    /// assert_eq!(format!("{table:?}"), "{Id(0v1): 'a'}");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<T: PartialEq, K: Key> PartialEq for PackedTable<T, K> {
+    /// Equal when the same keys hold equal values (order aside).
+    ///
+    /// ```
+    /// let a: handlekit::PackedTable<_> = handlekit::PackedTable::from_iter_values([1]);
+    /// assert_eq!(a, a.clone());
+    /// ```
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .all(|(key, value)| other.get(key) == Some(value))
+    }
+}
+
+impl<T: Eq, K: Key> Eq for PackedTable<T, K> {}
+
+impl<T, K: Key> Index<K> for PackedTable<T, K> {
+    type Output = T;
+
+    /// # Panics
+    ///
+    /// If `key` is stale or foreign; the message names the key.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// assert_eq!(table[key], 1);
+    /// ```
+    #[inline]
+    #[track_caller]
+    fn index(&self, key: K) -> &T {
+        match self.get(key) {
+            Some(value) => value,
+            None => invalid_key(key),
+        }
+    }
+}
+
+impl<T, K: Key> IndexMut<K> for PackedTable<T, K> {
+    /// # Panics
+    ///
+    /// If `key` is stale or foreign.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// table[key] += 1;
+    /// assert_eq!(table[key], 2);
+    /// ```
+    #[inline]
+    #[track_caller]
+    fn index_mut(&mut self, key: K) -> &mut T {
+        match self.get_mut(key) {
+            Some(value) => value,
+            None => invalid_key(key),
+        }
+    }
+}
+
+#[cold]
+#[track_caller]
+fn invalid_key<K: Key>(key: K) -> ! {
+    panic!("PackedTable: no live value for key {key:?} (stale, or from another table)")
+}
+
+impl<T, K: Key> Extend<T> for PackedTable<T, K> {
+    /// Inserts every value; the keys are discarded.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// table.extend([1, 2]);
+    /// assert_eq!(table.len(), 2);
+    /// ```
+    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
+        for value in values {
+            self.insert(value);
+        }
+    }
+}
+
+impl<'a, T, K: Key> IntoIterator for &'a PackedTable<T, K> {
+    type Item = (K, &'a T);
+    type IntoIter = Iter<'a, T, K>;
+
+    /// ```
+    /// let table: handlekit::PackedTable<_> = handlekit::PackedTable::from_iter_values([1]);
+    /// for (key, value) in &table {
+    ///     assert_eq!(table[key], *value);
+    /// }
+    /// ```
+    fn into_iter(self) -> Iter<'a, T, K> {
+        self.iter()
+    }
+}
+
+impl<'a, T, K: Key> IntoIterator for &'a mut PackedTable<T, K> {
+    type Item = (K, &'a mut T);
+    type IntoIter = IterMut<'a, T, K>;
+
+    /// ```
+    /// let mut table: handlekit::PackedTable<_> = handlekit::PackedTable::from_iter_values([1]);
+    /// for (_, value) in &mut table {
+    ///     *value = 2;
+    /// }
+    /// assert_eq!(table.as_slice(), [2]);
+    /// ```
+    fn into_iter(self) -> IterMut<'a, T, K> {
+        self.iter_mut()
+    }
+}
+
+impl<T, K: Key> IntoIterator for PackedTable<T, K> {
+    type Item = (K, T);
+    type IntoIter = IntoIter<T, K>;
+
+    /// ```
+    /// let table: handlekit::PackedTable<_> = handlekit::PackedTable::from_iter_values(["x"]);
+    /// assert_eq!(table.into_iter().map(|(_, v)| v).collect::<Vec<_>>(), ["x"]);
+    /// ```
+    fn into_iter(self) -> IntoIter<T, K> {
+        self.keys.into_iter().zip(self.values)
+    }
+}

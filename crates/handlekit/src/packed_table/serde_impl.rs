@@ -1,0 +1,81 @@
+//! Serde support: a table serializes as its reuse policy, its sparse slots
+//! (`(generation, Option<dense position>)`) and its values in dense order, so
+//! a round trip keeps every key, every stale key and the dense order.
+//! Deserialization checks that the positions are exactly `0..len`, once each.
+
+use alloc::vec::Vec;
+use core::marker::PhantomData;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::PackedTable;
+use crate::serde_util::{ArenaOf, ArenaRef};
+use crate::{Key, Reuse};
+
+#[derive(Serialize)]
+#[serde(rename = "PackedTable", bound(serialize = "T: Serialize"))]
+struct Repr<'a, T> {
+    reuse: Reuse,
+    slots: ArenaRef<'a, u32>,
+    values: &'a [T],
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "PackedTable", bound(deserialize = "T: Deserialize<'de>"))]
+struct Owned<T, K: Key> {
+    reuse: Reuse,
+    slots: ArenaOf<u32, K>,
+    values: Vec<T>,
+}
+
+impl<T: Serialize, K: Key> Serialize for PackedTable<T, K> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Repr {
+            reuse: self.sparse.reuse(),
+            slots: ArenaRef(&self.sparse),
+            values: &self.values,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for PackedTable<T, K> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Owned {
+            reuse,
+            slots,
+            values,
+        } = Owned::<T, K>::deserialize(deserializer)?;
+        let mut sparse = slots.0;
+        sparse.set_reuse(reuse);
+        if sparse.len() != values.len() {
+            return Err(D::Error::custom(format_args!(
+                "{} live slots but {} values",
+                sparse.len(),
+                values.len()
+            )));
+        }
+        // Every live slot must point at a distinct position below `len`.
+        let mut keys: Vec<Option<K>> = alloc::vec![None; values.len()];
+        for (index, generation, &position) in sparse.iter() {
+            let entry = keys.get_mut(position as usize).ok_or_else(|| {
+                D::Error::custom(format_args!("position {position} out of range"))
+            })?;
+            if entry.is_some() {
+                return Err(D::Error::custom(format_args!(
+                    "position {position} used twice"
+                )));
+            }
+            *entry = Some(PackedTable::<T, K>::key(index, generation));
+        }
+        // All `len` positions are filled: `len` live slots, none twice.
+        let keys = keys.into_iter().flatten().collect();
+        Ok(PackedTable {
+            sparse,
+            values,
+            keys,
+            _key: PhantomData,
+        })
+    }
+}
