@@ -1,7 +1,7 @@
 //! One trait over every container the runner compares, so each workload is
 //! written once and runs the same code on all of them.
 
-use handlekit::{Id, Id32, IdTable};
+use handlekit::{Id, Id32, IdTable, PackedTable};
 use std::collections::{BTreeMap, HashMap};
 
 /// A value type the workloads store: `u64`, or a 64-byte block.
@@ -113,6 +113,34 @@ macro_rules! idtable {
 
 idtable!("IdTable<Id>", Id);
 idtable!("IdTable<Id32>", Id32);
+
+impl<V: Value> Container<V> for PackedTable<V, Id> {
+    type Key = Id;
+    const NAME: &'static str = "PackedTable";
+    const FAMILY: Family = Family::Handlekit;
+    fn new() -> Self {
+        PackedTable::default()
+    }
+    #[inline]
+    fn insert(&mut self, value: V) -> Id {
+        PackedTable::insert(self, value)
+    }
+    #[inline]
+    fn get(&self, key: Id) -> Option<&V> {
+        PackedTable::get(self, key)
+    }
+    #[inline]
+    fn remove(&mut self, key: Id) -> Option<V> {
+        PackedTable::remove(self, key)
+    }
+    #[inline]
+    fn sum(&self) -> u64 {
+        self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
+    }
+    fn len(&self) -> usize {
+        PackedTable::len(self)
+    }
+}
 
 macro_rules! slotmap_like {
     ($name:literal, $ty:ident) => {

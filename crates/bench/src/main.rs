@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use containers::{BTreeIds, Blob64, Container, Family, HashIds, PlainVec, Value};
-use handlekit::{Id, Id32, IdTable};
+use handlekit::{Id, Id32, IdTable, PackedTable};
 use workloads::{Budget, Workload};
 
 #[global_allocator]
@@ -54,6 +54,7 @@ fn entries_for<V: Value>() -> Vec<Entry> {
     vec![
         entry::<V, IdTable<V, Id>>(),
         entry::<V, IdTable<V, Id32>>(),
+        entry::<V, PackedTable<V, Id>>(),
         entry::<V, slotmap::SlotMap<slotmap::DefaultKey, V>>(),
         entry::<V, slotmap::HopSlotMap<slotmap::DefaultKey, V>>(),
         entry::<V, slotmap::DenseSlotMap<slotmap::DefaultKey, V>>(),
