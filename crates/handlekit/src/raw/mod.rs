@@ -1,12 +1,18 @@
-//! The raw slot layer. Every line of `unsafe` in the crate lives under this
-//! module; the tables above it are safe code over its API.
+//! The raw slot layer. Every line of `unsafe` in the crate that touches slot
+//! memory lives under this module; the tables above it are safe code over
+//! its API.
 //!
 //! - [`slot`]: one slot, a generation-tagged union of value and free link;
 //! - [`bitset`]: the occupancy bitset and its word-at-a-time iterator;
-//! - [`arena`]: `SlotArena`, the array with holes that the tables share.
+//! - [`store`]: `SlotStore`, slots plus occupancy: lookup, iteration, drop,
+//!   clone;
+//! - [`arena`]: `SlotArena`, a store plus the free list, reuse policy and
+//!   retirement, shared by the tables that issue keys.
 
 pub(crate) mod arena;
 pub(crate) mod bitset;
 pub(crate) mod slot;
+pub(crate) mod store;
 
-pub(crate) use arena::{KeyLimits, RawIter, RawIterMut, SlotArena};
+pub(crate) use arena::{KeyLimits, SlotArena};
+pub(crate) use store::{RawIter, RawIterMut};

@@ -1,0 +1,536 @@
+//! `SlotStore`: slots plus an occupancy bitset and a count. It knows how to
+//! find, iterate, take out, drop and clone values, but not which slot to use
+//! next: that is the free list's business (`SlotArena`), or the caller's
+//! (a secondary map puts values at the index of a foreign key).
+
+use alloc::collections::TryReserveError;
+use alloc::vec::Vec;
+use core::marker::PhantomData;
+use core::mem;
+
+use super::bitset::{BitIter, Occupancy, WORD_BITS};
+use super::slot::{Slot, NO_SLOT};
+
+/// Slots, which of them hold values, and how many do.
+pub(crate) struct SlotStore<T> {
+    /// The slots.
+    slots: Vec<Slot<T>>,
+    /// Invariant: bit `i` is set iff `slots[i]` is occupied, the bitset
+    /// covers every slot, and no bit at or past `slots.len()` is set.
+    occupied: Occupancy,
+    /// Number of occupied slots (set bits in `occupied`).
+    len: usize,
+}
+
+impl<T> SlotStore<T> {
+    #[inline]
+    pub(crate) const fn new() -> Self {
+        SlotStore {
+            slots: Vec::new(),
+            occupied: Occupancy::new(),
+            len: 0,
+        }
+    }
+
+    /// An empty store with room for `capacity` slots.
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        SlotStore {
+            slots: Vec::with_capacity(capacity),
+            occupied: Occupancy::with_capacity(capacity),
+            len: 0,
+        }
+    }
+
+    /// Occupied slots.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// All slots, occupied or not.
+    #[inline]
+    pub(crate) fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Slots the allocation can hold.
+    #[inline]
+    pub(crate) fn slot_capacity(&self) -> usize {
+        self.slots.capacity()
+    }
+
+    /// Makes room for `additional` more slots.
+    pub(crate) fn try_reserve_slots(&mut self, additional: usize) -> Result<(), TryReserveError> {
+        self.slots.try_reserve(additional)?;
+        self.occupied
+            .try_reserve_for(self.slots.len().saturating_add(additional))
+    }
+
+    /// Extends the bitset to cover `slots` slots, so appends up to there
+    /// never reallocate it.
+    pub(crate) fn cover_bits(&mut self, slots: usize) {
+        self.occupied.grow_to(slots);
+    }
+
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.slots.shrink_to_fit();
+        self.occupied.shrink_to_fit();
+    }
+
+    /// The slot at `index`.
+    #[inline]
+    pub(crate) fn slot(&self, index: usize) -> Option<&Slot<T>> {
+        self.slots.get(index)
+    }
+
+    /// The slot at `index`, for its free-list link. A slot's state cannot
+    /// be changed through `&mut Slot` from outside the raw layer.
+    #[inline]
+    pub(crate) fn slot_mut(&mut self, index: usize) -> Option<&mut Slot<T>> {
+        self.slots.get_mut(index)
+    }
+
+    #[inline]
+    pub(crate) fn contains(&self, index: usize, generation: u32) -> bool {
+        self.slots
+            .get(index)
+            .is_some_and(|slot| slot.matches(generation))
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, index: usize, generation: u32) -> Option<&T> {
+        self.slots.get(index)?.get_if(generation)
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
+        self.slots.get_mut(index)?.get_mut_if(generation)
+    }
+
+    /// The value in slot `index`.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must exist and be occupied.
+    #[inline]
+    pub(crate) unsafe fn get_unchecked(&self, index: usize) -> &T {
+        debug_assert!(self.slots.get(index).is_some_and(Slot::is_occupied));
+        // SAFETY: the caller guarantees slot `index` exists and is occupied.
+        unsafe { self.slots.get_unchecked(index).value_unchecked() }
+    }
+
+    /// The value in slot `index`.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must exist and be occupied.
+    #[inline]
+    pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
+        debug_assert!(self.slots.get(index).is_some_and(Slot::is_occupied));
+        // SAFETY: the caller guarantees slot `index` exists and is occupied.
+        unsafe { self.slots.get_unchecked_mut(index).value_unchecked_mut() }
+    }
+
+    /// Mutable references to `N` distinct live values, or `None` if any
+    /// `(index, generation)` is not live or two name the same slot.
+    pub(crate) fn get_disjoint_mut<const N: usize>(
+        &mut self,
+        keys: [(usize, u32); N],
+    ) -> Option<[&mut T; N]> {
+        for (n, &(index, generation)) in keys.iter().enumerate() {
+            if !self.contains(index, generation) {
+                return None;
+            }
+            // Two live keys with one index are the same key.
+            if keys[..n].iter().any(|&(other, _)| other == index) {
+                return None;
+            }
+        }
+        let base = self.slots.as_mut_ptr();
+        // SAFETY: every index is in bounds and occupied (checked above) and
+        // the indices are pairwise distinct, so the references are to
+        // distinct initialized values, derived from one pointer without
+        // intermediate references to the slots. `&mut self` is held for the
+        // references' lifetime.
+        Some(core::array::from_fn(|n| unsafe {
+            &mut *Slot::value_ptr(base.add(keys[n].0))
+        }))
+    }
+
+    /// Appends an occupied slot holding `make(index)` with `generation`,
+    /// and returns its index. If `make` panics, nothing changes.
+    #[inline(always)]
+    pub(crate) fn push_occupied_with(
+        &mut self,
+        generation: u32,
+        make: impl FnOnce(usize) -> T,
+    ) -> usize {
+        let index = self.slots.len();
+        let value = make(index);
+        // The bitset covers every slot, so it only needs a new word when
+        // the index starts one.
+        if index % WORD_BITS == 0 {
+            self.occupied.grow_to(index + 1);
+        }
+        self.slots.push(Slot::new_occupied(generation, value));
+        self.occupied.insert(index);
+        self.len += 1;
+        index
+    }
+
+    /// Appends a vacant slot whose last occupant had `generation`.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn push_vacant(&mut self, generation: u32, next_free: u32) {
+        let index = self.slots.len();
+        self.occupied.grow_to(index + 1);
+        self.slots.push(Slot::new_vacant(generation, next_free));
+    }
+
+    /// Puts `value` into vacant slot `index` with `generation`.
+    ///
+    /// # Panics
+    ///
+    /// If the slot does not exist. (Occupying an occupied slot is a bug
+    /// that would leak its value; debug builds assert against it.)
+    #[inline(always)]
+    pub(crate) fn occupy(&mut self, index: usize, generation: u32, value: T) {
+        self.slots[index].occupy(generation, value);
+        self.occupied.insert(index);
+        self.len += 1;
+    }
+
+    /// Takes the value out of slot `index`, leaving it vacant with its
+    /// generation kept as "last" and the free-list link `next_free`.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must exist and be occupied.
+    #[inline(always)]
+    pub(crate) unsafe fn vacate(&mut self, index: usize, next_free: u32) -> T {
+        debug_assert!(self.slots.get(index).is_some_and(Slot::is_occupied));
+        // SAFETY: the caller guarantees the slot exists and is occupied.
+        let value = unsafe { self.slots.get_unchecked_mut(index).vacate(next_free) };
+        self.occupied.remove(index);
+        self.len -= 1;
+        value
+    }
+
+    /// The lowest occupied index at or after `from`.
+    #[inline]
+    pub(crate) fn next_occupied(&self, from: usize) -> Option<usize> {
+        self.occupied.next_set(from)
+    }
+
+    /// Calls `visit(index, generation, &mut value)` for every value in index
+    /// order; whenever it returns `false`, calls `evict(self, index)`, which
+    /// must vacate that slot (and may do free-list work). If either panics,
+    /// the values not yet visited stay in place.
+    pub(crate) fn retain_with<S: AsMut<Self>>(
+        owner: &mut S,
+        mut visit: impl FnMut(usize, u32, &mut T) -> bool,
+        mut evict: impl FnMut(&mut S, usize),
+    ) {
+        let words = owner.as_mut().occupied.words().len();
+        for word_index in 0..words {
+            let mut word = owner.as_mut().occupied.words()[word_index];
+            while word != 0 {
+                let index = word_index * WORD_BITS + word.trailing_zeros() as usize;
+                word &= word - 1;
+                let slot = &mut owner.as_mut().slots[index];
+                let generation = slot.generation();
+                // SAFETY: the bit was set, so the slot is occupied, and no
+                // earlier step of this loop vacated it (each index is
+                // visited once).
+                let value = unsafe { slot.value_unchecked_mut() };
+                if !visit(index, generation, value) {
+                    evict(owner, index);
+                }
+            }
+        }
+    }
+
+    /// Drops every value, leaving the slots vacant with their generations
+    /// and no free-list links. If a `Drop` panics, the others are still
+    /// dropped and the panic then propagates (a second panic aborts, as for
+    /// `Vec`).
+    pub(crate) fn drop_values(&mut self) {
+        /// Keeps dropping if a value's `Drop` panics.
+        struct Guard<'a, T>(&'a mut SlotStore<T>);
+        impl<T> Drop for Guard<'_, T> {
+            fn drop(&mut self) {
+                self.0.drop_values_unguarded();
+            }
+        }
+        let guard = Guard(self);
+        guard.0.drop_values_unguarded();
+        mem::forget(guard);
+    }
+
+    /// Drops every value; a panicking `Drop` stops it with the rest still
+    /// in place and consistent.
+    fn drop_values_unguarded(&mut self) {
+        let mut from = 0;
+        while let Some(index) = self.occupied.next_set(from) {
+            from = index + 1;
+            // SAFETY: the bit was set, so the slot exists and is occupied;
+            // it is marked vacant before the value is dropped, so a panic in
+            // `Drop` cannot lead to a second drop.
+            drop(unsafe { self.vacate(index, NO_SLOT) });
+        }
+    }
+
+    /// Drops every value and forgets every slot.
+    pub(crate) fn reset(&mut self) {
+        self.drop_values();
+        self.slots.clear();
+        self.occupied.clear();
+    }
+
+    /// Iterates the live values in index order.
+    #[inline]
+    pub(crate) fn iter(&self) -> RawIter<'_, T> {
+        RawCursor {
+            bits: BitIter::new(self.occupied.words(), self.len),
+            access: Shared(&self.slots),
+        }
+    }
+
+    /// Iterates the live values in index order, mutably.
+    #[inline]
+    pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T> {
+        RawCursor {
+            bits: BitIter::new(self.occupied.words(), self.len),
+            access: Exclusive {
+                len: self.slots.len(),
+                slots: self.slots.as_mut_ptr(),
+                _marker: PhantomData,
+            },
+        }
+    }
+
+    /// The slots, for code that walks them all (parallel iteration,
+    /// serialization). Exposes only safe accessors.
+    #[inline]
+    #[cfg(any(feature = "serde", feature = "rayon"))]
+    pub(crate) fn slots(&self) -> &[Slot<T>] {
+        &self.slots
+    }
+
+    /// The slots, mutably. The state of a slot cannot be changed through
+    /// this; only values can be reached.
+    #[inline]
+    #[cfg(feature = "rayon")]
+    pub(crate) fn slots_mut(&mut self) -> &mut [Slot<T>] {
+        &mut self.slots
+    }
+
+    /// Checks the storage invariants; panics on the first one broken.
+    pub(crate) fn check_invariants(&self) {
+        let mut occupied = 0;
+        for (index, slot) in self.slots.iter().enumerate() {
+            assert_eq!(
+                slot.is_occupied(),
+                self.occupied.contains(index),
+                "occupancy bit of slot {index} disagrees with its state"
+            );
+            if slot.is_occupied() {
+                assert!(
+                    slot.generation() >= 1,
+                    "occupied slot {index} has generation 0"
+                );
+                occupied += 1;
+            }
+        }
+        assert!(
+            self.occupied.next_set(self.slots.len()).is_none(),
+            "occupancy bit set past the last slot"
+        );
+        assert!(
+            self.occupied.words().len() * WORD_BITS >= self.slots.len(),
+            "the bitset does not cover every slot"
+        );
+        assert_eq!(occupied, self.len, "len disagrees with the occupied slots");
+    }
+}
+
+impl<T> AsMut<SlotStore<T>> for SlotStore<T> {
+    fn as_mut(&mut self) -> &mut SlotStore<T> {
+        self
+    }
+}
+
+impl<T> Drop for SlotStore<T> {
+    fn drop(&mut self) {
+        if mem::needs_drop::<T>() {
+            self.drop_values();
+        }
+    }
+}
+
+impl<T: Clone> SlotStore<T> {
+    /// Appends clones of `source`'s slots (free-list links included) to
+    /// this empty store. If a `clone` panics, this store holds the slots
+    /// cloned so far, consistent, and drops their values normally.
+    pub(crate) fn clone_slots_from(&mut self, source: &Self) {
+        debug_assert!(self.slots.is_empty() && self.len == 0);
+        self.slots.reserve(source.slots.len());
+        self.occupied.grow_to(source.slots.len());
+        for (index, slot) in source.slots.iter().enumerate() {
+            self.slots.push(slot.clone());
+            if slot.is_occupied() {
+                self.occupied.insert(index);
+                self.len += 1;
+            }
+        }
+    }
+}
+
+impl<T: Clone> Clone for SlotStore<T> {
+    fn clone(&self) -> Self {
+        let mut out = SlotStore::new();
+        out.clone_slots_from(self);
+        out
+    }
+}
+
+/// How a [`RawCursor`] reaches the slots: shared or exclusive.
+///
+/// # Safety
+///
+/// `item` may only be called with indices that are in bounds and name
+/// occupied slots, each at most once for an exclusive access.
+pub(crate) unsafe trait SlotAccess<'a> {
+    /// What the cursor yields for a value.
+    type Value;
+
+    /// The generation and value of slot `index`.
+    ///
+    /// # Safety
+    ///
+    /// `index` is in bounds and occupied, and (for exclusive access) not
+    /// yielded before.
+    unsafe fn item(&self, index: usize) -> (u32, Self::Value);
+}
+
+/// Shared access to a slot array.
+pub(crate) struct Shared<'a, T>(&'a [Slot<T>]);
+
+impl<T> Clone for Shared<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Shared<'_, T> {}
+
+// SAFETY: shared references to occupied slots' values; any number may
+// coexist.
+unsafe impl<'a, T> SlotAccess<'a> for Shared<'a, T> {
+    type Value = &'a T;
+
+    #[inline]
+    unsafe fn item(&self, index: usize) -> (u32, &'a T) {
+        debug_assert!(index < self.0.len());
+        // SAFETY: the caller guarantees `index` is in bounds.
+        let slot = unsafe { self.0.get_unchecked(index) };
+        // SAFETY: the caller guarantees the slot is occupied.
+        (slot.generation(), unsafe { slot.value_unchecked() })
+    }
+}
+
+/// Exclusive access to a slot array borrowed mutably for `'a`. Deliberately
+/// not `Clone`: two copies could hand out the same `&mut T`.
+pub(crate) struct Exclusive<'a, T> {
+    /// Start of the array; derived from a `&'a mut [Slot<T>]`.
+    slots: *mut Slot<T>,
+    len: usize,
+    _marker: PhantomData<&'a mut [Slot<T>]>,
+}
+
+// SAFETY: `Exclusive` is a `&mut [Slot<T>]` in disguise: it hands out
+// `&mut T` to distinct slots, so it may cross threads when `T: Send`.
+unsafe impl<T: Send> Send for Exclusive<'_, T> {}
+// SAFETY: shared access to it gives no access to the values.
+unsafe impl<T: Sync> Sync for Exclusive<'_, T> {}
+
+// SAFETY: each index is yielded at most once (the trait's contract), so the
+// `&mut T` handed out never alias; they are derived from the raw pointer
+// without a reference to the whole array, so earlier ones stay valid.
+unsafe impl<'a, T> SlotAccess<'a> for Exclusive<'a, T> {
+    type Value = &'a mut T;
+
+    #[inline]
+    unsafe fn item(&self, index: usize) -> (u32, &'a mut T) {
+        debug_assert!(index < self.len);
+        // SAFETY: the caller guarantees `index` is in bounds, occupied and
+        // not yielded before.
+        unsafe {
+            let slot = self.slots.add(index);
+            let generation = (*slot).generation();
+            (generation, &mut *Slot::value_ptr(slot))
+        }
+    }
+}
+
+/// Iterates live values in index order as `(index, generation, value)`.
+pub(crate) struct RawCursor<'a, A> {
+    bits: BitIter<'a>,
+    /// Invariant: every index `bits` yields is in bounds and names an
+    /// occupied slot (the invariant on `SlotStore::occupied`), each once.
+    access: A,
+}
+
+/// Shared iteration.
+pub(crate) type RawIter<'a, T> = RawCursor<'a, Shared<'a, T>>;
+/// Exclusive iteration.
+pub(crate) type RawIterMut<'a, T> = RawCursor<'a, Exclusive<'a, T>>;
+
+impl<A: Clone> Clone for RawCursor<'_, A> {
+    fn clone(&self) -> Self {
+        RawCursor {
+            bits: self.bits.clone(),
+            access: self.access.clone(),
+        }
+    }
+}
+
+impl<'a, A: SlotAccess<'a>> RawCursor<'a, A> {
+    /// Live values left.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.bits.len()
+    }
+
+    /// Folds over the remaining values with the word-at-a-time fast path.
+    #[inline]
+    pub(crate) fn fold_items<B>(
+        self,
+        init: B,
+        mut f: impl FnMut(B, (usize, u32, A::Value)) -> B,
+    ) -> B {
+        let access = &self.access;
+        self.bits.fold_indices(init, |acc, index| {
+            // SAFETY: `index` comes from the bitset (the invariant on
+            // `access`), and `fold_indices` yields each index once.
+            let (generation, value) = unsafe { access.item(index) };
+            f(acc, (index, generation, value))
+        })
+    }
+}
+
+impl<'a, A: SlotAccess<'a>> Iterator for RawCursor<'a, A> {
+    type Item = (usize, u32, A::Value);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let index = self.bits.next_index()?;
+        // SAFETY: `index` comes from the bitset (the invariant on `access`),
+        // and `next_index` yields each index once.
+        let (generation, value) = unsafe { self.access.item(index) };
+        Some((index, generation, value))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.bits.len(), Some(self.bits.len()))
+    }
+}
