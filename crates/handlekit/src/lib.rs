@@ -99,6 +99,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+mod dense;
 mod error;
 pub mod id_table;
 mod key;
@@ -107,6 +108,7 @@ mod raw;
 mod reuse;
 #[cfg(feature = "serde")]
 mod serde_util;
+mod slot_iter;
 
 pub use error::CapacityError;
 pub use id_table::IdTable;

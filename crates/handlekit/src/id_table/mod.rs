@@ -6,7 +6,9 @@ use core::iter::FusedIterator;
 use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
 
-use crate::raw::{KeyLimits, RawIter, RawIterMut, SlotArena};
+use crate::raw::{KeyLimits, SlotArena};
+use crate::slot_iter::table_key;
+pub use crate::slot_iter::{Iter, IterMut, Keys, Values, ValuesMut};
 use crate::{CapacityError, Id, Key, Reuse};
 
 #[cfg(feature = "rayon")]
@@ -89,12 +91,9 @@ impl<T> IdTable<T, Id> {
 }
 
 impl<T, K: Key> IdTable<T, K> {
-    /// The key for a slot index and generation the arena issued. Indices
-    /// fit in `u32` (the arena's invariant) and generations are in range.
     #[inline]
     fn key(index: usize, generation: u32) -> K {
-        debug_assert!(K::from_parts(index, generation).is_some());
-        K::__from_table_parts(index as u32, generation)
+        table_key(index, generation)
     }
 
     /// Creates an empty table with room for `capacity` values.
@@ -534,10 +533,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// ```
     #[inline]
     pub fn iter(&self) -> Iter<'_, T, K> {
-        Iter {
-            raw: self.arena.iter(),
-            _key: PhantomData,
-        }
+        Iter::new(self.arena.iter())
     }
 
     /// Iterates `(key, &mut value)` in slot order.
@@ -552,10 +548,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// ```
     #[inline]
     pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
-        IterMut {
-            raw: self.arena.iter_mut(),
-            _key: PhantomData,
-        }
+        IterMut::new(self.arena.iter_mut())
     }
 
     /// Iterates the keys of the live values, in slot order.
@@ -567,7 +560,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// ```
     #[inline]
     pub fn keys(&self) -> Keys<'_, T, K> {
-        Keys { inner: self.iter() }
+        Keys::new(self.arena.iter())
     }
 
     /// Iterates the live values, in slot order.
@@ -580,9 +573,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// ```
     #[inline]
     pub fn values(&self) -> Values<'_, T> {
-        Values {
-            raw: self.arena.iter(),
-        }
+        Values::new(self.arena.iter())
     }
 
     /// Iterates the live values mutably, in slot order.
@@ -595,9 +586,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// ```
     #[inline]
     pub fn values_mut(&mut self) -> ValuesMut<'_, T> {
-        ValuesMut {
-            raw: self.arena.iter_mut(),
-        }
+        ValuesMut::new(self.arena.iter_mut())
     }
 }
 
@@ -817,206 +806,6 @@ impl<T, K: Key> IntoIterator for IdTable<T, K> {
     }
 }
 
-/// Generates the `Iterator` plumbing shared by the table iterators: exact
-/// size, fusing, and a `fold` that takes the word-at-a-time fast path.
-macro_rules! raw_iterator {
-    ($name:ident<$($lt:lifetime,)? $($param:ident $(: $bound:path)?),*>, $item:ty, |$index:ident, $generation:ident, $value:ident| $map:expr) => {
-        impl<$($lt,)? $($param $(: $bound)?),*> Iterator for $name<$($lt,)? $($param),*> {
-            type Item = $item;
-
-            #[inline]
-            fn next(&mut self) -> Option<$item> {
-                let ($index, $generation, $value) = self.raw.next()?;
-                Some($map)
-            }
-
-            #[inline]
-            fn size_hint(&self) -> (usize, Option<usize>) {
-                (self.raw.len(), Some(self.raw.len()))
-            }
-
-            #[inline]
-            fn count(self) -> usize {
-                self.raw.len()
-            }
-
-            #[inline]
-            fn fold<B, F: FnMut(B, $item) -> B>(self, init: B, mut f: F) -> B {
-                self.raw
-                    .fold_items(init, |acc, ($index, $generation, $value)| f(acc, $map))
-            }
-        }
-
-        impl<$($lt,)? $($param $(: $bound)?),*> ExactSizeIterator for $name<$($lt,)? $($param),*> {
-            #[inline]
-            fn len(&self) -> usize {
-                self.raw.len()
-            }
-        }
-
-        impl<$($lt,)? $($param $(: $bound)?),*> FusedIterator for $name<$($lt,)? $($param),*> {}
-    };
-}
-
-/// Iterator over `(key, &value)`; see [`IdTable::iter`].
-pub struct Iter<'a, T, K: Key = Id> {
-    raw: RawIter<'a, T>,
-    _key: PhantomData<fn(K) -> K>,
-}
-
-raw_iterator!(
-    Iter<'a, T, K: Key>,
-    (K, &'a T),
-    |index, generation, value| (IdTable::<T, K>::key(index, generation), value)
-);
-
-impl<T, K: Key> Clone for Iter<'_, T, K> {
-    fn clone(&self) -> Self {
-        Iter {
-            raw: self.raw.clone(),
-            _key: PhantomData,
-        }
-    }
-}
-
-impl<T: fmt::Debug, K: Key> fmt::Debug for Iter<'_, T, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
-
-/// Iterator over `(key, &mut value)`; see [`IdTable::iter_mut`].
-pub struct IterMut<'a, T, K: Key = Id> {
-    raw: RawIterMut<'a, T>,
-    _key: PhantomData<fn(K) -> K>,
-}
-
-raw_iterator!(
-    IterMut<'a, T, K: Key>,
-    (K, &'a mut T),
-    |index, generation, value| (IdTable::<T, K>::key(index, generation), value)
-);
-
-impl<T, K: Key> fmt::Debug for IterMut<'_, T, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("IterMut")
-            .field("remaining", &self.raw.len())
-            .finish()
-    }
-}
-
-/// Iterator over the live values; see [`IdTable::values`].
-pub struct Values<'a, T> {
-    raw: RawIter<'a, T>,
-}
-
-raw_iterator!(Values<'a, T>, &'a T, |_index, _generation, value| value);
-
-impl<T> Clone for Values<'_, T> {
-    fn clone(&self) -> Self {
-        Values {
-            raw: self.raw.clone(),
-        }
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for Values<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
-
-/// Iterator over the live values, mutably; see [`IdTable::values_mut`].
-pub struct ValuesMut<'a, T> {
-    raw: RawIterMut<'a, T>,
-}
-
-raw_iterator!(ValuesMut<'a, T>, &'a mut T, |_index, _generation, value| {
-    value
-});
-
-impl<T> fmt::Debug for ValuesMut<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ValuesMut")
-            .field("remaining", &self.raw.len())
-            .finish()
-    }
-}
-
-/// Iterator over the keys of live values; see [`IdTable::keys`].
-pub struct Keys<'a, T, K: Key = Id> {
-    inner: Iter<'a, T, K>,
-}
-
-impl<T, K: Key> Iterator for Keys<'_, T, K> {
-    type Item = K;
-
-    #[inline]
-    fn next(&mut self) -> Option<K> {
-        self.inner.next().map(|(key, _)| key)
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.inner.size_hint()
-    }
-
-    #[inline]
-    fn fold<B, F: FnMut(B, K) -> B>(self, init: B, mut f: F) -> B {
-        self.inner.fold(init, |acc, (key, _)| f(acc, key))
-    }
-}
-
-impl<T, K: Key> ExactSizeIterator for Keys<'_, T, K> {}
-impl<T, K: Key> FusedIterator for Keys<'_, T, K> {}
-
-impl<T, K: Key> Clone for Keys<'_, T, K> {
-    fn clone(&self) -> Self {
-        Keys {
-            inner: self.inner.clone(),
-        }
-    }
-}
-
-impl<T, K: Key> fmt::Debug for Keys<'_, T, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
-
-/// Generates the `Iterator` impls of the iterators that remove values as
-/// they go (`Drain`, `IntoIter`): both walk the arena with `take_next`.
-macro_rules! taking_iterator {
-    ($name:ident<$($lt:lifetime,)? T, K>) => {
-        impl<$($lt,)? T, K: Key> Iterator for $name<$($lt,)? T, K> {
-            type Item = (K, T);
-
-            #[inline]
-            fn next(&mut self) -> Option<(K, T)> {
-                let (index, generation, value) = self.arena.take_next(self.next)?;
-                self.next = index + 1;
-                Some((IdTable::<T, K>::key(index, generation), value))
-            }
-
-            #[inline]
-            fn size_hint(&self) -> (usize, Option<usize>) {
-                (self.arena.len(), Some(self.arena.len()))
-            }
-        }
-
-        impl<$($lt,)? T, K: Key> ExactSizeIterator for $name<$($lt,)? T, K> {}
-        impl<$($lt,)? T, K: Key> FusedIterator for $name<$($lt,)? T, K> {}
-
-        impl<$($lt,)? T, K: Key> fmt::Debug for $name<$($lt,)? T, K> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_struct(stringify!($name))
-                    .field("remaining", &self.arena.len())
-                    .finish()
-            }
-        }
-    };
-}
-
 /// Removing iterator over `(key, value)`; see [`IdTable::drain`].
 pub struct Drain<'a, T, K: Key = Id> {
     arena: &'a mut SlotArena<T>,
@@ -1025,7 +814,7 @@ pub struct Drain<'a, T, K: Key = Id> {
     _key: PhantomData<fn(K) -> K>,
 }
 
-taking_iterator!(Drain<'a, T, K>);
+crate::slot_iter::taking_iterator!(Drain<'a, T, K>);
 
 impl<T, K: Key> Drop for Drain<'_, T, K> {
     fn drop(&mut self) {
@@ -1041,4 +830,4 @@ pub struct IntoIter<T, K: Key = Id> {
     _key: PhantomData<fn(K) -> K>,
 }
 
-taking_iterator!(IntoIter<T, K>);
+crate::slot_iter::taking_iterator!(IntoIter<T, K>);

@@ -1,15 +1,15 @@
 //! [`PackedTable`]: values packed tight in one array, reached through a
 //! generational index, and its iterator types.
 
-use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::fmt;
 use core::iter::{Copied, Zip};
-use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
 use core::slice;
 
+use crate::dense::{Dense, Positions};
 use crate::raw::{KeyLimits, SlotArena};
+use crate::slot_iter::table_key;
 use crate::{CapacityError, Id, Key, Reuse};
 
 #[cfg(feature = "rayon")]
@@ -80,15 +80,12 @@ pub type IntoIter<T, K = Id> = Zip<alloc::vec::IntoIter<K>, alloc::vec::IntoIter
 /// ```
 pub struct PackedTable<T, K: Key = Id> {
     /// One entry per slot; an occupied entry holds the dense position of its
-    /// value. Invariant: the live entries are exactly `keys`, and the entry
-    /// of `keys[p]` holds `p`.
+    /// value. Invariant: the live entries are exactly `dense.keys`, and the
+    /// entry of `dense.keys[p]` holds `p`.
     sparse: SlotArena<u32>,
-    /// The values, packed. Invariant: `values.len() == keys.len() ==
+    /// The values, packed, with their keys. Invariant: `dense.len() ==
     /// sparse.len()`.
-    values: Vec<T>,
-    /// The key of each value, in the same order.
-    keys: Vec<K>,
-    _key: PhantomData<fn(K) -> K>,
+    dense: Dense<K, T>,
 }
 
 impl<T> PackedTable<T, Id> {
@@ -104,9 +101,7 @@ impl<T> PackedTable<T, Id> {
     pub const fn new() -> Self {
         PackedTable {
             sparse: SlotArena::new(KeyLimits::of::<Id>()),
-            values: Vec::new(),
-            keys: Vec::new(),
-            _key: PhantomData,
+            dense: Dense::new(),
         }
     }
 }
@@ -114,8 +109,7 @@ impl<T> PackedTable<T, Id> {
 impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     fn key(index: usize, generation: u32) -> K {
-        debug_assert!(K::from_parts(index, generation).is_some());
-        K::__from_table_parts(index as u32, generation)
+        table_key(index, generation)
     }
 
     /// Creates an empty table with room for `capacity` values.
@@ -129,9 +123,7 @@ impl<T, K: Key> PackedTable<T, K> {
         let sparse = SlotArena::with_capacity(KeyLimits::of::<K>(), capacity);
         PackedTable {
             sparse,
-            values: Vec::with_capacity(capacity),
-            keys: Vec::with_capacity(capacity),
-            _key: PhantomData,
+            dense: Dense::with_capacity(capacity),
         }
     }
 
@@ -166,9 +158,7 @@ impl<T, K: Key> PackedTable<T, K> {
     pub fn with_fixed_capacity(capacity: usize) -> Self {
         PackedTable {
             sparse: SlotArena::with_fixed_capacity(KeyLimits::of::<K>(), capacity),
-            values: Vec::with_capacity(capacity),
-            keys: Vec::with_capacity(capacity),
-            _key: PhantomData,
+            dense: Dense::with_capacity(capacity),
         }
     }
 
@@ -203,7 +193,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.dense.values.len()
     }
 
     /// Whether the table holds no values.
@@ -214,7 +204,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.dense.values.is_empty()
     }
 
     /// The number of values the table can hold without reallocating.
@@ -227,8 +217,8 @@ impl<T, K: Key> PackedTable<T, K> {
     pub fn capacity(&self) -> usize {
         self.sparse
             .capacity()
-            .min(self.values.capacity())
-            .min(self.keys.capacity())
+            .min(self.dense.values.capacity())
+            .min(self.dense.keys.capacity())
     }
 
     /// The number of slots retired because their generation ran out; see
@@ -271,10 +261,12 @@ impl<T, K: Key> PackedTable<T, K> {
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
         self.sparse.try_reserve(additional)?;
         if self.sparse.fixed_capacity().is_none() {
-            self.values
+            self.dense
+                .values
                 .try_reserve(additional)
                 .map_err(|_| CapacityError::alloc())?;
-            self.keys
+            self.dense
+                .keys
                 .try_reserve(additional)
                 .map_err(|_| CapacityError::alloc())?;
         }
@@ -292,8 +284,8 @@ impl<T, K: Key> PackedTable<T, K> {
     pub fn shrink_to_fit(&mut self) {
         if self.sparse.fixed_capacity().is_none() {
             self.sparse.shrink_to_fit();
-            self.values.shrink_to_fit();
-            self.keys.shrink_to_fit();
+            self.dense.values.shrink_to_fit();
+            self.dense.keys.shrink_to_fit();
         }
     }
 
@@ -310,8 +302,7 @@ impl<T, K: Key> PackedTable<T, K> {
         // Invalidate the keys first, so a panicking `Drop` below leaves a
         // consistent (empty) table.
         self.sparse.clear();
-        self.keys.clear();
-        self.values.clear();
+        self.dense.clear();
     }
 
     /// Inserts a value at the end of the dense array and returns its key.
@@ -367,9 +358,8 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     fn try_insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> Result<K, CapacityError> {
         // Make room first, so nothing can fail once the slot is taken.
-        self.values.reserve(1);
-        self.keys.reserve(1);
-        let position = self.values.len() as u32;
+        self.dense.reserve_one();
+        let position = self.dense.len() as u32;
         let mut value = None;
         let (index, generation) = self.sparse.try_insert_with(|index, generation| {
             value = Some(make(Self::key(index, generation)));
@@ -377,8 +367,7 @@ impl<T, K: Key> PackedTable<T, K> {
         })?;
         let key = Self::key(index, generation);
         if let Some(value) = value {
-            self.values.push(value);
-            self.keys.push(key);
+            self.dense.push(key, value);
         }
         Ok(key)
     }
@@ -424,7 +413,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn get(&self, key: K) -> Option<&T> {
-        self.values.get(self.position(key)?)
+        self.dense.values.get(self.position(key)?)
     }
 
     /// The value for `key`, mutably.
@@ -439,7 +428,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[must_use]
     pub fn get_mut(&mut self, key: K) -> Option<&mut T> {
         let position = self.position(key)?;
-        self.values.get_mut(position)
+        self.dense.values.get_mut(position)
     }
 
     /// The value for `key`, without checking the key's generation.
@@ -464,7 +453,7 @@ impl<T, K: Key> PackedTable<T, K> {
         // SAFETY: the caller guarantees `key` is live, so its sparse slot
         // exists and is occupied.
         let position = unsafe { *self.sparse.get_unchecked(key.index()) };
-        &self.values[position as usize]
+        &self.dense.values[position as usize]
     }
 
     /// The value for `key`, mutably, without checking the key's generation.
@@ -489,7 +478,7 @@ impl<T, K: Key> PackedTable<T, K> {
         );
         // SAFETY: the caller guarantees `key` is live.
         let position = unsafe { *self.sparse.get_unchecked(key.index()) };
-        &mut self.values[position as usize]
+        &mut self.dense.values[position as usize]
     }
 
     /// Mutable references to the values of `N` keys at once, or `None` if
@@ -510,16 +499,7 @@ impl<T, K: Key> PackedTable<T, K> {
         for (slot, key) in positions.iter_mut().zip(keys) {
             *slot = self.position(key)?;
         }
-        self.values.get_disjoint_mut(positions).ok()
-    }
-
-    /// Points the sparse entry of `key` (which must be live) at `position`.
-    #[inline]
-    fn set_position(&mut self, key: K, position: usize) {
-        match self.sparse.get_mut(key.index(), key.generation()) {
-            Some(entry) => *entry = position as u32,
-            None => unreachable!("dense key {key:?} is not live"),
-        }
+        self.dense.values.get_disjoint_mut(positions).ok()
     }
 
     /// Removes the value for `key` and returns it, moving the last value
@@ -534,12 +514,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     pub fn remove(&mut self, key: K) -> Option<T> {
         let position = self.sparse.remove(key.index(), key.generation())? as usize;
-        let value = self.values.swap_remove(position);
-        self.keys.swap_remove(position);
-        if let Some(&moved) = self.keys.get(position) {
-            self.set_position(moved, position);
-        }
-        Some(value)
+        Some(self.dense.swap_remove(position, &mut self.sparse))
     }
 
     /// Swaps the values at two dense positions; their keys follow them.
@@ -557,10 +532,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!((table[a], table[b]), ('a', 'b'));
     /// ```
     pub fn swap_positions(&mut self, a: usize, b: usize) {
-        self.values.swap(a, b);
-        self.keys.swap(a, b);
-        self.set_position(self.keys[a], a);
-        self.set_position(self.keys[b], b);
+        self.dense.swap_positions(a, b, &mut self.sparse);
     }
 
     /// Keeps only the values for which `keep(key, &mut value)` is true, in
@@ -575,53 +547,8 @@ impl<T, K: Key> PackedTable<T, K> {
     /// table.retain(|_, v| *v % 2 == 1);
     /// assert_eq!(table.as_slice(), [1, 3, 5]);
     /// ```
-    pub fn retain(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
-        /// Compacts the kept values to the front. Its `Drop` finishes the
-        /// job, on the normal path and if `keep` panics.
-        struct Compactor<'a, T, K: Key> {
-            table: &'a mut PackedTable<T, K>,
-            /// Values before this are kept, in place.
-            write: usize,
-            /// Values from here on are not visited yet; between `write` and
-            /// `read` lie removed values, whose keys are already freed.
-            read: usize,
-        }
-        impl<T, K: Key> Compactor<'_, T, K> {
-            fn keep_current(&mut self) {
-                if self.write != self.read {
-                    self.table.values.swap(self.write, self.read);
-                    self.table.keys.swap(self.write, self.read);
-                    self.table
-                        .set_position(self.table.keys[self.write], self.write);
-                }
-                self.write += 1;
-                self.read += 1;
-            }
-        }
-        impl<T, K: Key> Drop for Compactor<'_, T, K> {
-            fn drop(&mut self) {
-                while self.read < self.table.values.len() {
-                    self.keep_current();
-                }
-                self.table.keys.truncate(self.write);
-                self.table.values.truncate(self.write);
-            }
-        }
-        let mut compactor = Compactor {
-            table: self,
-            write: 0,
-            read: 0,
-        };
-        while compactor.read < compactor.table.values.len() {
-            let read = compactor.read;
-            let key = compactor.table.keys[read];
-            if keep(key, &mut compactor.table.values[read]) {
-                compactor.keep_current();
-            } else {
-                compactor.table.sparse.remove(key.index(), key.generation());
-                compactor.read += 1;
-            }
-        }
+    pub fn retain(&mut self, keep: impl FnMut(K, &mut T) -> bool) {
+        self.dense.retain(&mut self.sparse, keep);
     }
 
     /// Removes every value and yields it with its key, in dense order. The
@@ -636,7 +563,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     pub fn drain(&mut self) -> Drain<'_, T, K> {
         self.sparse.clear();
-        self.keys.drain(..).zip(self.values.drain(..))
+        self.dense.keys.drain(..).zip(self.dense.values.drain(..))
     }
 
     /// Iterates `(key, &value)` in dense order.
@@ -648,7 +575,11 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline]
     pub fn iter(&self) -> Iter<'_, T, K> {
-        self.keys.iter().copied().zip(self.values.iter())
+        self.dense
+            .keys
+            .iter()
+            .copied()
+            .zip(self.dense.values.iter())
     }
 
     /// Iterates `(key, &mut value)` in dense order.
@@ -663,7 +594,11 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline]
     pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
-        self.keys.iter().copied().zip(self.values.iter_mut())
+        self.dense
+            .keys
+            .iter()
+            .copied()
+            .zip(self.dense.values.iter_mut())
     }
 
     /// Iterates the keys in dense order.
@@ -675,7 +610,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline]
     pub fn keys(&self) -> Keys<'_, K> {
-        self.keys.iter().copied()
+        self.dense.keys.iter().copied()
     }
 
     /// Iterates the values in dense order: a slice iterator.
@@ -687,7 +622,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline]
     pub fn values(&self) -> Values<'_, T> {
-        self.values.iter()
+        self.dense.values.iter()
     }
 
     /// Iterates the values mutably in dense order: a slice iterator.
@@ -700,7 +635,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline]
     pub fn values_mut(&mut self) -> ValuesMut<'_, T> {
-        self.values.iter_mut()
+        self.dense.values.iter_mut()
     }
 
     /// The values, packed, in dense order.
@@ -713,7 +648,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn as_slice(&self) -> &[T] {
-        &self.values
+        &self.dense.values
     }
 
     /// The values, packed, in dense order, mutably. Keys are unaffected.
@@ -727,7 +662,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn as_mut_slice(&mut self) -> &mut [T] {
-        &mut self.values
+        &mut self.dense.values
     }
 
     /// The key of each value, in dense order.
@@ -740,40 +675,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn key_slice(&self) -> &[K] {
-        &self.keys
-    }
-
-    /// Reorders the values (and their keys) so that dense position `i`
-    /// holds the value that was at `order[i]`, and points every key at its
-    /// value's new position. `order` is a permutation of `0..len`.
-    fn apply_order(&mut self, mut order: Vec<u32>) {
-        const DONE: u32 = u32::MAX;
-        for start in 0..order.len() {
-            if order[start] == DONE {
-                continue;
-            }
-            // Walk the cycle through `start`: each step pulls the value
-            // that belongs at `at` into place.
-            let mut at = start;
-            loop {
-                let from = order[at] as usize;
-                order[at] = DONE;
-                if from == start {
-                    break;
-                }
-                self.values.swap(at, from);
-                self.keys.swap(at, from);
-                at = from;
-            }
-        }
-        for position in 0..self.keys.len() {
-            self.set_position(self.keys[position], position);
-        }
-    }
-
-    /// The identity permutation of the dense positions.
-    fn identity_order(&self) -> Vec<u32> {
-        (0..self.values.len() as u32).collect()
+        &self.dense.keys
     }
 
     /// Sorts the values with a comparator (stable) and keeps every key
@@ -787,11 +689,8 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.as_slice(), [1, 2, 3]);
     /// assert_eq!(table[keys[0]], 3);
     /// ```
-    pub fn sort_by(&mut self, mut compare: impl FnMut(&T, &T) -> Ordering) {
-        let mut order = self.identity_order();
-        let values = &self.values;
-        order.sort_by(|&a, &b| compare(&values[a as usize], &values[b as usize]));
-        self.apply_order(order);
+    pub fn sort_by(&mut self, compare: impl FnMut(&T, &T) -> Ordering) {
+        self.dense.sort(&mut self.sparse, true, compare);
     }
 
     /// Sorts the values by a key function (stable); see
@@ -804,10 +703,8 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.as_slice(), [1, -2, -3]);
     /// ```
     pub fn sort_by_key<S: Ord>(&mut self, mut sort_key: impl FnMut(&T) -> S) {
-        let mut order = self.identity_order();
-        let values = &self.values;
-        order.sort_by_key(|&a| sort_key(&values[a as usize]));
-        self.apply_order(order);
+        self.dense
+            .sort(&mut self.sparse, true, |a, b| sort_key(a).cmp(&sort_key(b)));
     }
 
     /// Sorts the values with a comparator (unstable, no allocation beyond
@@ -819,11 +716,8 @@ impl<T, K: Key> PackedTable<T, K> {
     /// table.sort_unstable_by(|a, b| b.cmp(a));
     /// assert_eq!(table.as_slice(), [3, 2, 1]);
     /// ```
-    pub fn sort_unstable_by(&mut self, mut compare: impl FnMut(&T, &T) -> Ordering) {
-        let mut order = self.identity_order();
-        let values = &self.values;
-        order.sort_unstable_by(|&a, &b| compare(&values[a as usize], &values[b as usize]));
-        self.apply_order(order);
+    pub fn sort_unstable_by(&mut self, compare: impl FnMut(&T, &T) -> Ordering) {
+        self.dense.sort(&mut self.sparse, false, compare);
     }
 
     /// Builds a table from values, keyed in iteration order.
@@ -845,16 +739,16 @@ impl<T, K: Key> PackedTable<T, K> {
     pub fn check_invariants(&self) {
         self.sparse.check_invariants();
         assert_eq!(
-            self.values.len(),
-            self.keys.len(),
+            self.dense.values.len(),
+            self.dense.keys.len(),
             "values and keys differ in length"
         );
         assert_eq!(
-            self.values.len(),
+            self.dense.values.len(),
             self.sparse.len(),
             "dense and sparse disagree on len"
         );
-        for (position, &key) in self.keys.iter().enumerate() {
+        for (position, &key) in self.dense.keys.iter().enumerate() {
             assert_eq!(
                 self.position(key),
                 Some(position),
@@ -874,9 +768,7 @@ impl<T, K: Key> Default for PackedTable<T, K> {
     fn default() -> Self {
         PackedTable {
             sparse: SlotArena::new(KeyLimits::of::<K>()),
-            values: Vec::new(),
-            keys: Vec::new(),
-            _key: PhantomData,
+            dense: Dense::new(),
         }
     }
 }
@@ -892,9 +784,7 @@ impl<T: Clone, K: Key> Clone for PackedTable<T, K> {
     fn clone(&self) -> Self {
         PackedTable {
             sparse: self.sparse.clone(),
-            values: self.values.clone(),
-            keys: self.keys.clone(),
-            _key: PhantomData,
+            dense: self.dense.clone(),
         }
     }
 
@@ -916,9 +806,9 @@ impl<T: Clone, K: Key> Clone for PackedTable<T, K> {
             }
         }
         let guard = Guard(self);
-        guard.0.values.clone_from(&source.values);
+        guard.0.dense.values.clone_from(&source.dense.values);
         core::mem::forget(guard);
-        self.keys.clone_from(&source.keys);
+        self.dense.keys.clone_from(&source.dense.keys);
         self.sparse.clone_from(&source.sparse);
     }
 }
@@ -1057,6 +947,21 @@ impl<T, K: Key> IntoIterator for PackedTable<T, K> {
     /// assert_eq!(table.into_iter().map(|(_, v)| v).collect::<Vec<_>>(), ["x"]);
     /// ```
     fn into_iter(self) -> IntoIter<T, K> {
-        self.keys.into_iter().zip(self.values)
+        self.dense.keys.into_iter().zip(self.dense.values)
+    }
+}
+
+/// The sparse side is the dense side's index.
+impl<K: Key> Positions<K> for SlotArena<u32> {
+    #[inline]
+    fn set_position(&mut self, key: K, position: usize) {
+        if let Some(entry) = self.get_mut(key.index(), key.generation()) {
+            *entry = position as u32;
+        }
+    }
+
+    #[inline]
+    fn forget(&mut self, key: K) {
+        self.remove(key.index(), key.generation());
     }
 }

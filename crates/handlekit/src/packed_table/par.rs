@@ -23,7 +23,11 @@ impl<T: Sync, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.par_iter().map(|(_, v)| v).sum::<u64>(), 4950);
     /// ```
     pub fn par_iter(&self) -> ParIter<'_, T, K> {
-        self.keys.par_iter().copied().zip(self.values.par_iter())
+        self.dense
+            .keys
+            .par_iter()
+            .copied()
+            .zip(self.dense.values.par_iter())
     }
 }
 
@@ -37,9 +41,10 @@ impl<T: Send, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.values().sum::<u64>(), 5050);
     /// ```
     pub fn par_iter_mut(&mut self) -> ParIterMut<'_, T, K> {
-        self.keys
+        self.dense
+            .keys
             .par_iter()
             .copied()
-            .zip(self.values.par_iter_mut())
+            .zip(self.dense.values.par_iter_mut())
     }
 }

@@ -4,12 +4,12 @@
 //! Deserialization checks that the positions are exactly `0..len`, once each.
 
 use alloc::vec::Vec;
-use core::marker::PhantomData;
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::PackedTable;
+use crate::dense::Dense;
 use crate::serde_util::{ArenaOf, ArenaRef};
 use crate::{Key, Reuse};
 
@@ -34,7 +34,7 @@ impl<T: Serialize, K: Key> Serialize for PackedTable<T, K> {
         Repr {
             reuse: self.sparse.reuse(),
             slots: ArenaRef(&self.sparse),
-            values: &self.values,
+            values: &self.dense.values,
         }
         .serialize(serializer)
     }
@@ -73,9 +73,7 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for PackedTable<T, K> {
         let keys = keys.into_iter().flatten().collect();
         Ok(PackedTable {
             sparse,
-            values,
-            keys,
-            _key: PhantomData,
+            dense: Dense { keys, values },
         })
     }
 }

@@ -1,0 +1,200 @@
+//! The dense half shared by [`PackedTable`](crate::PackedTable) and
+//! [`SparseSecondaryMap`](crate::SparseSecondaryMap): values packed in one
+//! `Vec`, with the key of each in a parallel `Vec`. Whatever index finds a
+//! value by key (a slot arena, a paged array) implements [`Positions`], and
+//! every operation that moves values tells it where they went.
+
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+use crate::Key;
+
+/// An index from keys to dense positions.
+pub(crate) trait Positions<K> {
+    /// Points live `key` at `position`.
+    fn set_position(&mut self, key: K, position: usize);
+    /// Forgets `key`, which is being removed.
+    fn forget(&mut self, key: K);
+}
+
+/// Values and their keys, packed, in the same order.
+pub(crate) struct Dense<K, V> {
+    /// Invariant: `keys.len() == values.len()`.
+    pub(crate) keys: Vec<K>,
+    pub(crate) values: Vec<V>,
+}
+
+impl<K: Key, V> Dense<K, V> {
+    pub(crate) const fn new() -> Self {
+        Dense {
+            keys: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        Dense {
+            keys: Vec::with_capacity(capacity),
+            values: Vec::with_capacity(capacity),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Makes room for one more value, so a following `push` cannot fail.
+    #[inline]
+    pub(crate) fn reserve_one(&mut self) {
+        self.keys.reserve(1);
+        self.values.reserve(1);
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, key: K, value: V) {
+        self.keys.push(key);
+        self.values.push(value);
+    }
+
+    /// Removes the value at `position` by moving the last one into its
+    /// place, and repoints the moved key. The caller has already made the
+    /// index forget the removed key.
+    #[inline]
+    pub(crate) fn swap_remove(&mut self, position: usize, index: &mut impl Positions<K>) -> V {
+        let value = self.values.swap_remove(position);
+        self.keys.swap_remove(position);
+        if let Some(&moved) = self.keys.get(position) {
+            index.set_position(moved, position);
+        }
+        value
+    }
+
+    /// Swaps two positions and repoints both keys.
+    pub(crate) fn swap_positions(&mut self, a: usize, b: usize, index: &mut impl Positions<K>) {
+        self.values.swap(a, b);
+        self.keys.swap(a, b);
+        index.set_position(self.keys[a], a);
+        index.set_position(self.keys[b], b);
+    }
+
+    /// Empties both arrays (the caller clears the index first).
+    pub(crate) fn clear(&mut self) {
+        self.keys.clear();
+        self.values.clear();
+    }
+
+    /// Keeps the values for which `keep` is true, in order, telling the
+    /// index about every key removed or moved. If `keep` panics, the values
+    /// not yet visited stay, and the index stays right.
+    pub(crate) fn retain<I: Positions<K>>(
+        &mut self,
+        index: &mut I,
+        mut keep: impl FnMut(K, &mut V) -> bool,
+    ) {
+        /// Compacts the kept values to the front; its `Drop` finishes the
+        /// job, on the normal path and if `keep` panics.
+        struct Compactor<'a, K: Key, V, I: Positions<K>> {
+            dense: &'a mut Dense<K, V>,
+            index: &'a mut I,
+            /// Values before this are kept, in place.
+            write: usize,
+            /// Values from here on are not visited yet; between `write` and
+            /// `read` lie removed values, whose keys are already forgotten.
+            read: usize,
+        }
+        impl<K: Key, V, I: Positions<K>> Compactor<'_, K, V, I> {
+            fn keep_current(&mut self) {
+                if self.write != self.read {
+                    self.dense.values.swap(self.write, self.read);
+                    self.dense.keys.swap(self.write, self.read);
+                    self.index
+                        .set_position(self.dense.keys[self.write], self.write);
+                }
+                self.write += 1;
+                self.read += 1;
+            }
+        }
+        impl<K: Key, V, I: Positions<K>> Drop for Compactor<'_, K, V, I> {
+            fn drop(&mut self) {
+                while self.read < self.dense.values.len() {
+                    self.keep_current();
+                }
+                self.dense.keys.truncate(self.write);
+                self.dense.values.truncate(self.write);
+            }
+        }
+        let mut compactor = Compactor {
+            dense: self,
+            index,
+            write: 0,
+            read: 0,
+        };
+        while compactor.read < compactor.dense.values.len() {
+            let read = compactor.read;
+            let key = compactor.dense.keys[read];
+            if keep(key, &mut compactor.dense.values[read]) {
+                compactor.keep_current();
+            } else {
+                compactor.index.forget(key);
+                compactor.read += 1;
+            }
+        }
+    }
+
+    /// Sorts by `compare` (stable when `stable`), then moves the values and
+    /// keys into that order and repoints every key. If `compare` panics,
+    /// nothing has moved.
+    pub(crate) fn sort(
+        &mut self,
+        index: &mut impl Positions<K>,
+        stable: bool,
+        mut compare: impl FnMut(&V, &V) -> Ordering,
+    ) {
+        let mut order: Vec<u32> = (0..self.values.len() as u32).collect();
+        let values = &self.values;
+        let by_value = |a: &u32, b: &u32| compare(&values[*a as usize], &values[*b as usize]);
+        if stable {
+            order.sort_by(by_value);
+        } else {
+            order.sort_unstable_by(by_value);
+        }
+        self.apply_order(order, index);
+    }
+
+    /// Reorders so that position `i` holds what was at `order[i]` (a
+    /// permutation of `0..len`), then repoints every key.
+    fn apply_order(&mut self, mut order: Vec<u32>, index: &mut impl Positions<K>) {
+        const DONE: u32 = u32::MAX;
+        for start in 0..order.len() {
+            if order[start] == DONE {
+                continue;
+            }
+            // Walk the cycle through `start`: each step pulls the value
+            // that belongs at `at` into place.
+            let mut at = start;
+            loop {
+                let from = order[at] as usize;
+                order[at] = DONE;
+                if from == start {
+                    break;
+                }
+                self.values.swap(at, from);
+                self.keys.swap(at, from);
+                at = from;
+            }
+        }
+        for (position, &key) in self.keys.iter().enumerate() {
+            index.set_position(key, position);
+        }
+    }
+}
+
+impl<K: Clone, V: Clone> Clone for Dense<K, V> {
+    fn clone(&self) -> Self {
+        Dense {
+            keys: self.keys.clone(),
+            values: self.values.clone(),
+        }
+    }
+}
