@@ -106,9 +106,12 @@ mod key;
 pub mod packed_table;
 mod raw;
 mod reuse;
+pub mod secondary;
 #[cfg(feature = "serde")]
 mod serde_util;
 mod slot_iter;
+#[cfg(feature = "rayon")]
+mod slot_par;
 
 pub use error::CapacityError;
 pub use id_table::IdTable;
@@ -117,6 +120,7 @@ pub use key::__private;
 pub use key::{max_generation, Id, Id32, Key};
 pub use packed_table::PackedTable;
 pub use reuse::Reuse;
+pub use secondary::{SecondaryMap, SparseSecondaryMap};
 
 /// The README's examples, run as doc tests.
 #[cfg(doctest)]

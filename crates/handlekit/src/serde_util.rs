@@ -10,15 +10,16 @@ use core::marker::PhantomData;
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
+use crate::raw::slot::Slot;
 use crate::raw::{KeyLimits, SlotArena};
 use crate::Key;
 
-/// A slot arena, borrowed for serialization.
-pub(crate) struct ArenaRef<'a, T>(pub(crate) &'a SlotArena<T>);
+/// Slots, borrowed for serialization.
+pub(crate) struct SlotsRef<'a, T>(pub(crate) &'a [Slot<T>]);
 
-impl<T: Serialize> Serialize for ArenaRef<'_, T> {
+impl<T: Serialize> Serialize for SlotsRef<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let slots = self.0.slots();
+        let slots = self.0;
         let mut seq = serializer.serialize_seq(Some(slots.len()))?;
         for slot in slots {
             seq.serialize_element(&(slot.generation(), slot.get()))?;
@@ -28,7 +29,7 @@ impl<T: Serialize> Serialize for ArenaRef<'_, T> {
 }
 
 /// A slot arena deserialized for key type `K`, with its free list built.
-pub(crate) struct ArenaOf<T, K>(pub(crate) SlotArena<T>, PhantomData<fn(K) -> K>);
+pub(crate) struct ArenaOf<T, K>(pub(crate) SlotArena<T>, pub(crate) PhantomData<fn(K) -> K>);
 
 impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for ArenaOf<T, K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

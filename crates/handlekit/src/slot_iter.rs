@@ -230,8 +230,10 @@ impl<'a, T, K: Key> Keys<'a, T, K> {
 /// Generates the `Iterator` impls of the iterators that remove values as
 /// they go (`Drain`, `IntoIter`): both walk the arena with `take_next`.
 macro_rules! taking_iterator {
-    ($name:ident<$($lt:lifetime,)? T, K>) => {
-        impl<$($lt,)? T, K: Key> Iterator for $name<$($lt,)? T, K> {
+    // `$name<$($lt,)? $($param),*>`: the type as declared, in its own
+    // parameter order; `T` is the value type and `K` the key type.
+    ($name:ident<$($lt:lifetime,)? $($param:ident),*>) => {
+        impl<$($lt,)? T, K: Key> Iterator for $name<$($lt,)? $($param),*> {
             type Item = (K, T);
 
             #[inline]
@@ -247,11 +249,11 @@ macro_rules! taking_iterator {
             }
         }
 
-        impl<$($lt,)? T, K: Key> ExactSizeIterator for $name<$($lt,)? T, K> {}
-        impl<$($lt,)? T, K: Key> FusedIterator for $name<$($lt,)? T, K> {}
+        impl<$($lt,)? T, K: Key> ExactSizeIterator for $name<$($lt,)? $($param),*> {}
+        impl<$($lt,)? T, K: Key> core::iter::FusedIterator for $name<$($lt,)? $($param),*> {}
 
-        impl<$($lt,)? T, K: Key> fmt::Debug for $name<$($lt,)? T, K> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl<$($lt,)? T, K: Key> core::fmt::Debug for $name<$($lt,)? $($param),*> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.debug_struct(stringify!($name))
                     .field("remaining", &self.arena.len())
                     .finish()

@@ -2,7 +2,6 @@
 //! iterators.
 
 use core::fmt;
-use core::iter::FusedIterator;
 use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
 
@@ -17,7 +16,7 @@ mod par;
 mod serde_impl;
 
 #[cfg(feature = "rayon")]
-pub use par::{ParIter, ParIterMut};
+pub use crate::slot_par::{ParIter, ParIterMut};
 
 /// An array with holes: values stay where they are inserted, and a
 /// generational key finds them with one bounds check and one compare.

@@ -8,14 +8,14 @@ use core::marker::PhantomData;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::IdTable;
-use crate::serde_util::{ArenaOf, ArenaRef};
+use crate::serde_util::{ArenaOf, SlotsRef};
 use crate::{Key, Reuse};
 
 #[derive(Serialize)]
 #[serde(rename = "IdTable", bound(serialize = "T: Serialize"))]
 struct Repr<'a, T> {
     reuse: Reuse,
-    slots: ArenaRef<'a, T>,
+    slots: SlotsRef<'a, T>,
 }
 
 #[derive(Deserialize)]
@@ -29,7 +29,7 @@ impl<T: Serialize, K: Key> Serialize for IdTable<T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         Repr {
             reuse: self.arena.reuse(),
-            slots: ArenaRef(&self.arena),
+            slots: SlotsRef(self.arena.slots()),
         }
         .serialize(serializer)
     }

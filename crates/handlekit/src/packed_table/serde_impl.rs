@@ -10,14 +10,14 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::PackedTable;
 use crate::dense::Dense;
-use crate::serde_util::{ArenaOf, ArenaRef};
+use crate::serde_util::{ArenaOf, SlotsRef};
 use crate::{Key, Reuse};
 
 #[derive(Serialize)]
 #[serde(rename = "PackedTable", bound(serialize = "T: Serialize"))]
 struct Repr<'a, T> {
     reuse: Reuse,
-    slots: ArenaRef<'a, u32>,
+    slots: SlotsRef<'a, u32>,
     values: &'a [T],
 }
 
@@ -33,7 +33,7 @@ impl<T: Serialize, K: Key> Serialize for PackedTable<T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         Repr {
             reuse: self.sparse.reuse(),
-            slots: ArenaRef(&self.sparse),
+            slots: SlotsRef(self.sparse.slots()),
             values: &self.dense.values,
         }
         .serialize(serializer)

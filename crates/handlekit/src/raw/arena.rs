@@ -526,6 +526,12 @@ impl<T> SlotArena<T> {
         Ok(())
     }
 
+    /// The slots alone, for a container without a free list.
+    #[cfg(feature = "serde")]
+    pub(crate) fn into_store(self) -> SlotStore<T> {
+        self.store
+    }
+
     /// Links the free list after a series of `push_*` calls.
     #[cfg(feature = "serde")]
     pub(crate) fn finish_build(&mut self) {

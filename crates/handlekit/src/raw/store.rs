@@ -179,7 +179,7 @@ impl<T> SlotStore<T> {
     }
 
     /// Appends a vacant slot whose last occupant had `generation`.
-    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    #[cfg(feature = "serde")]
     pub(crate) fn push_vacant(&mut self, generation: u32, next_free: u32) {
         let index = self.slots.len();
         self.occupied.grow_to(index + 1);
@@ -213,6 +213,49 @@ impl<T> SlotStore<T> {
         self.occupied.remove(index);
         self.len -= 1;
         value
+    }
+
+    /// Removes the value named by `(index, generation)`, leaving the slot
+    /// vacant with that generation as its last.
+    #[inline]
+    pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
+        if !self.contains(index, generation) {
+            return None;
+        }
+        // SAFETY: the slot exists and matched a generation, so it is
+        // occupied.
+        Some(unsafe { self.vacate(index, NO_SLOT) })
+    }
+
+    /// Removes the value at the lowest occupied index at or after `from`.
+    #[inline]
+    pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
+        let index = self.next_occupied(from)?;
+        let generation = self.slots[index].generation();
+        // SAFETY: the bit was set, so the slot exists and is occupied.
+        let value = unsafe { self.vacate(index, NO_SLOT) };
+        Some((index, generation, value))
+    }
+
+    /// Keeps the values for which `keep(index, generation, &mut value)` is
+    /// true; see [`retain_with`](Self::retain_with).
+    pub(crate) fn retain(&mut self, keep: impl FnMut(usize, u32, &mut T) -> bool) {
+        Self::retain_with(self, keep, |store, index| {
+            // SAFETY: `retain_with` evicts only occupied slots it just
+            // visited.
+            drop(unsafe { store.vacate(index, NO_SLOT) });
+        });
+    }
+
+    /// Appends never-used vacant slots until there are `slots`.
+    pub(crate) fn grow_vacant_to(&mut self, slots: usize) {
+        if slots > self.slots.len() {
+            self.slots.reserve(slots - self.slots.len());
+            self.occupied.grow_to(slots);
+            while self.slots.len() < slots {
+                self.slots.push(Slot::new_vacant(0, NO_SLOT));
+            }
+        }
     }
 
     /// The lowest occupied index at or after `from`.

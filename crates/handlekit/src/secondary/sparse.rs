@@ -1,0 +1,820 @@
+//! [`SparseSecondaryMap`]: a sparse set keyed by the keys of another table.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::fmt;
+use core::ops::{Index, IndexMut};
+
+use super::entry::{self, Entry, EntryTarget};
+use super::missing;
+use crate::dense::{Dense, Positions};
+use crate::key::max_generation;
+use crate::packed_table;
+use crate::raw::KeyLimits;
+use crate::Key;
+
+/// Index bits resolved by one page of the sparse array.
+const PAGE_BITS: u32 = 10;
+/// Entries per page: 1024 `u32`s, 4 KiB.
+const PAGE_LEN: usize = 1 << PAGE_BITS;
+/// A sparse entry with no value.
+const ABSENT: u32 = u32::MAX;
+
+/// One page of the sparse array.
+type Page = Box<[u32; PAGE_LEN]>;
+
+/// Iterator over `(key, &value)` in dense order.
+pub type SparseIter<'a, K, V> = packed_table::Iter<'a, V, K>;
+/// Iterator over `(key, &mut value)` in dense order.
+pub type SparseIterMut<'a, K, V> = packed_table::IterMut<'a, V, K>;
+/// Removing iterator over `(key, value)`.
+pub type SparseDrain<'a, K, V> = packed_table::Drain<'a, V, K>;
+/// Owning iterator over `(key, value)`.
+pub type SparseIntoIter<K, V> = packed_table::IntoIter<V, K>;
+
+/// The paged sparse array: slot index → dense position.
+#[derive(Clone, Default)]
+struct Pages {
+    /// Invariant: entry `i & 1023` of page `i >> 10` is the dense position
+    /// of the value whose key has index `i`, or `ABSENT`. Pages are
+    /// allocated on first use.
+    pages: Vec<Option<Page>>,
+}
+
+impl Pages {
+    #[inline]
+    fn get(&self, index: usize) -> Option<usize> {
+        let page = self.pages.get(index >> PAGE_BITS)?.as_ref()?;
+        let position = page[index & (PAGE_LEN - 1)];
+        (position != ABSENT).then_some(position as usize)
+    }
+
+    /// The entry for `index`, allocating its page if needed.
+    fn entry(&mut self, index: usize) -> &mut u32 {
+        let page_index = index >> PAGE_BITS;
+        if self.pages.len() <= page_index {
+            self.pages.resize_with(page_index + 1, || None);
+        }
+        let page = self.pages[page_index].get_or_insert_with(|| Box::new([ABSENT; PAGE_LEN]));
+        &mut page[index & (PAGE_LEN - 1)]
+    }
+
+    fn set(&mut self, index: usize, position: u32) {
+        *self.entry(index) = position;
+    }
+
+    fn allocated_pages(&self) -> usize {
+        self.pages.iter().filter(|page| page.is_some()).count()
+    }
+}
+
+impl<K: Key> Positions<K> for Pages {
+    #[inline]
+    fn set_position(&mut self, key: K, position: usize) {
+        self.set(key.index(), position as u32);
+    }
+
+    #[inline]
+    fn forget(&mut self, key: K) {
+        if self.get(key.index()).is_some() {
+            self.set(key.index(), ABSENT);
+        }
+    }
+}
+
+/// A sparse secondary map: values for the keys of another table, packed
+/// tight, found through a paged sparse array.
+///
+/// This is the sparse set of EnTT and friends. The sparse side is split into
+/// 4 KiB pages (1024 indices each) that are allocated on first use, so a
+/// few keys with large indices cost a few pages, not an array as long as
+/// the biggest index. Values sit in one `Vec` in insertion order (removal
+/// swaps the last one in), so iteration is a slice walk:
+/// [`as_slice`](Self::as_slice). This is the storage the entity-component
+/// store builds on.
+///
+/// Memory: `size_of::<K>() + size_of::<V>()` per value, plus 4 KiB per page
+/// touched.
+///
+/// # Examples
+///
+/// ```
+/// use handlekit::{IdTable, SparseSecondaryMap};
+///
+/// let mut entities = IdTable::new();
+/// let mut velocity = SparseSecondaryMap::new();
+/// let a = entities.insert("a");
+/// let b = entities.insert("b");
+/// velocity.insert(b, 2.0f32);
+/// assert_eq!(velocity.get(a), None);
+/// assert_eq!(velocity.as_slice(), [2.0]);
+/// ```
+pub struct SparseSecondaryMap<K: Key, V> {
+    pages: Pages,
+    /// Invariant: `pages` maps the index of each `dense.keys[p]` to `p`, and
+    /// no other index to anything.
+    dense: Dense<K, V>,
+}
+
+impl<K: Key, V> SparseSecondaryMap<K, V> {
+    /// An empty map.
+    ///
+    /// ```
+    /// let map: handlekit::SparseSecondaryMap<handlekit::Id, u8> = handlekit::SparseSecondaryMap::new();
+    /// assert!(map.is_empty());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        SparseSecondaryMap {
+            pages: Pages { pages: Vec::new() },
+            dense: Dense::new(),
+        }
+    }
+
+    /// An empty map with room for `capacity` values.
+    ///
+    /// ```
+    /// let map: handlekit::SparseSecondaryMap<handlekit::Id, u8> = handlekit::SparseSecondaryMap::with_capacity(8);
+    /// assert!(map.capacity() >= 8);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        SparseSecondaryMap {
+            pages: Pages::default(),
+            dense: Dense::with_capacity(capacity),
+        }
+    }
+
+    /// The number of values.
+    ///
+    /// ```
+    /// let map: handlekit::SparseSecondaryMap<handlekit::Id, u8> = Default::default();
+    /// assert_eq!(map.len(), 0);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.dense.len()
+    }
+
+    /// Whether the map holds no values.
+    ///
+    /// ```
+    /// let map: handlekit::SparseSecondaryMap<handlekit::Id, u8> = Default::default();
+    /// assert!(map.is_empty());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.dense.len() == 0
+    }
+
+    /// The number of values the dense side holds without reallocating.
+    ///
+    /// ```
+    /// let map: handlekit::SparseSecondaryMap<handlekit::Id, u8> = handlekit::SparseSecondaryMap::with_capacity(4);
+    /// assert!(map.capacity() >= 4);
+    /// ```
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.dense.values.capacity().min(self.dense.keys.capacity())
+    }
+
+    /// Whether the key's index and generation are ones a table could issue.
+    #[inline]
+    fn in_range(key: K) -> bool {
+        let generation = key.generation();
+        key.index() < KeyLimits::of::<K>().max_slots
+            && generation >= 1
+            && generation <= max_generation(K::GENERATION_BITS)
+    }
+
+    /// The dense position of `key`'s value.
+    #[inline]
+    fn find(&self, key: K) -> Option<usize> {
+        let position = self.pages.get(key.index())?;
+        (self.dense.keys[position] == key).then_some(position)
+    }
+
+    /// Inserts `value` for `key` and returns the value it had, if any.
+    /// Generations are compared as in [`SecondaryMap::insert`]: a newer key
+    /// of the same slot replaces the older value; a stale or out-of-range
+    /// key inserts nothing and gives `None`.
+    ///
+    /// [`SecondaryMap::insert`]: crate::SecondaryMap::insert
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// assert_eq!(map.insert(key, 1), None);
+    /// assert_eq!(map.insert(key, 2), Some(1));
+    /// ```
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        if !Self::in_range(key) {
+            return None;
+        }
+        match self.pages.get(key.index()) {
+            Some(position) => {
+                let stored = self.dense.keys[position];
+                if stored == key {
+                    Some(core::mem::replace(&mut self.dense.values[position], value))
+                } else if stored.generation() < key.generation() {
+                    self.dense.keys[position] = key;
+                    drop(core::mem::replace(&mut self.dense.values[position], value));
+                    None
+                } else {
+                    None
+                }
+            }
+            None => {
+                self.dense.reserve_one();
+                let position = self.dense.len() as u32;
+                self.pages.set(key.index(), position);
+                self.dense.push(key, value);
+                None
+            }
+        }
+    }
+
+    /// Whether `key` has a value.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// assert!(map.contains_key(key));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains_key(&self, key: K) -> bool {
+        self.find(key).is_some()
+    }
+
+    /// The value for `key`.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// assert_eq!(map.get(key), Some(&1));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get(&self, key: K) -> Option<&V> {
+        self.dense.values.get(self.find(key)?)
+    }
+
+    /// The value for `key`, mutably.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// *map.get_mut(key).unwrap() += 1;
+    /// assert_eq!(map[key], 2);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
+        let position = self.find(key)?;
+        self.dense.values.get_mut(position)
+    }
+
+    /// Mutable references to the values of `N` keys at once, or `None` if
+    /// any key has no value or two keys are the same.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let (a, b) = (table.insert(()), table.insert(()));
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(a, 1);
+    /// map.insert(b, 2);
+    /// let [x, y] = map.get_disjoint_mut([a, b]).unwrap();
+    /// core::mem::swap(x, y);
+    /// assert_eq!((map[a], map[b]), (2, 1));
+    /// ```
+    #[must_use]
+    pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut V; N]> {
+        let mut positions = [0usize; N];
+        for (slot, key) in positions.iter_mut().zip(keys) {
+            *slot = self.find(key)?;
+        }
+        self.dense.values.get_disjoint_mut(positions).ok()
+    }
+
+    /// Removes the value for `key` and returns it; the last value moves
+    /// into its place.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// assert_eq!(map.remove(key), Some(1));
+    /// assert!(map.is_empty());
+    /// ```
+    pub fn remove(&mut self, key: K) -> Option<V> {
+        let position = self.find(key)?;
+        self.pages.set(key.index(), ABSENT);
+        Some(self.dense.swap_remove(position, &mut self.pages))
+    }
+
+    /// The entry for `key`, or `None` if the key is stale or out of range.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.entry(key).unwrap().or_insert_with(Vec::new).push(1);
+    /// assert_eq!(map[key], [1]);
+    /// ```
+    pub fn entry(&mut self, key: K) -> Option<Entry<'_, Self>> {
+        entry::entry(self, key)
+    }
+
+    /// Removes every value; allocated pages are kept.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(table.insert(()), 1);
+    /// map.clear();
+    /// assert!(map.is_empty());
+    /// ```
+    pub fn clear(&mut self) {
+        self.forget_all();
+        self.dense.clear();
+    }
+
+    /// Points every sparse entry of a live key at nothing.
+    fn forget_all(&mut self) {
+        for &key in &self.dense.keys {
+            self.pages.set(key.index(), ABSENT);
+        }
+    }
+
+    /// Keeps only the values for which `keep(key, &mut value)` is true, in
+    /// dense order, keeping the order of those that stay.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// for n in 0..4 {
+    ///     map.insert(table.insert(()), n);
+    /// }
+    /// map.retain(|_, n| *n % 2 == 0);
+    /// assert_eq!(map.as_slice(), [0, 2]);
+    /// ```
+    pub fn retain(&mut self, keep: impl FnMut(K, &mut V) -> bool) {
+        self.dense.retain(&mut self.pages, keep);
+    }
+
+    /// Removes every value and yields it with its key, in dense order.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// assert_eq!(map.drain().collect::<Vec<_>>(), [(key, 1)]);
+    /// ```
+    pub fn drain(&mut self) -> SparseDrain<'_, K, V> {
+        self.forget_all();
+        self.dense.keys.drain(..).zip(self.dense.values.drain(..))
+    }
+
+    /// Iterates `(key, &value)` in dense order.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// assert_eq!(map.iter().collect::<Vec<_>>(), [(key, &1)]);
+    /// ```
+    pub fn iter(&self) -> SparseIter<'_, K, V> {
+        self.dense
+            .keys
+            .iter()
+            .copied()
+            .zip(self.dense.values.iter())
+    }
+
+    /// Iterates `(key, &mut value)` in dense order.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// map.iter_mut().for_each(|(_, v)| *v = 3);
+    /// assert_eq!(map[key], 3);
+    /// ```
+    pub fn iter_mut(&mut self) -> SparseIterMut<'_, K, V> {
+        self.dense
+            .keys
+            .iter()
+            .copied()
+            .zip(self.dense.values.iter_mut())
+    }
+
+    /// Iterates the keys in dense order.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// assert_eq!(map.keys().collect::<Vec<_>>(), [key]);
+    /// ```
+    pub fn keys(&self) -> packed_table::Keys<'_, K> {
+        self.dense.keys.iter().copied()
+    }
+
+    /// Iterates the values in dense order: a slice iterator.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(table.insert(()), 1);
+    /// assert_eq!(map.values().sum::<i32>(), 1);
+    /// ```
+    pub fn values(&self) -> packed_table::Values<'_, V> {
+        self.dense.values.iter()
+    }
+
+    /// Iterates the values mutably in dense order: a slice iterator.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(table.insert(()), 1);
+    /// map.values_mut().for_each(|v| *v = 0);
+    /// assert_eq!(map.as_slice(), [0]);
+    /// ```
+    pub fn values_mut(&mut self) -> packed_table::ValuesMut<'_, V> {
+        self.dense.values.iter_mut()
+    }
+
+    /// The values, packed, in dense order.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(table.insert(()), 'x');
+    /// assert_eq!(map.as_slice(), ['x']);
+    /// ```
+    #[must_use]
+    pub fn as_slice(&self) -> &[V] {
+        &self.dense.values
+    }
+
+    /// The key of each value, in dense order.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 'x');
+    /// assert_eq!(map.key_slice(), [key]);
+    /// ```
+    #[must_use]
+    pub fn key_slice(&self) -> &[K] {
+        &self.dense.keys
+    }
+
+    /// Pages of the sparse array allocated so far (4 KiB each).
+    ///
+    /// ```
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// let far = handlekit::Id::from_parts(1_000_000, 1).unwrap();
+    /// # use handlekit::Key;
+    /// map.insert(far, ());
+    /// assert_eq!(map.allocated_pages(), 1);
+    /// ```
+    #[must_use]
+    pub fn allocated_pages(&self) -> usize {
+        self.pages.allocated_pages()
+    }
+
+    /// Checks internal invariants; panics if one is broken. For tests and
+    /// fuzzing; not part of the stable API.
+    #[doc(hidden)]
+    pub fn check_invariants(&self) {
+        assert_eq!(self.dense.keys.len(), self.dense.values.len());
+        let mut live = 0;
+        for page in self.pages.pages.iter().flatten() {
+            live += page.iter().filter(|&&position| position != ABSENT).count();
+        }
+        assert_eq!(live, self.dense.len(), "sparse entries and values disagree");
+        for (position, &key) in self.dense.keys.iter().enumerate() {
+            assert_eq!(
+                self.find(key),
+                Some(position),
+                "{key:?} is not found at its position"
+            );
+        }
+    }
+}
+
+impl<K: Key, V> EntryTarget for SparseSecondaryMap<K, V> {
+    type Key = K;
+    type Value = V;
+
+    fn entry_state(&self, key: K) -> Option<bool> {
+        if !Self::in_range(key) {
+            return None;
+        }
+        match self.pages.get(key.index()) {
+            None => Some(false),
+            Some(position) => {
+                let stored = self.dense.keys[position];
+                if key.generation() < stored.generation() {
+                    None
+                } else {
+                    Some(stored == key)
+                }
+            }
+        }
+    }
+
+    fn entry_get(&self, key: K) -> Option<&V> {
+        self.get(key)
+    }
+
+    fn entry_get_mut(&mut self, key: K) -> Option<&mut V> {
+        self.get_mut(key)
+    }
+
+    fn entry_insert(&mut self, key: K, value: V) -> Option<V> {
+        self.insert(key, value)
+    }
+
+    fn entry_remove(&mut self, key: K) -> Option<V> {
+        self.remove(key)
+    }
+}
+
+impl<K: Key, V> Default for SparseSecondaryMap<K, V> {
+    /// ```
+    /// let map: handlekit::SparseSecondaryMap<handlekit::Id32, u8> = Default::default();
+    /// assert!(map.is_empty());
+    /// ```
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Key, V: Clone> Clone for SparseSecondaryMap<K, V> {
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// assert_eq!(map.clone()[key], 1);
+    /// ```
+    fn clone(&self) -> Self {
+        SparseSecondaryMap {
+            pages: self.pages.clone(),
+            dense: self.dense.clone(),
+        }
+    }
+}
+
+impl<K: Key, V: fmt::Debug> fmt::Debug for SparseSecondaryMap<K, V> {
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(table.insert(()), 'a');
+    /// assert_eq!(format!("{map:?}"), "{Id(0v1): 'a'}");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<K: Key, V: PartialEq> PartialEq for SparseSecondaryMap<K, V> {
+    /// Equal when the same keys hold equal values, whatever the order.
+    ///
+    /// ```
+    /// let map: handlekit::SparseSecondaryMap<handlekit::Id, u8> = Default::default();
+    /// assert_eq!(map, map.clone());
+    /// ```
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .all(|(key, value)| other.get(key) == Some(value))
+    }
+}
+
+impl<K: Key, V: Eq> Eq for SparseSecondaryMap<K, V> {}
+
+impl<K: Key, V> Index<K> for SparseSecondaryMap<K, V> {
+    type Output = V;
+
+    /// # Panics
+    ///
+    /// If `key` has no value.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// assert_eq!(map[key], 1);
+    /// ```
+    #[track_caller]
+    fn index(&self, key: K) -> &V {
+        match self.get(key) {
+            Some(value) => value,
+            None => missing(key),
+        }
+    }
+}
+
+impl<K: Key, V> IndexMut<K> for SparseSecondaryMap<K, V> {
+    /// # Panics
+    ///
+    /// If `key` has no value.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// map[key] = 2;
+    /// assert_eq!(map[key], 2);
+    /// ```
+    #[track_caller]
+    fn index_mut(&mut self, key: K) -> &mut V {
+        match self.get_mut(key) {
+            Some(value) => value,
+            None => missing(key),
+        }
+    }
+}
+
+impl<K: Key, V> Extend<(K, V)> for SparseSecondaryMap<K, V> {
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.extend([(key, 1)]);
+    /// assert_eq!(map[key], 1);
+    /// ```
+    fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, pairs: I) {
+        for (key, value) in pairs {
+            self.insert(key, value);
+        }
+    }
+}
+
+impl<K: Key, V> FromIterator<(K, V)> for SparseSecondaryMap<K, V> {
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let map: handlekit::SparseSecondaryMap<_, _> = [(key, 1)].into_iter().collect();
+    /// assert_eq!(map[key], 1);
+    /// ```
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(pairs: I) -> Self {
+        let mut map = Self::new();
+        map.extend(pairs);
+        map
+    }
+}
+
+impl<'a, K: Key, V> IntoIterator for &'a SparseSecondaryMap<K, V> {
+    type Item = (K, &'a V);
+    type IntoIter = SparseIter<'a, K, V>;
+
+    fn into_iter(self) -> SparseIter<'a, K, V> {
+        self.iter()
+    }
+}
+
+impl<'a, K: Key, V> IntoIterator for &'a mut SparseSecondaryMap<K, V> {
+    type Item = (K, &'a mut V);
+    type IntoIter = SparseIterMut<'a, K, V>;
+
+    fn into_iter(self) -> SparseIterMut<'a, K, V> {
+        self.iter_mut()
+    }
+}
+
+impl<K: Key, V> IntoIterator for SparseSecondaryMap<K, V> {
+    type Item = (K, V);
+    type IntoIter = SparseIntoIter<K, V>;
+
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// assert_eq!(map.into_iter().collect::<Vec<_>>(), [(key, 1)]);
+    /// ```
+    fn into_iter(self) -> SparseIntoIter<K, V> {
+        self.dense.keys.into_iter().zip(self.dense.values)
+    }
+}
+
+#[cfg(feature = "rayon")]
+mod par {
+    use rayon::prelude::*;
+
+    use super::SparseSecondaryMap;
+    use crate::packed_table::{ParIter, ParIterMut};
+    use crate::Key;
+
+    impl<K: Key, V: Sync> SparseSecondaryMap<K, V> {
+        /// Iterates `(key, &value)` in parallel with rayon.
+        ///
+        /// ```
+        /// use rayon::prelude::*;
+        /// let mut table = handlekit::IdTable::new();
+        /// let mut map = handlekit::SparseSecondaryMap::new();
+        /// map.insert(table.insert(()), 3u64);
+        /// assert_eq!(map.par_iter().map(|(_, v)| v).sum::<u64>(), 3);
+        /// ```
+        pub fn par_iter(&self) -> ParIter<'_, V, K> {
+            self.dense
+                .keys
+                .par_iter()
+                .copied()
+                .zip(self.dense.values.par_iter())
+        }
+    }
+
+    impl<K: Key, V: Send> SparseSecondaryMap<K, V> {
+        /// Iterates `(key, &mut value)` in parallel with rayon.
+        ///
+        /// ```
+        /// use rayon::prelude::*;
+        /// let mut table = handlekit::IdTable::new();
+        /// let key = table.insert(());
+        /// let mut map = handlekit::SparseSecondaryMap::new();
+        /// map.insert(key, 3u64);
+        /// map.par_iter_mut().for_each(|(_, v)| *v += 1);
+        /// assert_eq!(map[key], 4);
+        /// ```
+        pub fn par_iter_mut(&mut self) -> ParIterMut<'_, V, K> {
+            self.dense
+                .keys
+                .par_iter()
+                .copied()
+                .zip(self.dense.values.par_iter_mut())
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use core::fmt;
+    use core::marker::PhantomData;
+
+    use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
+    use serde::ser::{Serialize, SerializeSeq, Serializer};
+
+    use super::SparseSecondaryMap;
+    use crate::Key;
+
+    /// Serializes as a sequence of `(key, value)` in dense order.
+    impl<K: Key + Serialize, V: Serialize> Serialize for SparseSecondaryMap<K, V> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut seq = serializer.serialize_seq(Some(self.len()))?;
+            for pair in self.iter() {
+                seq.serialize_element(&pair)?;
+            }
+            seq.end()
+        }
+    }
+
+    /// Deserializes `(key, value)` pairs through `insert`, so keys are
+    /// validated and generations compared as on any insertion.
+    impl<'de, K: Key + Deserialize<'de>, V: Deserialize<'de>> Deserialize<'de>
+        for SparseSecondaryMap<K, V>
+    {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct PairsVisitor<K, V>(PhantomData<fn() -> (K, V)>);
+            impl<'de, K: Key + Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for PairsVisitor<K, V> {
+                type Value = SparseSecondaryMap<K, V>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a sequence of (key, value) pairs")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                    let hint = seq.size_hint().unwrap_or(0).min(4096);
+                    let mut map = SparseSecondaryMap::with_capacity(hint);
+                    while let Some((key, value)) = seq.next_element::<(K, V)>()? {
+                        map.insert(key, value);
+                    }
+                    Ok(map)
+                }
+            }
+            deserializer.deserialize_seq(PairsVisitor(PhantomData))
+        }
+    }
+}
