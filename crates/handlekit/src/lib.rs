@@ -26,6 +26,13 @@
 //!   Values never move; removed slots go on a free list threaded through
 //!   their own memory; a generation per slot detects stale keys; a parallel
 //!   occupancy bitset makes iteration skip 64 holes per word.
+//! - [`PackedTable`]: the *packed array* behind an index. Values sit with no
+//!   holes, so iteration is a slice walk; removal swaps the last value in;
+//!   `sort_by` reorders for locality and keeps every key valid.
+//! - [`SecondaryMap`]: extra data for the keys of another table, stored by
+//!   slot index with the generation, so a reused slot never shows old data.
+//! - [`SparseSecondaryMap`]: the same as a sparse set: paged index array,
+//!   packed values.
 //!
 //! # Keys
 //!
@@ -66,7 +73,20 @@
 //! An [`IdTable`] slot is a 32-bit state word beside a union of the value and
 //! a 32-bit free-list link: `4 + max(size_of::<T>(), 4)` bytes, rounded up to
 //! `T`'s alignment (8 bytes for `u32`, 16 for `u64`), plus one bit of
-//! occupancy. That is the same as slotmap's `SlotMap`.
+//! occupancy. That is the same as slotmap's `SlotMap`. A [`PackedTable`]
+//! spends `size_of::<T>() + size_of::<K>()` per value on the dense side and
+//! 8 bytes plus one bit per slot on the sparse side.
+//!
+//! # Complexity
+//!
+//! | | insert | remove | get | iterate |
+//! | --- | --- | --- | --- | --- |
+//! | [`IdTable`] | O(1) | O(1) | O(1), one slot read | O(len + slots/64) |
+//! | [`PackedTable`] | O(1) | O(1), moves one value | O(1), two reads | O(len), a slice |
+//! | [`SecondaryMap`] | O(1)\* | O(1) | O(1), one slot read | O(len + slots/64) |
+//! | [`SparseSecondaryMap`] | O(1)\* | O(1), moves one value | O(1), three reads | O(len), a slice |
+//!
+//! \* amortized; the dense secondary map grows to the highest index.
 //!
 //! # Choosing a container
 //!
@@ -74,6 +94,10 @@
 //! | --- | --- |
 //! | fast lookups, values that never move, iteration that skips holes | [`IdTable`] |
 //! | addresses that stay fixed as well | [`IdTable::with_fixed_capacity`] |
+//! | the fastest iteration, or control over the order of values | [`PackedTable`] |
+//! | 32-bit keys | any table with [`Id32`], or your own [`define_key!`] |
+//! | data for most keys of another table | [`SecondaryMap`] |
+//! | data for a few keys, or iteration over just those | [`SparseSecondaryMap`] |
 //!
 //! # Features
 //!
@@ -86,10 +110,14 @@
 //!
 //! # Implementation
 //!
-//! All unsafe code lives in one private module, the raw slot layer: a `Slot`
-//! (the tagged union), an occupancy bitset and a `SlotArena` (slots, free
-//! list, reuse policy, retirement). The public containers are safe code over
-//! it. `ARCHITECTURE.md` in the repository lists the invariants.
+//! The unsafe code that touches slot memory lives in one private module,
+//! the raw slot layer: a `Slot` (the tagged union), an occupancy bitset, a
+//! `SlotStore` (slots, occupancy, iteration, drop, clone) and a `SlotArena`
+//! (a store plus the free list, reuse policy and retirement). The public
+//! containers are safe code over it; the only `unsafe` above it are the
+//! `*_unchecked` methods that forward to it. The packed containers share a
+//! second, safe core (`Dense`: keys and values with swap-remove, retain and
+//! sort). `ARCHITECTURE.md` in the repository lists the invariants.
 
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
