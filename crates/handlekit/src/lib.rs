@@ -64,16 +64,19 @@
 //! width of the key and the [`Reuse`] policy. The price is memory: one slot
 //! per retirement ([`IdTable::retired_count`]). With [`Id`] a slot must be
 //! reused two billion times first; with narrow keys, use [`Reuse::Fifo`] to
-//! spread reuse over many slots. The BitSquid bound holds: with `F` slots
-//! kept free and `g` generation bits, no slot retires before `F · (2^g − 1)`
-//! insertions.
+//! spread reuse over many slots. The BitSquid bound, made exact: with `F`
+//! slots kept free ([`Reuse::Fifo`]) and `g` generation bits, a slot is
+//! reused at most once per `F + 1` insertions, so no slot retires before
+//! insertion number `1 + (2^g − 2)(F + 1)`, about `F · 2^g`. (Seed 000's
+//! "no inner_id collision before N · 64K creations" is the same bound for a
+//! design that wraps generations instead of retiring slots.)
 //!
 //! # Memory per slot
 //!
 //! An [`IdTable`] slot is a 32-bit state word beside a union of the value and
 //! a 32-bit free-list link: `4 + max(size_of::<T>(), 4)` bytes, rounded up to
-//! `T`'s alignment (8 bytes for `u32`, 16 for `u64`), plus one bit of
-//! occupancy. That is the same as slotmap's `SlotMap`. A [`PackedTable`]
+//! `max(align_of::<T>(), 4)` (8 bytes for `u32`, 16 for `u64`, 12 for
+//! `[u8; 5]`), plus one bit of occupancy. That is the same as slotmap's `SlotMap`. A [`PackedTable`]
 //! spends `size_of::<T>() + size_of::<K>()` per value on the dense side and
 //! 8 bytes plus one bit per slot on the sparse side.
 //!

@@ -34,9 +34,9 @@ pub enum Reuse {
     /// This is the scheme of the BitSquid ID table. With `F = min_free` free
     /// slots always waiting and `g` usable generation bits, a slot is reused
     /// only after `F` other slots were, so no slot ages faster than one
-    /// generation per `F + 1` insertions and no key could be reissued before
-    /// `F · 2^g` creations even without retirement. (With retirement, keys are
-    /// never reissued at all; FIFO delays retirement.)
+    /// generation per `F + 1` insertions: no slot retires before insertion
+    /// number `1 + (2^g − 2)(F + 1)`, about `F · 2^g`. (Keys are never
+    /// reissued either way; FIFO only delays retirement.)
     ///
     /// When the table cannot grow (fixed capacity, or the key's index space
     /// is full), it dips into the reserve rather than failing.

@@ -33,7 +33,7 @@ pub use crate::slot_par::{ParIter, ParIterMut};
 /// | `clear`, `retain` | O(slots) |
 ///
 /// Memory: `size_of::<Slot<T>>()` per slot, that is
-/// `4 + max(size_of::<T>(), 4)` rounded up to `T`'s alignment, plus one bit
+/// `4 + max(size_of::<T>(), 4)` rounded up to `max(align_of::<T>(), 4)`, plus one bit
 /// per slot. Slots are never returned to the allocator (that would let stale
 /// keys come back to life), so memory follows the peak number of values.
 ///

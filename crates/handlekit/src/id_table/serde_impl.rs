@@ -19,7 +19,11 @@ struct Repr<'a, T> {
 }
 
 #[derive(Deserialize)]
-#[serde(rename = "IdTable", bound(deserialize = "T: Deserialize<'de>"))]
+#[serde(
+    deny_unknown_fields,
+    rename = "IdTable",
+    bound(deserialize = "T: Deserialize<'de>")
+)]
 struct Owned<T, K: Key> {
     reuse: Reuse,
     slots: ArenaOf<T, K>,

@@ -22,7 +22,11 @@ struct Repr<'a, T> {
 }
 
 #[derive(Deserialize)]
-#[serde(rename = "PackedTable", bound(deserialize = "T: Deserialize<'de>"))]
+#[serde(
+    deny_unknown_fields,
+    rename = "PackedTable",
+    bound(deserialize = "T: Deserialize<'de>")
+)]
 struct Owned<T, K: Key> {
     reuse: Reuse,
     slots: ArenaOf<u32, K>,
