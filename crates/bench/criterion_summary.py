@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Summarize one run of `cargo bench -p handlekit-bench --bench id_table`.
+"""Summarize one run of `cargo bench -p handlekit-bench --bench workloads`.
 
-Reads criterion's `target/criterion/<workload>/<container>/<N>/new/` files
-(the latest run of each benchmark) and prints a Markdown table: the median
-time per element of IdTable<Id>, IdTable<Id32> and SlotMap, and the ratios
-IdTable/SlotMap (< 1 means handlekit is faster).
+Reads criterion's `target/criterion/<workload>_<value>/<container>/<N>/new/`
+files (the latest run of each benchmark) and prints a Markdown table: the
+median time per element of IdTable<Id>, IdTable<Id32> and SlotMap, and the
+ratios IdTable/SlotMap (< 1 means handlekit is faster). Criterion turns the
+`/` in a group name and the `<>` in a container name into `_`.
 
 Usage: python3 crates/bench/criterion_summary.py [target/criterion]
 """
@@ -14,11 +15,11 @@ import sys
 from pathlib import Path
 
 WORKLOADS = ["insert", "remove", "get", "iter_full", "iter_half"]
-CONTAINERS = ["IdTable-Id", "IdTable-Id32", "SlotMap"]
+CONTAINERS = ["IdTable_Id_", "IdTable_Id32_", "SlotMap"]
 
 
 def median_ns(root: Path, workload: str, container: str, n: str):
-    new = root / workload / container / n / "new"
+    new = root / f"{workload}_u64" / container / n / "new"
     try:
         estimates = json.loads((new / "estimates.json").read_text())
     except FileNotFoundError:
@@ -29,7 +30,7 @@ def median_ns(root: Path, workload: str, container: str, n: str):
 def sizes(root: Path, workload: str):
     found = set()
     for container in CONTAINERS:
-        folder = root / workload / container
+        folder = root / f"{workload}_u64" / container
         if folder.is_dir():
             found.update(p.name for p in folder.iterdir() if p.name.isdigit())
     return sorted(found, key=int)

@@ -77,6 +77,9 @@ pub trait Container<V: Value> {
     /// iteration.
     fn sum(&self) -> u64;
     fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 macro_rules! idtable {

@@ -8,80 +8,15 @@
 //! cargo run --release -- --smoke         # CI: tiny N, one repeat, checks
 //! ```
 
-// A binary: its items are documented where it helps, not everywhere.
-#![allow(missing_docs)]
-// slotmap's HopSlotMap is deprecated upstream but still a peer to beat.
-#![allow(deprecated)]
-
-mod alloc;
-mod containers;
-mod report;
-mod workloads;
-
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use containers::{BTreeIds, Blob64, Container, Family, HashIds, PlainVec, Value};
-use handlekit::{Id, Id32, IdTable, PackedTable};
-use workloads::{Budget, Workload};
+use handlekit_bench::containers::{Blob64, Value};
+use handlekit_bench::workloads::{Budget, Workload};
+use handlekit_bench::{entries_for, report, Cell, Config, Memory};
 
 #[global_allocator]
-static ALLOCATOR: alloc::Counting = alloc::Counting;
-
-/// One container at one value type: what the runner can do with it.
-pub struct Entry {
-    pub container: &'static str,
-    pub family: Family,
-    pub value_type: &'static str,
-    pub can_remove: bool,
-    sample: fn(Workload, usize, u64, Budget) -> f64,
-    memory: fn(usize) -> f64,
-}
-
-fn entry<V: Value, C: Container<V>>() -> Entry {
-    Entry {
-        container: C::NAME,
-        family: C::FAMILY,
-        value_type: V::NAME,
-        can_remove: C::CAN_REMOVE,
-        sample: workloads::sample::<V, C>,
-        memory: workloads::bytes_per_value::<V, C>,
-    }
-}
-
-/// Every container, for one value type.
-fn entries_for<V: Value>() -> Vec<Entry> {
-    vec![
-        entry::<V, IdTable<V, Id>>(),
-        entry::<V, IdTable<V, Id32>>(),
-        entry::<V, PackedTable<V, Id>>(),
-        entry::<V, slotmap::SlotMap<slotmap::DefaultKey, V>>(),
-        entry::<V, slotmap::HopSlotMap<slotmap::DefaultKey, V>>(),
-        entry::<V, slotmap::DenseSlotMap<slotmap::DefaultKey, V>>(),
-        entry::<V, thunderdome::Arena<V>>(),
-        entry::<V, generational_arena::Arena<V>>(),
-        entry::<V, slab::Slab<V>>(),
-        entry::<V, BTreeIds<V>>(),
-        entry::<V, HashIds<V>>(),
-        entry::<V, PlainVec<V>>(),
-    ]
-}
-
-/// Run settings, from the command line.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Config {
-    pub sizes: Vec<usize>,
-    pub repeats: u32,
-    pub warmup: bool,
-    pub min_time_ms: u64,
-    pub filter: Vec<String>,
-    pub mode: &'static str,
-    pub seed: u64,
-    #[serde(skip)]
-    pub out_dir: PathBuf,
-    #[serde(skip)]
-    pub progress: bool,
-}
+static ALLOCATOR: handlekit_bench::alloc::Counting = handlekit_bench::alloc::Counting;
 
 const USAGE: &str = "\
 handlekit comparison runner
@@ -189,29 +124,6 @@ fn selected(filter: &[String], names: &[&str]) -> bool {
         || filter
             .iter()
             .any(|wanted| names.iter().any(|name| name.contains(wanted.as_str())))
-}
-
-/// One measured cell.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Cell {
-    pub workload: &'static str,
-    pub container: &'static str,
-    pub family: Family,
-    pub value_type: &'static str,
-    pub n: usize,
-    pub median_ns: f64,
-    pub min_ns: f64,
-    pub max_ns: f64,
-    pub samples: Vec<f64>,
-}
-
-/// Memory use of one container.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Memory {
-    pub container: &'static str,
-    pub value_type: &'static str,
-    pub n: usize,
-    pub bytes_per_value: f64,
 }
 
 fn median(sorted: &[f64]) -> f64 {

@@ -264,6 +264,17 @@ fn run_once<V: Value, C: Container<V>>(workload: Workload, n: usize, rng: &mut R
     }
 }
 
+/// One timed run of `workload` on container `C`, with its own setup:
+/// the time of the measured section and the operations it did.
+pub fn timed_run<V: Value, C: Container<V>>(
+    workload: Workload,
+    n: usize,
+    rng: &mut Rng,
+) -> (Duration, u64) {
+    let timed = run_once::<V, C>(workload, n, rng);
+    (timed.elapsed, timed.ops)
+}
+
 /// How long to keep repeating a small workload within one sample.
 #[derive(Clone, Copy)]
 pub struct Budget {
