@@ -51,10 +51,10 @@ pub(crate) struct SlotArena<T> {
     /// holds exactly the vacant slots whose generation is below
     /// `limits.max_generation`, each once, linked through `next_free`.
     free_head: u32,
-    /// Last slot of the free list, or `NO_SLOT` when it is empty.
+    /// Last slot of the free list, or `NO_SLOT` when it is empty. Kept only
+    /// under `Reuse::Fifo` (which appends there); under `Reuse::Lifo` it is
+    /// stale, and `set_reuse` recomputes it when switching to FIFO.
     free_tail: u32,
-    /// Number of slots on the free list.
-    free_len: usize,
     /// Vacant slots whose generation reached `limits.max_generation`. They
     /// are never reused, so no key is ever issued twice.
     retired: usize,
@@ -77,7 +77,6 @@ impl<T> SlotArena<T> {
             store: SlotStore::new(),
             free_head: NO_SLOT,
             free_tail: NO_SLOT,
-            free_len: 0,
             retired: 0,
             reuse: Reuse::Lifo,
             fixed_capacity: None,
@@ -128,9 +127,28 @@ impl<T> SlotArena<T> {
         self.reuse
     }
 
+    /// Slots on the free list: every vacant slot that is not retired.
     #[inline]
+    fn free_len(&self) -> usize {
+        self.store.slot_count() - self.store.len() - self.retired
+    }
+
     pub(crate) fn set_reuse(&mut self, reuse: Reuse) {
+        if matches!(reuse, Reuse::Fifo { .. }) && matches!(self.reuse, Reuse::Lifo) {
+            self.free_tail = self.find_free_tail();
+        }
         self.reuse = reuse;
+    }
+
+    /// The last slot of the free list, found by walking it.
+    fn find_free_tail(&self) -> u32 {
+        let mut tail = NO_SLOT;
+        let mut cursor = self.free_head;
+        while let Some(slot) = self.store.slot(cursor as usize) {
+            tail = cursor;
+            cursor = slot.next_free();
+        }
+        tail
     }
 
     /// The fixed capacity, for an arena that never reallocates.
@@ -161,13 +179,13 @@ impl<T> SlotArena<T> {
     /// Makes room for `additional` more values without reallocating.
     pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
         let reusable = match self.reuse {
-            Reuse::Lifo => self.free_len,
-            Reuse::Fifo { min_free } => self.free_len.saturating_sub(min_free as usize),
+            Reuse::Lifo => self.free_len(),
+            Reuse::Fifo { min_free } => self.free_len().saturating_sub(min_free as usize),
         };
         let growable = self.append_limit - self.store.slot_count();
         // Past the limit the table dips into a FIFO reserve, so only a
         // shortfall of all free slots is an error.
-        if additional.saturating_sub(self.free_len) > growable {
+        if additional.saturating_sub(self.free_len()) > growable {
             return Err(self.full_error());
         }
         if self.fixed_capacity.is_some() {
@@ -241,7 +259,7 @@ impl<T> SlotArena<T> {
         let reuse_now = match self.reuse {
             Reuse::Lifo => true,
             Reuse::Fifo { min_free } => {
-                self.free_len > min_free as usize || self.store.slot_count() >= self.append_limit
+                self.free_len() > min_free as usize || self.store.slot_count() >= self.append_limit
             }
         };
         reuse_now.then_some(self.free_head as usize)
@@ -289,7 +307,6 @@ impl<T> SlotArena<T> {
         if next == NO_SLOT {
             self.free_tail = NO_SLOT;
         }
-        self.free_len -= 1;
         (index, generation)
     }
 
@@ -321,10 +338,6 @@ impl<T> SlotArena<T> {
             // SAFETY: the slot matched a generation, so it is occupied.
             let value = unsafe { self.store.vacate(index, self.free_head) };
             self.free_head = index as u32;
-            if self.free_tail == NO_SLOT {
-                self.free_tail = index as u32;
-            }
-            self.free_len += 1;
             Some(value)
         } else {
             // SAFETY: slot `index` exists and is occupied (it matched a
@@ -375,9 +388,6 @@ impl<T> SlotArena<T> {
             Reuse::Lifo => {
                 self.set_link(index, self.free_head);
                 self.free_head = index32;
-                if self.free_tail == NO_SLOT {
-                    self.free_tail = index32;
-                }
             }
             Reuse::Fifo { .. } => {
                 self.set_link(index, NO_SLOT);
@@ -389,7 +399,6 @@ impl<T> SlotArena<T> {
                 self.free_tail = index32;
             }
         }
-        self.free_len += 1;
     }
 
     /// Sets the free-list link of vacant slot `index`.
@@ -405,7 +414,6 @@ impl<T> SlotArena<T> {
     fn rebuild_free_list(&mut self) {
         self.free_head = NO_SLOT;
         self.free_tail = NO_SLOT;
-        self.free_len = 0;
         self.retired = 0;
         let max_generation = self.limits.max_generation;
         let mut next = NO_SLOT;
@@ -425,7 +433,6 @@ impl<T> SlotArena<T> {
                 self.free_tail = index as u32;
             }
             next = index as u32;
-            self.free_len += 1;
         }
         self.free_head = next;
     }
@@ -593,8 +600,9 @@ impl<T> SlotArena<T> {
             last = cursor;
             cursor = slot.next_free();
         }
-        assert_eq!(last, self.free_tail, "free list tail is wrong");
-        assert_eq!(listed, self.free_len, "free list length is wrong");
+        if matches!(self.reuse, Reuse::Fifo { .. }) {
+            assert_eq!(last, self.free_tail, "free list tail is wrong");
+        }
         assert_eq!(
             self.store.len() + retired + listed,
             slots,
@@ -674,7 +682,6 @@ impl<T: Clone> Clone for SlotArena<T> {
         mem::forget(guard);
         self.free_head = source.free_head;
         self.free_tail = source.free_tail;
-        self.free_len = source.free_len;
         self.retired = source.retired;
     }
 }
@@ -686,7 +693,6 @@ impl<T> SlotArena<T> {
             store: SlotStore::new(),
             free_head: self.free_head,
             free_tail: self.free_tail,
-            free_len: self.free_len,
             retired: self.retired,
             reuse: self.reuse,
             fixed_capacity: self.fixed_capacity,

@@ -173,7 +173,8 @@ impl<T> SlotStore<T> {
             self.occupied.grow_to(index + 1);
         }
         self.slots.push(Slot::new_occupied(generation, value));
-        self.occupied.insert(index);
+        // SAFETY: the bitset was just grown to cover `index`.
+        unsafe { self.occupied.insert_unchecked(index) };
         self.len += 1;
         index
     }
@@ -195,7 +196,9 @@ impl<T> SlotStore<T> {
     #[inline(always)]
     pub(crate) fn occupy(&mut self, index: usize, generation: u32, value: T) {
         self.slots[index].occupy(generation, value);
-        self.occupied.insert(index);
+        // SAFETY: `index` is a slot (the indexing above checked it), and the
+        // bitset covers every slot (the invariant on `occupied`).
+        unsafe { self.occupied.insert_unchecked(index) };
         self.len += 1;
     }
 
@@ -210,7 +213,9 @@ impl<T> SlotStore<T> {
         debug_assert!(self.slots.get(index).is_some_and(Slot::is_occupied));
         // SAFETY: the caller guarantees the slot exists and is occupied.
         let value = unsafe { self.slots.get_unchecked_mut(index).vacate(next_free) };
-        self.occupied.remove(index);
+        // SAFETY: `index` is a slot (the caller's guarantee), and the bitset
+        // covers every slot (the invariant on `occupied`).
+        unsafe { self.occupied.remove_unchecked(index) };
         self.len -= 1;
         value
     }
