@@ -357,8 +357,11 @@ impl<T, K: Key> PackedTable<T, K> {
 
     #[inline]
     fn try_insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> Result<K, CapacityError> {
-        // Make room first, so nothing can fail once the slot is taken.
-        self.dense.reserve_one();
+        // Make room first, so nothing can fail once the slot is taken. A
+        // fixed-capacity table has its room already and must not move.
+        if self.sparse.fixed_capacity().is_none() {
+            self.dense.reserve_one();
+        }
         let position = self.dense.len() as u32;
         let mut value = None;
         let (index, generation) = self.sparse.try_insert_with(|index, generation| {
@@ -720,6 +723,17 @@ impl<T, K: Key> PackedTable<T, K> {
         self.dense.sort(&mut self.sparse, false, compare);
     }
 
+    /// Gives the dense arrays room for the whole fixed capacity, as
+    /// `with_fixed_capacity` did (a `Vec` clone only has room for its
+    /// length).
+    fn keep_fixed_allocation(&mut self) {
+        if let Some(fixed) = self.sparse.fixed_capacity() {
+            let spare = fixed.saturating_sub(self.dense.len());
+            self.dense.keys.reserve_exact(spare);
+            self.dense.values.reserve_exact(spare);
+        }
+    }
+
     /// Builds a table from values, keyed in iteration order.
     ///
     /// ```
@@ -782,10 +796,12 @@ impl<T: Clone, K: Key> Clone for PackedTable<T, K> {
     /// assert_eq!(table.clone()[key], 1);
     /// ```
     fn clone(&self) -> Self {
-        PackedTable {
+        let mut copy = PackedTable {
             sparse: self.sparse.clone(),
             dense: self.dense.clone(),
-        }
+        };
+        copy.keep_fixed_allocation();
+        copy
     }
 
     /// Makes `self` a copy of `source`, reusing its allocations. If a
@@ -810,6 +826,7 @@ impl<T: Clone, K: Key> Clone for PackedTable<T, K> {
         core::mem::forget(guard);
         self.dense.keys.clone_from(&source.dense.keys);
         self.sparse.clone_from(&source.sparse);
+        self.keep_fixed_allocation();
     }
 }
 

@@ -17,8 +17,12 @@ use crate::Key;
 const PAGE_BITS: u32 = 10;
 /// Entries per page: 1024 `u32`s, 4 KiB.
 const PAGE_LEN: usize = 1 << PAGE_BITS;
-/// A sparse entry with no value.
-const ABSENT: u32 = u32::MAX;
+/// Set in a sparse entry with no value; the low 31 bits then hold the
+/// generation of the last key whose value left (0 if none), so an older key
+/// stays stale, as in the dense map. Without it, the entry is a position.
+const ABSENT: u32 = 1 << 31;
+/// Dense positions must stay below `ABSENT`.
+const MAX_LEN: usize = ABSENT as usize;
 
 /// One page of the sparse array.
 type Page = Box<[u32; PAGE_LEN]>;
@@ -36,17 +40,34 @@ pub type SparseIntoIter<K, V> = packed_table::IntoIter<V, K>;
 #[derive(Clone, Default)]
 struct Pages {
     /// Invariant: entry `i & 1023` of page `i >> 10` is the dense position
-    /// of the value whose key has index `i`, or `ABSENT`. Pages are
-    /// allocated on first use.
+    /// of the value whose key has index `i`, or `ABSENT | last_generation`.
+    /// Pages are allocated on first use.
     pages: Vec<Option<Page>>,
 }
 
 impl Pages {
+    /// The raw entry for `index` (`ABSENT` if its page is not allocated).
+    #[inline]
+    fn raw(&self, index: usize) -> u32 {
+        match self.pages.get(index >> PAGE_BITS) {
+            Some(Some(page)) => page[index & (PAGE_LEN - 1)],
+            _ => ABSENT,
+        }
+    }
+
+    /// The dense position for `index`, if it has a value.
     #[inline]
     fn get(&self, index: usize) -> Option<usize> {
-        let page = self.pages.get(index >> PAGE_BITS)?.as_ref()?;
-        let position = page[index & (PAGE_LEN - 1)];
-        (position != ABSENT).then_some(position as usize)
+        let entry = self.raw(index);
+        (entry & ABSENT == 0).then_some(entry as usize)
+    }
+
+    /// The generation of the last key whose value left `index`, if it has
+    /// no value now.
+    #[inline]
+    fn last_generation(&self, index: usize) -> Option<u32> {
+        let entry = self.raw(index);
+        (entry & ABSENT != 0).then_some(entry & !ABSENT)
     }
 
     /// The entry for `index`, allocating its page if needed.
@@ -76,9 +97,7 @@ impl<K: Key> Positions<K> for Pages {
 
     #[inline]
     fn forget(&mut self, key: K) {
-        if self.get(key.index()).is_some() {
-            self.set(key.index(), ABSENT);
-        }
+        self.set(key.index(), ABSENT | key.generation());
     }
 }
 
@@ -94,7 +113,9 @@ impl<K: Key> Positions<K> for Pages {
 /// store builds on.
 ///
 /// Memory: `size_of::<K>() + size_of::<V>()` per value, plus 4 KiB per page
-/// touched.
+/// touched. A sparse entry without a value remembers the generation of the
+/// last key whose value left it, so generations compare exactly as in
+/// [`SecondaryMap`](crate::SecondaryMap). At most 2³¹ values.
 ///
 /// # Examples
 ///
@@ -228,6 +249,10 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
                 }
             }
             None => {
+                let last = self.pages.last_generation(key.index()).unwrap_or(0);
+                if key.generation() < last || self.dense.len() >= MAX_LEN {
+                    return None;
+                }
                 self.dense.reserve_one();
                 let position = self.dense.len() as u32;
                 self.pages.set(key.index(), position);
@@ -319,7 +344,7 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
     /// ```
     pub fn remove(&mut self, key: K) -> Option<V> {
         let position = self.find(key)?;
-        self.pages.set(key.index(), ABSENT);
+        self.pages.set(key.index(), ABSENT | key.generation());
         Some(self.dense.swap_remove(position, &mut self.pages))
     }
 
@@ -353,7 +378,7 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
     /// Points every sparse entry of a live key at nothing.
     fn forget_all(&mut self) {
         for &key in &self.dense.keys {
-            self.pages.set(key.index(), ABSENT);
+            self.pages.set(key.index(), ABSENT | key.generation());
         }
     }
 
@@ -508,7 +533,7 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
         assert_eq!(self.dense.keys.len(), self.dense.values.len());
         let mut live = 0;
         for page in self.pages.pages.iter().flatten() {
-            live += page.iter().filter(|&&position| position != ABSENT).count();
+            live += page.iter().filter(|&&entry| entry & ABSENT == 0).count();
         }
         assert_eq!(live, self.dense.len(), "sparse entries and values disagree");
         for (position, &key) in self.dense.keys.iter().enumerate() {
@@ -530,7 +555,10 @@ impl<K: Key, V> EntryTarget for SparseSecondaryMap<K, V> {
             return None;
         }
         match self.pages.get(key.index()) {
-            None => Some(false),
+            None => {
+                let last = self.pages.last_generation(key.index()).unwrap_or(0);
+                (key.generation() >= last && self.dense.len() < MAX_LEN).then_some(false)
+            }
             Some(position) => {
                 let stored = self.dense.keys[position];
                 if key.generation() < stored.generation() {
