@@ -210,6 +210,12 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
             && generation <= max_generation(K::GENERATION_BITS)
     }
 
+    /// Whether `insert(key, _)` would store a value for a key that has none.
+    #[cfg(feature = "serde")]
+    fn entry_allowed(&self, key: K) -> bool {
+        matches!(<Self as EntryTarget>::entry_state(self, key), Some(false))
+    }
+
     /// The dense position of `key`'s value.
     #[inline]
     fn find(&self, key: K) -> Option<usize> {
@@ -801,48 +807,91 @@ mod par {
 
 #[cfg(feature = "serde")]
 mod serde_impl {
-    use core::fmt;
+    use alloc::vec::Vec;
     use core::marker::PhantomData;
 
-    use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
-    use serde::ser::{Serialize, SerializeSeq, Serializer};
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    use super::SparseSecondaryMap;
+    use super::{SparseSecondaryMap, ABSENT, PAGE_BITS};
+    use crate::slot_iter::table_key;
     use crate::Key;
 
-    /// Serializes as a sequence of `(key, value)` in dense order.
+    #[derive(Serialize)]
+    #[serde(
+        rename = "SparseSecondaryMap",
+        bound(serialize = "K: Serialize, V: Serialize")
+    )]
+    struct Repr<'a, K, V> {
+        /// `(key, value)` in dense order.
+        entries: Vec<(K, &'a V)>,
+        /// For each empty entry that remembers a generation, the key that
+        /// last left it, so older keys stay stale after a round trip.
+        vacated: Vec<K>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(
+        deny_unknown_fields,
+        rename = "SparseSecondaryMap",
+        bound(deserialize = "K: Deserialize<'de>, V: Deserialize<'de>")
+    )]
+    struct Owned<K, V> {
+        entries: Vec<(K, V)>,
+        vacated: Vec<K>,
+        #[serde(skip)]
+        _key: PhantomData<K>,
+    }
+
     impl<K: Key + Serialize, V: Serialize> Serialize for SparseSecondaryMap<K, V> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut seq = serializer.serialize_seq(Some(self.len()))?;
-            for pair in self.iter() {
-                seq.serialize_element(&pair)?;
+            let mut vacated = Vec::new();
+            for (page_index, page) in self.pages.pages.iter().enumerate() {
+                let Some(page) = page else { continue };
+                for (offset, &entry) in page.iter().enumerate() {
+                    let generation = entry & !ABSENT;
+                    if entry & ABSENT != 0 && generation != 0 {
+                        let index = (page_index << PAGE_BITS) | offset;
+                        vacated.push(table_key::<K>(index, generation));
+                    }
+                }
             }
-            seq.end()
+            Repr {
+                entries: self.iter().collect(),
+                vacated,
+            }
+            .serialize(serializer)
         }
     }
 
-    /// Deserializes `(key, value)` pairs through `insert`, so keys are
-    /// validated and generations compared as on any insertion.
+    /// Deserializes through the same checks as `insert`: out-of-range keys
+    /// are refused, and generations compare as on any insertion. A key
+    /// listed twice, or a stale entry, is an error.
     impl<'de, K: Key + Deserialize<'de>, V: Deserialize<'de>> Deserialize<'de>
         for SparseSecondaryMap<K, V>
     {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            struct PairsVisitor<K, V>(PhantomData<fn() -> (K, V)>);
-            impl<'de, K: Key + Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for PairsVisitor<K, V> {
-                type Value = SparseSecondaryMap<K, V>;
-                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    f.write_str("a sequence of (key, value) pairs")
+            let Owned {
+                entries, vacated, ..
+            } = Owned::<K, V>::deserialize(deserializer)?;
+            let mut map = SparseSecondaryMap::with_capacity(entries.len());
+            for key in vacated {
+                if !SparseSecondaryMap::<K, V>::in_range(key) {
+                    return Err(D::Error::custom(format_args!(
+                        "vacated key {key:?} out of range"
+                    )));
                 }
-                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                    let hint = seq.size_hint().unwrap_or(0).min(4096);
-                    let mut map = SparseSecondaryMap::with_capacity(hint);
-                    while let Some((key, value)) = seq.next_element::<(K, V)>()? {
-                        map.insert(key, value);
-                    }
-                    Ok(map)
-                }
+                map.pages.set(key.index(), ABSENT | key.generation());
             }
-            deserializer.deserialize_seq(PairsVisitor(PhantomData))
+            for (key, value) in entries {
+                if map.contains_key(key) || !map.entry_allowed(key) {
+                    return Err(D::Error::custom(format_args!(
+                        "entry for {key:?} is stale, out of range or listed twice"
+                    )));
+                }
+                map.insert(key, value);
+            }
+            Ok(map)
         }
     }
 }

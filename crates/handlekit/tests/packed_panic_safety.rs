@@ -1,0 +1,807 @@
+//! Drop counting and panic safety for `PackedTable`, `SecondaryMap` and
+//! `SparseSecondaryMap`.
+//!
+//! Every value is a [`Val`] registered with a per-test [`Tracker`], which
+//! counts the drops of each value separately, so a double drop and a leak
+//! are both visible. A tracker can arm one value's `Drop` or `Clone` to
+//! panic. Each test asserts the exact drop count of every value and that
+//! the container's invariant checker passes afterwards.
+
+use std::cell::{Cell, RefCell};
+use std::panic::{self, catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
+use std::sync::Once;
+
+use handlekit::secondary::Entry;
+use handlekit::{Id, IdTable, Key, PackedTable, Reuse, SecondaryMap, SparseSecondaryMap};
+
+/// The payload of every panic the tests cause on purpose.
+const BOOM: &str = "intentional test panic";
+
+/// Keeps the intentional panics out of the test output; other panics are
+/// reported as usual.
+fn quiet_intentional_panics() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let default = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if info.payload().downcast_ref::<&str>() != Some(&BOOM) {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// Counts the drops of each value it made.
+#[derive(Default)]
+struct Tracker {
+    drops: RefCell<Vec<usize>>,
+    /// The id of the value whose next `Drop` panics.
+    panic_on_drop: Cell<Option<usize>>,
+    /// The id of the value whose next `clone` panics.
+    panic_on_clone: Cell<Option<usize>>,
+}
+
+impl Tracker {
+    fn new() -> Rc<Self> {
+        quiet_intentional_panics();
+        Rc::new(Tracker::default())
+    }
+
+    fn make(self: &Rc<Self>) -> Val {
+        let mut drops = self.drops.borrow_mut();
+        drops.push(0);
+        Val {
+            id: drops.len() - 1,
+            tracker: Rc::clone(self),
+        }
+    }
+
+    fn drops(&self, id: usize) -> usize {
+        self.drops.borrow()[id]
+    }
+
+    fn created(&self) -> usize {
+        self.drops.borrow().len()
+    }
+
+    /// Every value made so far was dropped exactly once.
+    fn assert_all_dropped_once(&self) {
+        let drops = self.drops.borrow();
+        for (id, &count) in drops.iter().enumerate() {
+            assert_eq!(count, 1, "value {id} dropped {count} times");
+        }
+    }
+
+    /// Exactly the values in `ids` were dropped, each once; no other was.
+    fn assert_dropped_exactly(&self, ids: &[usize]) {
+        let drops = self.drops.borrow();
+        for (id, &count) in drops.iter().enumerate() {
+            let expected = usize::from(ids.contains(&id));
+            assert_eq!(count, expected, "value {id} dropped {count} times");
+        }
+    }
+}
+
+struct Val {
+    id: usize,
+    tracker: Rc<Tracker>,
+}
+
+impl Clone for Val {
+    fn clone(&self) -> Self {
+        if self.tracker.panic_on_clone.get() == Some(self.id) {
+            self.tracker.panic_on_clone.set(None);
+            panic::panic_any(BOOM);
+        }
+        self.tracker.make()
+    }
+}
+
+impl Drop for Val {
+    fn drop(&mut self) {
+        self.tracker.drops.borrow_mut()[self.id] += 1;
+        if self.tracker.panic_on_drop.get() == Some(self.id) {
+            // Disarm first: a second drop of this value must show up as a
+            // count of 2, not as an abort.
+            self.tracker.panic_on_drop.set(None);
+            panic::panic_any(BOOM);
+        }
+    }
+}
+
+impl std::fmt::Debug for Val {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Val({})", self.id)
+    }
+}
+
+fn assert_panicked<R>(result: std::thread::Result<R>) {
+    match result {
+        Ok(_) => panic!("expected a panic"),
+        Err(payload) => assert_eq!(payload.downcast_ref::<&str>(), Some(&BOOM)),
+    }
+}
+
+/// A value that counts its drops in a borrowed array and owns no heap
+/// memory, for tests that leak values on purpose (Miri reports leaked heap
+/// memory, such as a leaked [`Val`]'s tracker).
+struct Counted<'a> {
+    id: usize,
+    drops: &'a RefCell<Vec<usize>>,
+}
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.drops.borrow_mut()[self.id] += 1;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// PackedTable.
+
+/// A table of `n` tracked values with ids `0..n`, in that dense order.
+fn packed(tracker: &Rc<Tracker>, n: usize) -> (PackedTable<Val>, Vec<Id>) {
+    let mut table = PackedTable::new();
+    let keys = (0..n).map(|_| table.insert(tracker.make())).collect();
+    (table, keys)
+}
+
+/// The ids of the values in the table, in dense order.
+fn ids<K: Key>(table: &PackedTable<Val, K>) -> Vec<usize> {
+    table.values().map(|v| v.id).collect()
+}
+
+/// The table is consistent, every key in `keys` names the value with the
+/// id of its position in `keys` if that id is in `live`, and nothing else.
+fn assert_keys(table: &PackedTable<Val>, keys: &[Id], live: &[usize]) {
+    table.check_invariants();
+    for (id, &key) in keys.iter().enumerate() {
+        if live.contains(&id) {
+            assert_eq!(table.get(key).map(|v| v.id), Some(id), "{key:?}");
+        } else {
+            assert!(table.get(key).is_none(), "removed {key:?} resolves");
+        }
+    }
+}
+
+#[test]
+fn packed_dropping_the_table_drops_every_value_once() {
+    let tracker = Tracker::new();
+    let (mut table, keys) = packed(&tracker, 100);
+    for key in keys.iter().step_by(3) {
+        drop(table.remove(*key));
+    }
+    for _ in 0..10 {
+        table.insert(tracker.make());
+    }
+    // Sorting and swapping move values around; none may be duplicated or
+    // lost.
+    table.sort_by(|a, b| b.id.cmp(&a.id));
+    table.swap_positions(0, 5);
+    table.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+    table.sort_by_key(|v| v.id % 7);
+    assert_eq!(tracker.created(), 110);
+    assert_eq!(table.len(), 76);
+    tracker.assert_dropped_exactly(&(0..100).step_by(3).collect::<Vec<_>>());
+    table.check_invariants();
+    drop(table);
+    tracker.assert_all_dropped_once();
+}
+
+#[test]
+fn packed_remove_hands_the_value_over() {
+    let tracker = Tracker::new();
+    let (mut table, keys) = packed(&tracker, 3);
+    let value = table.remove(keys[0]).unwrap();
+    assert_eq!(value.id, 0);
+    tracker.assert_dropped_exactly(&[]);
+    assert_eq!(ids(&table), [2, 1]);
+    drop(value);
+    tracker.assert_dropped_exactly(&[0]);
+    assert_keys(&table, &keys, &[1, 2]);
+    drop(table);
+    tracker.assert_all_dropped_once();
+}
+
+#[test]
+fn packed_into_iter_partially_consumed_drops_the_rest() {
+    let tracker = Tracker::new();
+    let (mut table, keys) = packed(&tracker, 6);
+    drop(table.remove(keys[0])); // dense order: 5 1 2 3 4
+    let mut iter = table.into_iter();
+    let (key, first) = iter.next().unwrap();
+    assert_eq!((key, first.id), (keys[5], 5));
+    drop(iter);
+    tracker.assert_dropped_exactly(&[0, 1, 2, 3, 4]);
+    drop(first);
+    tracker.assert_all_dropped_once();
+}
+
+#[test]
+fn packed_panicking_drop_during_clear() {
+    let tracker = Tracker::new();
+    let (mut table, keys) = packed(&tracker, 10);
+    drop(table.remove(keys[2]));
+    tracker.panic_on_drop.set(Some(4));
+    assert_panicked(catch_unwind(AssertUnwindSafe(|| table.clear())));
+    // The others were still dropped, and the table is empty and sound.
+    tracker.assert_all_dropped_once();
+    assert!(table.is_empty());
+    assert_keys(&table, &keys, &[]);
+    // Usable afterwards: old keys stay stale.
+    let key = table.insert(tracker.make());
+    assert!(!keys.contains(&key));
+    assert_eq!(table[key].id, 10);
+    drop(table);
+    tracker.assert_all_dropped_once();
+}
+
+/// `retain` on a packed table drops the removed values after the pass (the
+/// compaction moves them to the tail), so a panicking `Drop` comes after
+/// every value was visited: all removed values are dropped once, the kept
+/// ones stay in order.
+#[test]
+fn packed_panicking_drop_during_retain() {
+    let tracker = Tracker::new();
+    let (mut table, keys) = packed(&tracker, 10);
+    tracker.panic_on_drop.set(Some(4));
+    let mut visited = Vec::new();
+    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+        table.retain(|_, v| {
+            visited.push(v.id);
+            v.id % 2 == 1
+        });
+    })));
+    assert_eq!(visited, (0..10).collect::<Vec<_>>());
+    assert_eq!(ids(&table), [1, 3, 5, 7, 9]);
+    tracker.assert_dropped_exactly(&[0, 2, 4, 6, 8]);
+    assert_keys(&table, &keys, &[1, 3, 5, 7, 9]);
+    drop(table);
+    tracker.assert_all_dropped_once();
+}
+
+#[test]
+fn packed_panicking_retain_closure_keeps_order() {
+    let tracker = Tracker::new();
+    let (mut table, keys) = packed(&tracker, 10);
+    drop(table.remove(keys[3])); // dense order: 0 1 2 9 4 5 6 7 8
+    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+        table.retain(|_, v| {
+            if v.id == 5 {
+                panic::panic_any(BOOM);
+            }
+            v.id % 2 == 1
+        });
+    })));
+    // 0, 2 and 4 were removed before the panic; 9 (visited, kept) and the
+    // values not visited stay, in their order.
+    assert_eq!(ids(&table), [1, 9, 5, 6, 7, 8]);
+    tracker.assert_dropped_exactly(&[0, 2, 3, 4]);
+    assert_keys(&table, &keys, &[1, 5, 6, 7, 8, 9]);
+    for (position, &key) in table.key_slice().iter().enumerate() {
+        assert_eq!(table.position(key), Some(position));
+    }
+    drop(table);
+    tracker.assert_all_dropped_once();
+}
+
+#[test]
+fn packed_panicking_drop_while_dropping_a_drain() {
+    let tracker = Tracker::new();
+    let (mut table, keys) = packed(&tracker, 10);
+    tracker.panic_on_drop.set(Some(6));
+    let mut taken = Vec::new();
+    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+        let mut drain = table.drain();
+        taken.extend(drain.by_ref().take(3));
+        drop(drain); // drops 3..10; 6 panics
+    })));
+    tracker.assert_dropped_exactly(&[3, 4, 5, 6, 7, 8, 9]);
+    assert!(table.is_empty());
+    assert_keys(&table, &keys, &[]);
+    let taken: Vec<(Id, usize)> = taken.into_iter().map(|(k, v)| (k, v.id)).collect();
+    assert_eq!(taken, [(keys[0], 0), (keys[1], 1), (keys[2], 2)]);
+    tracker.assert_all_dropped_once();
+    let key = table.insert(tracker.make());
+    assert!(!keys.contains(&key));
+    drop(table);
+    tracker.assert_all_dropped_once();
+}
+
+#[test]
+fn packed_forgotten_drain_leaks_but_stays_sound() {
+    let drops = RefCell::new(vec![0; 6]);
+    let mut table: PackedTable<Counted<'_>> = PackedTable::new();
+    let keys: Vec<Id> = (0..6)
+        .map(|id| table.insert(Counted { id, drops: &drops }))
+        .collect();
+    let mut drain = table.drain();
+    let (key, first) = drain.next().unwrap();
+    assert_eq!((key, first.id), (keys[0], 0));
+    std::mem::forget(drain);
+    // The keys were invalidated when the drain started; leaking it leaks
+    // the values it did not yield (never drops them twice).
+    assert!(table.is_empty());
+    table.check_invariants();
+    assert!(keys.iter().all(|&k| table.get(k).is_none()));
+    drop(first);
+    let key = table.insert(Counted {
+        id: 1,
+        drops: &drops,
+    });
+    assert!(!keys.contains(&key));
+    table.clear();
+    drop(table);
+    assert_eq!(*drops.borrow(), [1, 1, 0, 0, 0, 0]);
+}
+
+#[test]
+fn packed_panicking_drop_while_dropping_the_table() {
+    let tracker = Tracker::new();
+    let (mut table, keys) = packed(&tracker, 10);
+    drop(table.remove(keys[7]));
+    tracker.panic_on_drop.set(Some(0));
+    assert_panicked(catch_unwind(AssertUnwindSafe(|| drop(table))));
+    tracker.assert_all_dropped_once();
+}
+
+/// A panicking comparator moves nothing and drops nothing, for each sort.
+#[test]
+fn packed_panicking_comparator() {
+    let tracker = Tracker::new();
+    let (mut table, keys) = packed(&tracker, 12);
+    drop(table.remove(keys[4]));
+    table.swap_positions(0, 3);
+    let before: Vec<(Id, usize)> = table.iter().map(|(k, v)| (k, v.id)).collect();
+    for method in 0..3 {
+        for panic_at in [0, 5, 20] {
+            let calls = Cell::new(0);
+            let tick = || {
+                if calls.get() == panic_at {
+                    panic::panic_any(BOOM);
+                }
+                calls.set(calls.get() + 1);
+            };
+            let compare = |a: &Val, b: &Val| {
+                tick();
+                b.id.cmp(&a.id)
+            };
+            assert_panicked(catch_unwind(AssertUnwindSafe(|| match method {
+                0 => table.sort_by(compare),
+                1 => table.sort_unstable_by(compare),
+                _ => table.sort_by_key(|v| {
+                    tick();
+                    usize::MAX - v.id
+                }),
+            })));
+            table.check_invariants();
+            let after: Vec<(Id, usize)> = table.iter().map(|(k, v)| (k, v.id)).collect();
+            assert_eq!(after, before, "method {method}, panic at {panic_at}");
+            tracker.assert_dropped_exactly(&[4]);
+        }
+    }
+    // A sort that completes still works afterwards.
+    table.sort_by(|a, b| b.id.cmp(&a.id));
+    assert_eq!(ids(&table), [11, 10, 9, 8, 7, 6, 5, 3, 2, 1, 0]);
+    assert_keys(&table, &keys, &[0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11]);
+    drop(table);
+    tracker.assert_all_dropped_once();
+}
+
+#[test]
+fn packed_panicking_clone_during_clone() {
+    let tracker = Tracker::new();
+    let (mut source, keys) = packed(&tracker, 8); // ids 0..8
+    drop(source.remove(keys[2])); // dense order: 0 1 7 3 4 5 6
+    tracker.panic_on_clone.set(Some(5));
+    assert_panicked(catch_unwind(AssertUnwindSafe(|| source.clone())));
+    // Clones of 0, 1, 7, 3 and 4 (ids 8..13) were made and dropped; the
+    // source is untouched.
+    assert_eq!(tracker.created(), 13);
+    tracker.assert_dropped_exactly(&[2, 8, 9, 10, 11, 12]);
+    assert_eq!(ids(&source), [0, 1, 7, 3, 4, 5, 6]);
+    assert_keys(&source, &keys, &[0, 1, 3, 4, 5, 6, 7]);
+    drop(source);
+    tracker.assert_all_dropped_once();
+}
+
+/// `clone_from` documents that a panicking `clone` leaves the target empty:
+/// its old values and the clones made so far are all dropped, once.
+#[test]
+fn packed_panicking_clone_during_clone_from() {
+    let tracker = Tracker::new();
+    let (source, source_keys) = packed(&tracker, 6); // ids 0..6
+    let (mut target, target_keys) = packed(&tracker, 3); // ids 6..9
+    tracker.panic_on_clone.set(Some(4));
+    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+        target.clone_from(&source);
+    })));
+    assert!(target.is_empty());
+    target.check_invariants();
+    for &key in target_keys.iter().chain(&source_keys) {
+        assert!(target.get(key).is_none());
+    }
+    // Old values 6..9 and the clones made (of 0..4) are all gone.
+    let created = tracker.created();
+    assert!(created > 9);
+    for id in 6..created {
+        assert_eq!(tracker.drops(id), 1, "value {id}");
+    }
+    for id in 0..6 {
+        assert_eq!(tracker.drops(id), 0, "source value {id}");
+    }
+    // The target works, and a second `clone_from` succeeds.
+    target.clone_from(&source);
+    target.check_invariants();
+    assert_eq!(target.key_slice(), source.key_slice());
+    drop((source, target));
+    tracker.assert_all_dropped_once();
+}
+
+#[test]
+fn packed_panicking_insert_with_key_closure_leaves_the_table_unchanged() {
+    for reuse in [Reuse::Lifo, Reuse::Fifo { min_free: 0 }] {
+        let tracker = Tracker::new();
+        let (mut table, keys) = packed(&tracker, 4);
+        table.set_reuse(reuse);
+        // Once with a free slot to reuse, once with none (append).
+        for remove_first in [true, false] {
+            if remove_first {
+                drop(table.remove(keys[1]));
+            }
+            let before: Vec<(Id, usize)> = table.iter().map(|(k, v)| (k, v.id)).collect();
+            let mut seen = None;
+            assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                table.insert_with_key(|key| {
+                    seen = Some(key);
+                    panic::panic_any(BOOM)
+                })
+            })));
+            table.check_invariants();
+            let after: Vec<(Id, usize)> = table.iter().map(|(k, v)| (k, v.id)).collect();
+            assert_eq!(after, before);
+            // The key offered is not live, and the next insertion gets it.
+            let offered = seen.unwrap();
+            assert!(table.get(offered).is_none());
+            assert_eq!(table.position(offered), None);
+            let key = table.insert(tracker.make());
+            assert_eq!(key, offered);
+            assert_eq!(table.key_slice().last(), Some(&key));
+            assert_eq!(key.index(), if remove_first { 1 } else { 4 });
+        }
+        tracker.assert_dropped_exactly(&[1]);
+        table.check_invariants();
+        drop(table);
+        tracker.assert_all_dropped_once();
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The secondary maps. The same tests run for both; where their documented
+// behaviour legitimately differs (when `retain` drops a removed value, what
+// a forgotten drain leaves), each module states its expectation.
+
+macro_rules! secondary_panic_tests {
+    (
+        $module:ident, $map:ident,
+        // Ids left after `retain(odd)` whose Drop of value 4 panics, and the
+        // ids dropped.
+        retain_drop_panic: $kept:expr, $dropped:expr,
+        // Whether a forgotten drain leaves the values it did not yield in
+        // the map (else it leaks them).
+        forgotten_drain_keeps: $keeps:expr
+    ) => {
+        mod $module {
+            use super::*;
+
+            type Map = $map<Id, Val>;
+
+            /// A primary with `n` live keys and a map holding value `i`
+            /// (id `i`) for key `i`.
+            fn filled(tracker: &Rc<Tracker>, n: usize) -> (Map, Vec<Id>) {
+                let mut primary: IdTable<()> = IdTable::new();
+                let keys: Vec<Id> = (0..n).map(|_| primary.insert(())).collect();
+                let mut map = Map::new();
+                for &key in &keys {
+                    assert!(map.insert(key, tracker.make()).is_none());
+                }
+                (map, keys)
+            }
+
+            fn map_ids(map: &Map) -> Vec<usize> {
+                let mut ids: Vec<usize> = map.values().map(|v| v.id).collect();
+                ids.sort_unstable();
+                ids
+            }
+
+            fn assert_keys(map: &Map, keys: &[Id], live: &[usize]) {
+                map.check_invariants();
+                assert_eq!(map.len(), live.len());
+                for (id, &key) in keys.iter().enumerate() {
+                    if live.contains(&id) {
+                        assert_eq!(map.get(key).map(|v| v.id), Some(id), "{key:?}");
+                    } else {
+                        assert!(map.get(key).is_none(), "removed {key:?} resolves");
+                    }
+                }
+            }
+
+            #[test]
+            fn dropping_the_map_drops_every_value_once() {
+                let tracker = Tracker::new();
+                let (mut map, keys) = filled(&tracker, 50);
+                for key in keys.iter().step_by(4) {
+                    drop(map.remove(*key));
+                }
+                tracker.assert_dropped_exactly(&(0..50).step_by(4).collect::<Vec<_>>());
+                map.check_invariants();
+                drop(map);
+                tracker.assert_all_dropped_once();
+            }
+
+            #[test]
+            fn panicking_drop_during_clear() {
+                let tracker = Tracker::new();
+                let (mut map, keys) = filled(&tracker, 10);
+                drop(map.remove(keys[2]));
+                tracker.panic_on_drop.set(Some(4));
+                assert_panicked(catch_unwind(AssertUnwindSafe(|| map.clear())));
+                tracker.assert_all_dropped_once();
+                assert!(map.is_empty());
+                assert_keys(&map, &keys, &[]);
+                // Usable afterwards.
+                assert!(map.insert(keys[3], tracker.make()).is_none());
+                assert_eq!(map[keys[3]].id, 10);
+                drop(map);
+                tracker.assert_all_dropped_once();
+            }
+
+            #[test]
+            fn panicking_drop_during_retain() {
+                let tracker = Tracker::new();
+                let (mut map, keys) = filled(&tracker, 10);
+                tracker.panic_on_drop.set(Some(4));
+                assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                    map.retain(|_, v| v.id % 2 == 1);
+                })));
+                let kept: &[usize] = &$kept;
+                let dropped: &[usize] = &$dropped;
+                assert_eq!(map_ids(&map), kept);
+                tracker.assert_dropped_exactly(dropped);
+                assert_keys(&map, &keys, kept);
+                drop(map);
+                tracker.assert_all_dropped_once();
+            }
+
+            #[test]
+            fn panicking_retain_closure() {
+                let tracker = Tracker::new();
+                let (mut map, keys) = filled(&tracker, 10);
+                let mut visited = Vec::new();
+                assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                    map.retain(|_, v| {
+                        visited.push(v.id);
+                        if v.id == 5 {
+                            panic::panic_any(BOOM);
+                        }
+                        v.id % 2 == 1
+                    });
+                })));
+                // Both maps visit in insertion order here (index order is
+                // insertion order, and the sparse map has no holes).
+                assert_eq!(visited, [0, 1, 2, 3, 4, 5]);
+                tracker.assert_dropped_exactly(&[0, 2, 4]);
+                assert_keys(&map, &keys, &[1, 3, 5, 6, 7, 8, 9]);
+                drop(map);
+                tracker.assert_all_dropped_once();
+            }
+
+            #[test]
+            fn panicking_drop_while_dropping_a_drain() {
+                let tracker = Tracker::new();
+                let (mut map, keys) = filled(&tracker, 10);
+                tracker.panic_on_drop.set(Some(6));
+                let mut taken = Vec::new();
+                assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                    let mut drain = map.drain();
+                    taken.extend(drain.by_ref().take(3));
+                    drop(drain); // drops 3..10; 6 panics
+                })));
+                tracker.assert_dropped_exactly(&[3, 4, 5, 6, 7, 8, 9]);
+                assert!(map.is_empty());
+                assert_keys(&map, &keys, &[]);
+                let taken: Vec<(Id, usize)> = taken.into_iter().map(|(k, v)| (k, v.id)).collect();
+                assert_eq!(taken, [(keys[0], 0), (keys[1], 1), (keys[2], 2)]);
+                tracker.assert_all_dropped_once();
+            }
+
+            #[test]
+            fn forgotten_drain_stays_sound() {
+                let drops = RefCell::new(vec![0; 6]);
+                let mut primary: IdTable<()> = IdTable::new();
+                let keys: Vec<Id> = (0..6).map(|_| primary.insert(())).collect();
+                let mut map: $map<Id, Counted<'_>> = $map::new();
+                for (id, &key) in keys.iter().enumerate() {
+                    assert!(map.insert(key, Counted { id, drops: &drops }).is_none());
+                }
+                let mut drain = map.drain();
+                let first = drain.next().unwrap();
+                let second = drain.next().unwrap();
+                std::mem::forget(drain);
+                assert_eq!((first.1.id, second.1.id), (0, 1));
+                drop((first, second));
+                map.check_invariants();
+                if $keeps {
+                    // The values not yielded stay put.
+                    assert_eq!(map.len(), 4);
+                    for (id, &key) in keys.iter().enumerate() {
+                        assert_eq!(map.get(key).map(|v| v.id), (id >= 2).then_some(id));
+                    }
+                    drop(map);
+                    assert_eq!(*drops.borrow(), [1; 6]);
+                } else {
+                    // The keys were forgotten when the drain started; the
+                    // rest leak, and are never dropped twice.
+                    assert!(map.is_empty());
+                    assert!(keys.iter().all(|&k| map.get(k).is_none()));
+                    drop(map);
+                    assert_eq!(*drops.borrow(), [1, 1, 0, 0, 0, 0]);
+                }
+            }
+
+            #[test]
+            fn panicking_drop_while_dropping_the_map() {
+                let tracker = Tracker::new();
+                let (mut map, keys) = filled(&tracker, 10);
+                drop(map.remove(keys[7]));
+                tracker.panic_on_drop.set(Some(0));
+                assert_panicked(catch_unwind(AssertUnwindSafe(|| drop(map))));
+                tracker.assert_all_dropped_once();
+            }
+
+            #[test]
+            fn into_iter_partially_consumed_drops_the_rest() {
+                let tracker = Tracker::new();
+                let (map, _) = filled(&tracker, 5);
+                let mut iter = map.into_iter();
+                let (_, first) = iter.next().unwrap();
+                assert_eq!(first.id, 0);
+                drop(iter);
+                tracker.assert_dropped_exactly(&[1, 2, 3, 4]);
+                drop(first);
+                tracker.assert_all_dropped_once();
+            }
+
+            #[test]
+            fn panicking_clone_during_clone() {
+                let tracker = Tracker::new();
+                let (mut source, keys) = filled(&tracker, 8); // ids 0..8
+                                                              // Remove the last value: the order of the rest is insertion
+                                                              // order in both maps.
+                drop(source.remove(keys[7]));
+                tracker.panic_on_clone.set(Some(5));
+                assert_panicked(catch_unwind(AssertUnwindSafe(|| source.clone())));
+                // Clones of 0..5 (ids 8..13) were made first and were
+                // dropped.
+                assert_eq!(tracker.created(), 13);
+                tracker.assert_dropped_exactly(&[7, 8, 9, 10, 11, 12]);
+                assert_keys(&source, &keys, &[0, 1, 2, 3, 4, 5, 6]);
+                drop(source);
+                tracker.assert_all_dropped_once();
+            }
+
+            /// `clone_from` is `Clone`'s default: the copy is made first, so
+            /// a panicking `clone` leaves the target as it was.
+            #[test]
+            fn panicking_clone_during_clone_from() {
+                let tracker = Tracker::new();
+                let (source, keys) = filled(&tracker, 6); // ids 0..6
+                let mut target = Map::new();
+                assert!(target.insert(keys[0], tracker.make()).is_none()); // id 6
+                tracker.panic_on_clone.set(Some(3));
+                assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                    target.clone_from(&source);
+                })));
+                // Clones of 0, 1 and 2 (ids 7..10) were made and dropped.
+                tracker.assert_dropped_exactly(&[7, 8, 9]);
+                target.check_invariants();
+                assert_eq!(target.len(), 1);
+                assert_eq!(target[keys[0]].id, 6);
+                target.clone_from(&source);
+                tracker.assert_dropped_exactly(&[6, 7, 8, 9]);
+                target.check_invariants();
+                assert_eq!(target.len(), 6);
+                for &key in &keys {
+                    assert_eq!(target[key].id, 10 + source[key].id);
+                }
+                drop((source, target));
+                tracker.assert_all_dropped_once();
+            }
+
+            /// A panicking `or_insert_with` closure inserts nothing and drops
+            /// nothing, also when the slot holds an older key's value.
+            #[test]
+            fn panicking_or_insert_with_leaves_the_map_unchanged() {
+                let tracker = Tracker::new();
+                let mut primary: IdTable<()> = IdTable::new();
+                let a = primary.insert(());
+                primary.remove(a);
+                let b = primary.insert(());
+                let c = primary.insert(());
+                let mut map = Map::new();
+                assert!(map.insert(a, tracker.make()).is_none()); // id 0
+                for key in [b, c] {
+                    assert!(matches!(map.entry(key), Some(Entry::Vacant(_))));
+                    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                        map.entry(key)
+                            .unwrap()
+                            .or_insert_with(|| panic::panic_any(BOOM));
+                    })));
+                    map.check_invariants();
+                    assert_eq!(map.len(), 1);
+                    assert_eq!(map[a].id, 0);
+                    assert!(map.get(key).is_none());
+                    tracker.assert_dropped_exactly(&[]);
+                }
+                drop(map);
+                tracker.assert_all_dropped_once();
+            }
+
+            /// Inserting with a newer key drops the older value; if that
+            /// `Drop` panics, the map stays sound, the old value is dropped
+            /// once, and the new one is either in the map or dropped once.
+            #[test]
+            fn panicking_drop_of_a_replaced_older_value() {
+                let tracker = Tracker::new();
+                let mut primary: IdTable<()> = IdTable::new();
+                let other = primary.insert(());
+                let a = primary.insert(());
+                primary.remove(a);
+                let b = primary.insert(());
+                assert_eq!(a.index(), b.index());
+                let mut map = Map::new();
+                assert!(map.insert(other, tracker.make()).is_none()); // id 0
+                assert!(map.insert(a, tracker.make()).is_none()); // id 1
+                tracker.panic_on_drop.set(Some(1));
+                let new = tracker.make(); // id 2
+                assert_panicked(catch_unwind(AssertUnwindSafe(|| map.insert(b, new))));
+                map.check_invariants();
+                assert_eq!(tracker.drops(1), 1);
+                assert!(map.get(a).is_none(), "the replaced value still reads");
+                match map.get(b) {
+                    Some(v) => {
+                        assert_eq!(v.id, 2);
+                        assert_eq!(tracker.drops(2), 0);
+                        assert_eq!(map.len(), 2);
+                    }
+                    None => {
+                        assert_eq!(tracker.drops(2), 1);
+                        assert_eq!(map.len(), 1);
+                    }
+                }
+                assert_eq!(map[other].id, 0);
+                drop(map);
+                tracker.assert_all_dropped_once();
+            }
+        }
+    };
+}
+
+secondary_panic_tests!(
+    dense, SecondaryMap,
+    // Values are dropped as they are removed: 4's panic stops the pass, and
+    // the values not visited yet stay.
+    retain_drop_panic: [1, 3, 5, 6, 7, 8, 9], [0, 2, 4],
+    // The drain takes values out one at a time, as it yields them.
+    forgotten_drain_keeps: true
+);
+
+secondary_panic_tests!(
+    sparse, SparseSecondaryMap,
+    // The removed values are dropped after the pass (as in `PackedTable`):
+    // every value was visited.
+    retain_drop_panic: [1, 3, 5, 7, 9], [0, 2, 4, 6, 8],
+    // Like `Vec::drain`.
+    forgotten_drain_keeps: false
+);
