@@ -1,4 +1,4 @@
-//! The handlekit comparison harness: one [`Container`](containers::Container)
+//! The handlekit comparison harness: one [`containers::Container`]
 //! trait over handlekit's containers and their peers, the workloads written
 //! once over it, and the report. The runner (`src/main.rs`, the main job)
 //! and the criterion benches (`benches/`) both use it, so they measure the
