@@ -6,7 +6,7 @@
 #   scripts/miri.sh                       # both passes
 #   scripts/miri.sh stale_keys            # extra arguments go to the test harness (a name filter here)
 #   MIRI_FEATURE_SETS=serde scripts/miri.sh    # only the serde pass (it runs every default test too)
-#   MIRI_DOCTESTS=0 scripts/miri.sh       # leave the doc tests out
+#   MIRI_DOCTESTS=1 scripts/miri.sh       # also the doc tests (slow: one build per example)
 #   MIRI_JOBS=1 scripts/miri.sh           # run the passes one after the other
 #   MIRI_TOOLCHAIN=nightly-2026-05-01 scripts/miri.sh
 #
