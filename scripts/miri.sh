@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the core crate's tests under Miri (undefined-behaviour checker): the lib
-# unit tests, the integration tests and the doc tests, once with the default
-# features and once with `--features serde`.
+# unit tests and the integration tests (doc tests with MIRI_DOCTESTS=1), once
+# with the default features and once with `--features serde`.
 #
 #   scripts/miri.sh                       # both passes
 #   scripts/miri.sh stale_keys            # extra arguments go to the test harness (a name filter here)
