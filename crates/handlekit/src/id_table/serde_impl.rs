@@ -1,7 +1,8 @@
 //! Serde support: a table serializes as its reuse policy and its slots, each
 //! slot as `(generation, Option<value>)`, so a round trip keeps every key
 //! valid and every stale key stale. Deserialization validates everything
-//! (see `serde_util`); the free list is rebuilt in index order.
+//! (see `serde_util`); the free list is rebuilt in index order. A fixed
+//! capacity is not part of the serialized form: the result can grow.
 
 use core::marker::PhantomData;
 
