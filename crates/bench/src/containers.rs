@@ -181,92 +181,57 @@ slotmap_like!("SlotMap", SlotMap);
 slotmap_like!("HopSlotMap", HopSlotMap);
 slotmap_like!("DenseSlotMap", DenseSlotMap);
 
-impl<V: Value> Container<V> for thunderdome::Arena<V> {
-    type Key = thunderdome::Index;
-    const NAME: &'static str = "thunderdome";
-    const FAMILY: Family = Family::Generational;
-    fn new() -> Self {
-        thunderdome::Arena::new()
-    }
-    #[inline]
-    fn insert(&mut self, value: V) -> Self::Key {
-        thunderdome::Arena::insert(self, value)
-    }
-    #[inline]
-    fn get(&self, key: Self::Key) -> Option<&V> {
-        thunderdome::Arena::get(self, key)
-    }
-    #[inline]
-    fn remove(&mut self, key: Self::Key) -> Option<V> {
-        thunderdome::Arena::remove(self, key)
-    }
-    #[inline]
-    fn sum(&self) -> u64 {
-        self.iter()
-            .fold(0, |acc, (_, v)| acc.wrapping_add(v.weight()))
-    }
-    fn len(&self) -> usize {
-        thunderdome::Arena::len(self)
-    }
+/// Peers whose API is `insert`, `get`, a removal method and `iter()` over
+/// `(key, &value)`.
+macro_rules! arena_like {
+    ($ty:ty, $key:ty, $name:literal, $family:expr, $remove:ident) => {
+        impl<V: Value> Container<V> for $ty {
+            type Key = $key;
+            const NAME: &'static str = $name;
+            const FAMILY: Family = $family;
+            fn new() -> Self {
+                <$ty>::new()
+            }
+            #[inline]
+            fn insert(&mut self, value: V) -> $key {
+                <$ty>::insert(self, value)
+            }
+            #[inline]
+            fn get(&self, key: $key) -> Option<&V> {
+                <$ty>::get(self, key)
+            }
+            #[inline]
+            fn remove(&mut self, key: $key) -> Option<V> {
+                <$ty>::$remove(self, key)
+            }
+            #[inline]
+            fn sum(&self) -> u64 {
+                self.iter()
+                    .fold(0, |acc, (_, v)| acc.wrapping_add(v.weight()))
+            }
+            fn len(&self) -> usize {
+                <$ty>::len(self)
+            }
+        }
+    };
 }
 
-impl<V: Value> Container<V> for generational_arena::Arena<V> {
-    type Key = generational_arena::Index;
-    const NAME: &'static str = "generational-arena";
-    const FAMILY: Family = Family::Generational;
-    fn new() -> Self {
-        generational_arena::Arena::new()
-    }
-    #[inline]
-    fn insert(&mut self, value: V) -> Self::Key {
-        generational_arena::Arena::insert(self, value)
-    }
-    #[inline]
-    fn get(&self, key: Self::Key) -> Option<&V> {
-        generational_arena::Arena::get(self, key)
-    }
-    #[inline]
-    fn remove(&mut self, key: Self::Key) -> Option<V> {
-        generational_arena::Arena::remove(self, key)
-    }
-    #[inline]
-    fn sum(&self) -> u64 {
-        self.iter()
-            .fold(0, |acc, (_, v)| acc.wrapping_add(v.weight()))
-    }
-    fn len(&self) -> usize {
-        generational_arena::Arena::len(self)
-    }
-}
-
-impl<V: Value> Container<V> for slab::Slab<V> {
-    type Key = usize;
-    const NAME: &'static str = "slab";
-    const FAMILY: Family = Family::Plain;
-    fn new() -> Self {
-        slab::Slab::new()
-    }
-    #[inline]
-    fn insert(&mut self, value: V) -> usize {
-        slab::Slab::insert(self, value)
-    }
-    #[inline]
-    fn get(&self, key: usize) -> Option<&V> {
-        slab::Slab::get(self, key)
-    }
-    #[inline]
-    fn remove(&mut self, key: usize) -> Option<V> {
-        slab::Slab::try_remove(self, key)
-    }
-    #[inline]
-    fn sum(&self) -> u64 {
-        self.iter()
-            .fold(0, |acc, (_, v)| acc.wrapping_add(v.weight()))
-    }
-    fn len(&self) -> usize {
-        slab::Slab::len(self)
-    }
-}
+arena_like!(
+    thunderdome::Arena<V>,
+    thunderdome::Index,
+    "thunderdome",
+    Family::Generational,
+    remove
+);
+arena_like!(
+    generational_arena::Arena<V>,
+    generational_arena::Index,
+    "generational-arena",
+    Family::Generational,
+    remove
+);
+// slab has no generations: `try_remove` of a reused slot removes the new value.
+arena_like!(slab::Slab<V>, usize, "slab", Family::Plain, try_remove);
 
 /// The seed's "STL method": objects boxed on the heap, found through an
 /// ordered map from a counter ID.

@@ -161,9 +161,9 @@ impl<T> Slot<T> {
     /// caller must respect aliasing when using the pointer.
     #[inline]
     pub(crate) unsafe fn value_ptr(slot: *mut Self) -> *mut T {
-        // SAFETY: the caller guarantees `slot` is valid; `addr_of_mut!`
-        // only computes a field address. `ManuallyDrop<T>` is
-        // `repr(transparent)`, so the cast is sound.
+        // `addr_of_mut!` only computes a field address, and `ManuallyDrop<T>`
+        // is `repr(transparent)`, so the cast is sound.
+        // SAFETY: the caller guarantees `slot` points to a live slot.
         unsafe { core::ptr::addr_of_mut!((*slot).payload.value).cast::<T>() }
     }
 
@@ -224,9 +224,8 @@ impl<T> Slot<T> {
     #[inline]
     pub(crate) unsafe fn vacate(&mut self, next_free: u32) -> T {
         debug_assert!(self.is_occupied());
-        // SAFETY: the caller guarantees the slot is occupied, so `value` is
-        // initialized; it is read exactly once, because the state is marked
-        // vacant right after.
+        // `value` is read exactly once: the state is marked vacant next.
+        // SAFETY: the caller guarantees the slot is occupied (`value` is set).
         let value = unsafe { ManuallyDrop::take(&mut self.payload.value) };
         self.state |= VACANT;
         self.payload.next_free = next_free;

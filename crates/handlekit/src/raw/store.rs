@@ -147,11 +147,9 @@ impl<T> SlotStore<T> {
             }
         }
         let base = self.slots.as_mut_ptr();
-        // SAFETY: every index is in bounds and occupied (checked above) and
-        // the indices are pairwise distinct, so the references are to
-        // distinct initialized values, derived from one pointer without
-        // intermediate references to the slots. `&mut self` is held for the
-        // references' lifetime.
+        // The references come from one pointer, with no reference to the
+        // whole array in between, and `&mut self` outlives them.
+        // SAFETY: every index is in bounds, occupied and distinct (above).
         Some(core::array::from_fn(|n| unsafe {
             &mut *Slot::value_ptr(base.add(keys[n].0))
         }))
@@ -286,9 +284,8 @@ impl<T> SlotStore<T> {
                 word &= word - 1;
                 let slot = &mut owner.as_mut().slots[index];
                 let generation = slot.generation();
-                // SAFETY: the bit was set, so the slot is occupied, and no
-                // earlier step of this loop vacated it (each index is
-                // visited once).
+                // Each index is visited once, so nothing vacated it yet.
+                // SAFETY: the bit was set, so the slot is occupied.
                 let value = unsafe { slot.value_unchecked_mut() };
                 if !visit(index, generation, value) {
                     evict(owner, index);
@@ -320,9 +317,8 @@ impl<T> SlotStore<T> {
         let mut from = 0;
         while let Some(index) = self.occupied.next_set(from) {
             from = index + 1;
-            // SAFETY: the bit was set, so the slot exists and is occupied;
-            // it is marked vacant before the value is dropped, so a panic in
-            // `Drop` cannot lead to a second drop.
+            // Vacated before the drop, so a panicking `Drop` cannot repeat it.
+            // SAFETY: the bit was set, so the slot exists and is occupied.
             drop(unsafe { self.vacate(index, NO_SLOT) });
         }
     }

@@ -158,11 +158,10 @@ impl<K: Key, V> SecondaryMap<K, V> {
         }
         let (index, generation) = (key.index(), key.generation());
         self.store.grow_vacant_to(index + 1);
-        let stored = self.store.slot(index).map_or(0, |slot| slot.generation());
-        let occupied = self
+        let (stored, occupied) = self
             .store
             .slot(index)
-            .is_some_and(|slot| slot.is_occupied());
+            .map_or((0, false), |slot| (slot.generation(), slot.is_occupied()));
         if generation < stored {
             return None;
         }
