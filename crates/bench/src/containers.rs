@@ -16,11 +16,11 @@ pub trait Value: Copy + 'static {
 
 impl Value for u64 {
     const NAME: &'static str = "u64";
-    #[inline]
+    #[inline(always)]
     fn make(n: u64) -> Self {
         n
     }
-    #[inline]
+    #[inline(always)]
     fn weight(&self) -> u64 {
         *self
     }
@@ -32,11 +32,11 @@ pub struct Blob64([u64; 8]);
 
 impl Value for Blob64 {
     const NAME: &'static str = "64B";
-    #[inline]
+    #[inline(always)]
     fn make(n: u64) -> Self {
         Blob64([n; 8])
     }
-    #[inline]
+    #[inline(always)]
     fn weight(&self) -> u64 {
         self.0[0]
     }
@@ -59,6 +59,11 @@ pub enum Family {
 }
 
 /// A container as the workloads see it.
+///
+/// Every implementation forces its methods inline: the trait is plumbing,
+/// and the workloads should see what a direct call to the container's own
+/// method compiles to. Left to `#[inline]`, LLVM kept a call to the wrapper
+/// for some containers and not for others, which measured the wrapper.
 pub trait Container<V: Value> {
     /// The handle type.
     type Key: Copy;
@@ -91,19 +96,19 @@ macro_rules! idtable {
             fn new() -> Self {
                 IdTable::default()
             }
-            #[inline]
+            #[inline(always)]
             fn insert(&mut self, value: V) -> $key {
                 IdTable::insert(self, value)
             }
-            #[inline]
+            #[inline(always)]
             fn get(&self, key: $key) -> Option<&V> {
                 IdTable::get(self, key)
             }
-            #[inline]
+            #[inline(always)]
             fn remove(&mut self, key: $key) -> Option<V> {
                 IdTable::remove(self, key)
             }
-            #[inline]
+            #[inline(always)]
             fn sum(&self) -> u64 {
                 self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
             }
@@ -124,19 +129,19 @@ impl<V: Value> Container<V> for PackedTable<V, Id> {
     fn new() -> Self {
         PackedTable::default()
     }
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, value: V) -> Id {
         PackedTable::insert(self, value)
     }
-    #[inline]
+    #[inline(always)]
     fn get(&self, key: Id) -> Option<&V> {
         PackedTable::get(self, key)
     }
-    #[inline]
+    #[inline(always)]
     fn remove(&mut self, key: Id) -> Option<V> {
         PackedTable::remove(self, key)
     }
-    #[inline]
+    #[inline(always)]
     fn sum(&self) -> u64 {
         self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
     }
@@ -154,19 +159,19 @@ macro_rules! slotmap_like {
             fn new() -> Self {
                 slotmap::$ty::new()
             }
-            #[inline]
+            #[inline(always)]
             fn insert(&mut self, value: V) -> Self::Key {
                 slotmap::$ty::insert(self, value)
             }
-            #[inline]
+            #[inline(always)]
             fn get(&self, key: Self::Key) -> Option<&V> {
                 slotmap::$ty::get(self, key)
             }
-            #[inline]
+            #[inline(always)]
             fn remove(&mut self, key: Self::Key) -> Option<V> {
                 slotmap::$ty::remove(self, key)
             }
-            #[inline]
+            #[inline(always)]
             fn sum(&self) -> u64 {
                 self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
             }
@@ -192,19 +197,19 @@ macro_rules! arena_like {
             fn new() -> Self {
                 <$ty>::new()
             }
-            #[inline]
+            #[inline(always)]
             fn insert(&mut self, value: V) -> $key {
                 <$ty>::insert(self, value)
             }
-            #[inline]
+            #[inline(always)]
             fn get(&self, key: $key) -> Option<&V> {
                 <$ty>::get(self, key)
             }
-            #[inline]
+            #[inline(always)]
             fn remove(&mut self, key: $key) -> Option<V> {
                 <$ty>::$remove(self, key)
             }
-            #[inline]
+            #[inline(always)]
             fn sum(&self) -> u64 {
                 self.iter()
                     .fold(0, |acc, (_, v)| acc.wrapping_add(v.weight()))
@@ -250,22 +255,22 @@ impl<V: Value> Container<V> for BTreeIds<V> {
             map: BTreeMap::new(),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, value: V) -> u32 {
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
         self.map.insert(id, Box::new(value));
         id
     }
-    #[inline]
+    #[inline(always)]
     fn get(&self, key: u32) -> Option<&V> {
         self.map.get(&key).map(|boxed| &**boxed)
     }
-    #[inline]
+    #[inline(always)]
     fn remove(&mut self, key: u32) -> Option<V> {
         self.map.remove(&key).map(|boxed| *boxed)
     }
-    #[inline]
+    #[inline(always)]
     fn sum(&self) -> u64 {
         self.map
             .values()
@@ -292,22 +297,22 @@ impl<V: Value> Container<V> for HashIds<V> {
             map: HashMap::new(),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, value: V) -> u32 {
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
         self.map.insert(id, value);
         id
     }
-    #[inline]
+    #[inline(always)]
     fn get(&self, key: u32) -> Option<&V> {
         self.map.get(&key)
     }
-    #[inline]
+    #[inline(always)]
     fn remove(&mut self, key: u32) -> Option<V> {
         self.map.remove(&key)
     }
-    #[inline]
+    #[inline(always)]
     fn sum(&self) -> u64 {
         self.map
             .values()
@@ -330,19 +335,19 @@ impl<V: Value> Container<V> for PlainVec<V> {
     fn new() -> Self {
         PlainVec(Vec::new())
     }
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, value: V) -> usize {
         self.0.push(value);
         self.0.len() - 1
     }
-    #[inline]
+    #[inline(always)]
     fn get(&self, key: usize) -> Option<&V> {
         self.0.get(key)
     }
     fn remove(&mut self, _key: usize) -> Option<V> {
         unreachable!("Vec with plain indices cannot remove")
     }
-    #[inline]
+    #[inline(always)]
     fn sum(&self) -> u64 {
         self.0.iter().fold(0, |acc, v| acc.wrapping_add(v.weight()))
     }

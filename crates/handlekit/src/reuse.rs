@@ -25,6 +25,12 @@ pub enum Reuse {
     /// Reuse the most recently freed slot first (a stack). Keeps the working
     /// set small and hot in cache; a slot that is freed and refilled in a
     /// loop ages one generation per round.
+    ///
+    /// One exception: when `remove` takes the last value out of a table
+    /// whose free list has been mostly reshuffled, the free list is put back
+    /// in slot order (at a cost amortized over those removals), so refilling
+    /// an emptied table walks memory forwards rather than in the random
+    /// order of the removals.
     #[default]
     Lifo,
     /// Reuse the least recently freed slot first (a queue), and keep at least

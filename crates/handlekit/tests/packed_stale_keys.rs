@@ -17,10 +17,13 @@
 //! valid key of the type has been issued exactly once, and every possible
 //! bit pattern can be tried against the table.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::num::NonZeroU16;
 
 use handlekit::{define_key, Key, PackedTable, Reuse};
+
+mod common;
+use common::reference::Reference;
 
 define_key! {
     /// 1 generation bit: every slot holds one value, then retires.
@@ -69,80 +72,6 @@ impl Lcg {
     }
 }
 
-/// The documented free-list semantics, written as plainly as possible:
-/// LIFO reuses the most recently freed slot; FIFO the least recently freed
-/// one, but only while more than `min_free` are free or the table cannot
-/// grow; a slot whose generation reached the maximum retires on removal;
-/// `clear` frees every slot, retiring the exhausted ones, and lists the
-/// free ones in index order (lowest first).
-struct Reference {
-    generations: Vec<u32>,
-    /// Free slots; LIFO takes from the back, FIFO from the front, both
-    /// put freed slots at the back.
-    free: VecDeque<usize>,
-    retired: usize,
-    slot_limit: usize,
-    max_generation: u32,
-    reuse: Reuse,
-}
-
-impl Reference {
-    fn new(reuse: Reuse, slot_limit: usize, max_generation: u32) -> Self {
-        Reference {
-            generations: Vec::new(),
-            free: VecDeque::new(),
-            retired: 0,
-            slot_limit,
-            max_generation,
-            reuse,
-        }
-    }
-
-    /// The `(index, generation)` the next insertion gets, if any.
-    fn insert(&mut self) -> Option<(usize, u32)> {
-        let can_grow = self.generations.len() < self.slot_limit;
-        let reuse = match self.reuse {
-            Reuse::Lifo => self.free.pop_back(),
-            Reuse::Fifo { min_free } if self.free.len() > min_free as usize || !can_grow => {
-                self.free.pop_front()
-            }
-            Reuse::Fifo { .. } => None,
-        };
-        if let Some(index) = reuse {
-            self.generations[index] += 1;
-            Some((index, self.generations[index]))
-        } else if can_grow {
-            self.generations.push(1);
-            Some((self.generations.len() - 1, 1))
-        } else {
-            None
-        }
-    }
-
-    fn remove(&mut self, index: usize) {
-        if self.generations[index] >= self.max_generation {
-            self.retired += 1;
-        } else {
-            self.free.push_back(index);
-        }
-    }
-
-    /// `clear` with the given live indices.
-    fn clear(&mut self, live: impl IntoIterator<Item = usize>) {
-        for index in live {
-            self.remove(index);
-        }
-        let mut free: Vec<usize> = (0..self.generations.len())
-            .filter(|&i| self.generations[i] < self.max_generation)
-            .collect();
-        if matches!(self.reuse, Reuse::Lifo) {
-            // The lowest index is taken first: it goes at the back.
-            free.reverse();
-        }
-        self.free = free.into();
-    }
-}
-
 /// What the run ends on when the table is full.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Limit {
@@ -170,7 +99,7 @@ impl<K: Key> Run<K> {
         assert_eq!(self.table.position(key), Some(position));
         assert_eq!(self.table.remove(key), Some(serial));
         assert_eq!(self.table.remove(key), None);
-        self.reference.remove(key.index());
+        self.reference.remove_key(key.index());
     }
 
     fn forget_all(&mut self) {

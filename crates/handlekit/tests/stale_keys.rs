@@ -15,10 +15,13 @@
 //! of the type has been issued exactly once, and every possible bit pattern
 //! can be tried against the table.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::num::NonZeroU16;
 
 use handlekit::{define_key, IdTable, Key, Reuse};
+
+mod common;
+use common::reference::Reference;
 
 define_key! {
     /// 1 generation bit: every slot holds one value, then retires.
@@ -69,61 +72,6 @@ impl Lcg {
     }
 }
 
-/// The documented free-list semantics, written as plainly as possible:
-/// LIFO reuses the most recently freed slot; FIFO the least recently freed
-/// one, but only while more than `min_free` are free or the table cannot
-/// grow; a slot whose generation reached the maximum retires on removal.
-struct Reference {
-    generations: Vec<u32>,
-    free: VecDeque<usize>,
-    retired: usize,
-    slot_limit: usize,
-    max_generation: u32,
-    reuse: Reuse,
-}
-
-impl Reference {
-    fn new(reuse: Reuse, slot_limit: usize, max_generation: u32) -> Self {
-        Reference {
-            generations: Vec::new(),
-            free: VecDeque::new(),
-            retired: 0,
-            slot_limit,
-            max_generation,
-            reuse,
-        }
-    }
-
-    /// The `(index, generation)` the next insertion gets, if any.
-    fn insert(&mut self) -> Option<(usize, u32)> {
-        let can_grow = self.generations.len() < self.slot_limit;
-        let reuse = match self.reuse {
-            Reuse::Lifo => self.free.pop_back(),
-            Reuse::Fifo { min_free } if self.free.len() > min_free as usize || !can_grow => {
-                self.free.pop_front()
-            }
-            Reuse::Fifo { .. } => None,
-        };
-        if let Some(index) = reuse {
-            self.generations[index] += 1;
-            Some((index, self.generations[index]))
-        } else if can_grow {
-            self.generations.push(1);
-            Some((self.generations.len() - 1, 1))
-        } else {
-            None
-        }
-    }
-
-    fn remove(&mut self, index: usize) {
-        if self.generations[index] >= self.max_generation {
-            self.retired += 1;
-        } else {
-            self.free.push_back(index);
-        }
-    }
-}
-
 /// What the run ends on when the table is full.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Limit {
@@ -163,7 +111,7 @@ fn exhaust<K: Key>(reuse: Reuse, limit: Limit, seed: u64) -> Vec<K> {
         let serial = live.remove(&key).unwrap();
         assert_eq!(table.remove(key), Some(serial));
         assert_eq!(table.remove(key), None);
-        reference.remove(key.index());
+        reference.remove_key(key.index());
     };
 
     loop {
@@ -665,4 +613,30 @@ mod serde_hostile {
         assert_eq!((key.index(), key.generation()), (2, 1), "slot 1 is retired");
         table.check_invariants();
     }
+}
+
+#[test]
+fn emptied_lifo_table_refills_in_index_order() {
+    let mut table: IdTable<u32> = IdTable::new();
+    let mut keys: Vec<_> = (0..100).map(|i| table.insert(i)).collect();
+    // Remove in a scrambled order: the free list is now that order reversed.
+    keys.sort_by_key(|key| (key.index() * 37) % 101);
+    for key in &keys {
+        table.remove(*key);
+    }
+    let refilled: Vec<usize> = (0..100).map(|i| table.insert(i).index()).collect();
+    assert_eq!(refilled, (0..100).collect::<Vec<_>>());
+    // Stale keys stay stale after the reordering.
+    assert!(keys.iter().all(|key| table.get(*key).is_none()));
+}
+
+#[test]
+fn partly_emptied_lifo_table_keeps_stack_order() {
+    let mut table: IdTable<u32> = IdTable::new();
+    let keys: Vec<_> = (0..4).map(|i| table.insert(i)).collect();
+    table.remove(keys[1]);
+    table.remove(keys[3]);
+    // Not empty: the most recently freed slot comes back first.
+    assert_eq!(table.insert(9).index(), 3);
+    assert_eq!(table.insert(9).index(), 1);
 }

@@ -316,7 +316,9 @@ impl<T, K: Key> PackedTable<T, K> {
     /// let key = table.insert("x");
     /// assert_eq!(table[key], "x");
     /// ```
-    #[inline]
+    // Forced: the fast paths are small, and a call would cost more than
+    // the operation (measured in the comparison runner).
+    #[inline(always)]
     pub fn insert(&mut self, value: T) -> K {
         match self.try_insert(value) {
             Ok(key) => key,
@@ -331,7 +333,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// let mut table: handlekit::PackedTable<u8> = handlekit::PackedTable::with_fixed_capacity(0);
     /// assert!(table.try_insert(1).is_err());
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
         self.try_insert_with_key(|_| value)
     }
@@ -514,7 +516,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.remove(key), Some(5));
     /// assert_eq!(table.remove(key), None);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, key: K) -> Option<T> {
         let position = self.sparse.remove(key.index(), key.generation())? as usize;
         Some(self.dense.swap_remove(position, &mut self.sparse))

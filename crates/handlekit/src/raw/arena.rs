@@ -60,6 +60,12 @@ pub(crate) struct SlotArena<T> {
     retired: usize,
     /// Where freed slots join the free list.
     reuse: Reuse,
+    /// Slots pushed on the LIFO free list since it was last put in index
+    /// order. When the arena empties, the list is rebuilt in index order if
+    /// this is at least half the slots, so the cost of the rebuild is
+    /// amortized over those removals. It only affects which slot is filled
+    /// next, never which keys are valid.
+    unsorted_pushes: usize,
     /// Set for arenas that must never reallocate: the number of slots the
     /// allocation was made for (the store's capacity is at least this).
     fixed_capacity: Option<usize>,
@@ -77,6 +83,7 @@ impl<T> SlotArena<T> {
             store: SlotStore::new(),
             free_head: NO_SLOT,
             free_tail: NO_SLOT,
+            unsorted_pushes: 0,
             retired: 0,
             reuse: Reuse::Lifo,
             fixed_capacity: None,
@@ -338,11 +345,29 @@ impl<T> SlotArena<T> {
             // SAFETY: the slot matched a generation, so it is occupied.
             let value = unsafe { self.store.vacate(index, self.free_head) };
             self.free_head = index as u32;
+            self.unsorted_pushes += 1;
+            if self.store.len() == 0 {
+                self.emptied();
+            }
             Some(value)
         } else {
             // SAFETY: slot `index` exists and is occupied (it matched a
             // generation, and only occupied slots match).
             Some(unsafe { self.detach_general(index) })
+        }
+    }
+
+    /// Called when the last value was removed by `remove`: puts a LIFO free
+    /// list back in index order, so that refilling the emptied arena walks
+    /// memory forwards instead of in the random order of the removals. The
+    /// O(slots) rebuild runs only after at least `slots / 2` pushes, so it
+    /// costs O(1) per removal, amortized.
+    #[cold]
+    #[inline(never)]
+    fn emptied(&mut self) {
+        if matches!(self.reuse, Reuse::Lifo) && self.unsorted_pushes >= self.store.slot_count() / 2
+        {
+            self.rebuild_free_list();
         }
     }
 
@@ -388,6 +413,7 @@ impl<T> SlotArena<T> {
             Reuse::Lifo => {
                 self.set_link(index, self.free_head);
                 self.free_head = index32;
+                self.unsorted_pushes += 1;
             }
             Reuse::Fifo { .. } => {
                 self.set_link(index, NO_SLOT);
@@ -412,6 +438,7 @@ impl<T> SlotArena<T> {
     /// Rebuilds the free list from scratch, in index order, and recounts the
     /// retired slots.
     fn rebuild_free_list(&mut self) {
+        self.unsorted_pushes = 0;
         self.free_head = NO_SLOT;
         self.free_tail = NO_SLOT;
         self.retired = 0;
@@ -683,6 +710,7 @@ impl<T: Clone> Clone for SlotArena<T> {
         self.free_head = source.free_head;
         self.free_tail = source.free_tail;
         self.retired = source.retired;
+        self.unsorted_pushes = source.unsorted_pushes;
     }
 }
 
@@ -695,6 +723,7 @@ impl<T> SlotArena<T> {
             free_tail: self.free_tail,
             retired: self.retired,
             reuse: self.reuse,
+            unsorted_pushes: self.unsorted_pushes,
             fixed_capacity: self.fixed_capacity,
             append_limit: self.append_limit,
             limits: self.limits,

@@ -1,0 +1,6 @@
+//! Helpers shared by the integration tests. Each test binary that uses
+//! them declares `mod common;`.
+
+#![allow(dead_code)]
+
+pub mod reference;

@@ -1,0 +1,107 @@
+//! The reference free list the stale-key tests predict keys with: which
+//! `(index, generation)` the next insertion gets under each reuse policy.
+
+use std::collections::VecDeque;
+
+use handlekit::Reuse;
+
+/// The documented free-list semantics, written as plainly as possible:
+/// LIFO reuses the most recently freed slot; FIFO the least recently freed
+/// one, but only while more than `min_free` are free or the table cannot
+/// grow; a slot whose generation reached the maximum retires on removal;
+/// `clear` frees every slot, retiring the exhausted ones, and lists the
+/// free ones in index order (lowest first); and `remove` that empties a
+/// LIFO table puts the list in index order too, once at least half the
+/// slots were pushed since it last was.
+pub struct Reference {
+    generations: Vec<u32>,
+    /// Free slots; LIFO takes from the back, FIFO from the front, both
+    /// put freed slots at the back.
+    free: VecDeque<usize>,
+    pub retired: usize,
+    slot_limit: usize,
+    max_generation: u32,
+    reuse: Reuse,
+    /// Slots pushed on the LIFO free list since it was last put in order.
+    unsorted_pushes: usize,
+}
+
+impl Reference {
+    pub fn new(reuse: Reuse, slot_limit: usize, max_generation: u32) -> Self {
+        Reference {
+            generations: Vec::new(),
+            free: VecDeque::new(),
+            retired: 0,
+            slot_limit,
+            max_generation,
+            reuse,
+            unsorted_pushes: 0,
+        }
+    }
+
+    /// The `(index, generation)` the next insertion gets, if any.
+    pub fn insert(&mut self) -> Option<(usize, u32)> {
+        let can_grow = self.generations.len() < self.slot_limit;
+        let reuse = match self.reuse {
+            Reuse::Lifo => self.free.pop_back(),
+            Reuse::Fifo { min_free } if self.free.len() > min_free as usize || !can_grow => {
+                self.free.pop_front()
+            }
+            Reuse::Fifo { .. } => None,
+        };
+        if let Some(index) = reuse {
+            self.generations[index] += 1;
+            Some((index, self.generations[index]))
+        } else if can_grow {
+            self.generations.push(1);
+            Some((self.generations.len() - 1, 1))
+        } else {
+            None
+        }
+    }
+
+    pub fn remove(&mut self, index: usize) {
+        if self.generations[index] >= self.max_generation {
+            self.retired += 1;
+        } else {
+            self.free.push_back(index);
+            if matches!(self.reuse, Reuse::Lifo) {
+                self.unsorted_pushes += 1;
+            }
+        }
+    }
+
+    /// `remove` by key, which the table does on a fast path: when a LIFO
+    /// table empties after at least half its slots were pushed since the
+    /// free list was last in index order, it puts the list back in order.
+    pub fn remove_key(&mut self, index: usize) {
+        let fast_path =
+            matches!(self.reuse, Reuse::Lifo) && self.generations[index] < self.max_generation;
+        self.remove(index);
+        let live = self.generations.len() - self.free.len() - self.retired;
+        if fast_path && live == 0 && self.unsorted_pushes >= self.generations.len() / 2 {
+            self.order_free_list();
+        }
+    }
+
+    /// `clear` with the given live indices.
+    pub fn clear(&mut self, live: impl IntoIterator<Item = usize>) {
+        for index in live {
+            self.remove(index);
+        }
+        self.order_free_list();
+    }
+
+    /// Puts the free list in index order, as the table's rebuild does.
+    pub fn order_free_list(&mut self) {
+        self.unsorted_pushes = 0;
+        let mut free: Vec<usize> = (0..self.generations.len())
+            .filter(|&i| self.generations[i] < self.max_generation)
+            .collect();
+        if matches!(self.reuse, Reuse::Lifo) {
+            // The lowest index is taken first: it goes at the back.
+            free.reverse();
+        }
+        self.free = free.into();
+    }
+}
