@@ -143,6 +143,7 @@ mod serde_util;
 mod slot_iter;
 #[cfg(feature = "rayon")]
 mod slot_par;
+pub mod vm_vec;
 
 pub use error::CapacityError;
 pub use id_table::IdTable;
@@ -152,6 +153,7 @@ pub use key::{max_generation, Id, Id32, Key};
 pub use packed_table::PackedTable;
 pub use reuse::Reuse;
 pub use secondary::{SecondaryMap, SparseSecondaryMap};
+pub use vm_vec::VmVec;
 
 /// The README's examples, run as doc tests.
 #[cfg(doctest)]
