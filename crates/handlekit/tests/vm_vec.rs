@@ -68,7 +68,11 @@ impl Elem for Odd {
     }
     fn id(&self) -> u64 {
         let id = self.0[0];
-        assert_eq!((self.0[150], self.0[299]), (id.rotate_left(17), !id), "payload of {id}");
+        assert_eq!(
+            (self.0[150], self.0[299]),
+            (id.rotate_left(17), !id),
+            "payload of {id}"
+        );
         id
     }
 }
@@ -177,15 +181,26 @@ fn check<T: Elem>(v: &VmVec<T>, m: &Model) {
     );
     if size_of::<T>() != 0 {
         // Addresses: the first element is at base + head, every time.
-        assert_eq!(v.as_ptr() as usize, m.base + m.head, "address of the window");
+        assert_eq!(
+            v.as_ptr() as usize,
+            m.base + m.head,
+            "address of the window"
+        );
     }
     // Positions resolve to the right elements; the ones around do not.
-    for (i, &p) in m.positions.iter().enumerate().step_by(m.positions.len() / 16 + 1) {
+    for (i, &p) in m
+        .positions
+        .iter()
+        .enumerate()
+        .step_by(m.positions.len() / 16 + 1)
+    {
         assert_eq!(v.index_of_position(p), Some(i));
         assert_eq!(v.get_by_position(p).map(Elem::id), Some(m.ids[i]));
     }
     assert!(v.get_by_position(m.front.wrapping_sub(1)).is_none());
-    assert!(v.get_by_position(m.front.wrapping_add(m.ids.len())).is_none());
+    assert!(v
+        .get_by_position(m.front.wrapping_add(m.ids.len()))
+        .is_none());
 }
 
 fn run<T: Elem>(max_capacity: usize, ops: &[Op]) {
@@ -232,12 +247,18 @@ fn run<T: Elem>(max_capacity: usize, ops: &[Op]) {
             }
             Op::DrainFront(f, taken, from_back) => {
                 let n = m.ids.len() * usize::from(f) / 1000;
-                let expected: Vec<u64> = (0..n).map(|_| m.pop_front::<T>().expect("n <= len")).collect();
+                let expected: Vec<u64> = (0..n)
+                    .map(|_| m.pop_front::<T>().expect("n <= len"))
+                    .collect();
                 let mut drain = v.drain_front(n);
                 assert_eq!(drain.len(), n);
                 let mut got = Vec::new();
                 for _ in 0..taken {
-                    let next = if from_back { drain.next_back() } else { drain.next() };
+                    let next = if from_back {
+                        drain.next_back()
+                    } else {
+                        drain.next()
+                    };
                     got.extend(next.map(|x| x.id()));
                 }
                 let rest: Vec<u64> = drain.as_slice().iter().map(Elem::id).collect();
@@ -285,7 +306,12 @@ fn run<T: Elem>(max_capacity: usize, ops: &[Op]) {
                     }
                 } else {
                     assert_eq!(m.head, 0);
-                    assert_eq!(r.copied, m.ids.len() * size_of::<T>());
+                    let live = if r.shift == 0 {
+                        0
+                    } else {
+                        m.ids.len() * size_of::<T>()
+                    };
+                    assert_eq!(r.copied, live);
                 }
             }
             Op::ShrinkToFit => {
@@ -327,46 +353,78 @@ fn run<T: Elem>(max_capacity: usize, ops: &[Op]) {
 fn compact<T: Elem>(v: &mut VmVec<T>, m: &mut Model, budget: usize, modulus: u64, ordered: bool) {
     let examined = budget.min(m.ids.len());
     let keep = |id: u64| id % modulus != 0;
-    let survivors: Vec<u64> = m.ids.iter().take(examined).copied().filter(|&id| keep(id)).collect();
+    let survivors: Vec<u64> = m
+        .ids
+        .iter()
+        .take(examined)
+        .copied()
+        .filter(|&id| keep(id))
+        .collect();
     let removed = examined - survivors.len();
     let range = m.front..m.front.wrapping_add(examined);
     let mut moves = Vec::new();
     let mut calls = 0;
     let report = |from: usize, to: usize, x: &T| moves.push((from, to, x.id()));
     let done = if ordered {
-        v.compact_front(budget, |x| {
-            calls += 1;
-            keep(x.id())
-        }, report)
+        v.compact_front(
+            budget,
+            |x| {
+                calls += 1;
+                keep(x.id())
+            },
+            report,
+        )
     } else {
-        v.compact_front_unordered(budget, |x| {
-            calls += 1;
-            keep(x.id())
-        }, report)
+        v.compact_front_unordered(
+            budget,
+            |x| {
+                calls += 1;
+                keep(x.id())
+            },
+            report,
+        )
     };
     assert_eq!(calls, examined, "keep runs once per examined element");
-    assert_eq!((done.examined, done.removed, done.moved), (examined, removed, moves.len()));
+    assert_eq!(
+        (done.examined, done.removed, done.moved),
+        (examined, removed, moves.len())
+    );
     // Replay the moves on the model's examined range.
     let mut slots: Vec<Option<u64>> = m.ids.iter().take(examined).map(|&id| Some(id)).collect();
     let index = |p: usize| p.wrapping_sub(range.start);
     let mut landed: Vec<Option<u64>> = vec![None; examined];
     for &(from, to, id) in &moves {
-        assert!(index(from) < examined && index(to) < examined, "move outside the range");
+        assert!(
+            index(from) < examined && index(to) < examined,
+            "move outside the range"
+        );
         assert_ne!(from, to);
         assert_eq!(slots[index(from)].take(), Some(id), "moved element");
         assert!(keep(id), "a removed element was reported");
-        assert!(landed[index(to)].replace(id).is_none(), "two moves to one slot");
+        assert!(
+            landed[index(to)].replace(id).is_none(),
+            "two moves to one slot"
+        );
     }
     // Survivors that did not move stay in their slot.
     for i in 0..examined {
         if let Some(id) = slots[i] {
             if keep(id) {
-                assert!(landed[i].replace(id).is_none(), "moved onto a survivor that stayed");
+                assert!(
+                    landed[i].replace(id).is_none(),
+                    "moved onto a survivor that stayed"
+                );
             }
         }
     }
-    let after: Vec<u64> = landed[removed..].iter().map(|s| s.expect("survivors fill the end")).collect();
-    assert!(landed[..removed].iter().all(Option::is_none), "survivor left in the dead prefix");
+    let after: Vec<u64> = landed[removed..]
+        .iter()
+        .map(|s| s.expect("survivors fill the end"))
+        .collect();
+    assert!(
+        landed[..removed].iter().all(Option::is_none),
+        "survivor left in the dead prefix"
+    );
     if ordered {
         assert_eq!(after, survivors, "order preserved");
     } else {
@@ -375,7 +433,10 @@ fn compact<T: Elem>(v: &mut VmVec<T>, m: &mut Model, budget: usize, modulus: u64
         let mut expected = survivors.clone();
         expected.sort_unstable();
         assert_eq!(sorted, expected);
-        assert!(done.moved <= removed.min(survivors.len()), "unordered moves at most min(removed, survivors)");
+        assert!(
+            done.moved <= removed.min(survivors.len()),
+            "unordered moves at most min(removed, survivors)"
+        );
     }
     // Apply to the model: drop the dead prefix, write the survivors back.
     for _ in 0..removed {
@@ -441,4 +502,123 @@ impl Elem for Zst {
     fn id(&self) -> u64 {
         0
     }
+}
+
+#[test]
+fn capacity_overflow_is_an_error() {
+    let err = VmVec::<u64>::with_max_capacity(usize::MAX / 4).expect_err("overflow");
+    assert_eq!(err.kind(), ReserveErrorKind::CapacityOverflow);
+    assert_eq!(err.requested_bytes(), None);
+    // Exactly isize::MAX + 1 bytes.
+    let err = VmVec::<u8>::with_max_capacity(isize::MAX as usize + 1).expect_err("overflow");
+    assert_eq!(err.kind(), ReserveErrorKind::CapacityOverflow);
+}
+
+#[test]
+fn push_past_the_reservation() {
+    let mut v = VmVec::with_max_capacity(3).expect("reserve");
+    v.extend([1u32, 2, 3]);
+    let err = v.try_push(4).expect_err("full");
+    assert!(err.is_full());
+    assert_eq!(err.raw_os_error(), None);
+    assert!(
+        err.to_string().contains("reservation of 3 elements"),
+        "{err}"
+    );
+    assert!(format!("{err:?}").starts_with("PushError"));
+    assert_eq!(err.into_inner(), 4);
+    // Removing from the front does not make room; rebasing does.
+    assert_eq!(v.pop_front(), Some(1));
+    assert!(v.try_push(4).is_err());
+    let moved = v.rebase();
+    assert_eq!(moved.shift, 4);
+    v.push(4);
+    assert_eq!(v, [2, 3, 4]);
+    let message = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| v.push(5)))
+        .expect_err("push panics")
+        .downcast::<String>()
+        .expect("a formatted message");
+    assert!(message.contains("VmVec is full"), "{message}");
+    assert_eq!(v.len(), 3);
+}
+
+#[test]
+fn zero_capacity_and_zero_sized() {
+    let mut empty: VmVec<u64> = VmVec::with_max_capacity(0).expect("reserve nothing");
+    assert_eq!(empty.reserved_bytes(), 0);
+    assert!(empty.try_push(1).is_err());
+    assert_eq!(empty.as_slice(), &[] as &[u64]);
+    assert_eq!(empty.rebase().shift, 0);
+
+    let mut units: VmVec<()> = VmVec::with_max_capacity(usize::MAX).expect("no memory needed");
+    assert_eq!(units.reserved_bytes(), 0);
+    units.extend(std::iter::repeat_n((), 1000));
+    units.drain_front(600);
+    assert_eq!(units.len(), 400);
+    assert_eq!(units.front_position(), 600);
+    assert_eq!(units.committed_bytes(), 0);
+    units.check_invariants();
+
+    let mut two: VmVec<()> = VmVec::with_max_capacity(2).expect("reserve");
+    two.push(());
+    two.push(());
+    two.pop_front();
+    assert!(
+        two.try_push(()).is_err(),
+        "a ZST window walks like any other"
+    );
+    assert_eq!(two.rebase().shift, 1);
+    two.push(());
+}
+
+#[test]
+fn over_aligned_elements() {
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    #[repr(align(4096))]
+    struct Page(u8);
+    let mut v = VmVec::with_max_capacity(2000).expect("reserve");
+    v.extend((0..1500).map(|i| Page(i as u8)));
+    v.drain_front(1000);
+    v.rebase();
+    v.check_invariants();
+    assert!(v.iter().all(|p| (p as *const Page as usize) % 4096 == 0));
+    assert_eq!(v[0], Page((1000 % 256) as u8));
+}
+
+#[test]
+fn traits() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<VmVec<u64>>();
+    send_sync::<handlekit::vm_vec::DrainFront<'_, u64>>();
+    send_sync::<handlekit::vm_vec::IntoIter<u64>>();
+
+    let mut v = VmVec::with_max_capacity(8).expect("reserve");
+    v.extend(&[3, 1, 2]);
+    assert_eq!(format!("{v:?}"), "[3, 1, 2]");
+    v.sort_unstable(); // through DerefMut
+    assert_eq!(v[..2], [1, 2]);
+    v[2] = 9;
+    assert_eq!((&v).into_iter().copied().max(), Some(9));
+    for x in &mut v {
+        *x += 1;
+    }
+    assert_eq!(v, [2, 3, 10]);
+    let mut w = VmVec::with_max_capacity(3).expect("reserve");
+    w.extend([2, 3, 10]);
+    assert_eq!(v, w);
+    assert_eq!(format!("{:?}", v.drain_front(1)), "DrainFront([2])");
+    assert_eq!(format!("{:?}", w.into_iter()), "IntoIter([2, 3, 10])");
+}
+
+#[test]
+fn sent_to_another_thread() {
+    let mut v = VmVec::with_max_capacity(1 << 16).expect("reserve");
+    v.extend(0..1u64 << 16);
+    let sum = std::thread::spawn(move || {
+        v.drain_front(1 << 15);
+        v.iter().sum::<u64>()
+    })
+    .join()
+    .expect("thread");
+    assert_eq!(sum, ((1u64 << 15)..(1 << 16)).sum());
 }
