@@ -233,13 +233,19 @@ fn forgotten_drain_leaks_but_stays_consistent() {
 
     let mut v: VmVec<Leaky> = VmVec::with_max_capacity(2 * N).expect("reserve");
     for id in 0..N {
-        v.push(Leaky { id, _pad: [0; 4096] });
+        v.push(Leaky {
+            id,
+            _pad: [0; 4096],
+        });
     }
     let committed = v.committed_bytes();
     mem::forget(v.drain_front(N - 10));
     // The drained values leaked (never dropped); the rest is intact.
     assert_eq!(DROPS.load(Ordering::Relaxed), 0);
-    assert_eq!(v.iter().map(|x| x.id).collect::<Vec<_>>(), (N - 10..N).collect::<Vec<_>>());
+    assert_eq!(
+        v.iter().map(|x| x.id).collect::<Vec<_>>(),
+        (N - 10..N).collect::<Vec<_>>()
+    );
     v.check_invariants();
     // The next front removal releases the chunks the drain did not.
     drop(v.pop_front());

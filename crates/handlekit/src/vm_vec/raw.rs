@@ -33,13 +33,13 @@ pub(crate) struct RawVmVec<T> {
     /// Offset of the first live element. A multiple of `align_of::<T>()`.
     /// Everything before it is dead: no value lives there.
     head: usize,
-    /// `head + len * STRIDE`: one past the last live element. The `len`
-    /// elements at `head`, `head + STRIDE`, … are initialized and owned by
-    /// this window; nothing past `tail` is.
-    tail: usize,
+    /// The `len` elements at `head`, `head + STRIDE`, … are initialized and
+    /// owned by this window; nothing at or past `tail() = head + len *
+    /// STRIDE` is. (`tail` is derived rather than stored so that a push
+    /// updates one field.)
     len: usize,
     /// `max_capacity * STRIDE`: the window never extends past it
-    /// (`tail <= limit <= region.size()`, except for a zero-sized `T`).
+    /// (`tail() <= limit <= region.size()`, except for a zero-sized `T`).
     limit: usize,
     /// See `region`. A multiple of the granule (or `region.size()`), and
     /// `tail <= committed`. For a zero-sized `T`, `limit`.
@@ -84,7 +84,6 @@ impl<T> RawVmVec<T> {
         Ok(RawVmVec {
             region,
             head: 0,
-            tail: 0,
             len: 0,
             limit,
             committed,
@@ -107,6 +106,12 @@ impl<T> RawVmVec<T> {
         }
     }
 
+    /// One past the last live element.
+    #[inline]
+    fn tail(&self) -> usize {
+        self.head + self.len * Self::STRIDE
+    }
+
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.len
@@ -120,7 +125,7 @@ impl<T> RawVmVec<T> {
     /// Elements that fit between the window's end and the reservation's.
     #[inline]
     pub(crate) fn remaining_capacity(&self) -> usize {
-        (self.limit - self.tail) / Self::STRIDE
+        (self.limit - self.tail()) / Self::STRIDE
     }
 
     #[inline]
@@ -166,7 +171,8 @@ impl<T> RawVmVec<T> {
     /// Appends `value` without moving any element.
     #[inline]
     pub(crate) fn push(&mut self, value: T) -> Result<(), (T, PushFailure)> {
-        if self.fast_end - self.tail < Self::STRIDE {
+        let tail = self.tail();
+        if self.fast_end - tail < Self::STRIDE {
             if let Err(failure) = self.grow(Self::STRIDE) {
                 return Err((value, failure));
             }
@@ -174,8 +180,7 @@ impl<T> RawVmVec<T> {
         // SAFETY: `tail + STRIDE <= fast_end`: the slot lies in committed
         // memory inside the reservation, past the last live element (so it
         // holds no value), aligned because `head` and the stride are.
-        unsafe { self.at(self.tail).write(value) };
-        self.tail += Self::STRIDE;
+        unsafe { self.at(tail).write(value) };
         self.len += 1;
         Ok(())
     }
@@ -185,13 +190,14 @@ impl<T> RawVmVec<T> {
     #[cold]
     #[inline(never)]
     fn grow(&mut self, additional: usize) -> Result<(), PushFailure> {
-        if self.limit - self.tail < additional {
+        let tail = self.tail();
+        if self.limit - tail < additional {
             return Err(PushFailure::Full {
                 max_capacity: self.max_capacity,
             });
         }
         // Only a virtual region gets here: otherwise `fast_end == limit`.
-        let needed = self.tail + additional;
+        let needed = tail + additional;
         let new_committed = round_up(needed, self.region.granule())
             .map_or(self.region.size(), |end| end.min(self.region.size()));
         self.region
@@ -206,10 +212,11 @@ impl<T> RawVmVec<T> {
     /// a known-length extend makes one system call. A refusal is ignored:
     /// the pushes report it.
     pub(crate) fn reserve(&mut self, additional: usize) {
+        let tail = self.tail();
         let bytes = additional
             .saturating_mul(Self::STRIDE)
-            .min(self.limit - self.tail);
-        if self.fast_end - self.tail < bytes {
+            .min(self.limit - tail);
+        if self.fast_end - tail < bytes {
             let _ = self.grow(bytes);
         }
     }
@@ -232,11 +239,10 @@ impl<T> RawVmVec<T> {
         if self.len == 0 {
             return None;
         }
-        self.tail -= Self::STRIDE;
         self.len -= 1;
         // SAFETY: the element at the old last slot is initialized and now
         // outside the window, so it is read out exactly once.
-        Some(unsafe { self.at(self.tail).read() })
+        Some(unsafe { self.at(self.tail()).read() })
     }
 
     pub(crate) fn truncate(&mut self, len: usize) {
@@ -248,7 +254,6 @@ impl<T> RawVmVec<T> {
         // Shorten first: if a `Drop` panics, the values are already out of
         // the window and are not dropped again.
         self.len = len;
-        self.tail = self.head + len * Self::STRIDE;
         // SAFETY: the `cut` elements from `first_cut` were initialized and
         // owned by the window, which no longer counts them; dropping a slice
         // in place drops every element even if one of them panics.
@@ -307,7 +312,7 @@ impl<T> RawVmVec<T> {
             return;
         }
         self.release_front();
-        let keep = round_up(self.tail, self.region.granule())
+        let keep = round_up(self.tail(), self.region.granule())
             .map_or(self.committed, |end| end.min(self.committed))
             .max(self.released);
         if keep < self.committed {
@@ -338,11 +343,10 @@ impl<T> RawVmVec<T> {
                 unsafe { ptr::copy(self.at(self.head), self.at(0), self.len) };
             }
             self.head = 0;
-            self.tail -= shift;
             return Rebased {
                 shift,
                 remapped: 0,
-                copied: if Self::IS_ZST { 0 } else { self.tail },
+                copied: if Self::IS_ZST { 0 } else { self.tail() },
             };
         }
         if CAN_REMAP && self.released > 0 {
@@ -363,7 +367,6 @@ impl<T> RawVmVec<T> {
             self.fast_end = 0;
         }
         self.head = 0;
-        self.tail = 0;
         Rebased {
             shift,
             remapped: 0,
@@ -376,6 +379,7 @@ impl<T> RawVmVec<T> {
     fn rebase_remap(&mut self) -> Rebased {
         let shift = self.released;
         let end = self.committed;
+        let tail = self.tail();
         let new_committed = end - shift;
         // Pieces of at most `shift` bytes never overlap their destination:
         // piece k goes where piece k - 1 was.
@@ -404,8 +408,8 @@ impl<T> RawVmVec<T> {
             // Every piece that moved had `shift` bytes, so the destination
             // `[moved - shift, ...)` is an emptied source or committed memory.
             let from = moved.max(self.head);
-            if from < self.tail {
-                copied = self.tail - from;
+            if from < tail {
+                copied = tail - from;
                 let base = self.region.base().as_ptr();
                 // SAFETY: both ranges are committed and inside the region;
                 // the source holds the rest of the live bytes (the part
@@ -426,7 +430,6 @@ impl<T> RawVmVec<T> {
         // emptied or copied-from source, or already released.
         unsafe { self.region.release(stale..end) };
         self.head -= shift;
-        self.tail -= shift;
         self.committed = new_committed;
         self.released = 0;
         self.fast_end = self.committed.min(self.limit);
@@ -440,7 +443,7 @@ impl<T> RawVmVec<T> {
     /// `rebase` to offset 0 by copying the live elements.
     fn rebase_copy(&mut self) -> Rebased {
         let shift = self.head;
-        let bytes = self.tail - self.head;
+        let bytes = self.tail() - self.head;
         let new_committed = round_up(bytes, self.region.granule())
             .map_or(self.committed, |end| end.min(self.committed));
         // `[released, committed)` is accessible; commit the part of the
@@ -461,7 +464,6 @@ impl<T> RawVmVec<T> {
         // holds only copied-from bytes and dead values.
         unsafe { self.region.release(stale..self.committed) };
         self.head = 0;
-        self.tail = bytes;
         self.committed = new_committed;
         self.released = 0;
         self.fast_end = self.committed.min(self.limit);
@@ -475,12 +477,12 @@ impl<T> RawVmVec<T> {
     /// Checks every invariant documented on the fields.
     pub(crate) fn check_invariants(&self) {
         let g = self.region.granule();
-        assert_eq!(self.tail, self.head + self.len * Self::STRIDE, "tail");
-        assert!(self.head <= self.tail && self.tail <= self.limit, "window");
+        let tail = self.tail();
+        assert!(tail <= self.limit, "window");
         assert_eq!(self.head % align_of::<T>(), 0, "alignment");
         assert_eq!(self.limit, self.max_capacity * Self::STRIDE, "limit");
         assert_eq!(self.fast_end, self.committed.min(self.limit), "fast_end");
-        assert!(self.tail <= self.committed, "committed");
+        assert!(tail <= self.committed, "committed");
         if Self::IS_ZST {
             assert_eq!(self.committed, self.limit);
             assert_eq!(self.released, 0);
