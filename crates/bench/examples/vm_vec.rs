@@ -40,7 +40,11 @@ fn median(mut xs: Vec<Duration>) -> Duration {
 }
 
 fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+    if d < Duration::from_millis(1) {
+        format!("{:.2} µs", d.as_secs_f64() * 1e6)
+    } else {
+        format!("{:.2} ms", d.as_secs_f64() * 1e3)
+    }
 }
 
 fn push_vmvec(n: usize) -> (Duration, VmVec<u64>) {
@@ -165,7 +169,7 @@ fn main() {
     println!("  VecDeque::drain(..n)         {}", ms(t_dq));
     println!("  Vec::drain(..n)              {}", ms(t_vec));
     println!(
-        "  VmVec / VecDeque = {:.1}, VmVec / Vec = {:.3}",
+        "  VmVec / VecDeque = {:.0}, VmVec / Vec = {:.3}",
         t_vm.as_secs_f64() / t_dq.as_secs_f64(),
         t_vm.as_secs_f64() / t_vec.as_secs_f64()
     );
