@@ -31,7 +31,7 @@ fn elements() -> usize {
 
 fn push(c: &mut Criterion) {
     let n = elements();
-    let mut group = c.benchmark_group(format!("vm_vec/push/{}MiB", n * 8 >> 20));
+    let mut group = c.benchmark_group(format!("vm_vec/push/{}MiB", (n * 8) >> 20));
     group.throughput(Throughput::Elements(n as u64));
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(5));
@@ -68,7 +68,7 @@ fn push(c: &mut Criterion) {
 fn drain_front_tenth(c: &mut Criterion) {
     let n = elements();
     let cut = n / 10;
-    let mut group = c.benchmark_group(format!("vm_vec/drain_front_10pct/{}MiB", n * 8 >> 20));
+    let mut group = c.benchmark_group(format!("vm_vec/drain_front_10pct/{}MiB", (n * 8) >> 20));
     group.throughput(Throughput::Elements(cut as u64));
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(5));
