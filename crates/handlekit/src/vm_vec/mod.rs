@@ -648,6 +648,9 @@ impl<T> VmVec<T> {
     /// whatever the length of the vector. Each survivor that has a removed
     /// element after it in the range moves once;
     /// [`compact_front_unordered`](Self::compact_front_unordered) moves fewer.
+    /// The decisions take one bit per examined element, in a buffer the
+    /// vector keeps for the next call (so the largest budget used stays
+    /// allocated, `budget / 8` bytes).
     ///
     /// If `keep` panics, nothing has changed. If `on_move` panics, no element
     /// was dropped, but some may have moved without being reported. If a
