@@ -33,6 +33,12 @@
 //!   slot index with the generation, so a reused slot never shows old data.
 //! - [`SparseSecondaryMap`]: the same as a sparse set: paged index array,
 //!   packed values.
+//! - [`VmVec`]: an array held directly in virtual memory (seed 004's DBECS).
+//!   It reserves address space for its maximum size, commits memory as
+//!   pushes reach it, gives the pages of removed front elements back to the
+//!   system, and moves its live window back with `mremap` instead of
+//!   copying. Elements never move while they live (except through the
+//!   explicit `rebase` and compaction calls).
 //!
 //! # Keys
 //!
@@ -80,6 +86,14 @@
 //! spends `size_of::<T>() + size_of::<K>()` per value on the dense side and
 //! 8 bytes plus one bit per slot on the sparse side.
 //!
+//! A [`VmVec`] costs `size_of::<T>()` per element, with nothing per
+//! element beside it: its resident memory is the committed 2 MiB chunks
+//! between its first and last element (at most one partly used chunk at
+//! each end), whatever it held before. It costs address space instead: the whole maximum capacity,
+//! rounded up to 2 MiB, from the start. Front removals free whole chunks;
+//! the heap fallback (see Features) allocates the whole capacity up front
+//! and frees nothing before it is dropped.
+//!
 //! # Complexity
 //!
 //! | | insert | remove | get | iterate |
@@ -89,7 +103,14 @@
 //! | [`SecondaryMap`] | O(1)\* | O(1) | O(1), one slot read | O(len + slots/64) |
 //! | [`SparseSecondaryMap`] | O(1)\* | O(1), moves one value | O(1), three reads | O(len), a slice |
 //!
+//! | [`VmVec`] | `push` O(1), never moves | `pop_front` O(1) | O(1), an index | O(len), a slice |
+//!
 //! \* amortized; the dense secondary map grows to the highest index.
+//!
+//! [`VmVec`] also has `drain_front(n)` (O(n) drops, one release call for the
+//! dead chunks), `compact_front(budget, ..)` (O(budget), whatever the
+//! length) and `rebase` (on Linux one `mremap` per dead-prefix-sized piece,
+//! no copying; elsewhere O(len)).
 //!
 //! # Choosing a container
 //!
@@ -101,10 +122,24 @@
 //! | 32-bit keys | any table with [`Id32`], or your own [`define_key!`] |
 //! | data for most keys of another table | [`SecondaryMap`] |
 //! | data for a few keys, or iteration over just those | [`SparseSecondaryMap`] |
+//! | a queue or log that grows at the back and dies at the front, with indexing, stable addresses and memory that follows the live part | [`VmVec`] |
+//!
+//! Choose [`VmVec`] over `Vec` when elements must not move while the array
+//! grows, or when the front dies and its memory should go back; over
+//! `VecDeque` when you need one contiguous slice and stable addresses. It
+//! is no faster to push than a `Vec` (both take a page fault per 4 KiB
+//! page; see the README's figures), needs a maximum size up front, and
+//! spends a system call per 2 MiB committed or released. With many small
+//! arrays, or no virtual memory, prefer `Vec`.
 //!
 //! # Features
 //!
 //! - `std` (default): nothing yet beyond `alloc`; implied by `rayon`.
+//! - `vm` (default): [`VmVec`] on virtual memory, through rustix (Linux,
+//!   Android, macOS, iOS, FreeBSD, NetBSD, DragonFly BSD) or windows-sys
+//!   (Windows). It does not need `std`. Without it, on other targets and
+//!   under Miri, [`VmVec`] is a heap fallback with the same API and address
+//!   stability ([`vm_vec::VIRTUAL_MEMORY`] tells which).
 //! - `serde`: `Serialize`/`Deserialize` for keys (as their bits) and tables
 //!   (validated on the way in).
 //! - `rayon`: `par_iter` and `par_iter_mut`.
@@ -120,7 +155,10 @@
 //! containers are safe code over it; the only `unsafe` above it are the
 //! `*_unchecked` methods that forward to it. The packed containers share a
 //! second, safe core (`Dense`: keys and values with swap-remove, retain and
-//! sort). `ARCHITECTURE.md` in the repository lists the invariants.
+//! sort). [`VmVec`] keeps its own two layers: the operating-system calls
+//! (one `Region` per backend) and the window of live elements over it,
+//! which holds all of its unsafe code. `ARCHITECTURE.md` in the repository
+//! lists the invariants.
 
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
@@ -143,6 +181,7 @@ mod serde_util;
 mod slot_iter;
 #[cfg(feature = "rayon")]
 mod slot_par;
+pub mod vm_vec;
 
 pub use error::CapacityError;
 pub use id_table::IdTable;
@@ -152,6 +191,7 @@ pub use key::{max_generation, Id, Id32, Key};
 pub use packed_table::PackedTable;
 pub use reuse::Reuse;
 pub use secondary::{SecondaryMap, SparseSecondaryMap};
+pub use vm_vec::VmVec;
 
 /// The README's examples, run as doc tests.
 #[cfg(doctest)]
