@@ -133,6 +133,7 @@ extern crate std;
 mod dense;
 mod error;
 pub mod id_table;
+pub mod index_lists;
 mod key;
 pub mod packed_table;
 mod raw;
@@ -146,6 +147,7 @@ mod slot_par;
 
 pub use error::CapacityError;
 pub use id_table::IdTable;
+pub use index_lists::{Head, IndexLists, LinkError};
 #[doc(hidden)]
 pub use key::__private;
 pub use key::{max_generation, Id, Id32, Key};

@@ -15,4 +15,4 @@ pub(crate) mod slot;
 pub(crate) mod store;
 
 pub(crate) use arena::{KeyLimits, SlotArena};
-pub(crate) use store::{RawIter, RawIterMut, SlotStore};
+pub(crate) use store::{Exclusive, RawIter, RawIterMut, SlotStore};
