@@ -11,6 +11,8 @@ use crate::raw::{Exclusive, KeyLimits, RawIter, RawIterMut, SlotArena};
 use crate::slot_iter::{raw_iterator, table_key};
 use crate::{CapacityError, Id, Key};
 
+#[cfg(feature = "serde")]
+mod serde_impl;
 /// Set in a node's link word when the node is the front of its list (no
 /// node links to it).
 const FRONT: u32 = 1 << 31;
@@ -1235,6 +1237,29 @@ impl<T, K: Key> IndexLists<T, K> {
         if let Err(problem) = self.check_links() {
             panic!("IndexLists: {problem}");
         }
+    }
+
+    /// A pool over deserialized nodes whose front flags are not set yet:
+    /// sets them, then checks the list invariant.
+    #[cfg(feature = "serde")]
+    fn from_arena(mut arena: SlotArena<Link<T>>) -> Result<Self, LinkProblem> {
+        let slots = arena.iter().map(|(index, _, _)| index + 1).max();
+        let mut has_predecessor = alloc::vec![false; slots.unwrap_or(0)];
+        for (_, _, link) in arena.iter() {
+            let next = link.next_index();
+            if let Some(flag) = has_predecessor.get_mut(next as usize) {
+                *flag = true;
+            }
+        }
+        for (index, _, link) in arena.iter_mut() {
+            link.set_front(!has_predecessor[index]);
+        }
+        let lists = IndexLists {
+            arena,
+            _key: PhantomData,
+        };
+        lists.check_links()?;
+        Ok(lists)
     }
 
     /// Checks the list invariant; the message names the first problem.
