@@ -1353,8 +1353,20 @@ impl<T: Clone, K: Key> Clone for IndexLists<T, K> {
         }
     }
 
+    /// Reuses this pool's allocation. If a value's `clone` (or an old
+    /// value's `Drop`) panics, this pool is left empty: a partial copy
+    /// would hold nodes whose predecessors were never copied.
     fn clone_from(&mut self, source: &Self) {
-        self.arena.clone_from(&source.arena);
+        /// Empties the arena if the copy does not finish.
+        struct ClearOnUnwind<'a, T>(&'a mut SlotArena<Link<T>>);
+        impl<T> Drop for ClearOnUnwind<'_, T> {
+            fn drop(&mut self) {
+                self.0.clear();
+            }
+        }
+        let guard = ClearOnUnwind(&mut self.arena);
+        guard.0.clone_from(&source.arena);
+        core::mem::forget(guard);
     }
 }
 
