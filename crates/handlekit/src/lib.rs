@@ -135,6 +135,8 @@ mod error;
 pub mod id_table;
 pub mod index_lists;
 mod key;
+#[cfg(feature = "radsort")]
+mod locality;
 pub mod packed_table;
 mod raw;
 mod reuse;
@@ -151,6 +153,8 @@ pub use index_lists::{Head, IndexLists, LinkError};
 #[doc(hidden)]
 pub use key::__private;
 pub use key::{max_generation, Id, Id32, Key};
+#[cfg(feature = "radsort")]
+pub use locality::{sort_indices, sort_keys};
 pub use packed_table::PackedTable;
 pub use reuse::Reuse;
 pub use secondary::{SecondaryMap, SparseSecondaryMap};
