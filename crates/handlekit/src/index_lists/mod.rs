@@ -164,7 +164,8 @@ impl fmt::Debug for Head {
     }
 }
 
-/// Why [`IndexLists::move_after`] refused to move a node.
+/// Why [`IndexLists::move_after`] or [`IndexLists::move_node`] refused to
+/// move a node.
 ///
 /// ```
 /// use handlekit::{Head, IndexLists, LinkError};
@@ -185,6 +186,8 @@ pub enum LinkError {
     StalePrev,
     /// Both name live nodes, but the node does not follow the predecessor.
     NotLinked,
+    /// The node is live but not in the list it was said to be in.
+    NotInList,
 }
 
 impl fmt::Display for LinkError {
@@ -193,6 +196,7 @@ impl fmt::Display for LinkError {
             LinkError::StaleNode => "the node key names no live node of this pool",
             LinkError::StalePrev => "the predecessor key names no live node of this pool",
             LinkError::NotLinked => "the node does not follow the given predecessor",
+            LinkError::NotInList => "the node is not in the given list",
         })
     }
 }
@@ -213,6 +217,7 @@ impl core::error::Error for LinkError {}
 /// | --- | --- |
 /// | [`push_front`](Self::push_front), [`pop_front`](Self::pop_front), [`front`](Self::front) | O(1) |
 /// | [`move_front`](Self::move_front), [`move_after`](Self::move_after) | O(1) |
+/// | [`move_node`](Self::move_node) | O(position): walks the list for the predecessor |
 /// | [`get`](Self::get), [`next_node`](Self::next_node) | O(1) |
 /// | [`remove`](Self::remove) | O(position): walks the list for the predecessor |
 /// | [`iter`](Self::iter) over one list | O(its length) |
@@ -838,6 +843,16 @@ impl<T, K: Key> IndexLists<T, K> {
         if index == front {
             return self.pop_front(head);
         }
+        let prev = self.find_prev(front, index)?;
+        let after = self.link(index).next_index();
+        self.link_mut(prev).set_next(after);
+        let link = self.arena.remove(index as usize, node.generation())?;
+        Some(link.value)
+    }
+
+    /// The predecessor of node `index` in the list that starts at `front`
+    /// (which is not `index`), found by walking; `None` if it is not there.
+    fn find_prev(&self, front: u32, index: u32) -> Option<u32> {
         if self.link(index).is_front() {
             // The front of another list.
             return None;
@@ -847,7 +862,7 @@ impl<T, K: Key> IndexLists<T, K> {
         loop {
             let next = self.link(prev).next_index();
             if next == index {
-                break;
+                return Some(prev);
             }
             if next == NIL {
                 return None;
@@ -855,10 +870,62 @@ impl<T, K: Key> IndexLists<T, K> {
             budget = budget.checked_sub(1).unwrap_or_else(|| cycle());
             prev = next;
         }
-        let after = self.link(index).next_index();
-        self.link_mut(prev).set_next(after);
-        let link = self.arena.remove(index as usize, node.generation())?;
-        Some(link.value)
+    }
+
+    /// Moves `node` from the list `from` to the front of `to`, walking
+    /// `from` to find its predecessor (O(position), like
+    /// [`remove`](Self::remove)): the grid update when a particle's old cell
+    /// is known but not its predecessor. The node keeps its key.
+    ///
+    /// # Errors
+    ///
+    /// [`LinkError::StaleNode`] if `node` is stale,
+    /// [`LinkError::NotInList`] if it is not in `from`; nothing changes
+    /// then.
+    ///
+    /// # Panics
+    ///
+    /// If either head names no list of this pool, or `node` is the front of
+    /// `from` and `to` is a copy of `from`.
+    ///
+    /// ```
+    /// use handlekit::{Head, IndexLists, LinkError};
+    ///
+    /// let mut pool = IndexLists::new();
+    /// let mut cells = [Head::EMPTY; 2];
+    /// pool.push_front(&mut cells[0], 'c');
+    /// let b = pool.push_front(&mut cells[0], 'b');
+    /// pool.push_front(&mut cells[0], 'a');
+    /// let [from, to] = cells.get_disjoint_mut([0, 1]).unwrap();
+    /// pool.move_node(from, b, to).unwrap();
+    /// assert_eq!(pool.iter(cells[0]).collect::<Vec<_>>(), [&'a', &'c']);
+    /// assert_eq!(pool.iter(cells[1]).collect::<Vec<_>>(), [&'b']);
+    /// let [from, to] = cells.get_disjoint_mut([0, 1]).unwrap();
+    /// assert_eq!(pool.move_node(from, b, to), Err(LinkError::NotInList));
+    /// ```
+    #[track_caller]
+    pub fn move_node(&mut self, from: &mut Head, node: K, to: &mut Head) -> Result<(), LinkError> {
+        let from_front = self.front_index(*from);
+        let to_front = self.front_index(*to);
+        let index = self.live_index(node).ok_or(LinkError::StaleNode)?;
+        let front = from_front.ok_or(LinkError::NotInList)?;
+        if index == front {
+            if to_front == Some(index) {
+                panic!("IndexLists::move_node: `from` and `to` are copies of one head");
+            }
+            let next = self.link(index).next_index();
+            if next != NIL {
+                self.link_mut(next).set_front(true);
+            }
+            *from = Head::from_link(next);
+        } else {
+            let prev = self.find_prev(front, index).ok_or(LinkError::NotInList)?;
+            // `node` has a predecessor, so it is no front: `to_front` differs.
+            let after = self.link(index).next_index();
+            self.link_mut(prev).set_next(after);
+        }
+        self.link_front(index, to, to_front);
+        Ok(())
     }
 
     /// Drops every node of one list and empties its head. If a value's
