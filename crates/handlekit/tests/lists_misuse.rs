@@ -93,6 +93,12 @@ fn every_head_operation_panics(pool: &mut IndexLists<u32>, heads: &[Head; 3], he
     assert_panics_with(needle, || {
         pool.move_after(some_key, second, &mut head.clone())
     });
+    assert_panics_with(needle, || {
+        pool.move_node(&mut head.clone(), some_key, &mut good.clone())
+    });
+    assert_panics_with(needle, || {
+        pool.move_node(&mut heads[0].clone(), some_key, &mut head.clone())
+    });
     let mut with_bad = [heads[0], heads[1], heads[2], head];
     assert_panics_with(needle, || pool.redistribute(&mut with_bad, 3, |_| 0));
     let mut with_bad = [heads[0], heads[1], heads[2], head];
@@ -169,6 +175,11 @@ fn copies_of_one_head_are_not_two_lists() {
     let before = contents(&pool, &heads);
     let (mut a, mut b) = (heads[0], heads[0]);
     assert_panics_with("copies of one head", || pool.move_front(&mut a, &mut b));
+    let (mut a, mut b) = (heads[0], heads[0]);
+    let front = pool.front(heads[0]).unwrap();
+    assert_panics_with("copies of one head", || {
+        pool.move_node(&mut a, front, &mut b)
+    });
     let mut twice = [heads[0], heads[0]];
     assert_panics_with("name the same list", || {
         pool.redistribute(&mut twice, 0, |_| 1)

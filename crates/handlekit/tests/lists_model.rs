@@ -44,6 +44,9 @@ enum Op {
     MoveAfter(usize, Pick, usize),
     /// `move_after` with a wrong pair: (stale prev, stale node, unlinked).
     MoveAfterBad(Pick, Pick, u8),
+    /// `move_node` of a node (from any list, or a dead one) out of a list,
+    /// which may not hold it.
+    MoveNode(usize, Pick, usize, bool),
     /// Remove a node (from any list) through the head of a list, which may
     /// not hold it.
     Remove(usize, Pick),
@@ -94,7 +97,7 @@ const WEIGHTS: [u32; 25] = [
     2,  // SerdeRoundTrip
     1,  // TryReserve
     1,  // ShrinkToFit
-    0,  // (spare)
+    6,  // MoveNode
 ];
 
 const TOTAL_WEIGHT: u32 = {
@@ -143,7 +146,8 @@ fn make_op(selector: u32, value: u64, lists: [usize; 2], picks: [Pick; 2]) -> Op
         20 => Op::CloneFrom(value),
         21 => Op::SerdeRoundTrip,
         22 => Op::TryReserve(value as usize % 40),
-        _ => Op::ShrinkToFit,
+        23 => Op::ShrinkToFit,
+        _ => Op::MoveNode(a, p, b, value % 8 == 0),
     }
 }
 
@@ -305,6 +309,37 @@ impl<K: Key> Harness<K> {
                 let before = to;
                 assert_eq!(self.pool.move_after(prev, node, &mut to), Err(error));
                 assert_eq!(to, before, "a refused move changed the head");
+            }
+            Op::MoveNode(from, pick, to, dead) => {
+                if from == to {
+                    return;
+                }
+                let (key, holder) = if dead {
+                    let Some(key) = self.pick_dead(pick) else {
+                        return;
+                    };
+                    (key, None)
+                } else {
+                    let Some((holder, position)) = self.pick_live(pick) else {
+                        return;
+                    };
+                    (self.model[holder][position].0, Some((holder, position)))
+                };
+                let [f, t] = self.heads.get_disjoint_mut([from, to]).unwrap();
+                let (f_before, t_before) = (*f, *t);
+                let moved = self.pool.move_node(f, key, t);
+                match holder {
+                    None => assert_eq!(moved, Err(LinkError::StaleNode)),
+                    Some((holder, position)) if holder == from => {
+                        assert_eq!(moved, Ok(()));
+                        let node = self.model[from].remove(position).unwrap();
+                        self.model[to].push_front(node);
+                    }
+                    Some(_) => assert_eq!(moved, Err(LinkError::NotInList)),
+                }
+                if moved.is_err() {
+                    assert_eq!((self.heads[from], self.heads[to]), (f_before, t_before));
+                }
             }
             Op::Remove(list, pick) => {
                 let Some((holder, position)) = self.pick_live(pick) else {
@@ -580,6 +615,9 @@ fn every_operation_once() {
         Op::MoveFront(0, 1),
         Op::MoveAfter(1, pick(1), 2),
         Op::MoveAfter(2, pick(2), 2),
+        Op::MoveNode(1, pick(20), 3, false),
+        Op::MoveNode(0, pick(21), 2, false),
+        Op::MoveNode(0, pick(22), 1, true),
         Op::PopFront(3),
         Op::MoveAfterBad(pick(3), pick(4), 0),
         Op::MoveAfterBad(pick(5), pick(6), 1),
