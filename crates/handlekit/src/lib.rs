@@ -33,6 +33,12 @@
 //!   slot index with the generation, so a reused slot never shows old data.
 //! - [`SparseSecondaryMap`]: the same as a sparse set: paged index array,
 //!   packed values.
+//! - [`IndexLists`]: many singly linked lists in one node array (seed 001's
+//!   *linked index lists*). A list is a 4-byte [`Head`] the user stores
+//!   anywhere (a million lists, one per grid cell, cost 4 MB); a node is a
+//!   value and a 32-bit link, so moving a node between lists rewrites a few
+//!   integers and never moves the value. [`IndexLists::compact`] lays every
+//!   list out contiguously again.
 //!
 //! # Keys
 //!
@@ -78,7 +84,10 @@
 //! `max(align_of::<T>(), 4)` (8 bytes for `u32`, 16 for `u64`, 12 for
 //! `[u8; 5]`), plus one bit of occupancy. That is the same as slotmap's `SlotMap`. A [`PackedTable`]
 //! spends `size_of::<T>() + size_of::<K>()` per value on the dense side and
-//! 8 bytes plus one bit per slot on the sparse side.
+//! 8 bytes plus one bit per slot on the sparse side. An [`IndexLists`] node
+//! is a slot holding the value and a 4-byte link: `4 + size_of::<T>() + 4`
+//! rounded up to `max(align_of::<T>(), 4)` (24 bytes for a 16-byte particle),
+//! plus one bit; each list costs its 4-byte [`Head`].
 //!
 //! # Complexity
 //!
@@ -88,6 +97,7 @@
 //! | [`PackedTable`] | O(1) | O(1), moves one value | O(1), two reads | O(len), a slice |
 //! | [`SecondaryMap`] | O(1)\* | O(1) | O(1), one slot read | O(len + slots/64) |
 //! | [`SparseSecondaryMap`] | O(1)\* | O(1), moves one value | O(1), three reads | O(len), a slice |
+//! | [`IndexLists`] | O(1) at a front | O(1) at a front, else O(position) | O(1), one slot read | O(list length) per list |
 //!
 //! \* amortized; the dense secondary map grows to the highest index.
 //!
@@ -101,6 +111,8 @@
 //! | 32-bit keys | any table with [`Id32`], or your own [`define_key!`] |
 //! | data for most keys of another table | [`SecondaryMap`] |
 //! | data for a few keys, or iteration over just those | [`SparseSecondaryMap`] |
+//! | many small, very dynamic groups of values (grid cells, buckets, adjacency), moved between groups every frame | [`IndexLists`], with a [`Head`] per group |
+//! | a list of keys or indices visited in memory order again | [`sort_keys`] / [`sort_indices`] (radix sorts) |
 //!
 //! # Features
 //!
@@ -108,6 +120,8 @@
 //! - `serde`: `Serialize`/`Deserialize` for keys (as their bits) and tables
 //!   (validated on the way in).
 //! - `rayon`: `par_iter` and `par_iter_mut`.
+//! - `radsort` (default): [`sort_keys`] and [`sort_indices`], radix sorts by
+//!   the `radsort` crate (small, no dependencies, `no_std`).
 //!
 //! The crate is `no_std` with `alloc`.
 //!
@@ -118,7 +132,11 @@
 //! `SlotStore` (slots, occupancy, iteration, drop, clone) and a `SlotArena`
 //! (a store plus the free list, reuse policy and retirement). The public
 //! containers are safe code over it; the only `unsafe` above it are the
-//! `*_unchecked` methods that forward to it. The packed containers share a
+//! `*_unchecked` methods that forward to it, and [`IndexLists`]' mutable
+//! list iterator, which asks the raw layer for each node of a list once and
+//! relies on the lists being acyclic (an invariant every operation keeps
+//! and deserialization checks). [`IndexLists`] keeps its nodes in the same
+//! slot arena as [`IdTable`]. The packed containers share a
 //! second, safe core (`Dense`: keys and values with swap-remove, retain and
 //! sort). `ARCHITECTURE.md` in the repository lists the invariants.
 
