@@ -162,7 +162,13 @@ fn compact_with_retired_slots_skips_them() {
     let mut rng = Rng(0xDEAD_BEEF_0000_0001);
     let mut pool: IndexLists<u64, Gen4> = IndexLists::default();
     let mut heads = vec![Head::EMPTY; lists];
-    for _ in 0..rounds {
+    for round in 0..rounds {
+        // Reuse one slot until it retires (LIFO reuse takes it every time),
+        // so holes appear even in short runs.
+        for value in 0..16 {
+            pool.push_front(&mut heads[round % lists], value);
+            pool.pop_front(&mut heads[round % lists]);
+        }
         scramble(&mut pool, &mut heads, steps, &mut rng);
         compact_and_check(&mut pool, &mut heads);
     }
