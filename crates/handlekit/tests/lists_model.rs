@@ -28,8 +28,8 @@ define_key! {
     pub struct Gen4(u32; index_bits = 28);
 }
 
-const CASES: u32 = if cfg!(miri) { 4 } else { 256 };
-const MAX_OPS: usize = if cfg!(miri) { 24 } else { 200 };
+const CASES: u32 = if cfg!(miri) { 2 } else { 256 };
+const MAX_OPS: usize = if cfg!(miri) { 20 } else { 200 };
 const LISTS: usize = 4;
 
 #[derive(Clone, Debug)]
