@@ -39,6 +39,12 @@
 //!   system, and moves its live window back with `mremap` instead of
 //!   copying. Elements never move while they live (except through the
 //!   explicit `rebase` and compaction calls).
+//! - [`IndexLists`]: many singly linked lists in one node array (seed 001's
+//!   *linked index lists*). A list is a 4-byte [`Head`] the user stores
+//!   anywhere (a million lists, one per grid cell, cost 4 MB); a node is a
+//!   value and a 32-bit link, so moving a node between lists rewrites a few
+//!   integers and never moves the value. [`IndexLists::compact`] lays every
+//!   list out contiguously again.
 //!
 //! # Keys
 //!
@@ -84,13 +90,16 @@
 //! `max(align_of::<T>(), 4)` (8 bytes for `u32`, 16 for `u64`, 12 for
 //! `[u8; 5]`), plus one bit of occupancy. That is the same as slotmap's `SlotMap`. A [`PackedTable`]
 //! spends `size_of::<T>() + size_of::<K>()` per value on the dense side and
-//! 8 bytes plus one bit per slot on the sparse side.
+//! 8 bytes plus one bit per slot on the sparse side. An [`IndexLists`] node
+//! is a slot holding the value and a 4-byte link: `4 + size_of::<T>() + 4`
+//! rounded up to `max(align_of::<T>(), 4)` (24 bytes for a 16-byte particle),
+//! plus one bit; each list costs its 4-byte [`Head`].
 //!
 //! A [`VmVec`] costs `size_of::<T>()` per element, with nothing per
 //! element beside it: its resident memory is the committed 2 MiB chunks
 //! between its first and last element (at most one partly used chunk at
-//! each end), whatever it held before. It costs address space instead: the whole maximum capacity,
-//! rounded up to 2 MiB, from the start. Front removals free whole chunks;
+//! each end), whatever it held before. It costs address space instead: the
+//! whole maximum capacity, rounded up to 2 MiB, from the start. Front removals free whole chunks;
 //! the heap fallback (see Features) allocates the whole capacity up front
 //! and frees nothing before it is dropped.
 //!
@@ -102,7 +111,7 @@
 //! | [`PackedTable`] | O(1) | O(1), moves one value | O(1), two reads | O(len), a slice |
 //! | [`SecondaryMap`] | O(1)\* | O(1) | O(1), one slot read | O(len + slots/64) |
 //! | [`SparseSecondaryMap`] | O(1)\* | O(1), moves one value | O(1), three reads | O(len), a slice |
-//!
+//! | [`IndexLists`] | O(1) at a front | O(1) at a front, else O(position) | O(1), one slot read | O(list length) per list |
 //! | [`VmVec`] | `push` O(1), never moves | `pop_front` O(1) | O(1), an index | O(len), a slice |
 //!
 //! \* amortized; the dense secondary map grows to the highest index.
@@ -123,6 +132,8 @@
 //! | data for most keys of another table | [`SecondaryMap`] |
 //! | data for a few keys, or iteration over just those | [`SparseSecondaryMap`] |
 //! | a queue or log that grows at the back and dies at the front, with indexing, stable addresses and memory that follows the live part | [`VmVec`] |
+//! | many small, very dynamic groups of values (grid cells, buckets, adjacency), moved between groups every frame | [`IndexLists`], with a [`Head`] per group |
+//! | a list of keys or indices visited in memory order again | [`sort_keys`] / [`sort_indices`] (radix sorts) |
 //!
 //! Choose [`VmVec`] over `Vec` when elements must not move while the array
 //! grows, or when the front dies and its memory should go back; over
@@ -143,6 +154,8 @@
 //! - `serde`: `Serialize`/`Deserialize` for keys (as their bits) and tables
 //!   (validated on the way in).
 //! - `rayon`: `par_iter` and `par_iter_mut`.
+//! - `radsort` (default): [`sort_keys`] and [`sort_indices`], radix sorts by
+//!   the `radsort` crate (small, no dependencies, `no_std`).
 //!
 //! The crate is `no_std` with `alloc`.
 //!
@@ -153,7 +166,11 @@
 //! `SlotStore` (slots, occupancy, iteration, drop, clone) and a `SlotArena`
 //! (a store plus the free list, reuse policy and retirement). The public
 //! containers are safe code over it; the only `unsafe` above it are the
-//! `*_unchecked` methods that forward to it. The packed containers share a
+//! `*_unchecked` methods that forward to it, and [`IndexLists`]' mutable
+//! list iterator, which asks the raw layer for each node of a list once and
+//! relies on the lists being acyclic (an invariant every operation keeps
+//! and deserialization checks). [`IndexLists`] keeps its nodes in the same
+//! slot arena as [`IdTable`]. The packed containers share a
 //! second, safe core (`Dense`: keys and values with swap-remove, retain and
 //! sort). [`VmVec`] keeps its own two layers: the operating-system calls
 //! (one `Region` per backend) and the window of live elements over it,
@@ -171,7 +188,10 @@ extern crate std;
 mod dense;
 mod error;
 pub mod id_table;
+pub mod index_lists;
 mod key;
+#[cfg(feature = "radsort")]
+mod locality;
 pub mod packed_table;
 mod raw;
 mod reuse;
@@ -185,9 +205,12 @@ pub mod vm_vec;
 
 pub use error::CapacityError;
 pub use id_table::IdTable;
+pub use index_lists::{Head, IndexLists, LinkError};
 #[doc(hidden)]
 pub use key::__private;
 pub use key::{max_generation, Id, Id32, Key};
+#[cfg(feature = "radsort")]
+pub use locality::{sort_indices, sort_keys};
 pub use packed_table::PackedTable;
 pub use reuse::Reuse;
 pub use secondary::{SecondaryMap, SparseSecondaryMap};
