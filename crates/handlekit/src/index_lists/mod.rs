@@ -1606,11 +1606,11 @@ impl<'a, T> Iterator for IterMut<'a, T> {
     #[inline]
     fn next(&mut self) -> Option<&'a mut T> {
         let index = self.cursor.step()?;
-        // SAFETY: by the list invariant (on `IndexLists::arena`) the walk
-        // from a front node visits each node at most once, and the pool
-        // cannot change while `access` borrows it, so no index is asked for
-        // twice. (The cursor's budget also stops the walk after `len`
-        // steps.)
+        // By the list invariant (on `IndexLists::arena`) the walk from a
+        // front node visits each node at most once, and the pool cannot
+        // change while `access` borrows it. (The cursor's budget also stops
+        // the walk after `len` steps.)
+        // SAFETY: so no index is asked for twice.
         let Some(link) = (unsafe { self.access.value_at(index as usize) }) else {
             broken_link(index)
         };

@@ -527,10 +527,10 @@ impl<'a, T> Exclusive<'a, T> {
         if !unsafe { (*slot).is_occupied() } {
             return None;
         }
-        // SAFETY: the slot is occupied, so its value is initialized; the
-        // `&mut` is unique because the caller asks for each index at most
-        // once, and it is derived from the raw pointer without a reference
-        // to the whole array, so earlier ones stay valid.
+        // The `&mut` is unique because the caller asks for each index at
+        // most once, and it is derived from the raw pointer without a
+        // reference to the whole array, so earlier ones stay valid.
+        // SAFETY: the slot is occupied, so its value is initialized.
         Some(unsafe { &mut *Slot::value_ptr(slot) })
     }
 }

@@ -177,9 +177,9 @@ impl<T> RawVmVec<T> {
                 return Err((value, failure));
             }
         }
-        // SAFETY: `tail + STRIDE <= fast_end`: the slot lies in committed
-        // memory inside the reservation, past the last live element (so it
-        // holds no value), aligned because `head` and the stride are.
+        // `tail + STRIDE <= fast_end`, and `head` and the stride are aligned.
+        // SAFETY: so the slot is aligned committed memory inside the
+        // reservation, past the last live element (it holds no value).
         unsafe { self.at(tail).write(value) };
         self.len += 1;
         Ok(())
@@ -254,9 +254,9 @@ impl<T> RawVmVec<T> {
         // Shorten first: if a `Drop` panics, the values are already out of
         // the window and are not dropped again.
         self.len = len;
+        // Dropping a slice in place drops every element even if one panics.
         // SAFETY: the `cut` elements from `first_cut` were initialized and
-        // owned by the window, which no longer counts them; dropping a slice
-        // in place drops every element even if one of them panics.
+        // owned by the window, which no longer counts them.
         unsafe { ptr::drop_in_place(ptr::slice_from_raw_parts_mut(first_cut, cut)) };
     }
 
@@ -299,9 +299,9 @@ impl<T> RawVmVec<T> {
     #[cold]
     #[inline(never)]
     fn release_front_to(&mut self, target: usize) {
+        // A drain calls this only after its values are gone.
         // SAFETY: `[released, target)` lies before `head`: no live value is
-        // there, and with `&mut self` (and no drain alive, which calls this
-        // only after its values are gone) nothing reads it.
+        // there, and with `&mut self` nothing reads it.
         unsafe { self.region.release(self.released..target) };
         self.released = target;
     }
@@ -336,10 +336,10 @@ impl<T> RawVmVec<T> {
         if !Self::PAGED {
             let shift = self.head;
             if !Self::IS_ZST {
+                // `copy` allows the overlap; afterwards only the destination
+                // counts as live.
                 // SAFETY: the source holds the `len` live elements; the
-                // destination, the start of the allocation, is accessible
-                // memory of the same allocation; `copy` allows the overlap.
-                // Afterwards only the destination counts as live.
+                // destination is accessible memory of the same allocation.
                 unsafe { ptr::copy(self.at(self.head), self.at(0), self.len) };
             }
             self.head = 0;
@@ -386,11 +386,12 @@ impl<T> RawVmVec<T> {
         let mut moved = shift;
         while moved < end {
             let len = shift.min(end - moved);
-            // SAFETY: the source `[moved, moved + len)` is committed (it lies
-            // in `[released, committed)`); the destination is `shift` bytes
-            // lower and disjoint from it; it is released memory or the
-            // source of the previous piece, which the previous call emptied:
-            // no live value is there. `&mut self` means no references.
+            // The source `[moved, moved + len)` lies in `[released,
+            // committed)`; the destination is `shift` bytes lower, disjoint
+            // from it, and is released memory or the source of the previous
+            // piece, which the previous call emptied.
+            // SAFETY: so the source is committed, the destination holds no
+            // live value, and `&mut self` means no references into either.
             if !unsafe { self.region.remap(moved, moved - shift, len) } {
                 break;
             }
@@ -411,10 +412,10 @@ impl<T> RawVmVec<T> {
             if from < tail {
                 copied = tail - from;
                 let base = self.region.base().as_ptr();
-                // SAFETY: both ranges are committed and inside the region;
-                // the source holds the rest of the live bytes (the part
-                // before `from` was remapped already); `copy` allows the
-                // overlap and copies bytes as they are (padding included).
+                // The part before `from` was remapped already; `copy` allows
+                // the overlap and copies bytes as they are (padding too).
+                // SAFETY: both ranges are committed and inside the region,
+                // and the source holds the rest of the live bytes.
                 unsafe {
                     ptr::copy(
                         base.wrapping_add(from),
@@ -425,9 +426,9 @@ impl<T> RawVmVec<T> {
             }
         }
         let stale = new_committed.max(shift);
-        // SAFETY: `[stale, end)` holds no live value after the move (the
-        // window now ends at `tail - shift <= new_committed`); it is an
-        // emptied or copied-from source, or already released.
+        // The window now ends at `tail - shift <= new_committed`; the rest
+        // is an emptied or copied-from source, or already released.
+        // SAFETY: so `[stale, end)` holds no live value after the move.
         unsafe { self.region.release(stale..end) };
         self.head -= shift;
         self.committed = new_committed;
@@ -455,9 +456,9 @@ impl<T> RawVmVec<T> {
         {
             return Rebased::NONE;
         }
+        // `copy` allows the overlap; afterwards only the destination counts.
         // SAFETY: the source holds the `len` live elements; the destination
-        // `[0, bytes)` is committed and inside the region; `copy` allows the
-        // overlap. Afterwards only the destination counts as live.
+        // `[0, bytes)` is committed and inside the region.
         unsafe { ptr::copy(self.at(self.head), self.at(0), self.len) };
         let stale = new_committed.max(self.released);
         // SAFETY: `[stale, committed)` lies past the new window's end: it
@@ -506,9 +507,10 @@ impl<T> RawVmVec<T> {
 
 impl<T> Drop for RawVmVec<T> {
     fn drop(&mut self) {
+        // Dropping a slice in place drops every element even if one panics;
+        // the region is freed after.
         // SAFETY: the live elements are initialized and owned; the window is
-        // going away, so nothing sees them again. Dropping a slice in place
-        // drops every element even if one panics; the region is freed after.
+        // going away, so nothing sees them again.
         unsafe { ptr::drop_in_place(self.as_mut_slice()) };
     }
 }
@@ -615,10 +617,10 @@ impl<T> Drop for DrainFront<'_, T> {
             ptr::slice_from_raw_parts_mut(self.block.wrapping_add(self.next), self.end - self.next);
         self.next = self.end;
         let _release = Release(&mut *self.vec);
+        // Dropping a slice in place drops every element even if one panics,
+        // and `_release` runs after them either way.
         // SAFETY: `rest` holds the initialized elements the drain still
-        // owns; `next = end` first, so they are not read again. Dropping a
-        // slice in place drops every element even if one panics, and
-        // `_release` runs after them either way.
+        // owns; `next = end` first, so they are not read again.
         unsafe { ptr::drop_in_place(rest) };
     }
 }

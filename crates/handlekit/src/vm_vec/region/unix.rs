@@ -154,9 +154,9 @@ impl Region {
             return Ok(());
         }
         let start = self.at(&range);
-        // SAFETY: the range lies inside our own mapping (checked by `at`);
-        // making memory accessible invalidates nothing the program holds,
+        // Making memory accessible invalidates nothing the program holds,
         // and keeps the data of pages that were already accessible.
+        // SAFETY: the range lies inside our own mapping (checked by `at`).
         unsafe {
             mm::mprotect(
                 start,
@@ -181,9 +181,9 @@ impl Region {
         let start = self.at(&range);
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
+            // Dropping the pages (they read back as zeros) loses nothing.
             // SAFETY: the range lies inside our mapping, and the caller
-            // guarantees it holds nothing anyone will read: dropping its
-            // pages (they read back as zeros) loses nothing.
+            // guarantees it holds nothing anyone will read.
             let freed = unsafe { mm::madvise(start, range.len(), mm::Advice::LinuxDontNeed) };
             debug_assert!(freed.is_ok(), "madvise(MADV_DONTNEED): {freed:?}");
             // SAFETY: as above; revoking access to memory nobody uses
@@ -193,9 +193,10 @@ impl Region {
         }
         #[cfg(not(any(target_os = "linux", target_os = "android")))]
         {
-            // SAFETY: `MAP_FIXED` over a range of our own mapping replaces
-            // it in one step (the range is never unmapped in between, so no
-            // other mapping can take it); the caller guarantees it holds
+            // `MAP_FIXED` over a range of our own mapping replaces it in one
+            // step: it is never unmapped in between, so no other mapping
+            // can take it.
+            // SAFETY: the range is ours, and the caller guarantees it holds
             // nothing anyone will read.
             let replaced = unsafe {
                 mm::mmap_anonymous(
@@ -223,10 +224,10 @@ impl Region {
         debug_assert!(from + len <= to || to + len <= from, "overlapping remap");
         let source = self.at(&(from..from + len));
         let target = self.at(&(to..to + len));
+        // `MREMAP_FIXED` replaces the (dead) destination and
+        // `MREMAP_DONTUNMAP` keeps the source mapped: no hole ever opens.
         // SAFETY: the caller's contract: both ranges are ours, disjoint, and
-        // nothing refers to them; `MREMAP_FIXED` replaces the (dead)
-        // destination and `MREMAP_DONTUNMAP` keeps the source mapped, so the
-        // reservation never has a hole.
+        // nothing refers to them.
         let moved = unsafe {
             mm::mremap_fixed(
                 source,
@@ -260,9 +261,9 @@ fn address_space_limit() -> Option<u64> {
 impl Drop for Region {
     fn drop(&mut self) {
         if self.map_len != 0 {
-            // SAFETY: `map` and `map_len` are the mapping `reserve` made;
-            // the owner dropped every value in it first, and nothing else
-            // points into it.
+            // The owner dropped every value in it first.
+            // SAFETY: `map` and `map_len` are the mapping `reserve` made, and
+            // nothing else points into it.
             let unmapped = unsafe { mm::munmap(self.map, self.map_len) };
             debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
         }
