@@ -7,102 +7,13 @@
 //! pool's invariant checker passes afterwards, and that the lists hold
 //! exactly the values that were not dropped.
 
-use std::cell::{Cell, RefCell};
 use std::panic::{self, catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
-use std::sync::Once;
 
 use handlekit::{Head, IndexLists};
 
-/// The payload of every panic the tests cause on purpose.
-const BOOM: &str = "intentional test panic";
-
-fn quiet_intentional_panics() {
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if info.payload().downcast_ref::<&str>() != Some(&BOOM) {
-                default(info);
-            }
-        }));
-    });
-}
-
-/// Counts the drops of each value it made.
-#[derive(Default)]
-struct Tracker {
-    drops: RefCell<Vec<usize>>,
-    panic_on_drop: Cell<Option<usize>>,
-    panic_on_clone: Cell<Option<usize>>,
-}
-
-impl Tracker {
-    fn new() -> Rc<Self> {
-        quiet_intentional_panics();
-        Rc::new(Tracker::default())
-    }
-
-    fn make(self: &Rc<Self>) -> Val {
-        let mut drops = self.drops.borrow_mut();
-        drops.push(0);
-        Val {
-            id: drops.len() - 1,
-            tracker: Rc::clone(self),
-        }
-    }
-
-    fn created(&self) -> usize {
-        self.drops.borrow().len()
-    }
-
-    fn assert_all_dropped_once(&self) {
-        for (id, &count) in self.drops.borrow().iter().enumerate() {
-            assert_eq!(count, 1, "value {id} dropped {count} times");
-        }
-    }
-
-    /// Exactly the values in `ids` were dropped, each once.
-    fn assert_dropped_exactly(&self, ids: &[usize]) {
-        for (id, &count) in self.drops.borrow().iter().enumerate() {
-            let expected = usize::from(ids.contains(&id));
-            assert_eq!(count, expected, "value {id} dropped {count} times");
-        }
-    }
-}
-
-struct Val {
-    id: usize,
-    tracker: Rc<Tracker>,
-}
-
-impl Clone for Val {
-    fn clone(&self) -> Self {
-        if self.tracker.panic_on_clone.get() == Some(self.id) {
-            self.tracker.panic_on_clone.set(None);
-            panic::panic_any(BOOM);
-        }
-        self.tracker.make()
-    }
-}
-
-impl Drop for Val {
-    fn drop(&mut self) {
-        self.tracker.drops.borrow_mut()[self.id] += 1;
-        if self.tracker.panic_on_drop.get() == Some(self.id) {
-            // Disarm first: a second drop must show as a count of 2.
-            self.tracker.panic_on_drop.set(None);
-            panic::panic_any(BOOM);
-        }
-    }
-}
-
-fn assert_panicked<R>(result: std::thread::Result<R>) {
-    match result {
-        Ok(_) => panic!("expected the intentional panic"),
-        Err(payload) => assert_eq!(payload.downcast_ref::<&str>(), Some(&BOOM)),
-    }
-}
+mod common;
+use common::tracker::{assert_panicked, Tracker, Val, BOOM};
 
 /// `lists` lists of `per_list` values each; value ids are
 /// `list * per_list + i`, and list `l` holds them front to back in
