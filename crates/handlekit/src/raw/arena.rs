@@ -409,8 +409,33 @@ impl<T> SlotArena<T> {
     fn emptied(&mut self) {
         if matches!(self.reuse, Reuse::Lifo) && self.unsorted_pushes >= self.store.slot_count() / 2
         {
-            self.rebuild_free_list();
+            self.relink_emptied();
         }
+    }
+
+    /// [`rebuild_free_list`](Self::rebuild_free_list) for an arena with no
+    /// values, as one tight pass: with every slot vacant there is no
+    /// occupancy to test, and under LIFO reuse `free_tail` is not kept. The
+    /// general rebuild costs about three times as many instructions per slot
+    /// (callgrind), which the remove-everything workload pays in full.
+    fn relink_emptied(&mut self) {
+        debug_assert_eq!(self.store.len(), 0);
+        debug_assert!(matches!(self.reuse, Reuse::Lifo));
+        let max_generation = self.limits.max_generation;
+        let mut next = NO_SLOT;
+        let mut retired = 0;
+        for (index, slot) in self.store.slots_mut().iter_mut().enumerate().rev() {
+            if slot.generation() >= max_generation {
+                retired += 1;
+            } else {
+                slot.set_next_free(next);
+                next = index as u32;
+            }
+        }
+        self.free_head = next;
+        self.free_tail = NO_SLOT;
+        self.retired = retired;
+        self.unsorted_pushes = 0;
     }
 
     /// Takes the value out of slot `index`, frees the slot (or retires it)

@@ -372,10 +372,11 @@ impl<T> SlotStore<T> {
         &self.slots
     }
 
-    /// The slots, mutably. The state of a slot cannot be changed through
-    /// this; only values can be reached.
+    /// The slots, mutably, for changing values and the free-list links of
+    /// vacant slots. Callers must not occupy or vacate a slot through this:
+    /// the occupancy bits and `len` would no longer agree with the slots,
+    /// and the iterators rely on that agreement.
     #[inline]
-    #[cfg(feature = "rayon")]
     pub(crate) fn slots_mut(&mut self) -> &mut [Slot<T>] {
         &mut self.slots
     }
