@@ -18,8 +18,13 @@ pub(crate) struct SlotStore<T> {
     /// Invariant: bit `i` is set iff `slots[i]` is occupied, the bitset
     /// covers every slot, and no bit at or past `slots.len()` is set.
     occupied: Occupancy,
-    /// Number of occupied slots (set bits in `occupied`).
-    len: usize,
+    /// Number of vacant slots: `slots.len()` minus the set bits in
+    /// `occupied`. Counting the vacant slots rather than the occupied ones
+    /// keeps appending an occupied slot free of a counter update: every
+    /// read-modify-write of a field is a dependency chain from one insert
+    /// to the next, and the append path already has the slot count and the
+    /// occupancy word.
+    vacant: usize,
 }
 
 impl<T> SlotStore<T> {
@@ -28,7 +33,7 @@ impl<T> SlotStore<T> {
         SlotStore {
             slots: Vec::new(),
             occupied: Occupancy::new(),
-            len: 0,
+            vacant: 0,
         }
     }
 
@@ -37,14 +42,14 @@ impl<T> SlotStore<T> {
         SlotStore {
             slots: Vec::with_capacity(capacity),
             occupied: Occupancy::with_capacity(capacity),
-            len: 0,
+            vacant: 0,
         }
     }
 
     /// Occupied slots.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.slots.len() - self.vacant
     }
 
     /// All slots, occupied or not.
@@ -173,7 +178,6 @@ impl<T> SlotStore<T> {
         self.slots.push(Slot::new_occupied(generation, value));
         // SAFETY: the bitset was just grown to cover `index`.
         unsafe { self.occupied.insert_unchecked(index) };
-        self.len += 1;
         index
     }
 
@@ -183,6 +187,7 @@ impl<T> SlotStore<T> {
         let index = self.slots.len();
         self.occupied.grow_to(index + 1);
         self.slots.push(Slot::new_vacant(generation, next_free));
+        self.vacant += 1;
     }
 
     /// Puts `value` into vacant slot `index` with `generation`.
@@ -197,7 +202,7 @@ impl<T> SlotStore<T> {
         // SAFETY: `index` is a slot (the indexing above checked it), and the
         // bitset covers every slot (the invariant on `occupied`).
         unsafe { self.occupied.insert_unchecked(index) };
-        self.len += 1;
+        self.vacant -= 1;
     }
 
     /// Takes the value out of slot `index`, leaving it vacant with its
@@ -214,7 +219,7 @@ impl<T> SlotStore<T> {
         // SAFETY: `index` is a slot (the caller's guarantee), and the bitset
         // covers every slot (the invariant on `occupied`).
         unsafe { self.occupied.remove_unchecked(index) };
-        self.len -= 1;
+        self.vacant += 1;
         value
     }
 
@@ -255,6 +260,7 @@ impl<T> SlotStore<T> {
         if slots > self.slots.len() {
             self.slots.reserve(slots - self.slots.len());
             self.occupied.grow_to(slots);
+            self.vacant += slots - self.slots.len();
             while self.slots.len() < slots {
                 self.slots.push(Slot::new_vacant(0, NO_SLOT));
             }
@@ -327,6 +333,7 @@ impl<T> SlotStore<T> {
     pub(crate) fn reset(&mut self) {
         self.drop_values();
         self.slots.clear();
+        self.vacant = 0;
         self.occupied.clear();
     }
 
@@ -334,7 +341,7 @@ impl<T> SlotStore<T> {
     #[inline]
     pub(crate) fn iter(&self) -> RawIter<'_, T> {
         RawCursor {
-            bits: BitIter::new(self.occupied.words(), self.len),
+            bits: BitIter::new(self.occupied.words(), self.len()),
             access: Shared(&self.slots),
         }
     }
@@ -343,7 +350,7 @@ impl<T> SlotStore<T> {
     #[inline]
     pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T> {
         RawCursor {
-            bits: BitIter::new(self.occupied.words(), self.len),
+            bits: BitIter::new(self.occupied.words(), self.len()),
             access: Exclusive {
                 len: self.slots.len(),
                 slots: self.slots.as_mut_ptr(),
@@ -406,7 +413,11 @@ impl<T> SlotStore<T> {
             self.occupied.words().len() * WORD_BITS >= self.slots.len(),
             "the bitset does not cover every slot"
         );
-        assert_eq!(occupied, self.len, "len disagrees with the occupied slots");
+        assert_eq!(
+            occupied,
+            self.len(),
+            "vacant count disagrees with the slots"
+        );
     }
 }
 
@@ -429,14 +440,15 @@ impl<T: Clone> SlotStore<T> {
     /// this empty store. If a `clone` panics, this store holds the slots
     /// cloned so far, consistent, and drops their values normally.
     pub(crate) fn clone_slots_from(&mut self, source: &Self) {
-        debug_assert!(self.slots.is_empty() && self.len == 0);
+        debug_assert!(self.slots.is_empty() && self.vacant == 0);
         self.slots.reserve(source.slots.len());
         self.occupied.grow_to(source.slots.len());
         for (index, slot) in source.slots.iter().enumerate() {
             self.slots.push(slot.clone());
             if slot.is_occupied() {
                 self.occupied.insert(index);
-                self.len += 1;
+            } else {
+                self.vacant += 1;
             }
         }
     }
