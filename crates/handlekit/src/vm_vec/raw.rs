@@ -133,6 +133,13 @@ impl<T> RawVmVec<T> {
         self.front
     }
 
+    /// Sets the position of the first element of an empty window (for a
+    /// copy that keeps the positions of its original).
+    pub(crate) fn set_front_position(&mut self, front: usize) {
+        debug_assert_eq!(self.len, 0, "positions of live elements never change");
+        self.front = front;
+    }
+
     pub(crate) fn granule(&self) -> usize {
         self.region.granule()
     }
