@@ -599,9 +599,9 @@ impl<T> VmVec<T> {
     ///   live part (so that remapping would take many small pieces; this
     ///   includes less than a page dead), on other systems, and on the heap
     ///   fallback.
-    /// - Committed memory afterwards is the chunks from the start of the
-    ///   reservation to the chunk holding the last element; the rest is
-    ///   released.
+    /// - With virtual memory, committed memory after a move is the chunks
+    ///   from the start of the reservation to the chunk holding the last
+    ///   element; the rest is released.
     /// - An empty vector returns all its committed memory and starts over.
     ///
     /// Positions do not change (see [Positions](Self#positions)); indices
@@ -611,7 +611,7 @@ impl<T> VmVec<T> {
     /// pointers into the vector are invalid afterwards. Returns
     /// [`Rebased`] with `shift == 0` when nothing moved: the window already
     /// starts at the beginning, or the system refused to commit the memory
-    /// to copy into.
+    /// to move or copy into.
     ///
     /// # Examples
     ///
