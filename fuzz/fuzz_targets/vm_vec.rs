@@ -21,11 +21,12 @@ use handlekit::vm_vec::VIRTUAL_MEMORY;
 use handlekit::VmVec;
 use libfuzzer_sys::fuzz_target;
 
-trait Elem {
+trait Elem: Clone {
     fn new(id: u64) -> Self;
     fn id(&self) -> u64;
 }
 
+#[derive(Clone)]
 struct Small(Box<u64>);
 
 impl Elem for Small {
@@ -37,6 +38,7 @@ impl Elem for Small {
     }
 }
 
+#[derive(Clone)]
 struct Big {
     id: Box<u64>,
     pad: [u64; 299],
@@ -80,6 +82,11 @@ enum Op {
     Rebase,
     ShrinkToFit,
     SetByPosition(u16, u64),
+    /// Clone, check the copy; with the flag, carry on with the copy.
+    Clone(bool),
+    /// Collect a clone of the elements through `FromIterator`, the flag
+    /// picking an exact-size iterator or one without an upper bound.
+    Collect(bool),
 }
 
 #[derive(Debug)]
@@ -241,14 +248,56 @@ fn run<T: Elem>(input: &Input) {
                 ordered,
             ),
             Op::Rebase => {
+                let old = m.head;
                 let r = v.rebase();
                 assert!(r.shift <= m.head);
                 m.head -= r.shift;
                 if m.ids.is_empty() || !VIRTUAL_MEMORY {
                     assert_eq!(m.head, 0);
+                } else if r.remapped > 0 {
+                    // Whole pages moved: the window keeps its offset in
+                    // its page, inside the first page.
+                    let page = rustix::param::page_size();
+                    assert_eq!(m.head, old % page);
+                    assert_eq!(r.copied, 0);
                 } else {
-                    assert!(m.head < v.chunk_size());
+                    assert_eq!(m.head, 0);
                 }
+                if r.shift > 0 && size_of::<T>() != 0 {
+                    let chunk = v.chunk_size();
+                    let tail = m.tail::<T>();
+                    let expected = if VIRTUAL_MEMORY {
+                        (tail.div_ceil(chunk) * chunk).min(v.reserved_bytes())
+                    } else {
+                        v.committed_bytes()
+                    };
+                    assert_eq!(v.committed_bytes(), expected, "committed after rebase");
+                }
+            }
+            Op::Clone(carry_on) => {
+                let copy = v.clone();
+                copy.check_invariants();
+                assert_eq!(copy.max_capacity(), capacity);
+                assert_eq!(copy.front_position(), m.front);
+                assert_eq!(copy.head_offset(), 0);
+                assert!(copy.iter().map(Elem::id).eq(m.ids.iter().copied()));
+                assert_eq!(copy.remaining_capacity(), capacity - m.ids.len());
+                if carry_on {
+                    v = copy;
+                    m.head = 0;
+                    m.base = v.as_ptr() as usize;
+                }
+            }
+            Op::Collect(exact) => {
+                let collected: VmVec<T> = if exact {
+                    v.iter().cloned().collect()
+                } else {
+                    let mut it = v.iter();
+                    std::iter::from_fn(|| it.next().cloned()).collect()
+                };
+                collected.check_invariants();
+                assert_eq!(collected.max_capacity(), m.ids.len());
+                assert!(collected.iter().map(Elem::id).eq(m.ids.iter().copied()));
             }
             Op::ShrinkToFit => v.shrink_to_fit(),
             Op::SetByPosition(i, id) => {

@@ -119,7 +119,7 @@
 //! [`VmVec`] also has `drain_front(n)` (O(n) drops, one release call for the
 //! dead chunks), `compact_front(budget, ..)` (O(budget), whatever the
 //! length) and `rebase` (on Linux one `mremap` per dead-prefix-sized piece,
-//! no copying; elsewhere O(len)).
+//! whole pages, no copying; elsewhere O(len)).
 //!
 //! # Choosing a container
 //!

@@ -23,7 +23,7 @@ use proptest::test_runner::Config;
 
 /// An element type for the model: built from an id, and able to say
 /// which id it was built from (checking its whole payload).
-trait Elem: Debug {
+trait Elem: Debug + Clone {
     fn new(id: u64) -> Self;
     fn id(&self) -> u64;
 }
@@ -38,7 +38,7 @@ impl Elem for u64 {
 }
 
 /// 2 KiB: 1,024 per 2 MiB chunk.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Block([u64; 256]);
 
 impl Elem for Block {
@@ -55,7 +55,7 @@ impl Elem for Block {
 }
 
 /// 2,400 bytes: chunk boundaries fall inside elements.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Odd([u64; 300]);
 
 impl Elem for Odd {
@@ -98,6 +98,9 @@ enum Op {
     /// Overwrite the element at a position (‰ into the window).
     SetByPosition(u16),
     IntoIterCheck,
+    /// Clone the vector and check the copy; with the flag, carry on with
+    /// the copy (a fresh reservation, the window at its start).
+    Clone(bool),
 }
 
 fn op(max_extend: usize) -> impl Strategy<Value = Op> {
@@ -114,6 +117,7 @@ fn op(max_extend: usize) -> impl Strategy<Value = Op> {
         1 => Just(Op::ShrinkToFit),
         1 => (0u16..1000).prop_map(Op::SetByPosition),
         1 => Just(Op::IntoIterCheck),
+        2 => any::<bool>().prop_map(Op::Clone),
     ]
 }
 
@@ -203,6 +207,18 @@ fn check<T: Elem>(v: &VmVec<T>, m: &Model) {
         .is_none());
 }
 
+/// The system page size, the unit `rebase` remaps in.
+fn page_size() -> usize {
+    #[cfg(unix)]
+    {
+        rustix::param::page_size()
+    }
+    #[cfg(not(unix))]
+    {
+        4096
+    }
+}
+
 fn run<T: Elem>(max_capacity: usize, ops: &[Op]) {
     let mut v: VmVec<T> = VmVec::with_max_capacity(max_capacity).expect("reserve");
     let mut m = Model {
@@ -289,28 +305,52 @@ fn run<T: Elem>(max_capacity: usize, ops: &[Op]) {
                 compact(&mut v, &mut m, budget, modulus, ordered);
             }
             Op::Rebase => {
-                let chunk = v.chunk_size();
                 let before = v.committed_bytes();
+                let old = m.head;
                 let r = v.rebase();
                 assert!(r.shift <= m.head, "shift past the start");
                 assert_eq!(r.shift % std::mem::align_of::<T>(), 0);
                 m.head -= r.shift;
+                let live = m.ids.len() * size_of::<T>();
                 if m.ids.is_empty() {
                     assert_eq!(m.head, 0, "an empty window rewinds to 0");
                 } else if VIRTUAL_MEMORY && size_of::<T>() != 0 {
-                    assert!(m.head < chunk, "within a chunk of the start: {}", m.head);
-                    assert!(v.committed_bytes() <= before, "rebase commits no more");
-                    if cfg!(target_os = "linux") && r.remapped > 0 {
-                        assert_eq!(r.shift % chunk, 0);
+                    let page = page_size();
+                    assert!(old == 0 || r.shift > 0, "a rebase that moves nothing");
+                    if cfg!(target_os = "linux") {
+                        // Remapping is chosen when whole pages are dead and
+                        // one piece does it, or the pieces are whole chunks.
+                        let dead = old / page * page;
+                        let live_pages = (old + live).div_ceil(page) * page - dead;
+                        let remap = dead > 0 && (dead >= live_pages || dead >= v.chunk_size());
+                        assert_eq!(r.remapped > 0, remap, "remap or copy");
+                    } else {
+                        assert_eq!(r.remapped, 0, "only Linux remaps");
+                    }
+                    if r.remapped > 0 {
+                        // Remapped by whole pages: the first element keeps
+                        // its offset within its page.
+                        assert_eq!(r.shift % page, 0);
+                        assert_eq!(m.head, old % page, "inside the first page");
                         assert_eq!(r.copied, 0, "a remap copies nothing");
+                        assert!(r.remapped >= live && r.remapped - live < 2 * page);
+                    } else {
+                        assert_eq!(m.head, 0, "a copy goes to the start");
+                        assert_eq!(r.copied, if r.shift == 0 { 0 } else { live });
+                    }
+                    // Honest accounting: after a move, the chunks from the
+                    // start of the reservation to the last element, no more.
+                    let chunk = v.chunk_size();
+                    assert!(v.committed_bytes() <= before, "rebase commits no more");
+                    if r.shift > 0 {
+                        assert_eq!(
+                            v.committed_bytes(),
+                            (m.tail::<T>().div_ceil(chunk) * chunk).min(v.reserved_bytes())
+                        );
                     }
                 } else {
                     assert_eq!(m.head, 0);
-                    let live = if r.shift == 0 {
-                        0
-                    } else {
-                        m.ids.len() * size_of::<T>()
-                    };
+                    let live = if r.shift == 0 { 0 } else { live };
                     assert_eq!(r.copied, live);
                 }
             }
@@ -337,6 +377,35 @@ fn run<T: Elem>(max_capacity: usize, ops: &[Op]) {
                 // Consume a copy-free view: iterate both ways over the slice.
                 let back: Vec<u64> = v.iter().rev().map(Elem::id).collect();
                 assert!(back.iter().eq(m.ids.iter().rev()));
+                // Collecting reserves exactly the (exact) length.
+                let collected: VmVec<T> = v.iter().cloned().collect();
+                collected.check_invariants();
+                assert_eq!(collected.max_capacity(), m.ids.len());
+                assert!(collected.iter().map(Elem::id).eq(m.ids.iter().copied()));
+            }
+            Op::Clone(carry_on) => {
+                let copy = v.clone();
+                copy.check_invariants();
+                assert_eq!(copy.max_capacity(), max_capacity);
+                assert_eq!(copy.front_position(), m.front, "positions carry over");
+                assert_eq!(copy.head_offset(), 0, "the copy starts at its start");
+                assert!(copy.iter().map(Elem::id).eq(m.ids.iter().copied()));
+                assert_eq!(
+                    copy.remaining_capacity(),
+                    max_capacity - m.ids.len(),
+                    "the copy has all the room the reservation leaves"
+                );
+                if let Some(&p) = m.positions.back() {
+                    assert_eq!(copy.index_of_position(p), Some(m.ids.len() - 1));
+                }
+                if size_of::<T>() != 0 && max_capacity != 0 {
+                    assert_ne!(copy.as_ptr(), v.as_ptr(), "a separate reservation");
+                }
+                if carry_on {
+                    v = copy;
+                    m.head = 0;
+                    m.base = v.as_ptr() as usize;
+                }
             }
         }
         check(&v, &m);
@@ -492,7 +561,7 @@ proptest! {
 
 /// A zero-sized element: the id is not stored, so the model only checks
 /// counts (every id reads back as 0).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Zst;
 
 impl Elem for Zst {
@@ -621,4 +690,135 @@ fn sent_to_another_thread() {
     .join()
     .expect("thread");
     assert_eq!(sum, ((1u64 << 15)..(1 << 16)).sum());
+}
+
+/// On Linux, `rebase` moves whole pages: the first element lands inside the
+/// first page of the reservation, at its old offset within its page, and
+/// nothing is copied; committed memory is the chunks up to the last element.
+#[cfg(all(target_os = "linux", not(miri)))]
+#[test]
+fn rebase_lands_in_the_first_page() {
+    let page = page_size();
+    // (dead elements, live elements) of u64: a dead prefix of a few pages
+    // before a smaller live part, one of several chunks before a larger
+    // live part (pieces), and one that is not a multiple of the chunk.
+    for (dead, live) in [
+        (3 * page / 8 + 5, page / 8),
+        ((5 << 20) / 8 + 3, (12 << 20) / 8),
+        ((2 << 20) / 8 + page / 8 * 7 + 1, (1 << 20) / 8),
+    ] {
+        let mut v: VmVec<u64> = VmVec::with_max_capacity(dead + live).expect("reserve");
+        let base = v.as_ptr() as usize;
+        v.extend(0..(dead + live) as u64);
+        v.drain_front(dead);
+        let old = v.head_offset();
+        assert_eq!(old, dead * 8);
+        let r = v.rebase();
+        v.check_invariants();
+        let offset = v.as_ptr() as usize - base;
+        assert!(offset < page, "first element {offset} bytes in");
+        assert_eq!(offset, old % page);
+        assert_eq!((r.shift, r.copied), (old - old % page, 0));
+        assert!(r.remapped >= live * 8);
+        assert!(v.iter().copied().eq(dead as u64..(dead + live) as u64));
+        let chunk = v.chunk_size();
+        assert_eq!(
+            v.committed_bytes(),
+            (offset + live * 8).div_ceil(chunk) * chunk,
+            "committed: the chunks up to the last element"
+        );
+        // The room freed is usable: fill the reservation to its end.
+        let room = v.remaining_capacity();
+        assert_eq!(room, (v.max_capacity() * 8 - offset - live * 8) / 8);
+        v.extend(std::iter::repeat_n(7, room));
+        assert!(v.try_push(0).is_err());
+        v.check_invariants();
+    }
+}
+
+#[test]
+fn clone_keeps_positions_and_capacity() {
+    let mut v = VmVec::with_max_capacity(100).expect("reserve");
+    v.extend((0..60).map(|i| i.to_string()));
+    v.drain_front(50);
+    let copy = v.clone();
+    copy.check_invariants();
+    assert_eq!(copy, v);
+    assert_eq!(copy.max_capacity(), 100);
+    assert_eq!(copy.front_position(), 50);
+    assert_eq!(copy.get_by_position(55).map(String::as_str), Some("55"));
+    assert_eq!(copy.remaining_capacity(), 90);
+    assert_eq!(v.remaining_capacity(), 40);
+    // Independent: changing one leaves the other.
+    v[0].push('!');
+    assert_eq!(copy[0], "50");
+    let empty: VmVec<String> = VmVec::with_max_capacity(0).expect("reserve");
+    assert!(empty.clone().is_empty());
+}
+
+#[test]
+fn collect_reserves_the_upper_bound() {
+    // Exact size: exactly full.
+    let v: VmVec<u32> = (0..100).collect();
+    assert_eq!((v.len(), v.max_capacity()), (100, 100));
+    // A filter: room for what it removed.
+    let v: VmVec<u32> = (0..100).filter(|x| x % 3 == 0).collect();
+    assert_eq!((v.len(), v.max_capacity()), (34, 100));
+    // No upper bound: collected first, exact count.
+    let mut n = 0;
+    let v: VmVec<u32> = std::iter::from_fn(|| {
+        n += 1;
+        (n <= 10).then_some(n)
+    })
+    .collect();
+    assert_eq!(v, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert_eq!(v.max_capacity(), 10);
+    // An upper bound too large to reserve: collected first.
+    let v: VmVec<u64> = (0..usize::MAX)
+        .take_while(|&i| i < 5)
+        .map(|i| i as u64)
+        .collect();
+    assert_eq!(v, vec![0, 1, 2, 3, 4]);
+    assert_eq!(v.max_capacity(), 5);
+
+    /// Claims at most 3 items, yields 5.
+    struct Liar(u32);
+    impl Iterator for Liar {
+        type Item = u32;
+        fn next(&mut self) -> Option<u32> {
+            self.0 += 1;
+            (self.0 <= 5).then_some(self.0)
+        }
+        fn size_hint(&self) -> (usize, Option<usize>) {
+            (0, Some(3))
+        }
+    }
+    let v: VmVec<u32> = Liar(0).collect();
+    v.check_invariants();
+    assert_eq!(v, [1, 2, 3, 4, 5]);
+    assert_eq!(v.max_capacity(), 5);
+}
+
+#[test]
+fn comparisons_and_hash() {
+    use std::collections::hash_map::DefaultHasher;
+    use std::hash::{Hash, Hasher};
+    fn hash<H: Hash + ?Sized>(x: &H) -> u64 {
+        let mut h = DefaultHasher::new();
+        x.hash(&mut h);
+        h.finish()
+    }
+    let mut v = VmVec::with_max_capacity(8).expect("reserve");
+    v.extend([0, 1, 2, 3]);
+    v.pop_front();
+    let w: VmVec<i32> = [1, 2, 3].into_iter().collect();
+    assert_eq!(v, w);
+    assert_eq!(v, vec![1, 2, 3]);
+    assert_eq!(v, &[1, 2, 3][..]);
+    assert_eq!(hash(&v), hash(&w));
+    assert_eq!(hash(&v), hash(&vec![1, 2, 3]));
+    assert_eq!(v.cmp(&w), std::cmp::Ordering::Equal);
+    v.push(0);
+    assert!(v > w);
+    assert_ne!(v, w);
 }

@@ -40,6 +40,8 @@ fn quiet_intentional_panics() {
 struct Tracker {
     drops: RefCell<Vec<usize>>,
     panic_on_drop: Cell<Option<usize>>,
+    /// The id of the value whose next `clone` panics.
+    panic_on_clone: Cell<Option<usize>>,
 }
 
 impl Tracker {
@@ -94,6 +96,16 @@ impl Drop for Val {
             self.tracker.panic_on_drop.set(None);
             panic!("{}", BOOM);
         }
+    }
+}
+
+impl Clone for Val {
+    fn clone(&self) -> Self {
+        if self.tracker.panic_on_clone.get() == Some(self.id) {
+            self.tracker.panic_on_clone.set(None);
+            panic!("{}", BOOM);
+        }
+        self.tracker.make()
     }
 }
 
@@ -380,4 +392,35 @@ fn extend_past_the_reservation_panics_and_drops_the_rest() {
     t.assert_dropped(5..8);
     drop(v);
     t.assert_dropped(0..8);
+}
+
+/// A `clone` that panics part way: the clones made so far are dropped once
+/// each, and the original is untouched. Then a clone that succeeds.
+#[test]
+fn panicking_clone_drops_the_partial_copy() {
+    let t = Tracker::new();
+    let mut v = new_vec();
+    t.fill(&mut v, N);
+    v.drain_front(N / 4);
+    let originals = ids(&v);
+    let fail_at = originals[originals.len() / 2];
+    t.panic_on_clone.set(Some(fail_at));
+    let made = t.drops.borrow().len();
+    let result = catch_unwind(AssertUnwindSafe(|| v.clone()));
+    assert!(result.is_err(), "clone panicked");
+    let clones = made..t.drops.borrow().len();
+    assert_eq!(clones.len(), originals.len() / 2, "cloned up to the panic");
+    t.assert_dropped((0..N / 4).chain(clones));
+    assert_eq!(ids(&v), originals);
+    v.check_invariants();
+
+    let copy = v.clone();
+    copy.check_invariants();
+    assert_eq!(copy.len(), v.len());
+    assert_eq!(copy.front_position(), v.front_position());
+    let copies = ids(&copy);
+    drop(copy);
+    assert!(copies.iter().all(|&id| t.drops(id) == 1));
+    drop(v);
+    t.assert_dropped(0..t.drops.borrow().len());
 }

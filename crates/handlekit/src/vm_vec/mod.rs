@@ -8,6 +8,7 @@
 
 use alloc::vec::Vec;
 use core::fmt;
+use core::hash::{Hash, Hasher};
 use core::iter::FusedIterator;
 use core::ops::{Deref, DerefMut, Index, IndexMut};
 use core::slice::{self, SliceIndex};
@@ -81,7 +82,7 @@ pub const VIRTUAL_MEMORY: bool = region::VIRTUAL;
 /// | `pop_front`, `pop`, indexing | O(1) |
 /// | `drain_front(n)`, `truncate` | O(n) drops; one release call per batch of dead chunks |
 /// | `compact_front(budget, ..)` | O(budget), whatever the length |
-/// | `rebase` | Linux: one `mremap` per chunk-multiple of the dead prefix (no copying); elsewhere: copies the live elements |
+/// | `rebase` | Linux: one `mremap` per dead-prefix-sized piece of the live part (no copying); elsewhere: copies the live elements |
 ///
 /// Memory: resident memory follows the committed chunks between the first
 /// and the last live element, at most one chunk more at each end.
@@ -123,16 +124,39 @@ pub struct VmVec<T> {
 }
 
 /// What [`VmVec::rebase`] did.
+///
+/// On Linux a rebase that remaps moves the window by whole pages: `shift`
+/// is the dead prefix rounded down to the page size, and the first element
+/// ends up at its old offset modulo the page size. A rebase that copies
+/// moves the window to offset 0: `shift` is the whole old offset.
+///
+/// ```
+/// let mut v = handlekit::VmVec::<u64>::with_max_capacity(1 << 20)?;
+/// v.extend(0..1 << 20);
+/// v.drain_front((3 << 18) + 5); // three quarters and five more
+/// let before = v.as_ptr() as usize;
+/// let r = v.rebase();
+/// assert_eq!(v.as_ptr() as usize, before - r.shift);
+/// // Every live byte was either remapped or copied, never both.
+/// if r.copied == 0 {
+///     assert!(r.remapped >= v.len() * 8);
+/// }
+/// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Rebased {
     /// How many bytes every element moved towards the start of the
     /// reservation: an element at address `a` is now at `a - shift`. Zero
-    /// when nothing moved.
+    /// when nothing moved. A multiple of the page size when anything was
+    /// remapped.
     pub shift: usize,
-    /// Bytes moved by remapping pages (no copying).
+    /// Bytes moved by remapping pages (no copying): whole pages, from the
+    /// page holding the first element up to the page holding the last (or
+    /// as far as the system allowed). Zero when the elements were copied.
     pub remapped: usize,
-    /// Bytes copied.
+    /// Bytes copied: the live bytes that were not remapped (all of them
+    /// when nothing was remapped).
     pub copied: usize,
 }
 
@@ -510,19 +534,74 @@ impl<T> VmVec<T> {
         self.raw.shrink_to_fit();
     }
 
+    /// A copy in a new reservation of the same
+    /// [`max_capacity`](Self::max_capacity), or the error of reserving it.
+    /// [`Clone`] panics instead.
+    ///
+    /// The copy holds clones of the live elements at the start of its
+    /// reservation (so it has at least as much
+    /// [`remaining_capacity`](Self::remaining_capacity) as the original),
+    /// and each element keeps its position: the same positions resolve to
+    /// the same elements in both (see [Positions](Self#positions)). If a
+    /// `clone` panics, the elements cloned so far are dropped.
+    ///
+    /// # Errors
+    ///
+    /// As [`with_max_capacity`](Self::with_max_capacity).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(4)?;
+    /// v.extend(["a", "b", "c", "d"]);
+    /// v.pop_front();
+    /// let copy = v.try_clone()?;
+    /// assert_eq!(copy, ["b", "c", "d"]);
+    /// assert_eq!(copy.get_by_position(3), Some(&"d"));
+    /// assert_eq!(copy.remaining_capacity(), 1); // the original has 0
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn try_clone(&self) -> Result<Self, ReserveError>
+    where
+        T: Clone,
+    {
+        let mut copy = VmVec::with_max_capacity(self.max_capacity())?;
+        copy.raw.set_front_position(self.front_position());
+        // `len <= max_capacity` and the copy's window starts at 0: every
+        // push fits (a refused commit panics, as in `push`).
+        copy.extend(self.iter().cloned());
+        Ok(copy)
+    }
+
+    /// A vector with exactly the room for `items`, holding them.
+    fn from_vec_exact(items: Vec<T>) -> Self {
+        let mut v = VmVec::with_max_capacity(items.len())
+            .unwrap_or_else(|error| panic!("VmVec::from_iter: {error}"));
+        v.extend(items);
+        v
+    }
+
     /// Moves the live window back towards the start of the reservation,
     /// making room for pushes, and returns how far it moved.
     ///
-    /// - On Linux, the dead chunks at the front are skipped by remapping the
-    ///   live chunks onto them with `mremap` (page-table entries move; no
-    ///   byte is copied). The window then starts within one chunk of the
-    ///   start. This takes one `mremap` call when the dead prefix is at
-    ///   least as large as the live part, and one per dead-prefix-sized
-    ///   piece otherwise. If the system refuses (kernels before 5.7), the
-    ///   rest is copied.
-    /// - When less than one chunk at the front is dead (on Linux), and on
-    ///   other systems and the heap fallback, the live elements are copied
-    ///   to the start: O(len).
+    /// - On Linux, the whole dead pages at the front (the run-time page
+    ///   size, see [`Rebased`]) are skipped by remapping the live pages
+    ///   onto them with `mremap`: page-table entries move, no byte is
+    ///   copied. The first element then sits inside the first page of the
+    ///   reservation, at its old offset modulo the page size (`mremap` moves
+    ///   whole pages; going further would need a copy). This takes one
+    ///   `mremap` call when the dead prefix is at least as large as the live
+    ///   part (both counted in whole pages), and one per dead-prefix-sized
+    ///   piece otherwise. If the system refuses part way (kernels before
+    ///   5.7 refuse at once), the rest is copied behind the part that moved.
+    /// - The live elements are copied to the start of the reservation (O(len))
+    ///   instead when the dead prefix is smaller than both a chunk and the
+    ///   live part (so that remapping would take many small pieces; this
+    ///   includes less than a page dead), on other systems, and on the heap
+    ///   fallback.
+    /// - With virtual memory, committed memory after a move is the chunks
+    ///   from the start of the reservation to the chunk holding the last
+    ///   element; the rest is released.
     /// - An empty vector returns all its committed memory and starts over.
     ///
     /// Positions do not change (see [Positions](Self#positions)); indices
@@ -532,7 +611,7 @@ impl<T> VmVec<T> {
     /// pointers into the vector are invalid afterwards. Returns
     /// [`Rebased`] with `shift == 0` when nothing moved: the window already
     /// starts at the beginning, or the system refused to commit the memory
-    /// to copy into.
+    /// to move or copy into.
     ///
     /// # Examples
     ///
@@ -866,6 +945,94 @@ impl<T: fmt::Debug> fmt::Debug for VmVec<T> {
     }
 }
 
+/// A copy in a new reservation of the same max capacity, with the same
+/// positions: see [`VmVec::try_clone`].
+///
+/// # Panics
+///
+/// If the new reservation fails (use [`VmVec::try_clone`] to get the error
+/// instead).
+///
+/// ```
+/// let mut v = handlekit::VmVec::with_max_capacity(8)?;
+/// v.extend([String::from("x"), String::from("y")]);
+/// let copy = v.clone();
+/// v.clear();
+/// assert_eq!(copy, ["x", "y"]);
+/// assert_eq!(copy.max_capacity(), 8);
+/// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+/// ```
+impl<T: Clone> Clone for VmVec<T> {
+    #[track_caller]
+    fn clone(&self) -> Self {
+        self.try_clone()
+            .unwrap_or_else(|error| panic!("VmVec::clone: {error}"))
+    }
+}
+
+/// Collects the items into a vector whose max capacity is the iterator's
+/// upper size bound.
+///
+/// A `VmVec` needs its [`max_capacity`](VmVec::max_capacity) up front, and
+/// an iterator only hints at its length, so the rule is:
+///
+/// - When [`Iterator::size_hint`] gives an upper bound and that many
+///   elements can be reserved, that is the max capacity. For an exact-size
+///   iterator (a range, a slice's iterator, a `map` over one) the vector
+///   is then exactly full; a `filter` leaves room for what it removed.
+/// - Otherwise (no upper bound, a bound too large to reserve, or an
+///   iterator that yields more than its bound), the items are first
+///   collected into a `Vec` and the max capacity is their exact count.
+///
+/// To leave room for later pushes, reserve with
+/// [`VmVec::with_max_capacity`] and [`Extend`] instead.
+///
+/// # Panics
+///
+/// If the reservation for the exact count fails (as `Vec` fails when out
+/// of memory), or the system refuses to commit memory.
+///
+/// ```
+/// use handlekit::VmVec;
+///
+/// let squares: VmVec<u64> = (1..=4).map(|x| x * x).collect();
+/// assert_eq!(squares, [1, 4, 9, 16]);
+/// assert_eq!(squares.max_capacity(), 4); // exact size: full
+///
+/// let even: VmVec<u64> = (0..10).filter(|x| x % 2 == 0).collect();
+/// assert_eq!(even.len(), 5);
+/// assert_eq!(even.max_capacity(), 10); // the filter's upper bound
+/// ```
+impl<T> FromIterator<T> for VmVec<T> {
+    #[track_caller]
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut iter = iter.into_iter();
+        let Some(upper) = iter.size_hint().1 else {
+            return Self::from_vec_exact(iter.collect());
+        };
+        let Ok(mut v) = VmVec::with_max_capacity(upper) else {
+            return Self::from_vec_exact(iter.collect());
+        };
+        v.raw.reserve(iter.size_hint().0);
+        while let Some(value) = iter.next() {
+            match v.raw.push(value) {
+                Ok(()) => {}
+                Err((value, error::PushFailure::Full { .. })) => {
+                    // The iterator yielded more than its upper bound: start
+                    // over from a `Vec` of everything.
+                    let mut items: Vec<T> = Vec::with_capacity(v.len() + 1);
+                    items.extend(v.drain_front(v.len()));
+                    items.push(value);
+                    items.extend(iter);
+                    return Self::from_vec_exact(items);
+                }
+                Err((_, failure)) => push_failed(failure),
+            }
+        }
+        v
+    }
+}
+
 impl<T: PartialEq<U>, U> PartialEq<VmVec<U>> for VmVec<T> {
     fn eq(&self, other: &VmVec<U>) -> bool {
         self.as_slice() == other.as_slice()
@@ -877,6 +1044,50 @@ impl<T: Eq> Eq for VmVec<T> {}
 impl<T: PartialEq<U>, U> PartialEq<[U]> for VmVec<T> {
     fn eq(&self, other: &[U]) -> bool {
         self.as_slice() == other
+    }
+}
+
+impl<T: PartialEq<U>, U> PartialEq<&[U]> for VmVec<T> {
+    fn eq(&self, other: &&[U]) -> bool {
+        self.as_slice() == *other
+    }
+}
+
+impl<T: PartialEq<U>, U> PartialEq<Vec<U>> for VmVec<T> {
+    fn eq(&self, other: &Vec<U>) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+/// Compares the live elements lexicographically, like slices (the window's
+/// place in the reservation and the positions do not count).
+///
+/// ```
+/// let mut a = handlekit::VmVec::with_max_capacity(4)?;
+/// a.extend([1, 2, 3]);
+/// let mut b = handlekit::VmVec::with_max_capacity(4)?;
+/// b.extend([0, 1, 3]);
+/// b.pop_front();
+/// assert!(b > a);
+/// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+/// ```
+impl<T: PartialOrd> PartialOrd for VmVec<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        self.as_slice().partial_cmp(other.as_slice())
+    }
+}
+
+impl<T: Ord> Ord for VmVec<T> {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.as_slice().cmp(other.as_slice())
+    }
+}
+
+/// Hashes the live elements as a slice does, so that a `VmVec` and a
+/// `Vec` or slice with equal elements hash equally.
+impl<T: Hash> Hash for VmVec<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state);
     }
 }
 

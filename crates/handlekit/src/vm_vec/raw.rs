@@ -133,6 +133,13 @@ impl<T> RawVmVec<T> {
         self.front
     }
 
+    /// Sets the position of the first element of an empty window (for a
+    /// copy that keeps the positions of its original).
+    pub(crate) fn set_front_position(&mut self, front: usize) {
+        debug_assert_eq!(self.len, 0, "positions of live elements never change");
+        self.front = front;
+    }
+
     pub(crate) fn granule(&self) -> usize {
         self.region.granule()
     }
@@ -349,11 +356,26 @@ impl<T> RawVmVec<T> {
                 copied: if Self::IS_ZST { 0 } else { self.tail() },
             };
         }
-        if CAN_REMAP && self.released > 0 {
-            self.rebase_remap()
-        } else {
-            self.rebase_copy()
+        if CAN_REMAP {
+            // Remap when whole pages are dead and either one piece moves
+            // everything or the pieces are at least a granule each; a small
+            // dead prefix before a large live part is cheaper to copy than
+            // to move in many small pieces.
+            let page = self.region.page();
+            let shift = round_down(self.head, page);
+            let live = self.live_pages_end() - shift;
+            if shift > 0 && (shift >= live || shift >= self.region.granule()) {
+                return self.rebase_remap(usize::MAX);
+            }
         }
+        self.rebase_copy()
+    }
+
+    /// The end of the page holding the last live byte: `tail` rounded up to
+    /// the page size, at most `committed` (a multiple of the page size).
+    fn live_pages_end(&self) -> usize {
+        round_up(self.tail(), self.region.page())
+            .map_or(self.committed, |end| end.min(self.committed))
     }
 
     /// `rebase` of an empty window: release everything, start over at 0.
@@ -374,62 +396,87 @@ impl<T> RawVmVec<T> {
         }
     }
 
-    /// `rebase` by the released prefix, moving whole granules with
-    /// `mremap`; copies whatever the system refuses to move.
-    fn rebase_remap(&mut self) -> Rebased {
-        let shift = self.released;
-        let end = self.committed;
+    /// `rebase` by the whole pages before `head`, moving the live pages
+    /// with `mremap` in pieces of at most the shift; after at most
+    /// `max_pieces` pieces (`usize::MAX` outside tests), or when the system
+    /// refuses one, the rest of the live bytes are copied. Either way the
+    /// window ends up at `head % page`, inside the first page.
+    ///
+    /// Only for a virtual region (`PAGED`) with at least one live element
+    /// and one whole dead page.
+    fn rebase_remap(&mut self, max_pieces: usize) -> Rebased {
+        debug_assert!(Self::PAGED && self.len > 0);
+        let page = self.region.page();
+        let shift = round_down(self.head, page);
+        debug_assert!(shift > 0);
         let tail = self.tail();
-        let new_committed = end - shift;
-        // Pieces of at most `shift` bytes never overlap their destination:
-        // piece k goes where piece k - 1 was.
+        let end = self.live_pages_end();
+        let old_committed = self.committed;
+        // The moved pages end at `end - shift`; commitment stays in
+        // granules, from 0.
+        let new_committed = round_up(end - shift, self.region.granule())
+            .map_or(old_committed, |c| c.min(old_committed));
+        // Commit the destination first, below the committed part (the rest
+        // of it is committed already): a remapped piece brings its own
+        // protection, but a copied rest needs committed memory, and this way
+        // `[0, new_committed)` is committed however far the remap gets. If
+        // the system refuses, nothing has moved.
+        if self
+            .region
+            .commit(0..self.released.min(new_committed))
+            .is_err()
+        {
+            return Rebased::NONE;
+        }
+        // Piece k goes where piece k - 1 was: pieces of at most `shift`
+        // bytes never overlap their destination.
         let mut moved = shift;
-        while moved < end {
+        let mut pieces = 0;
+        while moved < end && pieces < max_pieces {
             let len = shift.min(end - moved);
-            // The source `[moved, moved + len)` lies in `[released,
-            // committed)`; the destination is `shift` bytes lower, disjoint
-            // from it, and is released memory or the source of the previous
-            // piece, which the previous call emptied.
+            // The source `[moved, moved + len)` lies in `[round_down(head,
+            // page), end)`, inside `[released, committed)`; the destination
+            // is `shift` bytes lower, disjoint from it, and is dead memory or
+            // the source of the previous piece, which that call emptied.
+            // Both are page-aligned (`end` is, or is `committed`, a multiple
+            // of the granule).
             // SAFETY: so the source is committed, the destination holds no
             // live value, and `&mut self` means no references into either.
             if !unsafe { self.region.remap(moved, moved - shift, len) } {
                 break;
             }
             moved += len;
+            pieces += 1;
         }
         let remapped = moved - shift;
+        // Whatever did not move is copied after the part that did.
+        let from = moved.max(self.head);
         let mut copied = 0;
-        if moved < end {
-            if moved == shift {
-                // Nothing moved: the destination below `shift` is released.
-                if self.region.commit(0..shift.min(new_committed)).is_err() {
-                    return Rebased::NONE;
-                }
-            }
-            // Every piece that moved had `shift` bytes, so the destination
-            // `[moved - shift, ...)` is an emptied source or committed memory.
-            let from = moved.max(self.head);
-            if from < tail {
-                copied = tail - from;
-                let base = self.region.base().as_ptr();
-                // The part before `from` was remapped already; `copy` allows
-                // the overlap and copies bytes as they are (padding too).
-                // SAFETY: both ranges are committed and inside the region,
-                // and the source holds the rest of the live bytes.
-                unsafe {
-                    ptr::copy(
-                        base.wrapping_add(from),
-                        base.wrapping_add(from - shift),
-                        copied,
-                    );
-                }
+        if from < tail {
+            copied = tail - from;
+            let base = self.region.base().as_ptr();
+            // The source `[from, tail)` holds the rest of the live bytes,
+            // untouched; the destination `[from - shift, tail - shift)` lies
+            // in `[0, new_committed)`, committed above, and past the bytes
+            // remapped so far. `copy` allows the overlap and copies bytes as
+            // they are (padding too).
+            // SAFETY: so both ranges are committed memory of the region, and
+            // `&mut self` means nothing else refers to them.
+            unsafe {
+                ptr::copy(
+                    base.wrapping_add(from),
+                    base.wrapping_add(from - shift),
+                    copied,
+                );
             }
         }
-        let stale = new_committed.max(shift);
-        // The window now ends at `tail - shift <= new_committed`; the rest
-        // is an emptied or copied-from source, or already released.
-        // SAFETY: so `[stale, end)` holds no live value after the move.
-        unsafe { self.region.release(stale..end) };
+        // The window now ends at `tail - shift <= end - shift <=
+        // new_committed`: `[new_committed, old_committed)` holds emptied or
+        // copied-from sources and dead values only (and the part of it that
+        // was released stays so).
+        // SAFETY: so no live value lies there, and `&mut self` means nothing
+        // reads it.
+        unsafe { self.region.release(new_committed..old_committed) };
         self.head -= shift;
         self.committed = new_committed;
         self.released = 0;
@@ -622,5 +669,110 @@ impl<T> Drop for DrainFront<'_, T> {
         // SAFETY: `rest` holds the initialized elements the drain still
         // owns; `next = end` first, so they are not read again.
         unsafe { ptr::drop_in_place(rest) };
+    }
+}
+
+/// The remap-then-copy path of `rebase`, driven directly: the public API
+/// cannot make the kernel refuse an `mremap`, so `max_pieces` stands in for
+/// the refusal (a refused piece changes nothing, exactly like a piece that
+/// is never tried).
+#[cfg(all(test, feature = "vm", target_os = "linux", not(miri)))]
+mod tests {
+    use super::RawVmVec;
+
+    /// A vector of `u64` whose first element sits at byte `head` and that
+    /// holds `len` elements, valued by their position.
+    fn window(head: usize, len: usize) -> RawVmVec<u64> {
+        let mut v = RawVmVec::<u64>::with_max_capacity((head / 8 + len) * 2).expect("reserve");
+        for i in 0..(head / 8 + len) {
+            v.push(i as u64).expect("room");
+        }
+        drop(v.drain_front(head / 8));
+        v.check_invariants();
+        assert_eq!(v.head_offset(), head);
+        v
+    }
+
+    fn check_moved(v: &RawVmVec<u64>, head: usize, len: usize, page: usize) {
+        v.check_invariants();
+        assert_eq!(
+            v.head_offset(),
+            head % page,
+            "first element in the first page"
+        );
+        let first = (head / 8) as u64;
+        assert!(
+            v.as_slice().iter().copied().eq(first..first + len as u64),
+            "contents survive the move"
+        );
+        // Committed memory: the granules from 0 holding the window, no more.
+        let g = v.granule();
+        let end = (head % page + len * 8).div_ceil(g) * g;
+        assert_eq!(v.committed_bytes(), end.min(v.reserved_bytes()));
+    }
+
+    /// Several pieces, cut off after `pieces`: the first ones are remapped,
+    /// the rest copied behind them.
+    fn partial(head: usize, len: usize, pieces: usize) {
+        let mut v = window(head, len);
+        let page = v.region.page();
+        let shift = head / page * page;
+        let live_pages = (head + len * 8).div_ceil(page) * page - shift;
+        assert!(live_pages > pieces * shift, "the cut leaves a rest to copy");
+        let r = v.rebase_remap(pieces);
+        assert_eq!(r.shift, shift);
+        assert_eq!(r.remapped, pieces * shift);
+        // The copy starts where the remapped pages end (or at the window's
+        // start if nothing was remapped) and runs to the window's end.
+        let from = (shift + r.remapped).max(head);
+        assert_eq!(r.copied, head + len * 8 - from);
+        check_moved(&v, head, len, page);
+        // The vector stays usable: push into the freed room, drain, rebase.
+        let next = v.as_slice().last().copied().expect("not empty") + 1;
+        v.push(next).expect("room after the rebase");
+        drop(v.drain_front(len / 2));
+        v.check_invariants();
+        assert_eq!(v.as_slice().last(), Some(&next));
+    }
+
+    #[test]
+    fn remap_cut_short_copies_the_rest() {
+        let page = rustix::param::page_size();
+        // A dead prefix of three pages and a bit, a live part of ten pages:
+        // four pieces, two remapped.
+        partial(3 * page + 40, 10 * page / 8, 2);
+        // Chunk-sized pieces: 2 MiB and three pages dead, 5 MiB live.
+        partial((2 << 20) + 3 * page + 16, (5 << 20) / 8, 1);
+    }
+
+    #[test]
+    fn remap_refused_at_once_copies_everything() {
+        let page = rustix::param::page_size();
+        let head = 5 * page + 24;
+        let len = 7 * page / 8;
+        let mut v = window(head, len);
+        let r = v.rebase_remap(0);
+        assert_eq!((r.shift, r.remapped, r.copied), (5 * page, 0, len * 8));
+        check_moved(&v, head, len, page);
+        // With a released chunk at the front, the copy lands in memory that
+        // the rebase had to commit again first.
+        let far = (4 << 20) + head;
+        let mut v = window(far, len);
+        assert_eq!(
+            v.committed_bytes(),
+            2 << 20,
+            "the front chunks are released"
+        );
+        let r = v.rebase_remap(0);
+        assert_eq!(
+            (r.shift, r.remapped, r.copied),
+            (far / page * page, 0, len * 8)
+        );
+        check_moved(&v, far, len, page);
+        // The same window remapped in full copies nothing.
+        let mut w = window(head, len);
+        let r = w.rebase_remap(usize::MAX);
+        assert_eq!((r.shift, r.remapped, r.copied), (5 * page, 8 * page, 0));
+        check_moved(&w, head, len, page);
     }
 }

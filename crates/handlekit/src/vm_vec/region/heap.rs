@@ -64,6 +64,12 @@ impl Region {
         1
     }
 
+    /// No pages either: 1, like the granule.
+    #[inline]
+    pub(crate) fn page(&self) -> usize {
+        1
+    }
+
     #[inline]
     pub(crate) fn initially_committed(&self) -> usize {
         self.size

@@ -21,8 +21,12 @@
 //! - `release(range)` gives a granule-aligned range back to the system and
 //!   makes it inaccessible, without unmapping it: the addresses stay ours,
 //!   so a stale pointer faults instead of aliasing a later mapping.
-//! - `remap(from, to, len)` moves the pages of one range to another without
-//!   copying, leaving the source mapped (Linux only; `false` elsewhere).
+//! - `page()` is the unit of `remap`: the system page size on unix, a
+//!   power of two dividing the granule (the granule on Windows, 1 on the
+//!   heap, where nothing is remapped).
+//! - `remap(from, to, len)` moves the pages of one page-aligned range to
+//!   another without copying, leaving the source mapped (Linux only;
+//!   `false` elsewhere). The destination takes the source's protection.
 //! - Dropping the region unmaps or frees all of it.
 
 #[cfg(all(

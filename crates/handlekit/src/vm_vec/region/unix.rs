@@ -47,6 +47,9 @@ pub(crate) struct Region {
     /// The commit and release unit: a power of two, at least [`CHUNK`], the
     /// page size and the element alignment.
     granule: usize,
+    /// The system page size (a power of two dividing `granule`): the unit
+    /// of [`Region::remap`].
+    page: usize,
 }
 
 impl Region {
@@ -61,6 +64,7 @@ impl Region {
                 base: NonNull::new(dangling).expect("a granule is not zero"),
                 size: 0,
                 granule,
+                page,
             });
         }
         let size = round_up(bytes, granule)
@@ -108,6 +112,7 @@ impl Region {
             base,
             size,
             granule,
+            page,
         })
     }
 
@@ -126,6 +131,12 @@ impl Region {
         self.granule
     }
 
+    /// The system page size: [`Region::remap`] moves whole pages.
+    #[inline]
+    pub(crate) fn page(&self) -> usize {
+        self.page
+    }
+
     #[inline]
     pub(crate) fn initially_committed(&self) -> usize {
         0
@@ -135,12 +146,19 @@ impl Region {
     /// range is granule-aligned (its end may be the region's end) and
     /// inside the region.
     fn at(&self, range: &Range<usize>) -> *mut c_void {
+        self.at_aligned(range, self.granule)
+    }
+
+    /// The start of `range` inside the mapping, after checking that both
+    /// ends are multiples of `unit` (the granule, or the page for a remap)
+    /// and that the range lies inside the region.
+    fn at_aligned(&self, range: &Range<usize>, unit: usize) -> *mut c_void {
         assert!(
             range.start <= range.end
                 && range.end <= self.size
-                && range.start % self.granule == 0
-                && range.end % self.granule == 0,
-            "region range {range:?} is not granule-aligned inside {} bytes",
+                && range.start % unit == 0
+                && range.end % unit == 0,
+            "region range {range:?} is not {unit}-aligned inside {} bytes",
             self.size
         );
         self.base.as_ptr().wrapping_add(range.start).cast()
@@ -216,14 +234,15 @@ impl Region {
     ///
     /// # Safety
     ///
-    /// Both ranges are committed, granule-aligned (the end may be the
-    /// region's end), inside the region and disjoint; no reference points
-    /// into either, and the destination holds no live value.
+    /// Both ranges are page-aligned, inside the region and disjoint; the
+    /// source is committed; no reference points into either, and the
+    /// destination holds no live value. (The destination takes the
+    /// source's protection, so it need not be committed.)
     #[cfg(target_os = "linux")]
     pub(crate) unsafe fn remap(&mut self, from: usize, to: usize, len: usize) -> bool {
         debug_assert!(from + len <= to || to + len <= from, "overlapping remap");
-        let source = self.at(&(from..from + len));
-        let target = self.at(&(to..to + len));
+        let source = self.at_aligned(&(from..from + len), self.page);
+        let target = self.at_aligned(&(to..to + len), self.page);
         // `MREMAP_FIXED` replaces the (dead) destination and
         // `MREMAP_DONTUNMAP` keeps the source mapped: no hole ever opens.
         // SAFETY: the caller's contract: both ranges are ours, disjoint, and

@@ -108,6 +108,13 @@ impl Region {
         self.granule
     }
 
+    /// The unit of [`Region::remap`]. Windows cannot remap, so nothing
+    /// moves page by page: the granule.
+    #[inline]
+    pub(crate) fn page(&self) -> usize {
+        self.granule
+    }
+
     #[inline]
     pub(crate) fn initially_committed(&self) -> usize {
         0
