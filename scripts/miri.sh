@@ -4,7 +4,8 @@
 # with the default features and once with `--features serde`.
 #
 #   scripts/miri.sh                       # both passes
-#   scripts/miri.sh stale_keys            # extra arguments go to the test harness (a name filter here)
+#   scripts/miri.sh stale                 # extra arguments go to the test harness: a filter on test
+#                                         # names (not file names), e.g. `stale`
 #   MIRI_FEATURE_SETS=serde scripts/miri.sh    # only the serde pass (it runs every default test too)
 #   MIRI_DOCTESTS=1 scripts/miri.sh       # also the doc tests (slow: one build per example)
 #   MIRI_JOBS=1 scripts/miri.sh           # run the passes one after the other
