@@ -6,6 +6,7 @@
 
 use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
+use core::ops::Range;
 
 /// Bits per word.
 pub(crate) const WORD_BITS: usize = 64;
@@ -70,18 +71,6 @@ impl Occupancy {
         self.words[i / WORD_BITS] |= 1 << (i % WORD_BITS);
     }
 
-    /// Sets bit `i` without a bounds check.
-    ///
-    /// # Safety
-    ///
-    /// The bitset must cover bit `i` (`i < 64 * words`).
-    #[inline]
-    pub(crate) unsafe fn insert_unchecked(&mut self, i: usize) {
-        debug_assert!(i / WORD_BITS < self.words.len());
-        // SAFETY: the caller guarantees the word exists.
-        unsafe { *self.words.get_unchecked_mut(i / WORD_BITS) |= 1 << (i % WORD_BITS) };
-    }
-
     /// Clears bit `i` without a bounds check.
     ///
     /// # Safety
@@ -92,6 +81,23 @@ impl Occupancy {
         debug_assert!(i / WORD_BITS < self.words.len());
         // SAFETY: the caller guarantees the word exists.
         unsafe { *self.words.get_unchecked_mut(i / WORD_BITS) &= !(1 << (i % WORD_BITS)) };
+    }
+
+    /// Sets bits `start..end`; the bitset must already cover them.
+    pub(crate) fn insert_range(&mut self, start: usize, end: usize) {
+        if start >= end {
+            return;
+        }
+        let (first, last) = (start / WORD_BITS, (end - 1) / WORD_BITS);
+        let low = !0u64 << (start % WORD_BITS);
+        let high = !0u64 >> (WORD_BITS - 1 - (end - 1) % WORD_BITS);
+        if first == last {
+            self.words[first] |= low & high;
+        } else {
+            self.words[first] |= low;
+            self.words[first + 1..last].fill(!0);
+            self.words[last] |= high;
+        }
     }
 
     /// Whether bit `i` is set.
@@ -128,7 +134,8 @@ impl Occupancy {
     }
 }
 
-/// Walks the set bits of a bitset, lowest first, knowing how many remain.
+/// Walks the set bits of a bitset, lowest first, knowing how many remain,
+/// and then a run of indices that count as set without bits (`tail`).
 #[derive(Clone)]
 pub(crate) struct BitIter<'a> {
     /// Words not yet loaded.
@@ -140,6 +147,9 @@ pub(crate) struct BitIter<'a> {
     /// Set bits not yet yielded; iteration stops when it reaches zero, so
     /// trailing empty words are never read.
     remaining: usize,
+    /// Indices yielded after the bits. Invariant: above every bit in the
+    /// words, so the whole walk stays in ascending order.
+    tail: Range<usize>,
 }
 
 impl<'a> BitIter<'a> {
@@ -152,20 +162,31 @@ impl<'a> BitIter<'a> {
             // Wraps to 0 on the first load.
             base: 0usize.wrapping_sub(WORD_BITS),
             remaining: count,
+            tail: 0..0,
         }
     }
 
-    /// Set bits left.
+    /// Iterates `words`, which hold exactly `count` set bits, all below
+    /// `tail.start`, and then every index in `tail`.
+    #[inline]
+    pub(crate) fn with_tail(words: &'a [u64], count: usize, tail: Range<usize>) -> Self {
+        BitIter {
+            tail,
+            ..Self::new(words, count)
+        }
+    }
+
+    /// Indices left.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.remaining
+        self.remaining + self.tail.len()
     }
 
     /// The next set bit.
     #[inline]
     pub(crate) fn next_index(&mut self) -> Option<usize> {
         if self.remaining == 0 {
-            return None;
+            return self.tail.next();
         }
         while self.current == 0 {
             self.current = *self.rest.next()?;
@@ -177,14 +198,25 @@ impl<'a> BitIter<'a> {
         Some(self.base + bit)
     }
 
-    /// Folds `f` over every remaining set bit, in order. Full words run as a
-    /// plain counted loop, which the compiler can unroll or vectorize.
+    /// Folds `f` over every remaining index, in order. Full words and the
+    /// tail run as plain counted loops, which the compiler can unroll or
+    /// vectorize.
     #[inline]
     pub(crate) fn fold_indices<B>(mut self, init: B, mut f: impl FnMut(B, usize) -> B) -> B {
         let mut acc = init;
-        if self.remaining == 0 {
-            return acc;
+        if self.remaining != 0 {
+            acc = self.fold_words(acc, &mut f);
         }
+        for index in self.tail {
+            acc = f(acc, index);
+        }
+        acc
+    }
+
+    /// The bit part of [`fold_indices`](Self::fold_indices).
+    #[inline]
+    fn fold_words<B>(&mut self, init: B, f: &mut impl FnMut(B, usize) -> B) -> B {
+        let mut acc = init;
         let mut word = self.current;
         let mut base = self.base;
         loop {

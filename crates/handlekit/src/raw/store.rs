@@ -15,15 +15,24 @@ use super::slot::{Slot, NO_SLOT};
 pub(crate) struct SlotStore<T> {
     /// The slots.
     slots: Vec<Slot<T>>,
-    /// Invariant: bit `i` is set iff `slots[i]` is occupied, the bitset
-    /// covers every slot, and no bit at or past `slots.len()` is set.
+    /// Invariant: for `i < bits_end`, bit `i` is set iff `slots[i]` is
+    /// occupied, and the bitset covers slot `i`; no bit at or past
+    /// `bits_end` is set.
     occupied: Occupancy,
-    /// Number of vacant slots: `slots.len()` minus the set bits in
-    /// `occupied`. Counting the vacant slots rather than the occupied ones
-    /// keeps appending an occupied slot free of a counter update: every
-    /// read-modify-write of a field is a dependency chain from one insert
-    /// to the next, and the append path already has the slot count and the
-    /// occupancy word.
+    /// Where the occupancy bits end. Invariant: `bits_end <= slots.len()`,
+    /// and every slot at `bits_end..slots.len()` (the *tail*) is occupied.
+    ///
+    /// Appending an occupied slot only pushes it: the tail counts as
+    /// occupied without bits, and iteration walks it as a plain range.
+    /// Bits are written for the tail (`flush_tail`) when something needs
+    /// them: vacating a tail slot, appending a vacant slot, `retain`,
+    /// dropping the values. Every read-modify-write of a field or a bitset
+    /// word on the append path is a dependency chain from one insert to the
+    /// next; without them an append is as cheap as `Vec::push`.
+    bits_end: usize,
+    /// Number of vacant slots, so that `len` is `slots.len() - vacant`.
+    /// Counting the vacant slots rather than the occupied ones keeps the
+    /// append path free of a counter update, for the same reason.
     vacant: usize,
 }
 
@@ -33,6 +42,7 @@ impl<T> SlotStore<T> {
         SlotStore {
             slots: Vec::new(),
             occupied: Occupancy::new(),
+            bits_end: 0,
             vacant: 0,
         }
     }
@@ -42,6 +52,7 @@ impl<T> SlotStore<T> {
         SlotStore {
             slots: Vec::with_capacity(capacity),
             occupied: Occupancy::with_capacity(capacity),
+            bits_end: 0,
             vacant: 0,
         }
     }
@@ -170,24 +181,35 @@ impl<T> SlotStore<T> {
     ) -> usize {
         let index = self.slots.len();
         let value = make(index);
-        // The bitset covers every slot, so it only needs a new word when
-        // the index starts one.
-        if index % WORD_BITS == 0 {
-            self.occupied.grow_to(index + 1);
-        }
+        // The new slot joins the tail, which needs no bits.
         self.slots.push(Slot::new_occupied(generation, value));
-        // SAFETY: the bitset was just grown to cover `index`.
-        unsafe { self.occupied.insert_unchecked(index) };
         index
     }
 
     /// Appends a vacant slot whose last occupant had `generation`.
     #[cfg(feature = "serde")]
     pub(crate) fn push_vacant(&mut self, generation: u32, next_free: u32) {
+        // A vacant slot cannot join the tail, so the tail gets its bits.
+        self.flush_tail();
         let index = self.slots.len();
         self.occupied.grow_to(index + 1);
         self.slots.push(Slot::new_vacant(generation, next_free));
+        self.bits_end = index + 1;
         self.vacant += 1;
+    }
+
+    /// Writes the occupancy bits of the tail, so that the bits cover every
+    /// slot (`bits_end == slots.len()`). O(tail / 64), and at most once per
+    /// appended slot: the tail only grows by appends.
+    #[cold]
+    #[inline(never)]
+    fn flush_tail(&mut self) {
+        let end = self.slots.len();
+        if self.bits_end < end {
+            self.occupied.grow_to(end);
+            self.occupied.insert_range(self.bits_end, end);
+            self.bits_end = end;
+        }
     }
 
     /// Puts `value` into vacant slot `index` with `generation`.
@@ -198,10 +220,15 @@ impl<T> SlotStore<T> {
     /// that would leak its value; debug builds assert against it.)
     #[inline(always)]
     pub(crate) fn occupy(&mut self, index: usize, generation: u32, value: T) {
+        debug_assert!(
+            index < self.bits_end,
+            "occupying a tail slot, which is occupied"
+        );
         self.slots[index].occupy(generation, value);
-        // SAFETY: `index` is a slot (the indexing above checked it), and the
-        // bitset covers every slot (the invariant on `occupied`).
-        unsafe { self.occupied.insert_unchecked(index) };
+        // A vacant slot is below `bits_end` (the tail is all occupied), so
+        // the bitset covers it; the checked insert keeps even a misuse
+        // memory-safe.
+        self.occupied.insert(index);
         self.vacant -= 1;
     }
 
@@ -214,10 +241,16 @@ impl<T> SlotStore<T> {
     #[inline(always)]
     pub(crate) unsafe fn vacate(&mut self, index: usize, next_free: u32) -> T {
         debug_assert!(self.slots.get(index).is_some_and(Slot::is_occupied));
+        if index >= self.bits_end {
+            // A tail slot is about to be vacant; the tail must be all
+            // occupied, so it becomes bits first.
+            self.flush_tail();
+        }
         // SAFETY: the caller guarantees the slot exists and is occupied.
         let value = unsafe { self.slots.get_unchecked_mut(index).vacate(next_free) };
-        // SAFETY: `index` is a slot (the caller's guarantee), and the bitset
-        // covers every slot (the invariant on `occupied`).
+        // SAFETY: `index` is a slot (the caller's guarantee) below
+        // `bits_end` (ensured above), so the bitset covers it (the
+        // invariant on `occupied`).
         unsafe { self.occupied.remove_unchecked(index) };
         self.vacant += 1;
         value
@@ -258,19 +291,27 @@ impl<T> SlotStore<T> {
     /// Appends never-used vacant slots until there are `slots`.
     pub(crate) fn grow_vacant_to(&mut self, slots: usize) {
         if slots > self.slots.len() {
+            // Vacant slots cannot join the tail, so the tail gets its bits.
+            self.flush_tail();
             self.slots.reserve(slots - self.slots.len());
             self.occupied.grow_to(slots);
             self.vacant += slots - self.slots.len();
             while self.slots.len() < slots {
                 self.slots.push(Slot::new_vacant(0, NO_SLOT));
             }
+            self.bits_end = slots;
         }
     }
 
     /// The lowest occupied index at or after `from`.
     #[inline]
     pub(crate) fn next_occupied(&self, from: usize) -> Option<usize> {
-        self.occupied.next_set(from)
+        // No bit is set at or past `bits_end`, and every tail slot is
+        // occupied.
+        self.occupied.next_set(from).or_else(|| {
+            let index = from.max(self.bits_end);
+            (index < self.slots.len()).then_some(index)
+        })
     }
 
     /// Calls `visit(index, generation, &mut value)` for every value in index
@@ -282,6 +323,8 @@ impl<T> SlotStore<T> {
         mut visit: impl FnMut(usize, u32, &mut T) -> bool,
         mut evict: impl FnMut(&mut S, usize),
     ) {
+        // The walk below reads bits only.
+        owner.as_mut().flush_tail();
         let words = owner.as_mut().occupied.words().len();
         for word_index in 0..words {
             let mut word = owner.as_mut().occupied.words()[word_index];
@@ -320,6 +363,9 @@ impl<T> SlotStore<T> {
     /// Drops every value; a panicking `Drop` stops it with the rest still
     /// in place and consistent.
     fn drop_values_unguarded(&mut self) {
+        // Vacating a tail slot would flush the tail anyway; doing it first
+        // keeps the loop to bits.
+        self.flush_tail();
         let mut from = 0;
         while let Some(index) = self.occupied.next_set(from) {
             from = index + 1;
@@ -333,15 +379,32 @@ impl<T> SlotStore<T> {
     pub(crate) fn reset(&mut self) {
         self.drop_values();
         self.slots.clear();
+        self.bits_end = 0;
         self.vacant = 0;
         self.occupied.clear();
+    }
+
+    /// The occupied indices: the bits, then the tail. Takes the fields it
+    /// reads rather than `&self`, so `iter_mut` can borrow the slots too.
+    #[inline]
+    fn bit_iter(
+        occupied: &Occupancy,
+        bits_end: usize,
+        slot_count: usize,
+        vacant: usize,
+    ) -> BitIter<'_> {
+        let tail = bits_end..slot_count;
+        // The bitset covers every slot below `bits_end` (the invariant on
+        // `occupied`); the words past it hold no bits and are not walked.
+        let words = &occupied.words()[..bits_end.div_ceil(WORD_BITS)];
+        BitIter::with_tail(words, slot_count - vacant - tail.len(), tail)
     }
 
     /// Iterates the live values in index order.
     #[inline]
     pub(crate) fn iter(&self) -> RawIter<'_, T> {
         RawCursor {
-            bits: BitIter::new(self.occupied.words(), self.len()),
+            bits: Self::bit_iter(&self.occupied, self.bits_end, self.slots.len(), self.vacant),
             access: Shared(&self.slots),
         }
     }
@@ -350,7 +413,7 @@ impl<T> SlotStore<T> {
     #[inline]
     pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T> {
         RawCursor {
-            bits: BitIter::new(self.occupied.words(), self.len()),
+            bits: Self::bit_iter(&self.occupied, self.bits_end, self.slots.len(), self.vacant),
             access: Exclusive {
                 len: self.slots.len(),
                 slots: self.slots.as_mut_ptr(),
@@ -390,13 +453,25 @@ impl<T> SlotStore<T> {
 
     /// Checks the storage invariants; panics on the first one broken.
     pub(crate) fn check_invariants(&self) {
+        assert!(
+            self.bits_end <= self.slots.len(),
+            "bits end past the last slot"
+        );
+        assert!(
+            self.occupied.words().len() * WORD_BITS >= self.bits_end,
+            "the bitset does not cover the slots below bits_end"
+        );
         let mut occupied = 0;
         for (index, slot) in self.slots.iter().enumerate() {
-            assert_eq!(
-                slot.is_occupied(),
-                self.occupied.contains(index),
-                "occupancy bit of slot {index} disagrees with its state"
-            );
+            if index < self.bits_end {
+                assert_eq!(
+                    slot.is_occupied(),
+                    self.occupied.contains(index),
+                    "occupancy bit of slot {index} disagrees with its state"
+                );
+            } else {
+                assert!(slot.is_occupied(), "tail slot {index} is vacant");
+            }
             if slot.is_occupied() {
                 assert!(
                     slot.generation() >= 1,
@@ -406,12 +481,8 @@ impl<T> SlotStore<T> {
             }
         }
         assert!(
-            self.occupied.next_set(self.slots.len()).is_none(),
-            "occupancy bit set past the last slot"
-        );
-        assert!(
-            self.occupied.words().len() * WORD_BITS >= self.slots.len(),
-            "the bitset does not cover every slot"
+            self.occupied.next_set(self.bits_end).is_none(),
+            "occupancy bit set at or past bits_end"
         );
         assert_eq!(
             occupied,
@@ -445,6 +516,8 @@ impl<T: Clone> SlotStore<T> {
         self.occupied.grow_to(source.slots.len());
         for (index, slot) in source.slots.iter().enumerate() {
             self.slots.push(slot.clone());
+            // Every slot gets its bit, so there is no tail.
+            self.bits_end = index + 1;
             if slot.is_occupied() {
                 self.occupied.insert(index);
             } else {
