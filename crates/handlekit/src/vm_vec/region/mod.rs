@@ -71,7 +71,7 @@ pub(crate) use os::{Region, CAN_REMAP, VIRTUAL};
 /// The smallest unit a virtual region commits and releases: 2 MiB, the size
 /// of an x86-64 or AArch64 huge page, so that huge pages and `mremap`'s
 /// fast path (moving whole page-table entries) apply.
-#[cfg_attr(not(feature = "vm"), allow(dead_code))]
+#[cfg_attr(any(not(feature = "vm"), miri), allow(dead_code))]
 pub(crate) const CHUNK: usize = 2 << 20;
 
 /// `x` rounded up to a multiple of `to` (a power of two), or `None` on
