@@ -77,7 +77,11 @@ cleanup() {
     if [[ -n "$bg_pid" ]] && kill -0 "$bg_pid" 2>/dev/null; then
         kill "$bg_pid" 2>/dev/null || true
     fi
-    [[ -n "$bg_log" ]] && rm -f "$bg_log"
+    # An `if`, not `[[ ]] &&`: the trap's last status would become the
+    # script's exit status, failing a single-pass run that passed.
+    if [[ -n "$bg_log" ]]; then
+        rm -f "$bg_log"
+    fi
 }
 trap cleanup EXIT
 
