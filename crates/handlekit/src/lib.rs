@@ -135,6 +135,7 @@ mod error;
 pub mod id_table;
 mod key;
 pub mod packed_table;
+pub mod pool;
 mod raw;
 mod reuse;
 pub mod secondary;
@@ -148,8 +149,9 @@ pub use error::CapacityError;
 pub use id_table::IdTable;
 #[doc(hidden)]
 pub use key::__private;
-pub use key::{max_generation, Id, Id32, Key};
+pub use key::{max_generation, Id, Id32, Key, PoolKey};
 pub use packed_table::PackedTable;
+pub use pool::Pool;
 pub use reuse::Reuse;
 pub use secondary::{SecondaryMap, SparseSecondaryMap};
 

@@ -262,4 +262,4 @@ macro_rules! taking_iterator {
     };
 }
 
-pub(crate) use taking_iterator;
+pub(crate) use {raw_iterator, taking_iterator};

@@ -1,0 +1,981 @@
+//! [`Pool`]: the typed free-list block allocator, with generational keys and
+//! stable addresses; and its iterators.
+
+use core::fmt;
+use core::iter::FusedIterator;
+use core::marker::PhantomData;
+use core::ops::{Index, IndexMut};
+use core::ptr::NonNull;
+
+use crate::raw::block::{BlocksIter, BlocksIterMut};
+use crate::raw::pool::RawPool;
+use crate::raw::slot::Slot;
+use crate::raw::KeyLimits;
+use crate::slot_iter::{raw_iterator, table_key, taking_iterator};
+use crate::{CapacityError, Key, PoolKey};
+
+/// Bytes a default block aims at.
+const DEFAULT_BLOCK_BYTES: usize = 16 * 1024;
+/// Fewest slots in a default block.
+const MIN_DEFAULT_BLOCK: usize = 64;
+/// Most slots in a default block.
+const MAX_DEFAULT_BLOCK: usize = 4096;
+
+/// `log2` of the default block size for `T`: as many slots as fit in 16 KiB,
+/// rounded down to a power of two and kept within 64..=4096.
+const fn default_shift<T>() -> u32 {
+    let slot = core::mem::size_of::<Slot<T>>();
+    let slot = if slot == 0 { 1 } else { slot };
+    let mut slots = DEFAULT_BLOCK_BYTES / slot;
+    if slots < MIN_DEFAULT_BLOCK {
+        slots = MIN_DEFAULT_BLOCK;
+    }
+    if slots > MAX_DEFAULT_BLOCK {
+        slots = MAX_DEFAULT_BLOCK;
+    }
+    usize::BITS - 1 - slots.leading_zeros()
+}
+
+/// A typed free-list block allocator: values live in blocks that are never
+/// moved or reallocated, freed slots are reused through a free list
+/// threaded through their own memory, and a generational key finds a value
+/// with one shift, one bounds check and one compare.
+///
+/// This is seed 001's free list (`fl_create` / `fl_malloc` / `fl_free`)
+/// made safe: a key instead of a raw pointer, so a stale handle is
+/// detected, and [`get_ptr`](Pool::get_ptr) for code that needs the
+/// address.
+///
+/// | operation | cost |
+/// | --- | --- |
+/// | `insert` | O(1): pop the free list, else the next unused slot, else a new block |
+/// | `remove`, `get`, `get_mut`, `get_ptr`, `contains_key` | O(1) |
+/// | iteration | O(len + slots / 64 + blocks) |
+/// | `clear`, `retain` | O(slots) |
+///
+/// # Stable addresses
+///
+/// A value never moves while it is in the pool: inserting never reallocates
+/// a block (a new block is added instead), and removing other values does
+/// not touch it. The pointer from [`get_ptr`](Pool::get_ptr) therefore
+/// stays valid **until that value is removed (by `remove`, `retain`,
+/// `clear`, `drain` or `into_iter`) or the pool is dropped**, across any
+/// number of other insertions and removals.
+///
+/// # Blocks
+///
+/// A block holds `block_size()` slots, a power of two, so a key's flat
+/// index splits into block and offset with a shift and a mask. The default
+/// size is as many slots as fit in 16 KiB, kept within 64..=4096;
+/// [`with_block_size`](Pool::with_block_size) picks another. A block is
+/// allocated when the free list is empty and every slot has been used; its
+/// slots are then handed out in order. Blocks are freed only when the pool
+/// is dropped (their slots keep the generations that make stale keys
+/// fail). [`with_fixed_capacity`](Pool::with_fixed_capacity) allocates one
+/// block of exactly the capacity and never allocates again.
+///
+/// Memory: `size_of::<Slot<T>>()` per slot, that is
+/// `4 + max(size_of::<T>(), 4)` rounded up to `max(align_of::<T>(), 4)`,
+/// plus one occupancy bit per slot and a 56-byte header per block.
+///
+/// # Stale keys
+///
+/// Removing a value bumps its slot's generation, so every key to it goes
+/// stale: `get` returns `None` and `Index` panics. Keys from another pool,
+/// forged keys and stale keys never cause undefined behaviour. A slot whose
+/// generation reaches [`Key::MAX_GENERATION`] retires and is never reused
+/// (see [`IdTable`](crate::IdTable) for the story).
+///
+/// # Examples
+///
+/// ```
+/// use handlekit::Pool;
+///
+/// let mut pool = Pool::new();
+/// let a = pool.insert(String::from("apple"));
+/// let ptr = pool.get_ptr(a).unwrap();
+/// for n in 0..10_000 {
+///     pool.insert(n.to_string()); // adds blocks; `a` does not move
+/// }
+/// // SAFETY: `a` is still in the pool, and no reference to it is live.
+/// assert_eq!(unsafe { ptr.as_ref() }, "apple");
+/// assert_eq!(pool.remove(a).as_deref(), Some("apple"));
+/// assert_eq!(pool.get(a), None); // stale
+/// ```
+pub struct Pool<T, K: Key = PoolKey> {
+    raw: RawPool<T>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+impl<T> Pool<T, PoolKey> {
+    /// Creates an empty pool keyed by [`PoolKey`], with the default block
+    /// size. It allocates nothing until the first insertion.
+    ///
+    /// ```
+    /// let pool: handlekit::Pool<u64> = handlekit::Pool::new();
+    /// assert!(pool.is_empty());
+    /// assert_eq!(pool.block_size(), 1024); // 16 KiB of 16-byte slots
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Pool {
+            raw: RawPool::new(KeyLimits::of::<PoolKey>(), default_shift::<T>()),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T, K: Key> Pool<T, K> {
+    #[inline]
+    fn key(index: usize, generation: u32) -> K {
+        table_key(index, generation)
+    }
+
+    /// Creates an empty pool whose blocks hold `slots` values each, rounded
+    /// up to a power of two. It allocates nothing until the first insertion.
+    ///
+    /// # Panics
+    ///
+    /// If `slots` is 0 or above 2³¹.
+    ///
+    /// ```
+    /// let pool: handlekit::Pool<u8> = handlekit::Pool::with_block_size(100);
+    /// assert_eq!(pool.block_size(), 128);
+    /// ```
+    #[must_use]
+    pub fn with_block_size(slots: usize) -> Self {
+        assert!(
+            slots > 0 && slots <= 1 << 31,
+            "block size must be in 1..=2^31, not {slots}"
+        );
+        Pool {
+            raw: RawPool::new(
+                KeyLimits::of::<K>(),
+                slots.next_power_of_two().trailing_zeros(),
+            ),
+            _key: PhantomData,
+        }
+    }
+
+    /// Creates a pool with room for exactly `capacity` values, allocated now
+    /// in one block. It never allocates again: when it is full,
+    /// [`try_insert`](Self::try_insert) returns a [`CapacityError`]. This is
+    /// the seed's "memory pool with a known maximum".
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is more than the key type can index.
+    ///
+    /// ```
+    /// let mut pool: handlekit::Pool<u32> = handlekit::Pool::with_fixed_capacity(2);
+    /// let a = pool.insert(1);
+    /// pool.insert(2);
+    /// assert!(pool.try_insert(3).unwrap_err().is_fixed_capacity());
+    /// pool.remove(a);
+    /// assert!(pool.try_insert(3).is_ok()); // the freed slot is reused
+    /// ```
+    #[must_use]
+    pub fn with_fixed_capacity(capacity: usize) -> Self {
+        Pool {
+            raw: RawPool::with_fixed_capacity(KeyLimits::of::<K>(), capacity),
+            _key: PhantomData,
+        }
+    }
+
+    /// Slots per block (a power of two).
+    ///
+    /// ```
+    /// let small: handlekit::Pool<u32> = handlekit::Pool::new();
+    /// assert_eq!(small.block_size(), 2048); // 16 KiB of 8-byte slots
+    /// let big: handlekit::Pool<[u8; 1000]> = handlekit::Pool::new();
+    /// assert_eq!(big.block_size(), 64); // at least 64 slots
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn block_size(&self) -> usize {
+        self.raw.block_size()
+    }
+
+    /// Blocks allocated so far.
+    ///
+    /// ```
+    /// let mut pool: handlekit::Pool<u8> = handlekit::Pool::with_block_size(4);
+    /// assert_eq!(pool.block_count(), 0);
+    /// pool.extend(0..5);
+    /// assert_eq!(pool.block_count(), 2);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn block_count(&self) -> usize {
+        self.raw.block_count()
+    }
+
+    /// The number of live values.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// pool.insert('a');
+    /// assert_eq!(pool.len(), 1);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// Whether the pool holds no values.
+    ///
+    /// ```
+    /// assert!(handlekit::Pool::<u8>::new().is_empty());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.raw.len() == 0
+    }
+
+    /// The number of values the pool can hold without allocating a block:
+    /// every slot of the blocks allocated so far, less retired slots.
+    ///
+    /// ```
+    /// let mut pool: handlekit::Pool<u8> = handlekit::Pool::with_block_size(8);
+    /// assert_eq!(pool.capacity(), 0);
+    /// pool.insert(1);
+    /// assert_eq!(pool.capacity(), 8);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.raw.capacity()
+    }
+
+    /// The fixed capacity, for a pool made by
+    /// [`with_fixed_capacity`](Self::with_fixed_capacity).
+    ///
+    /// ```
+    /// let pool: handlekit::Pool<u8> = handlekit::Pool::with_fixed_capacity(3);
+    /// assert_eq!(pool.fixed_capacity(), Some(3));
+    /// assert_eq!(handlekit::Pool::<u8>::new().fixed_capacity(), None);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn fixed_capacity(&self) -> Option<usize> {
+        self.raw.fixed_capacity()
+    }
+
+    /// The number of slots retired because their generation ran out; they
+    /// keep their memory and are never reused, so no key is issued twice.
+    ///
+    /// ```
+    /// handlekit::define_key! { struct Narrow(u32; index_bits = 30); } // 2 generation bits
+    /// let mut pool: handlekit::Pool<u8, Narrow> = handlekit::Pool::with_block_size(4);
+    /// for _ in 0..3 {
+    ///     let key = pool.insert(0);
+    ///     pool.remove(key);
+    /// }
+    /// assert_eq!(pool.retired_count(), 1);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn retired_count(&self) -> usize {
+        self.raw.retired()
+    }
+
+    /// Bytes of heap memory the pool holds: its blocks (slots and occupancy
+    /// bits) and the list of blocks.
+    ///
+    /// ```
+    /// let pool: handlekit::Pool<u64> = handlekit::Pool::with_fixed_capacity(64);
+    /// assert!(pool.heap_bytes() >= 64 * 16 + 8);
+    /// ```
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        self.raw.heap_bytes()
+    }
+
+    /// Inserts a value and returns its key.
+    ///
+    /// # Panics
+    ///
+    /// If the pool is full: a fixed capacity is used up, or the key's index
+    /// bits cannot name another slot. See [`try_insert`](Self::try_insert).
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(42);
+    /// assert_eq!(pool[key], 42);
+    /// ```
+    #[inline]
+    pub fn insert(&mut self, value: T) -> K {
+        match self.try_insert(value) {
+            Ok(key) => key,
+            Err(err) => insert_failed(err),
+        }
+    }
+
+    /// Inserts a value and returns its key, or a [`CapacityError`] if the
+    /// pool is full (the value is dropped then).
+    ///
+    /// ```
+    /// let mut pool: handlekit::Pool<u8> = handlekit::Pool::with_fixed_capacity(1);
+    /// assert!(pool.try_insert(1).is_ok());
+    /// assert!(pool.try_insert(2).is_err());
+    /// ```
+    #[inline]
+    pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
+        let (index, generation) = self.raw.try_insert_with(|_, _| value)?;
+        Ok(Self::key(index, generation))
+    }
+
+    /// Inserts the value `make(key)`, where `key` is the key it will have,
+    /// and returns that key. If `make` panics, no value is added.
+    ///
+    /// # Panics
+    ///
+    /// If the pool is full, as for [`insert`](Self::insert).
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert_with_key(|key| (key, "self-aware"));
+    /// assert_eq!(pool[key].0, key);
+    /// ```
+    pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
+        match self
+            .raw
+            .try_insert_with(|index, generation| make(Self::key(index, generation)))
+        {
+            Ok((index, generation)) => Self::key(index, generation),
+            Err(err) => insert_failed(err),
+        }
+    }
+
+    /// Whether `key` names a live value.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(());
+    /// assert!(pool.contains_key(key));
+    /// pool.remove(key);
+    /// assert!(!pool.contains_key(key));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains_key(&self, key: K) -> bool {
+        self.raw.contains(key.index(), key.generation())
+    }
+
+    /// The value for `key`, or `None` if the key is stale or foreign.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert("x");
+    /// assert_eq!(pool.get(key), Some(&"x"));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get(&self, key: K) -> Option<&T> {
+        self.raw.get(key.index(), key.generation())
+    }
+
+    /// The value for `key`, mutably, or `None` if the key is stale or
+    /// foreign.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(1);
+    /// *pool.get_mut(key).unwrap() += 1;
+    /// assert_eq!(pool[key], 2);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_mut(&mut self, key: K) -> Option<&mut T> {
+        self.raw.get_mut(key.index(), key.generation())
+    }
+
+    /// A pointer to the value for `key`, or `None` if the key is stale or
+    /// foreign.
+    ///
+    /// **Guarantee:** the pointer stays valid, and keeps pointing at this
+    /// value, until the value is removed from the pool (by `remove`,
+    /// `retain`, `clear`, `drain` or `into_iter`) or the pool is dropped.
+    /// Any number of other insertions and removals may happen in between:
+    /// blocks are never moved or reallocated.
+    ///
+    /// Using the pointer is `unsafe` and follows the usual aliasing rules:
+    /// read through it only while no `&mut` to the value is live (from
+    /// `get_mut`, `iter_mut`, `IndexMut`, ...), and write through it only
+    /// while no reference to the value obtained from the pool is live. The
+    /// pointer may be used to write even though it was obtained through
+    /// `&self`.
+    ///
+    /// ```
+    /// let mut pool: handlekit::Pool<u32> = handlekit::Pool::with_block_size(2);
+    /// let key = pool.insert(1);
+    /// let ptr = pool.get_ptr(key).unwrap();
+    /// pool.extend(0..100); // 50 more blocks
+    /// // SAFETY: the value is still in the pool, and no reference to it is live.
+    /// unsafe { *ptr.as_ptr() += 1 };
+    /// assert_eq!(pool[key], 2);
+    /// assert_eq!(pool.get_ptr(key), Some(ptr));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_ptr(&self, key: K) -> Option<NonNull<T>> {
+        self.raw.get_ptr(key.index(), key.generation())
+    }
+
+    /// The value for `key`, without checking the key.
+    ///
+    /// # Safety
+    ///
+    /// `key` must name a live value of this pool: one returned by an
+    /// insertion into this pool and not removed since.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(7);
+    /// // SAFETY: `key` was just returned by `insert`.
+    /// assert_eq!(unsafe { *pool.get_unchecked(key) }, 7);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub unsafe fn get_unchecked(&self, key: K) -> &T {
+        debug_assert!(
+            self.contains_key(key),
+            "get_unchecked with dead key {key:?}"
+        );
+        // SAFETY: the caller guarantees `key` is live, so its slot exists
+        // and is occupied.
+        unsafe { self.raw.get_unchecked(key.index()) }
+    }
+
+    /// The value for `key`, mutably, without checking the key.
+    ///
+    /// # Safety
+    ///
+    /// `key` must name a live value of this pool.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(7);
+    /// // SAFETY: `key` was just returned by `insert`.
+    /// unsafe { *pool.get_unchecked_mut(key) = 8 };
+    /// assert_eq!(pool[key], 8);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub unsafe fn get_unchecked_mut(&mut self, key: K) -> &mut T {
+        debug_assert!(
+            self.contains_key(key),
+            "get_unchecked_mut with dead key {key:?}"
+        );
+        // SAFETY: the caller guarantees `key` is live.
+        unsafe { self.raw.get_unchecked_mut(key.index()) }
+    }
+
+    /// Removes the value for `key` and returns it, or `None` if the key is
+    /// stale or foreign. Its slot goes on the free list (or retires).
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(5);
+    /// assert_eq!(pool.remove(key), Some(5));
+    /// assert_eq!(pool.remove(key), None);
+    /// ```
+    #[inline]
+    pub fn remove(&mut self, key: K) -> Option<T> {
+        self.raw.remove(key.index(), key.generation())
+    }
+
+    /// Keeps only the values for which `keep(key, &mut value)` returns
+    /// `true`, visiting them in key-index order.
+    ///
+    /// If `keep` panics, or a removed value's `Drop` panics, the values not
+    /// yet visited stay in the pool.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// pool.extend(0..10);
+    /// pool.retain(|_, n| *n % 2 == 0);
+    /// assert_eq!(pool.len(), 5);
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
+        self.raw
+            .retain(|index, generation, value| keep(Self::key(index, generation), value));
+    }
+
+    /// Removes every value. Blocks are kept, and every slot keeps its
+    /// generation, so keys issued before stay stale.
+    ///
+    /// If a value's `Drop` panics, the other values are still dropped and
+    /// the pool is left empty; then the panic propagates.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(1);
+    /// pool.clear();
+    /// assert!(pool.is_empty());
+    /// pool.insert(2);
+    /// assert_eq!(pool.get(key), None);
+    /// ```
+    pub fn clear(&mut self) {
+        self.raw.clear();
+    }
+
+    /// Removes every value and yields it with its key, in key-index order.
+    ///
+    /// The values not yet yielded when the `Drain` is dropped are dropped
+    /// then. If the `Drain` is leaked (`mem::forget`), they stay in the
+    /// pool.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert("x");
+    /// assert_eq!(pool.drain().collect::<Vec<_>>(), [(key, "x")]);
+    /// assert!(pool.is_empty());
+    /// ```
+    pub fn drain(&mut self) -> Drain<'_, T, K> {
+        Drain {
+            arena: &mut self.raw,
+            next: 0,
+            _key: PhantomData,
+        }
+    }
+
+    /// Iterates `(key, &value)` in key-index order: block by block, and
+    /// within a block by slot, skipping 64 vacant slots per occupancy word.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(1);
+    /// assert_eq!(pool.iter().collect::<Vec<_>>(), [(key, &1)]);
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> Iter<'_, T, K> {
+        Iter {
+            raw: self.raw.iter(),
+            _key: PhantomData,
+        }
+    }
+
+    /// Iterates `(key, &mut value)` in key-index order.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(1);
+    /// for (_, value) in pool.iter_mut() {
+    ///     *value *= 10;
+    /// }
+    /// assert_eq!(pool[key], 10);
+    /// ```
+    #[inline]
+    pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
+        IterMut {
+            raw: self.raw.iter_mut(),
+            _key: PhantomData,
+        }
+    }
+
+    /// Iterates the keys of the live values, in key-index order.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(1);
+    /// assert_eq!(pool.keys().collect::<Vec<_>>(), [key]);
+    /// ```
+    #[inline]
+    pub fn keys(&self) -> Keys<'_, T, K> {
+        Keys { inner: self.iter() }
+    }
+
+    /// Iterates the live values, in key-index order.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// pool.extend([1, 2]);
+    /// assert_eq!(pool.values().sum::<i32>(), 3);
+    /// ```
+    #[inline]
+    pub fn values(&self) -> Values<'_, T> {
+        Values {
+            raw: self.raw.iter(),
+        }
+    }
+
+    /// Iterates the live values mutably, in key-index order.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(1);
+    /// pool.values_mut().for_each(|v| *v += 1);
+    /// assert_eq!(pool[key], 2);
+    /// ```
+    #[inline]
+    pub fn values_mut(&mut self) -> ValuesMut<'_, T> {
+        ValuesMut {
+            raw: self.raw.iter_mut(),
+        }
+    }
+
+    /// Checks the pool's internal invariants (blocks, occupancy bits,
+    /// counts, the free list) and panics if one is broken. O(slots). For
+    /// tests and fuzzing; not part of the stable API.
+    #[doc(hidden)]
+    pub fn check_invariants(&self) {
+        self.raw.check_invariants();
+    }
+}
+
+#[cold]
+#[track_caller]
+fn insert_failed(err: CapacityError) -> ! {
+    panic!("Pool::insert: {err}")
+}
+
+impl<T, K: Key> Default for Pool<T, K> {
+    /// An empty pool with the default block size.
+    ///
+    /// ```
+    /// let pool: handlekit::Pool<u8, handlekit::Id32> = Default::default();
+    /// assert!(pool.is_empty());
+    /// ```
+    fn default() -> Self {
+        Pool {
+            raw: RawPool::new(KeyLimits::of::<K>(), default_shift::<T>()),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T: Clone, K: Key> Clone for Pool<T, K> {
+    /// A copy with the same keys, generations, free list and block size (a
+    /// fixed pool's copy is fixed too): the copy issues the same keys as
+    /// the original would. The copy's values are at new addresses.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(String::from("x"));
+    /// let mut copy = pool.clone();
+    /// assert_eq!(copy[key], "x");
+    /// assert_eq!(copy.insert(String::new()), pool.insert(String::new()));
+    /// ```
+    fn clone(&self) -> Self {
+        Pool {
+            raw: self.raw.clone(),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T: fmt::Debug, K: Key> fmt::Debug for Pool<T, K> {
+    /// Formats as a map from key to value.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// pool.insert('a');
+    /// assert_eq!(format!("{pool:?}"), "{PoolKey(0v1): 'a'}");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<T, K: Key> Index<K> for Pool<T, K> {
+    type Output = T;
+
+    /// # Panics
+    ///
+    /// If `key` is stale or foreign; the message names the key.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(1);
+    /// assert_eq!(pool[key], 1);
+    /// ```
+    #[inline]
+    #[track_caller]
+    fn index(&self, key: K) -> &T {
+        match self.get(key) {
+            Some(value) => value,
+            None => invalid_key(key),
+        }
+    }
+}
+
+impl<T, K: Key> IndexMut<K> for Pool<T, K> {
+    /// # Panics
+    ///
+    /// If `key` is stale or foreign; the message names the key.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(1);
+    /// pool[key] = 2;
+    /// assert_eq!(pool[key], 2);
+    /// ```
+    #[inline]
+    #[track_caller]
+    fn index_mut(&mut self, key: K) -> &mut T {
+        match self.get_mut(key) {
+            Some(value) => value,
+            None => invalid_key(key),
+        }
+    }
+}
+
+#[cold]
+#[track_caller]
+fn invalid_key<K: Key>(key: K) -> ! {
+    panic!("Pool: no live value for key {key:?} (stale, or from another pool)")
+}
+
+impl<T: PartialEq, K: Key> PartialEq for Pool<T, K> {
+    /// Two pools are equal when they hold the same values under the same
+    /// keys.
+    ///
+    /// ```
+    /// let a: handlekit::Pool<_> = [1, 2].into_iter().collect();
+    /// let b: handlekit::Pool<_> = [1, 2].into_iter().collect();
+    /// assert_eq!(a, b);
+    /// ```
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .all(|(key, value)| other.get(key) == Some(value))
+    }
+}
+
+impl<T: Eq, K: Key> Eq for Pool<T, K> {}
+
+impl<T, K: Key> Extend<T> for Pool<T, K> {
+    /// Inserts every value; the keys are discarded.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// pool.extend([1, 2, 3]);
+    /// assert_eq!(pool.len(), 3);
+    /// ```
+    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
+        for value in values {
+            self.insert(value);
+        }
+    }
+}
+
+impl<T, K: Key> FromIterator<T> for Pool<T, K> {
+    /// A pool of the values, keyed in iteration order (the first value gets
+    /// index 0), with the default block size.
+    ///
+    /// ```
+    /// use handlekit::{Key, Pool};
+    /// let pool: Pool<&str> = ["a", "b"].into_iter().collect();
+    /// assert_eq!(pool.keys().map(|k| k.index()).collect::<Vec<_>>(), [0, 1]);
+    /// ```
+    fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
+        let mut pool = Self::default();
+        pool.extend(values);
+        pool
+    }
+}
+
+impl<'a, T, K: Key> IntoIterator for &'a Pool<T, K> {
+    type Item = (K, &'a T);
+    type IntoIter = Iter<'a, T, K>;
+
+    /// ```
+    /// let pool: handlekit::Pool<_> = [1].into_iter().collect();
+    /// for (key, value) in &pool {
+    ///     assert_eq!(pool[key], *value);
+    /// }
+    /// ```
+    fn into_iter(self) -> Iter<'a, T, K> {
+        self.iter()
+    }
+}
+
+impl<'a, T, K: Key> IntoIterator for &'a mut Pool<T, K> {
+    type Item = (K, &'a mut T);
+    type IntoIter = IterMut<'a, T, K>;
+
+    /// ```
+    /// let mut pool: handlekit::Pool<_> = [1].into_iter().collect();
+    /// for (_, value) in &mut pool {
+    ///     *value += 1;
+    /// }
+    /// assert_eq!(pool.values().next(), Some(&2));
+    /// ```
+    fn into_iter(self) -> IterMut<'a, T, K> {
+        self.iter_mut()
+    }
+}
+
+impl<T, K: Key> IntoIterator for Pool<T, K> {
+    type Item = (K, T);
+    type IntoIter = IntoIter<T, K>;
+
+    /// ```
+    /// let pool: handlekit::Pool<_> = [String::from("x")].into_iter().collect();
+    /// let all: Vec<_> = pool.into_iter().map(|(_, v)| v).collect();
+    /// assert_eq!(all, ["x"]);
+    /// ```
+    fn into_iter(self) -> IntoIter<T, K> {
+        IntoIter {
+            arena: self.raw,
+            next: 0,
+            _key: PhantomData,
+        }
+    }
+}
+
+/// Iterator over `(key, &value)`; see [`Pool::iter`].
+pub struct Iter<'a, T, K: Key = PoolKey> {
+    raw: BlocksIter<'a, T>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+raw_iterator!(
+    Iter<'a, T, K: Key>,
+    (K, &'a T),
+    |index, generation, value| (table_key::<K>(index, generation), value)
+);
+
+impl<T, K: Key> Clone for Iter<'_, T, K> {
+    fn clone(&self) -> Self {
+        Iter {
+            raw: self.raw.clone(),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T: fmt::Debug, K: Key> fmt::Debug for Iter<'_, T, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// Iterator over `(key, &mut value)`; see [`Pool::iter_mut`].
+pub struct IterMut<'a, T, K: Key = PoolKey> {
+    raw: BlocksIterMut<'a, T>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+raw_iterator!(
+    IterMut<'a, T, K: Key>,
+    (K, &'a mut T),
+    |index, generation, value| (table_key::<K>(index, generation), value)
+);
+
+impl<T, K: Key> fmt::Debug for IterMut<'_, T, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IterMut")
+            .field("remaining", &self.raw.len())
+            .finish()
+    }
+}
+
+/// Iterator over the live values; see [`Pool::values`].
+pub struct Values<'a, T> {
+    raw: BlocksIter<'a, T>,
+}
+
+raw_iterator!(Values<'a, T>, &'a T, |_index, _generation, value| value);
+
+impl<T> Clone for Values<'_, T> {
+    fn clone(&self) -> Self {
+        Values {
+            raw: self.raw.clone(),
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Values<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// Iterator over the live values, mutably; see [`Pool::values_mut`].
+pub struct ValuesMut<'a, T> {
+    raw: BlocksIterMut<'a, T>,
+}
+
+raw_iterator!(ValuesMut<'a, T>, &'a mut T, |_index, _generation, value| {
+    value
+});
+
+impl<T> fmt::Debug for ValuesMut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ValuesMut")
+            .field("remaining", &self.raw.len())
+            .finish()
+    }
+}
+
+/// Iterator over the keys of live values; see [`Pool::keys`].
+pub struct Keys<'a, T, K: Key = PoolKey> {
+    inner: Iter<'a, T, K>,
+}
+
+impl<T, K: Key> Iterator for Keys<'_, T, K> {
+    type Item = K;
+
+    #[inline]
+    fn next(&mut self) -> Option<K> {
+        self.inner.next().map(|(key, _)| key)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, K) -> B>(self, init: B, mut f: F) -> B {
+        self.inner.fold(init, |acc, (key, _)| f(acc, key))
+    }
+}
+
+impl<T, K: Key> ExactSizeIterator for Keys<'_, T, K> {}
+impl<T, K: Key> FusedIterator for Keys<'_, T, K> {}
+
+impl<T, K: Key> Clone for Keys<'_, T, K> {
+    fn clone(&self) -> Self {
+        Keys {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T, K: Key> fmt::Debug for Keys<'_, T, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// Removing iterator over `(key, value)`; see [`Pool::drain`].
+pub struct Drain<'a, T, K: Key = PoolKey> {
+    arena: &'a mut RawPool<T>,
+    /// Flat indices below this have been drained.
+    next: usize,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+taking_iterator!(Drain<'a, T, K>);
+
+impl<T, K: Key> Drop for Drain<'_, T, K> {
+    fn drop(&mut self) {
+        self.arena.clear();
+    }
+}
+
+/// Owning iterator over `(key, value)`; see [`Pool::into_iter`].
+pub struct IntoIter<T, K: Key = PoolKey> {
+    arena: RawPool<T>,
+    /// Flat indices below this have been yielded.
+    next: usize,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+taking_iterator!(IntoIter<T, K>);
