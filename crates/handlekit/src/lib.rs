@@ -33,6 +33,11 @@
 //!   slot index with the generation, so a reused slot never shows old data.
 //! - [`SparseSecondaryMap`]: the same as a sparse set: paged index array,
 //!   packed values.
+//! - [`Pool`]: the typed free-list block allocator of seed 001. Values live
+//!   in blocks that are never moved or reallocated, so
+//!   [`Pool::get_ptr`] gives a pointer that stays valid until the value is
+//!   removed; freed slots go on a free list threaded through their own
+//!   memory. Keyed by [`PoolKey`].
 //!
 //! # Keys
 //!
@@ -88,15 +93,18 @@
 //! | [`PackedTable`] | O(1) | O(1), moves one value | O(1), two reads | O(len), a slice |
 //! | [`SecondaryMap`] | O(1)\* | O(1) | O(1), one slot read | O(len + slots/64) |
 //! | [`SparseSecondaryMap`] | O(1)\* | O(1), moves one value | O(1), three reads | O(len), a slice |
+//! | [`Pool`] | O(1)† | O(1) | O(1), block list + one slot read | O(len + slots/64 + blocks) |
 //!
 //! \* amortized; the dense secondary map grows to the highest index.
+//! † a new block is one allocation, and no value ever moves.
 //!
 //! # Choosing a container
 //!
 //! | you need | use |
 //! | --- | --- |
 //! | fast lookups, values that never move, iteration that skips holes | [`IdTable`] |
-//! | addresses that stay fixed as well | [`IdTable::with_fixed_capacity`] |
+//! | addresses that stay fixed as well, with a known maximum | [`IdTable::with_fixed_capacity`] or [`Pool::with_fixed_capacity`] |
+//! | addresses that stay fixed while the number of values grows without bound | [`Pool`] |
 //! | the fastest iteration, or control over the order of values | [`PackedTable`] |
 //! | 32-bit keys | any table with [`Id32`], or your own [`define_key!`] |
 //! | data for most keys of another table | [`SecondaryMap`] |
@@ -120,7 +128,11 @@
 //! containers are safe code over it; the only `unsafe` above it are the
 //! `*_unchecked` methods that forward to it. The packed containers share a
 //! second, safe core (`Dense`: keys and values with swap-remove, retain and
-//! sort). `ARCHITECTURE.md` in the repository lists the invariants.
+//! sort). The stable-address containers share a third piece of the raw
+//! layer, `Block`: a run of slots allocated once and reached only through
+//! the pointer it was allocated with, so a pointer to one value survives any
+//! access to the others. `ARCHITECTURE.md` in the repository lists the
+//! invariants.
 
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
