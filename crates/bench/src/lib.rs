@@ -11,6 +11,7 @@
 
 pub mod alloc;
 pub mod containers;
+pub mod grid;
 pub mod report;
 pub mod workloads;
 

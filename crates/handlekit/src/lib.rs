@@ -38,6 +38,18 @@
 //!   [`Pool::get_ptr`] gives a pointer that stays valid until the value is
 //!   removed; freed slots go on a free list threaded through their own
 //!   memory. Keyed by [`PoolKey`].
+//! - [`VmVec`]: an array held directly in virtual memory (seed 004's DBECS).
+//!   It reserves address space for its maximum size, commits memory as
+//!   pushes reach it, gives the pages of removed front elements back to the
+//!   system, and moves its live window back with `mremap` instead of
+//!   copying. Elements never move while they live (except through the
+//!   explicit `rebase` and compaction calls).
+//! - [`IndexLists`]: many singly linked lists in one node array (seed 001's
+//!   *linked index lists*). A list is a 4-byte [`Head`] the user stores
+//!   anywhere (a million lists, one per grid cell, cost 4 MB); a node is a
+//!   value and a 32-bit link, so moving a node between lists rewrites a few
+//!   integers and never moves the value. [`IndexLists::compact`] lays every
+//!   list out contiguously again.
 //!
 //! # Keys
 //!
@@ -83,7 +95,18 @@
 //! `max(align_of::<T>(), 4)` (8 bytes for `u32`, 16 for `u64`, 12 for
 //! `[u8; 5]`), plus one bit of occupancy. That is the same as slotmap's `SlotMap`. A [`PackedTable`]
 //! spends `size_of::<T>() + size_of::<K>()` per value on the dense side and
-//! 8 bytes plus one bit per slot on the sparse side.
+//! 8 bytes plus one bit per slot on the sparse side. An [`IndexLists`] node
+//! is a slot holding the value and a 4-byte link: `4 + size_of::<T>() + 4`
+//! rounded up to `max(align_of::<T>(), 4)` (24 bytes for a 16-byte particle),
+//! plus one bit; each list costs its 4-byte [`Head`].
+//!
+//! A [`VmVec`] costs `size_of::<T>()` per element, with nothing per
+//! element beside it: its resident memory is the committed 2 MiB chunks
+//! between its first and last element (at most one partly used chunk at
+//! each end), whatever it held before. It costs address space instead: the
+//! whole maximum capacity, rounded up to 2 MiB, from the start. Front removals free whole chunks;
+//! the heap fallback (see Features) allocates the whole capacity up front
+//! and frees nothing before it is dropped.
 //!
 //! # Complexity
 //!
@@ -94,9 +117,16 @@
 //! | [`SecondaryMap`] | O(1)\* | O(1) | O(1), one slot read | O(len + slots/64) |
 //! | [`SparseSecondaryMap`] | O(1)\* | O(1), moves one value | O(1), three reads | O(len), a slice |
 //! | [`Pool`] | O(1)† | O(1) | O(1), block list + one slot read | O(len + slots/64 + blocks) |
+//! | [`IndexLists`] | O(1) at a front | O(1) at a front, else O(position) | O(1), one slot read | O(list length) per list |
+//! | [`VmVec`] | `push` O(1), never moves | `pop_front` O(1) | O(1), an index | O(len), a slice |
 //!
 //! \* amortized; the dense secondary map grows to the highest index.
 //! † a new block is one allocation, and no value ever moves.
+//!
+//! [`VmVec`] also has `drain_front(n)` (O(n) drops, one release call for the
+//! dead chunks), `compact_front(budget, ..)` (O(budget), whatever the
+//! length) and `rebase` (on Linux one `mremap` per dead-prefix-sized piece,
+//! no copying; elsewhere O(len)).
 //!
 //! # Choosing a container
 //!
@@ -109,13 +139,31 @@
 //! | 32-bit keys | any table with [`Id32`], or your own [`define_key!`] |
 //! | data for most keys of another table | [`SecondaryMap`] |
 //! | data for a few keys, or iteration over just those | [`SparseSecondaryMap`] |
+//! | a queue or log that grows at the back and dies at the front, with indexing, stable addresses and memory that follows the live part | [`VmVec`] |
+//! | many small, very dynamic groups of values (grid cells, buckets, adjacency), moved between groups every frame | [`IndexLists`], with a [`Head`] per group |
+//! | a list of keys or indices visited in memory order again | [`sort_keys`] / [`sort_indices`] (radix sorts) |
+//!
+//! Choose [`VmVec`] over `Vec` when elements must not move while the array
+//! grows, or when the front dies and its memory should go back; over
+//! `VecDeque` when you need one contiguous slice and stable addresses. It
+//! is no faster to push than a `Vec` (both take a page fault per 4 KiB
+//! page; see the README's figures), needs a maximum size up front, and
+//! spends a system call per 2 MiB committed or released. With many small
+//! arrays, or no virtual memory, prefer `Vec`.
 //!
 //! # Features
 //!
 //! - `std` (default): nothing yet beyond `alloc`; implied by `rayon`.
+//! - `vm` (default): [`VmVec`] on virtual memory, through rustix (Linux,
+//!   Android, macOS, iOS, FreeBSD, NetBSD, DragonFly BSD) or windows-sys
+//!   (Windows). It does not need `std`. Without it, on other targets and
+//!   under Miri, [`VmVec`] is a heap fallback with the same API and address
+//!   stability ([`vm_vec::VIRTUAL_MEMORY`] tells which).
 //! - `serde`: `Serialize`/`Deserialize` for keys (as their bits) and tables
 //!   (validated on the way in).
 //! - `rayon`: `par_iter` and `par_iter_mut`.
+//! - `radsort` (default): [`sort_keys`] and [`sort_indices`], radix sorts by
+//!   the `radsort` crate (small, no dependencies, `no_std`).
 //!
 //! The crate is `no_std` with `alloc`.
 //!
@@ -126,13 +174,19 @@
 //! `SlotStore` (slots, occupancy, iteration, drop, clone) and a `SlotArena`
 //! (a store plus the free list, reuse policy and retirement). The public
 //! containers are safe code over it; the only `unsafe` above it are the
-//! `*_unchecked` methods that forward to it. The packed containers share a
+//! `*_unchecked` methods that forward to it, and [`IndexLists`]' mutable
+//! list iterator, which asks the raw layer for each node of a list once and
+//! relies on the lists being acyclic (an invariant every operation keeps
+//! and deserialization checks). [`IndexLists`] keeps its nodes in the same
+//! slot arena as [`IdTable`]. The packed containers share a
 //! second, safe core (`Dense`: keys and values with swap-remove, retain and
 //! sort). The stable-address containers share a third piece of the raw
 //! layer, `Block`: a run of slots allocated once and reached only through
 //! the pointer it was allocated with, so a pointer to one value survives any
-//! access to the others. `ARCHITECTURE.md` in the repository lists the
-//! invariants.
+//! access to the others. [`VmVec`] keeps its own two layers: the
+//! operating-system calls (one `Region` per backend) and the window of live
+//! elements over it, which holds all of its unsafe code. `ARCHITECTURE.md`
+//! in the repository lists the invariants.
 
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
@@ -145,7 +199,10 @@ extern crate std;
 mod dense;
 mod error;
 pub mod id_table;
+pub mod index_lists;
 mod key;
+#[cfg(feature = "radsort")]
+mod locality;
 pub mod packed_table;
 pub mod pool;
 mod raw;
@@ -156,16 +213,21 @@ mod serde_util;
 mod slot_iter;
 #[cfg(feature = "rayon")]
 mod slot_par;
+pub mod vm_vec;
 
 pub use error::CapacityError;
 pub use id_table::IdTable;
+pub use index_lists::{Head, IndexLists, LinkError};
 #[doc(hidden)]
 pub use key::__private;
 pub use key::{max_generation, Id, Id32, Key, PoolKey};
+#[cfg(feature = "radsort")]
+pub use locality::{sort_indices, sort_keys};
 pub use packed_table::PackedTable;
 pub use pool::Pool;
 pub use reuse::Reuse;
 pub use secondary::{SecondaryMap, SparseSecondaryMap};
+pub use vm_vec::VmVec;
 
 /// The README's examples, run as doc tests.
 #[cfg(doctest)]

@@ -10,118 +10,12 @@
 use std::cell::{Cell, RefCell};
 use std::panic::{self, catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
-use std::sync::Once;
 
 use handlekit::secondary::Entry;
 use handlekit::{Id, IdTable, Key, PackedTable, Reuse, SecondaryMap, SparseSecondaryMap};
 
-/// The payload of every panic the tests cause on purpose.
-const BOOM: &str = "intentional test panic";
-
-/// Keeps the intentional panics out of the test output; other panics are
-/// reported as usual.
-fn quiet_intentional_panics() {
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if info.payload().downcast_ref::<&str>() != Some(&BOOM) {
-                default(info);
-            }
-        }));
-    });
-}
-
-/// Counts the drops of each value it made.
-#[derive(Default)]
-struct Tracker {
-    drops: RefCell<Vec<usize>>,
-    /// The id of the value whose next `Drop` panics.
-    panic_on_drop: Cell<Option<usize>>,
-    /// The id of the value whose next `clone` panics.
-    panic_on_clone: Cell<Option<usize>>,
-}
-
-impl Tracker {
-    fn new() -> Rc<Self> {
-        quiet_intentional_panics();
-        Rc::new(Tracker::default())
-    }
-
-    fn make(self: &Rc<Self>) -> Val {
-        let mut drops = self.drops.borrow_mut();
-        drops.push(0);
-        Val {
-            id: drops.len() - 1,
-            tracker: Rc::clone(self),
-        }
-    }
-
-    fn drops(&self, id: usize) -> usize {
-        self.drops.borrow()[id]
-    }
-
-    fn created(&self) -> usize {
-        self.drops.borrow().len()
-    }
-
-    /// Every value made so far was dropped exactly once.
-    fn assert_all_dropped_once(&self) {
-        let drops = self.drops.borrow();
-        for (id, &count) in drops.iter().enumerate() {
-            assert_eq!(count, 1, "value {id} dropped {count} times");
-        }
-    }
-
-    /// Exactly the values in `ids` were dropped, each once; no other was.
-    fn assert_dropped_exactly(&self, ids: &[usize]) {
-        let drops = self.drops.borrow();
-        for (id, &count) in drops.iter().enumerate() {
-            let expected = usize::from(ids.contains(&id));
-            assert_eq!(count, expected, "value {id} dropped {count} times");
-        }
-    }
-}
-
-struct Val {
-    id: usize,
-    tracker: Rc<Tracker>,
-}
-
-impl Clone for Val {
-    fn clone(&self) -> Self {
-        if self.tracker.panic_on_clone.get() == Some(self.id) {
-            self.tracker.panic_on_clone.set(None);
-            panic::panic_any(BOOM);
-        }
-        self.tracker.make()
-    }
-}
-
-impl Drop for Val {
-    fn drop(&mut self) {
-        self.tracker.drops.borrow_mut()[self.id] += 1;
-        if self.tracker.panic_on_drop.get() == Some(self.id) {
-            // Disarm first: a second drop of this value must show up as a
-            // count of 2, not as an abort.
-            self.tracker.panic_on_drop.set(None);
-            panic::panic_any(BOOM);
-        }
-    }
-}
-
-impl std::fmt::Debug for Val {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Val({})", self.id)
-    }
-}
-
-fn assert_panicked<R>(result: std::thread::Result<R>) {
-    match result {
-        Ok(_) => panic!("expected a panic"),
-        Err(payload) => assert_eq!(payload.downcast_ref::<&str>(), Some(&BOOM)),
-    }
-}
+mod common;
+use common::tracker::{assert_panicked, Tracker, Val, BOOM};
 
 /// A value that counts its drops in a borrowed array and owns no heap
 /// memory, for tests that leak values on purpose (Miri reports leaked heap

@@ -5,7 +5,7 @@
 use core::mem;
 
 use super::slot::{Slot, NO_SLOT};
-use super::store::{RawIter, RawIterMut, SlotStore};
+use super::store::{Exclusive, RawIter, RawIterMut, SlotStore};
 use crate::key::max_generation;
 use crate::{CapacityError, Key, Reuse};
 
@@ -122,6 +122,18 @@ impl<T> SlotArena<T> {
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.store.len()
+    }
+
+    /// Lowers the number of slots this (growable) arena may have to
+    /// `max_slots`; fails if it already has more.
+    #[cfg(feature = "serde")]
+    pub(crate) fn limit_slots(&mut self, max_slots: usize) -> Result<(), BuildError> {
+        if self.store.slot_count() > max_slots {
+            return Err(BuildError::TooManySlots(max_slots));
+        }
+        self.limits.max_slots = self.limits.max_slots.min(max_slots);
+        self.fix_capacity(self.fixed_capacity);
+        Ok(())
     }
 
     #[inline]
@@ -247,6 +259,36 @@ impl<T> SlotArena<T> {
     pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
         // SAFETY: the caller's guarantee is the store's.
         unsafe { self.store.get_unchecked_mut(index) }
+    }
+
+    /// The value in slot `index`, whatever its generation, if the slot is
+    /// occupied.
+    #[inline]
+    pub(crate) fn value_at(&self, index: usize) -> Option<&T> {
+        self.store.slot(index)?.get()
+    }
+
+    /// The value in slot `index`, whatever its generation, if the slot is
+    /// occupied.
+    #[inline]
+    pub(crate) fn value_at_mut(&mut self, index: usize) -> Option<&mut T> {
+        self.store.slot_mut(index)?.get_mut()
+    }
+
+    /// The generation of the value in slot `index`, if the slot is occupied.
+    #[inline]
+    pub(crate) fn generation_at(&self, index: usize) -> Option<u32> {
+        self.store
+            .slot(index)
+            .filter(|slot| slot.is_occupied())
+            .map(Slot::generation)
+    }
+
+    /// Exclusive access for handing out `&mut` to values slot by slot; see
+    /// [`Exclusive::value_at`](super::store::Exclusive::value_at).
+    #[inline]
+    pub(crate) fn exclusive(&mut self) -> Exclusive<'_, T> {
+        self.store.exclusive()
     }
 
     #[inline]
@@ -436,8 +478,9 @@ impl<T> SlotArena<T> {
     }
 
     /// Rebuilds the free list from scratch, in index order, and recounts the
-    /// retired slots.
-    fn rebuild_free_list(&mut self) {
+    /// retired slots. Under LIFO reuse the next insertions then fill the
+    /// lowest free slots first.
+    pub(crate) fn rebuild_free_list(&mut self) {
         self.unsorted_pushes = 0;
         self.free_head = NO_SLOT;
         self.free_tail = NO_SLOT;

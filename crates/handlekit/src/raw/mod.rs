@@ -1,6 +1,8 @@
 //! The raw slot layer. Every line of `unsafe` in the crate that touches slot
 //! memory lives under this module; the tables above it are safe code over
-//! its API.
+//! its API, except for one caller of `Exclusive::value_at` (the mutable list
+//! iterator of `IndexLists`), whose contract (each index once) rests on the
+//! lists being acyclic.
 //!
 //! - [`slot`]: one slot, a generation-tagged union of value and free link;
 //! - [`bitset`]: the occupancy bitset and its word-at-a-time iterator;
@@ -22,4 +24,4 @@ pub(crate) mod slot;
 pub(crate) mod store;
 
 pub(crate) use arena::{KeyLimits, SlotArena};
-pub(crate) use store::{RawIter, RawIterMut, SlotStore};
+pub(crate) use store::{Exclusive, RawIter, RawIterMut, SlotStore};

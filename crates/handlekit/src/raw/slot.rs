@@ -94,7 +94,6 @@ impl<T> Slot<T> {
 
     /// The value, if the slot is occupied.
     #[inline]
-    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
     pub(crate) fn get_mut(&mut self) -> Option<&mut T> {
         if self.is_occupied() {
             // SAFETY: as in `get`.

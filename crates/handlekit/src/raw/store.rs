@@ -352,6 +352,18 @@ impl<T> SlotStore<T> {
         }
     }
 
+    /// Exclusive access to the slots for handing out `&mut` to values in
+    /// an order the caller chooses (the lists of `IndexLists` walk it along
+    /// their links); see [`Exclusive::value_at`].
+    #[inline]
+    pub(crate) fn exclusive(&mut self) -> Exclusive<'_, T> {
+        Exclusive {
+            len: self.slots.len(),
+            slots: self.slots.as_mut_ptr(),
+            _marker: PhantomData,
+        }
+    }
+
     /// The slots, for code that walks them all (parallel iteration,
     /// serialization). Exposes only safe accessors.
     #[inline]
@@ -522,6 +534,33 @@ impl<T> Exclusive<'_, T> {
 unsafe impl<T: Send> Send for Exclusive<'_, T> {}
 // SAFETY: shared access to it gives no access to the values.
 unsafe impl<T: Sync> Sync for Exclusive<'_, T> {}
+
+impl<'a, T> Exclusive<'a, T> {
+    /// The value in slot `index`, if that slot exists and is occupied.
+    ///
+    /// # Safety
+    ///
+    /// No reference obtained from this access for slot `index` may still be
+    /// alive: the caller asks for each index at most once.
+    #[inline]
+    pub(crate) unsafe fn value_at(&self, index: usize) -> Option<&'a mut T> {
+        if index >= self.len {
+            return None;
+        }
+        // SAFETY: `index < len`, so the pointer stays inside the array.
+        let slot = unsafe { self.slots.add(index) };
+        // SAFETY: `slot` points to a live slot, and no reference into it is
+        // alive (the caller's guarantee), so a short shared borrow is fine.
+        if !unsafe { (*slot).is_occupied() } {
+            return None;
+        }
+        // The `&mut` is unique because the caller asks for each index at
+        // most once, and it is derived from the raw pointer without a
+        // reference to the whole array, so earlier ones stay valid.
+        // SAFETY: the slot is occupied, so its value is initialized.
+        Some(unsafe { &mut *Slot::value_ptr(slot) })
+    }
+}
 
 // SAFETY: each index is yielded at most once (the trait's contract), so the
 // `&mut T` handed out never alias; they are derived from the raw pointer

@@ -157,6 +157,12 @@ impl<K: Key, V> SecondaryMap<K, V> {
             return None;
         }
         let (index, generation) = (key.index(), key.generation());
+        if index == self.store.slot_count() {
+            // The common case when keys arrive in the order a table issued
+            // them: append the slot already occupied, in one write.
+            self.store.push_occupied_with(generation, |_| value);
+            return None;
+        }
         self.store.grow_vacant_to(index + 1);
         let (stored, occupied) = self
             .store

@@ -1,0 +1,995 @@
+//! [`VmVec`]: an array held directly in virtual memory, and its iterators
+//! and errors.
+//!
+//! The idea is seed 004's DBECS ("walking through memory"): reserve a large
+//! range of addresses, let the system commit pages only as elements reach
+//! them, remove elements at the front by handing their pages back, and move
+//! the array with the MMU instead of copying it.
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::iter::FusedIterator;
+use core::ops::{Deref, DerefMut, Index, IndexMut};
+use core::slice::{self, SliceIndex};
+
+mod error;
+mod raw;
+mod region;
+
+pub use error::{PushError, ReserveError, ReserveErrorKind};
+pub use raw::DrainFront;
+use raw::RawVmVec;
+
+/// Whether [`VmVec`] holds its elements in virtual memory on this build
+/// (reserve, commit on touch, release the front, remap). `false` means the
+/// heap fallback: the `vm` feature is off, the target has no supported
+/// virtual-memory API, or the program runs under Miri.
+///
+/// ```
+/// if handlekit::vm_vec::VIRTUAL_MEMORY {
+///     println!("VmVec releases its front to the system");
+/// }
+/// ```
+pub const VIRTUAL_MEMORY: bool = region::VIRTUAL;
+
+/// A growable array in a fixed reservation of virtual memory: elements never
+/// move while they live, removing the front gives memory back to the system,
+/// and the whole window can be moved back without copying.
+///
+/// [`with_max_capacity`](Self::with_max_capacity) reserves address space for
+/// the most elements the vector will ever hold and commits nothing. Pushing
+/// commits memory as the elements reach it, in chunks of
+/// [`chunk_size`](Self::chunk_size) bytes (2 MiB, or more with larger pages).
+/// Removing elements from the front ([`pop_front`](Self::pop_front),
+/// [`drain_front`](Self::drain_front)) drops them in O(1) each; every chunk
+/// that becomes wholly dead goes back to the system, and its addresses stay
+/// reserved but inaccessible, so a stale pointer faults instead of reading
+/// someone else's data.
+///
+/// The live elements form a *window* that walks through the reservation:
+/// pushes extend it at the back, front removals shrink it at the front. When
+/// its end reaches the end of the reservation, pushes fail
+/// ([`try_push`](Self::try_push) returns an error, [`push`](Self::push)
+/// panics) until [`rebase`](Self::rebase) moves the window back to the start.
+///
+/// # Positions
+///
+/// Indexing (`v[i]`, [`as_slice`](Self::as_slice)) counts from the front of
+/// the window, like `VecDeque`: removing the front shifts every index. A
+/// *position* does not shift: each element gets the position
+/// [`next_position`](Self::next_position) when it is pushed and keeps it until
+/// it is removed or moved by compaction, whatever happens at the front and
+/// through [`rebase`](Self::rebase). Keep positions in an index table
+/// (an [`IdTable`](crate::IdTable) of positions, say), resolve them with
+/// [`get_by_position`](Self::get_by_position), and update them from the
+/// moves that [`compact_front`](Self::compact_front) reports. Positions wrap
+/// around at `usize::MAX`, after that many pushes.
+///
+/// # Addresses
+///
+/// An element's address stays the same from its push until its removal:
+/// pushing never moves elements, and nothing else does except
+/// [`rebase`](Self::rebase) (all of them) and the compaction methods (the ones
+/// they report). Both take `&mut self`, so no reference can observe it; raw
+/// pointers kept across them are invalid afterwards.
+///
+/// # Costs
+///
+/// | operation | cost |
+/// | --- | --- |
+/// | `push`, `try_push` | O(1); one system call per chunk reached |
+/// | `pop_front`, `pop`, indexing | O(1) |
+/// | `drain_front(n)`, `truncate` | O(n) drops; one release call per batch of dead chunks |
+/// | `compact_front(budget, ..)` | O(budget), whatever the length |
+/// | `rebase` | Linux: one `mremap` per chunk-multiple of the dead prefix (no copying); elsewhere: copies the live elements |
+///
+/// Memory: resident memory follows the committed chunks between the first
+/// and the last live element, at most one chunk more at each end.
+/// [`committed_bytes`](Self::committed_bytes) reports it.
+///
+/// # Platforms
+///
+/// With the `vm` feature (on by default), on Linux, Android, macOS, iOS,
+/// FreeBSD, NetBSD, DragonFly BSD and Windows, the vector lives in virtual
+/// memory (through rustix or windows-sys). Everywhere else, without the
+/// feature, and under Miri, it is a heap allocation of the whole capacity
+/// made up front, with the same API and the same address stability; front
+/// removals then give nothing back and [`rebase`](Self::rebase) copies.
+/// [`VIRTUAL_MEMORY`] tells which one a build has.
+///
+/// # Examples
+///
+/// ```
+/// use handlekit::VmVec;
+///
+/// // Room for a billion u64 (8 GB of address space); nothing committed yet.
+/// let mut log: VmVec<u64> = VmVec::with_max_capacity(1 << 30)?;
+/// log.extend(0..1_000_000);
+/// let first = &log[0] as *const u64;
+/// log.push(1_000_000);
+/// assert_eq!(&log[0] as *const u64, first); // pushing never moves elements
+///
+/// // Drop the oldest half: their memory goes back to the system.
+/// log.drain_front(500_000);
+/// assert_eq!(log[0], 500_000);
+/// assert_eq!(log.front_position(), 500_000);
+/// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+/// ```
+pub struct VmVec<T> {
+    raw: RawVmVec<T>,
+    /// The compaction methods' keep/remove decisions, one bit per examined
+    /// element; kept between calls to avoid an allocation per call.
+    decisions: Vec<u64>,
+}
+
+/// What [`VmVec::rebase`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Rebased {
+    /// How many bytes every element moved towards the start of the
+    /// reservation: an element at address `a` is now at `a - shift`. Zero
+    /// when nothing moved.
+    pub shift: usize,
+    /// Bytes moved by remapping pages (no copying).
+    pub remapped: usize,
+    /// Bytes copied.
+    pub copied: usize,
+}
+
+impl Rebased {
+    pub(crate) const NONE: Rebased = Rebased {
+        shift: 0,
+        remapped: 0,
+        copied: 0,
+    };
+}
+
+/// What a compaction call ([`VmVec::compact_front`],
+/// [`VmVec::compact_front_unordered`]) did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Compacted {
+    /// Elements examined (the budget, or the length if it was smaller).
+    pub examined: usize,
+    /// Elements dropped because `keep` returned `false`.
+    pub removed: usize,
+    /// Elements moved to a new position (each reported to `on_move`).
+    pub moved: usize,
+}
+
+impl<T> VmVec<T> {
+    /// Reserves address space for `max_capacity` elements and commits none.
+    ///
+    /// The reservation is `max_capacity * size_of::<T>()` bytes rounded up to
+    /// whole chunks (2 MiB), so huge pages and `mremap`'s fast path apply;
+    /// the vector still holds at most `max_capacity` elements. The heap
+    /// fallback allocates exactly that much, up front.
+    ///
+    /// # Errors
+    ///
+    /// - [`ReserveErrorKind::CapacityOverflow`] if the byte size exceeds
+    ///   `isize::MAX`;
+    /// - [`ReserveErrorKind::AddressSpace`] if it exceeds the address-space
+    ///   limit (`RLIMIT_AS` on unix) or no free range that large exists;
+    /// - [`ReserveErrorKind::Os`] if the system refuses for another reason;
+    /// - [`ReserveErrorKind::Alloc`] if the heap fallback cannot allocate.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use handlekit::VmVec;
+    ///
+    /// let v: VmVec<[u8; 64]> = VmVec::with_max_capacity(1_000_000)?;
+    /// assert!(v.is_empty());
+    /// assert_eq!(v.max_capacity(), 1_000_000);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn with_max_capacity(max_capacity: usize) -> Result<Self, ReserveError> {
+        Ok(VmVec {
+            raw: RawVmVec::with_max_capacity(max_capacity)?,
+            decisions: Vec::new(),
+        })
+    }
+
+    /// The number of elements the reservation was made for: the window
+    /// never holds more, and never extends past that many element slots
+    /// from the start of the reservation.
+    ///
+    /// ```
+    /// let v = handlekit::VmVec::<u32>::with_max_capacity(10)?;
+    /// assert_eq!(v.max_capacity(), 10);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn max_capacity(&self) -> usize {
+        self.raw.max_capacity()
+    }
+
+    /// How many more elements can be pushed before the window reaches the
+    /// end of the reservation. Front removals do not raise it;
+    /// [`rebase`](Self::rebase) does.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(4)?;
+    /// v.extend([1, 2, 3]);
+    /// v.pop_front();
+    /// assert_eq!(v.remaining_capacity(), 1);
+    /// v.rebase();
+    /// assert_eq!(v.remaining_capacity(), 2);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn remaining_capacity(&self) -> usize {
+        self.raw.remaining_capacity()
+    }
+
+    /// The number of bytes committed and released at a time: 2 MiB, or more
+    /// when the page size, the allocation granularity (Windows) or the
+    /// alignment of `T` is larger. 1 for the heap fallback, which commits
+    /// everything up front.
+    ///
+    /// ```
+    /// let v = handlekit::VmVec::<u8>::with_max_capacity(1)?;
+    /// if handlekit::vm_vec::VIRTUAL_MEMORY {
+    ///     assert!(v.chunk_size() >= 2 << 20);
+    /// }
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[must_use]
+    pub fn chunk_size(&self) -> usize {
+        self.raw.granule()
+    }
+
+    /// The bytes of address space reserved (0 for a zero-sized `T` or a
+    /// zero capacity).
+    ///
+    /// ```
+    /// let v = handlekit::VmVec::<u64>::with_max_capacity(1 << 20)?;
+    /// assert!(v.reserved_bytes() >= 8 << 20);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[must_use]
+    pub fn reserved_bytes(&self) -> usize {
+        self.raw.reserved_bytes()
+    }
+
+    /// The bytes currently committed: an upper bound on the resident memory
+    /// the vector uses (pages are only resident once written). The whole
+    /// allocation for the heap fallback.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::<u64>::with_max_capacity(1 << 20)?;
+    /// if handlekit::vm_vec::VIRTUAL_MEMORY {
+    ///     assert_eq!(v.committed_bytes(), 0);
+    ///     v.push(1);
+    ///     assert_eq!(v.committed_bytes(), v.chunk_size());
+    /// }
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[must_use]
+    pub fn committed_bytes(&self) -> usize {
+        self.raw.committed_bytes()
+    }
+
+    /// The number of live elements.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(4)?;
+    /// v.push('a');
+    /// assert_eq!(v.len(), 1);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// Whether the vector holds no element.
+    ///
+    /// ```
+    /// assert!(handlekit::VmVec::<u8>::with_max_capacity(4)?.is_empty());
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.raw.len() == 0
+    }
+
+    /// The live elements, front first.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(4)?;
+    /// v.extend([1, 2, 3]);
+    /// v.pop_front();
+    /// assert_eq!(v.as_slice(), &[2, 3]);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn as_slice(&self) -> &[T] {
+        self.raw.as_slice()
+    }
+
+    /// The live elements, front first, mutably.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(4)?;
+    /// v.extend([1, 2, 3]);
+    /// v.as_mut_slice().reverse();
+    /// assert_eq!(v.as_slice(), &[3, 2, 1]);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        self.raw.as_mut_slice()
+    }
+
+    /// An iterator over the live elements, front first.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(4)?;
+    /// v.extend([1, 2, 3]);
+    /// assert_eq!(v.iter().sum::<i32>(), 6);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> slice::Iter<'_, T> {
+        self.as_slice().iter()
+    }
+
+    /// An iterator over the live elements, front first, that allows
+    /// modifying them.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(4)?;
+    /// v.extend([1, 2, 3]);
+    /// v.iter_mut().for_each(|x| *x *= 10);
+    /// assert_eq!(v.as_slice(), &[10, 20, 30]);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    pub fn iter_mut(&mut self) -> slice::IterMut<'_, T> {
+        self.as_mut_slice().iter_mut()
+    }
+
+    /// Appends `value` at the back. No element moves.
+    ///
+    /// # Panics
+    ///
+    /// If the window has reached the end of the reservation (see
+    /// [`try_push`](Self::try_push)), or the system refuses to commit memory.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(4)?;
+    /// v.push(7);
+    /// assert_eq!(v[0], 7);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn push(&mut self, value: T) {
+        if let Err((_, failure)) = self.raw.push(value) {
+            push_failed(failure);
+        }
+    }
+
+    /// Appends `value` at the back, or hands it back if there is no room.
+    /// No element moves.
+    ///
+    /// # Errors
+    ///
+    /// A [`PushError`] holding `value` when the window has reached the end
+    /// of the reservation ([`PushError::is_full`]; [`rebase`](Self::rebase)
+    /// makes room if the front was removed), or when the system refuses to
+    /// commit memory ([`PushError::raw_os_error`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(2)?;
+    /// v.push(1);
+    /// v.push(2);
+    /// v.pop_front();
+    /// // One element is live, but the window has reached the end.
+    /// assert_eq!(v.try_push(3).unwrap_err().into_inner(), 3);
+    /// v.rebase();
+    /// assert!(v.try_push(3).is_ok());
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    pub fn try_push(&mut self, value: T) -> Result<(), PushError<T>> {
+        self.raw
+            .push(value)
+            .map_err(|(value, failure)| PushError::new(value, failure))
+    }
+
+    /// Removes the last element and returns it.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(4)?;
+    /// v.extend([1, 2]);
+    /// assert_eq!(v.pop(), Some(2));
+    /// assert_eq!(v.as_slice(), &[1]);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn pop(&mut self) -> Option<T> {
+        self.raw.pop_back()
+    }
+
+    /// Removes the first element and returns it, in O(1). When its chunk
+    /// becomes wholly dead, it goes back to the system.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(4)?;
+    /// v.extend([1, 2]);
+    /// assert_eq!(v.pop_front(), Some(1));
+    /// assert_eq!(v.as_slice(), &[2]);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn pop_front(&mut self) -> Option<T> {
+        self.raw.pop_front()
+    }
+
+    /// Removes the first `n` elements and returns them as an iterator. The
+    /// elements the iterator does not yield are dropped with it (O(1) each);
+    /// then every chunk that became wholly dead goes back to the system.
+    /// Nothing moves.
+    ///
+    /// # Panics
+    ///
+    /// If `n > self.len()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(8)?;
+    /// v.extend(1..=5);
+    /// let first_two: Vec<i32> = v.drain_front(2).collect();
+    /// assert_eq!(first_two, [1, 2]);
+    /// v.drain_front(2); // drops 3 and 4
+    /// assert_eq!(v.as_slice(), &[5]);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[track_caller]
+    pub fn drain_front(&mut self, n: usize) -> DrainFront<'_, T> {
+        self.raw.drain_front(n)
+    }
+
+    /// Keeps the first `len` elements and drops the rest. Committed memory
+    /// stays committed (see [`shrink_to_fit`](Self::shrink_to_fit)).
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(8)?;
+    /// v.extend(1..=5);
+    /// v.truncate(2);
+    /// assert_eq!(v.as_slice(), &[1, 2]);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn truncate(&mut self, len: usize) {
+        self.raw.truncate(len);
+    }
+
+    /// Drops every element (like [`truncate(0)`](Self::truncate)): the
+    /// window stays where it was. A following [`rebase`](Self::rebase)
+    /// returns all committed memory and starts over at the beginning of the
+    /// reservation.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(8)?;
+    /// v.extend(1..=5);
+    /// v.clear();
+    /// assert!(v.is_empty());
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn clear(&mut self) {
+        self.raw.truncate(0);
+    }
+
+    /// Gives back the committed chunks past the one holding the last
+    /// element (after [`truncate`](Self::truncate) or [`pop`](Self::pop)).
+    /// Does nothing on the heap fallback.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::<u64>::with_max_capacity(1 << 20)?;
+    /// v.extend(0..1 << 20);
+    /// v.truncate(1);
+    /// v.shrink_to_fit();
+    /// if handlekit::vm_vec::VIRTUAL_MEMORY {
+    ///     assert_eq!(v.committed_bytes(), v.chunk_size());
+    /// }
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        self.raw.shrink_to_fit();
+    }
+
+    /// Moves the live window back towards the start of the reservation,
+    /// making room for pushes, and returns how far it moved.
+    ///
+    /// - On Linux, the dead chunks at the front are skipped by remapping the
+    ///   live chunks onto them with `mremap` (page-table entries move; no
+    ///   byte is copied). The window then starts within one chunk of the
+    ///   start. This takes one `mremap` call when the dead prefix is at
+    ///   least as large as the live part, and one per dead-prefix-sized
+    ///   piece otherwise. If the system refuses (kernels before 5.7), the
+    ///   rest is copied.
+    /// - When less than one chunk at the front is dead (on Linux), and on
+    ///   other systems and the heap fallback, the live elements are copied
+    ///   to the start: O(len).
+    /// - An empty vector returns all its committed memory and starts over.
+    ///
+    /// Positions do not change (see [Positions](Self#positions)); indices
+    /// do not change either.
+    ///
+    /// **Every element's address changes** by [`Rebased::shift`] bytes: raw
+    /// pointers into the vector are invalid afterwards. Returns
+    /// [`Rebased`] with `shift == 0` when nothing moved: the window already
+    /// starts at the beginning, or the system refused to commit the memory
+    /// to copy into.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::<u64>::with_max_capacity(1 << 20)?;
+    /// v.extend(0..1 << 20);
+    /// assert_eq!(v.remaining_capacity(), 0);
+    /// v.drain_front(3 << 18); // the first three quarters
+    /// let moved = v.rebase();
+    /// assert!(moved.shift > 0);
+    /// assert_eq!(v[0], 3 << 18);
+    /// assert!(v.remaining_capacity() >= 1 << 19);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn rebase(&mut self) -> Rebased {
+        self.raw.rebase()
+    }
+
+    /// The position of the first element (see [Positions](Self#positions)).
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(8)?;
+    /// v.extend(['a', 'b', 'c']);
+    /// v.pop_front();
+    /// assert_eq!(v.front_position(), 1);
+    /// assert_eq!(v.get_by_position(2), Some(&'c'));
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn front_position(&self) -> usize {
+        self.raw.front_position()
+    }
+
+    /// The position the next pushed element will get: one past the last
+    /// element's position.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(8)?;
+    /// let at = v.next_position();
+    /// v.push("x");
+    /// assert_eq!(v.get_by_position(at), Some(&"x"));
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn next_position(&self) -> usize {
+        self.raw.front_position().wrapping_add(self.raw.len())
+    }
+
+    /// The index (into [`as_slice`](Self::as_slice)) of the element at
+    /// `position`, or `None` if no live element has it.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(8)?;
+    /// v.extend([10, 20, 30]);
+    /// v.pop_front();
+    /// assert_eq!(v.index_of_position(2), Some(1));
+    /// assert_eq!(v.index_of_position(0), None);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn index_of_position(&self, position: usize) -> Option<usize> {
+        let index = position.wrapping_sub(self.raw.front_position());
+        (index < self.raw.len()).then_some(index)
+    }
+
+    /// The element at `position`, if one is live there.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(8)?;
+    /// v.extend([10, 20, 30]);
+    /// v.drain_front(2);
+    /// assert_eq!(v.get_by_position(2), Some(&30));
+    /// assert_eq!(v.get_by_position(1), None);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_by_position(&self, position: usize) -> Option<&T> {
+        let index = self.index_of_position(position)?;
+        self.as_slice().get(index)
+    }
+
+    /// The element at `position`, mutably, if one is live there.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(8)?;
+    /// v.extend([10, 20, 30]);
+    /// *v.get_by_position_mut(1).unwrap() += 1;
+    /// assert_eq!(v[1], 21);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_by_position_mut(&mut self, position: usize) -> Option<&mut T> {
+        let index = self.index_of_position(position)?;
+        self.as_mut_slice().get_mut(index)
+    }
+
+    /// Incremental garbage collection at the front, preserving order.
+    ///
+    /// Examines the first `min(budget, len)` elements; those for which `keep`
+    /// returns `false` are dropped, and the survivors move back, in order,
+    /// to the end of the examined range, so the removed elements leave a dead
+    /// prefix whose whole chunks go back to the system. Elements past the
+    /// examined range do not move. Every move is reported to `on_move` as
+    /// `(old position, new position, &element)` so that an index of
+    /// positions can follow it (see [Positions](Self#positions)).
+    ///
+    /// The work per call is O(budget) (calls to `keep`, moves, drops),
+    /// whatever the length of the vector. Each survivor that has a removed
+    /// element after it in the range moves once;
+    /// [`compact_front_unordered`](Self::compact_front_unordered) moves fewer.
+    /// The decisions take one bit per examined element, in a buffer the
+    /// vector keeps for the next call (so the largest budget used stays
+    /// allocated, `budget / 8` bytes).
+    ///
+    /// If `keep` panics, nothing has changed. If `on_move` panics, no element
+    /// was dropped, but some may have moved without being reported. If a
+    /// removed element's `Drop` panics, the other removed elements are still
+    /// dropped and the panic propagates after the compaction completes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(16)?;
+    /// v.extend([1, 2, 3, 4, 5, 6]);
+    /// let mut moves = Vec::new();
+    /// let done = v.compact_front(4, |x| x % 2 == 0, |from, to, x| moves.push((from, to, *x)));
+    /// assert_eq!(v.as_slice(), &[2, 4, 5, 6]);
+    /// assert_eq!(done.removed, 2);
+    /// assert_eq!(moves, [(1, 2, 2)]); // 2 moved from position 1 to 2
+    /// assert_eq!(v.front_position(), 2);
+    /// assert_eq!(v.get_by_position(2), Some(&2));
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn compact_front<K, M>(&mut self, budget: usize, keep: K, on_move: M) -> Compacted
+    where
+        K: FnMut(&T) -> bool,
+        M: FnMut(usize, usize, &T),
+    {
+        self.compact(budget, keep, on_move, true)
+    }
+
+    /// Incremental garbage collection at the front, not preserving order:
+    /// like [`compact_front`](Self::compact_front), but each survivor that
+    /// sits where the dead prefix will be is swapped with a removed element
+    /// from the rest of the examined range, so at most
+    /// `min(removed, survivors)` elements move. The examined survivors keep
+    /// their positions relative to the unexamined elements (they stay in
+    /// front of them), but not among themselves.
+    ///
+    /// The work per call is O(budget); the panic behaviour is that of
+    /// [`compact_front`](Self::compact_front).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(16)?;
+    /// v.extend([2, 1, 4, 3, 5, 6]);
+    /// let mut moves = Vec::new();
+    /// let done = v.compact_front_unordered(4, |x| x % 2 == 0, |from, to, _| moves.push((from, to)));
+    /// assert_eq!(v.as_slice(), &[4, 2, 5, 6]);
+    /// assert_eq!((done.removed, done.moved), (2, 1)); // compact_front moves 2
+    /// assert_eq!(moves, [(0, 3)]);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn compact_front_unordered<K, M>(&mut self, budget: usize, keep: K, on_move: M) -> Compacted
+    where
+        K: FnMut(&T) -> bool,
+        M: FnMut(usize, usize, &T),
+    {
+        self.compact(budget, keep, on_move, false)
+    }
+
+    fn compact<K, M>(
+        &mut self,
+        budget: usize,
+        mut keep: K,
+        mut on_move: M,
+        ordered: bool,
+    ) -> Compacted
+    where
+        K: FnMut(&T) -> bool,
+        M: FnMut(usize, usize, &T),
+    {
+        let examined = budget.min(self.len());
+        // Decide first, change nothing until every `keep` has returned: a
+        // panicking `keep` leaves the vector as it was.
+        let words = examined.div_ceil(64);
+        self.decisions.clear();
+        self.decisions.resize(words, 0);
+        let mut removed = 0;
+        for (i, value) in self.raw.as_slice()[..examined].iter().enumerate() {
+            if keep(value) {
+                self.decisions[i / 64] |= 1 << (i % 64);
+            } else {
+                removed += 1;
+            }
+        }
+        let kept = |decisions: &[u64], i: usize| decisions[i / 64] & (1 << (i % 64)) != 0;
+        let front = self.raw.front_position();
+        let mut moved = 0;
+        if removed > 0 {
+            let window = &mut self.raw.as_mut_slice()[..examined];
+            let decisions = &self.decisions;
+            // Swaps keep every slot initialized, so any panic in `on_move`
+            // leaves a valid vector. Afterwards `[0, removed)` holds exactly
+            // the removed elements and `[removed, examined)` the survivors.
+            if ordered {
+                let mut write = examined;
+                for i in (0..examined).rev() {
+                    if kept(decisions, i) {
+                        write -= 1;
+                        if i != write {
+                            window.swap(i, write);
+                            moved += 1;
+                            on_move(
+                                front.wrapping_add(i),
+                                front.wrapping_add(write),
+                                &window[write],
+                            );
+                        }
+                    }
+                }
+            } else {
+                // Survivors in the future dead prefix swap with removed
+                // elements past it, pairing them up front to back.
+                let mut dead = removed;
+                for i in 0..removed {
+                    if kept(decisions, i) {
+                        while kept(decisions, dead) {
+                            dead += 1;
+                        }
+                        window.swap(i, dead);
+                        moved += 1;
+                        on_move(
+                            front.wrapping_add(i),
+                            front.wrapping_add(dead),
+                            &window[dead],
+                        );
+                        dead += 1;
+                    }
+                }
+            }
+            // Drops the removed prefix and releases its chunks.
+            self.raw.drain_front(removed);
+        }
+        Compacted {
+            examined,
+            removed,
+            moved,
+        }
+    }
+
+    /// Checks the internal invariants; panics if one is broken. For tests
+    /// and fuzzing.
+    #[doc(hidden)]
+    pub fn check_invariants(&self) {
+        self.raw.check_invariants();
+    }
+
+    /// The offset of the first element from the start of the reservation,
+    /// in bytes. For tests.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn head_offset(&self) -> usize {
+        self.raw.head_offset()
+    }
+}
+
+/// The panic of `push` and `extend`, out of line.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn push_failed(failure: error::PushFailure) -> ! {
+    panic!("{failure}")
+}
+
+impl<T> Deref for VmVec<T> {
+    type Target = [T];
+
+    #[inline]
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T> DerefMut for VmVec<T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.as_mut_slice()
+    }
+}
+
+impl<T> AsRef<[T]> for VmVec<T> {
+    fn as_ref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T> AsMut<[T]> for VmVec<T> {
+    fn as_mut(&mut self) -> &mut [T] {
+        self.as_mut_slice()
+    }
+}
+
+impl<T, I: SliceIndex<[T]>> Index<I> for VmVec<T> {
+    type Output = I::Output;
+
+    #[inline]
+    #[track_caller]
+    fn index(&self, index: I) -> &I::Output {
+        Index::index(self.as_slice(), index)
+    }
+}
+
+impl<T, I: SliceIndex<[T]>> IndexMut<I> for VmVec<T> {
+    #[inline]
+    #[track_caller]
+    fn index_mut(&mut self, index: I) -> &mut I::Output {
+        IndexMut::index_mut(self.as_mut_slice(), index)
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for VmVec<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: PartialEq<U>, U> PartialEq<VmVec<U>> for VmVec<T> {
+    fn eq(&self, other: &VmVec<U>) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<T: Eq> Eq for VmVec<T> {}
+
+impl<T: PartialEq<U>, U> PartialEq<[U]> for VmVec<T> {
+    fn eq(&self, other: &[U]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+impl<T: PartialEq<U>, U, const N: usize> PartialEq<[U; N]> for VmVec<T> {
+    fn eq(&self, other: &[U; N]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+/// Pushes every item.
+///
+/// # Panics
+///
+/// As [`VmVec::push`]: when an item does not fit in the reservation (the
+/// items before it are pushed).
+impl<T> Extend<T> for VmVec<T> {
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        let iter = iter.into_iter();
+        self.raw.reserve(iter.size_hint().0);
+        for value in iter {
+            self.push(value);
+        }
+    }
+}
+
+/// Pushes a copy of every item.
+///
+/// # Panics
+///
+/// As [`VmVec::push`].
+impl<'a, T: Copy + 'a> Extend<&'a T> for VmVec<T> {
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = &'a T>>(&mut self, iter: I) {
+        self.extend(iter.into_iter().copied());
+    }
+}
+
+impl<'a, T> IntoIterator for &'a VmVec<T> {
+    type Item = &'a T;
+    type IntoIter = slice::Iter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a mut VmVec<T> {
+    type Item = &'a mut T;
+    type IntoIter = slice::IterMut<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
+}
+
+impl<T> IntoIterator for VmVec<T> {
+    type Item = T;
+    type IntoIter = IntoIter<T>;
+
+    /// Consumes the vector front first; memory goes back to the system as
+    /// the iterator walks (a chunk at a time).
+    fn into_iter(self) -> IntoIter<T> {
+        IntoIter { vec: self }
+    }
+}
+
+/// An owning iterator over a [`VmVec`], front first (from
+/// `VmVec::into_iter`). Each chunk goes back to the system once the iterator
+/// has passed it.
+///
+/// ```
+/// let mut v = handlekit::VmVec::with_max_capacity(4)?;
+/// v.extend([String::from("a"), String::from("b")]);
+/// let all: Vec<String> = v.into_iter().collect();
+/// assert_eq!(all, ["a", "b"]);
+/// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+/// ```
+pub struct IntoIter<T> {
+    vec: VmVec<T>,
+}
+
+impl<T> IntoIter<T> {
+    /// The elements not yet yielded.
+    #[must_use]
+    pub fn as_slice(&self) -> &[T] {
+        self.vec.as_slice()
+    }
+}
+
+impl<T> Iterator for IntoIter<T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        self.vec.pop_front()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.vec.len(), Some(self.vec.len()))
+    }
+}
+
+impl<T> DoubleEndedIterator for IntoIter<T> {
+    fn next_back(&mut self) -> Option<T> {
+        self.vec.pop()
+    }
+}
+
+impl<T> ExactSizeIterator for IntoIter<T> {}
+impl<T> FusedIterator for IntoIter<T> {}
+
+impl<T: fmt::Debug> fmt::Debug for IntoIter<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("IntoIter").field(&self.as_slice()).finish()
+    }
+}

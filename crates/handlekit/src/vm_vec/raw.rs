@@ -1,0 +1,626 @@
+//! The window of live elements over a [`Region`]: every piece of unsafe code
+//! that touches elements. [`VmVec`](super::VmVec) is safe code over it.
+//!
+//! Offsets are in bytes from the region's base. For a zero-sized `T` they
+//! count elements instead (`STRIDE` is 1), no memory is touched, and the
+//! region is empty; the walking and capacity rules stay the same.
+
+use core::fmt;
+use core::iter::FusedIterator;
+use core::marker::PhantomData;
+use core::mem::{align_of, size_of};
+use core::ptr::{self, NonNull};
+use core::slice;
+
+use super::error::{PushFailure, ReserveError};
+use super::region::{round_down, round_up, Region, CAN_REMAP, VIRTUAL};
+use super::Rebased;
+
+/// The live elements of a `VmVec` and the state of the memory under them.
+///
+/// The memory of the region, by offset:
+///
+/// ```text
+/// 0        released       head ─ live ─ tail     fast_end ≤ committed    size
+/// │ released │ dead (committed) │ len elements │ committed, unused │ reserved │
+/// ```
+pub(crate) struct RawVmVec<T> {
+    /// The reservation. For a virtual region, `[0, released)` is released
+    /// (inaccessible), `[released, committed)` is committed (readable and
+    /// writable) and `[committed, size)` is reserved only. A heap region is
+    /// all accessible. Empty for a zero-sized `T`.
+    region: Region,
+    /// Offset of the first live element. A multiple of `align_of::<T>()`.
+    /// Everything before it is dead: no value lives there.
+    head: usize,
+    /// The `len` elements at `head`, `head + STRIDE`, … are initialized and
+    /// owned by this window; nothing at or past `tail() = head + len *
+    /// STRIDE` is. (`tail` is derived rather than stored so that a push
+    /// updates one field.)
+    len: usize,
+    /// `max_capacity * STRIDE`: the window never extends past it
+    /// (`tail() <= limit <= region.size()`, except for a zero-sized `T`).
+    limit: usize,
+    /// See `region`. A multiple of the granule (or `region.size()`), and
+    /// `tail <= committed`. For a zero-sized `T`, `limit`.
+    committed: usize,
+    /// See `region`. A multiple of the granule, at most `head` rounded down
+    /// to the granule; it lags behind while a `DrainFront` is alive (the
+    /// drained values are still read), and catches up at the next release.
+    /// Always 0 for a heap region and a zero-sized `T`.
+    released: usize,
+    /// `min(committed, limit)`: a push below it needs no system call.
+    fast_end: usize,
+    /// The position of the first live element (wrapping).
+    front: usize,
+    max_capacity: usize,
+    _owns: PhantomData<T>,
+}
+
+// SAFETY: the window owns its elements (like `Vec<T>`): sending it sends
+// them, and nothing else refers to the region.
+unsafe impl<T: Send> Send for RawVmVec<T> {}
+// SAFETY: `&RawVmVec<T>` only gives out `&T`.
+unsafe impl<T: Sync> Sync for RawVmVec<T> {}
+
+impl<T> RawVmVec<T> {
+    const IS_ZST: bool = size_of::<T>() == 0;
+    /// The offset step between elements.
+    const STRIDE: usize = if Self::IS_ZST { 1 } else { size_of::<T>() };
+    /// Whether commit and release do anything.
+    const PAGED: bool = VIRTUAL && !Self::IS_ZST;
+
+    pub(crate) fn with_max_capacity(max_capacity: usize) -> Result<Self, ReserveError> {
+        let limit = max_capacity
+            .checked_mul(Self::STRIDE)
+            .filter(|&bytes| Self::IS_ZST || bytes <= isize::MAX as usize)
+            .ok_or_else(ReserveError::capacity_overflow)?;
+        let region = Region::reserve(if Self::IS_ZST { 0 } else { limit }, align_of::<T>())?;
+        let committed = if Self::IS_ZST {
+            limit
+        } else {
+            region.initially_committed()
+        };
+        Ok(RawVmVec {
+            region,
+            head: 0,
+            len: 0,
+            limit,
+            committed,
+            released: 0,
+            fast_end: committed.min(limit),
+            front: 0,
+            max_capacity,
+            _owns: PhantomData,
+        })
+    }
+
+    /// The element at `offset`. Computing it is safe; using it needs the
+    /// invariants.
+    #[inline]
+    fn at(&self, offset: usize) -> *mut T {
+        if Self::IS_ZST {
+            NonNull::dangling().as_ptr()
+        } else {
+            self.region.base().as_ptr().wrapping_add(offset).cast()
+        }
+    }
+
+    /// One past the last live element.
+    #[inline]
+    fn tail(&self) -> usize {
+        self.head + self.len * Self::STRIDE
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(crate) fn max_capacity(&self) -> usize {
+        self.max_capacity
+    }
+
+    /// Elements that fit between the window's end and the reservation's.
+    #[inline]
+    pub(crate) fn remaining_capacity(&self) -> usize {
+        (self.limit - self.tail()) / Self::STRIDE
+    }
+
+    #[inline]
+    pub(crate) fn front_position(&self) -> usize {
+        self.front
+    }
+
+    pub(crate) fn granule(&self) -> usize {
+        self.region.granule()
+    }
+
+    pub(crate) fn reserved_bytes(&self) -> usize {
+        self.region.size()
+    }
+
+    pub(crate) fn committed_bytes(&self) -> usize {
+        if Self::IS_ZST {
+            0
+        } else {
+            self.committed - self.released
+        }
+    }
+
+    /// Offset of the first live element from the start of the reservation,
+    /// in bytes (in elements for a zero-sized `T`).
+    pub(crate) fn head_offset(&self) -> usize {
+        self.head
+    }
+
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[T] {
+        // SAFETY: the `len` elements from `head` are initialized, aligned
+        // and owned by the window; `&self` keeps them alive and unchanged.
+        unsafe { slice::from_raw_parts(self.at(self.head), self.len) }
+    }
+
+    #[inline]
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as in `as_slice`; `&mut self` makes the access unique.
+        unsafe { slice::from_raw_parts_mut(self.at(self.head), self.len) }
+    }
+
+    /// Appends `value` without moving any element.
+    #[inline]
+    pub(crate) fn push(&mut self, value: T) -> Result<(), (T, PushFailure)> {
+        let tail = self.tail();
+        if self.fast_end - tail < Self::STRIDE {
+            if let Err(failure) = self.grow(Self::STRIDE) {
+                return Err((value, failure));
+            }
+        }
+        // `tail + STRIDE <= fast_end`, and `head` and the stride are aligned.
+        // SAFETY: so the slot is aligned committed memory inside the
+        // reservation, past the last live element (it holds no value).
+        unsafe { self.at(tail).write(value) };
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Commits room for `additional` more bytes past `tail`, at least a
+    /// granule at a time.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, additional: usize) -> Result<(), PushFailure> {
+        let tail = self.tail();
+        if self.limit - tail < additional {
+            return Err(PushFailure::Full {
+                max_capacity: self.max_capacity,
+            });
+        }
+        // Only a virtual region gets here: otherwise `fast_end == limit`.
+        let needed = tail + additional;
+        let new_committed = round_up(needed, self.region.granule())
+            .map_or(self.region.size(), |end| end.min(self.region.size()));
+        self.region
+            .commit(self.committed..new_committed)
+            .map_err(PushFailure::Commit)?;
+        self.committed = new_committed;
+        self.fast_end = self.committed.min(self.limit);
+        Ok(())
+    }
+
+    /// Commits room for `additional` more elements (as many as fit), so that
+    /// a known-length extend makes one system call. A refusal is ignored:
+    /// the pushes report it.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        let tail = self.tail();
+        let bytes = additional
+            .saturating_mul(Self::STRIDE)
+            .min(self.limit - tail);
+        if self.fast_end - tail < bytes {
+            let _ = self.grow(bytes);
+        }
+    }
+
+    pub(crate) fn pop_front(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        // SAFETY: `len > 0`, so the element at `head` is initialized; `head`
+        // moves past it next, so it is read out exactly once.
+        let value = unsafe { self.at(self.head).read() };
+        self.head += Self::STRIDE;
+        self.len -= 1;
+        self.front = self.front.wrapping_add(1);
+        self.release_front();
+        Some(value)
+    }
+
+    pub(crate) fn pop_back(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        // SAFETY: the element at the old last slot is initialized and now
+        // outside the window, so it is read out exactly once.
+        Some(unsafe { self.at(self.tail()).read() })
+    }
+
+    pub(crate) fn truncate(&mut self, len: usize) {
+        if len >= self.len {
+            return;
+        }
+        let cut = self.len - len;
+        let first_cut = self.at(self.head + len * Self::STRIDE);
+        // Shorten first: if a `Drop` panics, the values are already out of
+        // the window and are not dropped again.
+        self.len = len;
+        // Dropping a slice in place drops every element even if one panics.
+        // SAFETY: the `cut` elements from `first_cut` were initialized and
+        // owned by the window, which no longer counts them.
+        unsafe { ptr::drop_in_place(ptr::slice_from_raw_parts_mut(first_cut, cut)) };
+    }
+
+    /// Takes the first `n` elements out of the window; the returned drain
+    /// owns them and releases the dead chunks when it is dropped.
+    ///
+    /// # Panics
+    ///
+    /// If `n > len`.
+    pub(crate) fn drain_front(&mut self, n: usize) -> DrainFront<'_, T> {
+        assert!(
+            n <= self.len,
+            "drain_front: cannot remove {n} elements from a VmVec of length {}",
+            self.len
+        );
+        let block = self.at(self.head);
+        self.head += n * Self::STRIDE;
+        self.len -= n;
+        self.front = self.front.wrapping_add(n);
+        DrainFront {
+            block,
+            next: 0,
+            end: n,
+            vec: self,
+        }
+    }
+
+    /// Gives every whole granule before `head` back to the system.
+    #[inline]
+    fn release_front(&mut self) {
+        if !Self::PAGED {
+            return;
+        }
+        let target = round_down(self.head, self.region.granule());
+        if target > self.released {
+            self.release_front_to(target);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn release_front_to(&mut self, target: usize) {
+        // A drain calls this only after its values are gone.
+        // SAFETY: `[released, target)` lies before `head`: no live value is
+        // there, and with `&mut self` nothing reads it.
+        unsafe { self.region.release(self.released..target) };
+        self.released = target;
+    }
+
+    /// Gives the committed memory past the last live element's granule back.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        if !Self::PAGED {
+            return;
+        }
+        self.release_front();
+        let keep = round_up(self.tail(), self.region.granule())
+            .map_or(self.committed, |end| end.min(self.committed))
+            .max(self.released);
+        if keep < self.committed {
+            // SAFETY: `[keep, committed)` lies past `tail`: it holds no live
+            // value, and `&mut self` means nothing reads it.
+            unsafe { self.region.release(keep..self.committed) };
+            self.committed = keep;
+            self.fast_end = self.committed.min(self.limit);
+        }
+    }
+
+    /// Moves the live window back towards the start of the reservation.
+    pub(crate) fn rebase(&mut self) -> Rebased {
+        self.release_front();
+        if self.head == 0 {
+            return Rebased::NONE;
+        }
+        if self.len == 0 {
+            return self.rewind();
+        }
+        if !Self::PAGED {
+            let shift = self.head;
+            if !Self::IS_ZST {
+                // `copy` allows the overlap; afterwards only the destination
+                // counts as live.
+                // SAFETY: the source holds the `len` live elements; the
+                // destination is accessible memory of the same allocation.
+                unsafe { ptr::copy(self.at(self.head), self.at(0), self.len) };
+            }
+            self.head = 0;
+            return Rebased {
+                shift,
+                remapped: 0,
+                copied: if Self::IS_ZST { 0 } else { self.tail() },
+            };
+        }
+        if CAN_REMAP && self.released > 0 {
+            self.rebase_remap()
+        } else {
+            self.rebase_copy()
+        }
+    }
+
+    /// `rebase` of an empty window: release everything, start over at 0.
+    fn rewind(&mut self) -> Rebased {
+        let shift = self.head;
+        if Self::PAGED {
+            // SAFETY: the window is empty: no live value anywhere.
+            unsafe { self.region.release(self.released..self.committed) };
+            self.committed = 0;
+            self.released = 0;
+            self.fast_end = 0;
+        }
+        self.head = 0;
+        Rebased {
+            shift,
+            remapped: 0,
+            copied: 0,
+        }
+    }
+
+    /// `rebase` by the released prefix, moving whole granules with
+    /// `mremap`; copies whatever the system refuses to move.
+    fn rebase_remap(&mut self) -> Rebased {
+        let shift = self.released;
+        let end = self.committed;
+        let tail = self.tail();
+        let new_committed = end - shift;
+        // Pieces of at most `shift` bytes never overlap their destination:
+        // piece k goes where piece k - 1 was.
+        let mut moved = shift;
+        while moved < end {
+            let len = shift.min(end - moved);
+            // The source `[moved, moved + len)` lies in `[released,
+            // committed)`; the destination is `shift` bytes lower, disjoint
+            // from it, and is released memory or the source of the previous
+            // piece, which the previous call emptied.
+            // SAFETY: so the source is committed, the destination holds no
+            // live value, and `&mut self` means no references into either.
+            if !unsafe { self.region.remap(moved, moved - shift, len) } {
+                break;
+            }
+            moved += len;
+        }
+        let remapped = moved - shift;
+        let mut copied = 0;
+        if moved < end {
+            if moved == shift {
+                // Nothing moved: the destination below `shift` is released.
+                if self.region.commit(0..shift.min(new_committed)).is_err() {
+                    return Rebased::NONE;
+                }
+            }
+            // Every piece that moved had `shift` bytes, so the destination
+            // `[moved - shift, ...)` is an emptied source or committed memory.
+            let from = moved.max(self.head);
+            if from < tail {
+                copied = tail - from;
+                let base = self.region.base().as_ptr();
+                // The part before `from` was remapped already; `copy` allows
+                // the overlap and copies bytes as they are (padding too).
+                // SAFETY: both ranges are committed and inside the region,
+                // and the source holds the rest of the live bytes.
+                unsafe {
+                    ptr::copy(
+                        base.wrapping_add(from),
+                        base.wrapping_add(from - shift),
+                        copied,
+                    );
+                }
+            }
+        }
+        let stale = new_committed.max(shift);
+        // The window now ends at `tail - shift <= new_committed`; the rest
+        // is an emptied or copied-from source, or already released.
+        // SAFETY: so `[stale, end)` holds no live value after the move.
+        unsafe { self.region.release(stale..end) };
+        self.head -= shift;
+        self.committed = new_committed;
+        self.released = 0;
+        self.fast_end = self.committed.min(self.limit);
+        Rebased {
+            shift,
+            remapped,
+            copied,
+        }
+    }
+
+    /// `rebase` to offset 0 by copying the live elements.
+    fn rebase_copy(&mut self) -> Rebased {
+        let shift = self.head;
+        let bytes = self.tail() - self.head;
+        let new_committed = round_up(bytes, self.region.granule())
+            .map_or(self.committed, |end| end.min(self.committed));
+        // `[released, committed)` is accessible; commit the part of the
+        // destination below it.
+        if self
+            .region
+            .commit(0..self.released.min(new_committed))
+            .is_err()
+        {
+            return Rebased::NONE;
+        }
+        // `copy` allows the overlap; afterwards only the destination counts.
+        // SAFETY: the source holds the `len` live elements; the destination
+        // `[0, bytes)` is committed and inside the region.
+        unsafe { ptr::copy(self.at(self.head), self.at(0), self.len) };
+        let stale = new_committed.max(self.released);
+        // SAFETY: `[stale, committed)` lies past the new window's end: it
+        // holds only copied-from bytes and dead values.
+        unsafe { self.region.release(stale..self.committed) };
+        self.head = 0;
+        self.committed = new_committed;
+        self.released = 0;
+        self.fast_end = self.committed.min(self.limit);
+        Rebased {
+            shift,
+            remapped: 0,
+            copied: bytes,
+        }
+    }
+
+    /// Checks every invariant documented on the fields.
+    pub(crate) fn check_invariants(&self) {
+        let g = self.region.granule();
+        let tail = self.tail();
+        assert!(tail <= self.limit, "window");
+        assert_eq!(self.head % align_of::<T>(), 0, "alignment");
+        assert_eq!(self.limit, self.max_capacity * Self::STRIDE, "limit");
+        assert_eq!(self.fast_end, self.committed.min(self.limit), "fast_end");
+        assert!(tail <= self.committed, "committed");
+        if Self::IS_ZST {
+            assert_eq!(self.committed, self.limit);
+            assert_eq!(self.released, 0);
+        } else {
+            assert!(self.limit <= self.region.size(), "reservation");
+            assert!(self.committed <= self.region.size(), "committed");
+            assert!(self.region.size() % g == 0, "size");
+            assert!(
+                self.committed % g == 0 || self.committed == self.region.size(),
+                "committed granule"
+            );
+            assert!(self.released % g == 0, "released granule");
+            assert!(self.released <= round_down(self.head, g), "released");
+            if !VIRTUAL {
+                assert_eq!(self.released, 0);
+                assert_eq!(self.committed, self.region.size());
+            }
+        }
+    }
+}
+
+impl<T> Drop for RawVmVec<T> {
+    fn drop(&mut self) {
+        // Dropping a slice in place drops every element even if one panics;
+        // the region is freed after.
+        // SAFETY: the live elements are initialized and owned; the window is
+        // going away, so nothing sees them again.
+        unsafe { ptr::drop_in_place(self.as_mut_slice()) };
+    }
+}
+
+/// A draining iterator over the front of a [`VmVec`](super::VmVec), from
+/// [`VmVec::drain_front`](super::VmVec::drain_front).
+///
+/// The elements are out of the vector as soon as this is created. Dropping
+/// the iterator drops the elements it did not yield, then gives the chunks
+/// that became dead back to the system. Forgetting it (`mem::forget`) leaks
+/// those elements; the chunks are released by the next removal at the front.
+pub struct DrainFront<'a, T> {
+    /// The first drained element; the `end` elements from here were taken
+    /// out of the window and are owned by the drain.
+    block: *mut T,
+    /// Elements `[next, end)` of the block are initialized and not yet
+    /// yielded; the others were read out.
+    next: usize,
+    end: usize,
+    vec: &'a mut RawVmVec<T>,
+}
+
+// SAFETY: the drain owns the values it has not yielded and borrows the
+// vector mutably, like `vec::Drain`.
+unsafe impl<T: Send> Send for DrainFront<'_, T> {}
+// SAFETY: `&DrainFront` gives out only `&T` (through `as_slice`).
+unsafe impl<T: Sync> Sync for DrainFront<'_, T> {}
+
+impl<T> DrainFront<'_, T> {
+    /// The elements not yet yielded.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(8)?;
+    /// v.extend([1, 2, 3, 4]);
+    /// let mut drain = v.drain_front(3);
+    /// assert_eq!(drain.next(), Some(1));
+    /// assert_eq!(drain.as_slice(), &[2, 3]);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[must_use]
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: elements `[next, end)` of the block are initialized and
+        // owned by the drain; `&self` keeps them.
+        unsafe { slice::from_raw_parts(self.block.wrapping_add(self.next), self.end - self.next) }
+    }
+}
+
+impl<T> Iterator for DrainFront<'_, T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        if self.next == self.end {
+            return None;
+        }
+        // SAFETY: element `next` is initialized and owned by the drain;
+        // `next` moves past it, so it is read out once.
+        let value = unsafe { self.block.wrapping_add(self.next).read() };
+        self.next += 1;
+        Some(value)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.end - self.next;
+        (n, Some(n))
+    }
+}
+
+impl<T> DoubleEndedIterator for DrainFront<'_, T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        if self.next == self.end {
+            return None;
+        }
+        self.end -= 1;
+        // SAFETY: element `end` (before the decrement: the last not yet
+        // yielded) is initialized and owned; it is now outside `[next, end)`.
+        Some(unsafe { self.block.wrapping_add(self.end).read() })
+    }
+}
+
+impl<T> ExactSizeIterator for DrainFront<'_, T> {}
+impl<T> FusedIterator for DrainFront<'_, T> {}
+
+impl<T: fmt::Debug> fmt::Debug for DrainFront<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("DrainFront").field(&self.as_slice()).finish()
+    }
+}
+
+impl<T> Drop for DrainFront<'_, T> {
+    fn drop(&mut self) {
+        /// Releases the dead chunks after the values are dropped, even if a
+        /// `Drop` panics.
+        struct Release<'r, T>(&'r mut RawVmVec<T>);
+        impl<T> Drop for Release<'_, T> {
+            fn drop(&mut self) {
+                self.0.release_front();
+            }
+        }
+
+        let rest =
+            ptr::slice_from_raw_parts_mut(self.block.wrapping_add(self.next), self.end - self.next);
+        self.next = self.end;
+        let _release = Release(&mut *self.vec);
+        // Dropping a slice in place drops every element even if one panics,
+        // and `_release` runs after them either way.
+        // SAFETY: `rest` holds the initialized elements the drain still
+        // owns; `next = end` first, so they are not read again.
+        unsafe { ptr::drop_in_place(rest) };
+    }
+}

@@ -1,0 +1,86 @@
+//! The memory under a [`VmVec`](super::VmVec): one reservation, committed
+//! and released a granule at a time.
+//!
+//! Exactly one backend is compiled in, each exporting the same items:
+//!
+//! - `unix.rs`: `mmap` / `mprotect` / `madvise` / `mremap` through rustix
+//!   (Linux, Android, macOS, iOS and the BSDs that rustix covers);
+//! - `windows.rs`: `VirtualAlloc` / `VirtualFree` through windows-sys;
+//! - `heap.rs`: one heap allocation of the whole capacity, for targets
+//!   without either, without the `vm` feature, and under Miri (which cannot
+//!   map memory).
+//!
+//! The contract every backend keeps (the window in `raw.rs` relies on it):
+//!
+//! - `Region::reserve(bytes, align)` reserves at least `bytes` bytes at a
+//!   base aligned to `align` and to the granule. `size()` is a multiple of
+//!   the granule. A virtual region commits nothing; the heap region is all
+//!   accessible (`initially_committed() == size()`).
+//! - `commit(range)` makes a granule-aligned range readable and writable,
+//!   keeping any data already there.
+//! - `release(range)` gives a granule-aligned range back to the system and
+//!   makes it inaccessible, without unmapping it: the addresses stay ours,
+//!   so a stale pointer faults instead of aliasing a later mapping.
+//! - `remap(from, to, len)` moves the pages of one range to another without
+//!   copying, leaving the source mapped (Linux only; `false` elsewhere).
+//! - Dropping the region unmaps or frees all of it.
+
+#[cfg(all(
+    feature = "vm",
+    not(miri),
+    any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "netbsd",
+        target_os = "dragonfly",
+    )
+))]
+#[path = "unix.rs"]
+mod os;
+
+#[cfg(all(feature = "vm", not(miri), windows))]
+#[path = "windows.rs"]
+mod os;
+
+#[cfg(not(all(
+    feature = "vm",
+    not(miri),
+    any(
+        windows,
+        target_os = "linux",
+        target_os = "android",
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "netbsd",
+        target_os = "dragonfly",
+    )
+)))]
+#[path = "heap.rs"]
+mod os;
+
+pub(crate) use os::{Region, CAN_REMAP, VIRTUAL};
+
+/// The smallest unit a virtual region commits and releases: 2 MiB, the size
+/// of an x86-64 or AArch64 huge page, so that huge pages and `mremap`'s
+/// fast path (moving whole page-table entries) apply.
+#[cfg_attr(not(feature = "vm"), allow(dead_code))]
+pub(crate) const CHUNK: usize = 2 << 20;
+
+/// `x` rounded up to a multiple of `to` (a power of two), or `None` on
+/// overflow.
+#[inline]
+pub(crate) fn round_up(x: usize, to: usize) -> Option<usize> {
+    debug_assert!(to.is_power_of_two());
+    Some(x.checked_add(to - 1)? & !(to - 1))
+}
+
+/// `x` rounded down to a multiple of `to` (a power of two).
+#[inline]
+pub(crate) fn round_down(x: usize, to: usize) -> usize {
+    debug_assert!(to.is_power_of_two());
+    x & !(to - 1)
+}

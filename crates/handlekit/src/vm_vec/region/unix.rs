@@ -1,0 +1,271 @@
+//! The unix backend: an anonymous private mapping through rustix.
+//!
+//! - Reserve: `mmap(PROT_NONE)`, over-sized by one granule so the base can
+//!   be aligned to it. `PROT_NONE` private memory is not charged to the
+//!   commit limit; `mprotect(READ | WRITE)` charges it, so committing a
+//!   granule at a time keeps the accounting honest.
+//! - Release (Linux, Android): `madvise(MADV_DONTNEED)`, which frees the
+//!   pages at once, then `mprotect(PROT_NONE)`. rustix's `Advice::DontNeed`
+//!   is the POSIX advice, a no-op on Linux; the one that frees is
+//!   `Advice::LinuxDontNeed`. Elsewhere `MADV_DONTNEED` may only be a hint,
+//!   so the range is replaced by a fresh `PROT_NONE` mapping
+//!   (`mmap(MAP_FIXED)`), which frees the pages in one step and never leaves
+//!   the range unmapped.
+//! - Never `munmap` a part: another mapping could take the range, and a
+//!   stale pointer would then alias unrelated memory.
+//! - Remap (Linux): `mremap(MREMAP_MAYMOVE | MREMAP_FIXED |
+//!   MREMAP_DONTUNMAP)`, which moves page-table entries and leaves the source
+//!   mapped (empty), so the reservation has no hole at any moment. Kernels
+//!   before 5.7 refuse the flag and the window falls back to copying.
+
+use core::ffi::c_void;
+use core::ops::Range;
+use core::ptr::{self, NonNull};
+
+use rustix::io::Errno;
+use rustix::mm::{self, MapFlags, MprotectFlags, ProtFlags};
+
+use super::{round_up, CHUNK};
+use crate::vm_vec::ReserveError;
+
+/// Whether this backend maps virtual memory.
+pub(crate) const VIRTUAL: bool = true;
+/// Whether [`Region::remap`] can move pages.
+pub(crate) const CAN_REMAP: bool = cfg!(target_os = "linux");
+
+/// One anonymous mapping.
+pub(crate) struct Region {
+    /// The mapping as `mmap` returned it (`map_len` bytes), or null when
+    /// nothing was mapped (`map_len == 0`). Unmapped only in `drop`.
+    map: *mut c_void,
+    map_len: usize,
+    /// `map` rounded up to `granule`: `size` bytes from here lie inside the
+    /// mapping. Derived from `map`, so it carries the mapping's provenance.
+    base: NonNull<u8>,
+    /// A multiple of `granule`.
+    size: usize,
+    /// The commit and release unit: a power of two, at least [`CHUNK`], the
+    /// page size and the element alignment.
+    granule: usize,
+}
+
+impl Region {
+    pub(crate) fn reserve(bytes: usize, align: usize) -> Result<Region, ReserveError> {
+        let page = rustix::param::page_size();
+        let granule = CHUNK.max(page).max(align);
+        if bytes == 0 {
+            let dangling = ptr::without_provenance_mut::<u8>(granule);
+            return Ok(Region {
+                map: ptr::null_mut(),
+                map_len: 0,
+                base: NonNull::new(dangling).expect("a granule is not zero"),
+                size: 0,
+                granule,
+            });
+        }
+        let size = round_up(bytes, granule)
+            .filter(|&size| size <= isize::MAX as usize)
+            .ok_or_else(ReserveError::capacity_overflow)?;
+        // `mmap` aligns to a page; one granule more leaves room to align the
+        // base to the granule.
+        let map_len = size
+            .checked_add(granule - page)
+            .filter(|&len| len <= isize::MAX as usize)
+            .ok_or_else(ReserveError::capacity_overflow)?;
+        let limit = address_space_limit();
+        if let Some(limit) = limit {
+            if map_len as u64 > limit {
+                return Err(ReserveError::address_space(bytes, Some(limit)));
+            }
+        }
+        // SAFETY: a fresh anonymous mapping at an address the kernel picks
+        // (no `MAP_FIXED`) cannot affect any memory the program uses.
+        let map = unsafe {
+            mm::mmap_anonymous(
+                ptr::null_mut(),
+                map_len,
+                ProtFlags::empty(),
+                MapFlags::PRIVATE,
+            )
+        }
+        .map_err(|errno| {
+            if errno == Errno::NOMEM {
+                ReserveError::address_space(bytes, limit)
+            } else {
+                ReserveError::os(bytes, errno.raw_os_error())
+            }
+        })?;
+        let addr = map.addr();
+        let offset =
+            round_up(addr, granule).expect("a mapping does not end past usize::MAX") - addr;
+        // `offset < granule`, and the mapping is `size + granule - page`
+        // bytes long from a page-aligned `map`, so `size` bytes from the
+        // aligned base stay inside it.
+        let base = NonNull::new(map.cast::<u8>().wrapping_add(offset)).expect("inside a mapping");
+        Ok(Region {
+            map,
+            map_len,
+            base,
+            size,
+            granule,
+        })
+    }
+
+    #[inline]
+    pub(crate) fn base(&self) -> NonNull<u8> {
+        self.base
+    }
+
+    #[inline]
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
+    #[inline]
+    pub(crate) fn granule(&self) -> usize {
+        self.granule
+    }
+
+    #[inline]
+    pub(crate) fn initially_committed(&self) -> usize {
+        0
+    }
+
+    /// The start of `range` inside the mapping, after checking that the
+    /// range is granule-aligned (its end may be the region's end) and
+    /// inside the region.
+    fn at(&self, range: &Range<usize>) -> *mut c_void {
+        assert!(
+            range.start <= range.end
+                && range.end <= self.size
+                && range.start % self.granule == 0
+                && range.end % self.granule == 0,
+            "region range {range:?} is not granule-aligned inside {} bytes",
+            self.size
+        );
+        self.base.as_ptr().wrapping_add(range.start).cast()
+    }
+
+    /// Makes `range` readable and writable, keeping what it holds. Fails
+    /// with the OS error code when the system refuses to commit memory
+    /// (`ENOMEM` under strict overcommit or a mapping-count limit).
+    pub(crate) fn commit(&mut self, range: Range<usize>) -> Result<(), i32> {
+        if range.is_empty() {
+            return Ok(());
+        }
+        let start = self.at(&range);
+        // Making memory accessible invalidates nothing the program holds,
+        // and keeps the data of pages that were already accessible.
+        // SAFETY: the range lies inside our own mapping (checked by `at`).
+        unsafe {
+            mm::mprotect(
+                start,
+                range.len(),
+                MprotectFlags::READ | MprotectFlags::WRITE,
+            )
+        }
+        .map_err(|errno| errno.raw_os_error())
+    }
+
+    /// Gives the pages of `range` back to the system and makes the range
+    /// inaccessible. The addresses stay reserved.
+    ///
+    /// # Safety
+    ///
+    /// No live value lies in `range` and nothing will read or write it
+    /// before it is committed again: its contents are lost.
+    pub(crate) unsafe fn release(&mut self, range: Range<usize>) {
+        if range.is_empty() {
+            return;
+        }
+        let start = self.at(&range);
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            // Dropping the pages (they read back as zeros) loses nothing.
+            // SAFETY: the range lies inside our mapping, and the caller
+            // guarantees it holds nothing anyone will read.
+            let freed = unsafe { mm::madvise(start, range.len(), mm::Advice::LinuxDontNeed) };
+            debug_assert!(freed.is_ok(), "madvise(MADV_DONTNEED): {freed:?}");
+            // SAFETY: as above; revoking access to memory nobody uses
+            // turns a stale access into a fault.
+            let closed = unsafe { mm::mprotect(start, range.len(), MprotectFlags::empty()) };
+            debug_assert!(closed.is_ok(), "mprotect(PROT_NONE): {closed:?}");
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        {
+            // `MAP_FIXED` over a range of our own mapping replaces it in one
+            // step: it is never unmapped in between, so no other mapping
+            // can take it.
+            // SAFETY: the range is ours, and the caller guarantees it holds
+            // nothing anyone will read.
+            let replaced = unsafe {
+                mm::mmap_anonymous(
+                    start,
+                    range.len(),
+                    ProtFlags::empty(),
+                    MapFlags::PRIVATE | MapFlags::FIXED,
+                )
+            };
+            debug_assert!(replaced.is_ok(), "mmap(MAP_FIXED, PROT_NONE): {replaced:?}");
+        }
+    }
+
+    /// Moves the pages of `from..from + len` to `to..to + len` without
+    /// copying, leaving the source mapped and empty (it reads as zeros).
+    /// Returns `false`, having changed nothing, when the system cannot.
+    ///
+    /// # Safety
+    ///
+    /// Both ranges are committed, granule-aligned (the end may be the
+    /// region's end), inside the region and disjoint; no reference points
+    /// into either, and the destination holds no live value.
+    #[cfg(target_os = "linux")]
+    pub(crate) unsafe fn remap(&mut self, from: usize, to: usize, len: usize) -> bool {
+        debug_assert!(from + len <= to || to + len <= from, "overlapping remap");
+        let source = self.at(&(from..from + len));
+        let target = self.at(&(to..to + len));
+        // `MREMAP_FIXED` replaces the (dead) destination and
+        // `MREMAP_DONTUNMAP` keeps the source mapped: no hole ever opens.
+        // SAFETY: the caller's contract: both ranges are ours, disjoint, and
+        // nothing refers to them.
+        let moved = unsafe {
+            mm::mremap_fixed(
+                source,
+                len,
+                len,
+                mm::MremapFlags::MAYMOVE | mm::MremapFlags::DONTUNMAP,
+                target,
+            )
+        };
+        debug_assert!(
+            moved.is_err() || moved == Ok(target),
+            "mremap moved to another address"
+        );
+        moved.is_ok()
+    }
+
+    /// # Safety
+    ///
+    /// As on Linux; this system has no `mremap`, so nothing happens.
+    #[cfg(not(target_os = "linux"))]
+    pub(crate) unsafe fn remap(&mut self, _from: usize, _to: usize, _len: usize) -> bool {
+        false
+    }
+}
+
+/// The soft `RLIMIT_AS` in bytes, or `None` when unlimited.
+fn address_space_limit() -> Option<u64> {
+    rustix::process::getrlimit(rustix::process::Resource::As).current
+}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        if self.map_len != 0 {
+            // The owner dropped every value in it first.
+            // SAFETY: `map` and `map_len` are the mapping `reserve` made, and
+            // nothing else points into it.
+            let unmapped = unsafe { mm::munmap(self.map, self.map_len) };
+            debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
+        }
+    }
+}
