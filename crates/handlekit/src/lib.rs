@@ -198,6 +198,7 @@ extern crate std;
 
 mod dense;
 mod error;
+pub mod hive;
 pub mod id_table;
 pub mod index_lists;
 mod key;
@@ -216,6 +217,7 @@ mod slot_par;
 pub mod vm_vec;
 
 pub use error::CapacityError;
+pub use hive::Hive;
 pub use id_table::IdTable;
 pub use index_lists::{Head, IndexLists, LinkError};
 #[doc(hidden)]

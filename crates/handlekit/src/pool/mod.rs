@@ -828,7 +828,9 @@ impl<T, K: Key> IntoIterator for Pool<T, K> {
     }
 }
 
-/// Iterator over `(key, &value)`; see [`Pool::iter`].
+/// Iterator over `(key, &value)`; see [`Pool::iter`] and [`Hive::iter`](crate::Hive::iter)
+/// (a [`Hive`](crate::Hive) names this type through an alias whose key
+/// defaults to [`Id`](crate::Id)).
 pub struct Iter<'a, T, K: Key = PoolKey> {
     raw: BlocksIter<'a, T>,
     _key: PhantomData<fn(K) -> K>,
@@ -855,7 +857,9 @@ impl<T: fmt::Debug, K: Key> fmt::Debug for Iter<'_, T, K> {
     }
 }
 
-/// Iterator over `(key, &mut value)`; see [`Pool::iter_mut`].
+/// Iterator over `(key, &mut value)`; see [`Pool::iter_mut`] and [`Hive::iter_mut`](crate::Hive::iter_mut)
+/// (a [`Hive`](crate::Hive) names this type through an alias whose key
+/// defaults to [`Id`](crate::Id)).
 pub struct IterMut<'a, T, K: Key = PoolKey> {
     raw: BlocksIterMut<'a, T>,
     _key: PhantomData<fn(K) -> K>,
@@ -875,7 +879,9 @@ impl<T, K: Key> fmt::Debug for IterMut<'_, T, K> {
     }
 }
 
-/// Iterator over the live values; see [`Pool::values`].
+/// Iterator over the live values; see [`Pool::values`] and [`Hive::values`](crate::Hive::values)
+/// (a [`Hive`](crate::Hive) names this type through an alias whose key
+/// defaults to [`Id`](crate::Id)).
 pub struct Values<'a, T> {
     raw: BlocksIter<'a, T>,
 }
@@ -896,7 +902,9 @@ impl<T: fmt::Debug> fmt::Debug for Values<'_, T> {
     }
 }
 
-/// Iterator over the live values, mutably; see [`Pool::values_mut`].
+/// Iterator over the live values, mutably; see [`Pool::values_mut`] and [`Hive::values_mut`](crate::Hive::values_mut)
+/// (a [`Hive`](crate::Hive) names this type through an alias whose key
+/// defaults to [`Id`](crate::Id)).
 pub struct ValuesMut<'a, T> {
     raw: BlocksIterMut<'a, T>,
 }
@@ -913,7 +921,9 @@ impl<T> fmt::Debug for ValuesMut<'_, T> {
     }
 }
 
-/// Iterator over the keys of live values; see [`Pool::keys`].
+/// Iterator over the keys of live values; see [`Pool::keys`] and [`Hive::keys`](crate::Hive::keys)
+/// (a [`Hive`](crate::Hive) names this type through an alias whose key
+/// defaults to [`Id`](crate::Id)).
 pub struct Keys<'a, T, K: Key = PoolKey> {
     inner: Iter<'a, T, K>,
 }
@@ -951,6 +961,49 @@ impl<T, K: Key> Clone for Keys<'_, T, K> {
 impl<T, K: Key> fmt::Debug for Keys<'_, T, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+impl<'a, T, K: Key> Iter<'a, T, K> {
+    #[inline]
+    pub(crate) fn new(raw: BlocksIter<'a, T>) -> Self {
+        Iter {
+            raw,
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<'a, T, K: Key> IterMut<'a, T, K> {
+    #[inline]
+    pub(crate) fn new(raw: BlocksIterMut<'a, T>) -> Self {
+        IterMut {
+            raw,
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<'a, T> Values<'a, T> {
+    #[inline]
+    pub(crate) fn new(raw: BlocksIter<'a, T>) -> Self {
+        Values { raw }
+    }
+}
+
+impl<'a, T> ValuesMut<'a, T> {
+    #[inline]
+    pub(crate) fn new(raw: BlocksIterMut<'a, T>) -> Self {
+        ValuesMut { raw }
+    }
+}
+
+impl<'a, T, K: Key> Keys<'a, T, K> {
+    #[inline]
+    pub(crate) fn new(raw: BlocksIter<'a, T>) -> Self {
+        Keys {
+            inner: Iter::new(raw),
+        }
     }
 }
 

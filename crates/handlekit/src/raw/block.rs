@@ -60,8 +60,19 @@ impl<T> Block<T> {
     /// A block of `len` never-used vacant slots (generation 0, no link)
     /// whose slot 0 has flat index `base`.
     pub(crate) fn new(len: usize, base: usize) -> Self {
+        Self::with_generation(len, base, 0)
+    }
+
+    /// A block of `len` vacant slots whose last generation is `generation`
+    /// (so the first occupant of each gets `generation + 1`), with no
+    /// links, whose slot 0 has flat index `base`. `Hive` makes a block over
+    /// an index range it freed before this way, so the keys of the old
+    /// block stay stale.
+    pub(crate) fn with_generation(len: usize, base: usize, generation: u32) -> Self {
         assert!(len <= u32::MAX as usize, "block of {len} slots is too big");
-        let slots: Box<[Slot<T>]> = (0..len).map(|_| Slot::new_vacant(0, NO_SLOT)).collect();
+        let slots: Box<[Slot<T>]> = (0..len)
+            .map(|_| Slot::new_vacant(generation, NO_SLOT))
+            .collect();
         let raw = Box::into_raw(slots);
         Block {
             // `Box::into_raw` never returns null; the cast keeps the
@@ -254,6 +265,15 @@ impl<T> Block<T> {
         Some(unsafe { self.vacate(i, next_free) })
     }
 
+    /// The highest generation of any slot (0 for an empty block): a block
+    /// made later over the same index range must start above it.
+    pub(crate) fn max_generation(&self) -> u32 {
+        (0..self.len)
+            .filter_map(|i| self.generation(i))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The lowest occupied slot at or after `from`.
     pub(crate) fn next_occupied(&self, from: usize) -> Option<usize> {
         let mut word_index = from / WORD_BITS;
@@ -417,6 +437,36 @@ impl<T: Clone> Block<T> {
             }
         }
     }
+}
+
+/// Mutable references to `N` distinct live values of `blocks`, each named
+/// by `(block, slot, generation)`, or `None` if any is not live or two name
+/// the same slot.
+pub(crate) fn get_disjoint_mut<T, const N: usize>(
+    blocks: &mut [Block<T>],
+    at: [(usize, usize, u32); N],
+) -> Option<[&mut T; N]> {
+    for (n, &(b, i, generation)) in at.iter().enumerate() {
+        if !blocks.get(b)?.contains(i, generation) {
+            return None;
+        }
+        // Two live keys with one slot are the same key.
+        if at[..n].iter().any(|&(ob, oi, _)| ob == b && oi == i) {
+            return None;
+        }
+    }
+    let blocks: &[Block<T>] = blocks;
+    // Each reference comes from its block's own slot pointer, with no
+    // reference to a whole run in between, and the `&mut` borrow of the
+    // blocks outlives them all.
+    Some(core::array::from_fn(|n| {
+        let (b, i, _) = at[n];
+        let slot = blocks[b].slot_ptr(i);
+        // SAFETY: every slot above exists, is occupied and is named once,
+        // so the references are to distinct initialized values, and
+        // nothing else reaches them while `blocks` is borrowed mutably.
+        unsafe { &mut *Slot::value_ptr(slot) }
+    }))
 }
 
 /// How a [`BlocksCursor`] reaches the slots of a block.

@@ -11,6 +11,8 @@
 //! - [`block`]: `Block`, a fixed run of slots that never moves, with its
 //!   own occupancy words, and iteration over a list of blocks (the storage
 //!   of `Pool` and `Hive`);
+//! - [`hive`]: `RawHive`, blocks of growing size, each with its own free
+//!   list, plus the list of blocks with room and the freed ranges;
 //! - [`pool`]: `RawPool`, blocks of one size plus one free list threaded
 //!   through their vacant slots;
 //! - [`arena`]: `SlotArena`, a store plus the free list, reuse policy and
@@ -19,6 +21,7 @@
 pub(crate) mod arena;
 pub(crate) mod bitset;
 pub(crate) mod block;
+pub(crate) mod hive;
 pub(crate) mod pool;
 pub(crate) mod slot;
 pub(crate) mod store;

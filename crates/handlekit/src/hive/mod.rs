@@ -1,0 +1,937 @@
+//! [`Hive`]: blocks that grow geometrically, a free list per block and the
+//! list of blocks with room (seed 001's "nested free lists", the design of
+//! C++'s `std::hive`), with generational keys and stable addresses; and its
+//! iterators.
+
+use core::fmt;
+use core::marker::PhantomData;
+use core::ops::{Index, IndexMut};
+use core::ptr::NonNull;
+
+use crate::raw::hive::RawHive;
+use crate::raw::slot::Slot;
+use crate::raw::KeyLimits;
+use crate::slot_iter::{table_key, taking_iterator};
+use crate::{pool, CapacityError, Id, Key};
+
+/// `log2` of the default smallest block (64 slots).
+const DEFAULT_MIN_SHIFT: u32 = 6;
+/// Bytes the default largest block may take.
+const DEFAULT_MAX_BLOCK_BYTES: usize = 256 * 1024;
+/// Most slots in a default block.
+const DEFAULT_MAX_BLOCK: usize = 8192;
+
+/// `log2` of the default largest block for `T`: as many slots as fit in
+/// 256 KiB, rounded down to a power of two and kept within 64..=8192.
+const fn default_shift<T>() -> u32 {
+    let slot = core::mem::size_of::<Slot<T>>();
+    let slot = if slot == 0 { 1 } else { slot };
+    let mut slots = DEFAULT_MAX_BLOCK_BYTES / slot;
+    if slots < 1 << DEFAULT_MIN_SHIFT {
+        slots = 1 << DEFAULT_MIN_SHIFT;
+    }
+    if slots > DEFAULT_MAX_BLOCK {
+        slots = DEFAULT_MAX_BLOCK;
+    }
+    usize::BITS - 1 - slots.leading_zeros()
+}
+
+/// An unordered collection with stable addresses and generational keys:
+/// values live in blocks that never move, each block threads a free list
+/// through its own vacant slots, and the hive keeps a list of the blocks
+/// that have room, so an insertion finds a slot in O(1) without scanning.
+///
+/// This is seed 001's "random-access sequence, nested free lists", the
+/// design C++ standardised as `std::hive` (after `plf::hive`), with keys
+/// instead of iterators: a key is checked on every use, so a stale or
+/// forged key gives `None`, never another value.
+///
+/// | operation | cost |
+/// | --- | --- |
+/// | `insert` | O(1): the free list of a block with room, else a new block |
+/// | `remove`, `get`, `get_mut`, `get_ptr`, `contains_key` | O(1) |
+/// | iteration | O(len + slots / 64 + blocks) |
+/// | `clear`, `retain` | O(slots) |
+///
+/// # Blocks
+///
+/// Blocks grow geometrically: 64, 128, 256, ... slots up to the largest
+/// size, as many slots as fit in 256 KiB kept within 64..=8192 (8192 for
+/// values up to 28 bytes). A small hive stays small and a big one
+/// allocates rarely. [`with_block_sizes`](Hive::with_block_sizes) picks
+/// other bounds.
+///
+/// A key holds a flat index: every block owns an aligned range of
+/// *largest-size* indices, so block and slot are a shift and a mask away
+/// and a lookup is one bounds check on the block table, one on the block
+/// and one generation compare, as in [`Pool`](crate::Pool). The price is
+/// index space: the ranges of the first, smaller blocks are only partly
+/// used (with [`Id`] that is nothing to worry about; an [`Id32`](crate::Id32)
+/// hive holds about 5% fewer than 2²⁰ values).
+///
+/// # Emptied blocks
+///
+/// When a removal empties a block, the block is kept if it is the only
+/// empty one (a reserve, so a hive that hovers around a block boundary does
+/// not allocate and free in turn); otherwise its memory is freed.
+/// [`clear`](Hive::clear) keeps the largest block and frees the others, and
+/// [`shrink_to_fit`](Hive::shrink_to_fit) frees every empty block.
+///
+/// A freed block's index range stays in the block table with the highest
+/// generation it issued, and the next block made over that range starts
+/// every slot above it. So a key to a removed value stays stale even after
+/// its block was freed and the memory reused. (A range whose generations
+/// ran out is never reused.)
+///
+/// # Stable addresses
+///
+/// A value never moves while it is in the hive. The pointer from
+/// [`get_ptr`](Hive::get_ptr) stays valid **until that value is removed
+/// (by `remove`, `retain`, `clear`, `drain` or `into_iter`) or the hive is
+/// dropped**, across any number of other insertions and removals.
+///
+/// # Iteration
+///
+/// Iteration is in increasing key index: block by block, and in a block by
+/// slot. That is neither insertion order nor stable across removals and
+/// insertions (a freed slot is refilled first). Each block keeps one
+/// occupancy bit per slot; iteration reads a 64-bit word and visits its set
+/// bits with `trailing_zeros`, so a full hive is walked like an array and a
+/// sparse one skips 64 vacant slots per word read.
+///
+/// `plf::hive` skips vacant slots with a *jump-counting skipfield* instead:
+/// one counter per slot, where the first and last slot of each run of
+/// vacant slots hold the run's length. Skipping a run costs O(1) whatever
+/// its length, but every visited element costs a read of its counter (2
+/// bytes per slot, in a second array beside the values). The bit masks
+/// spend one bit per slot, cost one word read per 64 slots, and skip a run
+/// in O(run / 64); on a sparse block with short runs they do less work per
+/// element, on a block with a few long runs the skipfield does.
+///
+/// `for_each` and `fold` (and everything built on them, such as `sum` and
+/// `count`) take a block-at-a-time path that keeps the current word in a
+/// register.
+///
+/// # Examples
+///
+/// ```
+/// use handlekit::Hive;
+///
+/// let mut hive = Hive::new();
+/// let a = hive.insert(1.5_f32);
+/// let b = hive.insert(2.5);
+/// let ptr = hive.get_ptr(a).unwrap();
+/// hive.extend((0..1000).map(|n| n as f32)); // more blocks; `a` does not move
+/// hive.remove(b);
+/// assert_eq!(hive.get(b), None); // stale
+/// // SAFETY: `a` is still in the hive, and no reference to it is live.
+/// assert_eq!(unsafe { *ptr.as_ptr() }, 1.5);
+/// assert_eq!(hive.values().sum::<f32>(), 1.5 + 499_500.0);
+/// ```
+pub struct Hive<T, K: Key = Id> {
+    raw: RawHive<T>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+/// Iterator over `(key, &value)`; see [`Hive::iter`].
+pub type Iter<'a, T, K = Id> = pool::Iter<'a, T, K>;
+/// Iterator over `(key, &mut value)`; see [`Hive::iter_mut`].
+pub type IterMut<'a, T, K = Id> = pool::IterMut<'a, T, K>;
+/// Iterator over the keys; see [`Hive::keys`].
+pub type Keys<'a, T, K = Id> = pool::Keys<'a, T, K>;
+/// Iterator over the values; see [`Hive::values`].
+pub type Values<'a, T> = pool::Values<'a, T>;
+/// Iterator over the values, mutably; see [`Hive::values_mut`].
+pub type ValuesMut<'a, T> = pool::ValuesMut<'a, T>;
+
+impl<T> Hive<T, Id> {
+    /// Creates an empty hive keyed by [`Id`], with the default block sizes.
+    /// It allocates nothing until the first insertion.
+    ///
+    /// ```
+    /// let hive: handlekit::Hive<u64> = handlekit::Hive::new();
+    /// assert!(hive.is_empty());
+    /// assert_eq!(hive.block_sizes(), (64, 8192));
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Hive {
+            raw: RawHive::new(KeyLimits::of::<Id>(), DEFAULT_MIN_SHIFT, default_shift::<T>()),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T, K: Key> Hive<T, K> {
+    #[inline]
+    fn key(index: usize, generation: u32) -> K {
+        table_key(index, generation)
+    }
+
+    /// Creates an empty hive with room for at least `capacity` values
+    /// (in blocks of the default sizes).
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is more than the key type can index, or allocation
+    /// fails.
+    ///
+    /// ```
+    /// let hive: handlekit::Hive<u32> = handlekit::Hive::with_capacity(100);
+    /// assert!(hive.capacity() >= 100);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        let mut hive = Self::default();
+        hive.reserve(capacity);
+        hive
+    }
+
+    /// Creates an empty hive whose blocks grow from `min` slots to `max`
+    /// (both rounded up to powers of two). It allocates nothing until the
+    /// first insertion.
+    ///
+    /// # Panics
+    ///
+    /// If `min` is 0, `min > max`, or `max` is above 2³¹.
+    ///
+    /// ```
+    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::with_block_sizes(2, 5);
+    /// assert_eq!(hive.block_sizes(), (2, 8));
+    /// hive.extend(0..2 + 4 + 8 + 8);
+    /// assert_eq!(hive.block_count(), 4);
+    /// ```
+    #[must_use]
+    pub fn with_block_sizes(min: usize, max: usize) -> Self {
+        assert!(
+            min > 0 && min <= max && max <= 1 << 31,
+            "block sizes must be 1 <= min <= max <= 2^31, not {min} and {max}"
+        );
+        Hive {
+            raw: RawHive::new(
+                KeyLimits::of::<K>(),
+                min.next_power_of_two().trailing_zeros(),
+                max.next_power_of_two().trailing_zeros(),
+            ),
+            _key: PhantomData,
+        }
+    }
+
+    /// The smallest and largest block sizes, in slots.
+    ///
+    /// ```
+    /// let big: handlekit::Hive<[u8; 1000]> = handlekit::Hive::new();
+    /// assert_eq!(big.block_sizes(), (64, 256)); // 256 KiB blocks at most
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn block_sizes(&self) -> (usize, usize) {
+        self.raw.block_sizes()
+    }
+
+    /// Blocks allocated now (freed blocks are not counted).
+    ///
+    /// ```
+    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::with_block_sizes(4, 4);
+    /// let keys: Vec<_> = (0..8).map(|n| hive.insert(n)).collect();
+    /// assert_eq!(hive.block_count(), 2);
+    /// keys.into_iter().for_each(|key| { hive.remove(key); });
+    /// assert_eq!(hive.block_count(), 1); // one empty block is kept
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn block_count(&self) -> usize {
+        self.raw.block_count()
+    }
+
+    /// The number of live values.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// hive.insert('a');
+    /// assert_eq!(hive.len(), 1);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// Whether the hive holds no values.
+    ///
+    /// ```
+    /// assert!(handlekit::Hive::<u8>::new().is_empty());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.raw.len() == 0
+    }
+
+    /// The number of values the hive can hold without allocating: the
+    /// slots of its blocks, less retired slots.
+    ///
+    /// ```
+    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::new();
+    /// assert_eq!(hive.capacity(), 0);
+    /// hive.insert(1);
+    /// assert_eq!(hive.capacity(), 64);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.raw.capacity()
+    }
+
+    /// The number of slots in allocated blocks that retired because their
+    /// generation ran out; they are never reused, so no key is issued
+    /// twice. A freed block's retired slots are not counted.
+    ///
+    /// ```
+    /// handlekit::define_key! { struct Narrow(u32; index_bits = 30); } // 2 generation bits
+    /// let mut hive: handlekit::Hive<u8, Narrow> = handlekit::Hive::with_block_sizes(4, 4);
+    /// let _keep = hive.insert(0); // so the block is never emptied
+    /// for _ in 0..3 {
+    ///     let key = hive.insert(0);
+    ///     hive.remove(key);
+    /// }
+    /// assert_eq!(hive.retired_count(), 1);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn retired_count(&self) -> usize {
+        self.raw.retired()
+    }
+
+    /// Bytes of heap memory the hive holds: its blocks (slots and
+    /// occupancy bits) and its tables.
+    ///
+    /// ```
+    /// let hive: handlekit::Hive<u64> = handlekit::Hive::with_capacity(64);
+    /// assert!(hive.heap_bytes() >= 64 * 16 + 8);
+    /// ```
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        self.raw.heap_bytes()
+    }
+
+    /// Allocates blocks until `additional` more values fit.
+    ///
+    /// # Panics
+    ///
+    /// If the key type cannot index that many values, or allocation
+    /// fails. See [`try_reserve`](Self::try_reserve).
+    ///
+    /// ```
+    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::new();
+    /// hive.reserve(1000);
+    /// assert!(hive.capacity() >= 1000);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        if let Err(err) = self.try_reserve(additional) {
+            panic!("Hive::reserve: {err}");
+        }
+    }
+
+    /// Allocates blocks until `additional` more values fit, or says why it
+    /// cannot (blocks allocated before the failure stay).
+    ///
+    /// ```
+    /// handlekit::define_key! { struct Tiny(u32; index_bits = 4); }
+    /// let mut hive: handlekit::Hive<u8, Tiny> = handlekit::Hive::default();
+    /// assert!(hive.try_reserve(16).is_ok());
+    /// assert!(hive.try_reserve(17).unwrap_err().is_index_space());
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+        self.raw.try_reserve(additional)
+    }
+
+    /// Frees the memory of every empty block (their index ranges keep
+    /// their generations, so old keys stay stale).
+    ///
+    /// ```
+    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::new();
+    /// let key = hive.insert(1);
+    /// hive.remove(key);
+    /// assert_eq!(hive.block_count(), 1);
+    /// hive.shrink_to_fit();
+    /// assert_eq!(hive.block_count(), 0);
+    /// assert_eq!(hive.get(key), None);
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        self.raw.shrink_to_fit();
+    }
+
+    /// Inserts a value and returns its key.
+    ///
+    /// # Panics
+    ///
+    /// If the key's index bits cannot name another slot, or allocation
+    /// fails. See [`try_insert`](Self::try_insert).
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(42);
+    /// assert_eq!(hive[key], 42);
+    /// ```
+    #[inline]
+    pub fn insert(&mut self, value: T) -> K {
+        match self.try_insert(value) {
+            Ok(key) => key,
+            Err(err) => insert_failed(err),
+        }
+    }
+
+    /// Inserts a value and returns its key, or a [`CapacityError`] if no
+    /// slot can be had (the value is dropped then).
+    ///
+    /// ```
+    /// handlekit::define_key! { struct Tiny(u32; index_bits = 1); }
+    /// let mut hive: handlekit::Hive<u8, Tiny> = handlekit::Hive::default();
+    /// assert!(hive.try_insert(1).is_ok());
+    /// assert!(hive.try_insert(2).is_ok());
+    /// assert!(hive.try_insert(3).unwrap_err().is_index_space());
+    /// ```
+    #[inline]
+    pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
+        let (index, generation) = self.raw.try_insert_with(|_, _| value)?;
+        Ok(Self::key(index, generation))
+    }
+
+    /// Inserts the value `make(key)`, where `key` is the key it will have,
+    /// and returns that key. If `make` panics, no value is added.
+    ///
+    /// # Panics
+    ///
+    /// If no slot can be had, as for [`insert`](Self::insert).
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert_with_key(|key| (key, "self-aware"));
+    /// assert_eq!(hive[key].0, key);
+    /// ```
+    pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
+        match self
+            .raw
+            .try_insert_with(|index, generation| make(Self::key(index, generation)))
+        {
+            Ok((index, generation)) => Self::key(index, generation),
+            Err(err) => insert_failed(err),
+        }
+    }
+
+    /// Whether `key` names a live value.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(());
+    /// assert!(hive.contains_key(key));
+    /// hive.remove(key);
+    /// assert!(!hive.contains_key(key));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains_key(&self, key: K) -> bool {
+        self.raw.contains(key.index(), key.generation())
+    }
+
+    /// The value for `key`, or `None` if the key is stale or foreign.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert("x");
+    /// assert_eq!(hive.get(key), Some(&"x"));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get(&self, key: K) -> Option<&T> {
+        self.raw.get(key.index(), key.generation())
+    }
+
+    /// The value for `key`, mutably, or `None` if the key is stale or
+    /// foreign.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(1);
+    /// *hive.get_mut(key).unwrap() += 1;
+    /// assert_eq!(hive[key], 2);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_mut(&mut self, key: K) -> Option<&mut T> {
+        self.raw.get_mut(key.index(), key.generation())
+    }
+
+    /// Mutable references to the values of `N` keys at once, or `None` if
+    /// any key is stale or foreign, or if two keys are the same.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let a = hive.insert(1);
+    /// let b = hive.insert(2);
+    /// let [x, y] = hive.get_disjoint_mut([a, b]).unwrap();
+    /// core::mem::swap(x, y);
+    /// assert_eq!((hive[a], hive[b]), (2, 1));
+    /// assert!(hive.get_disjoint_mut([a, a]).is_none());
+    /// ```
+    #[must_use]
+    pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut T; N]> {
+        self.raw
+            .get_disjoint_mut(keys.map(|key| (key.index(), key.generation())))
+    }
+
+    /// A pointer to the value for `key`, or `None` if the key is stale or
+    /// foreign.
+    ///
+    /// **Guarantee:** the pointer stays valid, and keeps pointing at this
+    /// value, until the value is removed from the hive (by `remove`,
+    /// `retain`, `clear`, `drain` or `into_iter`) or the hive is dropped,
+    /// whatever else is inserted or removed in between: blocks never move,
+    /// and a block is freed only once it holds no value.
+    ///
+    /// Using the pointer is `unsafe` and follows the usual aliasing rules:
+    /// read through it only while no `&mut` to the value from the hive is
+    /// live, and write through it only while no reference to the value
+    /// from the hive is live. It may be written through although it was
+    /// obtained through `&self`.
+    ///
+    /// ```
+    /// let mut hive: handlekit::Hive<u32> = handlekit::Hive::with_block_sizes(2, 8);
+    /// let key = hive.insert(1);
+    /// let ptr = hive.get_ptr(key).unwrap();
+    /// hive.extend(0..100); // more blocks
+    /// // SAFETY: the value is still in the hive, and no reference to it is live.
+    /// unsafe { *ptr.as_ptr() += 1 };
+    /// assert_eq!(hive[key], 2);
+    /// assert_eq!(hive.get_ptr(key), Some(ptr));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_ptr(&self, key: K) -> Option<NonNull<T>> {
+        self.raw.get_ptr(key.index(), key.generation())
+    }
+
+    /// The value for `key`, without checking the key.
+    ///
+    /// # Safety
+    ///
+    /// `key` must name a live value of this hive: one returned by an
+    /// insertion into this hive and not removed since.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(7);
+    /// // SAFETY: `key` was just returned by `insert`.
+    /// assert_eq!(unsafe { *hive.get_unchecked(key) }, 7);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub unsafe fn get_unchecked(&self, key: K) -> &T {
+        debug_assert!(
+            self.contains_key(key),
+            "get_unchecked with dead key {key:?}"
+        );
+        // SAFETY: the caller guarantees `key` is live, so its slot exists
+        // and is occupied.
+        unsafe { self.raw.get_unchecked(key.index()) }
+    }
+
+    /// The value for `key`, mutably, without checking the key.
+    ///
+    /// # Safety
+    ///
+    /// `key` must name a live value of this hive.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(7);
+    /// // SAFETY: `key` was just returned by `insert`.
+    /// unsafe { *hive.get_unchecked_mut(key) = 8 };
+    /// assert_eq!(hive[key], 8);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub unsafe fn get_unchecked_mut(&mut self, key: K) -> &mut T {
+        debug_assert!(
+            self.contains_key(key),
+            "get_unchecked_mut with dead key {key:?}"
+        );
+        // SAFETY: the caller guarantees `key` is live.
+        unsafe { self.raw.get_unchecked_mut(key.index()) }
+    }
+
+    /// Removes the value for `key` and returns it, or `None` if the key is
+    /// stale or foreign. Its slot goes on its block's free list (or
+    /// retires); a block left empty is kept or freed as described under
+    /// [Emptied blocks](Hive#emptied-blocks).
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(5);
+    /// assert_eq!(hive.remove(key), Some(5));
+    /// assert_eq!(hive.remove(key), None);
+    /// ```
+    #[inline]
+    pub fn remove(&mut self, key: K) -> Option<T> {
+        self.raw.remove(key.index(), key.generation())
+    }
+
+    /// Keeps only the values for which `keep(key, &mut value)` returns
+    /// `true`, visiting them in key-index order.
+    ///
+    /// If `keep` panics, or a removed value's `Drop` panics, the values not
+    /// yet visited stay in the hive.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// hive.extend(0..10);
+    /// hive.retain(|_, n| *n % 2 == 0);
+    /// assert_eq!(hive.len(), 5);
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
+        self.raw
+            .retain(|index, generation, value| keep(Self::key(index, generation), value));
+    }
+
+    /// Removes every value. The largest block is kept and the others are
+    /// freed; keys issued before stay stale.
+    ///
+    /// If a value's `Drop` panics, the other values are still dropped and
+    /// the hive is left empty; then the panic propagates.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(1);
+    /// hive.clear();
+    /// assert!(hive.is_empty());
+    /// hive.insert(2);
+    /// assert_eq!(hive.get(key), None);
+    /// ```
+    pub fn clear(&mut self) {
+        self.raw.clear();
+    }
+
+    /// Removes every value and yields it with its key, in key-index order.
+    ///
+    /// The values not yet yielded when the `Drain` is dropped are dropped
+    /// then. If the `Drain` is leaked (`mem::forget`), they stay in the
+    /// hive.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert("x");
+    /// assert_eq!(hive.drain().collect::<Vec<_>>(), [(key, "x")]);
+    /// assert!(hive.is_empty());
+    /// ```
+    pub fn drain(&mut self) -> Drain<'_, T, K> {
+        Drain {
+            arena: &mut self.raw,
+            next: 0,
+            _key: PhantomData,
+        }
+    }
+
+    /// Iterates `(key, &value)` in key-index order (see
+    /// [Iteration](Hive#iteration)).
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(1);
+    /// assert_eq!(hive.iter().collect::<Vec<_>>(), [(key, &1)]);
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> Iter<'_, T, K> {
+        Iter::new(self.raw.iter())
+    }
+
+    /// Iterates `(key, &mut value)` in key-index order.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(1);
+    /// for (_, value) in hive.iter_mut() {
+    ///     *value *= 10;
+    /// }
+    /// assert_eq!(hive[key], 10);
+    /// ```
+    #[inline]
+    pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
+        IterMut::new(self.raw.iter_mut())
+    }
+
+    /// Iterates the keys of the live values, in key-index order.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(1);
+    /// assert_eq!(hive.keys().collect::<Vec<_>>(), [key]);
+    /// ```
+    #[inline]
+    pub fn keys(&self) -> Keys<'_, T, K> {
+        Keys::new(self.raw.iter())
+    }
+
+    /// Iterates the live values, in key-index order.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// hive.extend([1, 2]);
+    /// assert_eq!(hive.values().sum::<i32>(), 3);
+    /// ```
+    #[inline]
+    pub fn values(&self) -> Values<'_, T> {
+        Values::new(self.raw.iter())
+    }
+
+    /// Iterates the live values mutably, in key-index order.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(1);
+    /// hive.values_mut().for_each(|v| *v += 1);
+    /// assert_eq!(hive[key], 2);
+    /// ```
+    #[inline]
+    pub fn values_mut(&mut self) -> ValuesMut<'_, T> {
+        ValuesMut::new(self.raw.iter_mut())
+    }
+
+    /// Checks the hive's internal invariants (blocks, occupancy bits,
+    /// counts, free lists, the list of blocks with room) and panics if one
+    /// is broken. O(slots). For tests and fuzzing; not part of the stable
+    /// API.
+    #[doc(hidden)]
+    pub fn check_invariants(&self) {
+        self.raw.check_invariants();
+    }
+}
+
+#[cold]
+#[track_caller]
+fn insert_failed(err: CapacityError) -> ! {
+    panic!("Hive::insert: {err}")
+}
+
+impl<T, K: Key> Default for Hive<T, K> {
+    /// An empty hive with the default block sizes.
+    ///
+    /// ```
+    /// let hive: handlekit::Hive<u8, handlekit::Id32> = Default::default();
+    /// assert!(hive.is_empty());
+    /// ```
+    fn default() -> Self {
+        Hive {
+            raw: RawHive::new(KeyLimits::of::<K>(), DEFAULT_MIN_SHIFT, default_shift::<T>()),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T: Clone, K: Key> Clone for Hive<T, K> {
+    /// A copy with the same keys, generations, free lists and blocks: it
+    /// issues the same keys as the original would. The copy's values are at
+    /// new addresses.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(String::from("x"));
+    /// let mut copy = hive.clone();
+    /// assert_eq!(copy[key], "x");
+    /// assert_eq!(copy.insert(String::new()), hive.insert(String::new()));
+    /// ```
+    fn clone(&self) -> Self {
+        Hive {
+            raw: self.raw.clone(),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T: fmt::Debug, K: Key> fmt::Debug for Hive<T, K> {
+    /// Formats as a map from key to value.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// hive.insert('a');
+    /// assert_eq!(format!("{hive:?}"), "{Id(0v1): 'a'}");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<T, K: Key> Index<K> for Hive<T, K> {
+    type Output = T;
+
+    /// # Panics
+    ///
+    /// If `key` is stale or foreign; the message names the key.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(1);
+    /// assert_eq!(hive[key], 1);
+    /// ```
+    #[inline]
+    #[track_caller]
+    fn index(&self, key: K) -> &T {
+        match self.get(key) {
+            Some(value) => value,
+            None => invalid_key(key),
+        }
+    }
+}
+
+impl<T, K: Key> IndexMut<K> for Hive<T, K> {
+    /// # Panics
+    ///
+    /// If `key` is stale or foreign; the message names the key.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(1);
+    /// hive[key] = 2;
+    /// assert_eq!(hive[key], 2);
+    /// ```
+    #[inline]
+    #[track_caller]
+    fn index_mut(&mut self, key: K) -> &mut T {
+        match self.get_mut(key) {
+            Some(value) => value,
+            None => invalid_key(key),
+        }
+    }
+}
+
+#[cold]
+#[track_caller]
+fn invalid_key<K: Key>(key: K) -> ! {
+    panic!("Hive: no live value for key {key:?} (stale, or from another hive)")
+}
+
+impl<T: PartialEq, K: Key> PartialEq for Hive<T, K> {
+    /// Two hives are equal when they hold the same values under the same
+    /// keys.
+    ///
+    /// ```
+    /// let a: handlekit::Hive<_> = [1, 2].into_iter().collect();
+    /// let b: handlekit::Hive<_> = [1, 2].into_iter().collect();
+    /// assert_eq!(a, b);
+    /// ```
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .all(|(key, value)| other.get(key) == Some(value))
+    }
+}
+
+impl<T: Eq, K: Key> Eq for Hive<T, K> {}
+
+impl<T, K: Key> Extend<T> for Hive<T, K> {
+    /// Inserts every value; the keys are discarded. If the iterator or a
+    /// value panics, the values inserted so far stay.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// hive.extend([1, 2, 3]);
+    /// assert_eq!(hive.len(), 3);
+    /// ```
+    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
+        for value in values {
+            self.insert(value);
+        }
+    }
+}
+
+impl<T, K: Key> FromIterator<T> for Hive<T, K> {
+    /// A hive of the values, keyed in iteration order (the first value
+    /// gets index 0), with the default block sizes.
+    ///
+    /// ```
+    /// use handlekit::{Hive, Key};
+    /// let hive: Hive<&str> = ["a", "b"].into_iter().collect();
+    /// assert_eq!(hive.keys().map(|k| k.index()).collect::<Vec<_>>(), [0, 1]);
+    /// ```
+    fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
+        let mut hive = Self::default();
+        hive.extend(values);
+        hive
+    }
+}
+
+impl<'a, T, K: Key> IntoIterator for &'a Hive<T, K> {
+    type Item = (K, &'a T);
+    type IntoIter = Iter<'a, T, K>;
+
+    /// ```
+    /// let hive: handlekit::Hive<_> = [1].into_iter().collect();
+    /// for (key, value) in &hive {
+    ///     assert_eq!(hive[key], *value);
+    /// }
+    /// ```
+    fn into_iter(self) -> Iter<'a, T, K> {
+        self.iter()
+    }
+}
+
+impl<'a, T, K: Key> IntoIterator for &'a mut Hive<T, K> {
+    type Item = (K, &'a mut T);
+    type IntoIter = IterMut<'a, T, K>;
+
+    /// ```
+    /// let mut hive: handlekit::Hive<_> = [1].into_iter().collect();
+    /// for (_, value) in &mut hive {
+    ///     *value += 1;
+    /// }
+    /// assert_eq!(hive.values().next(), Some(&2));
+    /// ```
+    fn into_iter(self) -> IterMut<'a, T, K> {
+        self.iter_mut()
+    }
+}
+
+impl<T, K: Key> IntoIterator for Hive<T, K> {
+    type Item = (K, T);
+    type IntoIter = IntoIter<T, K>;
+
+    /// ```
+    /// let hive: handlekit::Hive<_> = [String::from("x")].into_iter().collect();
+    /// let all: Vec<_> = hive.into_iter().map(|(_, v)| v).collect();
+    /// assert_eq!(all, ["x"]);
+    /// ```
+    fn into_iter(self) -> IntoIter<T, K> {
+        IntoIter {
+            arena: self.raw,
+            next: 0,
+            _key: PhantomData,
+        }
+    }
+}
+
+/// Removing iterator over `(key, value)`; see [`Hive::drain`].
+pub struct Drain<'a, T, K: Key = Id> {
+    arena: &'a mut RawHive<T>,
+    /// Flat indices below this have been drained.
+    next: usize,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+taking_iterator!(Drain<'a, T, K>);
+
+impl<T, K: Key> Drop for Drain<'_, T, K> {
+    fn drop(&mut self) {
+        self.arena.clear();
+    }
+}
+
+/// Owning iterator over `(key, value)`; see [`Hive::into_iter`].
+pub struct IntoIter<T, K: Key = Id> {
+    arena: RawHive<T>,
+    /// Flat indices below this have been yielded.
+    next: usize,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+taking_iterator!(IntoIter<T, K>);
