@@ -156,7 +156,11 @@ impl<T> Hive<T, Id> {
     #[must_use]
     pub const fn new() -> Self {
         Hive {
-            raw: RawHive::new(KeyLimits::of::<Id>(), DEFAULT_MIN_SHIFT, default_shift::<T>()),
+            raw: RawHive::new(
+                KeyLimits::of::<Id>(),
+                DEFAULT_MIN_SHIFT,
+                default_shift::<T>(),
+            ),
             _key: PhantomData,
         }
     }
@@ -722,7 +726,11 @@ impl<T, K: Key> Default for Hive<T, K> {
     /// ```
     fn default() -> Self {
         Hive {
-            raw: RawHive::new(KeyLimits::of::<K>(), DEFAULT_MIN_SHIFT, default_shift::<T>()),
+            raw: RawHive::new(
+                KeyLimits::of::<K>(),
+                DEFAULT_MIN_SHIFT,
+                default_shift::<T>(),
+            ),
             _key: PhantomData,
         }
     }

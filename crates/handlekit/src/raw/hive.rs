@@ -294,7 +294,9 @@ impl<T> RawHive<T> {
             Some(&b) => (b as usize, self.meta[b as usize].floor),
             None => {
                 let b = self.blocks.len();
-                if b.checked_shl(self.shift).is_none_or(|base| base >= self.limits.max_slots) {
+                if b.checked_shl(self.shift)
+                    .is_none_or(|base| base >= self.limits.max_slots)
+                {
                     return Err(CapacityError::index_space(self.limits.max_slots));
                 }
                 (b, 0)
@@ -590,7 +592,10 @@ impl<T> RawHive<T> {
         for (b, (block, meta)) in self.blocks.iter().zip(&self.meta).enumerate() {
             block.check_invariants();
             assert_eq!(block.base(), b << self.shift, "base of block {b}");
-            assert!(block.base() < self.limits.max_slots, "block {b} past the index space");
+            assert!(
+                block.base() < self.limits.max_slots,
+                "block {b} past the index space"
+            );
             if block.len() == 0 {
                 assert_eq!(meta.listed, NOT_LISTED, "freed range {b} listed");
                 assert_eq!((meta.free_head, meta.fresh, meta.retired), (NO_SLOT, 0, 0));
@@ -600,8 +605,14 @@ impl<T> RawHive<T> {
                 continue;
             }
             assert_eq!(block.len(), self.size_of_block(b), "size of block {b}");
-            assert!(!self.vacated.contains(&(b as u32)), "live block {b} vacated");
-            assert!(meta.floor < max_generation, "block {b} over a retired range");
+            assert!(
+                !self.vacated.contains(&(b as u32)),
+                "live block {b} vacated"
+            );
+            assert!(
+                meta.floor < max_generation,
+                "block {b} over a retired range"
+            );
             total += block.len();
             live += block.live();
             if block.live() == 0 {
@@ -639,12 +650,20 @@ impl<T> RawHive<T> {
                 on_list += 1;
                 cursor = slot.next_free();
             }
-            assert_eq!(block.live() + retired + on_list, fresh, "lost slot in block {b}");
+            assert_eq!(
+                block.live() + retired + on_list,
+                fresh,
+                "lost slot in block {b}"
+            );
             let has_free = meta.free_head != NO_SLOT || fresh < block.len();
             if has_free {
                 listed_blocks += 1;
                 let at = meta.listed as usize;
-                assert_eq!(self.available.get(at), Some(&(b as u32)), "listing of block {b}");
+                assert_eq!(
+                    self.available.get(at),
+                    Some(&(b as u32)),
+                    "listing of block {b}"
+                );
             } else {
                 assert_eq!(meta.listed, NOT_LISTED, "full block {b} listed");
             }
