@@ -214,6 +214,7 @@ mod serde_util;
 mod slot_iter;
 #[cfg(feature = "rayon")]
 mod slot_par;
+mod stable;
 pub mod vm_vec;
 
 pub use error::CapacityError;

@@ -3,15 +3,13 @@
 //! C++'s `std::hive`), with generational keys and stable addresses; and its
 //! iterators.
 
-use core::fmt;
 use core::marker::PhantomData;
-use core::ops::{Index, IndexMut};
 use core::ptr::NonNull;
 
 use crate::raw::hive::RawHive;
 use crate::raw::slot::Slot;
 use crate::raw::KeyLimits;
-use crate::slot_iter::{table_key, taking_iterator};
+use crate::slot_iter::table_key;
 use crate::{pool, CapacityError, Id, Key};
 
 /// `log2` of the default smallest block (64 slots).
@@ -711,12 +709,6 @@ impl<T, K: Key> Hive<T, K> {
     }
 }
 
-#[cold]
-#[track_caller]
-fn insert_failed(err: CapacityError) -> ! {
-    panic!("Hive::insert: {err}")
-}
-
 impl<T, K: Key> Default for Hive<T, K> {
     /// An empty hive with the default block sizes.
     ///
@@ -756,190 +748,4 @@ impl<T: Clone, K: Key> Clone for Hive<T, K> {
     }
 }
 
-impl<T: fmt::Debug, K: Key> fmt::Debug for Hive<T, K> {
-    /// Formats as a map from key to value.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// hive.insert('a');
-    /// assert_eq!(format!("{hive:?}"), "{Id(0v1): 'a'}");
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.iter()).finish()
-    }
-}
-
-impl<T, K: Key> Index<K> for Hive<T, K> {
-    type Output = T;
-
-    /// # Panics
-    ///
-    /// If `key` is stale or foreign; the message names the key.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(1);
-    /// assert_eq!(hive[key], 1);
-    /// ```
-    #[inline]
-    #[track_caller]
-    fn index(&self, key: K) -> &T {
-        match self.get(key) {
-            Some(value) => value,
-            None => invalid_key(key),
-        }
-    }
-}
-
-impl<T, K: Key> IndexMut<K> for Hive<T, K> {
-    /// # Panics
-    ///
-    /// If `key` is stale or foreign; the message names the key.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(1);
-    /// hive[key] = 2;
-    /// assert_eq!(hive[key], 2);
-    /// ```
-    #[inline]
-    #[track_caller]
-    fn index_mut(&mut self, key: K) -> &mut T {
-        match self.get_mut(key) {
-            Some(value) => value,
-            None => invalid_key(key),
-        }
-    }
-}
-
-#[cold]
-#[track_caller]
-fn invalid_key<K: Key>(key: K) -> ! {
-    panic!("Hive: no live value for key {key:?} (stale, or from another hive)")
-}
-
-impl<T: PartialEq, K: Key> PartialEq for Hive<T, K> {
-    /// Two hives are equal when they hold the same values under the same
-    /// keys.
-    ///
-    /// ```
-    /// let a: handlekit::Hive<_> = [1, 2].into_iter().collect();
-    /// let b: handlekit::Hive<_> = [1, 2].into_iter().collect();
-    /// assert_eq!(a, b);
-    /// ```
-    fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len()
-            && self
-                .iter()
-                .all(|(key, value)| other.get(key) == Some(value))
-    }
-}
-
-impl<T: Eq, K: Key> Eq for Hive<T, K> {}
-
-impl<T, K: Key> Extend<T> for Hive<T, K> {
-    /// Inserts every value; the keys are discarded. If the iterator or a
-    /// value panics, the values inserted so far stay.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// hive.extend([1, 2, 3]);
-    /// assert_eq!(hive.len(), 3);
-    /// ```
-    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
-        for value in values {
-            self.insert(value);
-        }
-    }
-}
-
-impl<T, K: Key> FromIterator<T> for Hive<T, K> {
-    /// A hive of the values, keyed in iteration order (the first value
-    /// gets index 0), with the default block sizes.
-    ///
-    /// ```
-    /// use handlekit::{Hive, Key};
-    /// let hive: Hive<&str> = ["a", "b"].into_iter().collect();
-    /// assert_eq!(hive.keys().map(|k| k.index()).collect::<Vec<_>>(), [0, 1]);
-    /// ```
-    fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
-        let mut hive = Self::default();
-        hive.extend(values);
-        hive
-    }
-}
-
-impl<'a, T, K: Key> IntoIterator for &'a Hive<T, K> {
-    type Item = (K, &'a T);
-    type IntoIter = Iter<'a, T, K>;
-
-    /// ```
-    /// let hive: handlekit::Hive<_> = [1].into_iter().collect();
-    /// for (key, value) in &hive {
-    ///     assert_eq!(hive[key], *value);
-    /// }
-    /// ```
-    fn into_iter(self) -> Iter<'a, T, K> {
-        self.iter()
-    }
-}
-
-impl<'a, T, K: Key> IntoIterator for &'a mut Hive<T, K> {
-    type Item = (K, &'a mut T);
-    type IntoIter = IterMut<'a, T, K>;
-
-    /// ```
-    /// let mut hive: handlekit::Hive<_> = [1].into_iter().collect();
-    /// for (_, value) in &mut hive {
-    ///     *value += 1;
-    /// }
-    /// assert_eq!(hive.values().next(), Some(&2));
-    /// ```
-    fn into_iter(self) -> IterMut<'a, T, K> {
-        self.iter_mut()
-    }
-}
-
-impl<T, K: Key> IntoIterator for Hive<T, K> {
-    type Item = (K, T);
-    type IntoIter = IntoIter<T, K>;
-
-    /// ```
-    /// let hive: handlekit::Hive<_> = [String::from("x")].into_iter().collect();
-    /// let all: Vec<_> = hive.into_iter().map(|(_, v)| v).collect();
-    /// assert_eq!(all, ["x"]);
-    /// ```
-    fn into_iter(self) -> IntoIter<T, K> {
-        IntoIter {
-            arena: self.raw,
-            next: 0,
-            _key: PhantomData,
-        }
-    }
-}
-
-/// Removing iterator over `(key, value)`; see [`Hive::drain`].
-pub struct Drain<'a, T, K: Key = Id> {
-    arena: &'a mut RawHive<T>,
-    /// Flat indices below this have been drained.
-    next: usize,
-    _key: PhantomData<fn(K) -> K>,
-}
-
-taking_iterator!(Drain<'a, T, K>);
-
-impl<T, K: Key> Drop for Drain<'_, T, K> {
-    fn drop(&mut self) {
-        self.arena.clear();
-    }
-}
-
-/// Owning iterator over `(key, value)`; see [`Hive::into_iter`].
-pub struct IntoIter<T, K: Key = Id> {
-    arena: RawHive<T>,
-    /// Flat indices below this have been yielded.
-    next: usize,
-    _key: PhantomData<fn(K) -> K>,
-}
-
-taking_iterator!(IntoIter<T, K>);
+crate::stable::stable_container_impls!(Hive, RawHive, Id, "hive");

@@ -4,14 +4,13 @@
 use core::fmt;
 use core::iter::FusedIterator;
 use core::marker::PhantomData;
-use core::ops::{Index, IndexMut};
 use core::ptr::NonNull;
 
 use crate::raw::block::{BlocksIter, BlocksIterMut};
 use crate::raw::pool::RawPool;
 use crate::raw::slot::Slot;
 use crate::raw::KeyLimits;
-use crate::slot_iter::{raw_iterator, table_key, taking_iterator};
+use crate::slot_iter::{raw_iterator, table_key};
 use crate::{CapacityError, Key, PoolKey};
 
 /// Bytes a default block aims at.
@@ -626,12 +625,6 @@ impl<T, K: Key> Pool<T, K> {
     }
 }
 
-#[cold]
-#[track_caller]
-fn insert_failed(err: CapacityError) -> ! {
-    panic!("Pool::insert: {err}")
-}
-
 impl<T, K: Key> Default for Pool<T, K> {
     /// An empty pool with the default block size.
     ///
@@ -667,166 +660,7 @@ impl<T: Clone, K: Key> Clone for Pool<T, K> {
     }
 }
 
-impl<T: fmt::Debug, K: Key> fmt::Debug for Pool<T, K> {
-    /// Formats as a map from key to value.
-    ///
-    /// ```
-    /// let mut pool = handlekit::Pool::new();
-    /// pool.insert('a');
-    /// assert_eq!(format!("{pool:?}"), "{PoolKey(0v1): 'a'}");
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.iter()).finish()
-    }
-}
-
-impl<T, K: Key> Index<K> for Pool<T, K> {
-    type Output = T;
-
-    /// # Panics
-    ///
-    /// If `key` is stale or foreign; the message names the key.
-    ///
-    /// ```
-    /// let mut pool = handlekit::Pool::new();
-    /// let key = pool.insert(1);
-    /// assert_eq!(pool[key], 1);
-    /// ```
-    #[inline]
-    #[track_caller]
-    fn index(&self, key: K) -> &T {
-        match self.get(key) {
-            Some(value) => value,
-            None => invalid_key(key),
-        }
-    }
-}
-
-impl<T, K: Key> IndexMut<K> for Pool<T, K> {
-    /// # Panics
-    ///
-    /// If `key` is stale or foreign; the message names the key.
-    ///
-    /// ```
-    /// let mut pool = handlekit::Pool::new();
-    /// let key = pool.insert(1);
-    /// pool[key] = 2;
-    /// assert_eq!(pool[key], 2);
-    /// ```
-    #[inline]
-    #[track_caller]
-    fn index_mut(&mut self, key: K) -> &mut T {
-        match self.get_mut(key) {
-            Some(value) => value,
-            None => invalid_key(key),
-        }
-    }
-}
-
-#[cold]
-#[track_caller]
-fn invalid_key<K: Key>(key: K) -> ! {
-    panic!("Pool: no live value for key {key:?} (stale, or from another pool)")
-}
-
-impl<T: PartialEq, K: Key> PartialEq for Pool<T, K> {
-    /// Two pools are equal when they hold the same values under the same
-    /// keys.
-    ///
-    /// ```
-    /// let a: handlekit::Pool<_> = [1, 2].into_iter().collect();
-    /// let b: handlekit::Pool<_> = [1, 2].into_iter().collect();
-    /// assert_eq!(a, b);
-    /// ```
-    fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len()
-            && self
-                .iter()
-                .all(|(key, value)| other.get(key) == Some(value))
-    }
-}
-
-impl<T: Eq, K: Key> Eq for Pool<T, K> {}
-
-impl<T, K: Key> Extend<T> for Pool<T, K> {
-    /// Inserts every value; the keys are discarded.
-    ///
-    /// ```
-    /// let mut pool = handlekit::Pool::new();
-    /// pool.extend([1, 2, 3]);
-    /// assert_eq!(pool.len(), 3);
-    /// ```
-    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
-        for value in values {
-            self.insert(value);
-        }
-    }
-}
-
-impl<T, K: Key> FromIterator<T> for Pool<T, K> {
-    /// A pool of the values, keyed in iteration order (the first value gets
-    /// index 0), with the default block size.
-    ///
-    /// ```
-    /// use handlekit::{Key, Pool};
-    /// let pool: Pool<&str> = ["a", "b"].into_iter().collect();
-    /// assert_eq!(pool.keys().map(|k| k.index()).collect::<Vec<_>>(), [0, 1]);
-    /// ```
-    fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
-        let mut pool = Self::default();
-        pool.extend(values);
-        pool
-    }
-}
-
-impl<'a, T, K: Key> IntoIterator for &'a Pool<T, K> {
-    type Item = (K, &'a T);
-    type IntoIter = Iter<'a, T, K>;
-
-    /// ```
-    /// let pool: handlekit::Pool<_> = [1].into_iter().collect();
-    /// for (key, value) in &pool {
-    ///     assert_eq!(pool[key], *value);
-    /// }
-    /// ```
-    fn into_iter(self) -> Iter<'a, T, K> {
-        self.iter()
-    }
-}
-
-impl<'a, T, K: Key> IntoIterator for &'a mut Pool<T, K> {
-    type Item = (K, &'a mut T);
-    type IntoIter = IterMut<'a, T, K>;
-
-    /// ```
-    /// let mut pool: handlekit::Pool<_> = [1].into_iter().collect();
-    /// for (_, value) in &mut pool {
-    ///     *value += 1;
-    /// }
-    /// assert_eq!(pool.values().next(), Some(&2));
-    /// ```
-    fn into_iter(self) -> IterMut<'a, T, K> {
-        self.iter_mut()
-    }
-}
-
-impl<T, K: Key> IntoIterator for Pool<T, K> {
-    type Item = (K, T);
-    type IntoIter = IntoIter<T, K>;
-
-    /// ```
-    /// let pool: handlekit::Pool<_> = [String::from("x")].into_iter().collect();
-    /// let all: Vec<_> = pool.into_iter().map(|(_, v)| v).collect();
-    /// assert_eq!(all, ["x"]);
-    /// ```
-    fn into_iter(self) -> IntoIter<T, K> {
-        IntoIter {
-            arena: self.raw,
-            next: 0,
-            _key: PhantomData,
-        }
-    }
-}
+crate::stable::stable_container_impls!(Pool, RawPool, PoolKey, "pool");
 
 /// Iterator over `(key, &value)`; see [`Pool::iter`] and [`Hive::iter`](crate::Hive::iter)
 /// (a [`Hive`](crate::Hive) names this type through an alias whose key
@@ -1006,29 +840,3 @@ impl<'a, T, K: Key> Keys<'a, T, K> {
         }
     }
 }
-
-/// Removing iterator over `(key, value)`; see [`Pool::drain`].
-pub struct Drain<'a, T, K: Key = PoolKey> {
-    arena: &'a mut RawPool<T>,
-    /// Flat indices below this have been drained.
-    next: usize,
-    _key: PhantomData<fn(K) -> K>,
-}
-
-taking_iterator!(Drain<'a, T, K>);
-
-impl<T, K: Key> Drop for Drain<'_, T, K> {
-    fn drop(&mut self) {
-        self.arena.clear();
-    }
-}
-
-/// Owning iterator over `(key, value)`; see [`Pool::into_iter`].
-pub struct IntoIter<T, K: Key = PoolKey> {
-    arena: RawPool<T>,
-    /// Flat indices below this have been yielded.
-    next: usize,
-    _key: PhantomData<fn(K) -> K>,
-}
-
-taking_iterator!(IntoIter<T, K>);
