@@ -438,7 +438,8 @@ impl<K: Key + std::hash::Hash> Harness<K> {
             let bump = u64::from(i % 2 == 0) + if i >= split { 2 } else { 0 };
             self.model.insert(key, value + bump);
         }
-        assert_eq!(format!("{:?}", self.hive.iter()).len() > 1, true);
+        let listed: Vec<(K, &u64)> = self.hive.iter().collect();
+        assert_eq!(format!("{:?}", self.hive.iter()), format!("{listed:?}"));
     }
 }
 

@@ -6,6 +6,7 @@
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
+use crate::raw::block::BlockTable;
 use crate::raw::hive::RawHive;
 use crate::raw::slot::Slot;
 use crate::raw::KeyLimits;

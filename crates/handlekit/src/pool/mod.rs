@@ -6,7 +6,7 @@ use core::iter::FusedIterator;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use crate::raw::block::{BlocksIter, BlocksIterMut};
+use crate::raw::block::{BlockTable, BlocksIter, BlocksIterMut};
 use crate::raw::pool::RawPool;
 use crate::raw::slot::Slot;
 use crate::raw::KeyLimits;

@@ -439,6 +439,110 @@ impl<T: Clone> Block<T> {
     }
 }
 
+/// Lookup by flat index in a table of blocks where block `b` starts at
+/// `b << shift` and holds at most `1 << shift` slots: what `RawPool` and
+/// `RawHive` share. Implementors give the table, its shift and the number
+/// of live values; the lookups are provided.
+pub(crate) trait BlockTable<T> {
+    /// The blocks. Invariant (of the implementor): block `b` has base
+    /// `b << shift()` and at most `1 << shift()` slots.
+    fn blocks(&self) -> &[Block<T>];
+    /// The blocks, mutably (the same invariant).
+    fn blocks_mut(&mut self) -> &mut [Block<T>];
+    /// `log2` of the range of flat indices each block owns.
+    fn shift(&self) -> u32;
+    /// Number of live values in all blocks.
+    fn live(&self) -> usize;
+
+    /// Block and offset of a flat index.
+    #[inline]
+    fn split(&self, index: usize) -> (usize, usize) {
+        (index >> self.shift(), index & ((1 << self.shift()) - 1))
+    }
+
+    #[inline]
+    fn contains(&self, index: usize, generation: u32) -> bool {
+        let (b, i) = self.split(index);
+        self.blocks()
+            .get(b)
+            .is_some_and(|block| block.contains(i, generation))
+    }
+
+    #[inline]
+    fn get(&self, index: usize, generation: u32) -> Option<&T> {
+        let (b, i) = self.split(index);
+        self.blocks().get(b)?.get(i, generation)
+    }
+
+    #[inline]
+    fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
+        let (b, i) = self.split(index);
+        self.blocks_mut().get_mut(b)?.get_mut(i, generation)
+    }
+
+    /// A pointer to the value, valid until it is taken out or its block is
+    /// dropped (see `Block::value_ptr`).
+    #[inline]
+    fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
+        let (b, i) = self.split(index);
+        self.blocks().get(b)?.value_ptr(i, generation)
+    }
+
+    /// Mutable references to `N` distinct live values.
+    fn get_disjoint_mut<const N: usize>(&mut self, keys: [(usize, u32); N]) -> Option<[&mut T; N]> {
+        let at = keys.map(|(index, generation)| {
+            let (b, i) = self.split(index);
+            (b, i, generation)
+        });
+        get_disjoint_mut(self.blocks_mut(), at)
+    }
+
+    /// The value at flat index `index`.
+    ///
+    /// # Safety
+    ///
+    /// The slot at `index` must exist and be occupied.
+    #[inline]
+    unsafe fn get_unchecked(&self, index: usize) -> &T {
+        let (b, i) = self.split(index);
+        debug_assert!(b < self.blocks().len());
+        // SAFETY: the caller guarantees the slot exists, so block `b` does.
+        let block = unsafe { self.blocks().get_unchecked(b) };
+        // SAFETY: the caller guarantees slot `i` of it exists and is
+        // occupied.
+        unsafe { block.get_unchecked(i) }
+    }
+
+    /// The value at flat index `index`, mutably.
+    ///
+    /// # Safety
+    ///
+    /// The slot at `index` must exist and be occupied.
+    #[inline]
+    unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
+        let (b, i) = self.split(index);
+        debug_assert!(b < self.blocks().len());
+        // SAFETY: the caller guarantees the slot exists, so block `b` does.
+        let block = unsafe { self.blocks_mut().get_unchecked_mut(b) };
+        // SAFETY: the caller guarantees slot `i` of it exists and is
+        // occupied.
+        unsafe { block.get_unchecked_mut(i) }
+    }
+
+    /// Iterates the live values in index order.
+    #[inline]
+    fn iter(&self) -> BlocksIter<'_, T> {
+        BlocksIter::new(self.blocks(), self.live())
+    }
+
+    /// Iterates the live values in index order, mutably.
+    #[inline]
+    fn iter_mut(&mut self) -> BlocksIterMut<'_, T> {
+        let live = self.live();
+        BlocksIterMut::new_mut(self.blocks_mut(), live)
+    }
+}
+
 /// Mutable references to `N` distinct live values of `blocks`, each named
 /// by `(block, slot, generation)`, or `None` if any is not live or two name
 /// the same slot.

@@ -23,9 +23,8 @@
 //! All of this is safe code over `Block`.
 
 use alloc::vec::Vec;
-use core::ptr::NonNull;
 
-use super::block::{self, Block, BlocksIter, BlocksIterMut};
+use super::block::{Block, BlockTable};
 use super::slot::NO_SLOT;
 use super::KeyLimits;
 use crate::CapacityError;
@@ -162,84 +161,6 @@ impl<T> RawHive<T> {
     fn size_of_block(&self, b: usize) -> usize {
         let shift = (self.min_shift as usize + b).min(self.shift as usize);
         (1usize << shift).min(self.limits.max_slots.saturating_sub(b << self.shift))
-    }
-
-    /// Block and offset of a flat index.
-    #[inline]
-    fn split(&self, index: usize) -> (usize, usize) {
-        (index >> self.shift, index & ((1 << self.shift) - 1))
-    }
-
-    #[inline]
-    pub(crate) fn contains(&self, index: usize, generation: u32) -> bool {
-        let (b, i) = self.split(index);
-        self.blocks
-            .get(b)
-            .is_some_and(|block| block.contains(i, generation))
-    }
-
-    #[inline]
-    pub(crate) fn get(&self, index: usize, generation: u32) -> Option<&T> {
-        let (b, i) = self.split(index);
-        self.blocks.get(b)?.get(i, generation)
-    }
-
-    #[inline]
-    pub(crate) fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
-        let (b, i) = self.split(index);
-        self.blocks.get_mut(b)?.get_mut(i, generation)
-    }
-
-    /// A pointer to the value, valid until it is taken out of the hive or
-    /// the hive is dropped (see `Block::value_ptr`).
-    #[inline]
-    pub(crate) fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
-        let (b, i) = self.split(index);
-        self.blocks.get(b)?.value_ptr(i, generation)
-    }
-
-    /// Mutable references to `N` distinct live values.
-    pub(crate) fn get_disjoint_mut<const N: usize>(
-        &mut self,
-        keys: [(usize, u32); N],
-    ) -> Option<[&mut T; N]> {
-        let at = keys.map(|(index, generation)| {
-            let (b, i) = self.split(index);
-            (b, i, generation)
-        });
-        block::get_disjoint_mut(&mut self.blocks, at)
-    }
-
-    /// The value at flat index `index`.
-    ///
-    /// # Safety
-    ///
-    /// The slot at `index` must exist and be occupied.
-    #[inline]
-    pub(crate) unsafe fn get_unchecked(&self, index: usize) -> &T {
-        let (b, i) = self.split(index);
-        debug_assert!(b < self.blocks.len());
-        // SAFETY: the caller guarantees the slot exists, so block `b` does.
-        let block = unsafe { self.blocks.get_unchecked(b) };
-        // SAFETY: the caller guarantees slot `i` of it exists and is
-        // occupied.
-        unsafe { block.get_unchecked(i) }
-    }
-
-    /// The value at flat index `index`, mutably.
-    ///
-    /// # Safety
-    ///
-    /// The slot at `index` must exist and be occupied.
-    #[inline]
-    pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
-        let (b, i) = self.split(index);
-        debug_assert!(b < self.blocks.len());
-        // SAFETY: the caller guarantees the slot exists, so block `b` does.
-        let block = unsafe { self.blocks.get_unchecked_mut(b) };
-        // SAFETY: the caller guarantees slot `i` of it exists and is
-        // occupied.
-        unsafe { block.get_unchecked_mut(i) }
     }
 
     /// Inserts `make(index, generation)` into the last available block
@@ -570,18 +491,6 @@ impl<T> RawHive<T> {
         }
     }
 
-    /// Iterates the live values in index order.
-    #[inline]
-    pub(crate) fn iter(&self) -> BlocksIter<'_, T> {
-        BlocksIter::new(&self.blocks, self.len)
-    }
-
-    /// Iterates the live values in index order, mutably.
-    #[inline]
-    pub(crate) fn iter_mut(&mut self) -> BlocksIterMut<'_, T> {
-        BlocksIterMut::new_mut(&mut self.blocks, self.len)
-    }
-
     /// Checks every invariant; panics on the first one broken. O(slots).
     pub(crate) fn check_invariants(&self) {
         let max_generation = self.limits.max_generation;
@@ -676,6 +585,28 @@ impl<T> RawHive<T> {
         for (n, &v) in self.vacated.iter().enumerate() {
             assert!(!self.vacated[..n].contains(&v), "range {v} vacated twice");
         }
+    }
+}
+
+impl<T> BlockTable<T> for RawHive<T> {
+    #[inline]
+    fn blocks(&self) -> &[Block<T>] {
+        &self.blocks
+    }
+
+    #[inline]
+    fn blocks_mut(&mut self) -> &mut [Block<T>] {
+        &mut self.blocks
+    }
+
+    #[inline]
+    fn shift(&self) -> u32 {
+        self.shift
+    }
+
+    #[inline]
+    fn live(&self) -> usize {
+        self.len
     }
 }
 

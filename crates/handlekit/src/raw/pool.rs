@@ -15,9 +15,8 @@
 //! All of this is safe code over `Block`.
 
 use alloc::vec::Vec;
-use core::ptr::NonNull;
 
-use super::block::{Block, BlocksIter, BlocksIterMut};
+use super::block::{Block, BlockTable};
 use super::slot::NO_SLOT;
 use super::KeyLimits;
 use crate::CapacityError;
@@ -132,72 +131,6 @@ impl<T> RawPool<T> {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.blocks.iter().map(Block::heap_bytes).sum::<usize>()
             + self.blocks.capacity() * core::mem::size_of::<Block<T>>()
-    }
-
-    /// Block and offset of a flat index.
-    #[inline]
-    fn split(&self, index: usize) -> (usize, usize) {
-        (index >> self.shift, index & ((1 << self.shift) - 1))
-    }
-
-    #[inline]
-    pub(crate) fn contains(&self, index: usize, generation: u32) -> bool {
-        let (b, i) = self.split(index);
-        self.blocks
-            .get(b)
-            .is_some_and(|block| block.contains(i, generation))
-    }
-
-    #[inline]
-    pub(crate) fn get(&self, index: usize, generation: u32) -> Option<&T> {
-        let (b, i) = self.split(index);
-        self.blocks.get(b)?.get(i, generation)
-    }
-
-    #[inline]
-    pub(crate) fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
-        let (b, i) = self.split(index);
-        self.blocks.get_mut(b)?.get_mut(i, generation)
-    }
-
-    /// A pointer to the value, valid until it is taken out of the pool or
-    /// the pool is dropped (see `Block::value_ptr`).
-    #[inline]
-    pub(crate) fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
-        let (b, i) = self.split(index);
-        self.blocks.get(b)?.value_ptr(i, generation)
-    }
-
-    /// The value at flat index `index`.
-    ///
-    /// # Safety
-    ///
-    /// The slot at `index` must exist and be occupied.
-    #[inline]
-    pub(crate) unsafe fn get_unchecked(&self, index: usize) -> &T {
-        let (b, i) = self.split(index);
-        debug_assert!(b < self.blocks.len());
-        // SAFETY: the caller guarantees the slot exists, so block `b` does.
-        let block = unsafe { self.blocks.get_unchecked(b) };
-        // SAFETY: the caller guarantees slot `i` of it exists and is
-        // occupied.
-        unsafe { block.get_unchecked(i) }
-    }
-
-    /// The value at flat index `index`, mutably.
-    ///
-    /// # Safety
-    ///
-    /// The slot at `index` must exist and be occupied.
-    #[inline]
-    pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
-        let (b, i) = self.split(index);
-        debug_assert!(b < self.blocks.len());
-        // SAFETY: the caller guarantees the slot exists, so block `b` does.
-        let block = unsafe { self.blocks.get_unchecked_mut(b) };
-        // SAFETY: the caller guarantees slot `i` of it exists and is
-        // occupied.
-        unsafe { block.get_unchecked_mut(i) }
     }
 
     /// Inserts `make(index, generation)` and returns `(index, generation)`.
@@ -371,18 +304,6 @@ impl<T> RawPool<T> {
         self.len = self.blocks.iter().map(Block::live).sum();
     }
 
-    /// Iterates the live values in index order.
-    #[inline]
-    pub(crate) fn iter(&self) -> BlocksIter<'_, T> {
-        BlocksIter::new(&self.blocks, self.len)
-    }
-
-    /// Iterates the live values in index order, mutably.
-    #[inline]
-    pub(crate) fn iter_mut(&mut self) -> BlocksIterMut<'_, T> {
-        BlocksIterMut::new_mut(&mut self.blocks, self.len)
-    }
-
     /// Checks every invariant; panics on the first one broken. O(slots).
     pub(crate) fn check_invariants(&self) {
         let mut total = 0;
@@ -446,6 +367,28 @@ impl<T> RawPool<T> {
             self.fresh,
             "a used vacant slot is neither free nor retired"
         );
+    }
+}
+
+impl<T> BlockTable<T> for RawPool<T> {
+    #[inline]
+    fn blocks(&self) -> &[Block<T>] {
+        &self.blocks
+    }
+
+    #[inline]
+    fn blocks_mut(&mut self) -> &mut [Block<T>] {
+        &mut self.blocks
+    }
+
+    #[inline]
+    fn shift(&self) -> u32 {
+        self.shift
+    }
+
+    #[inline]
+    fn live(&self) -> usize {
+        self.len
     }
 }
 
