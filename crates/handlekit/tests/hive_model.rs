@@ -22,6 +22,8 @@ use proptest::prelude::*;
 use proptest::sample::Index as Pick;
 use proptest::test_runner::Config;
 
+mod common;
+
 define_key! {
     /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
     pub struct Gen4(u32; index_bits = 28);
@@ -485,9 +487,9 @@ model_tests! {
     sixteen_slots: SixteenSlots;
 }
 
-/// The stable-address test of issue 5: record `get_ptr` for many elements,
-/// then insert and remove heavily, growing by several blocks. Every live
-/// element's pointer must be unchanged and must still read the right value.
+/// The stable-address test of issue 5 (`common/churn.rs`): record
+/// `get_ptr` for many elements, then insert and remove heavily, growing by
+/// several blocks; every live element must keep its address and value.
 #[test]
 fn addresses_survive_heavy_churn() {
     let (initial, rounds, max_block) = if cfg!(miri) {
@@ -495,57 +497,15 @@ fn addresses_survive_heavy_churn() {
     } else {
         (2000, 40_000, 256)
     };
-    type Value = (u64, [u8; 8]);
-    let mut hive: Hive<Value> = Hive::with_block_sizes(4, max_block);
-    let mut live: Vec<(Id, u64, NonNull<Value>)> = (0..initial)
-        .map(|n| {
-            let key = hive.insert((n, [n as u8; 8]));
-            (key, n, hive.get_ptr(key).unwrap())
-        })
-        .collect();
-    let blocks_before = hive.block_count();
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut rng = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let mut next = initial;
-    for round in 0..rounds {
-        let r = rng();
-        // Grow on average (5 inserts per 3 removals), with a phase of
-        // removals in the middle that empties (and frees) blocks.
-        let shrinking = round > rounds / 3 && round < rounds / 2;
-        if (!shrinking && r % 8 < 5) || live.is_empty() {
-            let key = hive.insert((next, [next as u8; 8]));
-            live.push((key, next, hive.get_ptr(key).unwrap()));
-            next += 1;
-        } else {
-            let at = (r >> 8) as usize % live.len();
-            let (key, n, _) = live.swap_remove(at);
-            assert_eq!(hive.remove(key), Some((n, [n as u8; 8])));
-        }
-    }
-    assert!(
-        hive.block_count() >= blocks_before + 4,
-        "grew by several blocks ({blocks_before} -> {})",
-        hive.block_count()
+    common::churn::addresses_survive_heavy_churn(
+        Hive::with_block_sizes(4, max_block),
+        initial,
+        rounds,
+        true,
     );
-    for &(key, n, ptr) in &live {
-        assert_eq!(hive.get_ptr(key), Some(ptr), "value {n} moved");
-        // SAFETY: the value is live, and no reference into the hive is.
-        assert_eq!(unsafe { *ptr.as_ptr() }, (n, [n as u8; 8]));
-    }
-    for &(_, n, ptr) in &live {
-        // SAFETY: as above; the hive is not borrowed during the writes.
-        unsafe { (*ptr.as_ptr()).0 = n * 2 };
-    }
-    for &(key, n, _) in &live {
-        assert_eq!(hive[key].0, n * 2);
-    }
-    hive.check_invariants();
 }
+
+impl_churn!(Hive, Id);
 
 /// Emptied blocks are freed (but one), and a key into a freed block stays
 /// stale when a new block is made over the same index range.

@@ -26,6 +26,8 @@ use proptest::prelude::*;
 use proptest::sample::Index as Pick;
 use proptest::test_runner::Config;
 
+mod common;
+
 define_key! {
     /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
     pub struct Gen4(u32; index_bits = 28);
@@ -620,9 +622,9 @@ model_tests! {
     gen4: Gen4;
 }
 
-/// The stable-address test of issue 5: record `get_ptr` for many elements,
-/// then insert and remove heavily, growing by several blocks. Every live
-/// element's pointer must be unchanged and must still read the right value.
+/// The stable-address test of issue 5 (`common/churn.rs`): record
+/// `get_ptr` for many elements, then insert and remove heavily, growing by
+/// several blocks; every live element must keep its address and value.
 #[test]
 fn addresses_survive_heavy_churn() {
     let (initial, rounds, block) = if cfg!(miri) {
@@ -630,56 +632,15 @@ fn addresses_survive_heavy_churn() {
     } else {
         (2000, 40_000, 16)
     };
-    type Value = (u64, [u8; 8]);
-    let mut pool: Pool<Value> = Pool::with_block_size(block);
-    let mut live: Vec<(PoolKey, u64, NonNull<Value>)> = (0..initial)
-        .map(|n| {
-            let key = pool.insert((n, [n as u8; 8]));
-            (key, n, pool.get_ptr(key).unwrap())
-        })
-        .collect();
-    let blocks_before = pool.block_count();
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut rng = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let mut next = initial;
-    for _ in 0..rounds {
-        let r = rng();
-        // Grow on average: 5 inserts per 3 removals.
-        if r % 8 < 5 || live.is_empty() {
-            let key = pool.insert((next, [next as u8; 8]));
-            live.push((key, next, pool.get_ptr(key).unwrap()));
-            next += 1;
-        } else {
-            let at = (r >> 8) as usize % live.len();
-            let (key, n, _) = live.swap_remove(at);
-            assert_eq!(pool.remove(key), Some((n, [n as u8; 8])));
-        }
-    }
-    assert!(
-        pool.block_count() >= blocks_before + 4,
-        "grew by several blocks ({blocks_before} -> {})",
-        pool.block_count()
+    common::churn::addresses_survive_heavy_churn(
+        Pool::with_block_size(block),
+        initial,
+        rounds,
+        false,
     );
-    for &(key, n, ptr) in &live {
-        assert_eq!(pool.get_ptr(key), Some(ptr), "value {n} moved");
-        // SAFETY: the value is live, and no reference into the pool is.
-        assert_eq!(unsafe { *ptr.as_ptr() }, (n, [n as u8; 8]));
-    }
-    // Writing through the pointers, then reading through the pool.
-    for &(_, n, ptr) in &live {
-        // SAFETY: as above; the pool is not borrowed during the writes.
-        unsafe { (*ptr.as_ptr()).0 = n * 2 };
-    }
-    for &(key, n, _) in &live {
-        assert_eq!(pool[key].0, n * 2);
-    }
-    pool.check_invariants();
 }
+
+impl_churn!(Pool, PoolKey);
 
 /// A fixed-capacity pool keeps its one block whatever happens, and its
 /// addresses with it.
