@@ -4,7 +4,6 @@
 //! iterators.
 
 use core::marker::PhantomData;
-use core::ptr::NonNull;
 
 use crate::raw::block::BlockTable;
 use crate::raw::hive::RawHive;
@@ -247,30 +246,6 @@ impl<T, K: Key> Hive<T, K> {
         self.raw.block_count()
     }
 
-    /// The number of live values.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// hive.insert('a');
-    /// assert_eq!(hive.len(), 1);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.raw.len()
-    }
-
-    /// Whether the hive holds no values.
-    ///
-    /// ```
-    /// assert!(handlekit::Hive::<u8>::new().is_empty());
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.raw.len() == 0
-    }
-
     /// The number of values the hive can hold without allocating: the
     /// slots of its blocks, less retired slots.
     ///
@@ -365,28 +340,9 @@ impl<T, K: Key> Hive<T, K> {
         self.raw.shrink_to_fit();
     }
 
-    /// Inserts a value and returns its key.
-    ///
-    /// # Panics
-    ///
-    /// If the key's index bits cannot name another slot, or allocation
-    /// fails. See [`try_insert`](Self::try_insert).
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(42);
-    /// assert_eq!(hive[key], 42);
-    /// ```
-    #[inline]
-    pub fn insert(&mut self, value: T) -> K {
-        match self.try_insert(value) {
-            Ok(key) => key,
-            Err(err) => insert_failed(err),
-        }
-    }
-
     /// Inserts a value and returns its key, or a [`CapacityError`] if no
-    /// slot can be had (the value is dropped then).
+    /// slot can be had: the key's index bits name no more, or allocation
+    /// failed (the value is dropped then).
     ///
     /// ```
     /// handlekit::define_key! { struct Tiny(u32; index_bits = 1); }
@@ -399,202 +355,6 @@ impl<T, K: Key> Hive<T, K> {
     pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
         let (index, generation) = self.raw.try_insert_with(|_, _| value)?;
         Ok(Self::key(index, generation))
-    }
-
-    /// Inserts the value `make(key)`, where `key` is the key it will have,
-    /// and returns that key. If `make` panics, no value is added.
-    ///
-    /// # Panics
-    ///
-    /// If no slot can be had, as for [`insert`](Self::insert).
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert_with_key(|key| (key, "self-aware"));
-    /// assert_eq!(hive[key].0, key);
-    /// ```
-    pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
-        match self
-            .raw
-            .try_insert_with(|index, generation| make(Self::key(index, generation)))
-        {
-            Ok((index, generation)) => Self::key(index, generation),
-            Err(err) => insert_failed(err),
-        }
-    }
-
-    /// Whether `key` names a live value.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(());
-    /// assert!(hive.contains_key(key));
-    /// hive.remove(key);
-    /// assert!(!hive.contains_key(key));
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn contains_key(&self, key: K) -> bool {
-        self.raw.contains(key.index(), key.generation())
-    }
-
-    /// The value for `key`, or `None` if the key is stale or foreign.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert("x");
-    /// assert_eq!(hive.get(key), Some(&"x"));
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn get(&self, key: K) -> Option<&T> {
-        self.raw.get(key.index(), key.generation())
-    }
-
-    /// The value for `key`, mutably, or `None` if the key is stale or
-    /// foreign.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(1);
-    /// *hive.get_mut(key).unwrap() += 1;
-    /// assert_eq!(hive[key], 2);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn get_mut(&mut self, key: K) -> Option<&mut T> {
-        self.raw.get_mut(key.index(), key.generation())
-    }
-
-    /// Mutable references to the values of `N` keys at once, or `None` if
-    /// any key is stale or foreign, or if two keys are the same.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let a = hive.insert(1);
-    /// let b = hive.insert(2);
-    /// let [x, y] = hive.get_disjoint_mut([a, b]).unwrap();
-    /// core::mem::swap(x, y);
-    /// assert_eq!((hive[a], hive[b]), (2, 1));
-    /// assert!(hive.get_disjoint_mut([a, a]).is_none());
-    /// ```
-    #[must_use]
-    pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut T; N]> {
-        self.raw
-            .get_disjoint_mut(keys.map(|key| (key.index(), key.generation())))
-    }
-
-    /// A pointer to the value for `key`, or `None` if the key is stale or
-    /// foreign.
-    ///
-    /// **Guarantee:** the pointer stays valid, and keeps pointing at this
-    /// value, until the value is removed from the hive (by `remove`,
-    /// `retain`, `clear`, `drain` or `into_iter`) or the hive is dropped,
-    /// whatever else is inserted or removed in between: blocks never move,
-    /// and a block is freed only once it holds no value.
-    ///
-    /// Using the pointer is `unsafe` and follows the usual aliasing rules:
-    /// read through it only while no `&mut` to the value from the hive is
-    /// live, and write through it only while no reference to the value
-    /// from the hive is live. It may be written through although it was
-    /// obtained through `&self`.
-    ///
-    /// ```
-    /// let mut hive: handlekit::Hive<u32> = handlekit::Hive::with_block_sizes(2, 8);
-    /// let key = hive.insert(1);
-    /// let ptr = hive.get_ptr(key).unwrap();
-    /// hive.extend(0..100); // more blocks
-    /// // SAFETY: the value is still in the hive, and no reference to it is live.
-    /// unsafe { *ptr.as_ptr() += 1 };
-    /// assert_eq!(hive[key], 2);
-    /// assert_eq!(hive.get_ptr(key), Some(ptr));
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn get_ptr(&self, key: K) -> Option<NonNull<T>> {
-        self.raw.get_ptr(key.index(), key.generation())
-    }
-
-    /// The value for `key`, without checking the key.
-    ///
-    /// # Safety
-    ///
-    /// `key` must name a live value of this hive: one returned by an
-    /// insertion into this hive and not removed since.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(7);
-    /// // SAFETY: `key` was just returned by `insert`.
-    /// assert_eq!(unsafe { *hive.get_unchecked(key) }, 7);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub unsafe fn get_unchecked(&self, key: K) -> &T {
-        debug_assert!(
-            self.contains_key(key),
-            "get_unchecked with dead key {key:?}"
-        );
-        // SAFETY: the caller guarantees `key` is live, so its slot exists
-        // and is occupied.
-        unsafe { self.raw.get_unchecked(key.index()) }
-    }
-
-    /// The value for `key`, mutably, without checking the key.
-    ///
-    /// # Safety
-    ///
-    /// `key` must name a live value of this hive.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(7);
-    /// // SAFETY: `key` was just returned by `insert`.
-    /// unsafe { *hive.get_unchecked_mut(key) = 8 };
-    /// assert_eq!(hive[key], 8);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub unsafe fn get_unchecked_mut(&mut self, key: K) -> &mut T {
-        debug_assert!(
-            self.contains_key(key),
-            "get_unchecked_mut with dead key {key:?}"
-        );
-        // SAFETY: the caller guarantees `key` is live.
-        unsafe { self.raw.get_unchecked_mut(key.index()) }
-    }
-
-    /// Removes the value for `key` and returns it, or `None` if the key is
-    /// stale or foreign. Its slot goes on its block's free list (or
-    /// retires); a block left empty is kept or freed as described under
-    /// [Emptied blocks](Hive#emptied-blocks).
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(5);
-    /// assert_eq!(hive.remove(key), Some(5));
-    /// assert_eq!(hive.remove(key), None);
-    /// ```
-    #[inline]
-    pub fn remove(&mut self, key: K) -> Option<T> {
-        self.raw.remove(key.index(), key.generation())
-    }
-
-    /// Keeps only the values for which `keep(key, &mut value)` returns
-    /// `true`, visiting them in key-index order.
-    ///
-    /// If `keep` panics, or a removed value's `Drop` panics, the values not
-    /// yet visited stay in the hive.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// hive.extend(0..10);
-    /// hive.retain(|_, n| *n % 2 == 0);
-    /// assert_eq!(hive.len(), 5);
-    /// ```
-    pub fn retain(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
-        self.raw
-            .retain(|index, generation, value| keep(Self::key(index, generation), value));
     }
 
     /// Removes every value. The largest block is kept and the others are
@@ -613,100 +373,6 @@ impl<T, K: Key> Hive<T, K> {
     /// ```
     pub fn clear(&mut self) {
         self.raw.clear();
-    }
-
-    /// Removes every value and yields it with its key, in key-index order.
-    ///
-    /// The values not yet yielded when the `Drain` is dropped are dropped
-    /// then. If the `Drain` is leaked (`mem::forget`), they stay in the
-    /// hive.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert("x");
-    /// assert_eq!(hive.drain().collect::<Vec<_>>(), [(key, "x")]);
-    /// assert!(hive.is_empty());
-    /// ```
-    pub fn drain(&mut self) -> Drain<'_, T, K> {
-        Drain {
-            arena: &mut self.raw,
-            next: 0,
-            _key: PhantomData,
-        }
-    }
-
-    /// Iterates `(key, &value)` in key-index order (see
-    /// [Iteration](Hive#iteration)).
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(1);
-    /// assert_eq!(hive.iter().collect::<Vec<_>>(), [(key, &1)]);
-    /// ```
-    #[inline]
-    pub fn iter(&self) -> Iter<'_, T, K> {
-        Iter::new(self.raw.iter())
-    }
-
-    /// Iterates `(key, &mut value)` in key-index order.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(1);
-    /// for (_, value) in hive.iter_mut() {
-    ///     *value *= 10;
-    /// }
-    /// assert_eq!(hive[key], 10);
-    /// ```
-    #[inline]
-    pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
-        IterMut::new(self.raw.iter_mut())
-    }
-
-    /// Iterates the keys of the live values, in key-index order.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(1);
-    /// assert_eq!(hive.keys().collect::<Vec<_>>(), [key]);
-    /// ```
-    #[inline]
-    pub fn keys(&self) -> Keys<'_, T, K> {
-        Keys::new(self.raw.iter())
-    }
-
-    /// Iterates the live values, in key-index order.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// hive.extend([1, 2]);
-    /// assert_eq!(hive.values().sum::<i32>(), 3);
-    /// ```
-    #[inline]
-    pub fn values(&self) -> Values<'_, T> {
-        Values::new(self.raw.iter())
-    }
-
-    /// Iterates the live values mutably, in key-index order.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(1);
-    /// hive.values_mut().for_each(|v| *v += 1);
-    /// assert_eq!(hive[key], 2);
-    /// ```
-    #[inline]
-    pub fn values_mut(&mut self) -> ValuesMut<'_, T> {
-        ValuesMut::new(self.raw.iter_mut())
-    }
-
-    /// Checks the hive's internal invariants (blocks, occupancy bits,
-    /// counts, free lists, the list of blocks with room) and panics if one
-    /// is broken. O(slots). For tests and fuzzing; not part of the stable
-    /// API.
-    #[doc(hidden)]
-    pub fn check_invariants(&self) {
-        self.raw.check_invariants();
     }
 }
 

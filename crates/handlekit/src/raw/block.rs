@@ -17,6 +17,7 @@
 //! promise hold under Stacked Borrows and Tree Borrows, which Miri checks.
 
 use alloc::boxed::Box;
+use alloc::vec::Vec;
 use core::marker::PhantomData;
 use core::mem;
 use core::ptr::{self, NonNull};
@@ -571,6 +572,19 @@ pub(crate) fn get_disjoint_mut<T, const N: usize>(
         // nothing else reaches them while `blocks` is borrowed mutably.
         unsafe { &mut *Slot::value_ptr(slot) }
     }))
+}
+
+/// Copies of `blocks` (same lengths, bases, generations, links and values).
+/// If a `clone` panics, the values cloned so far are dropped.
+pub(crate) fn clone_blocks<T: Clone>(blocks: &[Block<T>]) -> Vec<Block<T>> {
+    let mut copies = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        copies.push(Block::new(block.len(), block.base()));
+        if let Some(copy) = copies.last_mut() {
+            copy.clone_slots_from(block);
+        }
+    }
+    copies
 }
 
 /// How a [`BlocksCursor`] reaches the slots of a block.

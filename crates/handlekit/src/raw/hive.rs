@@ -24,7 +24,7 @@
 
 use alloc::vec::Vec;
 
-use super::block::{Block, BlockTable};
+use super::block::{clone_blocks, Block, BlockTable};
 use super::slot::NO_SLOT;
 use super::KeyLimits;
 use crate::CapacityError;
@@ -615,13 +615,7 @@ impl<T: Clone> Clone for RawHive<T> {
     /// it issues the same keys. If a `clone` panics, the values cloned so
     /// far are dropped.
     fn clone(&self) -> Self {
-        let mut blocks = Vec::with_capacity(self.blocks.len());
-        for block in &self.blocks {
-            blocks.push(Block::new(block.len(), block.base()));
-            if let Some(copy) = blocks.last_mut() {
-                copy.clone_slots_from(block);
-            }
-        }
+        let blocks = clone_blocks(&self.blocks);
         RawHive {
             blocks,
             meta: self.meta.clone(),

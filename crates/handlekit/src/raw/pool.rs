@@ -16,7 +16,7 @@
 
 use alloc::vec::Vec;
 
-use super::block::{Block, BlockTable};
+use super::block::{clone_blocks, Block, BlockTable};
 use super::slot::NO_SLOT;
 use super::KeyLimits;
 use crate::CapacityError;
@@ -397,13 +397,7 @@ impl<T: Clone> Clone for RawPool<T> {
     /// the same keys. A fixed pool's copy is fixed too. If a `clone` panics,
     /// the values cloned so far are dropped.
     fn clone(&self) -> Self {
-        let mut blocks = Vec::with_capacity(self.blocks.len());
-        for block in &self.blocks {
-            blocks.push(Block::new(block.len(), block.base()));
-            if let Some(copy) = blocks.last_mut() {
-                copy.clone_slots_from(block);
-            }
-        }
+        let blocks = clone_blocks(&self.blocks);
         RawPool {
             blocks,
             shift: self.shift,
