@@ -5,33 +5,18 @@
 
 use core::marker::PhantomData;
 
-use crate::raw::block::BlockTable;
+use crate::raw::block::{block_shift_for, BlockTable};
 use crate::raw::hive::RawHive;
-use crate::raw::slot::Slot;
 use crate::raw::KeyLimits;
 use crate::slot_iter::table_key;
 use crate::{pool, CapacityError, Id, Key};
 
 /// `log2` of the default smallest block (64 slots).
 const DEFAULT_MIN_SHIFT: u32 = 6;
-/// Bytes the default largest block may take.
-const DEFAULT_MAX_BLOCK_BYTES: usize = 256 * 1024;
-/// Most slots in a default block.
-const DEFAULT_MAX_BLOCK: usize = 8192;
-
 /// `log2` of the default largest block for `T`: as many slots as fit in
 /// 256 KiB, rounded down to a power of two and kept within 64..=8192.
 const fn default_shift<T>() -> u32 {
-    let slot = core::mem::size_of::<Slot<T>>();
-    let slot = if slot == 0 { 1 } else { slot };
-    let mut slots = DEFAULT_MAX_BLOCK_BYTES / slot;
-    if slots < 1 << DEFAULT_MIN_SHIFT {
-        slots = 1 << DEFAULT_MIN_SHIFT;
-    }
-    if slots > DEFAULT_MAX_BLOCK {
-        slots = DEFAULT_MAX_BLOCK;
-    }
-    usize::BITS - 1 - slots.leading_zeros()
+    block_shift_for::<T>(256 * 1024, 1 << DEFAULT_MIN_SHIFT, 8192)
 }
 
 /// An unordered collection with stable addresses and generational keys:

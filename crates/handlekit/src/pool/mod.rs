@@ -5,33 +5,16 @@ use core::fmt;
 use core::iter::FusedIterator;
 use core::marker::PhantomData;
 
-use crate::raw::block::{BlockTable, BlocksIter, BlocksIterMut};
+use crate::raw::block::{block_shift_for, BlockTable, BlocksIter, BlocksIterMut};
 use crate::raw::pool::RawPool;
-use crate::raw::slot::Slot;
 use crate::raw::KeyLimits;
 use crate::slot_iter::{raw_iterator, table_key};
 use crate::{CapacityError, Key, PoolKey};
 
-/// Bytes a default block aims at.
-const DEFAULT_BLOCK_BYTES: usize = 16 * 1024;
-/// Fewest slots in a default block.
-const MIN_DEFAULT_BLOCK: usize = 64;
-/// Most slots in a default block.
-const MAX_DEFAULT_BLOCK: usize = 4096;
-
 /// `log2` of the default block size for `T`: as many slots as fit in 16 KiB,
 /// rounded down to a power of two and kept within 64..=4096.
 const fn default_shift<T>() -> u32 {
-    let slot = core::mem::size_of::<Slot<T>>();
-    let slot = if slot == 0 { 1 } else { slot };
-    let mut slots = DEFAULT_BLOCK_BYTES / slot;
-    if slots < MIN_DEFAULT_BLOCK {
-        slots = MIN_DEFAULT_BLOCK;
-    }
-    if slots > MAX_DEFAULT_BLOCK {
-        slots = MAX_DEFAULT_BLOCK;
-    }
-    usize::BITS - 1 - slots.leading_zeros()
+    block_shift_for::<T>(16 * 1024, 64, 4096)
 }
 
 /// A typed free-list block allocator: values live in blocks that are never

@@ -574,6 +574,22 @@ pub(crate) fn get_disjoint_mut<T, const N: usize>(
     }))
 }
 
+/// `log2` of the number of slots of `T` that fit in `bytes`, kept within
+/// `min..=max` (powers of two) and rounded down to a power of two: the
+/// default block sizes of `Pool` and `Hive`.
+pub(crate) const fn block_shift_for<T>(bytes: usize, min: usize, max: usize) -> u32 {
+    let slot = mem::size_of::<Slot<T>>();
+    let slot = if slot == 0 { 1 } else { slot };
+    let mut slots = bytes / slot;
+    if slots < min {
+        slots = min;
+    }
+    if slots > max {
+        slots = max;
+    }
+    usize::BITS - 1 - slots.leading_zeros()
+}
+
 /// Copies of `blocks` (same lengths, bases, generations, links and values).
 /// If a `clone` panics, the values cloned so far are dropped.
 pub(crate) fn clone_blocks<T: Clone>(blocks: &[Block<T>]) -> Vec<Block<T>> {
