@@ -499,7 +499,7 @@ mod hive {
     #[test]
     fn addresses_survive_heavy_churn() {
         let (initial, rounds, max_block) = if cfg!(miri) {
-            (64, 400, 16)
+            (64, 800, 4)
         } else {
             (2000, 40_000, 256)
         };
