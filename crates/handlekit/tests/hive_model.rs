@@ -38,8 +38,8 @@ define_key! {
 mod hive {
     use super::*;
 
-    const CASES: u32 = if cfg!(miri) { 4 } else { 256 };
-    const MAX_OPS: usize = if cfg!(miri) { 24 } else { 200 };
+    const CASES: u32 = if cfg!(miri) { 2 } else { 256 };
+    const MAX_OPS: usize = if cfg!(miri) { 16 } else { 200 };
 
     #[derive(Clone, Copy, Debug)]
     enum Src {
