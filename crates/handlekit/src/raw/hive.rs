@@ -24,7 +24,7 @@
 
 use alloc::vec::Vec;
 
-use super::block::{clone_blocks, Block, BlockTable};
+use super::block::{block_table, clone_blocks, Block, BlockTable};
 use super::slot::NO_SLOT;
 use super::KeyLimits;
 use crate::CapacityError;
@@ -588,27 +588,7 @@ impl<T> RawHive<T> {
     }
 }
 
-impl<T> BlockTable<T> for RawHive<T> {
-    #[inline]
-    fn blocks(&self) -> &[Block<T>] {
-        &self.blocks
-    }
-
-    #[inline]
-    fn blocks_mut(&mut self) -> &mut [Block<T>] {
-        &mut self.blocks
-    }
-
-    #[inline]
-    fn shift(&self) -> u32 {
-        self.shift
-    }
-
-    #[inline]
-    fn live(&self) -> usize {
-        self.len
-    }
-}
+block_table!(RawHive);
 
 impl<T: Clone> Clone for RawHive<T> {
     /// A copy with the same blocks, generations, free lists and lists, so

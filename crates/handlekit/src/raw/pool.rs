@@ -16,7 +16,7 @@
 
 use alloc::vec::Vec;
 
-use super::block::{clone_blocks, Block, BlockTable};
+use super::block::{block_table, clone_blocks, Block, BlockTable};
 use super::slot::NO_SLOT;
 use super::KeyLimits;
 use crate::CapacityError;
@@ -370,27 +370,7 @@ impl<T> RawPool<T> {
     }
 }
 
-impl<T> BlockTable<T> for RawPool<T> {
-    #[inline]
-    fn blocks(&self) -> &[Block<T>] {
-        &self.blocks
-    }
-
-    #[inline]
-    fn blocks_mut(&mut self) -> &mut [Block<T>] {
-        &mut self.blocks
-    }
-
-    #[inline]
-    fn shift(&self) -> u32 {
-        self.shift
-    }
-
-    #[inline]
-    fn live(&self) -> usize {
-        self.len
-    }
-}
+block_table!(RawPool);
 
 impl<T: Clone> Clone for RawPool<T> {
     /// A copy with the same blocks, generations and free list, so it issues
