@@ -414,7 +414,10 @@ macro_rules! stable_container_impls {
             }
         }
 
-        #[doc = concat!("Removing iterator over `(key, value)`; see [`", stringify!($ty), "::drain`].")]
+        #[doc = concat!("Removing iterator over `(key, value)`; see [`", stringify!($ty), "::drain`].\n\n```")]
+        #[doc = concat!("let mut c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
+        #[doc = concat!("let drain: handlekit::", $noun, "::Drain<'_, i32> = c.drain();")]
+        #[doc = "assert_eq!(drain.map(|(_, v)| v).sum::<i32>(), 3);\nassert!(c.is_empty());\n```"]
         pub struct Drain<'a, T, K: Key = $key> {
             arena: &'a mut $raw<T>,
             /// Flat indices below this have been drained.
@@ -430,7 +433,10 @@ macro_rules! stable_container_impls {
             }
         }
 
-        #[doc = concat!("Owning iterator over `(key, value)`; see [`", stringify!($ty), "::into_iter`].")]
+        #[doc = concat!("Owning iterator over `(key, value)`; see [`", stringify!($ty), "::into_iter`].\n\n```")]
+        #[doc = concat!("let c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
+        #[doc = concat!("let all: handlekit::", $noun, "::IntoIter<i32> = c.into_iter();")]
+        #[doc = "assert_eq!(all.len(), 2);\n```"]
         pub struct IntoIter<T, K: Key = $key> {
             arena: $raw<T>,
             /// Flat indices below this have been yielded.

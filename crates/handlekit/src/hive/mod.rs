@@ -120,14 +120,46 @@ pub struct Hive<T, K: Key = Id> {
 }
 
 /// Iterator over `(key, &value)`; see [`Hive::iter`].
+///
+/// ```
+/// let hive: handlekit::Hive<_> = [1, 2].into_iter().collect();
+/// let iter: handlekit::hive::Iter<'_, i32> = hive.iter();
+/// assert_eq!(iter.len(), 2);
+/// ```
 pub type Iter<'a, T, K = Id> = pool::Iter<'a, T, K>;
 /// Iterator over `(key, &mut value)`; see [`Hive::iter_mut`].
+///
+/// ```
+/// let mut hive: handlekit::Hive<_> = [1, 2].into_iter().collect();
+/// let iter: handlekit::hive::IterMut<'_, i32> = hive.iter_mut();
+/// iter.for_each(|(_, v)| *v *= 2);
+/// assert_eq!(hive.values().sum::<i32>(), 6);
+/// ```
 pub type IterMut<'a, T, K = Id> = pool::IterMut<'a, T, K>;
 /// Iterator over the keys; see [`Hive::keys`].
+///
+/// ```
+/// let hive: handlekit::Hive<_> = [1, 2].into_iter().collect();
+/// let keys: handlekit::hive::Keys<'_, i32> = hive.keys();
+/// assert_eq!(keys.count(), 2);
+/// ```
 pub type Keys<'a, T, K = Id> = pool::Keys<'a, T, K>;
 /// Iterator over the values; see [`Hive::values`].
+///
+/// ```
+/// let hive: handlekit::Hive<_> = [1, 2].into_iter().collect();
+/// let values: handlekit::hive::Values<'_, i32> = hive.values();
+/// assert_eq!(values.max(), Some(&2));
+/// ```
 pub type Values<'a, T> = pool::Values<'a, T>;
 /// Iterator over the values, mutably; see [`Hive::values_mut`].
+///
+/// ```
+/// let mut hive: handlekit::Hive<_> = [1, 2].into_iter().collect();
+/// let values: handlekit::hive::ValuesMut<'_, i32> = hive.values_mut();
+/// values.for_each(|v| *v += 1);
+/// assert_eq!(hive.values().sum::<i32>(), 5);
+/// ```
 pub type ValuesMut<'a, T> = pool::ValuesMut<'a, T>;
 
 impl<T> Hive<T, Id> {
