@@ -1,7 +1,7 @@
 //! One trait over every container the runner compares, so each workload is
 //! written once and runs the same code on all of them.
 
-use handlekit::{Id, Id32, IdTable, PackedTable};
+use handlekit::{Hive, Id, Id32, IdTable, PackedTable, Pool, PoolKey};
 use std::collections::{BTreeMap, HashMap};
 
 /// A value type the workloads store: `u64`, or a 64-byte block.
@@ -87,40 +87,44 @@ pub trait Container<V: Value> {
     }
 }
 
-macro_rules! idtable {
-    ($name:literal, $key:ty) => {
-        impl<V: Value> Container<V> for IdTable<V, $key> {
+/// A handlekit container with the key-table API (`default`, `insert`,
+/// `get`, `remove`, `values`, `len`), summed through `values().fold`.
+macro_rules! keyed {
+    ($ty:ident, $name:literal, $key:ty) => {
+        impl<V: Value> Container<V> for $ty<V, $key> {
             type Key = $key;
             const NAME: &'static str = $name;
             const FAMILY: Family = Family::Handlekit;
             fn new() -> Self {
-                IdTable::default()
+                $ty::default()
             }
             #[inline(always)]
             fn insert(&mut self, value: V) -> $key {
-                IdTable::insert(self, value)
+                $ty::insert(self, value)
             }
             #[inline(always)]
             fn get(&self, key: $key) -> Option<&V> {
-                IdTable::get(self, key)
+                $ty::get(self, key)
             }
             #[inline(always)]
             fn remove(&mut self, key: $key) -> Option<V> {
-                IdTable::remove(self, key)
+                $ty::remove(self, key)
             }
             #[inline(always)]
             fn sum(&self) -> u64 {
                 self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
             }
             fn len(&self) -> usize {
-                IdTable::len(self)
+                $ty::len(self)
             }
         }
     };
 }
 
-idtable!("IdTable<Id>", Id);
-idtable!("IdTable<Id32>", Id32);
+keyed!(IdTable, "IdTable<Id>", Id);
+keyed!(IdTable, "IdTable<Id32>", Id32);
+keyed!(Pool, "Pool", PoolKey);
+keyed!(Hive, "Hive", Id);
 
 impl<V: Value> Container<V> for PackedTable<V, Id> {
     type Key = Id;

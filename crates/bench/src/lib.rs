@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use containers::{BTreeIds, Container, Family, HashIds, PlainVec, Value};
-use handlekit::{Id, Id32, IdTable, PackedTable};
+use handlekit::{Hive, Id, Id32, IdTable, PackedTable, Pool};
 use workloads::{Budget, Rng, Workload};
 
 /// One container at one value type: what the runner can do with it.
@@ -54,6 +54,8 @@ pub fn entries_for<V: Value>() -> Vec<Entry> {
         entry::<V, IdTable<V, Id>>(),
         entry::<V, IdTable<V, Id32>>(),
         entry::<V, PackedTable<V, Id>>(),
+        entry::<V, Pool<V>>(),
+        entry::<V, Hive<V>>(),
         entry::<V, slotmap::SlotMap<slotmap::DefaultKey, V>>(),
         entry::<V, slotmap::HopSlotMap<slotmap::DefaultKey, V>>(),
         entry::<V, slotmap::DenseSlotMap<slotmap::DefaultKey, V>>(),

@@ -415,4 +415,17 @@ crate::define_key! {
     /// assert_eq!(table[id], 7);
     /// ```
     pub struct Id32(u32; index_bits = 20);
+
+    /// The key of a [`Pool`](crate::Pool): a 32-bit flat slot index (block
+    /// number and offset) and a 32-bit generation field, like [`Id`], but a
+    /// type of its own so pool keys and table keys do not mix.
+    ///
+    /// ```
+    /// use handlekit::{Key, Pool, PoolKey};
+    /// assert_eq!(core::mem::size_of::<Option<PoolKey>>(), 8);
+    /// let mut pool = Pool::new();
+    /// let key: PoolKey = pool.insert("x");
+    /// assert_eq!((key.index(), key.generation()), (0, 1));
+    /// ```
+    pub struct PoolKey(u64; index_bits = 32);
 }

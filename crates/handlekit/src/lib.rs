@@ -33,6 +33,17 @@
 //!   slot index with the generation, so a reused slot never shows old data.
 //! - [`SparseSecondaryMap`]: the same as a sparse set: paged index array,
 //!   packed values.
+//! - [`Pool`]: the typed free-list block allocator of seed 001. Values live
+//!   in blocks that are never moved or reallocated, so
+//!   [`Pool::get_ptr`] gives a pointer that stays valid until the value is
+//!   removed; freed slots go on a free list threaded through their own
+//!   memory. Keyed by [`PoolKey`].
+//! - [`Hive`]: seed 001's *nested free lists*, the design of C++'s
+//!   `std::hive`. Blocks grow geometrically (64 slots up to a cap), each
+//!   threads its own free list through its vacant slots and keeps a 64-bit
+//!   occupancy word per 64 slots; the hive keeps the list of blocks with
+//!   room, and frees a block that empties (keeping one in reserve). Values
+//!   never move, so [`Hive::get_ptr`] is stable like [`Pool`]'s.
 //! - [`VmVec`]: an array held directly in virtual memory (seed 004's DBECS).
 //!   It reserves address space for its maximum size, commits memory as
 //!   pushes reach it, gives the pages of removed front elements back to the
@@ -83,6 +94,21 @@
 //! "no inner_id collision before N · 64K creations" is the same bound for a
 //! design that wraps generations instead of retiring slots.)
 //!
+//! # Skipping holes: bit masks against a skipfield
+//!
+//! [`IdTable`], [`Pool`] and [`Hive`] find live values with one occupancy
+//! bit per slot: iteration reads a 64-bit word and visits its set bits with
+//! `trailing_zeros`, so it costs one word read per 64 slots plus a few
+//! instructions per live value, and a run of holes costs O(run / 64).
+//! `plf::hive` (and the `std::hive` proposal) uses a *jump-counting
+//! skipfield* instead: a 16-bit counter per slot where the first and last
+//! slot of every run of holes hold the run's length, so a run of any length
+//! is skipped in O(1), but every visited element reads its counter. Masks
+//! spend 1 bit per slot instead of 16, and win when holes come in short
+//! runs (one word covers 64 slots whatever the pattern); the skipfield wins
+//! on long runs in a huge block. See [`Hive`] for the measured iteration
+//! figures.
+//!
 //! # Memory per slot
 //!
 //! An [`IdTable`] slot is a 32-bit state word beside a union of the value and
@@ -94,6 +120,9 @@
 //! is a slot holding the value and a 4-byte link: `4 + size_of::<T>() + 4`
 //! rounded up to `max(align_of::<T>(), 4)` (24 bytes for a 16-byte particle),
 //! plus one bit; each list costs its 4-byte [`Head`].
+//! [`Pool`] and [`Hive`] slots are the same as [`IdTable`]'s, plus a
+//! header per block (and for a hive, 20 bytes of bookkeeping per block and
+//! the unused tail of the last block).
 //!
 //! A [`VmVec`] costs `size_of::<T>()` per element, with nothing per
 //! element beside it: its resident memory is the committed 2 MiB chunks
@@ -111,10 +140,15 @@
 //! | [`PackedTable`] | O(1) | O(1), moves one value | O(1), two reads | O(len), a slice |
 //! | [`SecondaryMap`] | O(1)\* | O(1) | O(1), one slot read | O(len + slots/64) |
 //! | [`SparseSecondaryMap`] | O(1)\* | O(1), moves one value | O(1), three reads | O(len), a slice |
+//! | [`Pool`] | O(1)† | O(1) | O(1), block list + one slot read | O(len + slots/64 + blocks) |
+//! | [`Hive`] | O(1)† | O(1)‡ | O(1), block list + one slot read | O(len + slots/64 + blocks) |
 //! | [`IndexLists`] | O(1) at a front | O(1) at a front, else O(position) | O(1), one slot read | O(list length) per list |
 //! | [`VmVec`] | `push` O(1), never moves | `pop_front` O(1) | O(1), an index | O(len), a slice |
 //!
 //! \* amortized; the dense secondary map grows to the highest index.
+//! † a new block is one allocation, and no value ever moves.
+//! ‡ a removal that empties a block may free it: O(block size) to record its
+//! highest generation, paid for by the allocation of that block.
 //!
 //! [`VmVec`] also has `drain_front(n)` (O(n) drops, one release call for the
 //! dead chunks), `compact_front(budget, ..)` (O(budget), whatever the
@@ -126,7 +160,9 @@
 //! | you need | use |
 //! | --- | --- |
 //! | fast lookups, values that never move, iteration that skips holes | [`IdTable`] |
-//! | addresses that stay fixed as well | [`IdTable::with_fixed_capacity`] |
+//! | addresses that stay fixed as well, with a known maximum | [`IdTable::with_fixed_capacity`] or [`Pool::with_fixed_capacity`] |
+//! | addresses that stay fixed while the number of values grows without bound | [`Pool`] |
+//! | the same, with memory that follows the number of values both ways (blocks grow from 64 slots, emptied blocks are freed) | [`Hive`] |
 //! | the fastest iteration, or control over the order of values | [`PackedTable`] |
 //! | 32-bit keys | any table with [`Id32`], or your own [`define_key!`] |
 //! | data for most keys of another table | [`SecondaryMap`] |
@@ -172,10 +208,13 @@
 //! and deserialization checks). [`IndexLists`] keeps its nodes in the same
 //! slot arena as [`IdTable`]. The packed containers share a
 //! second, safe core (`Dense`: keys and values with swap-remove, retain and
-//! sort). [`VmVec`] keeps its own two layers: the operating-system calls
-//! (one `Region` per backend) and the window of live elements over it,
-//! which holds all of its unsafe code. `ARCHITECTURE.md` in the repository
-//! lists the invariants.
+//! sort). The stable-address containers ([`Pool`], [`Hive`]) share a third
+//! piece of the raw layer, `Block`: a run of slots allocated once and reached only through
+//! the pointer it was allocated with, so a pointer to one value survives any
+//! access to the others. [`VmVec`] keeps its own two layers: the
+//! operating-system calls (one `Region` per backend) and the window of live
+//! elements over it, which holds all of its unsafe code. `ARCHITECTURE.md`
+//! in the repository lists the invariants.
 
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
@@ -187,12 +226,14 @@ extern crate std;
 
 mod dense;
 mod error;
+pub mod hive;
 pub mod id_table;
 pub mod index_lists;
 mod key;
 #[cfg(feature = "radsort")]
 mod locality;
 pub mod packed_table;
+pub mod pool;
 mod raw;
 mod reuse;
 pub mod secondary;
@@ -201,17 +242,20 @@ mod serde_util;
 mod slot_iter;
 #[cfg(feature = "rayon")]
 mod slot_par;
+mod stable;
 pub mod vm_vec;
 
 pub use error::CapacityError;
+pub use hive::Hive;
 pub use id_table::IdTable;
 pub use index_lists::{Head, IndexLists, LinkError};
 #[doc(hidden)]
 pub use key::__private;
-pub use key::{max_generation, Id, Id32, Key};
+pub use key::{max_generation, Id, Id32, Key, PoolKey};
 #[cfg(feature = "radsort")]
 pub use locality::{sort_indices, sort_keys};
 pub use packed_table::PackedTable;
+pub use pool::Pool;
 pub use reuse::Reuse;
 pub use secondary::{SecondaryMap, SparseSecondaryMap};
 pub use vm_vec::VmVec;

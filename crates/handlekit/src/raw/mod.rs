@@ -8,11 +8,21 @@
 //! - [`bitset`]: the occupancy bitset and its word-at-a-time iterator;
 //! - [`store`]: `SlotStore`, slots plus occupancy: lookup, iteration, drop,
 //!   clone;
+//! - [`block`]: `Block`, a fixed run of slots that never moves, with its
+//!   own occupancy words, and iteration over a list of blocks (the storage
+//!   of `Pool` and `Hive`);
+//! - [`hive`]: `RawHive`, blocks of growing size, each with its own free
+//!   list, plus the list of blocks with room and the freed ranges;
+//! - [`pool`]: `RawPool`, blocks of one size plus one free list threaded
+//!   through their vacant slots;
 //! - [`arena`]: `SlotArena`, a store plus the free list, reuse policy and
 //!   retirement, shared by the tables that issue keys.
 
 pub(crate) mod arena;
 pub(crate) mod bitset;
+pub(crate) mod block;
+pub(crate) mod hive;
+pub(crate) mod pool;
 pub(crate) mod slot;
 pub(crate) mod store;
 

@@ -3,5 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod churn;
 pub mod reference;
+pub mod stable_panic;
 pub mod tracker;

@@ -1,0 +1,438 @@
+//! [`Hive`]: blocks that grow geometrically, a free list per block and the
+//! list of blocks with room (seed 001's "nested free lists", the design of
+//! C++'s `std::hive`), with generational keys and stable addresses; and its
+//! iterators.
+
+use core::marker::PhantomData;
+
+use crate::raw::block::{block_shift_for, BlockTable};
+use crate::raw::hive::RawHive;
+use crate::raw::KeyLimits;
+use crate::slot_iter::table_key;
+use crate::{pool, CapacityError, Id, Key};
+
+/// `log2` of the default smallest block (64 slots).
+const DEFAULT_MIN_SHIFT: u32 = 6;
+/// `log2` of the default largest block for `T`: as many slots as fit in
+/// 256 KiB, rounded down to a power of two and kept within 64..=8192.
+const fn default_shift<T>() -> u32 {
+    block_shift_for::<T>(256 * 1024, 1 << DEFAULT_MIN_SHIFT, 8192)
+}
+
+/// An unordered collection with stable addresses and generational keys:
+/// values live in blocks that never move, each block threads a free list
+/// through its own vacant slots, and the hive keeps a list of the blocks
+/// that have room, so an insertion finds a slot in O(1) without scanning.
+///
+/// This is seed 001's "random-access sequence, nested free lists", the
+/// design C++ standardised as `std::hive` (after `plf::hive`), with keys
+/// instead of iterators: a key is checked on every use, so a stale or
+/// forged key gives `None`, never another value.
+///
+/// | operation | cost |
+/// | --- | --- |
+/// | `insert` | O(1): the free list of a block with room, else a new block |
+/// | `remove`, `get`, `get_mut`, `get_ptr`, `contains_key` | O(1) |
+/// | iteration | O(len + slots / 64 + blocks) |
+/// | `clear`, `retain` | O(slots) |
+///
+/// # Blocks
+///
+/// Blocks grow geometrically: 64, 128, 256, ... slots up to the largest
+/// size, as many slots as fit in 256 KiB kept within 64..=8192 (8192 for
+/// values up to 28 bytes). A small hive stays small and a big one
+/// allocates rarely. [`with_block_sizes`](Hive::with_block_sizes) picks
+/// other bounds.
+///
+/// A key holds a flat index: every block owns an aligned range of
+/// *largest-size* indices, so block and slot are a shift and a mask away
+/// and a lookup is one bounds check on the block table, one on the block
+/// and one generation compare, as in [`Pool`](crate::Pool). The price is
+/// index space: the ranges of the first, smaller blocks are only partly
+/// used (with [`Id`] that is nothing to worry about; an [`Id32`](crate::Id32)
+/// hive holds about 5% fewer than 2²⁰ values).
+///
+/// # Emptied blocks
+///
+/// When a removal empties a block, the block is kept if it is the only
+/// empty one (a reserve, so a hive that hovers around a block boundary does
+/// not allocate and free in turn); otherwise its memory is freed.
+/// [`clear`](Hive::clear) keeps the largest block and frees the others, and
+/// [`shrink_to_fit`](Hive::shrink_to_fit) frees every empty block.
+///
+/// A freed block's index range stays in the block table with the highest
+/// generation it issued, and the next block made over that range starts
+/// every slot above it. So a key to a removed value stays stale even after
+/// its block was freed and the memory reused. (A range whose generations
+/// ran out is never reused.)
+///
+/// # Stable addresses
+///
+/// A value never moves while it is in the hive. The pointer from
+/// [`get_ptr`](Hive::get_ptr) stays valid **until that value is removed
+/// (by `remove`, `retain`, `clear`, `drain` or `into_iter`) or the hive is
+/// dropped**, across any number of other insertions and removals.
+///
+/// # Iteration
+///
+/// Iteration is in increasing key index: block by block, and in a block by
+/// slot. That is neither insertion order nor stable across removals and
+/// insertions (a freed slot is refilled first). Each block keeps one
+/// occupancy bit per slot; iteration reads a 64-bit word and visits its set
+/// bits with `trailing_zeros`, so a full hive is walked like an array and a
+/// sparse one skips 64 vacant slots per word read.
+///
+/// `plf::hive` skips vacant slots with a *jump-counting skipfield* instead:
+/// one counter per slot, where the first and last slot of each run of
+/// vacant slots hold the run's length. Skipping a run costs O(1) whatever
+/// its length, but every visited element costs a read of its counter (2
+/// bytes per slot, in a second array beside the values). The bit masks
+/// spend one bit per slot, cost one word read per 64 slots, and skip a run
+/// in O(run / 64); on a sparse block with short runs they do less work per
+/// element, on a block with a few long runs the skipfield does.
+///
+/// `for_each` and `fold` (and what is built on them, such as `sum`) take a
+/// block-at-a-time path that keeps the current word in a register. In a
+/// quick check here (1M `u64`, summing, best of 50), a full hive took
+/// 0.35 ns per value that way against 1.07 ns with a `next()` loop (a
+/// `Vec` took 0.16 ns); at half or 1/16 occupancy the two paths were
+/// within 10% of each other.
+///
+/// # Examples
+///
+/// ```
+/// use handlekit::Hive;
+///
+/// let mut hive = Hive::new();
+/// let a = hive.insert(1.5_f32);
+/// let b = hive.insert(2.5);
+/// let ptr = hive.get_ptr(a).unwrap();
+/// hive.extend((0..1000).map(|n| n as f32)); // more blocks; `a` does not move
+/// hive.remove(b);
+/// assert_eq!(hive.get(b), None); // stale
+/// // SAFETY: `a` is still in the hive, and no reference to it is live.
+/// assert_eq!(unsafe { *ptr.as_ptr() }, 1.5);
+/// assert_eq!(hive.values().sum::<f32>(), 1.5 + 499_500.0);
+/// ```
+pub struct Hive<T, K: Key = Id> {
+    raw: RawHive<T>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+/// Iterator over `(key, &value)`; see [`Hive::iter`].
+///
+/// ```
+/// let hive: handlekit::Hive<_> = [1, 2].into_iter().collect();
+/// let iter: handlekit::hive::Iter<'_, i32> = hive.iter();
+/// assert_eq!(iter.len(), 2);
+/// ```
+pub type Iter<'a, T, K = Id> = pool::Iter<'a, T, K>;
+/// Iterator over `(key, &mut value)`; see [`Hive::iter_mut`].
+///
+/// ```
+/// let mut hive: handlekit::Hive<_> = [1, 2].into_iter().collect();
+/// let iter: handlekit::hive::IterMut<'_, i32> = hive.iter_mut();
+/// iter.for_each(|(_, v)| *v *= 2);
+/// assert_eq!(hive.values().sum::<i32>(), 6);
+/// ```
+pub type IterMut<'a, T, K = Id> = pool::IterMut<'a, T, K>;
+/// Iterator over the keys; see [`Hive::keys`].
+///
+/// ```
+/// let hive: handlekit::Hive<_> = [1, 2].into_iter().collect();
+/// let keys: handlekit::hive::Keys<'_, i32> = hive.keys();
+/// assert_eq!(keys.count(), 2);
+/// ```
+pub type Keys<'a, T, K = Id> = pool::Keys<'a, T, K>;
+/// Iterator over the values; see [`Hive::values`].
+///
+/// ```
+/// let hive: handlekit::Hive<_> = [1, 2].into_iter().collect();
+/// let values: handlekit::hive::Values<'_, i32> = hive.values();
+/// assert_eq!(values.max(), Some(&2));
+/// ```
+pub type Values<'a, T> = pool::Values<'a, T>;
+/// Iterator over the values, mutably; see [`Hive::values_mut`].
+///
+/// ```
+/// let mut hive: handlekit::Hive<_> = [1, 2].into_iter().collect();
+/// let values: handlekit::hive::ValuesMut<'_, i32> = hive.values_mut();
+/// values.for_each(|v| *v += 1);
+/// assert_eq!(hive.values().sum::<i32>(), 5);
+/// ```
+pub type ValuesMut<'a, T> = pool::ValuesMut<'a, T>;
+
+impl<T> Hive<T, Id> {
+    /// Creates an empty hive keyed by [`Id`], with the default block sizes.
+    /// It allocates nothing until the first insertion.
+    ///
+    /// ```
+    /// let hive: handlekit::Hive<u64> = handlekit::Hive::new();
+    /// assert!(hive.is_empty());
+    /// assert_eq!(hive.block_sizes(), (64, 8192));
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Hive {
+            raw: RawHive::new(
+                KeyLimits::of::<Id>(),
+                DEFAULT_MIN_SHIFT,
+                default_shift::<T>(),
+            ),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T, K: Key> Hive<T, K> {
+    #[inline]
+    fn key(index: usize, generation: u32) -> K {
+        table_key(index, generation)
+    }
+
+    /// Creates an empty hive with room for at least `capacity` values
+    /// (in blocks of the default sizes).
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is more than the key type can index, or allocation
+    /// fails.
+    ///
+    /// ```
+    /// let hive: handlekit::Hive<u32> = handlekit::Hive::with_capacity(100);
+    /// assert!(hive.capacity() >= 100);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        let mut hive = Self::default();
+        hive.reserve(capacity);
+        hive
+    }
+
+    /// Creates an empty hive whose blocks grow from `min` slots to `max`
+    /// (both rounded up to powers of two). It allocates nothing until the
+    /// first insertion.
+    ///
+    /// # Panics
+    ///
+    /// If `min` is 0, `min > max`, or `max` is above 2³¹.
+    ///
+    /// ```
+    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::with_block_sizes(2, 5);
+    /// assert_eq!(hive.block_sizes(), (2, 8));
+    /// hive.extend(0..2 + 4 + 8 + 8);
+    /// assert_eq!(hive.block_count(), 4);
+    /// ```
+    #[must_use]
+    pub fn with_block_sizes(min: usize, max: usize) -> Self {
+        assert!(
+            min > 0 && min <= max && max <= 1 << 31,
+            "block sizes must be 1 <= min <= max <= 2^31, not {min} and {max}"
+        );
+        Hive {
+            raw: RawHive::new(
+                KeyLimits::of::<K>(),
+                min.next_power_of_two().trailing_zeros(),
+                max.next_power_of_two().trailing_zeros(),
+            ),
+            _key: PhantomData,
+        }
+    }
+
+    /// The smallest and largest block sizes, in slots.
+    ///
+    /// ```
+    /// let big: handlekit::Hive<[u8; 1000]> = handlekit::Hive::new();
+    /// assert_eq!(big.block_sizes(), (64, 256)); // 256 KiB blocks at most
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn block_sizes(&self) -> (usize, usize) {
+        self.raw.block_sizes()
+    }
+
+    /// Blocks allocated now (freed blocks are not counted).
+    ///
+    /// ```
+    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::with_block_sizes(4, 4);
+    /// let keys: Vec<_> = (0..8).map(|n| hive.insert(n)).collect();
+    /// assert_eq!(hive.block_count(), 2);
+    /// keys.into_iter().for_each(|key| { hive.remove(key); });
+    /// assert_eq!(hive.block_count(), 1); // one empty block is kept
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn block_count(&self) -> usize {
+        self.raw.block_count()
+    }
+
+    /// The number of values the hive can hold without allocating: the
+    /// slots of its blocks, less retired slots.
+    ///
+    /// ```
+    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::new();
+    /// assert_eq!(hive.capacity(), 0);
+    /// hive.insert(1);
+    /// assert_eq!(hive.capacity(), 64);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.raw.capacity()
+    }
+
+    /// The number of slots in allocated blocks that retired because their
+    /// generation ran out; they are never reused, so no key is issued
+    /// twice. A freed block's retired slots are not counted.
+    ///
+    /// ```
+    /// handlekit::define_key! { struct Narrow(u32; index_bits = 30); } // 2 generation bits
+    /// let mut hive: handlekit::Hive<u8, Narrow> = handlekit::Hive::with_block_sizes(4, 4);
+    /// let _keep = hive.insert(0); // so the block is never emptied
+    /// for _ in 0..3 {
+    ///     let key = hive.insert(0);
+    ///     hive.remove(key);
+    /// }
+    /// assert_eq!(hive.retired_count(), 1);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn retired_count(&self) -> usize {
+        self.raw.retired()
+    }
+
+    /// Bytes of heap memory the hive holds: its blocks (slots and
+    /// occupancy bits) and its tables.
+    ///
+    /// ```
+    /// let hive: handlekit::Hive<u64> = handlekit::Hive::with_capacity(64);
+    /// assert!(hive.heap_bytes() >= 64 * 16 + 8);
+    /// ```
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        self.raw.heap_bytes()
+    }
+
+    /// Allocates blocks until `additional` more values fit.
+    ///
+    /// # Panics
+    ///
+    /// If the key type cannot index that many values, or allocation
+    /// fails. See [`try_reserve`](Self::try_reserve).
+    ///
+    /// ```
+    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::new();
+    /// hive.reserve(1000);
+    /// assert!(hive.capacity() >= 1000);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        if let Err(err) = self.try_reserve(additional) {
+            panic!("Hive::reserve: {err}");
+        }
+    }
+
+    /// Allocates blocks until `additional` more values fit, or says why it
+    /// cannot (blocks allocated before the failure stay).
+    ///
+    /// ```
+    /// handlekit::define_key! { struct Tiny(u32; index_bits = 4); }
+    /// let mut hive: handlekit::Hive<u8, Tiny> = handlekit::Hive::default();
+    /// assert!(hive.try_reserve(16).is_ok());
+    /// assert!(hive.try_reserve(17).unwrap_err().is_index_space());
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+        self.raw.try_reserve(additional)
+    }
+
+    /// Frees the memory of every empty block (their index ranges keep
+    /// their generations, so old keys stay stale).
+    ///
+    /// ```
+    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::new();
+    /// let key = hive.insert(1);
+    /// hive.remove(key);
+    /// assert_eq!(hive.block_count(), 1);
+    /// hive.shrink_to_fit();
+    /// assert_eq!(hive.block_count(), 0);
+    /// assert_eq!(hive.get(key), None);
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        self.raw.shrink_to_fit();
+    }
+
+    /// Inserts a value and returns its key, or a [`CapacityError`] if no
+    /// slot can be had: the key's index bits name no more, or allocation
+    /// failed (the value is dropped then).
+    ///
+    /// ```
+    /// handlekit::define_key! { struct Tiny(u32; index_bits = 1); }
+    /// let mut hive: handlekit::Hive<u8, Tiny> = handlekit::Hive::default();
+    /// assert!(hive.try_insert(1).is_ok());
+    /// assert!(hive.try_insert(2).is_ok());
+    /// assert!(hive.try_insert(3).unwrap_err().is_index_space());
+    /// ```
+    #[inline]
+    pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
+        let (index, generation) = self.raw.try_insert_with(|_, _| value)?;
+        Ok(Self::key(index, generation))
+    }
+
+    /// Removes every value. The largest block is kept and the others are
+    /// freed; keys issued before stay stale.
+    ///
+    /// If a value's `Drop` panics, the other values are still dropped and
+    /// the hive is left empty; then the panic propagates.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(1);
+    /// hive.clear();
+    /// assert!(hive.is_empty());
+    /// hive.insert(2);
+    /// assert_eq!(hive.get(key), None);
+    /// ```
+    pub fn clear(&mut self) {
+        self.raw.clear();
+    }
+}
+
+impl<T, K: Key> Default for Hive<T, K> {
+    /// An empty hive with the default block sizes.
+    ///
+    /// ```
+    /// let hive: handlekit::Hive<u8, handlekit::Id32> = Default::default();
+    /// assert!(hive.is_empty());
+    /// ```
+    fn default() -> Self {
+        Hive {
+            raw: RawHive::new(
+                KeyLimits::of::<K>(),
+                DEFAULT_MIN_SHIFT,
+                default_shift::<T>(),
+            ),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T: Clone, K: Key> Clone for Hive<T, K> {
+    /// A copy with the same keys, generations, free lists and blocks: it
+    /// issues the same keys as the original would. The copy's values are at
+    /// new addresses.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::new();
+    /// let key = hive.insert(String::from("x"));
+    /// let mut copy = hive.clone();
+    /// assert_eq!(copy[key], "x");
+    /// assert_eq!(copy.insert(String::new()), hive.insert(String::new()));
+    /// ```
+    fn clone(&self) -> Self {
+        Hive {
+            raw: self.raw.clone(),
+            _key: PhantomData,
+        }
+    }
+}
+
+crate::stable::stable_container_impls!(Hive, RawHive, Id, "hive");

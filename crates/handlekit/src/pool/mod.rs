@@ -1,0 +1,500 @@
+//! [`Pool`]: the typed free-list block allocator, with generational keys and
+//! stable addresses; and its iterators.
+
+use core::fmt;
+use core::iter::FusedIterator;
+use core::marker::PhantomData;
+
+use crate::raw::block::{block_shift_for, BlockTable, BlocksIter, BlocksIterMut};
+use crate::raw::pool::RawPool;
+use crate::raw::KeyLimits;
+use crate::slot_iter::{raw_iterator, table_key};
+use crate::{CapacityError, Key, PoolKey};
+
+/// `log2` of the default block size for `T`: as many slots as fit in 16 KiB,
+/// rounded down to a power of two and kept within 64..=4096.
+const fn default_shift<T>() -> u32 {
+    block_shift_for::<T>(16 * 1024, 64, 4096)
+}
+
+/// A typed free-list block allocator: values live in blocks that are never
+/// moved or reallocated, freed slots are reused through a free list
+/// threaded through their own memory, and a generational key finds a value
+/// with one shift, one bounds check and one compare.
+///
+/// This is seed 001's free list (`fl_create` / `fl_malloc` / `fl_free`)
+/// made safe: a key instead of a raw pointer, so a stale handle is
+/// detected, and [`get_ptr`](Pool::get_ptr) for code that needs the
+/// address.
+///
+/// | operation | cost |
+/// | --- | --- |
+/// | `insert` | O(1): pop the free list, else the next unused slot, else a new block |
+/// | `remove`, `get`, `get_mut`, `get_ptr`, `contains_key` | O(1) |
+/// | iteration | O(len + slots / 64 + blocks) |
+/// | `clear`, `retain` | O(slots) |
+///
+/// # Stable addresses
+///
+/// A value never moves while it is in the pool: inserting never reallocates
+/// a block (a new block is added instead), and removing other values does
+/// not touch it. The pointer from [`get_ptr`](Pool::get_ptr) therefore
+/// stays valid **until that value is removed (by `remove`, `retain`,
+/// `clear`, `drain` or `into_iter`) or the pool is dropped**, across any
+/// number of other insertions and removals.
+///
+/// # Blocks
+///
+/// A block holds `block_size()` slots, a power of two, so a key's flat
+/// index splits into block and offset with a shift and a mask. The default
+/// size is as many slots as fit in 16 KiB, kept within 64..=4096;
+/// [`with_block_size`](Pool::with_block_size) picks another. A block is
+/// allocated when the free list is empty and every slot has been used; its
+/// slots are then handed out in order. Blocks are freed only when the pool
+/// is dropped (their slots keep the generations that make stale keys
+/// fail). [`with_fixed_capacity`](Pool::with_fixed_capacity) allocates one
+/// block of exactly the capacity and never allocates again.
+///
+/// Memory: `size_of::<Slot<T>>()` per slot, that is
+/// `4 + max(size_of::<T>(), 4)` rounded up to `max(align_of::<T>(), 4)`,
+/// plus one occupancy bit per slot and a 56-byte header per block.
+///
+/// # Stale keys
+///
+/// Removing a value bumps its slot's generation, so every key to it goes
+/// stale: `get` returns `None` and `Index` panics. Keys from another pool,
+/// forged keys and stale keys never cause undefined behaviour. A slot whose
+/// generation reaches [`Key::MAX_GENERATION`] retires and is never reused
+/// (see [`IdTable`](crate::IdTable) for the story).
+///
+/// # Examples
+///
+/// ```
+/// use handlekit::Pool;
+///
+/// let mut pool = Pool::new();
+/// let a = pool.insert(String::from("apple"));
+/// let ptr = pool.get_ptr(a).unwrap();
+/// for n in 0..10_000 {
+///     pool.insert(n.to_string()); // adds blocks; `a` does not move
+/// }
+/// // SAFETY: `a` is still in the pool, and no reference to it is live.
+/// assert_eq!(unsafe { ptr.as_ref() }, "apple");
+/// assert_eq!(pool.remove(a).as_deref(), Some("apple"));
+/// assert_eq!(pool.get(a), None); // stale
+/// ```
+pub struct Pool<T, K: Key = PoolKey> {
+    raw: RawPool<T>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+impl<T> Pool<T, PoolKey> {
+    /// Creates an empty pool keyed by [`PoolKey`], with the default block
+    /// size. It allocates nothing until the first insertion.
+    ///
+    /// ```
+    /// let pool: handlekit::Pool<u64> = handlekit::Pool::new();
+    /// assert!(pool.is_empty());
+    /// assert_eq!(pool.block_size(), 1024); // 16 KiB of 16-byte slots
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Pool {
+            raw: RawPool::new(KeyLimits::of::<PoolKey>(), default_shift::<T>()),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T, K: Key> Pool<T, K> {
+    #[inline]
+    fn key(index: usize, generation: u32) -> K {
+        table_key(index, generation)
+    }
+
+    /// Creates an empty pool whose blocks hold `slots` values each, rounded
+    /// up to a power of two. It allocates nothing until the first insertion.
+    ///
+    /// # Panics
+    ///
+    /// If `slots` is 0 or above 2³¹.
+    ///
+    /// ```
+    /// let pool: handlekit::Pool<u8> = handlekit::Pool::with_block_size(100);
+    /// assert_eq!(pool.block_size(), 128);
+    /// ```
+    #[must_use]
+    pub fn with_block_size(slots: usize) -> Self {
+        assert!(
+            slots > 0 && slots <= 1 << 31,
+            "block size must be in 1..=2^31, not {slots}"
+        );
+        Pool {
+            raw: RawPool::new(
+                KeyLimits::of::<K>(),
+                slots.next_power_of_two().trailing_zeros(),
+            ),
+            _key: PhantomData,
+        }
+    }
+
+    /// Creates a pool with room for exactly `capacity` values, allocated now
+    /// in one block. It never allocates again: when it is full,
+    /// [`try_insert`](Self::try_insert) returns a [`CapacityError`]. This is
+    /// the seed's "memory pool with a known maximum".
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is more than the key type can index.
+    ///
+    /// ```
+    /// let mut pool: handlekit::Pool<u32> = handlekit::Pool::with_fixed_capacity(2);
+    /// let a = pool.insert(1);
+    /// pool.insert(2);
+    /// assert!(pool.try_insert(3).unwrap_err().is_fixed_capacity());
+    /// pool.remove(a);
+    /// assert!(pool.try_insert(3).is_ok()); // the freed slot is reused
+    /// ```
+    #[must_use]
+    pub fn with_fixed_capacity(capacity: usize) -> Self {
+        Pool {
+            raw: RawPool::with_fixed_capacity(KeyLimits::of::<K>(), capacity),
+            _key: PhantomData,
+        }
+    }
+
+    /// Slots per block (a power of two).
+    ///
+    /// ```
+    /// let small: handlekit::Pool<u32> = handlekit::Pool::new();
+    /// assert_eq!(small.block_size(), 2048); // 16 KiB of 8-byte slots
+    /// let big: handlekit::Pool<[u8; 1000]> = handlekit::Pool::new();
+    /// assert_eq!(big.block_size(), 64); // at least 64 slots
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn block_size(&self) -> usize {
+        self.raw.block_size()
+    }
+
+    /// Blocks allocated so far.
+    ///
+    /// ```
+    /// let mut pool: handlekit::Pool<u8> = handlekit::Pool::with_block_size(4);
+    /// assert_eq!(pool.block_count(), 0);
+    /// pool.extend(0..5);
+    /// assert_eq!(pool.block_count(), 2);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn block_count(&self) -> usize {
+        self.raw.block_count()
+    }
+
+    /// The number of values the pool can hold without allocating a block:
+    /// every slot of the blocks allocated so far, less retired slots.
+    ///
+    /// ```
+    /// let mut pool: handlekit::Pool<u8> = handlekit::Pool::with_block_size(8);
+    /// assert_eq!(pool.capacity(), 0);
+    /// pool.insert(1);
+    /// assert_eq!(pool.capacity(), 8);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.raw.capacity()
+    }
+
+    /// The fixed capacity, for a pool made by
+    /// [`with_fixed_capacity`](Self::with_fixed_capacity).
+    ///
+    /// ```
+    /// let pool: handlekit::Pool<u8> = handlekit::Pool::with_fixed_capacity(3);
+    /// assert_eq!(pool.fixed_capacity(), Some(3));
+    /// assert_eq!(handlekit::Pool::<u8>::new().fixed_capacity(), None);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn fixed_capacity(&self) -> Option<usize> {
+        self.raw.fixed_capacity()
+    }
+
+    /// The number of slots retired because their generation ran out; they
+    /// keep their memory and are never reused, so no key is issued twice.
+    ///
+    /// ```
+    /// handlekit::define_key! { struct Narrow(u32; index_bits = 30); } // 2 generation bits
+    /// let mut pool: handlekit::Pool<u8, Narrow> = handlekit::Pool::with_block_size(4);
+    /// for _ in 0..3 {
+    ///     let key = pool.insert(0);
+    ///     pool.remove(key);
+    /// }
+    /// assert_eq!(pool.retired_count(), 1);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn retired_count(&self) -> usize {
+        self.raw.retired()
+    }
+
+    /// Bytes of heap memory the pool holds: its blocks (slots and occupancy
+    /// bits) and the list of blocks.
+    ///
+    /// ```
+    /// let pool: handlekit::Pool<u64> = handlekit::Pool::with_fixed_capacity(64);
+    /// assert!(pool.heap_bytes() >= 64 * 16 + 8);
+    /// ```
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        self.raw.heap_bytes()
+    }
+
+    /// Inserts a value and returns its key, or a [`CapacityError`] if the
+    /// pool is full (the value is dropped then).
+    ///
+    /// ```
+    /// let mut pool: handlekit::Pool<u8> = handlekit::Pool::with_fixed_capacity(1);
+    /// assert!(pool.try_insert(1).is_ok());
+    /// assert!(pool.try_insert(2).is_err());
+    /// ```
+    #[inline]
+    pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
+        let (index, generation) = self.raw.try_insert_with(|_, _| value)?;
+        Ok(Self::key(index, generation))
+    }
+
+    /// Removes every value. Blocks are kept, and every slot keeps its
+    /// generation, so keys issued before stay stale.
+    ///
+    /// If a value's `Drop` panics, the other values are still dropped and
+    /// the pool is left empty; then the panic propagates.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(1);
+    /// pool.clear();
+    /// assert!(pool.is_empty());
+    /// pool.insert(2);
+    /// assert_eq!(pool.get(key), None);
+    /// ```
+    pub fn clear(&mut self) {
+        self.raw.clear();
+    }
+}
+
+impl<T, K: Key> Default for Pool<T, K> {
+    /// An empty pool with the default block size.
+    ///
+    /// ```
+    /// let pool: handlekit::Pool<u8, handlekit::Id32> = Default::default();
+    /// assert!(pool.is_empty());
+    /// ```
+    fn default() -> Self {
+        Pool {
+            raw: RawPool::new(KeyLimits::of::<K>(), default_shift::<T>()),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T: Clone, K: Key> Clone for Pool<T, K> {
+    /// A copy with the same keys, generations, free list and block size (a
+    /// fixed pool's copy is fixed too): the copy issues the same keys as
+    /// the original would. The copy's values are at new addresses.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::new();
+    /// let key = pool.insert(String::from("x"));
+    /// let mut copy = pool.clone();
+    /// assert_eq!(copy[key], "x");
+    /// assert_eq!(copy.insert(String::new()), pool.insert(String::new()));
+    /// ```
+    fn clone(&self) -> Self {
+        Pool {
+            raw: self.raw.clone(),
+            _key: PhantomData,
+        }
+    }
+}
+
+crate::stable::stable_container_impls!(Pool, RawPool, PoolKey, "pool");
+
+/// Iterator over `(key, &value)`; see [`Pool::iter`] and [`Hive::iter`](crate::Hive::iter)
+/// (a [`Hive`](crate::Hive) names this type through an alias whose key
+/// defaults to [`Id`](crate::Id)).
+pub struct Iter<'a, T, K: Key = PoolKey> {
+    raw: BlocksIter<'a, T>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+raw_iterator!(
+    Iter<'a, T, K: Key>,
+    (K, &'a T),
+    |index, generation, value| (table_key::<K>(index, generation), value)
+);
+
+impl<T, K: Key> Clone for Iter<'_, T, K> {
+    fn clone(&self) -> Self {
+        Iter {
+            raw: self.raw.clone(),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T: fmt::Debug, K: Key> fmt::Debug for Iter<'_, T, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// Iterator over `(key, &mut value)`; see [`Pool::iter_mut`] and [`Hive::iter_mut`](crate::Hive::iter_mut)
+/// (a [`Hive`](crate::Hive) names this type through an alias whose key
+/// defaults to [`Id`](crate::Id)).
+pub struct IterMut<'a, T, K: Key = PoolKey> {
+    raw: BlocksIterMut<'a, T>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+raw_iterator!(
+    IterMut<'a, T, K: Key>,
+    (K, &'a mut T),
+    |index, generation, value| (table_key::<K>(index, generation), value)
+);
+
+impl<T, K: Key> fmt::Debug for IterMut<'_, T, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IterMut")
+            .field("remaining", &self.raw.len())
+            .finish()
+    }
+}
+
+/// Iterator over the live values; see [`Pool::values`] and [`Hive::values`](crate::Hive::values)
+/// (a [`Hive`](crate::Hive) names this type through an alias whose key
+/// defaults to [`Id`](crate::Id)).
+pub struct Values<'a, T> {
+    raw: BlocksIter<'a, T>,
+}
+
+raw_iterator!(Values<'a, T>, &'a T, |_index, _generation, value| value);
+
+impl<T> Clone for Values<'_, T> {
+    fn clone(&self) -> Self {
+        Values {
+            raw: self.raw.clone(),
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Values<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// Iterator over the live values, mutably; see [`Pool::values_mut`] and [`Hive::values_mut`](crate::Hive::values_mut)
+/// (a [`Hive`](crate::Hive) names this type through an alias whose key
+/// defaults to [`Id`](crate::Id)).
+pub struct ValuesMut<'a, T> {
+    raw: BlocksIterMut<'a, T>,
+}
+
+raw_iterator!(ValuesMut<'a, T>, &'a mut T, |_index, _generation, value| {
+    value
+});
+
+impl<T> fmt::Debug for ValuesMut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ValuesMut")
+            .field("remaining", &self.raw.len())
+            .finish()
+    }
+}
+
+/// Iterator over the keys of live values; see [`Pool::keys`] and [`Hive::keys`](crate::Hive::keys)
+/// (a [`Hive`](crate::Hive) names this type through an alias whose key
+/// defaults to [`Id`](crate::Id)).
+pub struct Keys<'a, T, K: Key = PoolKey> {
+    inner: Iter<'a, T, K>,
+}
+
+impl<T, K: Key> Iterator for Keys<'_, T, K> {
+    type Item = K;
+
+    #[inline]
+    fn next(&mut self) -> Option<K> {
+        self.inner.next().map(|(key, _)| key)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, K) -> B>(self, init: B, mut f: F) -> B {
+        self.inner.fold(init, |acc, (key, _)| f(acc, key))
+    }
+}
+
+impl<T, K: Key> ExactSizeIterator for Keys<'_, T, K> {}
+impl<T, K: Key> FusedIterator for Keys<'_, T, K> {}
+
+impl<T, K: Key> Clone for Keys<'_, T, K> {
+    fn clone(&self) -> Self {
+        Keys {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T, K: Key> fmt::Debug for Keys<'_, T, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+impl<'a, T, K: Key> Iter<'a, T, K> {
+    #[inline]
+    pub(crate) fn new(raw: BlocksIter<'a, T>) -> Self {
+        Iter {
+            raw,
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<'a, T, K: Key> IterMut<'a, T, K> {
+    #[inline]
+    pub(crate) fn new(raw: BlocksIterMut<'a, T>) -> Self {
+        IterMut {
+            raw,
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<'a, T> Values<'a, T> {
+    #[inline]
+    pub(crate) fn new(raw: BlocksIter<'a, T>) -> Self {
+        Values { raw }
+    }
+}
+
+impl<'a, T> ValuesMut<'a, T> {
+    #[inline]
+    pub(crate) fn new(raw: BlocksIterMut<'a, T>) -> Self {
+        ValuesMut { raw }
+    }
+}
+
+impl<'a, T, K: Key> Keys<'a, T, K> {
+    #[inline]
+    pub(crate) fn new(raw: BlocksIter<'a, T>) -> Self {
+        Keys {
+            inner: Iter::new(raw),
+        }
+    }
+}

@@ -1,0 +1,810 @@
+//! `Block<T>`: a fixed run of slots that never moves, with its own occupancy
+//! words and live count; and `BlocksCursor`, iteration over a list of blocks.
+//!
+//! This is the storage of the containers with stable addresses (`Pool`, and
+//! `Hive`'s blocks): the slots of a block are allocated once and freed when
+//! the block is dropped, never reallocated, so a pointer to a value stays
+//! valid while the value lives.
+//!
+//! # Why raw pointers
+//!
+//! The slots are reached only through the raw pointer the allocation was
+//! made from, and references are made to one slot at a time, never to the
+//! whole block. A pointer handed out by [`Block::value_ptr`] carries that
+//! same provenance, so no later access to *another* slot of the block (which
+//! would retag a `&mut [Slot<T>]` covering the whole block, were the block a
+//! `Box<[Slot<T>]>`) can invalidate it. This is what makes `get_ptr`'s
+//! promise hold under Stacked Borrows and Tree Borrows, which Miri checks.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::marker::PhantomData;
+use core::mem;
+use core::ptr::{self, NonNull};
+
+use super::bitset::{BitIter, WORD_BITS};
+use super::slot::{Slot, NO_SLOT};
+use super::store::{Exclusive, RawCursor, Shared, SlotAccess};
+
+/// A fixed run of `len` slots at a fixed address.
+pub(crate) struct Block<T> {
+    /// The first of `len` initialized slots, allocated as a
+    /// `Box<[Slot<T>]>` of exactly `len` slots (see `Block::new`) and freed
+    /// in `Drop`. Invariant: never reallocated or moved while the block
+    /// lives; no reference to the whole run is ever made, only to single
+    /// slots, and only for as long as a method borrows `self`.
+    slots: NonNull<Slot<T>>,
+    /// Number of slots. Invariant: `len <= u32::MAX as usize`.
+    len: usize,
+    /// Occupancy. Invariant: bit `i % 64` of word `i / 64` is set iff slot
+    /// `i` is occupied; there are exactly `len.div_ceil(64)` words, and no
+    /// bit at or past `len` is set.
+    occupied: Box<[u64]>,
+    /// Number of set bits in `occupied` (occupied slots).
+    live: usize,
+    /// The flat index of slot 0: keys name slot `i` of this block by
+    /// `base + i`. Set by the container, which keeps bases disjoint.
+    base: usize,
+    /// Owns `Slot<T>` values (for the drop checker and auto traits).
+    _owns: PhantomData<Slot<T>>,
+}
+
+// SAFETY: a block owns its slots like a `Box<[Slot<T>]>` would; sending it
+// sends the values.
+unsafe impl<T: Send> Send for Block<T> {}
+// SAFETY: shared access to a block gives only shared access to its values
+// (`&self` methods hand out `&T` and raw pointers, whose use is the caller's
+// responsibility as documented on `value_ptr`).
+unsafe impl<T: Sync> Sync for Block<T> {}
+
+impl<T> Block<T> {
+    /// A block of `len` never-used vacant slots (generation 0, no link)
+    /// whose slot 0 has flat index `base`.
+    pub(crate) fn new(len: usize, base: usize) -> Self {
+        Self::with_generation(len, base, 0)
+    }
+
+    /// A block of `len` vacant slots whose last generation is `generation`
+    /// (so the first occupant of each gets `generation + 1`), with no
+    /// links, whose slot 0 has flat index `base`. `Hive` makes a block over
+    /// an index range it freed before this way, so the keys of the old
+    /// block stay stale.
+    pub(crate) fn with_generation(len: usize, base: usize, generation: u32) -> Self {
+        assert!(len <= u32::MAX as usize, "block of {len} slots is too big");
+        let slots: Box<[Slot<T>]> = (0..len)
+            .map(|_| Slot::new_vacant(generation, NO_SLOT))
+            .collect();
+        let raw = Box::into_raw(slots);
+        Block {
+            // `Box::into_raw` never returns null; the cast keeps the
+            // allocation's provenance.
+            slots: NonNull::new(raw.cast::<Slot<T>>()).unwrap_or(NonNull::dangling()),
+            len,
+            occupied: alloc::vec![0u64; len.div_ceil(WORD_BITS)].into_boxed_slice(),
+            live: 0,
+            base,
+            _owns: PhantomData,
+        }
+    }
+
+    /// The flat index of slot 0.
+    #[inline]
+    pub(crate) fn base(&self) -> usize {
+        self.base
+    }
+
+    /// Number of slots.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Number of occupied slots.
+    #[inline]
+    pub(crate) fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Bytes of heap memory the block holds (slots and occupancy words).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.len * mem::size_of::<Slot<T>>() + self.occupied.len() * mem::size_of::<u64>()
+    }
+
+    /// Slot `i`, which must be in bounds.
+    #[inline]
+    fn slot_ptr(&self, i: usize) -> *mut Slot<T> {
+        debug_assert!(i < self.len);
+        // SAFETY: `i < len` (every caller checks), so the offset stays
+        // inside the allocation of `len` slots.
+        unsafe { self.slots.as_ptr().add(i) }
+    }
+
+    /// Slot `i`, if it exists.
+    #[inline]
+    pub(crate) fn slot(&self, i: usize) -> Option<&Slot<T>> {
+        if i < self.len {
+            // SAFETY: in bounds and initialized (invariant on `slots`); the
+            // reference covers one slot and lives no longer than `&self`,
+            // during which nothing writes to the block.
+            Some(unsafe { &*self.slot_ptr(i) })
+        } else {
+            None
+        }
+    }
+
+    /// Slot `i`, if it exists, mutably.
+    #[inline]
+    fn slot_mut(&mut self, i: usize) -> Option<&mut Slot<T>> {
+        if i < self.len {
+            // SAFETY: in bounds and initialized; `&mut self` makes this the
+            // only reference into the block.
+            Some(unsafe { &mut *self.slot_ptr(i) })
+        } else {
+            None
+        }
+    }
+
+    /// Whether `(i, generation)` names a live value.
+    #[inline]
+    pub(crate) fn contains(&self, i: usize, generation: u32) -> bool {
+        self.slot(i).is_some_and(|slot| slot.matches(generation))
+    }
+
+    /// The value named by `(i, generation)`.
+    #[inline]
+    pub(crate) fn get(&self, i: usize, generation: u32) -> Option<&T> {
+        self.slot(i)?.get_if(generation)
+    }
+
+    /// The value named by `(i, generation)`, mutably.
+    #[inline]
+    pub(crate) fn get_mut(&mut self, i: usize, generation: u32) -> Option<&mut T> {
+        self.slot_mut(i)?.get_mut_if(generation)
+    }
+
+    /// The value in slot `i`.
+    ///
+    /// # Safety
+    ///
+    /// Slot `i` must exist and be occupied.
+    #[inline]
+    pub(crate) unsafe fn get_unchecked(&self, i: usize) -> &T {
+        debug_assert!(self.slot(i).is_some_and(Slot::is_occupied));
+        // SAFETY: the caller guarantees slot `i` exists and is occupied.
+        unsafe { (*self.slot_ptr(i)).value_unchecked() }
+    }
+
+    /// The value in slot `i`, mutably.
+    ///
+    /// # Safety
+    ///
+    /// Slot `i` must exist and be occupied.
+    #[inline]
+    pub(crate) unsafe fn get_unchecked_mut(&mut self, i: usize) -> &mut T {
+        debug_assert!(self.slot(i).is_some_and(Slot::is_occupied));
+        // SAFETY: the caller guarantees slot `i` exists and is occupied;
+        // `&mut self` makes the reference unique.
+        unsafe { (*self.slot_ptr(i)).value_unchecked_mut() }
+    }
+
+    /// A pointer to the value named by `(i, generation)`, with the
+    /// provenance of the whole allocation (see the module docs): it stays
+    /// valid until the value is taken out or the block is dropped, whatever
+    /// is done to other slots in between.
+    #[inline]
+    pub(crate) fn value_ptr(&self, i: usize, generation: u32) -> Option<NonNull<T>> {
+        if !self.contains(i, generation) {
+            return None;
+        }
+        // SAFETY: slot `i` exists and is occupied (it matched a generation);
+        // `Slot::value_ptr` makes no reference.
+        let ptr = unsafe { Slot::value_ptr(self.slot_ptr(i)) };
+        NonNull::new(ptr)
+    }
+
+    /// The free-list link of vacant slot `i` (`NO_SLOT` if `i` is out of
+    /// bounds or occupied).
+    #[inline]
+    pub(crate) fn next_free(&self, i: usize) -> u32 {
+        self.slot(i).map_or(NO_SLOT, Slot::next_free)
+    }
+
+    /// Sets the free-list link of vacant slot `i`.
+    #[inline]
+    pub(crate) fn set_next_free(&mut self, i: usize, next: u32) {
+        if let Some(slot) = self.slot_mut(i) {
+            slot.set_next_free(next);
+        }
+    }
+
+    /// The generation of slot `i` (its occupant's, or its last occupant's).
+    #[inline]
+    pub(crate) fn generation(&self, i: usize) -> Option<u32> {
+        self.slot(i).map(Slot::generation)
+    }
+
+    /// Puts `value` into vacant slot `i` with `generation`.
+    ///
+    /// # Panics
+    ///
+    /// If slot `i` does not exist.
+    #[inline]
+    pub(crate) fn occupy(&mut self, i: usize, generation: u32, value: T) {
+        let Some(slot) = self.slot_mut(i) else {
+            panic!("slot {i} out of bounds");
+        };
+        slot.occupy(generation, value);
+        self.occupied[i / WORD_BITS] |= 1 << (i % WORD_BITS);
+        self.live += 1;
+    }
+
+    /// Takes the value out of slot `i`, leaving it vacant with its
+    /// generation as "last" and the link `next_free`.
+    ///
+    /// # Safety
+    ///
+    /// Slot `i` must exist and be occupied.
+    #[inline]
+    pub(crate) unsafe fn vacate(&mut self, i: usize, next_free: u32) -> T {
+        debug_assert!(self.slot(i).is_some_and(Slot::is_occupied));
+        // SAFETY: the caller guarantees slot `i` exists and is occupied;
+        // `&mut self` makes the reference unique.
+        let value = unsafe { (*self.slot_ptr(i)).vacate(next_free) };
+        self.occupied[i / WORD_BITS] &= !(1 << (i % WORD_BITS));
+        self.live -= 1;
+        value
+    }
+
+    /// Takes the value named by `(i, generation)` out, if it is live.
+    #[inline]
+    pub(crate) fn take(&mut self, i: usize, generation: u32, next_free: u32) -> Option<T> {
+        if !self.contains(i, generation) {
+            return None;
+        }
+        // SAFETY: the slot exists and matched a generation, so it is
+        // occupied.
+        Some(unsafe { self.vacate(i, next_free) })
+    }
+
+    /// The highest generation of any slot (0 for an empty block): a block
+    /// made later over the same index range must start above it.
+    pub(crate) fn max_generation(&self) -> u32 {
+        (0..self.len)
+            .filter_map(|i| self.generation(i))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The lowest occupied slot at or after `from`.
+    pub(crate) fn next_occupied(&self, from: usize) -> Option<usize> {
+        let mut word_index = from / WORD_BITS;
+        let mut word = *self.occupied.get(word_index)? & (!0u64 << (from % WORD_BITS));
+        loop {
+            if word != 0 {
+                return Some(word_index * WORD_BITS + word.trailing_zeros() as usize);
+            }
+            word_index += 1;
+            word = *self.occupied.get(word_index)?;
+        }
+    }
+
+    /// Takes the value out of the lowest occupied slot at or after `from`:
+    /// `(slot, generation, value)`.
+    pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
+        let i = self.next_occupied(from)?;
+        let generation = self.generation(i)?;
+        // SAFETY: the bit was set, so the slot exists and is occupied.
+        let value = unsafe { self.vacate(i, NO_SLOT) };
+        Some((i, generation, value))
+    }
+
+    /// Calls `visit(slot, generation, &mut value)` for each value in slot
+    /// order; each time it returns `false`, the value is taken out, the slot
+    /// left vacant with link `NO_SLOT`, and `evicted(slot, generation,
+    /// value)` is called with it (to relink the slot and drop the value).
+    /// If either closure panics, the values not yet visited stay in place
+    /// and the block is consistent.
+    pub(crate) fn retain(
+        &mut self,
+        mut visit: impl FnMut(usize, u32, &mut T) -> bool,
+        mut evicted: impl FnMut(&mut Self, usize, u32, T),
+    ) {
+        for word_index in 0..self.occupied.len() {
+            let mut word = self.occupied[word_index];
+            while word != 0 {
+                let i = word_index * WORD_BITS + word.trailing_zeros() as usize;
+                word &= word - 1;
+                let slot_ptr = self.slot_ptr(i);
+                // SAFETY: `i` is in bounds (its bit is set, and no bit at or
+                // past `len` is); the reference lives for this call only.
+                let generation = unsafe { (*slot_ptr).generation() };
+                // Each bit is visited once, so nothing vacated the slot yet.
+                // SAFETY: the bit was set, so the slot is occupied; `&mut
+                // self` makes the reference unique.
+                let keep = visit(i, generation, unsafe { (*slot_ptr).value_unchecked_mut() });
+                if !keep {
+                    // SAFETY: as above; occupied, and vacated only here.
+                    let value = unsafe { self.vacate(i, NO_SLOT) };
+                    evicted(self, i, generation, value);
+                }
+            }
+        }
+    }
+
+    /// Drops every value, leaving the slots vacant with their generations
+    /// and no links. If a `Drop` panics, the others are still dropped and
+    /// the panic then propagates (a second panic aborts).
+    pub(crate) fn drop_values(&mut self) {
+        /// Keeps dropping if a value's `Drop` panics.
+        struct Guard<'a, T>(&'a mut Block<T>);
+        impl<T> Drop for Guard<'_, T> {
+            fn drop(&mut self) {
+                self.0.drop_values_unguarded();
+            }
+        }
+        if self.live == 0 {
+            return;
+        }
+        let guard = Guard(self);
+        guard.0.drop_values_unguarded();
+        mem::forget(guard);
+    }
+
+    /// Drops every value; a panicking `Drop` stops it, leaving the rest in
+    /// place and consistent.
+    fn drop_values_unguarded(&mut self) {
+        let mut from = 0;
+        while let Some(i) = self.next_occupied(from) {
+            from = i + 1;
+            // Vacated before the drop, so a panicking `Drop` cannot repeat it.
+            // SAFETY: the bit was set, so the slot exists and is occupied.
+            drop(unsafe { self.vacate(i, NO_SLOT) });
+        }
+    }
+
+    /// Checks the block's invariants; panics on the first one broken.
+    pub(crate) fn check_invariants(&self) {
+        assert_eq!(self.occupied.len(), self.len.div_ceil(WORD_BITS));
+        let mut live = 0;
+        for i in 0..self.len {
+            let slot = self.slot(i).unwrap_or_else(|| unreachable!());
+            let bit = self.occupied[i / WORD_BITS] & (1 << (i % WORD_BITS)) != 0;
+            assert_eq!(slot.is_occupied(), bit, "occupancy bit of slot {i}");
+            if slot.is_occupied() {
+                assert!(slot.generation() >= 1, "occupied slot {i} has generation 0");
+                live += 1;
+            }
+        }
+        if let Some(&last) = self.occupied.last() {
+            let used = self.len % WORD_BITS;
+            if used != 0 {
+                assert_eq!(last >> used, 0, "occupancy bit past the last slot");
+            }
+        }
+        assert_eq!(live, self.live, "live count of a block");
+    }
+}
+
+impl<T> Drop for Block<T> {
+    fn drop(&mut self) {
+        /// Frees the allocation, after dropping whatever values remain
+        /// (all of them if no `Drop` panicked).
+        struct Free<'a, T>(&'a mut Block<T>);
+        impl<T> Drop for Free<'_, T> {
+            fn drop(&mut self) {
+                self.0.drop_values_unguarded();
+                let slice = ptr::slice_from_raw_parts_mut(self.0.slots.as_ptr(), self.0.len);
+                // SAFETY: `slots` and `len` came from `Box::into_raw` of a
+                // `Box<[Slot<T>]>` of `len` slots (invariant on `slots`), and
+                // this runs once. `Slot` has no `Drop`, so freeing drops no
+                // value twice: every value was dropped above.
+                drop(unsafe { Box::from_raw(slice) });
+            }
+        }
+        let free = Free(self);
+        if mem::needs_drop::<T>() {
+            free.0.drop_values_unguarded();
+        }
+        drop(free);
+    }
+}
+
+impl<T: Clone> Block<T> {
+    /// Copies `source`'s slots (links and generations included) into this
+    /// block of never-used slots of the same length. If a `clone` panics,
+    /// this block holds the values cloned so far, consistently.
+    pub(crate) fn clone_slots_from(&mut self, source: &Self) {
+        assert_eq!(self.len, source.len);
+        debug_assert_eq!(self.live, 0);
+        for i in 0..source.len {
+            let Some(from) = source.slot(i) else { break };
+            match from.get() {
+                Some(value) => {
+                    let value = value.clone();
+                    if let Some(to) = self.slot_mut(i) {
+                        // The slot is vacant, so `occupy` leaks nothing.
+                        to.occupy(from.generation(), value);
+                    }
+                    self.occupied[i / WORD_BITS] |= 1 << (i % WORD_BITS);
+                    self.live += 1;
+                }
+                None => {
+                    if let Some(to) = self.slot_mut(i) {
+                        // A vacant slot holds no value: overwriting it drops
+                        // nothing (`Slot` has no `Drop`).
+                        *to = Slot::new_vacant(from.generation(), from.next_free());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Lookup by flat index in a table of blocks where block `b` starts at
+/// `b << shift` and holds at most `1 << shift` slots: what `RawPool` and
+/// `RawHive` share. Implementors give the table, its shift and the number
+/// of live values; the lookups are provided.
+pub(crate) trait BlockTable<T> {
+    /// The blocks. Invariant (of the implementor): block `b` has base
+    /// `b << shift()` and at most `1 << shift()` slots.
+    fn blocks(&self) -> &[Block<T>];
+    /// The blocks, mutably (the same invariant).
+    fn blocks_mut(&mut self) -> &mut [Block<T>];
+    /// `log2` of the range of flat indices each block owns.
+    fn shift(&self) -> u32;
+    /// Number of live values in all blocks.
+    fn live(&self) -> usize;
+
+    /// Block and offset of a flat index.
+    #[inline]
+    fn split(&self, index: usize) -> (usize, usize) {
+        (index >> self.shift(), index & ((1 << self.shift()) - 1))
+    }
+
+    #[inline]
+    fn contains(&self, index: usize, generation: u32) -> bool {
+        let (b, i) = self.split(index);
+        self.blocks()
+            .get(b)
+            .is_some_and(|block| block.contains(i, generation))
+    }
+
+    #[inline]
+    fn get(&self, index: usize, generation: u32) -> Option<&T> {
+        let (b, i) = self.split(index);
+        self.blocks().get(b)?.get(i, generation)
+    }
+
+    #[inline]
+    fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
+        let (b, i) = self.split(index);
+        self.blocks_mut().get_mut(b)?.get_mut(i, generation)
+    }
+
+    /// A pointer to the value, valid until it is taken out or its block is
+    /// dropped (see `Block::value_ptr`).
+    #[inline]
+    fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
+        let (b, i) = self.split(index);
+        self.blocks().get(b)?.value_ptr(i, generation)
+    }
+
+    /// Mutable references to `N` distinct live values.
+    fn get_disjoint_mut<const N: usize>(&mut self, keys: [(usize, u32); N]) -> Option<[&mut T; N]> {
+        let at = keys.map(|(index, generation)| {
+            let (b, i) = self.split(index);
+            (b, i, generation)
+        });
+        get_disjoint_mut(self.blocks_mut(), at)
+    }
+
+    /// The value at flat index `index`.
+    ///
+    /// # Safety
+    ///
+    /// The slot at `index` must exist and be occupied.
+    #[inline]
+    unsafe fn get_unchecked(&self, index: usize) -> &T {
+        let (b, i) = self.split(index);
+        debug_assert!(b < self.blocks().len());
+        // SAFETY: the caller guarantees the slot exists, so block `b` does.
+        let block = unsafe { self.blocks().get_unchecked(b) };
+        // SAFETY: the caller guarantees slot `i` of it exists and is
+        // occupied.
+        unsafe { block.get_unchecked(i) }
+    }
+
+    /// The value at flat index `index`, mutably.
+    ///
+    /// # Safety
+    ///
+    /// The slot at `index` must exist and be occupied.
+    #[inline]
+    unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
+        let (b, i) = self.split(index);
+        debug_assert!(b < self.blocks().len());
+        // SAFETY: the caller guarantees the slot exists, so block `b` does.
+        let block = unsafe { self.blocks_mut().get_unchecked_mut(b) };
+        // SAFETY: the caller guarantees slot `i` of it exists and is
+        // occupied.
+        unsafe { block.get_unchecked_mut(i) }
+    }
+
+    /// Iterates the live values in index order.
+    #[inline]
+    fn iter(&self) -> BlocksIter<'_, T> {
+        BlocksIter::new(self.blocks(), self.live())
+    }
+
+    /// Iterates the live values in index order, mutably.
+    #[inline]
+    fn iter_mut(&mut self) -> BlocksIterMut<'_, T> {
+        let live = self.live();
+        BlocksIterMut::new_mut(self.blocks_mut(), live)
+    }
+}
+
+/// Implements `BlockTable` for a raw container with fields `blocks:
+/// Vec<Block<T>>`, `shift: u32` and `len: usize` (its live values).
+macro_rules! block_table {
+    ($ty:ident) => {
+        impl<T> BlockTable<T> for $ty<T> {
+            #[inline]
+            fn blocks(&self) -> &[Block<T>] {
+                &self.blocks
+            }
+
+            #[inline]
+            fn blocks_mut(&mut self) -> &mut [Block<T>] {
+                &mut self.blocks
+            }
+
+            #[inline]
+            fn shift(&self) -> u32 {
+                self.shift
+            }
+
+            #[inline]
+            fn live(&self) -> usize {
+                self.len
+            }
+        }
+    };
+}
+
+pub(crate) use block_table;
+
+/// Mutable references to `N` distinct live values of `blocks`, each named
+/// by `(block, slot, generation)`, or `None` if any is not live or two name
+/// the same slot.
+pub(crate) fn get_disjoint_mut<T, const N: usize>(
+    blocks: &mut [Block<T>],
+    at: [(usize, usize, u32); N],
+) -> Option<[&mut T; N]> {
+    for (n, &(b, i, generation)) in at.iter().enumerate() {
+        if !blocks.get(b)?.contains(i, generation) {
+            return None;
+        }
+        // Two live keys with one slot are the same key.
+        if at[..n].iter().any(|&(ob, oi, _)| ob == b && oi == i) {
+            return None;
+        }
+    }
+    let blocks: &[Block<T>] = blocks;
+    // Each reference comes from its block's own slot pointer, with no
+    // reference to a whole run in between, and the `&mut` borrow of the
+    // blocks outlives them all.
+    Some(core::array::from_fn(|n| {
+        let (b, i, _) = at[n];
+        let slot = blocks[b].slot_ptr(i);
+        // SAFETY: every slot above exists, is occupied and is named once,
+        // so the references are to distinct initialized values, and
+        // nothing else reaches them while `blocks` is borrowed mutably.
+        unsafe { &mut *Slot::value_ptr(slot) }
+    }))
+}
+
+/// `log2` of the number of slots of `T` that fit in `bytes`, kept within
+/// `min..=max` (powers of two) and rounded down to a power of two: the
+/// default block sizes of `Pool` and `Hive`.
+pub(crate) const fn block_shift_for<T>(bytes: usize, min: usize, max: usize) -> u32 {
+    let slot = mem::size_of::<Slot<T>>();
+    let slot = if slot == 0 { 1 } else { slot };
+    let mut slots = bytes / slot;
+    if slots < min {
+        slots = min;
+    }
+    if slots > max {
+        slots = max;
+    }
+    usize::BITS - 1 - slots.leading_zeros()
+}
+
+/// Copies of `blocks` (same lengths, bases, generations, links and values).
+/// If a `clone` panics, the values cloned so far are dropped.
+pub(crate) fn clone_blocks<T: Clone>(blocks: &[Block<T>]) -> Vec<Block<T>> {
+    let mut copies = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        copies.push(Block::new(block.len(), block.base()));
+        if let Some(copy) = copies.last_mut() {
+            copy.clone_slots_from(block);
+        }
+    }
+    copies
+}
+
+/// How a [`BlocksCursor`] reaches the slots of a block.
+///
+/// # Safety
+///
+/// `of_block` must return an access to the slots of `block` only, valid for
+/// `'a`; for an exclusive access, the caller of `of_block` guarantees that
+/// nothing else reaches the values for `'a`.
+pub(crate) unsafe trait BlockAccess<'a, T: 'a>: SlotAccess<'a> {
+    /// The access to `block`'s slots.
+    ///
+    /// # Safety
+    ///
+    /// For an exclusive access, nothing else may reach the values of
+    /// `block` for `'a`, and each block is given out once.
+    unsafe fn of_block(block: &'a Block<T>) -> Self;
+}
+
+// SAFETY: a shared slice of the block's slots, for as long as the block is
+// borrowed.
+unsafe impl<'a, T: 'a> BlockAccess<'a, T> for Shared<'a, T> {
+    #[inline]
+    unsafe fn of_block(block: &'a Block<T>) -> Self {
+        // SAFETY: `slots` points to `len` initialized slots (invariant on
+        // `slots`), not written while `block` is borrowed shared.
+        Shared::new(unsafe { core::slice::from_raw_parts(block.slots.as_ptr(), block.len) })
+    }
+}
+
+// SAFETY: the raw pointer to the block's slots; the caller guarantees
+// exclusivity for `'a`.
+unsafe impl<'a, T: 'a> BlockAccess<'a, T> for Exclusive<'a, T> {
+    #[inline]
+    unsafe fn of_block(block: &'a Block<T>) -> Self {
+        // SAFETY: the caller guarantees nothing else reaches the values for
+        // `'a`; the pointer covers `len` initialized slots.
+        unsafe { Exclusive::from_raw(block.slots.as_ptr(), block.len) }
+    }
+}
+
+/// Iterates the live values of a list of blocks, in block then slot order,
+/// as `(flat index, generation, value)`, where the flat index of slot `i` of
+/// a block is `block.base() + i`.
+pub(crate) struct BlocksCursor<'a, T, A> {
+    /// Blocks not yet started, with the flat index of their slot 0.
+    rest: core::slice::Iter<'a, Block<T>>,
+    /// The block being walked and its base.
+    current: Option<(usize, RawCursor<'a, A>)>,
+    /// Values not yet yielded.
+    remaining: usize,
+}
+
+/// Shared iteration over blocks.
+pub(crate) type BlocksIter<'a, T> = BlocksCursor<'a, T, Shared<'a, T>>;
+/// Exclusive iteration over blocks.
+pub(crate) type BlocksIterMut<'a, T> = BlocksCursor<'a, T, Exclusive<'a, T>>;
+
+impl<'a, T> BlocksIter<'a, T> {
+    /// Iterates `blocks`, which hold `len` values in all.
+    #[inline]
+    pub(crate) fn new(blocks: &'a [Block<T>], len: usize) -> Self {
+        BlocksCursor {
+            rest: blocks.iter(),
+            current: None,
+            remaining: len,
+        }
+    }
+}
+
+impl<'a, T> BlocksIterMut<'a, T> {
+    /// Iterates `blocks` mutably; they hold `len` values in all.
+    #[inline]
+    pub(crate) fn new_mut(blocks: &'a mut [Block<T>], len: usize) -> Self {
+        // The block headers are only read from here on; the values are
+        // reached through each block's raw slot pointer, exclusively, since
+        // `blocks` is borrowed mutably for `'a`.
+        let blocks: &'a [Block<T>] = blocks;
+        BlocksCursor {
+            rest: blocks.iter(),
+            current: None,
+            remaining: len,
+        }
+    }
+}
+
+impl<T, A: Clone> Clone for BlocksCursor<'_, T, A> {
+    fn clone(&self) -> Self {
+        BlocksCursor {
+            rest: self.rest.clone(),
+            current: self.current.clone(),
+            remaining: self.remaining,
+        }
+    }
+}
+
+impl<'a, T: 'a, A: BlockAccess<'a, T>> BlocksCursor<'a, T, A> {
+    /// Values left.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.remaining
+    }
+
+    /// The cursor over block `b`.
+    #[inline]
+    fn open(block: &'a Block<T>) -> RawCursor<'a, A> {
+        // Each block is opened once per cursor: `rest` yields it once, and
+        // an exclusive cursor is not `Clone`.
+        // SAFETY: for an exclusive cursor, `new_mut` borrowed every block
+        // mutably for `'a`, so nothing else reaches the values.
+        let access = unsafe { A::of_block(block) };
+        // SAFETY: the bits of `block.occupied` are exactly its occupied
+        // slots, all in bounds (invariant on `occupied`), `live` of them.
+        unsafe { RawCursor::from_parts(BitIter::new(&block.occupied, block.live), access) }
+    }
+
+    /// Folds over the remaining values, block by block, with the
+    /// word-at-a-time fast path inside each block.
+    #[inline]
+    pub(crate) fn fold_items<B>(
+        self,
+        init: B,
+        mut f: impl FnMut(B, (usize, u32, A::Value)) -> B,
+    ) -> B {
+        let mut acc = init;
+        let mut left = self.remaining;
+        if left == 0 {
+            return acc;
+        }
+        if let Some((base, cursor)) = self.current {
+            left -= cursor.len();
+            acc = cursor.fold_items(acc, |acc, (i, generation, value)| {
+                f(acc, (base + i, generation, value))
+            });
+        }
+        for block in self.rest {
+            if left == 0 {
+                break;
+            }
+            if block.live == 0 {
+                continue;
+            }
+            left -= block.live;
+            let base = block.base;
+            acc = Self::open(block).fold_items(acc, |acc, (i, generation, value)| {
+                f(acc, (base + i, generation, value))
+            });
+        }
+        acc
+    }
+}
+
+impl<'a, T: 'a, A: BlockAccess<'a, T>> Iterator for BlocksCursor<'a, T, A> {
+    type Item = (usize, u32, A::Value);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.remaining == 0 {
+            return None;
+        }
+        loop {
+            if let Some((base, cursor)) = &mut self.current {
+                if let Some((i, generation, value)) = cursor.next() {
+                    self.remaining -= 1;
+                    return Some((*base + i, generation, value));
+                }
+            }
+            let block = self.rest.next()?;
+            self.current = Some((block.base, Self::open(block)));
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}

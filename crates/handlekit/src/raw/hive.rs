@@ -1,0 +1,613 @@
+//! `RawHive`: seed 001's "nested free lists". Blocks that grow
+//! geometrically, each with its own free list threaded through its vacant
+//! slots, and a list of the blocks that have a free slot.
+//!
+//! # Index space
+//!
+//! Every block owns an aligned range of `1 << shift` flat indices (the
+//! *range*), whatever its size: block `b` starts at `b << shift`, so a flat
+//! index splits into block and slot with a shift and a mask, as in
+//! `RawPool`. Block `b` holds `min(1 << (min_shift + b), 1 << shift)`
+//! slots (cut to the key's index space), so the first blocks are small and
+//! the later ones all have the cap; the unused tail of a small block's range
+//! is index space no key names.
+//!
+//! # Emptied blocks
+//!
+//! When a removal empties a block and another block is already empty, its
+//! slots are freed: the range stays in the table as a zero-length block
+//! with a *floor*, the highest generation it ever issued. A block made over
+//! that range later starts every slot at the floor, so no old key can match
+//! it. A range whose floor reached the last generation is never reused.
+//!
+//! All of this is safe code over `Block`.
+
+use alloc::vec::Vec;
+
+use super::block::{block_table, clone_blocks, Block, BlockTable};
+use super::slot::NO_SLOT;
+use super::KeyLimits;
+use crate::CapacityError;
+
+/// Marks a block that is not on the available list.
+const NOT_LISTED: u32 = u32::MAX;
+
+/// The per-block bookkeeping that `Block` does not keep.
+#[derive(Clone, Copy, Debug)]
+struct Meta {
+    /// First slot (offset in the block) of the block's free list, or
+    /// `NO_SLOT`. Invariant: the list holds exactly the vacant slots below
+    /// `fresh` whose generation is below `limits.max_generation`, each once.
+    free_head: u32,
+    /// Invariant: the slots at `fresh..len` have never held a value since
+    /// the block was made (vacant, generation `floor`, on no list).
+    fresh: u32,
+    /// Vacant slots below `fresh` whose generation reached
+    /// `limits.max_generation`: never reused.
+    retired: u32,
+    /// Position in `RawHive::available`, or `NOT_LISTED`. Invariant: listed
+    /// iff the block has a free slot (`free_head != NO_SLOT || fresh <
+    /// len`), and then `available[listed] == b`.
+    listed: u32,
+    /// The generation every slot of the block started at (0 for a range
+    /// used for the first time). For a freed range (a block of length 0),
+    /// the generation a new block over it will start at: the highest
+    /// generation the range ever issued.
+    floor: u32,
+}
+
+impl Meta {
+    const fn new(floor: u32) -> Self {
+        Meta {
+            free_head: NO_SLOT,
+            fresh: 0,
+            retired: 0,
+            listed: NOT_LISTED,
+            floor,
+        }
+    }
+}
+
+/// Blocks of growing size, a free list per block, and the list of blocks
+/// with a free slot.
+pub(crate) struct RawHive<T> {
+    /// The block table. Invariant: block `b` has base `b << shift` and
+    /// either `size_of_block(b)` slots (allocated) or 0 (a freed range).
+    blocks: Vec<Block<T>>,
+    /// Bookkeeping of block `b`. Invariant: `meta.len() == blocks.len()`.
+    meta: Vec<Meta>,
+    /// The blocks with a free slot, in no particular order; inserts go to
+    /// the last. Invariant: exactly the allocated blocks with a free slot,
+    /// each once, with `meta[b].listed` its position.
+    available: Vec<u32>,
+    /// Freed ranges whose floor is below `limits.max_generation`, each
+    /// once; the last is reused first.
+    vacated: Vec<u32>,
+    /// Number of allocated blocks with no live value. Invariant: equals
+    /// the count; a removal that empties a block when this is already 1
+    /// frees the block.
+    empty: usize,
+    /// `log2` of the first block's size. Invariant: `min_shift <= shift`.
+    min_shift: u32,
+    /// `log2` of the largest block size and of the range of every block.
+    /// Invariant: `shift <= 31`.
+    shift: u32,
+    /// Number of live values (sum of the blocks' `live`).
+    len: usize,
+    /// Slots in allocated blocks.
+    slot_total: usize,
+    /// Retired slots in allocated blocks (sum of `meta[b].retired`).
+    retired: usize,
+    limits: KeyLimits,
+}
+
+impl<T> RawHive<T> {
+    /// An empty hive whose blocks grow from `1 << min_shift` slots to
+    /// `1 << shift`; allocates nothing.
+    pub(crate) const fn new(limits: KeyLimits, min_shift: u32, shift: u32) -> Self {
+        assert!(shift <= 31, "block size above 2^31 slots");
+        assert!(min_shift <= shift, "smallest block above the largest");
+        RawHive {
+            blocks: Vec::new(),
+            meta: Vec::new(),
+            available: Vec::new(),
+            vacated: Vec::new(),
+            empty: 0,
+            min_shift,
+            shift,
+            len: 0,
+            slot_total: 0,
+            retired: 0,
+            limits,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(crate) fn retired(&self) -> usize {
+        self.retired
+    }
+
+    /// Values the hive can hold without allocating.
+    #[inline]
+    pub(crate) fn capacity(&self) -> usize {
+        self.slot_total - self.retired
+    }
+
+    /// Smallest and largest block sizes.
+    pub(crate) fn block_sizes(&self) -> (usize, usize) {
+        (1 << self.min_shift, 1 << self.shift)
+    }
+
+    /// Blocks with slots allocated.
+    pub(crate) fn block_count(&self) -> usize {
+        self.blocks.iter().filter(|block| block.len() > 0).count()
+    }
+
+    /// Heap bytes held by the blocks and the tables.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        use core::mem::size_of;
+        self.blocks.iter().map(Block::heap_bytes).sum::<usize>()
+            + self.blocks.capacity() * size_of::<Block<T>>()
+            + self.meta.capacity() * size_of::<Meta>()
+            + (self.available.capacity() + self.vacated.capacity()) * size_of::<u32>()
+    }
+
+    /// Slots of block `b` when allocated.
+    fn size_of_block(&self, b: usize) -> usize {
+        let shift = (self.min_shift as usize + b).min(self.shift as usize);
+        (1usize << shift).min(self.limits.max_slots.saturating_sub(b << self.shift))
+    }
+
+    /// Inserts `make(index, generation)` into the last available block
+    /// (allocating one if there is none) and returns `(index, generation)`.
+    /// If `make` panics, no value is added (a block allocated for it stays,
+    /// empty).
+    #[inline]
+    pub(crate) fn try_insert_with(
+        &mut self,
+        make: impl FnOnce(usize, u32) -> T,
+    ) -> Result<(usize, u32), CapacityError> {
+        let b = match self.available.last() {
+            Some(&b) => b as usize,
+            None => self.grow()?,
+        };
+        let (Some(block), Some(meta)) = (self.blocks.get_mut(b), self.meta.get_mut(b)) else {
+            unreachable!("available block {b} past the table")
+        };
+        let from_list = meta.free_head != NO_SLOT;
+        let i = if from_list {
+            meta.free_head as usize
+        } else {
+            meta.fresh as usize
+        };
+        let next = block.next_free(i);
+        let generation = block.generation(i).unwrap_or(0) + 1;
+        let value = make(block.base() + i, generation);
+        let was_empty = block.live() == 0;
+        block.occupy(i, generation, value);
+        if from_list {
+            meta.free_head = next;
+        } else {
+            meta.fresh += 1;
+        }
+        self.len += 1;
+        if was_empty {
+            self.empty -= 1;
+        }
+        let index = block.base() + i;
+        if meta.free_head == NO_SLOT && meta.fresh as usize == block.len() {
+            self.unlist(b);
+        }
+        Ok((index, generation))
+    }
+
+    /// Allocates a block (over the last freed range, else a new one) and
+    /// lists it; returns its number.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) -> Result<usize, CapacityError> {
+        let (b, floor) = match self.vacated.last() {
+            Some(&b) => (b as usize, self.meta[b as usize].floor),
+            None => {
+                let b = self.blocks.len();
+                if b.checked_shl(self.shift)
+                    .is_none_or(|base| base >= self.limits.max_slots)
+                {
+                    return Err(CapacityError::index_space(self.limits.max_slots));
+                }
+                (b, 0)
+            }
+        };
+        let fail = |_| CapacityError::alloc();
+        self.available.try_reserve(1).map_err(fail)?;
+        if b == self.blocks.len() {
+            self.blocks.try_reserve(1).map_err(fail)?;
+            self.meta.try_reserve(1).map_err(fail)?;
+            self.blocks.push(Block::new(0, b << self.shift));
+            self.meta.push(Meta::new(0));
+        } else {
+            self.vacated.pop();
+        }
+        let len = self.size_of_block(b);
+        self.blocks[b] = Block::with_generation(len, b << self.shift, floor);
+        self.meta[b] = Meta::new(floor);
+        self.slot_total += len;
+        self.empty += 1;
+        self.list(b);
+        Ok(b)
+    }
+
+    /// Allocates blocks until `additional` more values fit.
+    pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+        while self.capacity() - self.len < additional {
+            self.grow()?;
+        }
+        Ok(())
+    }
+
+    /// Puts block `b` on the available list (it must not be on it).
+    fn list(&mut self, b: usize) {
+        debug_assert_eq!(self.meta[b].listed, NOT_LISTED);
+        self.meta[b].listed = self.available.len() as u32;
+        self.available.push(b as u32);
+    }
+
+    /// Takes block `b` off the available list, if it is on it.
+    fn unlist(&mut self, b: usize) {
+        let at = self.meta[b].listed;
+        if at == NOT_LISTED {
+            return;
+        }
+        self.meta[b].listed = NOT_LISTED;
+        self.available.swap_remove(at as usize);
+        if let Some(&moved) = self.available.get(at as usize) {
+            self.meta[moved as usize].listed = at;
+        }
+    }
+
+    /// Files the just-vacated slot `i` of block `b` with `generation`: on
+    /// the block's free list, or retired if its generation ran out; then
+    /// applies the emptied-block policy.
+    #[inline]
+    fn release(&mut self, b: usize, i: usize, generation: u32) {
+        if generation >= self.limits.max_generation {
+            self.meta[b].retired += 1;
+            self.retired += 1;
+        } else {
+            let meta = &mut self.meta[b];
+            self.blocks[b].set_next_free(i, meta.free_head);
+            meta.free_head = i as u32;
+            if meta.listed == NOT_LISTED {
+                self.list(b);
+            }
+        }
+        if self.blocks[b].live() == 0 {
+            self.emptied(b);
+        }
+    }
+
+    /// Block `b` just lost its last value: keep it as the one empty block,
+    /// or free it if another block is empty already or it has no slot left
+    /// to give.
+    #[cold]
+    fn emptied(&mut self, b: usize) {
+        let meta = &self.meta[b];
+        let usable = meta.free_head != NO_SLOT || (meta.fresh as usize) < self.blocks[b].len();
+        self.empty += 1;
+        if usable && self.empty == 1 {
+            return;
+        }
+        self.free_block(b);
+    }
+
+    /// Frees the slots of empty block `b`, leaving its range with the
+    /// floor that keeps its old keys stale.
+    fn free_block(&mut self, b: usize) {
+        debug_assert_eq!(self.blocks[b].live(), 0);
+        debug_assert!(self.blocks[b].len() > 0);
+        self.unlist(b);
+        let floor = self.blocks[b].max_generation();
+        self.slot_total -= self.blocks[b].len();
+        self.retired -= self.meta[b].retired as usize;
+        self.empty -= 1;
+        self.blocks[b] = Block::new(0, b << self.shift);
+        self.meta[b] = Meta::new(floor);
+        if floor < self.limits.max_generation {
+            self.vacated.push(b as u32);
+        }
+    }
+
+    /// Frees every empty block.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        for b in 0..self.blocks.len() {
+            if self.blocks[b].len() > 0 && self.blocks[b].live() == 0 {
+                self.free_block(b);
+            }
+        }
+    }
+
+    /// Removes and returns the value named by `(index, generation)`.
+    #[inline]
+    pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
+        let (b, i) = self.split(index);
+        let value = self.blocks.get_mut(b)?.take(i, generation, NO_SLOT)?;
+        self.len -= 1;
+        self.release(b, i, generation);
+        Some(value)
+    }
+
+    /// Removes the value at the lowest occupied flat index at or after
+    /// `from`.
+    pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
+        let (mut b, mut i) = self.split(from);
+        while let Some(block) = self.blocks.get_mut(b) {
+            if let Some((slot, generation, value)) = block.take_next(i) {
+                self.len -= 1;
+                self.release(b, slot, generation);
+                return Some(((b << self.shift) + slot, generation, value));
+            }
+            b += 1;
+            i = 0;
+        }
+        None
+    }
+
+    /// Keeps the values for which `keep(index, generation, &mut value)` is
+    /// true, in index order. If `keep` or a `Drop` panics, the values not
+    /// yet visited stay, and the hive is consistent.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(usize, u32, &mut T) -> bool) {
+        /// Applies the emptied-block policy to block `b` once its pass is
+        /// over, even if the pass panicked.
+        struct Settle<'a, T> {
+            hive: &'a mut RawHive<T>,
+            b: usize,
+        }
+        impl<T> Drop for Settle<'_, T> {
+            fn drop(&mut self) {
+                if self.hive.blocks[self.b].live() == 0 {
+                    self.hive.emptied(self.b);
+                }
+            }
+        }
+        let max_generation = self.limits.max_generation;
+        for b in 0..self.blocks.len() {
+            if self.blocks[b].live() == 0 {
+                continue;
+            }
+            let settle = Settle { hive: self, b };
+            let RawHive {
+                blocks,
+                meta,
+                available,
+                len,
+                retired,
+                ..
+            } = &mut *settle.hive;
+            let meta = &mut meta[b];
+            let base = blocks[b].base();
+            blocks[b].retain(
+                |i, generation, value| keep(base + i, generation, value),
+                |block, i, generation, value| {
+                    *len -= 1;
+                    if generation >= max_generation {
+                        meta.retired += 1;
+                        *retired += 1;
+                    } else {
+                        block.set_next_free(i, meta.free_head);
+                        meta.free_head = i as u32;
+                        if meta.listed == NOT_LISTED {
+                            meta.listed = available.len() as u32;
+                            available.push(b as u32);
+                        }
+                    }
+                    // Dropped last: the hive is consistent if it panics.
+                    drop(value);
+                },
+            );
+            drop(settle);
+        }
+    }
+
+    /// Drops every value; then keeps the largest block (empty) and frees
+    /// the others, whose ranges keep their floors so old keys stay stale.
+    /// If a `Drop` panics, the rest are still dropped and the hive is left
+    /// empty and consistent; then the panic propagates.
+    pub(crate) fn clear(&mut self) {
+        /// Finishes the job if a value's `Drop` panics.
+        struct Guard<'a, T>(&'a mut RawHive<T>);
+        impl<T> Drop for Guard<'_, T> {
+            fn drop(&mut self) {
+                for block in &mut self.0.blocks {
+                    block.drop_values();
+                }
+                self.0.reset();
+            }
+        }
+        let guard = Guard(self);
+        for block in &mut guard.0.blocks {
+            block.drop_values();
+        }
+        drop(guard);
+    }
+
+    /// After every value was dropped: frees every block but the largest
+    /// usable one, and rebuilds that one's free list in slot order.
+    fn reset(&mut self) {
+        self.len = 0;
+        let mut keep: Option<usize> = None;
+        for b in 0..self.blocks.len() {
+            let len = self.blocks[b].len();
+            if len == 0 {
+                continue;
+            }
+            self.rebuild_free_list(b);
+            let meta = &self.meta[b];
+            let usable = meta.free_head != NO_SLOT || (meta.fresh as usize) < len;
+            if usable && keep.is_none_or(|k| self.blocks[k].len() < len) {
+                keep = Some(b);
+            }
+        }
+        self.empty = self.blocks.iter().filter(|block| block.len() > 0).count();
+        for b in 0..self.blocks.len() {
+            if self.blocks[b].len() > 0 && Some(b) != keep {
+                self.free_block(b);
+            }
+        }
+    }
+
+    /// Relinks block `b`'s vacant slots below `fresh` in slot order,
+    /// recounts its retired slots and fixes its listing.
+    fn rebuild_free_list(&mut self, b: usize) {
+        let max_generation = self.limits.max_generation;
+        let block = &mut self.blocks[b];
+        let meta = &mut self.meta[b];
+        let mut head = NO_SLOT;
+        let mut retired = 0u32;
+        for i in (0..meta.fresh as usize).rev() {
+            let Some(slot) = block.slot(i) else { continue };
+            if slot.is_occupied() {
+                continue;
+            }
+            if slot.generation() >= max_generation {
+                retired += 1;
+                continue;
+            }
+            block.set_next_free(i, head);
+            head = i as u32;
+        }
+        meta.free_head = head;
+        self.retired = self.retired - meta.retired as usize + retired as usize;
+        meta.retired = retired;
+        let has_free = head != NO_SLOT || (meta.fresh as usize) < block.len();
+        if has_free && meta.listed == NOT_LISTED {
+            self.list(b);
+        } else if !has_free {
+            self.unlist(b);
+        }
+    }
+
+    /// Checks every invariant; panics on the first one broken. O(slots).
+    pub(crate) fn check_invariants(&self) {
+        let max_generation = self.limits.max_generation;
+        assert_eq!(self.blocks.len(), self.meta.len(), "meta per block");
+        assert!(self.min_shift <= self.shift && self.shift <= 31);
+        let (mut total, mut live, mut retired_total, mut empty) = (0, 0, 0, 0);
+        let mut listed_blocks = 0;
+        for (b, (block, meta)) in self.blocks.iter().zip(&self.meta).enumerate() {
+            block.check_invariants();
+            assert_eq!(block.base(), b << self.shift, "base of block {b}");
+            assert!(
+                block.base() < self.limits.max_slots,
+                "block {b} past the index space"
+            );
+            if block.len() == 0 {
+                assert_eq!(meta.listed, NOT_LISTED, "freed range {b} listed");
+                assert_eq!((meta.free_head, meta.fresh, meta.retired), (NO_SLOT, 0, 0));
+                let vacated = self.vacated.iter().filter(|&&v| v as usize == b).count();
+                let expected = usize::from(meta.floor < max_generation);
+                assert_eq!(vacated, expected, "freed range {b} on the vacated list");
+                continue;
+            }
+            assert_eq!(block.len(), self.size_of_block(b), "size of block {b}");
+            assert!(
+                !self.vacated.contains(&(b as u32)),
+                "live block {b} vacated"
+            );
+            assert!(
+                meta.floor < max_generation,
+                "block {b} over a retired range"
+            );
+            total += block.len();
+            live += block.live();
+            if block.live() == 0 {
+                empty += 1;
+            }
+            let fresh = meta.fresh as usize;
+            assert!(fresh <= block.len(), "fresh past block {b}");
+            let mut retired = 0;
+            for i in 0..block.len() {
+                let Some(slot) = block.slot(i) else {
+                    panic!("slot {i} of block {b} missing");
+                };
+                assert!(slot.generation() >= meta.floor, "slot below the floor");
+                assert!(slot.generation() <= max_generation);
+                if i >= fresh {
+                    assert!(!slot.is_occupied() && slot.generation() == meta.floor);
+                } else if !slot.is_occupied() && slot.generation() >= max_generation {
+                    retired += 1;
+                }
+            }
+            assert_eq!(retired, meta.retired as usize, "retired in block {b}");
+            retired_total += retired;
+            let mut seen = alloc::vec![false; fresh];
+            let mut cursor = meta.free_head;
+            let mut on_list = 0;
+            while cursor != NO_SLOT {
+                let i = cursor as usize;
+                assert!(i < fresh, "free list of block {b} holds fresh slot {i}");
+                assert!(!seen[i], "free list cycle in block {b} at {i}");
+                seen[i] = true;
+                let Some(slot) = block.slot(i) else {
+                    panic!("free list past block {b}");
+                };
+                assert!(!slot.is_occupied() && slot.generation() < max_generation);
+                on_list += 1;
+                cursor = slot.next_free();
+            }
+            assert_eq!(
+                block.live() + retired + on_list,
+                fresh,
+                "lost slot in block {b}"
+            );
+            let has_free = meta.free_head != NO_SLOT || fresh < block.len();
+            if has_free {
+                listed_blocks += 1;
+                let at = meta.listed as usize;
+                assert_eq!(
+                    self.available.get(at),
+                    Some(&(b as u32)),
+                    "listing of block {b}"
+                );
+            } else {
+                assert_eq!(meta.listed, NOT_LISTED, "full block {b} listed");
+            }
+        }
+        assert_eq!(listed_blocks, self.available.len(), "available list");
+        assert_eq!(total, self.slot_total, "slot total");
+        assert_eq!(live, self.len, "len");
+        assert_eq!(retired_total, self.retired, "retired count");
+        assert_eq!(empty, self.empty, "empty blocks");
+        for (n, &v) in self.vacated.iter().enumerate() {
+            assert!(!self.vacated[..n].contains(&v), "range {v} vacated twice");
+        }
+    }
+}
+
+block_table!(RawHive);
+
+impl<T: Clone> Clone for RawHive<T> {
+    /// A copy with the same blocks, generations, free lists and lists, so
+    /// it issues the same keys. If a `clone` panics, the values cloned so
+    /// far are dropped.
+    fn clone(&self) -> Self {
+        let blocks = clone_blocks(&self.blocks);
+        RawHive {
+            blocks,
+            meta: self.meta.clone(),
+            available: self.available.clone(),
+            vacated: self.vacated.clone(),
+            empty: self.empty,
+            min_shift: self.min_shift,
+            shift: self.shift,
+            len: self.len,
+            slot_total: self.slot_total,
+            retired: self.retired,
+            limits: self.limits,
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! `RawPool`: the typed free-list block allocator of seed 001 (`fl_create`,
+//! `fl_malloc`, `fl_free`), with generations.
+//!
+//! Memory comes in [`Block`]s of `1 << shift` slots that never move. A slot
+//! is named by its *flat index* `block << shift | offset`. The free list is
+//! threaded through the vacant slots' own memory (the slot's union holds the
+//! next flat index), so it costs no memory of its own. Allocation pops the
+//! free list, else takes the next never-used slot (`fresh`), else carves a
+//! new block; freeing pushes on the list. Both are O(1).
+//!
+//! Unlike the C version, a new block is not pushed on the free list slot by
+//! slot: its slots are handed out in order through `fresh`, so carving a
+//! block is one allocation and no O(block) loop over links.
+//!
+//! All of this is safe code over `Block`.
+
+use alloc::vec::Vec;
+
+use super::block::{block_table, clone_blocks, Block, BlockTable};
+use super::slot::NO_SLOT;
+use super::KeyLimits;
+use crate::CapacityError;
+
+/// Blocks plus a free list.
+pub(crate) struct RawPool<T> {
+    /// The blocks. Invariant: block `b` has base `b << shift`; every block
+    /// but the last has exactly `1 << shift` slots, the last at most that;
+    /// their total is `slot_total`.
+    blocks: Vec<Block<T>>,
+    /// Slots per block, as a power of two. Invariant: `shift <= 31`.
+    shift: u32,
+    /// Total slots in all blocks. Invariant: `slot_total <=
+    /// limits.max_slots <= u32::MAX`, so every flat index fits in a `u32`
+    /// other than `NO_SLOT`.
+    slot_total: usize,
+    /// Invariant: the slots at flat indices `fresh..slot_total` have never
+    /// held a value (vacant, generation 0, on no list); `fresh <=
+    /// slot_total`.
+    fresh: usize,
+    /// First slot of the free list, or `NO_SLOT`. Invariant: the list holds
+    /// exactly the vacant slots below `fresh` whose generation is below
+    /// `limits.max_generation`, each once, linked through their `next_free`.
+    free_head: u32,
+    /// Number of live values (sum of the blocks' `live`).
+    len: usize,
+    /// Vacant slots below `fresh` whose generation reached
+    /// `limits.max_generation`: never reused, so no key is issued twice.
+    retired: usize,
+    /// Set for a pool that must never allocate after construction: its one
+    /// block (if the capacity is not 0) has exactly this many slots, and no
+    /// block is ever added.
+    fixed: Option<usize>,
+    limits: KeyLimits,
+}
+
+impl<T> RawPool<T> {
+    /// An empty pool with blocks of `1 << shift` slots; allocates nothing.
+    pub(crate) const fn new(limits: KeyLimits, shift: u32) -> Self {
+        assert!(shift <= 31, "block size above 2^31 slots");
+        RawPool {
+            blocks: Vec::new(),
+            shift,
+            slot_total: 0,
+            fresh: 0,
+            free_head: NO_SLOT,
+            len: 0,
+            retired: 0,
+            fixed: None,
+            limits,
+        }
+    }
+
+    /// A pool with room for exactly `capacity` values, allocated now, that
+    /// never allocates again.
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is more than the key can index.
+    pub(crate) fn with_fixed_capacity(limits: KeyLimits, capacity: usize) -> Self {
+        assert!(
+            capacity <= limits.max_slots,
+            "fixed capacity {capacity} exceeds the {} slots the key type can index",
+            limits.max_slots
+        );
+        let shift = capacity.next_power_of_two().trailing_zeros();
+        let mut pool = Self::new(limits, shift);
+        pool.fixed = Some(capacity);
+        if capacity > 0 {
+            pool.blocks.reserve_exact(1);
+            pool.blocks.push(Block::new(capacity, 0));
+            pool.slot_total = capacity;
+        }
+        pool
+    }
+
+    /// Slots per block.
+    #[inline]
+    pub(crate) fn block_size(&self) -> usize {
+        1 << self.shift
+    }
+
+    /// Blocks allocated.
+    #[inline]
+    pub(crate) fn block_count(&self) -> usize {
+        self.blocks.len()
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(crate) fn retired(&self) -> usize {
+        self.retired
+    }
+
+    #[inline]
+    pub(crate) fn fixed_capacity(&self) -> Option<usize> {
+        self.fixed
+    }
+
+    /// Values the pool can hold without allocating.
+    #[inline]
+    pub(crate) fn capacity(&self) -> usize {
+        self.slot_total - self.retired
+    }
+
+    /// Heap bytes held by the blocks (slots and occupancy words) and the
+    /// block list.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.blocks.iter().map(Block::heap_bytes).sum::<usize>()
+            + self.blocks.capacity() * core::mem::size_of::<Block<T>>()
+    }
+
+    /// Inserts `make(index, generation)` and returns `(index, generation)`.
+    /// If `make` panics, no value is added (a block carved for it stays).
+    #[inline]
+    pub(crate) fn try_insert_with(
+        &mut self,
+        make: impl FnOnce(usize, u32) -> T,
+    ) -> Result<(usize, u32), CapacityError> {
+        let from_list = self.free_head != NO_SLOT;
+        let index = if from_list {
+            self.free_head as usize
+        } else {
+            if self.fresh == self.slot_total {
+                self.carve()?;
+            }
+            self.fresh
+        };
+        let (b, i) = self.split(index);
+        let Some(block) = self.blocks.get_mut(b) else {
+            unreachable!("free slot {index} past the blocks")
+        };
+        let next = block.next_free(i);
+        let generation = block.generation(i).unwrap_or(0) + 1;
+        let value = make(index, generation);
+        block.occupy(i, generation, value);
+        if from_list {
+            self.free_head = next;
+        } else {
+            self.fresh += 1;
+        }
+        self.len += 1;
+        Ok((index, generation))
+    }
+
+    /// Adds a block, or says why it cannot.
+    #[cold]
+    #[inline(never)]
+    fn carve(&mut self) -> Result<(), CapacityError> {
+        if let Some(fixed) = self.fixed {
+            return Err(CapacityError::fixed(fixed));
+        }
+        let base = self.slot_total;
+        if base >= self.limits.max_slots {
+            return Err(CapacityError::index_space(self.limits.max_slots));
+        }
+        let len = self.block_size().min(self.limits.max_slots - base);
+        self.blocks
+            .try_reserve(1)
+            .map_err(|_| CapacityError::alloc())?;
+        self.blocks.push(Block::new(len, base));
+        self.slot_total += len;
+        Ok(())
+    }
+
+    /// Files the just-vacated slot `i` of block `b` with `generation`: on
+    /// the free list, or retired if its generation ran out.
+    #[inline]
+    fn release(&mut self, b: usize, i: usize, generation: u32) {
+        if generation >= self.limits.max_generation {
+            self.retired += 1;
+        } else if let Some(block) = self.blocks.get_mut(b) {
+            block.set_next_free(i, self.free_head);
+            self.free_head = (block.base() + i) as u32;
+        }
+    }
+
+    /// Removes and returns the value named by `(index, generation)`.
+    #[inline]
+    pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
+        let (b, i) = self.split(index);
+        let block = self.blocks.get_mut(b)?;
+        let value = block.take(i, generation, NO_SLOT)?;
+        self.len -= 1;
+        self.release(b, i, generation);
+        Some(value)
+    }
+
+    /// Removes the value at the lowest occupied flat index at or after
+    /// `from`.
+    pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
+        let (mut b, mut i) = self.split(from);
+        while let Some(block) = self.blocks.get_mut(b) {
+            if let Some((slot, generation, value)) = block.take_next(i) {
+                self.len -= 1;
+                self.release(b, slot, generation);
+                return Some(((b << self.shift) + slot, generation, value));
+            }
+            b += 1;
+            i = 0;
+        }
+        None
+    }
+
+    /// Keeps the values for which `keep(index, generation, &mut value)` is
+    /// true, in index order. If `keep` or a `Drop` panics, the values not
+    /// yet visited stay.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(usize, u32, &mut T) -> bool) {
+        let max_generation = self.limits.max_generation;
+        let RawPool {
+            blocks,
+            free_head,
+            len,
+            retired,
+            ..
+        } = self;
+        for block in blocks.iter_mut() {
+            let base = block.base();
+            block.retain(
+                |i, generation, value| keep(base + i, generation, value),
+                |block, i, generation, value| {
+                    *len -= 1;
+                    if generation >= max_generation {
+                        *retired += 1;
+                    } else {
+                        block.set_next_free(i, *free_head);
+                        *free_head = (base + i) as u32;
+                    }
+                    // Dropped last: the pool is consistent if it panics.
+                    drop(value);
+                },
+            );
+        }
+    }
+
+    /// Drops every value; generations are kept, so old keys stay stale. If
+    /// a `Drop` panics, the rest are still dropped and the pool is left
+    /// empty and consistent; then the panic propagates.
+    pub(crate) fn clear(&mut self) {
+        /// Finishes the job if a value's `Drop` panics.
+        struct Guard<'a, T>(&'a mut RawPool<T>);
+        impl<T> Drop for Guard<'_, T> {
+            fn drop(&mut self) {
+                for block in &mut self.0.blocks {
+                    block.drop_values();
+                }
+                self.0.rebuild_free_list();
+            }
+        }
+        let guard = Guard(self);
+        for block in &mut guard.0.blocks {
+            block.drop_values();
+        }
+        drop(guard);
+    }
+
+    /// Rebuilds the free list in index order (lowest first) and recounts
+    /// `len` and `retired`.
+    fn rebuild_free_list(&mut self) {
+        let max_generation = self.limits.max_generation;
+        let mut head = NO_SLOT;
+        let mut retired = 0;
+        for index in (0..self.fresh).rev() {
+            let (b, i) = self.split(index);
+            let Some(block) = self.blocks.get_mut(b) else {
+                continue;
+            };
+            let Some(slot) = block.slot(i) else { continue };
+            if slot.is_occupied() {
+                continue;
+            }
+            if slot.generation() >= max_generation {
+                retired += 1;
+                continue;
+            }
+            block.set_next_free(i, head);
+            head = index as u32;
+        }
+        self.free_head = head;
+        self.retired = retired;
+        self.len = self.blocks.iter().map(Block::live).sum();
+    }
+
+    /// Checks every invariant; panics on the first one broken. O(slots).
+    pub(crate) fn check_invariants(&self) {
+        let mut total = 0;
+        let mut live = 0;
+        for (b, block) in self.blocks.iter().enumerate() {
+            block.check_invariants();
+            assert_eq!(block.base(), b << self.shift, "base of block {b}");
+            assert!(block.len() <= self.block_size(), "block {b} too long");
+            if b + 1 < self.blocks.len() {
+                assert_eq!(block.len(), self.block_size(), "short inner block {b}");
+            }
+            total += block.len();
+            live += block.live();
+        }
+        assert_eq!(total, self.slot_total, "slot total");
+        assert!(self.slot_total <= self.limits.max_slots);
+        assert_eq!(live, self.len, "len");
+        assert!(self.fresh <= self.slot_total, "fresh past the slots");
+        if let Some(fixed) = self.fixed {
+            assert_eq!(self.slot_total, fixed, "fixed pool changed size");
+            assert!(self.blocks.len() <= 1, "fixed pool grew a block");
+        }
+        let slot = |index: usize| {
+            let (b, i) = self.split(index);
+            self.blocks.get(b).and_then(|block| block.slot(i))
+        };
+        let mut retired = 0;
+        for index in 0..self.slot_total {
+            let Some(s) = slot(index) else {
+                panic!("slot {index} missing");
+            };
+            assert!(s.generation() <= self.limits.max_generation);
+            if index >= self.fresh {
+                assert!(
+                    !s.is_occupied() && s.generation() == 0,
+                    "slot {index} past fresh was used"
+                );
+            } else if !s.is_occupied() && s.generation() >= self.limits.max_generation {
+                retired += 1;
+            }
+        }
+        assert_eq!(retired, self.retired, "retired count");
+        let mut seen = alloc::vec![false; self.fresh];
+        let mut cursor = self.free_head;
+        let mut listed = 0;
+        while cursor != NO_SLOT {
+            let index = cursor as usize;
+            assert!(index < self.fresh, "free list holds fresh slot {index}");
+            assert!(!seen[index], "free list cycle or duplicate at {index}");
+            seen[index] = true;
+            let Some(s) = slot(index) else {
+                panic!("free list past the slots");
+            };
+            assert!(!s.is_occupied(), "free list holds occupied slot {index}");
+            assert!(s.generation() < self.limits.max_generation);
+            listed += 1;
+            cursor = s.next_free();
+        }
+        assert_eq!(
+            self.len + self.retired + listed,
+            self.fresh,
+            "a used vacant slot is neither free nor retired"
+        );
+    }
+}
+
+block_table!(RawPool);
+
+impl<T: Clone> Clone for RawPool<T> {
+    /// A copy with the same blocks, generations and free list, so it issues
+    /// the same keys. A fixed pool's copy is fixed too. If a `clone` panics,
+    /// the values cloned so far are dropped.
+    fn clone(&self) -> Self {
+        let blocks = clone_blocks(&self.blocks);
+        RawPool {
+            blocks,
+            shift: self.shift,
+            slot_total: self.slot_total,
+            fresh: self.fresh,
+            free_head: self.free_head,
+            len: self.len,
+            retired: self.retired,
+            fixed: self.fixed,
+            limits: self.limits,
+        }
+    }
+}

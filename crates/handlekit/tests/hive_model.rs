@@ -1,0 +1,664 @@
+//! Model test: `Hive` against a `HashMap<K, u64>`.
+//!
+//! A random sequence of operations runs on a hive and on the model. Every
+//! key the hive ever issued is kept; after each operation every one of them
+//! must resolve exactly as the model says (a removed value's key must miss,
+//! even after its block was freed and another block made over its range),
+//! no key may be issued twice, forged keys must resolve only to the value
+//! the model has under them, and the hive's invariant checker must pass.
+//! The address of every live value, recorded when it was inserted, must not
+//! change until it is removed, and must read the right value.
+//!
+//! The same body runs for `Id`, `Id32` and a key with 4 generation bits
+//! (where slots retire constantly), with block sizes from 1 to 64.
+//! Then: the stable-address churn test, an exhaustive stale-key test with 2
+//! generation bits, and the index-space limit.
+
+use std::collections::{HashMap, HashSet};
+use std::ptr::NonNull;
+
+use handlekit::{define_key, Hive, Id, Id32, Key};
+use proptest::prelude::*;
+use proptest::sample::Index as Pick;
+use proptest::test_runner::Config;
+
+mod common;
+
+define_key! {
+    /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
+    pub struct Gen4(u32; index_bits = 28);
+    /// 2 generation bits: 3 occupants per slot.
+    pub struct G2(u32; index_bits = 30);
+    /// 4 index bits: 16 slots in all.
+    pub struct SixteenSlots(u32; index_bits = 4);
+}
+
+/// Every test sits in `mod hive`, so that its name (`hive::...`) matches the
+/// filter of `scripts/miri.sh hive`.
+mod hive {
+    use super::*;
+
+    const CASES: u32 = if cfg!(miri) { 2 } else { 256 };
+    const MAX_OPS: usize = if cfg!(miri) { 16 } else { 200 };
+
+    #[derive(Clone, Copy, Debug)]
+    enum Src {
+        Live(Pick),
+        Any(Pick),
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert(u64),
+        TryInsert(u64),
+        InsertWithKey(u64),
+        Extend(Vec<u64>),
+        Remove(Src),
+        /// Insert and remove again, this many times.
+        Churn(u64),
+        /// Remove a run of live values (in key order), emptying blocks.
+        RemoveRun(Pick, usize),
+        Get(Pick),
+        GetForgedBits(u64),
+        GetForgedParts(usize, u32),
+        /// Overwrite a live value through `get_mut` (false) or `IndexMut`
+        /// (true).
+        GetMut(Pick, u64, bool),
+        GetDisjoint(Pick, Pick),
+        /// Write a live value through the pointer recorded at insertion.
+        WriteThroughPtr(Pick, u64),
+        Clear,
+        ShrinkToFit,
+        Reserve(usize),
+        Retain(u64),
+        Drain(usize),
+        Clone,
+        IntoIter,
+        Iter(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let src = || {
+            prop_oneof![
+                3 => any::<Pick>().prop_map(Src::Live),
+                1 => any::<Pick>().prop_map(Src::Any),
+            ]
+        };
+        prop_oneof![
+            20 => (0u64..1000).prop_map(Op::Insert),
+            4 => (0u64..1000).prop_map(Op::TryInsert),
+            3 => (0u64..1000).prop_map(Op::InsertWithKey),
+            3 => prop::collection::vec(0u64..1000, 0..70).prop_map(Op::Extend),
+            14 => src().prop_map(Op::Remove),
+            2 => (1u64..40).prop_map(Op::Churn),
+            3 => (any::<Pick>(), 1usize..40).prop_map(|(p, n)| Op::RemoveRun(p, n)),
+            5 => any::<Pick>().prop_map(Op::Get),
+            2 => any::<u64>().prop_map(Op::GetForgedBits),
+            3 => (0usize..300, 0u32..20).prop_map(|(i, g)| Op::GetForgedParts(i, g)),
+            4 => (any::<Pick>(), 0u64..1000, any::<bool>()).prop_map(|(p, v, b)| Op::GetMut(p, v, b)),
+            2 => (any::<Pick>(), any::<Pick>()).prop_map(|(a, b)| Op::GetDisjoint(a, b)),
+            3 => (any::<Pick>(), 0u64..1000).prop_map(|(p, v)| Op::WriteThroughPtr(p, v)),
+            1 => Just(Op::Clear),
+            1 => Just(Op::ShrinkToFit),
+            1 => (0usize..100).prop_map(Op::Reserve),
+            2 => (1u64..5).prop_map(Op::Retain),
+            1 => (0usize..5).prop_map(Op::Drain),
+            1 => Just(Op::Clone),
+            1 => Just(Op::IntoIter),
+            3 => (0usize..8).prop_map(Op::Iter),
+        ]
+    }
+
+    fn config() -> Config {
+        Config {
+            cases: CASES,
+            failure_persistence: None,
+            ..Config::default()
+        }
+    }
+
+    struct Harness<K: Key> {
+        hive: Hive<u64, K>,
+        model: HashMap<K, u64>,
+        /// Every key ever issued.
+        issued: HashSet<K>,
+        /// The address of every live value, recorded at insertion.
+        ptrs: HashMap<K, NonNull<u64>>,
+    }
+
+    impl<K: Key + std::hash::Hash> Harness<K> {
+        fn new(min: usize, max: usize) -> Self {
+            Harness {
+                hive: Hive::with_block_sizes(min, max),
+                model: HashMap::new(),
+                issued: HashSet::new(),
+                ptrs: HashMap::new(),
+            }
+        }
+
+        /// Live keys in key-index order (the documented iteration order).
+        fn live_keys(&self) -> Vec<K> {
+            let mut keys: Vec<K> = self.model.keys().copied().collect();
+            keys.sort_by_key(|k| k.index());
+            keys
+        }
+
+        fn pick_live(&self, pick: Pick) -> Option<K> {
+            let keys = self.live_keys();
+            (!keys.is_empty()).then(|| keys[pick.index(keys.len())])
+        }
+
+        fn pick_any(&self, pick: Pick) -> Option<K> {
+            let mut keys: Vec<K> = self.issued.iter().copied().collect();
+            keys.sort_by_key(|k| (k.index(), k.generation()));
+            (!keys.is_empty()).then(|| keys[pick.index(keys.len())])
+        }
+
+        fn inserted(&mut self, key: K, value: u64) {
+            assert!(self.issued.insert(key), "{key:?} issued twice");
+            assert!(self.model.insert(key, value).is_none());
+            let ptr = self.hive.get_ptr(key).expect("a new key resolves");
+            self.ptrs.insert(key, ptr);
+        }
+
+        fn removed(&mut self, key: K, got: Option<u64>) {
+            assert_eq!(got, self.model.remove(&key), "remove {key:?}");
+            self.ptrs.remove(&key);
+        }
+
+        /// Forgets the recorded addresses (the values moved to a new hive).
+        fn rerecord(&mut self) {
+            self.ptrs = self
+                .live_keys()
+                .into_iter()
+                .map(|k| (k, self.hive.get_ptr(k).unwrap()))
+                .collect();
+        }
+
+        fn check(&self) {
+            self.hive.check_invariants();
+            assert_eq!(self.hive.len(), self.model.len());
+            assert_eq!(self.hive.is_empty(), self.model.is_empty());
+            assert!(self.hive.capacity() >= self.hive.len());
+            for &key in &self.issued {
+                let expected = self.model.get(&key);
+                assert_eq!(self.hive.get(key), expected, "get {key:?}");
+                assert_eq!(self.hive.contains_key(key), expected.is_some());
+                match expected {
+                    Some(&value) => {
+                        let ptr = self.ptrs[&key];
+                        assert_eq!(self.hive.get_ptr(key), Some(ptr), "{key:?} moved");
+                        // SAFETY: the value is live and no reference into the
+                        // hive is.
+                        assert_eq!(unsafe { *ptr.as_ptr() }, value);
+                    }
+                    None => assert_eq!(self.hive.get_ptr(key), None),
+                }
+            }
+            let seen: Vec<(K, u64)> = self.hive.iter().map(|(k, v)| (k, *v)).collect();
+            let expected: Vec<(K, u64)> = self
+                .live_keys()
+                .into_iter()
+                .map(|k| (k, self.model[&k]))
+                .collect();
+            assert_eq!(seen, expected, "iteration in key-index order");
+        }
+
+        fn forged(&self, key: K) {
+            let expected = self.model.get(&key);
+            assert_eq!(self.hive.get(key), expected);
+            assert_eq!(self.hive.contains_key(key), expected.is_some());
+            assert_eq!(self.hive.get_ptr(key).is_some(), expected.is_some());
+        }
+
+        fn insert_result(&mut self, result: Result<K, handlekit::CapacityError>, value: u64) {
+            match result {
+                Ok(key) => self.inserted(key, value),
+                Err(err) => assert!(err.is_index_space(), "{err}"),
+            }
+        }
+
+        fn apply(&mut self, op: Op) {
+            match op {
+                Op::Insert(v) | Op::TryInsert(v) => {
+                    let result = self.hive.try_insert(v);
+                    self.insert_result(result, v);
+                }
+                Op::InsertWithKey(v) => {
+                    if self.hive.try_reserve(1).is_err() {
+                        return; // out of index space (`SixteenSlots`)
+                    }
+                    let mut seen = None;
+                    let key = self.hive.insert_with_key(|k| {
+                        seen = Some(k);
+                        v + k.index() as u64
+                    });
+                    assert_eq!(seen, Some(key));
+                    self.inserted(key, v + key.index() as u64);
+                }
+                Op::Extend(values) => {
+                    if self.hive.try_reserve(values.len()).is_err() {
+                        return;
+                    }
+                    let before: HashSet<K> = self.hive.keys().collect();
+                    self.hive.extend(values.iter().copied());
+                    let new: Vec<K> = self.hive.keys().filter(|k| !before.contains(k)).collect();
+                    assert_eq!(new.len(), values.len());
+                    for key in new {
+                        let value = self.hive[key];
+                        self.inserted(key, value);
+                    }
+                }
+                Op::Remove(src) => {
+                    let key = match src {
+                        Src::Live(p) => self.pick_live(p),
+                        Src::Any(p) => self.pick_any(p),
+                    };
+                    if let Some(key) = key {
+                        let got = self.hive.remove(key);
+                        self.removed(key, got);
+                    }
+                }
+                Op::Churn(n) => {
+                    for v in 0..n {
+                        let Ok(key) = self.hive.try_insert(v) else {
+                            return;
+                        };
+                        self.inserted(key, v);
+                        let got = self.hive.remove(key);
+                        self.removed(key, got);
+                    }
+                }
+                Op::RemoveRun(p, n) => {
+                    let keys = self.live_keys();
+                    if !keys.is_empty() {
+                        let from = p.index(keys.len());
+                        for &key in keys[from..].iter().take(n) {
+                            let got = self.hive.remove(key);
+                            self.removed(key, got);
+                        }
+                    }
+                }
+                Op::Get(p) => {
+                    if let Some(key) = self.pick_any(p) {
+                        self.forged(key);
+                    }
+                }
+                Op::GetForgedBits(bits) => {
+                    if let Some(key) = K::from_bits(bits as _) {
+                        self.forged(key);
+                    }
+                }
+                Op::GetForgedParts(index, generation) => {
+                    if let Some(key) = K::from_parts(index, generation) {
+                        self.forged(key);
+                    }
+                }
+                Op::GetMut(p, v, by_index) => {
+                    if let Some(key) = self.pick_live(p) {
+                        if by_index {
+                            self.hive[key] = v;
+                        } else {
+                            *self.hive.get_mut(key).unwrap() = v;
+                        }
+                        self.model.insert(key, v);
+                    }
+                }
+                Op::GetDisjoint(a, b) => {
+                    if let (Some(a), Some(b)) = (self.pick_any(a), self.pick_any(b)) {
+                        let both_live = self.model.contains_key(&a) && self.model.contains_key(&b);
+                        match self.hive.get_disjoint_mut([a, b]) {
+                            Some([x, y]) => {
+                                assert!(both_live && a != b);
+                                std::mem::swap(x, y);
+                                let (va, vb) = (self.model[&a], self.model[&b]);
+                                self.model.insert(a, vb);
+                                self.model.insert(b, va);
+                            }
+                            None => assert!(!both_live || a == b),
+                        }
+                    }
+                }
+                Op::WriteThroughPtr(p, v) => {
+                    if let Some(key) = self.pick_live(p) {
+                        // SAFETY: the value is live and no reference into the
+                        // hive is.
+                        unsafe { *self.ptrs[&key].as_ptr() = v };
+                        self.model.insert(key, v);
+                    }
+                }
+                Op::Clear => {
+                    self.hive.clear();
+                    self.model.clear();
+                    self.ptrs.clear();
+                    assert!(self.hive.block_count() <= 1);
+                }
+                Op::ShrinkToFit => {
+                    self.hive.shrink_to_fit();
+                    let max = self.hive.block_sizes().1;
+                    assert!(
+                        self.hive.capacity()
+                            < self.hive.len() + max * self.hive.block_count().max(1)
+                    );
+                }
+                Op::Reserve(n) => {
+                    if self.hive.try_reserve(n).is_ok() {
+                        assert!(self.hive.capacity() - self.hive.len() >= n);
+                    }
+                }
+                Op::Retain(m) => {
+                    let mut visited = Vec::new();
+                    self.hive.retain(|k, v| {
+                        visited.push(k);
+                        *v += 1;
+                        *v % m != 0
+                    });
+                    assert_eq!(visited, self.live_keys(), "retain visits in key order");
+                    for key in visited {
+                        let v = self.model[&key] + 1;
+                        if v % m == 0 {
+                            self.model.remove(&key);
+                            self.ptrs.remove(&key);
+                        } else {
+                            self.model.insert(key, v);
+                        }
+                    }
+                }
+                Op::Drain(take) => {
+                    let expected: Vec<(K, u64)> = self
+                        .live_keys()
+                        .into_iter()
+                        .map(|k| (k, self.model[&k]))
+                        .collect();
+                    let mut drain = self.hive.drain();
+                    assert_eq!(drain.len(), expected.len());
+                    let got: Vec<(K, u64)> = drain.by_ref().take(take).collect();
+                    drop(drain);
+                    assert_eq!(got[..], expected[..take.min(expected.len())]);
+                    self.model.clear();
+                    self.ptrs.clear();
+                }
+                Op::Clone => {
+                    let copy = self.hive.clone();
+                    assert_eq!(copy, self.hive);
+                    assert_eq!(copy.capacity(), self.hive.capacity());
+                    assert_eq!(copy.block_count(), self.hive.block_count());
+                    assert_eq!(copy.retired_count(), self.hive.retired_count());
+                    // The copy issues the same next key.
+                    let (mut probe, mut original) = (copy.clone(), self.hive.clone());
+                    match (probe.try_insert(0), original.try_insert(0)) {
+                        (Ok(a), Ok(b)) => assert_eq!(a, b),
+                        (a, b) => assert!(a.is_err() && b.is_err()),
+                    }
+                    self.hive = copy;
+                    self.rerecord();
+                }
+                Op::IntoIter => {
+                    let hive = std::mem::take(&mut self.hive);
+                    let copy = hive.clone();
+                    let all: Vec<(K, u64)> = hive.into_iter().collect();
+                    let expected: Vec<(K, u64)> = self
+                        .live_keys()
+                        .into_iter()
+                        .map(|k| (k, self.model[&k]))
+                        .collect();
+                    assert_eq!(all, expected);
+                    // Continue with the clone (same keys), at new addresses.
+                    self.hive = copy;
+                    self.rerecord();
+                }
+                Op::Iter(split) => self.check_iterators(split),
+            }
+        }
+
+        fn check_iterators(&mut self, split: usize) {
+            let expected: Vec<(K, u64)> = self
+                .live_keys()
+                .into_iter()
+                .map(|k| (k, self.model[&k]))
+                .collect();
+            // `next` for a while, then `fold` for the rest.
+            let mut iter = self.hive.iter();
+            let mut got: Vec<(K, u64)> = iter.by_ref().take(split).map(|(k, v)| (k, *v)).collect();
+            assert_eq!(iter.len(), expected.len() - got.len());
+            got = iter.fold(got, |mut acc, (k, v)| {
+                acc.push((k, *v));
+                acc
+            });
+            assert_eq!(got, expected);
+            let keys: Vec<K> = self.hive.keys().collect();
+            assert_eq!(keys, expected.iter().map(|e| e.0).collect::<Vec<_>>());
+            let values: Vec<u64> = self.hive.values().copied().collect();
+            assert_eq!(values, expected.iter().map(|e| e.1).collect::<Vec<_>>());
+            let mut sum = 0;
+            self.hive.values().for_each(|v| sum += v);
+            assert_eq!(sum, expected.iter().map(|e| e.1).sum::<u64>());
+            assert_eq!(self.hive.values().count(), expected.len());
+            for (i, (_, v)) in self.hive.iter_mut().enumerate() {
+                if i % 2 == 0 {
+                    *v += 1;
+                }
+            }
+            for v in self.hive.values_mut().skip(split) {
+                *v += 2;
+            }
+            for (i, &(key, value)) in expected.iter().enumerate() {
+                let bump = u64::from(i % 2 == 0) + if i >= split { 2 } else { 0 };
+                self.model.insert(key, value + bump);
+            }
+            let listed: Vec<(K, &u64)> = self.hive.iter().collect();
+            assert_eq!(format!("{:?}", self.hive.iter()), format!("{listed:?}"));
+        }
+    }
+
+    fn run<K: Key + std::hash::Hash>(sizes: (usize, usize), ops: Vec<Op>) {
+        let mut harness = Harness::<K>::new(sizes.0, sizes.1);
+        harness.check();
+        for op in ops {
+            harness.apply(op);
+            harness.check();
+        }
+    }
+
+    fn block_sizes() -> impl Strategy<Value = (usize, usize)> {
+        prop_oneof![
+            Just((1usize, 1usize)),
+            Just((1, 4)),
+            Just((2, 16)),
+            Just((64, 64))
+        ]
+    }
+
+    macro_rules! model_tests {
+        ($($name:ident: $key:ty;)*) => {
+            proptest! {
+                #![proptest_config(config())]
+                $(
+                    #[test]
+                    fn $name(
+                        sizes in block_sizes(),
+                        ops in prop::collection::vec(op(), 0..MAX_OPS),
+                    ) {
+                        run::<$key>(sizes, ops);
+                    }
+                )*
+            }
+        };
+    }
+
+    model_tests! {
+        id: Id;
+        id32: Id32;
+        gen4: Gen4;
+        sixteen_slots: SixteenSlots;
+    }
+
+    /// The stable-address test of issue 5 (`common/churn.rs`): record
+    /// `get_ptr` for many elements, then insert and remove heavily, growing by
+    /// several blocks; every live element must keep its address and value.
+    #[test]
+    fn addresses_survive_heavy_churn() {
+        let (initial, rounds, max_block) = if cfg!(miri) {
+            (64, 800, 4)
+        } else {
+            (2000, 40_000, 256)
+        };
+        common::churn::addresses_survive_heavy_churn(
+            Hive::with_block_sizes(4, max_block),
+            initial,
+            rounds,
+            true,
+        );
+    }
+
+    impl_churn!(Hive, Id);
+
+    /// Emptied blocks are freed (but one), and a key into a freed block stays
+    /// stale when a new block is made over the same index range.
+    #[test]
+    fn freed_blocks_keep_their_keys_stale() {
+        let mut hive: Hive<u32> = Hive::with_block_sizes(4, 4);
+        let keys: Vec<Id> = (0..16).map(|n| hive.insert(n)).collect();
+        assert_eq!(hive.block_count(), 4);
+        for &key in &keys {
+            hive.remove(key);
+        }
+        assert_eq!(hive.block_count(), 1, "one empty block is kept");
+        hive.shrink_to_fit();
+        assert_eq!((hive.block_count(), hive.capacity()), (0, 0));
+        let again: Vec<Id> = (0..16).map(|n| hive.insert(n + 100)).collect();
+        // The same index ranges, new generations.
+        let mut old_indices: Vec<usize> = keys.iter().map(|k| k.index()).collect();
+        let mut new_indices: Vec<usize> = again.iter().map(|k| k.index()).collect();
+        old_indices.sort_unstable();
+        new_indices.sort_unstable();
+        assert_eq!(old_indices, new_indices);
+        for &key in &keys {
+            assert_eq!(hive.get(key), None, "{key:?} came back");
+        }
+        for (n, &key) in again.iter().enumerate() {
+            assert_eq!(hive[key], n as u32 + 100);
+            assert!(key.generation() >= 2);
+        }
+        hive.check_invariants();
+    }
+
+    /// Exhaustive over every sequence of a few operations, with 2 generation
+    /// bits (a slot retires after 3 occupants) and blocks of 1 and 2 slots, so
+    /// blocks are freed, ranges reused at a higher floor and retired. After
+    /// every step every key ever issued, and every forged key over the first
+    /// slots, resolves iff it is live; no key is issued twice.
+    #[test]
+    fn exhaustive_stale_keys_with_two_generation_bits() {
+        const OPS: u32 = 5;
+        let length: u32 = if cfg!(miri) { 3 } else { 7 };
+        for sequence in 0..OPS.pow(length) {
+            let mut hive: Hive<u32, G2> = Hive::with_block_sizes(1, 2);
+            let mut live: Vec<G2> = Vec::new();
+            let mut issued: HashMap<G2, u32> = HashMap::new();
+            let mut code = sequence;
+            let mut n = 0;
+            for _ in 0..length {
+                let op = code % OPS;
+                code /= OPS;
+                match op {
+                    0 | 1 => {
+                        let key = hive.insert(n);
+                        assert!(issued.insert(key, n).is_none(), "{key:?} issued twice");
+                        live.push(key);
+                        n += 1;
+                    }
+                    2 if !live.is_empty() => {
+                        let key = live.remove(0);
+                        assert_eq!(hive.remove(key), Some(issued[&key]));
+                    }
+                    3 if !live.is_empty() => {
+                        let key = live.pop().unwrap();
+                        assert_eq!(hive.remove(key), Some(issued[&key]));
+                    }
+                    4 => {
+                        if sequence % 2 == 0 {
+                            hive.clear();
+                            live.clear();
+                        } else {
+                            hive.shrink_to_fit();
+                        }
+                    }
+                    _ => {}
+                }
+                hive.check_invariants();
+                for (&key, value) in &issued {
+                    let expected = live.contains(&key).then_some(value);
+                    assert_eq!(hive.get(key), expected, "{key:?} in sequence {sequence}");
+                }
+                for index in 0..8 {
+                    for generation in 0..=3 {
+                        let Some(key) = G2::from_parts(index, generation) else {
+                            continue;
+                        };
+                        let expected = live.contains(&key).then(|| &issued[&key]);
+                        assert_eq!(hive.get(key), expected, "forged {key:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The index space ends the hive, with the error saying so: 4 index bits
+    /// and ranges of 4 slots, of which the first block (2 slots) uses half.
+    /// And with 2 generation bits and 1-slot blocks, churning one value
+    /// retires range after range, with no key issued twice.
+    #[test]
+    fn index_space_and_retired_ranges() {
+        let mut hive: Hive<u8, SixteenSlots> = Hive::with_block_sizes(2, 4);
+        let mut n = 0;
+        let err = loop {
+            match hive.try_insert(n) {
+                Ok(_) => n += 1,
+                Err(err) => break err,
+            }
+        };
+        assert!(err.is_index_space());
+        assert_eq!(err.limit(), Some(16));
+        assert_eq!(
+            (hive.len(), hive.capacity(), hive.block_count()),
+            (14, 14, 4)
+        );
+        hive.check_invariants();
+
+        let mut g2: Hive<u8, G2> = Hive::with_block_sizes(1, 1);
+        let mut seen = HashSet::new();
+        for _ in 0..30 {
+            let key = g2.insert(1);
+            assert!(seen.insert(key), "{key:?} issued twice");
+            assert_eq!(g2.remove(key), Some(1));
+            g2.check_invariants();
+        }
+        // Three occupants per slot, then the range retires.
+        assert_eq!(seen.iter().map(|k| k.index()).max(), Some(9));
+        for &key in &seen {
+            assert_eq!(g2.get(key), None);
+        }
+    }
+
+    /// `Index` with a stale key panics (and names the key).
+    #[test]
+    #[should_panic(expected = "no live value for key")]
+    fn index_with_a_stale_key_panics() {
+        let mut hive = Hive::new();
+        let key = hive.insert(1);
+        hive.remove(key);
+        let _ = hive[key];
+    }
+
+    /// `Send` and `Sync` follow the value type, as for `Vec`.
+    #[test]
+    fn auto_traits() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Hive<u64>>();
+        send_sync::<handlekit::hive::Iter<'static, u64>>();
+        send_sync::<handlekit::hive::IterMut<'static, u64>>();
+        send_sync::<handlekit::hive::IntoIter<u64>>();
+        send_sync::<handlekit::hive::Drain<'static, u64>>();
+    }
+}

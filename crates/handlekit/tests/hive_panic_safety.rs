@@ -1,0 +1,105 @@
+//! Drop counting and panic safety for `Hive`: the tests shared with `Pool`
+//! (`common/stable_panic.rs`), with blocks of 4 slots (smallest and
+//! largest), then what only a hive does: blocks emptied (kept or freed) by
+//! `remove` and by a `retain` that panics, and a panicking `extend`.
+
+use std::panic::{self, catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
+
+use handlekit::{Hive, Id, Key};
+
+mod common;
+use common::tracker::{assert_panicked, Tracker, Val, BOOM};
+
+/// Every test sits in `mod hive`, so that its name (`hive::...`) matches the
+/// filter of `scripts/miri.sh hive`.
+mod hive {
+    use super::*;
+
+    stable_panic_tests!(Hive, Id, Hive::with_block_sizes(4, 4));
+
+    #[test]
+    fn emptied_blocks_are_freed_and_their_values_dropped_once() {
+        let tracker = Tracker::new();
+        let (mut hive, keys) = filled(&tracker, 30);
+        // Empty blocks 1 and 2: one is kept, one freed.
+        for key in &keys[4..12] {
+            drop(hive.remove(*key));
+        }
+        assert_eq!(hive.block_count(), 7);
+        for _ in 0..12 {
+            hive.insert(tracker.make());
+        }
+        hive.check_invariants();
+        assert_eq!(tracker.total_drops(), 8);
+        drop(hive);
+        assert_eq!(tracker.created(), 42);
+        tracker.assert_all_dropped_once();
+    }
+
+    #[test]
+    fn panicking_drop_during_retain_that_empties_blocks() {
+        let tracker = Tracker::new();
+        let (mut hive, keys) = filled(&tracker, 16);
+        // Blocks 1 and 2 lose every value; the drop of 9 panics, after block 1
+        // was emptied (and kept) and in the middle of block 2.
+        tracker.panic_on_drop.set(Some(9));
+        assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+            hive.retain(|_, v| !(4..12).contains(&v.id));
+        })));
+        hive.check_invariants();
+        assert_eq!(ids(&hive), [0, 1, 2, 3, 10, 11, 12, 13, 14, 15]);
+        assert_eq!(hive.block_count(), 4);
+        for key in &keys[4..10] {
+            assert!(hive.get(*key).is_none());
+        }
+        // Finishing the job empties block 2 as well, which is then freed.
+        hive.retain(|_, v| !(4..12).contains(&v.id));
+        hive.check_invariants();
+        assert_eq!(hive.block_count(), 3);
+        assert_dropped_then_rest(&tracker, hive, &(4..12).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn panicking_extend_keeps_what_was_inserted() {
+        let tracker = Tracker::new();
+        let (mut hive, _) = filled(&tracker, 3);
+        let source = Rc::clone(&tracker);
+        assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+            hive.extend((0..10).map(|n| {
+                if n == 6 {
+                    panic::panic_any(BOOM);
+                }
+                source.make()
+            }));
+        })));
+        hive.check_invariants();
+        // 3 before, then 6 from the iterator (ids 3..9), over three blocks.
+        assert_eq!(ids(&hive), (0..9).collect::<Vec<_>>());
+        assert_eq!(hive.block_count(), 3);
+        assert_dropped_then_rest(&tracker, hive, &[]);
+    }
+
+    #[test]
+    fn panicking_extend_with_a_panicking_value_drop() {
+        // The iterator drops a value it made (its `Drop` panics) before it
+        // yields the next: the hive keeps what it has.
+        let tracker = Tracker::new();
+        let (mut hive, _) = filled(&tracker, 2);
+        let source = Rc::clone(&tracker);
+        tracker.panic_on_drop.set(Some(4));
+        assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+            hive.extend((0..5).map(|_| {
+                let value = source.make();
+                if value.id == 4 {
+                    drop(value);
+                    return source.make();
+                }
+                value
+            }));
+        })));
+        hive.check_invariants();
+        assert_eq!(ids(&hive), [0, 1, 2, 3]);
+        assert_dropped_then_rest(&tracker, hive, &[4]);
+    }
+}

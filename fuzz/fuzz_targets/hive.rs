@@ -1,0 +1,71 @@
+//! Differential fuzzing of `Hive` against a `HashMap<Key, Value>` model
+//! (the model is shared with the `pool` target: `stable_model.rs`).
+//!
+//! The first input byte picks the key type (`Id`, `Id32`, or `Narrow`, with
+//! 4 generation bits, so slots retire after 15 occupants and freed blocks'
+//! ranges come back at a high floor or retire); the next two pick the
+//! smallest and largest block sizes (1 to 64 slots, so blocks are made,
+//! emptied and freed often); the rest is a sequence of operations.
+
+#![no_main]
+
+mod stable_model;
+
+use arbitrary::{Arbitrary, Unstructured};
+use handlekit::{Hive, Id, Id32, Key};
+use libfuzzer_sys::fuzz_target;
+use stable_model::{Model, Op};
+
+handlekit::define_key! {
+    /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
+    struct Narrow(u32; index_bits = 28);
+}
+
+#[derive(Debug)]
+struct Input {
+    key: u8,
+    /// `log2` of the smallest block, 0..=6.
+    min_shift: u8,
+    /// `log2` of the largest block over the smallest, 0..=6 in all.
+    max_shift: u8,
+    ops: Vec<Op>,
+}
+
+impl<'a> Arbitrary<'a> for Input {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        Self::arbitrary_take_rest(Unstructured::new(u.bytes(u.len())?))
+    }
+
+    fn arbitrary_take_rest(mut u: Unstructured<'a>) -> arbitrary::Result<Self> {
+        let key = u8::arbitrary(&mut u)? % 3;
+        let min_shift = u8::arbitrary(&mut u)? % 7;
+        let max_shift = min_shift + u8::arbitrary(&mut u)? % (7 - min_shift);
+        Ok(Input {
+            key,
+            min_shift,
+            max_shift,
+            ops: Vec::arbitrary_take_rest(u)?,
+        })
+    }
+}
+
+fuzz_target!(|input: Input| {
+    match input.key {
+        0 => run::<Id>(&input),
+        1 => run::<Id32>(&input),
+        _ => run::<Narrow>(&input),
+    }
+});
+
+fn run<K: Key>(input: &Input) {
+    let hive = Hive::with_block_sizes(1 << input.min_shift, 1 << input.max_shift);
+    let mut model = Model::<K, Hive<_, K>>::new(hive, None);
+    model.check();
+    for op in &input.ops {
+        model.apply(op);
+        model.check();
+        // A removal keeps at most one empty block: every other block holds
+        // a value.
+        assert!(model.pool.block_count() <= model.pool.len() + 1);
+    }
+}
