@@ -392,4 +392,3 @@ impl<K: Key, C: Stable<K>> Model<K, C> {
         }
     }
 }
-
