@@ -123,9 +123,9 @@ impl<T> Block<T> {
     #[inline]
     pub(crate) fn slot(&self, i: usize) -> Option<&Slot<T>> {
         if i < self.len {
-            // SAFETY: in bounds and initialized (invariant on `slots`); the
-            // reference covers one slot and lives no longer than `&self`,
+            // The reference covers one slot and lives no longer than `&self`,
             // during which nothing writes to the block.
+            // SAFETY: in bounds and initialized (invariant on `slots`).
             Some(unsafe { &*self.slot_ptr(i) })
         } else {
             None
@@ -394,10 +394,10 @@ impl<T> Drop for Block<T> {
             fn drop(&mut self) {
                 self.0.drop_values_unguarded();
                 let slice = ptr::slice_from_raw_parts_mut(self.0.slots.as_ptr(), self.0.len);
+                // `Slot` has no `Drop`, so freeing drops no value twice: every
+                // value was dropped above.
                 // SAFETY: `slots` and `len` came from `Box::into_raw` of a
-                // `Box<[Slot<T>]>` of `len` slots (invariant on `slots`), and
-                // this runs once. `Slot` has no `Drop`, so freeing drops no
-                // value twice: every value was dropped above.
+                // `Box<[Slot<T>]>` of `len` slots (invariant on `slots`), once.
                 drop(unsafe { Box::from_raw(slice) });
             }
         }
@@ -597,9 +597,10 @@ pub(crate) fn get_disjoint_mut<T, const N: usize>(
     Some(core::array::from_fn(|n| {
         let (b, i, _) = at[n];
         let slot = blocks[b].slot_ptr(i);
+        // Nothing else reaches these values while `blocks` is borrowed
+        // mutably.
         // SAFETY: every slot above exists, is occupied and is named once,
-        // so the references are to distinct initialized values, and
-        // nothing else reaches them while `blocks` is borrowed mutably.
+        // so the references are to distinct initialized values.
         unsafe { &mut *Slot::value_ptr(slot) }
     }))
 }

@@ -249,8 +249,7 @@ impl<T> SlotStore<T> {
         // SAFETY: the caller guarantees the slot exists and is occupied.
         let value = unsafe { self.slots.get_unchecked_mut(index).vacate(next_free) };
         // SAFETY: `index` is a slot (the caller's guarantee) below
-        // `bits_end` (ensured above), so the bitset covers it (the
-        // invariant on `occupied`).
+        // `bits_end` (ensured above), which the bitset covers.
         unsafe { self.occupied.remove_unchecked(index) };
         self.vacant += 1;
         value
