@@ -566,7 +566,7 @@ macro_rules! block_table {
 
             #[inline]
             fn live(&self) -> usize {
-                self.len
+                self.len()
             }
         }
     };

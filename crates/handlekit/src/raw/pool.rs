@@ -41,8 +41,11 @@ pub(crate) struct RawPool<T> {
     /// exactly the vacant slots below `fresh` whose generation is below
     /// `limits.max_generation`, each once, linked through their `next_free`.
     free_head: u32,
-    /// Number of live values (sum of the blocks' `live`).
-    len: usize,
+    /// Vacant slots below `fresh` (on the free list or retired), so that
+    /// the number of live values (the sum of the blocks' `live`) is
+    /// `fresh - vacant`. Counting these rather than the live values keeps
+    /// an insert into a never-used slot free of a counter update.
+    vacant: usize,
     /// Vacant slots below `fresh` whose generation reached
     /// `limits.max_generation`: never reused, so no key is issued twice.
     retired: usize,
@@ -63,7 +66,7 @@ impl<T> RawPool<T> {
             slot_total: 0,
             fresh: 0,
             free_head: NO_SLOT,
-            len: 0,
+            vacant: 0,
             retired: 0,
             fixed: None,
             limits,
@@ -107,7 +110,7 @@ impl<T> RawPool<T> {
 
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.fresh - self.vacant
     }
 
     #[inline]
@@ -140,29 +143,34 @@ impl<T> RawPool<T> {
         &mut self,
         make: impl FnOnce(usize, u32) -> T,
     ) -> Result<(usize, u32), CapacityError> {
-        let from_list = self.free_head != NO_SLOT;
-        let index = if from_list {
-            self.free_head as usize
-        } else {
+        if self.free_head == NO_SLOT {
             if self.fresh == self.slot_total {
                 self.carve()?;
             }
-            self.fresh
-        };
+            let index = self.fresh;
+            let (b, i) = self.split(index);
+            let Some(block) = self.blocks.get_mut(b) else {
+                unreachable!("fresh slot {index} past the blocks")
+            };
+            // A never-used slot has generation 0 and no link (the invariant
+            // on `fresh`), so there is nothing to read from it.
+            let value = make(index, 1);
+            block.occupy(i, 1, value);
+            self.fresh += 1;
+            return Ok((index, 1));
+        }
+        let index = self.free_head as usize;
         let (b, i) = self.split(index);
         let Some(block) = self.blocks.get_mut(b) else {
             unreachable!("free slot {index} past the blocks")
         };
-        let next = block.next_free(i);
-        let generation = block.generation(i).unwrap_or(0) + 1;
+        let (next, generation) = block.slot(i).map_or((NO_SLOT, 1), |slot| {
+            (slot.next_free(), slot.generation() + 1)
+        });
         let value = make(index, generation);
         block.occupy(i, generation, value);
-        if from_list {
-            self.free_head = next;
-        } else {
-            self.fresh += 1;
-        }
-        self.len += 1;
+        self.free_head = next;
+        self.vacant -= 1;
         Ok((index, generation))
     }
 
@@ -204,7 +212,7 @@ impl<T> RawPool<T> {
         let (b, i) = self.split(index);
         let block = self.blocks.get_mut(b)?;
         let value = block.take(i, generation, NO_SLOT)?;
-        self.len -= 1;
+        self.vacant += 1;
         self.release(b, i, generation);
         Some(value)
     }
@@ -215,7 +223,7 @@ impl<T> RawPool<T> {
         let (mut b, mut i) = self.split(from);
         while let Some(block) = self.blocks.get_mut(b) {
             if let Some((slot, generation, value)) = block.take_next(i) {
-                self.len -= 1;
+                self.vacant += 1;
                 self.release(b, slot, generation);
                 return Some(((b << self.shift) + slot, generation, value));
             }
@@ -233,7 +241,7 @@ impl<T> RawPool<T> {
         let RawPool {
             blocks,
             free_head,
-            len,
+            vacant,
             retired,
             ..
         } = self;
@@ -242,7 +250,7 @@ impl<T> RawPool<T> {
             block.retain(
                 |i, generation, value| keep(base + i, generation, value),
                 |block, i, generation, value| {
-                    *len -= 1;
+                    *vacant += 1;
                     if generation >= max_generation {
                         *retired += 1;
                     } else {
@@ -301,7 +309,8 @@ impl<T> RawPool<T> {
         }
         self.free_head = head;
         self.retired = retired;
-        self.len = self.blocks.iter().map(Block::live).sum();
+        let live: usize = self.blocks.iter().map(Block::live).sum();
+        self.vacant = self.fresh - live;
     }
 
     /// Checks every invariant; panics on the first one broken. O(slots).
@@ -320,7 +329,7 @@ impl<T> RawPool<T> {
         }
         assert_eq!(total, self.slot_total, "slot total");
         assert!(self.slot_total <= self.limits.max_slots);
-        assert_eq!(live, self.len, "len");
+        assert_eq!(live, self.len(), "vacant count");
         assert!(self.fresh <= self.slot_total, "fresh past the slots");
         if let Some(fixed) = self.fixed {
             assert_eq!(self.slot_total, fixed, "fixed pool changed size");
@@ -363,7 +372,7 @@ impl<T> RawPool<T> {
             cursor = s.next_free();
         }
         assert_eq!(
-            self.len + self.retired + listed,
+            self.len() + self.retired + listed,
             self.fresh,
             "a used vacant slot is neither free nor retired"
         );
@@ -384,7 +393,7 @@ impl<T: Clone> Clone for RawPool<T> {
             slot_total: self.slot_total,
             fresh: self.fresh,
             free_head: self.free_head,
-            len: self.len,
+            vacant: self.vacant,
             retired: self.retired,
             fixed: self.fixed,
             limits: self.limits,
