@@ -145,7 +145,10 @@ macro_rules! stable_container_impls {
             #[doc = concat!("insertion into this ", $noun, " and not removed since.")]
             ///
             #[doc = concat!("```\nlet mut c = handlekit::", stringify!($ty), "::new();")]
-            #[doc = "let key = c.insert(7);\n// SAFETY: `key` was just returned by `insert`.\nassert_eq!(unsafe { *c.get_unchecked(key) }, 7);\n```"]
+            /// let key = c.insert(7);
+            /// // SAFETY: `key` was just returned by `insert`.
+            /// assert_eq!(unsafe { *c.get_unchecked(key) }, 7);
+            /// ```
             #[inline]
             #[must_use]
             pub unsafe fn get_unchecked(&self, key: K) -> &T {
@@ -165,7 +168,11 @@ macro_rules! stable_container_impls {
             #[doc = concat!("`key` must name a live value of this ", $noun, ".")]
             ///
             #[doc = concat!("```\nlet mut c = handlekit::", stringify!($ty), "::new();")]
-            #[doc = "let key = c.insert(7);\n// SAFETY: `key` was just returned by `insert`.\nunsafe { *c.get_unchecked_mut(key) = 8 };\nassert_eq!(c[key], 8);\n```"]
+            /// let key = c.insert(7);
+            /// // SAFETY: `key` was just returned by `insert`.
+            /// unsafe { *c.get_unchecked_mut(key) = 8 };
+            /// assert_eq!(c[key], 8);
+            /// ```
             #[inline]
             #[must_use]
             pub unsafe fn get_unchecked_mut(&mut self, key: K) -> &mut T {
