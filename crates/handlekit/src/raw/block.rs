@@ -455,6 +455,31 @@ pub(crate) trait BlockTable<T> {
     /// Number of live values in all blocks.
     fn live(&self) -> usize;
 
+    /// Drops every value of every block, then calls `settle` to put the
+    /// table's own bookkeeping right. If a `Drop` panics, the remaining
+    /// values are still dropped and `settle` still runs before the panic
+    /// propagates, so the table is left empty and consistent.
+    fn clear_then(&mut self, settle: fn(&mut Self))
+    where
+        Self: Sized,
+    {
+        /// Finishes the job if a value's `Drop` panics.
+        struct Guard<'a, S: BlockTable<T>, T>(&'a mut S, fn(&mut S), PhantomData<T>);
+        impl<S: BlockTable<T>, T> Drop for Guard<'_, S, T> {
+            fn drop(&mut self) {
+                for block in self.0.blocks_mut() {
+                    block.drop_values();
+                }
+                (self.1)(self.0);
+            }
+        }
+        let guard = Guard(self, settle, PhantomData);
+        for block in guard.0.blocks_mut() {
+            block.drop_values();
+        }
+        drop(guard);
+    }
+
     /// Block and offset of a flat index.
     #[inline]
     fn split(&self, index: usize) -> (usize, usize) {

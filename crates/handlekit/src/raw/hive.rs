@@ -418,21 +418,7 @@ impl<T> RawHive<T> {
     /// If a `Drop` panics, the rest are still dropped and the hive is left
     /// empty and consistent; then the panic propagates.
     pub(crate) fn clear(&mut self) {
-        /// Finishes the job if a value's `Drop` panics.
-        struct Guard<'a, T>(&'a mut RawHive<T>);
-        impl<T> Drop for Guard<'_, T> {
-            fn drop(&mut self) {
-                for block in &mut self.0.blocks {
-                    block.drop_values();
-                }
-                self.0.reset();
-            }
-        }
-        let guard = Guard(self);
-        for block in &mut guard.0.blocks {
-            block.drop_values();
-        }
-        drop(guard);
+        self.clear_then(Self::reset);
     }
 
     /// After every value was dropped: frees every block but the largest

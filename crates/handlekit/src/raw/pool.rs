@@ -268,25 +268,11 @@ impl<T> RawPool<T> {
     /// a `Drop` panics, the rest are still dropped and the pool is left
     /// empty and consistent; then the panic propagates.
     pub(crate) fn clear(&mut self) {
-        /// Finishes the job if a value's `Drop` panics.
-        struct Guard<'a, T>(&'a mut RawPool<T>);
-        impl<T> Drop for Guard<'_, T> {
-            fn drop(&mut self) {
-                for block in &mut self.0.blocks {
-                    block.drop_values();
-                }
-                self.0.rebuild_free_list();
-            }
-        }
-        let guard = Guard(self);
-        for block in &mut guard.0.blocks {
-            block.drop_values();
-        }
-        drop(guard);
+        self.clear_then(Self::rebuild_free_list);
     }
 
     /// Rebuilds the free list in index order (lowest first) and recounts
-    /// `len` and `retired`.
+    /// `vacant` and `retired`.
     fn rebuild_free_list(&mut self) {
         let max_generation = self.limits.max_generation;
         let mut head = NO_SLOT;
