@@ -121,7 +121,7 @@
 //! rounded up to `max(align_of::<T>(), 4)` (24 bytes for a 16-byte particle),
 //! plus one bit; each list costs its 4-byte [`Head`].
 //! [`Pool`] and [`Hive`] slots are the same as [`IdTable`]'s, plus a
-//! header per block (and for a hive, 20 bytes of bookkeeping per block and
+//! header per block (and for a hive, 16 bytes of bookkeeping per block and
 //! the unused tail of the last block).
 //!
 //! A [`VmVec`] costs `size_of::<T>()` per element, with nothing per

@@ -662,3 +662,36 @@ mod hive {
         send_sync::<handlekit::hive::Drain<'static, u64>>();
     }
 }
+
+/// A key type that accepts any bits, so a generation with its top bit set
+/// (which `Slot::matches` masks off) reaches the hive.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+struct LaxKey(u64);
+
+impl Key for LaxKey {
+    const INDEX_BITS: u32 = 32;
+    const GENERATION_BITS: u32 = 32;
+    fn from_bits(bits: u64) -> Option<Self> {
+        Some(LaxKey(bits))
+    }
+    fn to_bits(self) -> u64 {
+        self.0
+    }
+}
+
+/// A forged key whose generation differs from a live one only in the top
+/// bit removes that value, and the hive files the slot by the slot's own
+/// generation (it used to count the slot as retired).
+#[test]
+fn top_bit_generation_is_filed_by_the_slot() {
+    let mut hive: Hive<u32, LaxKey> = Hive::default();
+    let key = hive.insert(5);
+    let forged = LaxKey(key.0 | 1 << 63);
+    assert_eq!(hive.remove(forged), Some(5));
+    hive.check_invariants();
+    assert_eq!(hive.capacity(), hive.block_sizes().0);
+    let again = hive.insert(6);
+    assert_eq!(again.0 & 0xffff_ffff, key.0 & 0xffff_ffff, "slot reused");
+    assert!(hive.get(key).is_none());
+    hive.check_invariants();
+}

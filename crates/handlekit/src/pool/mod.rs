@@ -11,10 +11,12 @@ use crate::raw::KeyLimits;
 use crate::slot_iter::{raw_iterator, table_key};
 use crate::{CapacityError, Key, PoolKey};
 
-/// `log2` of the default block size for `T`: as many slots as fit in 16 KiB,
-/// rounded down to a power of two and kept within 64..=4096.
+/// `log2` of the default block size for `T`: as many slots as fit in 64 KiB,
+/// rounded down to a power of two and kept within 64..=16384. Big enough
+/// that carving a block (one allocation) costs little per insert; small
+/// enough that a pool of a few values does not hold much more.
 const fn default_shift<T>() -> u32 {
-    block_shift_for::<T>(16 * 1024, 64, 4096)
+    block_shift_for::<T>(64 * 1024, 64, 16384)
 }
 
 /// A typed free-list block allocator: values live in blocks that are never
@@ -47,7 +49,7 @@ const fn default_shift<T>() -> u32 {
 ///
 /// A block holds `block_size()` slots, a power of two, so a key's flat
 /// index splits into block and offset with a shift and a mask. The default
-/// size is as many slots as fit in 16 KiB, kept within 64..=4096;
+/// size is as many slots as fit in 64 KiB, kept within 64..=16384;
 /// [`with_block_size`](Pool::with_block_size) picks another. A block is
 /// allocated when the free list is empty and every slot has been used; its
 /// slots are then handed out in order. Blocks are freed only when the pool
@@ -57,7 +59,7 @@ const fn default_shift<T>() -> u32 {
 ///
 /// Memory: `size_of::<Slot<T>>()` per slot, that is
 /// `4 + max(size_of::<T>(), 4)` rounded up to `max(align_of::<T>(), 4)`,
-/// plus one occupancy bit per slot and a 56-byte header per block.
+/// plus one occupancy bit per slot and a 64-byte header per block.
 ///
 /// # Stale keys
 ///
@@ -95,7 +97,7 @@ impl<T> Pool<T, PoolKey> {
     /// ```
     /// let pool: handlekit::Pool<u64> = handlekit::Pool::new();
     /// assert!(pool.is_empty());
-    /// assert_eq!(pool.block_size(), 1024); // 16 KiB of 16-byte slots
+    /// assert_eq!(pool.block_size(), 4096); // 64 KiB of 16-byte slots
     /// ```
     #[must_use]
     pub const fn new() -> Self {
@@ -167,7 +169,7 @@ impl<T, K: Key> Pool<T, K> {
     ///
     /// ```
     /// let small: handlekit::Pool<u32> = handlekit::Pool::new();
-    /// assert_eq!(small.block_size(), 2048); // 16 KiB of 8-byte slots
+    /// assert_eq!(small.block_size(), 8192); // 64 KiB of 8-byte slots
     /// let big: handlekit::Pool<[u8; 1000]> = handlekit::Pool::new();
     /// assert_eq!(big.block_size(), 64); // at least 64 slots
     /// ```

@@ -85,19 +85,7 @@ impl Occupancy {
 
     /// Sets bits `start..end`; the bitset must already cover them.
     pub(crate) fn insert_range(&mut self, start: usize, end: usize) {
-        if start >= end {
-            return;
-        }
-        let (first, last) = (start / WORD_BITS, (end - 1) / WORD_BITS);
-        let low = !0u64 << (start % WORD_BITS);
-        let high = !0u64 >> (WORD_BITS - 1 - (end - 1) % WORD_BITS);
-        if first == last {
-            self.words[first] |= low & high;
-        } else {
-            self.words[first] |= low;
-            self.words[first + 1..last].fill(!0);
-            self.words[last] |= high;
-        }
+        set_bit_range(&mut self.words, start, end);
     }
 
     /// Whether bit `i` is set.
@@ -131,6 +119,24 @@ impl Occupancy {
     #[inline]
     pub(crate) fn words(&self) -> &[u64] {
         &self.words
+    }
+}
+
+/// Sets bits `start..end` of `words`, which must cover them; a word at a
+/// time.
+pub(crate) fn set_bit_range(words: &mut [u64], start: usize, end: usize) {
+    if start >= end {
+        return;
+    }
+    let (first, last) = (start / WORD_BITS, (end - 1) / WORD_BITS);
+    let low = !0u64 << (start % WORD_BITS);
+    let high = !0u64 >> (WORD_BITS - 1 - (end - 1) % WORD_BITS);
+    if first == last {
+        words[first] |= low & high;
+    } else {
+        words[first] |= low;
+        words[first + 1..last].fill(!0);
+        words[last] |= high;
     }
 }
 

@@ -6,6 +6,19 @@
 //! the block is dropped, never reallocated, so a pointer to a value stays
 //! valid while the value lives.
 //!
+//! # Appending
+//!
+//! A block is used from the front: the slots at `fresh..len` have never
+//! held a value and are not even initialized, so making a block costs one
+//! allocation and no pass over its slots. [`Block::append`] fills slot
+//! `fresh` and moves `fresh` on, and nothing else: the appended slots
+//! (`marked..fresh`) get their occupancy bits and their share of `live`
+//! only when something needs them (a removal in that run, `retain`,
+//! dropping the values). An append then has one counter to bump, not three
+//! (the bit word, the live count and the cursor), which matters because each
+//! read-modify-write of a field is a store-to-load chain from one insert to
+//! the next.
+//!
 //! # Why raw pointers
 //!
 //! The slots are reached only through the raw pointer the allocation was
@@ -19,28 +32,38 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
-use core::mem;
+use core::mem::{self, MaybeUninit};
 use core::ptr::{self, NonNull};
 
-use super::bitset::{BitIter, WORD_BITS};
+use super::bitset::{set_bit_range, BitIter, WORD_BITS};
 use super::slot::{Slot, NO_SLOT};
 use super::store::{Exclusive, RawCursor, Shared, SlotAccess};
 
 /// A fixed run of `len` slots at a fixed address.
 pub(crate) struct Block<T> {
-    /// The first of `len` initialized slots, allocated as a
-    /// `Box<[Slot<T>]>` of exactly `len` slots (see `Block::new`) and freed
-    /// in `Drop`. Invariant: never reallocated or moved while the block
-    /// lives; no reference to the whole run is ever made, only to single
-    /// slots, and only for as long as a method borrows `self`.
+    /// The first of `len` slots, allocated as a `Box<[MaybeUninit<Slot<T>>]>`
+    /// of exactly `len` slots (see `Block::new`) and freed in `Drop`.
+    /// Invariant: the slots below `fresh` are initialized, the others are
+    /// not; never reallocated or moved while the block lives; no reference
+    /// to the whole run is ever made, only to single slots (or to the
+    /// initialized prefix, by an iterator that borrows the block).
     slots: NonNull<Slot<T>>,
     /// Number of slots. Invariant: `len <= u32::MAX as usize`.
     len: usize,
-    /// Occupancy. Invariant: bit `i % 64` of word `i / 64` is set iff slot
-    /// `i` is occupied; there are exactly `len.div_ceil(64)` words, and no
-    /// bit at or past `len` is set.
+    /// Slots in use since the block was made. Invariant: `marked <= fresh
+    /// <= len`; the slots at `fresh..len` have never held a value and are
+    /// uninitialized.
+    fresh: usize,
+    /// End of the slots that have occupancy bits. Invariant: the slots at
+    /// `marked..fresh` were appended and are all occupied; they have no bit
+    /// and are not counted in `live`.
+    marked: usize,
+    /// Occupancy. Invariant: for `i < marked`, bit `i % 64` of word `i / 64`
+    /// is set iff slot `i` is occupied; there are exactly `len.div_ceil(64)`
+    /// words, and no bit at or past `marked` is set.
     occupied: Box<[u64]>,
-    /// Number of set bits in `occupied` (occupied slots).
+    /// Number of set bits in `occupied` (the occupied slots below
+    /// `marked`).
     live: usize,
     /// The flat index of slot 0: keys name slot `i` of this block by
     /// `base + i`. Set by the container, which keeps bases disjoint.
@@ -58,28 +81,19 @@ unsafe impl<T: Send> Send for Block<T> {}
 unsafe impl<T: Sync> Sync for Block<T> {}
 
 impl<T> Block<T> {
-    /// A block of `len` never-used vacant slots (generation 0, no link)
-    /// whose slot 0 has flat index `base`.
+    /// A block of `len` never-used slots whose slot 0 has flat index
+    /// `base`. The slots are not initialized: this is one allocation (two,
+    /// with the occupancy words) and no pass over the memory.
     pub(crate) fn new(len: usize, base: usize) -> Self {
-        Self::with_generation(len, base, 0)
-    }
-
-    /// A block of `len` vacant slots whose last generation is `generation`
-    /// (so the first occupant of each gets `generation + 1`), with no
-    /// links, whose slot 0 has flat index `base`. `Hive` makes a block over
-    /// an index range it freed before this way, so the keys of the old
-    /// block stay stale.
-    pub(crate) fn with_generation(len: usize, base: usize, generation: u32) -> Self {
         assert!(len <= u32::MAX as usize, "block of {len} slots is too big");
-        let slots: Box<[Slot<T>]> = (0..len)
-            .map(|_| Slot::new_vacant(generation, NO_SLOT))
-            .collect();
-        let raw = Box::into_raw(slots);
+        let raw = Box::into_raw(Box::<[MaybeUninit<Slot<T>>]>::new_uninit_slice(len));
         Block {
             // `Box::into_raw` never returns null; the cast keeps the
             // allocation's provenance.
             slots: NonNull::new(raw.cast::<Slot<T>>()).unwrap_or(NonNull::dangling()),
             len,
+            fresh: 0,
+            marked: 0,
             occupied: alloc::vec![0u64; len.div_ceil(WORD_BITS)].into_boxed_slice(),
             live: 0,
             base,
@@ -99,10 +113,23 @@ impl<T> Block<T> {
         self.len
     }
 
+    /// Number of slots in use since the block was made (the others have
+    /// never held a value).
+    #[inline]
+    pub(crate) fn fresh(&self) -> usize {
+        self.fresh
+    }
+
+    /// Whether a never-used slot is left for [`append`](Self::append).
+    #[inline]
+    pub(crate) fn has_fresh(&self) -> bool {
+        self.fresh < self.len
+    }
+
     /// Number of occupied slots.
     #[inline]
     pub(crate) fn live(&self) -> usize {
-        self.live
+        self.live + (self.fresh - self.marked)
     }
 
     /// Bytes of heap memory the block holds (slots and occupancy words).
@@ -110,7 +137,8 @@ impl<T> Block<T> {
         self.len * mem::size_of::<Slot<T>>() + self.occupied.len() * mem::size_of::<u64>()
     }
 
-    /// Slot `i`, which must be in bounds.
+    /// Slot `i`, which must be in bounds (`i < len`); initialized only if
+    /// `i < fresh`.
     #[inline]
     fn slot_ptr(&self, i: usize) -> *mut Slot<T> {
         debug_assert!(i < self.len);
@@ -119,29 +147,72 @@ impl<T> Block<T> {
         unsafe { self.slots.as_ptr().add(i) }
     }
 
-    /// Slot `i`, if it exists.
+    /// Slot `i`, if it was ever used (a never-used slot reads as absent:
+    /// no key names it).
     #[inline]
     pub(crate) fn slot(&self, i: usize) -> Option<&Slot<T>> {
-        if i < self.len {
+        if i < self.fresh {
             // The reference covers one slot and lives no longer than `&self`,
             // during which nothing writes to the block.
-            // SAFETY: in bounds and initialized (invariant on `slots`).
+            // SAFETY: `i < fresh <= len`, so in bounds and initialized
+            // (invariant on `slots`).
             Some(unsafe { &*self.slot_ptr(i) })
         } else {
             None
         }
     }
 
-    /// Slot `i`, if it exists, mutably.
+    /// Slot `i`, if it was ever used, mutably.
     #[inline]
     fn slot_mut(&mut self, i: usize) -> Option<&mut Slot<T>> {
-        if i < self.len {
-            // SAFETY: in bounds and initialized; `&mut self` makes this the
-            // only reference into the block.
+        if i < self.fresh {
+            // SAFETY: in bounds and initialized, as in `slot`; `&mut self`
+            // makes this the only reference into the block.
             Some(unsafe { &mut *self.slot_ptr(i) })
         } else {
             None
         }
+    }
+
+    /// Puts `value` with `generation` into the first never-used slot and
+    /// returns that slot's offset. Only the cursor moves: the slot's bit
+    /// and its share of `live` wait for [`mark`](Self::mark).
+    ///
+    /// # Panics
+    ///
+    /// If no never-used slot is left.
+    #[inline]
+    pub(crate) fn append(&mut self, generation: u32, value: T) -> usize {
+        let i = self.fresh;
+        assert!(i < self.len, "append to a full block");
+        // SAFETY: `i < len`, so the slot is in the allocation; it is
+        // uninitialized (`i >= fresh`), so writing drops nothing. It then
+        // joins the appended run `marked..fresh`, all occupied.
+        unsafe {
+            self.slot_ptr(i)
+                .write(Slot::new_occupied(generation, value))
+        };
+        self.fresh = i + 1;
+        i
+    }
+
+    /// Gives the appended slots (`marked..fresh`) their occupancy bits and
+    /// counts them in `live`.
+    #[inline]
+    fn mark(&mut self) {
+        if self.marked != self.fresh {
+            self.mark_run();
+        }
+    }
+
+    /// The out-of-line part of [`mark`](Self::mark).
+    #[cold]
+    #[inline(never)]
+    fn mark_run(&mut self) {
+        let (start, end) = (self.marked, self.fresh);
+        set_bit_range(&mut self.occupied, start, end);
+        self.live += end - start;
+        self.marked = end;
     }
 
     /// Whether `(i, generation)` names a live value.
@@ -223,17 +294,20 @@ impl<T> Block<T> {
         self.slot(i).map(Slot::generation)
     }
 
-    /// Puts `value` into vacant slot `i` with `generation`.
+    /// Puts `value` into vacant slot `i` with `generation`. A vacant slot
+    /// is below `marked` (the appended run is all occupied), so its bit is
+    /// set here.
     ///
     /// # Panics
     ///
-    /// If slot `i` does not exist.
+    /// If slot `i` was never used.
     #[inline]
     pub(crate) fn occupy(&mut self, i: usize, generation: u32, value: T) {
         let Some(slot) = self.slot_mut(i) else {
             panic!("slot {i} out of bounds");
         };
         slot.occupy(generation, value);
+        debug_assert!(i < self.marked);
         self.occupied[i / WORD_BITS] |= 1 << (i % WORD_BITS);
         self.live += 1;
     }
@@ -247,36 +321,49 @@ impl<T> Block<T> {
     #[inline]
     pub(crate) unsafe fn vacate(&mut self, i: usize, next_free: u32) -> T {
         debug_assert!(self.slot(i).is_some_and(Slot::is_occupied));
+        // The appended run must stay all occupied, and the bit cleared
+        // below must exist.
+        if i >= self.marked {
+            self.mark_run();
+        }
         // SAFETY: the caller guarantees slot `i` exists and is occupied;
         // `&mut self` makes the reference unique.
         let value = unsafe { (*self.slot_ptr(i)).vacate(next_free) };
-        self.occupied[i / WORD_BITS] &= !(1 << (i % WORD_BITS));
+        // SAFETY: `i < fresh <= len` and there are `len.div_ceil(64)` words.
+        unsafe { *self.occupied.get_unchecked_mut(i / WORD_BITS) &= !(1 << (i % WORD_BITS)) };
         self.live -= 1;
         value
     }
 
-    /// Takes the value named by `(i, generation)` out, if it is live.
+    /// Takes the value named by `(i, generation)` out, if it is live, and
+    /// returns it with the slot's generation. Callers file the slot by that
+    /// generation, not the key's: an untrusted key may carry bits that
+    /// `Slot::matches` ignores.
     #[inline]
-    pub(crate) fn take(&mut self, i: usize, generation: u32, next_free: u32) -> Option<T> {
-        if !self.contains(i, generation) {
+    pub(crate) fn take(&mut self, i: usize, generation: u32, next_free: u32) -> Option<(u32, T)> {
+        let slot = self.slot(i)?;
+        if !slot.matches(generation) {
             return None;
         }
+        let generation = slot.generation();
         // SAFETY: the slot exists and matched a generation, so it is
         // occupied.
-        Some(unsafe { self.vacate(i, next_free) })
+        Some((generation, unsafe { self.vacate(i, next_free) }))
     }
 
-    /// The highest generation of any slot (0 for an empty block): a block
+    /// The highest generation of any slot ever used (0 if none): a block
     /// made later over the same index range must start above it.
     pub(crate) fn max_generation(&self) -> u32 {
-        (0..self.len)
+        (0..self.fresh)
             .filter_map(|i| self.generation(i))
             .max()
             .unwrap_or(0)
     }
 
-    /// The lowest occupied slot at or after `from`.
-    pub(crate) fn next_occupied(&self, from: usize) -> Option<usize> {
+    /// The lowest occupied slot at or after `from`. The appended run must
+    /// be marked.
+    fn next_occupied(&self, from: usize) -> Option<usize> {
+        debug_assert_eq!(self.marked, self.fresh);
         let mut word_index = from / WORD_BITS;
         let mut word = *self.occupied.get(word_index)? & (!0u64 << (from % WORD_BITS));
         loop {
@@ -291,6 +378,7 @@ impl<T> Block<T> {
     /// Takes the value out of the lowest occupied slot at or after `from`:
     /// `(slot, generation, value)`.
     pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
+        self.mark();
         let i = self.next_occupied(from)?;
         let generation = self.generation(i)?;
         // SAFETY: the bit was set, so the slot exists and is occupied.
@@ -309,6 +397,7 @@ impl<T> Block<T> {
         mut visit: impl FnMut(usize, u32, &mut T) -> bool,
         mut evicted: impl FnMut(&mut Self, usize, u32, T),
     ) {
+        self.mark();
         for word_index in 0..self.occupied.len() {
             let mut word = self.occupied[word_index];
             while word != 0 {
@@ -342,7 +431,7 @@ impl<T> Block<T> {
                 self.0.drop_values_unguarded();
             }
         }
-        if self.live == 0 {
+        if self.live() == 0 {
             return;
         }
         let guard = Guard(self);
@@ -353,6 +442,7 @@ impl<T> Block<T> {
     /// Drops every value; a panicking `Drop` stops it, leaving the rest in
     /// place and consistent.
     fn drop_values_unguarded(&mut self) {
+        self.mark();
         let mut from = 0;
         while let Some(i) = self.next_occupied(from) {
             from = i + 1;
@@ -365,15 +455,25 @@ impl<T> Block<T> {
     /// Checks the block's invariants; panics on the first one broken.
     pub(crate) fn check_invariants(&self) {
         assert_eq!(self.occupied.len(), self.len.div_ceil(WORD_BITS));
+        assert!(self.marked <= self.fresh && self.fresh <= self.len);
         let mut live = 0;
-        for i in 0..self.len {
+        for i in 0..self.fresh {
             let slot = self.slot(i).unwrap_or_else(|| unreachable!());
             let bit = self.occupied[i / WORD_BITS] & (1 << (i % WORD_BITS)) != 0;
-            assert_eq!(slot.is_occupied(), bit, "occupancy bit of slot {i}");
+            if i < self.marked {
+                assert_eq!(slot.is_occupied(), bit, "occupancy bit of slot {i}");
+                live += usize::from(bit);
+            } else {
+                assert!(slot.is_occupied(), "vacant slot {i} in the appended run");
+                assert!(!bit, "bit of appended slot {i}");
+            }
             if slot.is_occupied() {
                 assert!(slot.generation() >= 1, "occupied slot {i} has generation 0");
-                live += 1;
             }
+        }
+        for i in self.fresh..self.len {
+            let bit = self.occupied[i / WORD_BITS] & (1 << (i % WORD_BITS)) != 0;
+            assert!(!bit, "occupancy bit of never-used slot {i}");
         }
         if let Some(&last) = self.occupied.last() {
             let used = self.len % WORD_BITS;
@@ -392,12 +492,20 @@ impl<T> Drop for Block<T> {
         struct Free<'a, T>(&'a mut Block<T>);
         impl<T> Drop for Free<'_, T> {
             fn drop(&mut self) {
-                self.0.drop_values_unguarded();
-                let slice = ptr::slice_from_raw_parts_mut(self.0.slots.as_ptr(), self.0.len);
-                // `Slot` has no `Drop`, so freeing drops no value twice: every
-                // value was dropped above.
+                // Values without drop glue need no visit: freeing the
+                // memory is all there is to do.
+                if mem::needs_drop::<T>() {
+                    self.0.drop_values_unguarded();
+                }
+                let slice = ptr::slice_from_raw_parts_mut(
+                    self.0.slots.as_ptr().cast::<MaybeUninit<Slot<T>>>(),
+                    self.0.len,
+                );
+                // `MaybeUninit` drops nothing, so freeing drops no value
+                // twice: every value was dropped above.
                 // SAFETY: `slots` and `len` came from `Box::into_raw` of a
-                // `Box<[Slot<T>]>` of `len` slots (invariant on `slots`), once.
+                // `Box<[MaybeUninit<Slot<T>>]>` of `len` slots (invariant on
+                // `slots`), once.
                 drop(unsafe { Box::from_raw(slice) });
             }
         }
@@ -410,32 +518,29 @@ impl<T> Drop for Block<T> {
 }
 
 impl<T: Clone> Block<T> {
-    /// Copies `source`'s slots (links and generations included) into this
-    /// block of never-used slots of the same length. If a `clone` panics,
-    /// this block holds the values cloned so far, consistently.
+    /// Copies `source`'s used slots (links and generations included) into
+    /// this block, which must be new and of the same length. If a `clone`
+    /// panics, this block holds the values cloned so far, consistently.
     pub(crate) fn clone_slots_from(&mut self, source: &Self) {
         assert_eq!(self.len, source.len);
-        debug_assert_eq!(self.live, 0);
-        for i in 0..source.len {
+        assert_eq!(self.fresh, 0, "clone into a used block");
+        for i in 0..source.fresh {
             let Some(from) = source.slot(i) else { break };
-            match from.get() {
-                Some(value) => {
-                    let value = value.clone();
-                    if let Some(to) = self.slot_mut(i) {
-                        // The slot is vacant, so `occupy` leaks nothing.
-                        to.occupy(from.generation(), value);
-                    }
-                    self.occupied[i / WORD_BITS] |= 1 << (i % WORD_BITS);
-                    self.live += 1;
-                }
-                None => {
-                    if let Some(to) = self.slot_mut(i) {
-                        // A vacant slot holds no value: overwriting it drops
-                        // nothing (`Slot` has no `Drop`).
-                        *to = Slot::new_vacant(from.generation(), from.next_free());
-                    }
-                }
+            let slot = match from.get() {
+                Some(value) => Slot::new_occupied(from.generation(), value.clone()),
+                None => Slot::new_vacant(from.generation(), from.next_free()),
+            };
+            let occupied = slot.is_occupied();
+            // SAFETY: `i == fresh < len`: in the allocation and
+            // uninitialized, so writing drops nothing.
+            unsafe { self.slot_ptr(i).write(slot) };
+            if occupied {
+                self.occupied[i / WORD_BITS] |= 1 << (i % WORD_BITS);
+                self.live += 1;
             }
+            // Every used slot is marked: the copy has no appended run.
+            self.fresh = i + 1;
+            self.marked = i + 1;
         }
     }
 }
@@ -681,9 +786,9 @@ pub(crate) unsafe trait BlockAccess<'a, T: 'a>: SlotAccess<'a> {
 unsafe impl<'a, T: 'a> BlockAccess<'a, T> for Shared<'a, T> {
     #[inline]
     unsafe fn of_block(block: &'a Block<T>) -> Self {
-        // SAFETY: `slots` points to `len` initialized slots (invariant on
+        // SAFETY: `slots` points to `fresh` initialized slots (invariant on
         // `slots`), not written while `block` is borrowed shared.
-        Shared::new(unsafe { core::slice::from_raw_parts(block.slots.as_ptr(), block.len) })
+        Shared::new(unsafe { core::slice::from_raw_parts(block.slots.as_ptr(), block.fresh) })
     }
 }
 
@@ -693,8 +798,8 @@ unsafe impl<'a, T: 'a> BlockAccess<'a, T> for Exclusive<'a, T> {
     #[inline]
     unsafe fn of_block(block: &'a Block<T>) -> Self {
         // SAFETY: the caller guarantees nothing else reaches the values for
-        // `'a`; the pointer covers `len` initialized slots.
-        unsafe { Exclusive::from_raw(block.slots.as_ptr(), block.len) }
+        // `'a`; the pointer covers `fresh` initialized slots.
+        unsafe { Exclusive::from_raw(block.slots.as_ptr(), block.fresh) }
     }
 }
 
@@ -768,9 +873,13 @@ impl<'a, T: 'a, A: BlockAccess<'a, T>> BlocksCursor<'a, T, A> {
         // SAFETY: for an exclusive cursor, `new_mut` borrowed every block
         // mutably for `'a`, so nothing else reaches the values.
         let access = unsafe { A::of_block(block) };
-        // SAFETY: the bits of `block.occupied` are exactly its occupied
-        // slots, all in bounds (invariant on `occupied`), `live` of them.
-        unsafe { RawCursor::from_parts(BitIter::new(&block.occupied, block.live), access) }
+        // The bits name the occupied slots below `marked`, `live` of them,
+        // and the appended run `marked..fresh` is all occupied (invariants
+        // on `occupied` and `marked`).
+        let bits = BitIter::with_tail(&block.occupied, block.live, block.marked..block.fresh);
+        // SAFETY: every index `bits` yields is below `fresh`, the length of
+        // the access, and names an occupied slot, once.
+        unsafe { RawCursor::from_parts(bits, access) }
     }
 
     /// Folds over the remaining values, block by block, with the
@@ -796,10 +905,11 @@ impl<'a, T: 'a, A: BlockAccess<'a, T>> BlocksCursor<'a, T, A> {
             if left == 0 {
                 break;
             }
-            if block.live == 0 {
+            let live = block.live();
+            if live == 0 {
                 continue;
             }
-            left -= block.live;
+            left -= live;
             let base = block.base;
             acc = Self::open(block).fold_items(acc, |acc, (i, generation, value)| {
                 f(acc, (base + i, generation, value))

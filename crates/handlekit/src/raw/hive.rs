@@ -36,23 +36,21 @@ const NOT_LISTED: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug)]
 struct Meta {
     /// First slot (offset in the block) of the block's free list, or
-    /// `NO_SLOT`. Invariant: the list holds exactly the vacant slots below
-    /// `fresh` whose generation is below `limits.max_generation`, each once.
+    /// `NO_SLOT`. Invariant: the list holds exactly the vacant used slots
+    /// (below the block's `fresh`) whose generation is below
+    /// `limits.max_generation`, each once.
     free_head: u32,
-    /// Invariant: the slots at `fresh..len` have never held a value since
-    /// the block was made (vacant, generation `floor`, on no list).
-    fresh: u32,
-    /// Vacant slots below `fresh` whose generation reached
-    /// `limits.max_generation`: never reused.
+    /// Vacant used slots whose generation reached `limits.max_generation`:
+    /// never reused.
     retired: u32,
     /// Position in `RawHive::available`, or `NOT_LISTED`. Invariant: listed
-    /// iff the block has a free slot (`free_head != NO_SLOT || fresh <
-    /// len`), and then `available[listed] == b`.
+    /// iff the block has a free slot (`free_head != NO_SLOT` or a
+    /// never-used slot is left), and then `available[listed] == b`.
     listed: u32,
-    /// The generation every slot of the block started at (0 for a range
-    /// used for the first time). For a freed range (a block of length 0),
-    /// the generation a new block over it will start at: the highest
-    /// generation the range ever issued.
+    /// The generation every slot of the block starts at: its first occupant
+    /// gets `floor + 1` (0 for a range used for the first time). For a
+    /// freed range (a block of length 0), the floor of the next block over
+    /// it: the highest generation the range ever issued.
     floor: u32,
 }
 
@@ -60,7 +58,6 @@ impl Meta {
     const fn new(floor: u32) -> Self {
         Meta {
             free_head: NO_SLOT,
-            fresh: 0,
             retired: 0,
             listed: NOT_LISTED,
             floor,
@@ -179,28 +176,28 @@ impl<T> RawHive<T> {
         let (Some(block), Some(meta)) = (self.blocks.get_mut(b), self.meta.get_mut(b)) else {
             unreachable!("available block {b} past the table")
         };
-        let from_list = meta.free_head != NO_SLOT;
-        let i = if from_list {
-            meta.free_head as usize
-        } else {
-            meta.fresh as usize
-        };
-        let next = block.next_free(i);
-        let generation = block.generation(i).unwrap_or(0) + 1;
-        let value = make(block.base() + i, generation);
         let was_empty = block.live() == 0;
-        block.occupy(i, generation, value);
-        if from_list {
-            meta.free_head = next;
+        let (i, generation) = if meta.free_head == NO_SLOT {
+            // A listed block with an empty free list has a never-used slot.
+            let (i, generation) = (block.fresh(), meta.floor + 1);
+            let value = make(block.base() + i, generation);
+            block.append(generation, value);
+            (i, generation)
         } else {
-            meta.fresh += 1;
-        }
+            let i = meta.free_head as usize;
+            let next = block.next_free(i);
+            let generation = block.generation(i).unwrap_or(meta.floor) + 1;
+            let value = make(block.base() + i, generation);
+            block.occupy(i, generation, value);
+            meta.free_head = next;
+            (i, generation)
+        };
         self.len += 1;
         if was_empty {
             self.empty -= 1;
         }
         let index = block.base() + i;
-        if meta.free_head == NO_SLOT && meta.fresh as usize == block.len() {
+        if meta.free_head == NO_SLOT && !block.has_fresh() {
             self.unlist(b);
         }
         Ok((index, generation))
@@ -234,7 +231,7 @@ impl<T> RawHive<T> {
             self.vacated.pop();
         }
         let len = self.size_of_block(b);
-        self.blocks[b] = Block::with_generation(len, b << self.shift, floor);
+        self.blocks[b] = Block::new(len, b << self.shift);
         self.meta[b] = Meta::new(floor);
         self.slot_total += len;
         self.empty += 1;
@@ -297,7 +294,7 @@ impl<T> RawHive<T> {
     #[cold]
     fn emptied(&mut self, b: usize) {
         let meta = &self.meta[b];
-        let usable = meta.free_head != NO_SLOT || (meta.fresh as usize) < self.blocks[b].len();
+        let usable = meta.free_head != NO_SLOT || self.blocks[b].has_fresh();
         self.empty += 1;
         if usable && self.empty == 1 {
             return;
@@ -311,7 +308,7 @@ impl<T> RawHive<T> {
         debug_assert_eq!(self.blocks[b].live(), 0);
         debug_assert!(self.blocks[b].len() > 0);
         self.unlist(b);
-        let floor = self.blocks[b].max_generation();
+        let floor = self.blocks[b].max_generation().max(self.meta[b].floor);
         self.slot_total -= self.blocks[b].len();
         self.retired -= self.meta[b].retired as usize;
         self.empty -= 1;
@@ -335,7 +332,7 @@ impl<T> RawHive<T> {
     #[inline]
     pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
         let (b, i) = self.split(index);
-        let value = self.blocks.get_mut(b)?.take(i, generation, NO_SLOT)?;
+        let (generation, value) = self.blocks.get_mut(b)?.take(i, generation, NO_SLOT)?;
         self.len -= 1;
         self.release(b, i, generation);
         Some(value)
@@ -433,7 +430,7 @@ impl<T> RawHive<T> {
             }
             self.rebuild_free_list(b);
             let meta = &self.meta[b];
-            let usable = meta.free_head != NO_SLOT || (meta.fresh as usize) < len;
+            let usable = meta.free_head != NO_SLOT || self.blocks[b].has_fresh();
             if usable && keep.is_none_or(|k| self.blocks[k].len() < len) {
                 keep = Some(b);
             }
@@ -446,7 +443,7 @@ impl<T> RawHive<T> {
         }
     }
 
-    /// Relinks block `b`'s vacant slots below `fresh` in slot order,
+    /// Relinks block `b`'s vacant used slots in slot order,
     /// recounts its retired slots and fixes its listing.
     fn rebuild_free_list(&mut self, b: usize) {
         let max_generation = self.limits.max_generation;
@@ -454,7 +451,7 @@ impl<T> RawHive<T> {
         let meta = &mut self.meta[b];
         let mut head = NO_SLOT;
         let mut retired = 0u32;
-        for i in (0..meta.fresh as usize).rev() {
+        for i in (0..block.fresh()).rev() {
             let Some(slot) = block.slot(i) else { continue };
             if slot.is_occupied() {
                 continue;
@@ -469,7 +466,7 @@ impl<T> RawHive<T> {
         meta.free_head = head;
         self.retired = self.retired - meta.retired as usize + retired as usize;
         meta.retired = retired;
-        let has_free = head != NO_SLOT || (meta.fresh as usize) < block.len();
+        let has_free = head != NO_SLOT || block.has_fresh();
         if has_free && meta.listed == NOT_LISTED {
             self.list(b);
         } else if !has_free {
@@ -493,7 +490,7 @@ impl<T> RawHive<T> {
             );
             if block.len() == 0 {
                 assert_eq!(meta.listed, NOT_LISTED, "freed range {b} listed");
-                assert_eq!((meta.free_head, meta.fresh, meta.retired), (NO_SLOT, 0, 0));
+                assert_eq!((meta.free_head, meta.retired), (NO_SLOT, 0));
                 let vacated = self.vacated.iter().filter(|&&v| v as usize == b).count();
                 let expected = usize::from(meta.floor < max_generation);
                 assert_eq!(vacated, expected, "freed range {b} on the vacated list");
@@ -513,18 +510,17 @@ impl<T> RawHive<T> {
             if block.live() == 0 {
                 empty += 1;
             }
-            let fresh = meta.fresh as usize;
-            assert!(fresh <= block.len(), "fresh past block {b}");
+            let fresh = block.fresh();
             let mut retired = 0;
             for i in 0..block.len() {
                 let Some(slot) = block.slot(i) else {
-                    panic!("slot {i} of block {b} missing");
+                    assert!(i >= fresh, "used slot {i} of block {b} missing");
+                    continue;
                 };
-                assert!(slot.generation() >= meta.floor, "slot below the floor");
+                assert!(i < fresh, "never-used slot {i} of block {b} readable");
+                assert!(slot.generation() > meta.floor, "slot at or below the floor");
                 assert!(slot.generation() <= max_generation);
-                if i >= fresh {
-                    assert!(!slot.is_occupied() && slot.generation() == meta.floor);
-                } else if !slot.is_occupied() && slot.generation() >= max_generation {
+                if !slot.is_occupied() && slot.generation() >= max_generation {
                     retired += 1;
                 }
             }
@@ -550,7 +546,7 @@ impl<T> RawHive<T> {
                 fresh,
                 "lost slot in block {b}"
             );
-            let has_free = meta.free_head != NO_SLOT || fresh < block.len();
+            let has_free = meta.free_head != NO_SLOT || block.has_fresh();
             if has_free {
                 listed_blocks += 1;
                 let at = meta.listed as usize;

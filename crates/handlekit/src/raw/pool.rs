@@ -5,12 +5,13 @@
 //! is named by its *flat index* `block << shift | offset`. The free list is
 //! threaded through the vacant slots' own memory (the slot's union holds the
 //! next flat index), so it costs no memory of its own. Allocation pops the
-//! free list, else takes the next never-used slot (`fresh`), else carves a
-//! new block; freeing pushes on the list. Both are O(1).
+//! free list, else appends to the last block (the only one with never-used
+//! slots), else carves a new block; freeing pushes on the list. Both are
+//! O(1).
 //!
 //! Unlike the C version, a new block is not pushed on the free list slot by
-//! slot: its slots are handed out in order through `fresh`, so carving a
-//! block is one allocation and no O(block) loop over links.
+//! slot: its slots are handed out in order by [`Block::append`], so carving
+//! a block is one allocation and no O(block) loop over links or slots.
 //!
 //! All of this is safe code over `Block`.
 
@@ -31,23 +32,20 @@ pub(crate) struct RawPool<T> {
     shift: u32,
     /// Total slots in all blocks. Invariant: `slot_total <=
     /// limits.max_slots <= u32::MAX`, so every flat index fits in a `u32`
-    /// other than `NO_SLOT`.
+    /// other than `NO_SLOT`. Every block but the last is used up (`fresh
+    /// == len`), so the slots ever used are the flat indices `0..used()`.
     slot_total: usize,
-    /// Invariant: the slots at flat indices `fresh..slot_total` have never
-    /// held a value (vacant, generation 0, on no list); `fresh <=
-    /// slot_total`.
-    fresh: usize,
     /// First slot of the free list, or `NO_SLOT`. Invariant: the list holds
-    /// exactly the vacant slots below `fresh` whose generation is below
+    /// exactly the vacant used slots whose generation is below
     /// `limits.max_generation`, each once, linked through their `next_free`.
     free_head: u32,
-    /// Vacant slots below `fresh` (on the free list or retired), so that
-    /// the number of live values (the sum of the blocks' `live`) is
-    /// `fresh - vacant`. Counting these rather than the live values keeps
-    /// an insert into a never-used slot free of a counter update.
+    /// Vacant used slots (on the free list or retired), so that the number
+    /// of live values (the sum of the blocks' `live`) is `used() - vacant`.
+    /// Counting these rather than the live values keeps an append free of
+    /// any counter but the block's cursor.
     vacant: usize,
-    /// Vacant slots below `fresh` whose generation reached
-    /// `limits.max_generation`: never reused, so no key is issued twice.
+    /// Vacant used slots whose generation reached `limits.max_generation`:
+    /// never reused, so no key is issued twice.
     retired: usize,
     /// Set for a pool that must never allocate after construction: its one
     /// block (if the capacity is not 0) has exactly this many slots, and no
@@ -64,7 +62,6 @@ impl<T> RawPool<T> {
             blocks: Vec::new(),
             shift,
             slot_total: 0,
-            fresh: 0,
             free_head: NO_SLOT,
             vacant: 0,
             retired: 0,
@@ -110,7 +107,16 @@ impl<T> RawPool<T> {
 
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.fresh - self.vacant
+        self.used() - self.vacant
+    }
+
+    /// Slots ever used: flat indices `0..used()` (every block but the last
+    /// is used up).
+    #[inline]
+    fn used(&self) -> usize {
+        self.blocks
+            .last()
+            .map_or(0, |block| block.base() + block.fresh())
     }
 
     #[inline]
@@ -144,19 +150,17 @@ impl<T> RawPool<T> {
         make: impl FnOnce(usize, u32) -> T,
     ) -> Result<(usize, u32), CapacityError> {
         if self.free_head == NO_SLOT {
-            if self.fresh == self.slot_total {
+            if !self.blocks.last().is_some_and(Block::has_fresh) {
                 self.carve()?;
             }
-            let index = self.fresh;
-            let (b, i) = self.split(index);
-            let Some(block) = self.blocks.get_mut(b) else {
-                unreachable!("fresh slot {index} past the blocks")
+            let Some(block) = self.blocks.last_mut() else {
+                unreachable!("no block after carving")
             };
-            // A never-used slot has generation 0 and no link (the invariant
-            // on `fresh`), so there is nothing to read from it.
+            // A never-used slot has no generation or link to read: its first
+            // occupant gets generation 1.
+            let index = block.base() + block.fresh();
             let value = make(index, 1);
-            block.occupy(i, 1, value);
-            self.fresh += 1;
+            block.append(1, value);
             return Ok((index, 1));
         }
         let index = self.free_head as usize;
@@ -211,9 +215,16 @@ impl<T> RawPool<T> {
     pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
         let (b, i) = self.split(index);
         let block = self.blocks.get_mut(b)?;
-        let value = block.take(i, generation, NO_SLOT)?;
+        // Linked as the new head at once; a retired slot's link is unused.
+        let (generation, value) = block.take(i, generation, self.free_head)?;
         self.vacant += 1;
-        self.release(b, i, generation);
+        if generation >= self.limits.max_generation {
+            self.retired += 1;
+        } else {
+            // `index` named a slot of block `b`, so it is below
+            // `slot_total <= u32::MAX` and is not `NO_SLOT`.
+            self.free_head = index as u32;
+        }
         Some(value)
     }
 
@@ -277,7 +288,8 @@ impl<T> RawPool<T> {
         let max_generation = self.limits.max_generation;
         let mut head = NO_SLOT;
         let mut retired = 0;
-        for index in (0..self.fresh).rev() {
+        let used = self.used();
+        for index in (0..used).rev() {
             let (b, i) = self.split(index);
             let Some(block) = self.blocks.get_mut(b) else {
                 continue;
@@ -296,7 +308,7 @@ impl<T> RawPool<T> {
         self.free_head = head;
         self.retired = retired;
         let live: usize = self.blocks.iter().map(Block::live).sum();
-        self.vacant = self.fresh - live;
+        self.vacant = used - live;
     }
 
     /// Checks every invariant; panics on the first one broken. O(slots).
@@ -309,6 +321,7 @@ impl<T> RawPool<T> {
             assert!(block.len() <= self.block_size(), "block {b} too long");
             if b + 1 < self.blocks.len() {
                 assert_eq!(block.len(), self.block_size(), "short inner block {b}");
+                assert_eq!(block.fresh(), block.len(), "inner block {b} not used up");
             }
             total += block.len();
             live += block.live();
@@ -316,7 +329,7 @@ impl<T> RawPool<T> {
         assert_eq!(total, self.slot_total, "slot total");
         assert!(self.slot_total <= self.limits.max_slots);
         assert_eq!(live, self.len(), "vacant count");
-        assert!(self.fresh <= self.slot_total, "fresh past the slots");
+        let used = self.used();
         if let Some(fixed) = self.fixed {
             assert_eq!(self.slot_total, fixed, "fixed pool changed size");
             assert!(self.blocks.len() <= 1, "fixed pool grew a block");
@@ -328,25 +341,22 @@ impl<T> RawPool<T> {
         let mut retired = 0;
         for index in 0..self.slot_total {
             let Some(s) = slot(index) else {
-                panic!("slot {index} missing");
+                assert!(index >= used, "used slot {index} missing");
+                continue;
             };
+            assert!(index < used, "never-used slot {index} readable");
             assert!(s.generation() <= self.limits.max_generation);
-            if index >= self.fresh {
-                assert!(
-                    !s.is_occupied() && s.generation() == 0,
-                    "slot {index} past fresh was used"
-                );
-            } else if !s.is_occupied() && s.generation() >= self.limits.max_generation {
+            if !s.is_occupied() && s.generation() >= self.limits.max_generation {
                 retired += 1;
             }
         }
         assert_eq!(retired, self.retired, "retired count");
-        let mut seen = alloc::vec![false; self.fresh];
+        let mut seen = alloc::vec![false; used];
         let mut cursor = self.free_head;
         let mut listed = 0;
         while cursor != NO_SLOT {
             let index = cursor as usize;
-            assert!(index < self.fresh, "free list holds fresh slot {index}");
+            assert!(index < used, "free list holds never-used slot {index}");
             assert!(!seen[index], "free list cycle or duplicate at {index}");
             seen[index] = true;
             let Some(s) = slot(index) else {
@@ -359,7 +369,7 @@ impl<T> RawPool<T> {
         }
         assert_eq!(
             self.len() + self.retired + listed,
-            self.fresh,
+            used,
             "a used vacant slot is neither free nor retired"
         );
     }
@@ -377,7 +387,6 @@ impl<T: Clone> Clone for RawPool<T> {
             blocks,
             shift: self.shift,
             slot_total: self.slot_total,
-            fresh: self.fresh,
             free_head: self.free_head,
             vacant: self.vacant,
             retired: self.retired,
