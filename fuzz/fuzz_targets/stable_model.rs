@@ -45,6 +45,8 @@ pub trait Stable<K: Key>: Clone + PartialEq {
     fn iter(&self) -> Iter<'_, Value, K>;
     fn values(&self) -> Values<'_, Value>;
     fn check_invariants(&self);
+    /// A serde_json round trip.
+    fn round_trip(&self) -> Self;
 }
 
 macro_rules! forward_stable {
@@ -109,6 +111,12 @@ macro_rules! forward_stable {
             fn check_invariants(&self) {
                 $ty::check_invariants(self)
             }
+            fn round_trip(&self) -> Self {
+                let json = serde_json::to_string(self).expect("serialize");
+                let back: Self = serde_json::from_str(&json).expect("deserialize");
+                assert_eq!(serde_json::to_string(&back).expect("serialize again"), json);
+                back
+            }
         }
     };
 }
@@ -160,6 +168,11 @@ pub enum Op {
     /// `shrink_to_fit` (a hive frees its empty blocks; a pool has none to
     /// free).
     Shrink,
+    /// A serde round trip; optionally continue with the result (which has
+    /// no fixed capacity).
+    SerdeRoundTrip {
+        adopt: bool,
+    },
 }
 
 pub struct Model<K: Key, C: Stable<K>> {
@@ -369,6 +382,21 @@ impl<K: Key, C: Stable<K>> Model<K, C> {
                 }
             }
             Op::Shrink => self.pool.shrink(),
+            Op::SerdeRoundTrip { adopt } => {
+                let back = self.pool.round_trip();
+                back.check_invariants();
+                assert!(back == self.pool);
+                assert_eq!(back.retired_count(), self.pool.retired_count());
+                if adopt {
+                    self.pool = back;
+                    self.fixed = None;
+                    self.ptrs = self
+                        .live
+                        .keys()
+                        .map(|&k| (k, self.pool.get_ptr(k).unwrap()))
+                        .collect();
+                }
+            }
             Op::Thin { keep, seed } => {
                 let mut keys: Vec<K> = self.live.keys().copied().collect();
                 keys.sort();

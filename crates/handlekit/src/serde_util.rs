@@ -1,17 +1,19 @@
-//! Serde helpers shared by the tables: a slot arena serializes as a
+//! Serde helpers shared by the tables: a run of slots serializes as a
 //! sequence of `(generation, Option<payload>)`, one per slot, and
-//! deserializes with every generation range-checked, the slot count bounded
-//! by the key type, the free list and counts rebuilt rather than read, and
-//! no allocation sized from an untrusted length.
+//! deserializes into a [`SlotSink`] (a slot arena, a pool, a hive block)
+//! with every generation range-checked, the slot count bounded by the key
+//! type, the free lists and counts rebuilt rather than read, and no
+//! allocation sized from an untrusted length.
 
 use core::fmt;
 use core::marker::PhantomData;
 
-use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
+use crate::raw::pool::RawPool;
 use crate::raw::slot::Slot;
-use crate::raw::{KeyLimits, SlotArena};
+use crate::raw::{BuildError, KeyLimits, SlotArena};
 use crate::Key;
 
 /// Slots, borrowed for serialization.
@@ -19,12 +21,72 @@ pub(crate) struct SlotsRef<'a, T>(pub(crate) &'a [Slot<T>]);
 
 impl<T: Serialize> Serialize for SlotsRef<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let slots = self.0;
-        let mut seq = serializer.serialize_seq(Some(slots.len()))?;
-        for slot in slots {
-            seq.serialize_element(&(slot.generation(), slot.get()))?;
+        serialize_slots(serializer, self.0.len(), self.0)
+    }
+}
+
+/// Serializes `len` slots (what `slots` yields) as a sequence of
+/// `(generation, Option<&T>)`.
+pub(crate) fn serialize_slots<'a, S: Serializer, T: Serialize + 'a>(
+    serializer: S,
+    len: usize,
+    slots: impl IntoIterator<Item = &'a Slot<T>>,
+) -> Result<S::Ok, S::Error> {
+    let mut seq = serializer.serialize_seq(Some(len))?;
+    for slot in slots {
+        seq.serialize_element(&(slot.generation(), slot.get()))?;
+    }
+    seq.end()
+}
+
+/// Something a deserialized run of slots is appended to, one slot at a
+/// time, in index order. Each call validates what it is given.
+pub(crate) trait SlotSink<T> {
+    /// Appends a slot: occupied by `value`, or vacant if `None`, with
+    /// `generation` (the last occupant's, for a vacant slot).
+    fn push_slot(&mut self, generation: u32, value: Option<T>) -> Result<(), BuildError>;
+}
+
+impl<T> SlotSink<T> for SlotArena<T> {
+    fn push_slot(&mut self, generation: u32, value: Option<T>) -> Result<(), BuildError> {
+        match value {
+            Some(value) => self.push_occupied(generation, value),
+            None => self.push_vacant(generation),
         }
-        seq.end()
+    }
+}
+
+impl<T> SlotSink<T> for RawPool<T> {
+    fn push_slot(&mut self, generation: u32, value: Option<T>) -> Result<(), BuildError> {
+        self.push_used(generation, value)
+    }
+}
+
+/// Deserializes a sequence of `(generation, Option<T>)` slots into a sink.
+pub(crate) struct SlotsInto<'s, S, T>(pub(crate) &'s mut S, pub(crate) PhantomData<fn() -> T>);
+
+impl<'de, S: SlotSink<T>, T: Deserialize<'de>> DeserializeSeed<'de> for SlotsInto<'_, S, T> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, S: SlotSink<T>, T: Deserialize<'de>> Visitor<'de> for SlotsInto<'_, S, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence of (generation, optional value) slots")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some((generation, value)) = seq.next_element::<(u32, Option<T>)>()? {
+            self.0
+                .push_slot(generation, value)
+                .map_err(de::Error::custom)?;
+        }
+        Ok(())
     }
 }
 
@@ -33,33 +95,10 @@ pub(crate) struct ArenaOf<T, K>(pub(crate) SlotArena<T>, pub(crate) PhantomData<
 
 impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for ArenaOf<T, K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_seq(SlotsVisitor::<T, K>(PhantomData))
-    }
-}
-
-/// Keeps `K` in the type without affecting auto traits.
-type KeyMarker<K> = fn(K) -> K;
-
-struct SlotsVisitor<T, K>(PhantomData<(T, KeyMarker<K>)>);
-
-impl<'de, T: Deserialize<'de>, K: Key> Visitor<'de> for SlotsVisitor<T, K> {
-    type Value = ArenaOf<T, K>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a sequence of (generation, optional value) slots")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        // Never trust the length hint for more than a small allocation.
-        let hint = seq.size_hint().unwrap_or(0).min(4096);
-        let mut arena = SlotArena::with_capacity(KeyLimits::of::<K>(), hint);
-        while let Some((generation, value)) = seq.next_element::<(u32, Option<T>)>()? {
-            let pushed = match value {
-                Some(value) => arena.push_occupied(generation, value),
-                None => arena.push_vacant(generation),
-            };
-            pushed.map_err(de::Error::custom)?;
-        }
+        // Nothing is reserved from the length hint: the slots vector grows
+        // as slots arrive.
+        let mut arena = SlotArena::with_capacity(KeyLimits::of::<K>(), 0);
+        SlotsInto(&mut arena, PhantomData).deserialize(deserializer)?;
         arena.finish_build();
         Ok(ArenaOf(arena, PhantomData))
     }

@@ -73,6 +73,8 @@ mod hive {
         Retain(u64),
         Drain(usize),
         Clone,
+        /// A serde round trip (a no-op without the `serde` feature).
+        SerdeRoundTrip,
         IntoIter,
         Iter(usize),
     }
@@ -104,6 +106,7 @@ mod hive {
             2 => (1u64..5).prop_map(Op::Retain),
             1 => (0usize..5).prop_map(Op::Drain),
             1 => Just(Op::Clone),
+            1 => Just(Op::SerdeRoundTrip),
             1 => Just(Op::IntoIter),
             3 => (0usize..8).prop_map(Op::Iter),
         ]
@@ -165,6 +168,26 @@ mod hive {
             assert_eq!(got, self.model.remove(&key), "remove {key:?}");
             self.ptrs.remove(&key);
         }
+
+        /// Serializes and deserializes the hive and continues with the
+        /// result: same keys, values, block sizes and retired slots; `check`
+        /// then finds every stale key still stale.
+        #[cfg(feature = "serde")]
+        fn serde_round_trip(&mut self) {
+            let json = serde_json::to_string(&self.hive).unwrap();
+            let back: Hive<u64, K> = serde_json::from_str(&json).unwrap();
+            back.check_invariants();
+            assert_eq!(back, self.hive);
+            assert_eq!(back.block_sizes(), self.hive.block_sizes());
+            assert_eq!(back.retired_count(), self.hive.retired_count());
+            assert!(back.capacity() <= self.hive.capacity());
+            assert_eq!(serde_json::to_string(&back).unwrap(), json);
+            self.hive = back;
+            self.rerecord();
+        }
+
+        #[cfg(not(feature = "serde"))]
+        fn serde_round_trip(&mut self) {}
 
         /// Forgets the recorded addresses (the values moved to a new hive).
         fn rerecord(&mut self) {
@@ -393,6 +416,7 @@ mod hive {
                     self.hive = copy;
                     self.rerecord();
                 }
+                Op::SerdeRoundTrip => self.serde_round_trip(),
                 Op::IntoIter => {
                     let hive = std::mem::take(&mut self.hive);
                     let copy = hive.clone();
@@ -694,4 +718,120 @@ fn top_bit_generation_is_filed_by_the_slot() {
     assert_eq!(again.0 & 0xffff_ffff, key.0 & 0xffff_ffff, "slot reused");
     assert!(hive.get(key).is_none());
     hive.check_invariants();
+}
+
+/// Deserializing a hive from untrusted input.
+#[cfg(feature = "serde")]
+mod hive_serde {
+    use super::*;
+
+    /// Parses through `from_reader` (see `stale_keys.rs` for why).
+    fn parse<K: Key>(json: &str) -> Result<Hive<u64, K>, String> {
+        serde_json::from_reader(json.as_bytes()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn blocks_floors_and_slots_are_loaded() {
+        // G2: generations 1..=3. Block 0 (2 slots): a value and a retired
+        // slot. Block 1: a freed range with floor 2. Block 2 (range 8..12):
+        // one value.
+        let json = r#"{"block_sizes":[2,4],"blocks":[[0,[[1,10],[3,null]]],[2,[]],[0,[[1,20]]]]}"#;
+        let mut hive = parse::<G2>(json).unwrap();
+        hive.check_invariants();
+        assert_eq!(hive.len(), 2);
+        assert_eq!(hive.retired_count(), 1);
+        assert_eq!(hive.get(G2::from_parts(0, 1).unwrap()), Some(&10));
+        assert_eq!(hive.get(G2::from_parts(8, 1).unwrap()), Some(&20));
+        assert_eq!(hive.get(G2::from_parts(1, 3).unwrap()), None);
+        assert_eq!(serde_json::to_string(&hive).unwrap(), json);
+        // Block 2 holds exactly the slot the input used; block 0 is full and
+        // its other slot retired, so the next value goes to a new block over
+        // the freed range 4..8, above its floor.
+        assert_eq!(hive.capacity(), 3 - 1);
+        let key = hive.insert(30);
+        assert_eq!((key.index(), key.generation()), (4, 3));
+        hive.check_invariants();
+    }
+
+    #[test]
+    fn malformed_input_is_rejected() {
+        for (json, why) in [
+            (
+                r#"{"block_sizes":[3,4],"blocks":[]}"#,
+                "block size not a power of two",
+            ),
+            (
+                r#"{"block_sizes":[4,2],"blocks":[]}"#,
+                "smallest above largest",
+            ),
+            (r#"{"block_sizes":[0,4],"blocks":[]}"#, "zero block size"),
+            (
+                r#"{"block_sizes":[2,4294967296],"blocks":[]}"#,
+                "block size above 2^31",
+            ),
+            (
+                r#"{"block_sizes":[2,4],"blocks":[[2,[[2,5]]]]}"#,
+                "slot generation at its block's floor",
+            ),
+            (
+                r#"{"block_sizes":[2,4],"blocks":[[0,[[4,5]]]]}"#,
+                "generation past the maximum",
+            ),
+            (
+                r#"{"block_sizes":[2,4],"blocks":[[0,[[0,5]]]]}"#,
+                "occupied generation 0",
+            ),
+            (
+                r#"{"block_sizes":[2,4],"blocks":[[0,[[1,1],[1,2],[1,3]]]]}"#,
+                "more slots than the block holds",
+            ),
+            (
+                r#"{"block_sizes":[2,4],"blocks":[[4,[]]]}"#,
+                "floor past the maximum",
+            ),
+            (
+                r#"{"block_sizes":[2,4],"blocks":[[3,[[3,null]]]]}"#,
+                "a block over a retired range",
+            ),
+            (
+                r#"{"block_sizes":[2,4],"blocks":[],"extra":1}"#,
+                "unknown field",
+            ),
+            (r#"{"blocks":[]}"#, "missing block sizes"),
+            (
+                r#"{"block_sizes":[2,4],"blocks":[[0]]}"#,
+                "block without slots",
+            ),
+        ] {
+            assert!(parse::<G2>(json).is_err(), "accepted {why}: {json}");
+        }
+    }
+
+    #[test]
+    fn blocks_are_bounded_by_the_index_space() {
+        // SixteenSlots: 16 indices, 4 ranges of 4.
+        let blocks = |n: usize| {
+            let body = vec!["[0,[[1,7]]]"; n].join(",");
+            format!(r#"{{"block_sizes":[4,4],"blocks":[{body}]}}"#)
+        };
+        let four = parse::<SixteenSlots>(&blocks(4)).unwrap();
+        assert_eq!(four.len(), 4);
+        four.check_invariants();
+        let err = parse::<SixteenSlots>(&blocks(5)).unwrap_err();
+        assert!(
+            err.contains("more slots than the key type can index"),
+            "{err}"
+        );
+    }
+
+    /// The input names a block size of 2^31 slots but uses one: only that
+    /// slot is allocated.
+    #[test]
+    fn a_named_block_size_allocates_nothing_by_itself() {
+        let json = r#"{"block_sizes":[2147483648,2147483648],"blocks":[[0,[[1,7]]]]}"#;
+        let hive = parse::<Id>(json).unwrap();
+        hive.check_invariants();
+        assert_eq!(hive.capacity(), 1);
+        assert_eq!(hive.block_sizes(), (1 << 31, 1 << 31));
+    }
 }

@@ -64,6 +64,8 @@ enum Op {
     Retain(u64),
     Drain(usize),
     Clone,
+    /// A serde round trip (a no-op without the `serde` feature).
+    SerdeRoundTrip,
     Iter(usize),
 }
 
@@ -91,6 +93,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (1u64..5).prop_map(Op::Retain),
         1 => (0usize..5).prop_map(Op::Drain),
         1 => Just(Op::Clone),
+        1 => Just(Op::SerdeRoundTrip),
         3 => (0usize..8).prop_map(Op::Iter),
     ]
 }
@@ -580,9 +583,44 @@ impl<K: Key> Harness<K> {
                     .map(|k| (k, self.pool.get_ptr(k).unwrap()))
                     .collect();
             }
+            Op::SerdeRoundTrip => self.serde_round_trip(),
             Op::Iter(split) => self.check_iterators(split),
         }
     }
+
+    /// Serializes and deserializes the pool and continues with the result:
+    /// same keys and values, the free list rebuilt in index order, the
+    /// default block size, no fixed capacity.
+    #[cfg(feature = "serde")]
+    fn serde_round_trip(&mut self) {
+        let json = serde_json::to_string(&self.pool).unwrap();
+        let back: Pool<u64, K> = serde_json::from_str(&json).unwrap();
+        back.check_invariants();
+        assert!(back == self.pool);
+        assert_eq!(back.retired_count(), self.pool.retired_count());
+        assert_eq!(back.fixed_capacity(), None);
+        assert_eq!(serde_json::to_string(&back).unwrap(), json);
+        let live: HashSet<usize> = self.model.keys().map(|k| k.index()).collect();
+        let reference = &mut self.reference;
+        reference.free = (0..reference.generations.len())
+            .rev()
+            .filter(|&i| !live.contains(&i) && reference.generations[i] < reference.max_generation)
+            .collect();
+        reference.block_size = back.block_size();
+        reference.slots = back.block_count() * back.block_size();
+        reference.fixed = None;
+        assert!(reference.slots >= reference.generations.len());
+        assert!(reference.slots < reference.generations.len() + back.block_size());
+        self.pool = back;
+        let live = self.live_keys();
+        self.ptrs = live
+            .into_iter()
+            .map(|k| (k, self.pool.get_ptr(k).unwrap()))
+            .collect();
+    }
+
+    #[cfg(not(feature = "serde"))]
+    fn serde_round_trip(&mut self) {}
 }
 
 fn run<K: Key>(block_size: usize, fixed: Option<usize>, ops: Vec<Op>) {
@@ -753,4 +791,88 @@ fn growable_pool_stops_at_the_index_space() {
     cut.extend(1..8);
     assert!(cut.try_insert(0).unwrap_err().is_index_space());
     cut.check_invariants();
+}
+
+/// Deserializing a pool from untrusted input.
+#[cfg(feature = "serde")]
+mod pool_serde {
+    use super::*;
+
+    define_key! {
+        /// 2 index bits: 4 slots in all.
+        pub struct FourSlots(u32; index_bits = 2);
+    }
+
+    /// Parses through `from_reader` (see `stale_keys.rs` for why).
+    fn parse<K: Key>(json: &str) -> Result<Pool<u64, K>, String> {
+        serde_json::from_reader(json.as_bytes()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn slots_are_loaded_and_validated() {
+        // Gen4: generations 1..=15.
+        let json = r#"{"slots":[[1,10],[15,null],[0,null],[2,null]]}"#;
+        let mut pool = parse::<Gen4>(json).unwrap();
+        pool.check_invariants();
+        assert_eq!(pool.len(), 1);
+        assert_eq!(
+            pool.retired_count(),
+            1,
+            "a vacant slot at the last generation"
+        );
+        assert_eq!(pool.get(Gen4::from_parts(0, 1).unwrap()), Some(&10));
+        assert_eq!(pool.get(Gen4::from_parts(1, 15).unwrap()), None);
+        assert_eq!(serde_json::to_string(&pool).unwrap(), json);
+        // The free list is rebuilt lowest index first; then fresh slots.
+        let keys: Vec<(usize, u32)> = (0..3)
+            .map(|v| pool.insert(v))
+            .map(|k| (k.index(), k.generation()))
+            .collect();
+        assert_eq!(keys, [(2, 1), (3, 3), (4, 1)]);
+        pool.check_invariants();
+
+        for (json, why) in [
+            (
+                r#"{"slots":[[16,10]]}"#,
+                "occupied generation past the maximum",
+            ),
+            (
+                r#"{"slots":[[16,null]]}"#,
+                "vacant generation past the maximum",
+            ),
+            (r#"{"slots":[[0,10]]}"#, "occupied generation 0"),
+            (r#"{"slots":[[4294967295,10]]}"#, "u32::MAX generation"),
+            (
+                r#"{"slots":[[2147483649,null]]}"#,
+                "generation with the vacant bit",
+            ),
+            (r#"{}"#, "missing slots"),
+            (r#"{"slots":[],"slots":[]}"#, "duplicate slots"),
+            (r#"{"slots":[],"block_size":4}"#, "unknown field"),
+            (r#"{"slots":[[1]]}"#, "slot without a value"),
+        ] {
+            assert!(parse::<Gen4>(json).is_err(), "accepted {why}: {json}");
+        }
+    }
+
+    #[test]
+    fn slot_count_is_bounded_by_the_key() {
+        let slots = |n: usize| format!(r#"{{"slots":[{}]}}"#, vec!["[1,0]"; n].join(","));
+        let four = parse::<FourSlots>(&slots(4)).unwrap();
+        assert_eq!(four.len(), 4);
+        four.check_invariants();
+        let err = parse::<FourSlots>(&slots(5)).unwrap_err();
+        assert!(err.contains("index"), "{err}");
+    }
+
+    /// A fixed pool loads as a growable one with the default block size.
+    #[test]
+    fn fixed_capacity_and_block_size_are_not_kept() {
+        let mut fixed: Pool<u64> = Pool::with_fixed_capacity(3);
+        let key = fixed.insert(1);
+        let back: Pool<u64> = parse(&serde_json::to_string(&fixed).unwrap()).unwrap();
+        assert_eq!(back.fixed_capacity(), None);
+        assert_eq!(back.block_size(), Pool::<u64>::new().block_size());
+        assert_eq!(back[key], 1);
+    }
 }

@@ -3,6 +3,9 @@
 //! C++'s `std::hive`), with generational keys and stable addresses; and its
 //! iterators.
 
+#[cfg(feature = "serde")]
+mod serde_impl;
+
 use core::marker::PhantomData;
 
 use crate::raw::block::{block_shift_for, BlockTable};
@@ -97,6 +100,22 @@ const fn default_shift<T>() -> u32 {
 /// 0.35 ns per value that way against 1.07 ns with a `next()` loop (a
 /// `Vec` took 0.16 ns); at half or 1/16 occupancy the two paths were
 /// within 10% of each other.
+///
+/// # Serde
+///
+/// With the `serde` feature, a hive serializes as its block sizes and its
+/// blocks in order, each as its *floor* (the generation its never-used
+/// slots start above) and its used slots as `(generation, Option<value>)`;
+/// a freed range is a floor with no slots. Every key stays valid and every
+/// stale key stale after a round trip. Deserialization checks the block
+/// sizes, every generation against its block's floor and the key type, and
+/// the index space, and rebuilds the free lists in slot order. Each block is
+/// allocated with only as many slots as the input used, so the input cannot
+/// make the hive allocate more than it fills; the loaded hive may have less
+/// spare room than the original. The block sizes, though, come from the
+/// input: check [`block_sizes`](Hive::block_sizes) before inserting into a
+/// hive loaded from an untrusted source, since the next block it allocates
+/// has the size the input named.
 ///
 /// # Examples
 ///

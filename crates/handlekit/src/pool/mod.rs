@@ -1,6 +1,9 @@
 //! [`Pool`]: the typed free-list block allocator, with generational keys and
 //! stable addresses; and its iterators.
 
+#[cfg(feature = "serde")]
+mod serde_impl;
+
 use core::fmt;
 use core::iter::FusedIterator;
 use core::marker::PhantomData;
@@ -68,6 +71,17 @@ const fn default_shift<T>() -> u32 {
 /// forged keys and stale keys never cause undefined behaviour. A slot whose
 /// generation reaches [`Key::MAX_GENERATION`] retires and is never reused
 /// (see [`IdTable`](crate::IdTable) for the story).
+///
+/// # Serde
+///
+/// With the `serde` feature, a pool serializes as its used slots in index
+/// order, each as `(generation, Option<value>)`, so every key stays valid
+/// and every stale key stays stale after a round trip. Deserialization
+/// checks every generation and the slot count against the key type and
+/// rebuilds the free list in index order. The block size and a fixed
+/// capacity are not part of the form (no key depends on them): a loaded
+/// pool has the default block size and can grow, and no block size is ever
+/// read from untrusted input.
 ///
 /// # Examples
 ///

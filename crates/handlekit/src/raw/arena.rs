@@ -705,6 +705,11 @@ pub(crate) enum BuildError {
     TooManySlots(usize),
     /// A generation out of range.
     Generation(u32),
+    /// A structure the container cannot have (block sizes, a block's
+    /// length or floor).
+    Layout(&'static str),
+    /// Room for the slots could not be made.
+    Capacity(crate::CapacityError),
 }
 
 #[cfg(feature = "serde")]
@@ -720,6 +725,8 @@ impl core::fmt::Display for BuildError {
                     "slot generation {generation} is out of range for the key type"
                 )
             }
+            BuildError::Layout(what) => f.write_str(what),
+            BuildError::Capacity(error) => write!(f, "{error}"),
         }
     }
 }

@@ -196,6 +196,37 @@ impl<T> Block<T> {
         i
     }
 
+    /// Makes the first never-used slot vacant with last generation
+    /// `generation` and no link, as if its occupants had come and gone
+    /// (for deserialization).
+    ///
+    /// # Panics
+    ///
+    /// If no never-used slot is left.
+    #[cfg(feature = "serde")]
+    pub(crate) fn push_vacant(&mut self, generation: u32) {
+        let i = self.fresh;
+        assert!(i < self.len, "push to a full block");
+        // The appended run must stay all occupied: close it first.
+        self.mark();
+        // SAFETY: `i < len`, so the slot is in the allocation; it is
+        // uninitialized (`i >= fresh`), so writing drops nothing.
+        unsafe {
+            self.slot_ptr(i)
+                .write(Slot::new_vacant(generation, NO_SLOT))
+        };
+        self.fresh = i + 1;
+        self.marked = i + 1;
+    }
+
+    /// The slots ever used (`0..fresh`), in order.
+    #[cfg(feature = "serde")]
+    pub(crate) fn used_slots(&self) -> &[Slot<T>] {
+        // SAFETY: the first `fresh` slots are initialized (invariant on
+        // `slots`), and nothing writes to them while `self` is borrowed.
+        unsafe { core::slice::from_raw_parts(self.slots.as_ptr(), self.fresh) }
+    }
+
     /// Gives the appended slots (`marked..fresh`) their occupancy bits and
     /// counts them in `live`.
     #[inline]

@@ -26,6 +26,8 @@ use alloc::vec::Vec;
 
 use super::block::{block_table, clone_blocks, Block, BlockTable};
 use super::slot::NO_SLOT;
+#[cfg(feature = "serde")]
+use super::BuildError;
 use super::KeyLimits;
 use crate::CapacityError;
 
@@ -69,7 +71,10 @@ impl Meta {
 /// with a free slot.
 pub(crate) struct RawHive<T> {
     /// The block table. Invariant: block `b` has base `b << shift` and
-    /// either `size_of_block(b)` slots (allocated) or 0 (a freed range).
+    /// either `size_of_block(b)` slots (allocated), or 0 (a freed range).
+    /// Only a deserialized hive has shorter blocks: `1..size_of_block(b)`
+    /// slots, as many as the input used, so input cannot ask for memory it
+    /// does not fill.
     blocks: Vec<Block<T>>,
     /// Bookkeeping of block `b`. Invariant: `meta.len() == blocks.len()`.
     meta: Vec<Meta>,
@@ -474,6 +479,84 @@ impl<T> RawHive<T> {
         }
     }
 
+    /// The blocks in order, each as its floor and its used slots (none for
+    /// a freed range); for serialization.
+    #[cfg(feature = "serde")]
+    pub(crate) fn blocks_with_floors(
+        &self,
+    ) -> impl ExactSizeIterator<Item = (u32, &[super::slot::Slot<T>])> {
+        self.blocks
+            .iter()
+            .zip(&self.meta)
+            .map(|(block, meta)| (meta.floor, block.used_slots()))
+    }
+
+    /// Appends the next block: a freed range with `floor` if `slots` is
+    /// empty, else a block of exactly `slots.len()` used slots, each
+    /// `(generation, value)` (vacant if `None`), all above `floor`; for
+    /// deserialization. Call [`finish_build`](Self::finish_build) after
+    /// the last one.
+    #[cfg(feature = "serde")]
+    pub(crate) fn push_block(
+        &mut self,
+        floor: u32,
+        slots: Vec<(u32, Option<T>)>,
+    ) -> Result<(), BuildError> {
+        let b = self.blocks.len();
+        let base = b
+            .checked_shl(self.shift)
+            .filter(|&base| base < self.limits.max_slots)
+            .ok_or(BuildError::TooManySlots(self.limits.max_slots))?;
+        let max_generation = self.limits.max_generation;
+        if floor > max_generation || (!slots.is_empty() && floor == max_generation) {
+            return Err(BuildError::Generation(floor));
+        }
+        if slots.len() > self.size_of_block(b) {
+            return Err(BuildError::Layout("more slots than the block holds"));
+        }
+        if let Some(&(generation, _)) = slots
+            .iter()
+            .find(|(generation, _)| *generation <= floor || *generation > max_generation)
+        {
+            return Err(BuildError::Generation(generation));
+        }
+        let mut block = Block::new(slots.len(), base);
+        for (generation, value) in slots {
+            match value {
+                Some(value) => {
+                    block.append(generation, value);
+                }
+                None => block.push_vacant(generation),
+            }
+        }
+        self.blocks.push(block);
+        self.meta.push(Meta::new(floor));
+        Ok(())
+    }
+
+    /// Counts, links and lists everything after the last
+    /// [`push_block`](Self::push_block): free lists in slot order, the
+    /// available and vacated lists, and the totals.
+    #[cfg(feature = "serde")]
+    pub(crate) fn finish_build(&mut self) {
+        let max_generation = self.limits.max_generation;
+        for b in 0..self.blocks.len() {
+            let len = self.blocks[b].len();
+            if len == 0 {
+                if self.meta[b].floor < max_generation {
+                    self.vacated.push(b as u32);
+                }
+                continue;
+            }
+            self.slot_total += len;
+            self.len += self.blocks[b].live();
+            if self.blocks[b].live() == 0 {
+                self.empty += 1;
+            }
+            self.rebuild_free_list(b);
+        }
+    }
+
     /// Checks every invariant; panics on the first one broken. O(slots).
     pub(crate) fn check_invariants(&self) {
         let max_generation = self.limits.max_generation;
@@ -496,7 +579,7 @@ impl<T> RawHive<T> {
                 assert_eq!(vacated, expected, "freed range {b} on the vacated list");
                 continue;
             }
-            assert_eq!(block.len(), self.size_of_block(b), "size of block {b}");
+            assert!(block.len() <= self.size_of_block(b), "size of block {b}");
             assert!(
                 !self.vacated.contains(&(b as u32)),
                 "live block {b} vacated"

@@ -26,5 +26,7 @@ pub(crate) mod pool;
 pub(crate) mod slot;
 pub(crate) mod store;
 
+#[cfg(feature = "serde")]
+pub(crate) use arena::BuildError;
 pub(crate) use arena::{KeyLimits, SlotArena};
 pub(crate) use store::{Exclusive, RawIter, RawIterMut, SlotStore};

@@ -19,6 +19,8 @@ use alloc::vec::Vec;
 
 use super::block::{block_table, clone_blocks, Block, BlockTable};
 use super::slot::NO_SLOT;
+#[cfg(feature = "serde")]
+use super::BuildError;
 use super::KeyLimits;
 use crate::CapacityError;
 
@@ -113,7 +115,7 @@ impl<T> RawPool<T> {
     /// Slots ever used: flat indices `0..used()` (every block but the last
     /// is used up).
     #[inline]
-    fn used(&self) -> usize {
+    pub(crate) fn used(&self) -> usize {
         self.blocks
             .last()
             .map_or(0, |block| block.base() + block.fresh())
@@ -140,6 +142,12 @@ impl<T> RawPool<T> {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.blocks.iter().map(Block::heap_bytes).sum::<usize>()
             + self.blocks.capacity() * core::mem::size_of::<Block<T>>()
+    }
+
+    /// The slots ever used, block by block, in index order.
+    #[cfg(feature = "serde")]
+    pub(crate) fn used_slots(&self) -> impl Iterator<Item = &super::slot::Slot<T>> {
+        self.blocks.iter().flat_map(Block::used_slots)
     }
 
     /// Inserts `make(index, generation)` and returns `(index, generation)`.
@@ -309,6 +317,41 @@ impl<T> RawPool<T> {
         self.retired = retired;
         let live: usize = self.blocks.iter().map(Block::live).sum();
         self.vacant = used - live;
+    }
+
+    /// Appends a used slot, occupied by `value` or vacant if `None`, with
+    /// `generation`; for deserialization. Call
+    /// [`finish_build`](Self::finish_build) after the last one.
+    #[cfg(feature = "serde")]
+    pub(crate) fn push_used(
+        &mut self,
+        generation: u32,
+        value: Option<T>,
+    ) -> Result<(), BuildError> {
+        let lowest = u32::from(value.is_some());
+        if generation < lowest || generation > self.limits.max_generation {
+            return Err(BuildError::Generation(generation));
+        }
+        if !self.blocks.last().is_some_and(Block::has_fresh) {
+            self.carve().map_err(BuildError::Capacity)?;
+        }
+        let Some(block) = self.blocks.last_mut() else {
+            unreachable!("no block after carving")
+        };
+        match value {
+            Some(value) => {
+                block.append(generation, value);
+            }
+            None => block.push_vacant(generation),
+        }
+        Ok(())
+    }
+
+    /// Links the free list and counts the vacant and retired slots after
+    /// the last [`push_used`](Self::push_used).
+    #[cfg(feature = "serde")]
+    pub(crate) fn finish_build(&mut self) {
+        self.rebuild_free_list();
     }
 
     /// Checks every invariant; panics on the first one broken. O(slots).
