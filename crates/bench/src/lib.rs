@@ -13,6 +13,7 @@ pub mod alloc;
 pub mod containers;
 pub mod grid;
 pub mod report;
+pub mod skipfield;
 pub mod workloads;
 
 use std::path::PathBuf;
