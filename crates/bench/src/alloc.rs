@@ -50,3 +50,58 @@ unsafe impl GlobalAlloc for Counting {
 pub fn live_bytes() -> usize {
     LIVE.load(Ordering::Relaxed)
 }
+
+/// What [`keep_freed_memory`] did, for the report.
+static REGIME: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Asks the C allocator to keep the memory it is given back instead of
+/// returning it to the system, so that no cell's time depends on what ran
+/// before it.
+///
+/// glibc's malloc gives memory back in two ways that depend on history: it
+/// trims the top of the heap past a threshold, and it serves big blocks
+/// with `mmap` below a threshold that rises each time such a block is
+/// freed. A workload that builds a container from empty, fills it and drops
+/// it, again and again, then pays a page fault per fresh 4 KiB page in some
+/// rounds and not in others, depending on which containers ran before and
+/// how they allocate (one growing buffer, or many blocks). In one test, a
+/// `Pool` of 64-byte values took 44 ns per insert run alone and 9.4 ns
+/// inside the full run; with the memory kept it took 3.3 ns, and an
+/// `IdTable` went from 3.0 to 35.8 ns when only the trimming was switched
+/// off. With both thresholds fixed, every container reuses warm memory
+/// after its first round and the comparison is between the containers.
+///
+/// On other platforms this does nothing. Returns what it did.
+pub fn keep_freed_memory() -> &'static str {
+    REGIME.get_or_init(set_thresholds)
+}
+
+/// What [`keep_freed_memory`] did, if it was called.
+pub fn regime() -> &'static str {
+    REGIME
+        .get()
+        .copied()
+        .unwrap_or("system allocator, default settings")
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn set_thresholds() -> &'static str {
+    // Large enough that no run of this benchmark reaches them.
+    const NEVER: libc::c_int = libc::c_int::MAX;
+    // SAFETY: `mallopt` only changes allocator parameters; it is called
+    // with documented parameter numbers and in-range values.
+    let done = unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, NEVER) == 1
+            && libc::mallopt(libc::M_TRIM_THRESHOLD, NEVER) == 1
+    };
+    if done {
+        "glibc malloc, freed memory kept (M_MMAP_THRESHOLD and M_TRIM_THRESHOLD at their maximum)"
+    } else {
+        "glibc malloc, default settings (mallopt refused)"
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn set_thresholds() -> &'static str {
+    "system allocator, default settings"
+}

@@ -17,6 +17,8 @@ pub struct Machine {
     pub os: &'static str,
     pub arch: &'static str,
     pub git_revision: String,
+    /// The allocator and its settings (see `alloc::keep_freed_memory`).
+    pub allocator: &'static str,
 }
 
 impl Machine {
@@ -50,6 +52,7 @@ impl Machine {
             os: std::env::consts::OS,
             arch: std::env::consts::ARCH,
             git_revision,
+            allocator: crate::alloc::regime(),
         }
     }
 }
@@ -414,7 +417,8 @@ impl Report {
             out,
             "Revision `{}` on {} ({} cores, {} {}). Mode `{}`, sizes {:?}, {} samples per cell, median shown. \
              Containers are interleaved within each cell. `*` marks the best cell of a row; the last column is \
-             the best handlekit container divided by the best peer (below 1: handlekit is faster). Run took {:.0} s.\n",
+             the best handlekit container divided by the best peer (below 1: handlekit is faster). Run took {:.0} s. \
+             Allocator: {}.\n",
             self.machine.git_revision,
             self.machine.cpu,
             self.machine.cores,
@@ -423,7 +427,8 @@ impl Report {
             self.config.mode,
             self.config.sizes,
             self.config.repeats,
-            self.duration_s
+            self.duration_s,
+            self.machine.allocator
         );
         let _ = writeln!(out, "## Goals\n");
         let _ = writeln!(
@@ -498,12 +503,13 @@ impl Report {
         let _ = writeln!(
             out,
             "<h1>handlekit comparison</h1><p>Revision <code>{}</code>, {} ({} cores). Mode {}, {} samples per cell; \
-             charts show the median ns per operation against N, both axes logarithmic.</p>",
+             charts show the median ns per operation against N, both axes logarithmic. Allocator: {}.</p>",
             escape(&self.machine.git_revision),
             escape(&self.machine.cpu),
             self.machine.cores,
             self.config.mode,
-            self.config.repeats
+            self.config.repeats,
+            escape(self.machine.allocator)
         );
         let containers = self.containers();
         for workload in self.workloads() {

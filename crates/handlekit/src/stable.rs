@@ -40,7 +40,9 @@ macro_rules! stable_container_impls {
             ///
             #[doc = concat!("```\nlet mut c = handlekit::", stringify!($ty), "::new();")]
             #[doc = "let key = c.insert(42);\nassert_eq!(c[key], 42);\n```"]
-            #[inline]
+            // Forced, as for `IdTable`: the fast path is small, and a call
+            // (which takes a large value through memory) costs more than it.
+            #[inline(always)]
             pub fn insert(&mut self, value: T) -> K {
                 match self.try_insert(value) {
                     Ok(key) => key,
@@ -190,7 +192,9 @@ macro_rules! stable_container_impls {
             ///
             #[doc = concat!("```\nlet mut c = handlekit::", stringify!($ty), "::new();")]
             #[doc = "let key = c.insert(5);\nassert_eq!(c.remove(key), Some(5));\nassert_eq!(c.remove(key), None);\n```"]
-            #[inline]
+            // Forced, as for `IdTable`: the fast path is small, and a call
+            // (which takes a large value through memory) costs more than it.
+            #[inline(always)]
             pub fn remove(&mut self, key: K) -> Option<T> {
                 self.raw.remove(key.index(), key.generation())
             }

@@ -390,7 +390,7 @@ impl<T, K: Key> Hive<T, K> {
     /// assert!(hive.try_insert(2).is_ok());
     /// assert!(hive.try_insert(3).unwrap_err().is_index_space());
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
         let (index, generation) = self.raw.try_insert_with(|_, _| value)?;
         Ok(Self::key(index, generation))

@@ -274,7 +274,7 @@ impl<T, K: Key> Pool<T, K> {
     /// assert!(pool.try_insert(1).is_ok());
     /// assert!(pool.try_insert(2).is_err());
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
         let (index, generation) = self.raw.try_insert_with(|_, _| value)?;
         Ok(Self::key(index, generation))

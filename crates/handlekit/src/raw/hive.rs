@@ -169,7 +169,9 @@ impl<T> RawHive<T> {
     /// (allocating one if there is none) and returns `(index, generation)`.
     /// If `make` panics, no value is added (a block allocated for it stays,
     /// empty).
-    #[inline]
+    // Forced, as `SlotArena::try_insert_with` is (see there): a value
+    // passed to a call that is not inlined is built in memory and copied.
+    #[inline(always)]
     pub(crate) fn try_insert_with(
         &mut self,
         make: impl FnOnce(usize, u32) -> T,

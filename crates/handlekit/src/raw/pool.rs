@@ -152,7 +152,9 @@ impl<T> RawPool<T> {
 
     /// Inserts `make(index, generation)` and returns `(index, generation)`.
     /// If `make` panics, no value is added (a block carved for it stays).
-    #[inline]
+    // Forced, as `SlotArena::try_insert_with` is (see there): a value
+    // passed to a call that is not inlined is built in memory and copied.
+    #[inline(always)]
     pub(crate) fn try_insert_with(
         &mut self,
         make: impl FnOnce(usize, u32) -> T,
