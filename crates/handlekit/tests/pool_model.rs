@@ -119,11 +119,20 @@ struct Reference {
     block_size: usize,
     fixed: Option<usize>,
     max_generation: u32,
+    /// The lowest number of vacant used slots since the free list was
+    /// last rebuilt in index order.
+    vacant_low: usize,
 }
 
 impl Reference {
+    /// Vacant used slots: on the free list or retired.
+    fn vacant(&self) -> usize {
+        self.free.len() + self.retired
+    }
+
     fn insert(&mut self) -> Option<(usize, u32)> {
         if let Some(index) = self.free.pop() {
+            self.vacant_low = self.vacant_low.min(self.vacant());
             self.generations[index] += 1;
             return Some((index, self.generations[index]));
         }
@@ -145,6 +154,17 @@ impl Reference {
         }
     }
 
+    /// `Pool::remove`: as `remove`, and when it took the last value and
+    /// the vacant count rose by at least half the used slots since the last
+    /// rebuild, the list is rebuilt with the lowest index on top.
+    fn remove_last_or_not(&mut self, index: usize, emptied: bool) {
+        self.remove(index);
+        let used = self.generations.len();
+        if emptied && used - self.vacant_low >= used / 2 {
+            self.clear([]);
+        }
+    }
+
     /// `clear`: every live slot is freed, then the list is rebuilt with the
     /// lowest index on top.
     fn clear(&mut self, live: impl IntoIterator<Item = usize>) {
@@ -155,6 +175,7 @@ impl Reference {
             .rev()
             .filter(|&i| self.generations[i] < self.max_generation)
             .collect();
+        self.vacant_low = self.vacant();
     }
 }
 
@@ -195,6 +216,7 @@ impl<K: Key> Harness<K> {
                 block_size,
                 fixed,
                 max_generation: K::MAX_GENERATION,
+                vacant_low: 0,
             },
         }
     }
@@ -218,6 +240,15 @@ impl<K: Key> Harness<K> {
         self.model.remove(&key);
         self.ptrs.remove(&key);
         self.reference.remove(key.index());
+    }
+
+    /// `forget`, for a value taken by `Pool::remove` (which may rebuild the
+    /// free list when it takes the last one).
+    fn removed(&mut self, key: K) {
+        self.model.remove(&key);
+        self.ptrs.remove(&key);
+        let emptied = self.model.is_empty();
+        self.reference.remove_last_or_not(key.index(), emptied);
     }
 
     fn full(&self) -> bool {
@@ -409,7 +440,7 @@ impl<K: Key> Harness<K> {
                 let expected = self.model.get(&key).copied();
                 assert_eq!(self.pool.remove(key), expected);
                 if expected.is_some() {
-                    self.forget(key);
+                    self.removed(key);
                 }
                 assert_eq!(self.pool.remove(key), None, "removed twice");
             }
@@ -423,7 +454,7 @@ impl<K: Key> Harness<K> {
                     let predicted = self.reference.insert();
                     self.issue(key, round, predicted);
                     assert_eq!(self.pool.remove(key), Some(round));
-                    self.forget(key);
+                    self.removed(key);
                 }
             }
             Op::Get(pick) => {
@@ -609,6 +640,7 @@ impl<K: Key> Harness<K> {
         reference.block_size = back.block_size();
         reference.slots = back.block_count() * back.block_size();
         reference.fixed = None;
+        reference.vacant_low = reference.vacant();
         assert!(reference.slots >= reference.generations.len());
         assert!(reference.slots < reference.generations.len() + back.block_size());
         self.pool = back;

@@ -35,7 +35,8 @@ const fn default_shift<T>() -> u32 {
 /// | operation | cost |
 /// | --- | --- |
 /// | `insert` | O(1): pop the free list, else the next unused slot, else a new block |
-/// | `remove`, `get`, `get_mut`, `get_ptr`, `contains_key` | O(1) |
+/// | `remove` | O(1), amortized (see Reuse order) |
+/// | `get`, `get_mut`, `get_ptr`, `contains_key` | O(1) |
 /// | iteration | O(len + slots / 64 + blocks) |
 /// | `clear`, `retain` | O(slots) |
 ///
@@ -59,6 +60,19 @@ const fn default_shift<T>() -> u32 {
 /// is dropped (their slots keep the generations that make stale keys
 /// fail). [`with_fixed_capacity`](Pool::with_fixed_capacity) allocates one
 /// block of exactly the capacity and never allocates again.
+///
+/// # Reuse order
+///
+/// An insertion reuses the most recently freed slot (the free list is a
+/// stack), which keeps a churning pool's working set small. One exception:
+/// when `remove` takes the last value, and at least half the used slots
+/// were freed since the list was last put in order, the list is rebuilt in
+/// index order, lowest first. Refilling an emptied pool then walks its
+/// blocks forwards rather than in the random order of the removals (at a
+/// million values, 5 ns per insert instead of 80 in the comparison runner).
+/// The rebuild costs O(used slots) and runs at most once per that many
+/// removals, so `remove` stays O(1) amortized. [`clear`](Pool::clear) and
+/// deserialization leave the list in index order too.
 ///
 /// Memory: `size_of::<Slot<T>>()` per slot, that is
 /// `4 + max(size_of::<T>(), 4)` rounded up to `max(align_of::<T>(), 4)`,

@@ -382,6 +382,41 @@ impl<T> Block<T> {
         Some((generation, unsafe { self.vacate(i, next_free) }))
     }
 
+    /// Links this block's vacant used slots in slot order in front of the
+    /// list starting at `head`: the lowest slot becomes the new head. Each
+    /// is linked as `index_base + slot` (a flat index for a pool, an offset
+    /// for a hive). Slots whose generation reached `max_generation` are
+    /// counted, not linked. Returns the new head and that count.
+    ///
+    /// One pass over the slot memory, backwards; only vacant slots are
+    /// written, so no pointer to a live value is disturbed.
+    pub(crate) fn link_vacant(
+        &mut self,
+        mut head: u32,
+        index_base: u32,
+        max_generation: u32,
+    ) -> (u32, usize) {
+        let mut retired = 0;
+        for i in (0..self.fresh).rev() {
+            let slot = self.slot_ptr(i);
+            // SAFETY: `i < fresh`, so the slot is initialized; `&mut self`
+            // makes this the only access to it, and the reference is to a
+            // vacant slot (no value a `get_ptr` pointer could name).
+            unsafe {
+                if (*slot).is_occupied() {
+                    continue;
+                }
+                if (*slot).generation() >= max_generation {
+                    retired += 1;
+                    continue;
+                }
+                (*slot).set_next_free(head);
+            }
+            head = index_base + i as u32;
+        }
+        (head, retired)
+    }
+
     /// The highest generation of any slot ever used (0 if none): a block
     /// made later over the same index range must start above it.
     pub(crate) fn max_generation(&self) -> u32 {

@@ -336,12 +336,31 @@ impl<T> RawHive<T> {
     }
 
     /// Removes and returns the value named by `(index, generation)`.
-    #[inline]
+    // Forced, as `SlotArena::remove` is: a call returns the value through
+    // memory.
+    #[inline(always)]
     pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
         let (b, i) = self.split(index);
-        let (generation, value) = self.blocks.get_mut(b)?.take(i, generation, NO_SLOT)?;
+        let (Some(block), Some(meta)) = (self.blocks.get_mut(b), self.meta.get_mut(b)) else {
+            return None;
+        };
+        // Linked as the block's new head at once; a retired slot's link is
+        // unused.
+        let (generation, value) = block.take(i, generation, meta.free_head)?;
+        let emptied = block.live() == 0;
         self.len -= 1;
-        self.release(b, i, generation);
+        if generation >= self.limits.max_generation {
+            meta.retired += 1;
+            self.retired += 1;
+        } else {
+            meta.free_head = i as u32;
+            if meta.listed == NOT_LISTED {
+                self.list(b);
+            }
+        }
+        if emptied {
+            self.emptied(b);
+        }
         Some(value)
     }
 
@@ -456,20 +475,9 @@ impl<T> RawHive<T> {
         let max_generation = self.limits.max_generation;
         let block = &mut self.blocks[b];
         let meta = &mut self.meta[b];
-        let mut head = NO_SLOT;
-        let mut retired = 0u32;
-        for i in (0..block.fresh()).rev() {
-            let Some(slot) = block.slot(i) else { continue };
-            if slot.is_occupied() {
-                continue;
-            }
-            if slot.generation() >= max_generation {
-                retired += 1;
-                continue;
-            }
-            block.set_next_free(i, head);
-            head = i as u32;
-        }
+        let (head, retired) = block.link_vacant(NO_SLOT, 0, max_generation);
+        // At most a block's length, which fits a `u32`.
+        let retired = retired as u32;
         meta.free_head = head;
         self.retired = self.retired - meta.retired as usize + retired as usize;
         meta.retired = retired;

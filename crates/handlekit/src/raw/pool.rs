@@ -49,6 +49,14 @@ pub(crate) struct RawPool<T> {
     /// Vacant used slots whose generation reached `limits.max_generation`:
     /// never reused, so no key is issued twice.
     retired: usize,
+    /// The lowest `vacant` has been since the free list was last put in
+    /// index order. When a removal empties the pool, `vacant` has since
+    /// grown from here to `used()`, so at least `used() - vacant_low`
+    /// slots were pushed on the list: the rebuild runs only if that is at
+    /// least half the used slots (see `block_emptied`). Tracking the low
+    /// mark on the pop path costs a compare, where counting pushes would
+    /// cost `remove` a counter update.
+    vacant_low: usize,
     /// Set for a pool that must never allocate after construction: its one
     /// block (if the capacity is not 0) has exactly this many slots, and no
     /// block is ever added.
@@ -67,6 +75,7 @@ impl<T> RawPool<T> {
             free_head: NO_SLOT,
             vacant: 0,
             retired: 0,
+            vacant_low: 0,
             fixed: None,
             limits,
         }
@@ -185,6 +194,9 @@ impl<T> RawPool<T> {
         block.occupy(i, generation, value);
         self.free_head = next;
         self.vacant -= 1;
+        if self.vacant < self.vacant_low {
+            self.vacant_low = self.vacant;
+        }
         Ok((index, generation))
     }
 
@@ -221,12 +233,17 @@ impl<T> RawPool<T> {
     }
 
     /// Removes and returns the value named by `(index, generation)`.
-    #[inline]
+    // Forced, as `SlotArena::remove` is: a call returns the value through
+    // memory, and the fast path is small.
+    #[inline(always)]
     pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
         let (b, i) = self.split(index);
         let block = self.blocks.get_mut(b)?;
         // Linked as the new head at once; a retired slot's link is unused.
         let (generation, value) = block.take(i, generation, self.free_head)?;
+        // Only a removal that empties its block can empty the pool; the
+        // block's header is already in cache, the pool's last block may not be.
+        let block_emptied = block.live() == 0;
         self.vacant += 1;
         if generation >= self.limits.max_generation {
             self.retired += 1;
@@ -235,7 +252,25 @@ impl<T> RawPool<T> {
             // `slot_total <= u32::MAX` and is not `NO_SLOT`.
             self.free_head = index as u32;
         }
+        if block_emptied {
+            self.block_emptied();
+        }
         Some(value)
+    }
+
+    /// Called when `remove` took the last value of a block. If that was the
+    /// last value of the pool, puts the free list back in index order, so
+    /// that refilling the pool walks its blocks forwards instead of in the
+    /// random order of the removals (a cache miss per insert in a big
+    /// pool). The O(used) rebuild runs only after at least `used / 2`
+    /// pushes, so it costs O(1) per removal, amortized.
+    #[cold]
+    #[inline(never)]
+    fn block_emptied(&mut self) {
+        let used = self.used();
+        if self.vacant == used && used - self.vacant_low >= used / 2 {
+            self.rebuild_free_list();
+        }
     }
 
     /// Removes the value at the lowest occupied flat index at or after
@@ -299,26 +334,18 @@ impl<T> RawPool<T> {
         let mut head = NO_SLOT;
         let mut retired = 0;
         let used = self.used();
-        for index in (0..used).rev() {
-            let (b, i) = self.split(index);
-            let Some(block) = self.blocks.get_mut(b) else {
-                continue;
-            };
-            let Some(slot) = block.slot(i) else { continue };
-            if slot.is_occupied() {
-                continue;
-            }
-            if slot.generation() >= max_generation {
-                retired += 1;
-                continue;
-            }
-            block.set_next_free(i, head);
-            head = index as u32;
+        for block in self.blocks.iter_mut().rev() {
+            // Bases are flat indices below `slot_total <= u32::MAX`.
+            let base = block.base() as u32;
+            let (linked, retired_here) = block.link_vacant(head, base, max_generation);
+            head = linked;
+            retired += retired_here;
         }
         self.free_head = head;
         self.retired = retired;
         let live: usize = self.blocks.iter().map(Block::live).sum();
         self.vacant = used - live;
+        self.vacant_low = self.vacant;
     }
 
     /// Appends a used slot, occupied by `value` or vacant if `None`, with
@@ -374,6 +401,10 @@ impl<T> RawPool<T> {
         assert_eq!(total, self.slot_total, "slot total");
         assert!(self.slot_total <= self.limits.max_slots);
         assert_eq!(live, self.len(), "vacant count");
+        assert!(
+            self.vacant_low <= self.vacant,
+            "low mark above the vacant count"
+        );
         let used = self.used();
         if let Some(fixed) = self.fixed {
             assert_eq!(self.slot_total, fixed, "fixed pool changed size");
@@ -435,6 +466,7 @@ impl<T: Clone> Clone for RawPool<T> {
             free_head: self.free_head,
             vacant: self.vacant,
             retired: self.retired,
+            vacant_low: self.vacant_low,
             fixed: self.fixed,
             limits: self.limits,
         }
