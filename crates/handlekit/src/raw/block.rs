@@ -366,20 +366,19 @@ impl<T> Block<T> {
         value
     }
 
-    /// Takes the value named by `(i, generation)` out, if it is live, and
-    /// returns it with the slot's generation. Callers file the slot by that
-    /// generation, not the key's: an untrusted key may carry bits that
-    /// `Slot::matches` ignores.
+    /// Takes the value named by `(i, generation)` out, if it is live.
+    /// Callers file the slot by `Slot::matched_generation(generation)`, not
+    /// by the key's bits, which may carry one `Slot::matches` ignores. (The
+    /// value is returned alone: a `(u32, T)` pair made the compiler shuffle
+    /// large values through misaligned stack copies.)
     #[inline]
-    pub(crate) fn take(&mut self, i: usize, generation: u32, next_free: u32) -> Option<(u32, T)> {
-        let slot = self.slot(i)?;
-        if !slot.matches(generation) {
+    pub(crate) fn take(&mut self, i: usize, generation: u32, next_free: u32) -> Option<T> {
+        if !self.contains(i, generation) {
             return None;
         }
-        let generation = slot.generation();
         // SAFETY: the slot exists and matched a generation, so it is
         // occupied.
-        Some((generation, unsafe { self.vacate(i, next_free) }))
+        Some(unsafe { self.vacate(i, next_free) })
     }
 
     /// Links this block's vacant used slots in slot order in front of the

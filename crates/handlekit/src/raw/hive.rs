@@ -25,7 +25,7 @@
 use alloc::vec::Vec;
 
 use super::block::{block_table, clone_blocks, Block, BlockTable};
-use super::slot::NO_SLOT;
+use super::slot::{Slot, NO_SLOT};
 #[cfg(feature = "serde")]
 use super::BuildError;
 use super::KeyLimits;
@@ -344,9 +344,10 @@ impl<T> RawHive<T> {
         let (Some(block), Some(meta)) = (self.blocks.get_mut(b), self.meta.get_mut(b)) else {
             return None;
         };
+        let generation = Slot::<T>::matched_generation(generation);
         // Linked as the block's new head at once; a retired slot's link is
         // unused.
-        let (generation, value) = block.take(i, generation, meta.free_head)?;
+        let value = block.take(i, generation, meta.free_head)?;
         let emptied = block.live() == 0;
         self.len -= 1;
         if generation >= self.limits.max_generation {
@@ -492,9 +493,7 @@ impl<T> RawHive<T> {
     /// The blocks in order, each as its floor and its used slots (none for
     /// a freed range); for serialization.
     #[cfg(feature = "serde")]
-    pub(crate) fn blocks_with_floors(
-        &self,
-    ) -> impl ExactSizeIterator<Item = (u32, &[super::slot::Slot<T>])> {
+    pub(crate) fn blocks_with_floors(&self) -> impl ExactSizeIterator<Item = (u32, &[Slot<T>])> {
         self.blocks
             .iter()
             .zip(&self.meta)

@@ -18,7 +18,7 @@
 use alloc::vec::Vec;
 
 use super::block::{block_table, clone_blocks, Block, BlockTable};
-use super::slot::NO_SLOT;
+use super::slot::{Slot, NO_SLOT};
 #[cfg(feature = "serde")]
 use super::BuildError;
 use super::KeyLimits;
@@ -155,7 +155,7 @@ impl<T> RawPool<T> {
 
     /// The slots ever used, block by block, in index order.
     #[cfg(feature = "serde")]
-    pub(crate) fn used_slots(&self) -> impl Iterator<Item = &super::slot::Slot<T>> {
+    pub(crate) fn used_slots(&self) -> impl Iterator<Item = &Slot<T>> {
         self.blocks.iter().flat_map(Block::used_slots)
     }
 
@@ -239,8 +239,9 @@ impl<T> RawPool<T> {
     pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
         let (b, i) = self.split(index);
         let block = self.blocks.get_mut(b)?;
+        let generation = Slot::<T>::matched_generation(generation);
         // Linked as the new head at once; a retired slot's link is unused.
-        let (generation, value) = block.take(i, generation, self.free_head)?;
+        let value = block.take(i, generation, self.free_head)?;
         // Only a removal that empties its block can empty the pool; the
         // block's header is already in cache, the pool's last block may not be.
         let block_emptied = block.live() == 0;

@@ -72,12 +72,20 @@ impl<T> Slot<T> {
         self.state & !VACANT
     }
 
+    /// The generation of a slot that `matches(generation)`: a key's
+    /// generation without the bit `matches` ignores. A container files a
+    /// slot it took a value from by this, never by the key's raw bits.
+    #[inline]
+    pub(crate) const fn matched_generation(generation: u32) -> u32 {
+        generation & !VACANT
+    }
+
     /// Whether a key with generation `generation` names the current
     /// occupant. Any `u32` is accepted: the top bit is masked off so that
     /// an untrusted generation can never match a vacant slot.
     #[inline]
     pub(crate) fn matches(&self, generation: u32) -> bool {
-        self.state == generation & !VACANT
+        self.state == Self::matched_generation(generation)
     }
 
     /// The value, if the slot is occupied.
