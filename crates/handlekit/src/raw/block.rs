@@ -185,13 +185,11 @@ impl<T> Block<T> {
     pub(crate) fn append(&mut self, generation: u32, value: T) -> usize {
         let i = self.fresh;
         assert!(i < self.len, "append to a full block");
-        // SAFETY: `i < len`, so the slot is in the allocation; it is
-        // uninitialized (`i >= fresh`), so writing drops nothing. It then
-        // joins the appended run `marked..fresh`, all occupied.
-        unsafe {
-            self.slot_ptr(i)
-                .write(Slot::new_occupied(generation, value))
-        };
+        let slot = self.slot_ptr(i);
+        // The slot joins the appended run `marked..fresh`, all occupied.
+        // SAFETY: `i < len` (in the allocation) and `i >= fresh` (not
+        // initialized), so writing drops nothing.
+        unsafe { slot.write(Slot::new_occupied(generation, value)) };
         self.fresh = i + 1;
         i
     }
@@ -209,12 +207,10 @@ impl<T> Block<T> {
         assert!(i < self.len, "push to a full block");
         // The appended run must stay all occupied: close it first.
         self.mark();
-        // SAFETY: `i < len`, so the slot is in the allocation; it is
-        // uninitialized (`i >= fresh`), so writing drops nothing.
-        unsafe {
-            self.slot_ptr(i)
-                .write(Slot::new_vacant(generation, NO_SLOT))
-        };
+        let slot = self.slot_ptr(i);
+        // SAFETY: `i < len` (in the allocation) and `i >= fresh` (not
+        // initialized), so writing drops nothing.
+        unsafe { slot.write(Slot::new_vacant(generation, NO_SLOT)) };
         self.fresh = i + 1;
         self.marked = i + 1;
     }
@@ -398,9 +394,9 @@ impl<T> Block<T> {
         let mut retired = 0;
         for i in (0..self.fresh).rev() {
             let slot = self.slot_ptr(i);
+            // Only a vacant slot is written: no `get_ptr` pointer names it.
             // SAFETY: `i < fresh`, so the slot is initialized; `&mut self`
-            // makes this the only access to it, and the reference is to a
-            // vacant slot (no value a `get_ptr` pointer could name).
+            // makes this the only access to it.
             unsafe {
                 if (*slot).is_occupied() {
                     continue;
@@ -567,10 +563,10 @@ impl<T> Drop for Block<T> {
                     self.0.len,
                 );
                 // `MaybeUninit` drops nothing, so freeing drops no value
-                // twice: every value was dropped above.
+                // twice: every value was dropped above. The box is the one
+                // `Block::new` made (invariant on `slots`), freed once.
                 // SAFETY: `slots` and `len` came from `Box::into_raw` of a
-                // `Box<[MaybeUninit<Slot<T>>]>` of `len` slots (invariant on
-                // `slots`), once.
+                // `Box<[MaybeUninit<Slot<T>>]>` of `len` slots.
                 drop(unsafe { Box::from_raw(slice) });
             }
         }

@@ -279,18 +279,32 @@ impl<T> RawHive<T> {
     /// applies the emptied-block policy.
     #[inline]
     fn release(&mut self, b: usize, i: usize, generation: u32) {
+        let head = self.meta[b].free_head;
+        let block = &mut self.blocks[b];
+        block.set_next_free(i, head);
+        let emptied = block.live() == 0;
+        self.file_vacated(b, i, generation, emptied);
+    }
+
+    /// [`release`](Self::release) for a slot already linked to its block's
+    /// free-list head: makes it the head (or retires it), lists the block,
+    /// and applies the emptied-block policy if the block is now `emptied`.
+    // Forced: `remove` took half as long again when this was a call.
+    #[inline(always)]
+    fn file_vacated(&mut self, b: usize, i: usize, generation: u32, emptied: bool) {
+        let Some(meta) = self.meta.get_mut(b) else {
+            return;
+        };
         if generation >= self.limits.max_generation {
-            self.meta[b].retired += 1;
+            meta.retired += 1;
             self.retired += 1;
         } else {
-            let meta = &mut self.meta[b];
-            self.blocks[b].set_next_free(i, meta.free_head);
             meta.free_head = i as u32;
             if meta.listed == NOT_LISTED {
                 self.list(b);
             }
         }
-        if self.blocks[b].live() == 0 {
+        if emptied {
             self.emptied(b);
         }
     }
@@ -341,27 +355,16 @@ impl<T> RawHive<T> {
     #[inline(always)]
     pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
         let (b, i) = self.split(index);
+        let generation = Slot::<T>::matched_generation(generation);
         let (Some(block), Some(meta)) = (self.blocks.get_mut(b), self.meta.get_mut(b)) else {
             return None;
         };
-        let generation = Slot::<T>::matched_generation(generation);
-        // Linked as the block's new head at once; a retired slot's link is
-        // unused.
+        // Linked as the block's new head at once (a retired slot's link is
+        // unused), so the slot is written once.
         let value = block.take(i, generation, meta.free_head)?;
         let emptied = block.live() == 0;
         self.len -= 1;
-        if generation >= self.limits.max_generation {
-            meta.retired += 1;
-            self.retired += 1;
-        } else {
-            meta.free_head = i as u32;
-            if meta.listed == NOT_LISTED {
-                self.list(b);
-            }
-        }
-        if emptied {
-            self.emptied(b);
-        }
+        self.file_vacated(b, i, generation, emptied);
         Some(value)
     }
 
