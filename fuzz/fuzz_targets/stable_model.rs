@@ -47,6 +47,7 @@ pub trait Stable<K: Key>: Clone + PartialEq {
     fn check_invariants(&self);
     /// A serde_json round trip.
     fn round_trip(&self) -> Self;
+    fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError>;
 }
 
 macro_rules! forward_stable {
@@ -111,6 +112,9 @@ macro_rules! forward_stable {
             fn check_invariants(&self) {
                 $ty::check_invariants(self)
             }
+            fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+                $ty::try_reserve(self, additional)
+            }
             fn round_trip(&self) -> Self {
                 let json = serde_json::to_string(self).expect("serialize");
                 let back: Self = serde_json::from_str(&json).expect("deserialize");
@@ -173,6 +177,8 @@ pub enum Op {
     SerdeRoundTrip {
         adopt: bool,
     },
+    /// `try_reserve(n)`.
+    Reserve(u8),
 }
 
 pub struct Model<K: Key, C: Stable<K>> {
@@ -382,6 +388,20 @@ impl<K: Key, C: Stable<K>> Model<K, C> {
                 }
             }
             Op::Shrink => self.pool.shrink(),
+            Op::Reserve(additional) => {
+                let additional = usize::from(additional);
+                match self.pool.try_reserve(additional) {
+                    Ok(()) => {
+                        assert!(self.pool.capacity() - self.pool.len() >= additional);
+                    }
+                    Err(err) => {
+                        assert!(err.is_fixed_capacity() || err.is_index_space(), "{err}");
+                        if err.is_fixed_capacity() {
+                            assert!(self.pool.capacity() - self.pool.len() < additional);
+                        }
+                    }
+                }
+            }
             Op::SerdeRoundTrip { adopt } => {
                 let back = self.pool.round_trip();
                 back.check_invariants();

@@ -32,6 +32,37 @@ macro_rules! stable_container_impls {
                 self.raw.len() == 0
             }
 
+            /// Allocates blocks until `additional` more values fit without
+            /// allocating.
+            ///
+            /// # Panics
+            ///
+            /// If the key type cannot index that many values, a fixed
+            /// capacity is too small, or allocation fails. See
+            /// [`try_reserve`](Self::try_reserve).
+            ///
+            #[doc = concat!("```\nlet mut c: handlekit::", stringify!($ty), "<u8> = handlekit::", stringify!($ty), "::new();")]
+            #[doc = "c.reserve(1000);\nassert!(c.capacity() >= 1000);\n```"]
+            pub fn reserve(&mut self, additional: usize) {
+                if let Err(err) = self.try_reserve(additional) {
+                    panic!("{}::reserve: {err}", stringify!($ty));
+                }
+            }
+
+            /// Allocates blocks until `additional` more values fit without
+            /// allocating, or says why it cannot (blocks allocated before
+            /// the failure stay).
+            ///
+            /// ```
+            /// handlekit::define_key! { struct Tiny(u32; index_bits = 4); }
+            #[doc = concat!("let mut c: handlekit::", stringify!($ty), "<u8, Tiny> = Default::default();")]
+            /// assert!(c.try_reserve(16).is_ok());
+            /// assert!(c.try_reserve(17).unwrap_err().is_index_space());
+            /// ```
+            pub fn try_reserve(&mut self, additional: usize) -> Result<(), $crate::CapacityError> {
+                self.raw.try_reserve(additional)
+            }
+
             /// Inserts a value and returns its key.
             ///
             /// # Panics

@@ -66,6 +66,8 @@ enum Op {
     Clone,
     /// A serde round trip (a no-op without the `serde` feature).
     SerdeRoundTrip,
+    /// `try_reserve(n)`.
+    Reserve(usize),
     Iter(usize),
 }
 
@@ -94,6 +96,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0usize..5).prop_map(Op::Drain),
         1 => Just(Op::Clone),
         1 => Just(Op::SerdeRoundTrip),
+        2 => (0usize..150).prop_map(Op::Reserve),
         3 => (0usize..8).prop_map(Op::Iter),
     ]
 }
@@ -152,6 +155,20 @@ impl Reference {
         } else {
             self.free.push(index);
         }
+    }
+
+    /// `try_reserve(additional)`: blocks are added after the others (not
+    /// used until the blocks before them are) until that many more values
+    /// fit; a fixed pool refuses if they do not.
+    fn reserve(&mut self, additional: usize) -> bool {
+        let room = |r: &Self| r.free.len() + (r.slots - r.generations.len());
+        if self.fixed.is_some() {
+            return room(self) >= additional;
+        }
+        while room(self) < additional {
+            self.slots += self.block_size;
+        }
+        true
     }
 
     /// `Pool::remove`: as `remove`, and when it took the last value and
@@ -615,6 +632,15 @@ impl<K: Key> Harness<K> {
                     .collect();
             }
             Op::SerdeRoundTrip => self.serde_round_trip(),
+            Op::Reserve(additional) => {
+                let result = self.pool.try_reserve(additional);
+                let expected = self.reference.reserve(additional);
+                assert_eq!(result.is_ok(), expected, "try_reserve({additional})");
+                match result {
+                    Ok(()) => assert!(self.pool.capacity() - self.pool.len() >= additional),
+                    Err(err) => assert!(err.is_fixed_capacity(), "{err}"),
+                }
+            }
             Op::Iter(split) => self.check_iterators(split),
         }
     }

@@ -357,37 +357,6 @@ impl<T, K: Key> Hive<T, K> {
         self.raw.heap_bytes()
     }
 
-    /// Allocates blocks until `additional` more values fit.
-    ///
-    /// # Panics
-    ///
-    /// If the key type cannot index that many values, or allocation
-    /// fails. See [`try_reserve`](Self::try_reserve).
-    ///
-    /// ```
-    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::new();
-    /// hive.reserve(1000);
-    /// assert!(hive.capacity() >= 1000);
-    /// ```
-    pub fn reserve(&mut self, additional: usize) {
-        if let Err(err) = self.try_reserve(additional) {
-            panic!("Hive::reserve: {err}");
-        }
-    }
-
-    /// Allocates blocks until `additional` more values fit, or says why it
-    /// cannot (blocks allocated before the failure stay).
-    ///
-    /// ```
-    /// handlekit::define_key! { struct Tiny(u32; index_bits = 4); }
-    /// let mut hive: handlekit::Hive<u8, Tiny> = handlekit::Hive::default();
-    /// assert!(hive.try_reserve(16).is_ok());
-    /// assert!(hive.try_reserve(17).unwrap_err().is_index_space());
-    /// ```
-    pub fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
-        self.raw.try_reserve(additional)
-    }
-
     /// Frees the memory of every empty block (their index ranges keep
     /// their generations, so old keys stay stale).
     ///

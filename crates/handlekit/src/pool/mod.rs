@@ -55,8 +55,9 @@ const fn default_shift<T>() -> u32 {
 /// index splits into block and offset with a shift and a mask. The default
 /// size is as many slots as fit in 64 KiB, kept within 64..=16384;
 /// [`with_block_size`](Pool::with_block_size) picks another. A block is
-/// allocated when the free list is empty and every slot has been used; its
-/// slots are then handed out in order. Blocks are freed only when the pool
+/// allocated when the free list is empty and every slot has been used, or
+/// ahead of time by [`reserve`](Pool::reserve); its slots are then handed
+/// out in order. Blocks are freed only when the pool
 /// is dropped (their slots keep the generations that make stale keys
 /// fail). [`with_fixed_capacity`](Pool::with_fixed_capacity) allocates one
 /// block of exactly the capacity and never allocates again.
@@ -193,6 +194,26 @@ impl<T, K: Key> Pool<T, K> {
         }
     }
 
+    /// Creates an empty pool with room for at least `capacity` values, in
+    /// blocks of the default size.
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is more than the key type can index, or allocation
+    /// fails.
+    ///
+    /// ```
+    /// let pool: handlekit::Pool<u32> = handlekit::Pool::with_capacity(10_000);
+    /// assert!(pool.capacity() >= 10_000);
+    /// assert!(pool.is_empty());
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        let mut pool = Self::default();
+        pool.reserve(capacity);
+        pool
+    }
+
     /// Slots per block (a power of two).
     ///
     /// ```
@@ -207,13 +228,16 @@ impl<T, K: Key> Pool<T, K> {
         self.raw.block_size()
     }
 
-    /// Blocks allocated so far.
+    /// Blocks allocated so far (including those [`reserve`](Self::reserve)
+    /// allocated ahead).
     ///
     /// ```
     /// let mut pool: handlekit::Pool<u8> = handlekit::Pool::with_block_size(4);
     /// assert_eq!(pool.block_count(), 0);
     /// pool.extend(0..5);
     /// assert_eq!(pool.block_count(), 2);
+    /// pool.reserve(8);
+    /// assert_eq!(pool.block_count(), 4);
     /// ```
     #[inline]
     #[must_use]

@@ -15,6 +15,7 @@
 //!
 //! All of this is safe code over `Block`.
 
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 use super::block::{block_table, clone_blocks, Block, BlockTable};
@@ -32,7 +33,14 @@ pub(crate) struct RawPool<T> {
     blocks: Vec<Block<T>>,
     /// Slots per block, as a power of two. Invariant: `shift <= 31`.
     shift: u32,
-    /// Total slots in all blocks. Invariant: `slot_total <=
+    /// Blocks allocated ahead by `try_reserve`, never used and not yet in
+    /// `blocks` (no key can name them). Invariant: the first has base
+    /// `slot_total`, each next one follows the one before it, and all but
+    /// the last have `1 << shift` slots; the last ends at most at
+    /// `limits.max_slots`. A block joins `blocks` from the front when the
+    /// last one is used up, so the append path never looks here.
+    reserved: VecDeque<Block<T>>,
+    /// Total slots in all blocks (not counting `reserved`). Invariant: `slot_total <=
     /// limits.max_slots <= u32::MAX`, so every flat index fits in a `u32`
     /// other than `NO_SLOT`. Every block but the last is used up (`fresh
     /// == len`), so the slots ever used are the flat indices `0..used()`.
@@ -70,6 +78,7 @@ impl<T> RawPool<T> {
         assert!(shift <= 31, "block size above 2^31 slots");
         RawPool {
             blocks: Vec::new(),
+            reserved: VecDeque::new(),
             shift,
             slot_total: 0,
             free_head: NO_SLOT,
@@ -113,7 +122,7 @@ impl<T> RawPool<T> {
     /// Blocks allocated.
     #[inline]
     pub(crate) fn block_count(&self) -> usize {
-        self.blocks.len()
+        self.blocks.len() + self.reserved.len()
     }
 
     #[inline]
@@ -143,14 +152,23 @@ impl<T> RawPool<T> {
     /// Values the pool can hold without allocating.
     #[inline]
     pub(crate) fn capacity(&self) -> usize {
-        self.slot_total - self.retired
+        self.slot_total + self.reserved_slots() - self.retired
+    }
+
+    /// Slots in the reserved blocks.
+    fn reserved_slots(&self) -> usize {
+        self.reserved.iter().map(Block::len).sum()
     }
 
     /// Heap bytes held by the blocks (slots and occupancy words) and the
     /// block list.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.blocks.iter().map(Block::heap_bytes).sum::<usize>()
-            + self.blocks.capacity() * core::mem::size_of::<Block<T>>()
+        let block_bytes = |blocks: &mut dyn Iterator<Item = &Block<T>>| {
+            blocks.map(Block::heap_bytes).sum::<usize>()
+        };
+        block_bytes(&mut self.blocks.iter())
+            + block_bytes(&mut self.reserved.iter())
+            + (self.blocks.capacity() + self.reserved.capacity()) * core::mem::size_of::<Block<T>>()
     }
 
     /// The slots ever used, block by block, in index order.
@@ -200,23 +218,53 @@ impl<T> RawPool<T> {
         Ok((index, generation))
     }
 
-    /// Adds a block, or says why it cannot.
+    /// Adds a block to the table, a reserved one if there is one, or says
+    /// why it cannot.
     #[cold]
     #[inline(never)]
     fn carve(&mut self) -> Result<(), CapacityError> {
+        let (block, was_reserved) = match self.reserved.pop_front() {
+            Some(block) => (block, true),
+            None => (self.new_block(self.slot_total)?, false),
+        };
+        if self.blocks.try_reserve(1).is_err() {
+            if was_reserved {
+                // Into the place it was just taken from: no allocation.
+                self.reserved.push_front(block);
+            }
+            return Err(CapacityError::alloc());
+        }
+        debug_assert_eq!(block.base(), self.slot_total);
+        self.slot_total += block.len();
+        self.blocks.push(block);
+        Ok(())
+    }
+
+    /// A never-used block with base `base`, the next flat index after every
+    /// block, or why there can be none.
+    fn new_block(&self, base: usize) -> Result<Block<T>, CapacityError> {
         if let Some(fixed) = self.fixed {
             return Err(CapacityError::fixed(fixed));
         }
-        let base = self.slot_total;
         if base >= self.limits.max_slots {
             return Err(CapacityError::index_space(self.limits.max_slots));
         }
         let len = self.block_size().min(self.limits.max_slots - base);
-        self.blocks
-            .try_reserve(1)
-            .map_err(|_| CapacityError::alloc())?;
-        self.blocks.push(Block::new(len, base));
-        self.slot_total += len;
+        Ok(Block::new(len, base))
+    }
+
+    /// Allocates blocks ahead until `additional` more values fit without
+    /// allocating. Blocks allocated before a failure stay.
+    pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+        let mut next_base = self.slot_total + self.reserved_slots();
+        while self.capacity() - self.len() < additional {
+            let block = self.new_block(next_base)?;
+            self.reserved
+                .try_reserve(1)
+                .map_err(|_| CapacityError::alloc())?;
+            next_base += block.len();
+            self.reserved.push_back(block);
+        }
         Ok(())
     }
 
@@ -400,6 +448,22 @@ impl<T> RawPool<T> {
             live += block.live();
         }
         assert_eq!(total, self.slot_total, "slot total");
+        let mut next_base = self.slot_total;
+        for (n, block) in self.reserved.iter().enumerate() {
+            assert_eq!(block.base(), next_base, "base of reserved block {n}");
+            assert_eq!(block.fresh(), 0, "reserved block {n} used");
+            if n + 1 < self.reserved.len() {
+                assert_eq!(block.len(), self.block_size(), "short reserved block {n}");
+            }
+            next_base += block.len();
+        }
+        assert!(
+            next_base <= self.limits.max_slots,
+            "reserved past the index space"
+        );
+        if self.fixed.is_some() {
+            assert!(self.reserved.is_empty(), "fixed pool reserved a block");
+        }
         assert!(self.slot_total <= self.limits.max_slots);
         assert_eq!(live, self.len(), "vacant count");
         assert!(
@@ -460,8 +524,15 @@ impl<T: Clone> Clone for RawPool<T> {
     /// the values cloned so far are dropped.
     fn clone(&self) -> Self {
         let blocks = clone_blocks(&self.blocks);
+        // Reserved blocks hold nothing to copy.
+        let reserved = self
+            .reserved
+            .iter()
+            .map(|block| Block::new(block.len(), block.base()))
+            .collect();
         RawPool {
             blocks,
+            reserved,
             shift: self.shift,
             slot_total: self.slot_total,
             free_head: self.free_head,
