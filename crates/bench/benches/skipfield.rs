@@ -17,13 +17,22 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use handlekit::Hive;
 use handlekit_bench::containers::{Blob64, Value};
-use handlekit_bench::skipfield::{split_blocks, MaskBlock, Pattern, SkipfieldBlock, BLOCK_SLOTS};
+use handlekit_bench::skipfield::{
+    split_blocks, LiveSlots, MaskBlock, Pattern, SkipfieldBlock, BLOCK_SLOTS,
+};
 
 const SIZES: [usize; 2] = [100_000, 1_000_000];
 const SEED: u64 = 0x5C1F_F1E1D;
 
 /// A hive holding `make(i)` for every live `i`, built by inserting all `n`
 /// values into an empty hive and removing the erased ones by key.
+/// The sum of the weights of every live value in `blocks`.
+fn sum_blocks<V: Value, B: LiveSlots<V>>(blocks: &[B]) -> u64 {
+    blocks.iter().fold(0u64, |acc, block| {
+        block.fold(acc, |a, v| a.wrapping_add(v.weight()))
+    })
+}
+
 fn hive_with<V: Value>(live: &[bool]) -> Hive<V> {
     let mut hive = Hive::new();
     let keys: Vec<_> = (0..live.len() as u64)
@@ -59,34 +68,18 @@ fn bench_type<V: Value>(c: &mut Criterion) {
                 .filter(|&i| live[i as usize])
                 .map(|i| V::make(i).weight())
                 .fold(0, u64::wrapping_add);
-            let sum_skip = skip.iter().fold(0u64, |acc, b| {
-                b.fold(acc, |a, v| a.wrapping_add(v.weight()))
-            });
-            let sum_masks = masks.iter().fold(0u64, |acc, b| {
-                b.fold(acc, |a, v| a.wrapping_add(v.weight()))
-            });
+            let sum_skip = sum_blocks(&skip);
+            let sum_masks = sum_blocks(&masks);
             let sum_hive = hive.values().fold(0u64, |a, v| a.wrapping_add(v.weight()));
             assert_eq!((sum_skip, sum_masks, sum_hive), (want, want, want));
             assert_eq!(hive.len(), live.iter().filter(|&&l| l).count());
 
             let name = pattern.name();
             group.bench_function(format!("{name}/skipfield"), |b| {
-                b.iter(|| {
-                    let blocks = black_box(&skip);
-                    let sum = blocks.iter().fold(0u64, |acc, b| {
-                        b.fold(acc, |a, v| a.wrapping_add(v.weight()))
-                    });
-                    black_box(sum)
-                });
+                b.iter(|| black_box(sum_blocks(black_box(&skip))));
             });
             group.bench_function(format!("{name}/masks"), |b| {
-                b.iter(|| {
-                    let blocks = black_box(&masks);
-                    let sum = blocks.iter().fold(0u64, |acc, b| {
-                        b.fold(acc, |a, v| a.wrapping_add(v.weight()))
-                    });
-                    black_box(sum)
-                });
+                b.iter(|| black_box(sum_blocks(black_box(&masks))));
             });
             group.bench_function(format!("{name}/hive"), |b| {
                 b.iter(|| {

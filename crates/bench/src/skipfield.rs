@@ -77,10 +77,39 @@ impl<T> SkipfieldBlock<T> {
     pub fn skipfield(&self) -> &[u16] {
         &self.skip
     }
+}
 
+/// A block of slots with holes, walked in slot order: what
+/// [`SkipfieldBlock`] and [`MaskBlock`] provide (each its own
+/// `fold_indexed`) and what is derived from it.
+pub trait LiveSlots<T> {
     /// Folds the live values in slot order, with their slot indices.
+    fn fold_indexed<B>(&self, init: B, f: impl FnMut(B, usize, &T) -> B) -> B;
+
+    /// Folds the live values in slot order.
     #[inline]
-    pub fn fold_indexed<B>(&self, init: B, mut f: impl FnMut(B, usize, &T) -> B) -> B {
+    fn fold<B>(&self, init: B, mut f: impl FnMut(B, &T) -> B) -> B {
+        self.fold_indexed(init, |acc, _, value| f(acc, value))
+    }
+
+    /// Calls `f` on every live value in slot order.
+    #[inline]
+    fn for_each(&self, mut f: impl FnMut(&T)) {
+        self.fold((), |(), value| f(value));
+    }
+
+    /// The indices of the live slots, in order.
+    fn live_indices(&self) -> Vec<usize> {
+        self.fold_indexed(Vec::new(), |mut out, i, _| {
+            out.push(i);
+            out
+        })
+    }
+}
+
+impl<T> LiveSlots<T> for SkipfieldBlock<T> {
+    #[inline]
+    fn fold_indexed<B>(&self, init: B, mut f: impl FnMut(B, usize, &T) -> B) -> B {
         let values = &self.values[..];
         let len = values.len();
         // Exactly `len + 1` counters, so `skip[i + 1]` is in bounds for every
@@ -95,25 +124,30 @@ impl<T> SkipfieldBlock<T> {
         }
         acc
     }
+}
 
-    /// Folds the live values in slot order.
+impl<T> LiveSlots<T> for MaskBlock<T> {
     #[inline]
-    pub fn fold<B>(&self, init: B, mut f: impl FnMut(B, &T) -> B) -> B {
-        self.fold_indexed(init, |acc, _, value| f(acc, value))
-    }
-
-    /// Calls `f` on every live value in slot order.
-    #[inline]
-    pub fn for_each(&self, mut f: impl FnMut(&T)) {
-        self.fold((), |(), value| f(value));
-    }
-
-    /// The indices of the live slots, in order.
-    pub fn live_indices(&self) -> Vec<usize> {
-        self.fold_indexed(Vec::new(), |mut out, i, _| {
-            out.push(i);
-            out
-        })
+    fn fold_indexed<B>(&self, init: B, mut f: impl FnMut(B, usize, &T) -> B) -> B {
+        let mut acc = init;
+        let mut base = 0;
+        for (chunk, &word) in self.values.chunks(WORD_BITS).zip(&self.bits) {
+            if word == u64::MAX {
+                // A full word covers a whole chunk of 64 slots.
+                for (offset, value) in chunk.iter().enumerate() {
+                    acc = f(acc, base + offset, value);
+                }
+            } else {
+                let mut word = word;
+                while word != 0 {
+                    let offset = word.trailing_zeros() as usize;
+                    acc = f(acc, base + offset, &chunk[offset]);
+                    word &= word - 1;
+                }
+            }
+            base += WORD_BITS;
+        }
+        acc
     }
 }
 
@@ -150,50 +184,6 @@ impl<T> MaskBlock<T> {
     /// The occupancy words.
     pub fn words(&self) -> &[u64] {
         &self.bits
-    }
-
-    /// Folds the live values in slot order, with their slot indices.
-    #[inline]
-    pub fn fold_indexed<B>(&self, init: B, mut f: impl FnMut(B, usize, &T) -> B) -> B {
-        let mut acc = init;
-        let mut base = 0;
-        for (chunk, &word) in self.values.chunks(WORD_BITS).zip(&self.bits) {
-            if word == u64::MAX {
-                // A full word covers a whole chunk of 64 slots.
-                for (offset, value) in chunk.iter().enumerate() {
-                    acc = f(acc, base + offset, value);
-                }
-            } else {
-                let mut word = word;
-                while word != 0 {
-                    let offset = word.trailing_zeros() as usize;
-                    acc = f(acc, base + offset, &chunk[offset]);
-                    word &= word - 1;
-                }
-            }
-            base += WORD_BITS;
-        }
-        acc
-    }
-
-    /// Folds the live values in slot order.
-    #[inline]
-    pub fn fold<B>(&self, init: B, mut f: impl FnMut(B, &T) -> B) -> B {
-        self.fold_indexed(init, |acc, _, value| f(acc, value))
-    }
-
-    /// Calls `f` on every live value in slot order.
-    #[inline]
-    pub fn for_each(&self, mut f: impl FnMut(&T)) {
-        self.fold((), |(), value| f(value));
-    }
-
-    /// The indices of the live slots, in order.
-    pub fn live_indices(&self) -> Vec<usize> {
-        self.fold_indexed(Vec::new(), |mut out, i, _| {
-            out.push(i);
-            out
-        })
     }
 }
 

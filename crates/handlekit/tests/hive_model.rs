@@ -725,9 +725,8 @@ fn top_bit_generation_is_filed_by_the_slot() {
 mod hive_serde {
     use super::*;
 
-    /// Parses through `from_reader` (see `stale_keys.rs` for why).
     fn parse<K: Key>(json: &str) -> Result<Hive<u64, K>, String> {
-        serde_json::from_reader(json.as_bytes()).map_err(|e| e.to_string())
+        common::from_json(json)
     }
 
     #[test]

@@ -253,6 +253,16 @@ impl<K: Key> Harness<K> {
         self.ptrs.insert(key, ptr);
     }
 
+    /// Records the address of every live value again (the values moved
+    /// to a new pool).
+    fn rerecord(&mut self) {
+        self.ptrs = self
+            .live_keys()
+            .into_iter()
+            .map(|k| (k, self.pool.get_ptr(k).unwrap()))
+            .collect();
+    }
+
     fn forget(&mut self, key: K) {
         self.model.remove(&key);
         self.ptrs.remove(&key);
@@ -625,11 +635,7 @@ impl<K: Key> Harness<K> {
                 }
                 // Continue with the copy: its values are at new addresses.
                 self.pool = copy;
-                let live = self.live_keys();
-                self.ptrs = live
-                    .into_iter()
-                    .map(|k| (k, self.pool.get_ptr(k).unwrap()))
-                    .collect();
+                self.rerecord();
             }
             Op::SerdeRoundTrip => self.serde_round_trip(),
             Op::Reserve(additional) => {
@@ -670,11 +676,7 @@ impl<K: Key> Harness<K> {
         assert!(reference.slots >= reference.generations.len());
         assert!(reference.slots < reference.generations.len() + back.block_size());
         self.pool = back;
-        let live = self.live_keys();
-        self.ptrs = live
-            .into_iter()
-            .map(|k| (k, self.pool.get_ptr(k).unwrap()))
-            .collect();
+        self.rerecord();
     }
 
     #[cfg(not(feature = "serde"))]
@@ -861,9 +863,8 @@ mod pool_serde {
         pub struct FourSlots(u32; index_bits = 2);
     }
 
-    /// Parses through `from_reader` (see `stale_keys.rs` for why).
     fn parse<K: Key>(json: &str) -> Result<Pool<u64, K>, String> {
-        serde_json::from_reader(json.as_bytes()).map_err(|e| e.to_string())
+        common::from_json(json)
     }
 
     #[test]

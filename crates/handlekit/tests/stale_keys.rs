@@ -483,16 +483,9 @@ fn clear_keeps_keys_stale_and_retires_exhausted_slots() {
 #[cfg(feature = "serde")]
 mod serde_hostile {
     use super::*;
+    use common::from_json;
 
     type Table = IdTable<u64, G2>;
-
-    /// Parses through `from_reader`: on a `&str`, serde_json finds an
-    /// error's line with memchr's SSE2 code, whose aligned loads Miri's
-    /// symbolic alignment check (used by `scripts/miri.sh`) reports as a
-    /// false positive.
-    fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, String> {
-        serde_json::from_reader(json.as_bytes()).map_err(|e| e.to_string())
-    }
 
     fn parse(json: &str) -> Result<Table, String> {
         from_json(json)

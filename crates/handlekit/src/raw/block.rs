@@ -216,7 +216,7 @@ impl<T> Block<T> {
     }
 
     /// The slots ever used (`0..fresh`), in order.
-    #[cfg(feature = "serde")]
+    #[inline]
     pub(crate) fn used_slots(&self) -> &[Slot<T>] {
         // SAFETY: the first `fresh` slots are initialized (invariant on
         // `slots`), and nothing writes to them while `self` is borrowed.
@@ -393,20 +393,15 @@ impl<T> Block<T> {
     ) -> (u32, usize) {
         let mut retired = 0;
         for i in (0..self.fresh).rev() {
-            let slot = self.slot_ptr(i);
-            // Only a vacant slot is written: no `get_ptr` pointer names it.
-            // SAFETY: `i < fresh`, so the slot is initialized; `&mut self`
-            // makes this the only access to it.
-            unsafe {
-                if (*slot).is_occupied() {
-                    continue;
-                }
-                if (*slot).generation() >= max_generation {
-                    retired += 1;
-                    continue;
-                }
-                (*slot).set_next_free(head);
+            let Some(slot) = self.slot(i) else { break };
+            if slot.is_occupied() {
+                continue;
             }
+            if slot.generation() >= max_generation {
+                retired += 1;
+                continue;
+            }
+            self.set_next_free(i, head);
             head = index_base + i as u32;
         }
         (head, retired)
@@ -842,14 +837,12 @@ pub(crate) unsafe trait BlockAccess<'a, T: 'a>: SlotAccess<'a> {
     unsafe fn of_block(block: &'a Block<T>) -> Self;
 }
 
-// SAFETY: a shared slice of the block's slots, for as long as the block is
-// borrowed.
+// SAFETY: a shared slice of the block's used slots (all initialized), for
+// as long as the block is borrowed.
 unsafe impl<'a, T: 'a> BlockAccess<'a, T> for Shared<'a, T> {
     #[inline]
     unsafe fn of_block(block: &'a Block<T>) -> Self {
-        // SAFETY: `slots` points to `fresh` initialized slots (invariant on
-        // `slots`), not written while `block` is borrowed shared.
-        Shared::new(unsafe { core::slice::from_raw_parts(block.slots.as_ptr(), block.fresh) })
+        Shared::new(block.used_slots())
     }
 }
 
