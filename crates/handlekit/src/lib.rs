@@ -121,9 +121,11 @@
 //! is a slot holding the value and a 4-byte link: `4 + size_of::<T>() + 4`
 //! rounded up to `max(align_of::<T>(), 4)` (24 bytes for a 16-byte particle),
 //! plus one bit; each list costs its 4-byte [`Head`].
-//! [`Pool`] and [`Hive`] slots are the same as [`IdTable`]'s, plus a
-//! header per block (and for a hive, 16 bytes of bookkeeping per block and
-//! the unused tail of the last block).
+//! [`Pool`] slots are the same as [`IdTable`]'s, plus a header per block.
+//! A [`Hive`] block keeps the state words in one array and the payloads in
+//! another, so a slot costs `4 + max(size_of::<T>(), 4)` bytes with no
+//! padding between the two (12 bytes for `u64`), plus a header and 16
+//! bytes of bookkeeping per block and the unused tail of the last block.
 //!
 //! A [`VmVec`] costs `size_of::<T>()` per element, with nothing per
 //! element beside it: its resident memory is the committed 2 MiB chunks
@@ -142,7 +144,7 @@
 //! | [`SecondaryMap`] | O(1)\* | O(1) | O(1), one slot read | O(len + slots/64) |
 //! | [`SparseSecondaryMap`] | O(1)\* | O(1), moves one value | O(1), three reads | O(len), a slice |
 //! | [`Pool`] | O(1)† | O(1) | O(1), block list + one slot read | O(len + slots/64 + blocks) |
-//! | [`Hive`] | O(1)† | O(1)‡ | O(1), block list + one slot read | O(len + slots/64 + blocks) |
+//! | [`Hive`] | O(1)† | O(1)‡ | O(1), block list + state word + value (two cache lines) | O(len + slots/64 + blocks), values only |
 //! | [`IndexLists`] | O(1) at a front | O(1) at a front, else O(position) | O(1), one slot read | O(list length) per list |
 //! | [`VmVec`] | `push` O(1), never moves | `pop_front` O(1) | O(1), an index | O(len), a slice |
 //!
@@ -163,7 +165,7 @@
 //! | fast lookups, values that never move, iteration that skips holes | [`IdTable`] |
 //! | addresses that stay fixed as well, with a known maximum | [`IdTable::with_fixed_capacity`] or [`Pool::with_fixed_capacity`] |
 //! | addresses that stay fixed while the number of values grows without bound | [`Pool`] |
-//! | the same, with memory that follows the number of values both ways (blocks grow from 64 slots, emptied blocks are freed) | [`Hive`] |
+//! | the same, with memory that follows the number of values both ways (blocks grow from 64 slots, emptied blocks are freed), or iteration as fast as a `Vec`'s over values that never move | [`Hive`] |
 //! | the fastest iteration, or control over the order of values | [`PackedTable`] |
 //! | 32-bit keys | any table with [`Id32`], or your own [`define_key!`] |
 //! | data for most keys of another table | [`SecondaryMap`] |

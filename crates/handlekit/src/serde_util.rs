@@ -12,7 +12,7 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, SeqAccess, Vis
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
 use crate::raw::pool::RawPool;
-use crate::raw::slot::Slot;
+use crate::raw::slot::{Slot, SlotRef};
 use crate::raw::{BuildError, KeyLimits, SlotArena};
 use crate::Key;
 
@@ -21,7 +21,7 @@ pub(crate) struct SlotsRef<'a, T>(pub(crate) &'a [Slot<T>]);
 
 impl<T: Serialize> Serialize for SlotsRef<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_slots(serializer, self.0.len(), self.0)
+        serialize_slots(serializer, self.0.len(), self.0.iter().map(Slot::as_ref))
     }
 }
 
@@ -30,7 +30,7 @@ impl<T: Serialize> Serialize for SlotsRef<'_, T> {
 pub(crate) fn serialize_slots<'a, S: Serializer, T: Serialize + 'a>(
     serializer: S,
     len: usize,
-    slots: impl IntoIterator<Item = &'a Slot<T>>,
+    slots: impl IntoIterator<Item = SlotRef<'a, T>>,
 ) -> Result<S::Ok, S::Error> {
     let mut seq = serializer.serialize_seq(Some(len))?;
     for slot in slots {

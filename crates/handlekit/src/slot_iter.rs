@@ -54,7 +54,7 @@ macro_rules! raw_iterator {
             }
         }
 
-        impl<$($lt,)? $($param $(: $bound)?),*> FusedIterator for $name<$($lt,)? $($param),*> {}
+        impl<$($lt,)? $($param $(: $bound)?),*> core::iter::FusedIterator for $name<$($lt,)? $($param),*> {}
     };
 }
 

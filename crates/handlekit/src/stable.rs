@@ -5,14 +5,16 @@
 //! `take_next`. Both containers have the same shape (a `raw` field and a
 //! key marker), so one macro writes these for both.
 
-/// Writes, for `$ty<T, K>` whose raw container is `$raw<T>`: the methods
+/// Writes, for `$ty<T, K>` whose raw container is `$raw<T>` (with blocks
+/// laid out as `$layout<T>`): the methods
 /// that forward to the raw container (lookups, `insert`, `remove`,
 /// `retain`, iteration, ...), the panics of `insert` and `Index`, `Debug`, `Index`, `IndexMut`, `PartialEq`, `Eq`,
-/// `Extend`, `FromIterator`, the three `IntoIterator`s, and the `Drain` and
-/// `IntoIter` types. `$key` is the default key's name, `$noun` the noun
+/// `Extend`, `FromIterator`, the three `IntoIterator`s, the borrowing
+/// iterator types (`Iter`, `IterMut`, `Keys`, `Values`, `ValuesMut`), and
+/// the `Drain` and `IntoIter` types. `$key` is the default key's name, `$noun` the noun
 /// the docs and panic messages use ("pool", "hive").
 macro_rules! stable_container_impls {
-    ($ty:ident, $raw:ident, $key:ident, $noun:literal) => {
+    ($ty:ident, $raw:ident, $layout:ident, $key:ident, $noun:literal) => {
         impl<T, K: Key> $ty<T, K> {
             /// The number of live values.
             ///
@@ -487,6 +489,190 @@ macro_rules! stable_container_impls {
         }
 
         $crate::slot_iter::taking_iterator!(IntoIter<T, K>);
+
+        #[doc = concat!("Iterator over `(key, &value)`; see [`", stringify!($ty), "::iter`].\n\n```")]
+        #[doc = concat!("let c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
+        #[doc = concat!("let iter: handlekit::", $noun, "::Iter<'_, i32> = c.iter();")]
+        #[doc = "assert_eq!(iter.len(), 2);\n```"]
+        pub struct Iter<'a, T, K: Key = $key> {
+            raw: $crate::raw::block::BlocksIter<'a, T, $layout<T>>,
+            _key: core::marker::PhantomData<fn(K) -> K>,
+        }
+
+        $crate::slot_iter::raw_iterator!(
+            Iter<'a, T, K: Key>,
+            (K, &'a T),
+            |index, generation, value| ($crate::slot_iter::table_key::<K>(index, generation), value)
+        );
+
+        impl<T, K: Key> Clone for Iter<'_, T, K> {
+            fn clone(&self) -> Self {
+                Iter {
+                    raw: self.raw.clone(),
+                    _key: core::marker::PhantomData,
+                }
+            }
+        }
+
+        impl<T: core::fmt::Debug, K: Key> core::fmt::Debug for Iter<'_, T, K> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_list().entries(self.clone()).finish()
+            }
+        }
+
+        #[doc = concat!("Iterator over `(key, &mut value)`; see [`", stringify!($ty), "::iter_mut`].\n\n```")]
+        #[doc = concat!("let mut c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
+        #[doc = concat!("let iter: handlekit::", $noun, "::IterMut<'_, i32> = c.iter_mut();")]
+        #[doc = "iter.for_each(|(_, v)| *v *= 2);\nassert_eq!(c.values().sum::<i32>(), 6);\n```"]
+        pub struct IterMut<'a, T, K: Key = $key> {
+            raw: $crate::raw::block::BlocksIterMut<'a, T, $layout<T>>,
+            _key: core::marker::PhantomData<fn(K) -> K>,
+        }
+
+        $crate::slot_iter::raw_iterator!(
+            IterMut<'a, T, K: Key>,
+            (K, &'a mut T),
+            |index, generation, value| ($crate::slot_iter::table_key::<K>(index, generation), value)
+        );
+
+        impl<T, K: Key> core::fmt::Debug for IterMut<'_, T, K> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("IterMut")
+                    .field("remaining", &self.raw.len())
+                    .finish()
+            }
+        }
+
+        #[doc = concat!("Iterator over the live values; see [`", stringify!($ty), "::values`].\n\n```")]
+        #[doc = concat!("let c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
+        #[doc = concat!("let values: handlekit::", $noun, "::Values<'_, i32> = c.values();")]
+        #[doc = "assert_eq!(values.max(), Some(&2));\n```"]
+        pub struct Values<'a, T> {
+            raw: $crate::raw::block::BlocksIter<'a, T, $layout<T>>,
+        }
+
+        $crate::slot_iter::raw_iterator!(Values<'a, T>, &'a T, |_index, _generation, value| value);
+
+        impl<T> Clone for Values<'_, T> {
+            fn clone(&self) -> Self {
+                Values {
+                    raw: self.raw.clone(),
+                }
+            }
+        }
+
+        impl<T: core::fmt::Debug> core::fmt::Debug for Values<'_, T> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_list().entries(self.clone()).finish()
+            }
+        }
+
+        #[doc = concat!("Iterator over the live values, mutably; see [`", stringify!($ty), "::values_mut`].\n\n```")]
+        #[doc = concat!("let mut c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
+        #[doc = concat!("let values: handlekit::", $noun, "::ValuesMut<'_, i32> = c.values_mut();")]
+        #[doc = "values.for_each(|v| *v += 1);\nassert_eq!(c.values().sum::<i32>(), 5);\n```"]
+        pub struct ValuesMut<'a, T> {
+            raw: $crate::raw::block::BlocksIterMut<'a, T, $layout<T>>,
+        }
+
+        $crate::slot_iter::raw_iterator!(ValuesMut<'a, T>, &'a mut T, |_index, _generation, value| {
+            value
+        });
+
+        impl<T> core::fmt::Debug for ValuesMut<'_, T> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("ValuesMut")
+                    .field("remaining", &self.raw.len())
+                    .finish()
+            }
+        }
+
+        #[doc = concat!("Iterator over the keys of live values; see [`", stringify!($ty), "::keys`].\n\n```")]
+        #[doc = concat!("let c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
+        #[doc = concat!("let keys: handlekit::", $noun, "::Keys<'_, i32> = c.keys();")]
+        #[doc = "assert_eq!(keys.count(), 2);\n```"]
+        pub struct Keys<'a, T, K: Key = $key> {
+            inner: Iter<'a, T, K>,
+        }
+
+        impl<T, K: Key> Iterator for Keys<'_, T, K> {
+            type Item = K;
+
+            #[inline]
+            fn next(&mut self) -> Option<K> {
+                self.inner.next().map(|(key, _)| key)
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.inner.size_hint()
+            }
+
+            #[inline]
+            fn fold<B, F: FnMut(B, K) -> B>(self, init: B, mut f: F) -> B {
+                self.inner.fold(init, |acc, (key, _)| f(acc, key))
+            }
+        }
+
+        impl<T, K: Key> ExactSizeIterator for Keys<'_, T, K> {}
+        impl<T, K: Key> core::iter::FusedIterator for Keys<'_, T, K> {}
+
+        impl<T, K: Key> Clone for Keys<'_, T, K> {
+            fn clone(&self) -> Self {
+                Keys {
+                    inner: self.inner.clone(),
+                }
+            }
+        }
+
+        impl<T, K: Key> core::fmt::Debug for Keys<'_, T, K> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_list().entries(self.clone()).finish()
+            }
+        }
+
+        impl<'a, T, K: Key> Iter<'a, T, K> {
+            #[inline]
+            fn new(raw: $crate::raw::block::BlocksIter<'a, T, $layout<T>>) -> Self {
+                Iter {
+                    raw,
+                    _key: core::marker::PhantomData,
+                }
+            }
+        }
+
+        impl<'a, T, K: Key> IterMut<'a, T, K> {
+            #[inline]
+            fn new(raw: $crate::raw::block::BlocksIterMut<'a, T, $layout<T>>) -> Self {
+                IterMut {
+                    raw,
+                    _key: core::marker::PhantomData,
+                }
+            }
+        }
+
+        impl<'a, T> Values<'a, T> {
+            #[inline]
+            fn new(raw: $crate::raw::block::BlocksIter<'a, T, $layout<T>>) -> Self {
+                Values { raw }
+            }
+        }
+
+        impl<'a, T> ValuesMut<'a, T> {
+            #[inline]
+            fn new(raw: $crate::raw::block::BlocksIterMut<'a, T, $layout<T>>) -> Self {
+                ValuesMut { raw }
+            }
+        }
+
+        impl<'a, T, K: Key> Keys<'a, T, K> {
+            #[inline]
+            fn new(raw: $crate::raw::block::BlocksIter<'a, T, $layout<T>>) -> Self {
+                Keys {
+                    inner: Iter::new(raw),
+                }
+            }
+        }
     };
 }
 

@@ -20,9 +20,11 @@ use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::Hive;
+use crate::raw::block::Block;
 use crate::raw::hive::RawHive;
+use crate::raw::layout::Split;
 use crate::raw::{BuildError, KeyLimits};
-use crate::serde_util::SlotsRef;
+use crate::serde_util::serialize_slots;
 use crate::Key;
 
 /// The blocks of a hive, borrowed for serialization.
@@ -32,10 +34,19 @@ impl<T: Serialize> Serialize for BlocksRef<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let blocks = self.0.blocks_with_floors();
         let mut seq = serializer.serialize_seq(Some(blocks.len()))?;
-        for (floor, slots) in blocks {
-            seq.serialize_element(&(floor, SlotsRef::<T>(slots)))?;
+        for (floor, block) in blocks {
+            seq.serialize_element(&(floor, BlockSlots(block)))?;
         }
         seq.end()
+    }
+}
+
+/// The used slots of one block, borrowed for serialization.
+struct BlockSlots<'a, T>(&'a Block<T, Split<T>>);
+
+impl<T: Serialize> Serialize for BlockSlots<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_slots(serializer, self.0.fresh(), self.0.used_slots())
     }
 }
 

@@ -4,14 +4,13 @@
 #[cfg(feature = "serde")]
 mod serde_impl;
 
-use core::fmt;
-use core::iter::FusedIterator;
 use core::marker::PhantomData;
 
-use crate::raw::block::{block_shift_for, BlockTable, BlocksIter, BlocksIterMut};
+use crate::raw::block::{block_shift_for, BlockTable};
+use crate::raw::layout::Interleaved;
 use crate::raw::pool::RawPool;
 use crate::raw::KeyLimits;
-use crate::slot_iter::{raw_iterator, table_key};
+use crate::slot_iter::table_key;
 use crate::{CapacityError, Key, PoolKey};
 
 /// `log2` of the default block size for `T`: as many slots as fit in 64 KiB,
@@ -19,7 +18,7 @@ use crate::{CapacityError, Key, PoolKey};
 /// that carving a block (one allocation) costs little per insert; small
 /// enough that a pool of a few values does not hold much more.
 const fn default_shift<T>() -> u32 {
-    block_shift_for::<T>(64 * 1024, 64, 16384)
+    block_shift_for::<T, Interleaved<T>>(64 * 1024, 64, 16384)
 }
 
 /// A typed free-list block allocator: values live in blocks that are never
@@ -372,183 +371,4 @@ impl<T: Clone, K: Key> Clone for Pool<T, K> {
     }
 }
 
-crate::stable::stable_container_impls!(Pool, RawPool, PoolKey, "pool");
-
-/// Iterator over `(key, &value)`; see [`Pool::iter`] and [`Hive::iter`](crate::Hive::iter)
-/// (a [`Hive`](crate::Hive) names this type through an alias whose key
-/// defaults to [`Id`](crate::Id)).
-pub struct Iter<'a, T, K: Key = PoolKey> {
-    raw: BlocksIter<'a, T>,
-    _key: PhantomData<fn(K) -> K>,
-}
-
-raw_iterator!(
-    Iter<'a, T, K: Key>,
-    (K, &'a T),
-    |index, generation, value| (table_key::<K>(index, generation), value)
-);
-
-impl<T, K: Key> Clone for Iter<'_, T, K> {
-    fn clone(&self) -> Self {
-        Iter {
-            raw: self.raw.clone(),
-            _key: PhantomData,
-        }
-    }
-}
-
-impl<T: fmt::Debug, K: Key> fmt::Debug for Iter<'_, T, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
-
-/// Iterator over `(key, &mut value)`; see [`Pool::iter_mut`] and [`Hive::iter_mut`](crate::Hive::iter_mut)
-/// (a [`Hive`](crate::Hive) names this type through an alias whose key
-/// defaults to [`Id`](crate::Id)).
-pub struct IterMut<'a, T, K: Key = PoolKey> {
-    raw: BlocksIterMut<'a, T>,
-    _key: PhantomData<fn(K) -> K>,
-}
-
-raw_iterator!(
-    IterMut<'a, T, K: Key>,
-    (K, &'a mut T),
-    |index, generation, value| (table_key::<K>(index, generation), value)
-);
-
-impl<T, K: Key> fmt::Debug for IterMut<'_, T, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("IterMut")
-            .field("remaining", &self.raw.len())
-            .finish()
-    }
-}
-
-/// Iterator over the live values; see [`Pool::values`] and [`Hive::values`](crate::Hive::values)
-/// (a [`Hive`](crate::Hive) names this type through an alias whose key
-/// defaults to [`Id`](crate::Id)).
-pub struct Values<'a, T> {
-    raw: BlocksIter<'a, T>,
-}
-
-raw_iterator!(Values<'a, T>, &'a T, |_index, _generation, value| value);
-
-impl<T> Clone for Values<'_, T> {
-    fn clone(&self) -> Self {
-        Values {
-            raw: self.raw.clone(),
-        }
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for Values<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
-
-/// Iterator over the live values, mutably; see [`Pool::values_mut`] and [`Hive::values_mut`](crate::Hive::values_mut)
-/// (a [`Hive`](crate::Hive) names this type through an alias whose key
-/// defaults to [`Id`](crate::Id)).
-pub struct ValuesMut<'a, T> {
-    raw: BlocksIterMut<'a, T>,
-}
-
-raw_iterator!(ValuesMut<'a, T>, &'a mut T, |_index, _generation, value| {
-    value
-});
-
-impl<T> fmt::Debug for ValuesMut<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ValuesMut")
-            .field("remaining", &self.raw.len())
-            .finish()
-    }
-}
-
-/// Iterator over the keys of live values; see [`Pool::keys`] and [`Hive::keys`](crate::Hive::keys)
-/// (a [`Hive`](crate::Hive) names this type through an alias whose key
-/// defaults to [`Id`](crate::Id)).
-pub struct Keys<'a, T, K: Key = PoolKey> {
-    inner: Iter<'a, T, K>,
-}
-
-impl<T, K: Key> Iterator for Keys<'_, T, K> {
-    type Item = K;
-
-    #[inline]
-    fn next(&mut self) -> Option<K> {
-        self.inner.next().map(|(key, _)| key)
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.inner.size_hint()
-    }
-
-    #[inline]
-    fn fold<B, F: FnMut(B, K) -> B>(self, init: B, mut f: F) -> B {
-        self.inner.fold(init, |acc, (key, _)| f(acc, key))
-    }
-}
-
-impl<T, K: Key> ExactSizeIterator for Keys<'_, T, K> {}
-impl<T, K: Key> FusedIterator for Keys<'_, T, K> {}
-
-impl<T, K: Key> Clone for Keys<'_, T, K> {
-    fn clone(&self) -> Self {
-        Keys {
-            inner: self.inner.clone(),
-        }
-    }
-}
-
-impl<T, K: Key> fmt::Debug for Keys<'_, T, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
-
-impl<'a, T, K: Key> Iter<'a, T, K> {
-    #[inline]
-    pub(crate) fn new(raw: BlocksIter<'a, T>) -> Self {
-        Iter {
-            raw,
-            _key: PhantomData,
-        }
-    }
-}
-
-impl<'a, T, K: Key> IterMut<'a, T, K> {
-    #[inline]
-    pub(crate) fn new(raw: BlocksIterMut<'a, T>) -> Self {
-        IterMut {
-            raw,
-            _key: PhantomData,
-        }
-    }
-}
-
-impl<'a, T> Values<'a, T> {
-    #[inline]
-    pub(crate) fn new(raw: BlocksIter<'a, T>) -> Self {
-        Values { raw }
-    }
-}
-
-impl<'a, T> ValuesMut<'a, T> {
-    #[inline]
-    pub(crate) fn new(raw: BlocksIterMut<'a, T>) -> Self {
-        ValuesMut { raw }
-    }
-}
-
-impl<'a, T, K: Key> Keys<'a, T, K> {
-    #[inline]
-    pub(crate) fn new(raw: BlocksIter<'a, T>) -> Self {
-        Keys {
-            inner: Iter::new(raw),
-        }
-    }
-}
+crate::stable::stable_container_impls!(Pool, RawPool, Interleaved, PoolKey, "pool");

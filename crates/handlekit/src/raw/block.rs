@@ -1,5 +1,6 @@
-//! `Block<T>`: a fixed run of slots that never moves, with its own occupancy
-//! words and live count; and `BlocksCursor`, iteration over a list of blocks.
+//! `Block<T, L>`: a fixed run of slots that never moves, with its own
+//! occupancy words and live count, its slots laid out by `L` (see
+//! `layout.rs`); and `BlocksCursor`, iteration over a list of blocks.
 //!
 //! This is the storage of the containers with stable addresses (`Pool`, and
 //! `Hive`'s blocks): the slots of a block are allocated once and freed when
@@ -21,33 +22,35 @@
 //!
 //! # Why raw pointers
 //!
-//! The slots are reached only through the raw pointer the allocation was
-//! made from, and references are made to one slot at a time, never to the
-//! whole block. A pointer handed out by [`Block::value_ptr`] carries that
-//! same provenance, so no later access to *another* slot of the block (which
-//! would retag a `&mut [Slot<T>]` covering the whole block, were the block a
-//! `Box<[Slot<T>]>`) can invalidate it. This is what makes `get_ptr`'s
-//! promise hold under Stacked Borrows and Tree Borrows, which Miri checks.
+//! The slots are reached only through the raw pointers the allocations
+//! were made from, and references are made to the parts of one slot at a
+//! time, never to a whole array. A pointer handed out by
+//! [`Block::value_ptr`] carries that same provenance, so no later access to
+//! *another* slot of the block (which would retag a `&mut [Slot<T>]`
+//! covering the whole block, were the block a `Box<[Slot<T>]>`) can
+//! invalidate it. This is what makes `get_ptr`'s promise hold under Stacked
+//! Borrows and Tree Borrows, which Miri checks.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
-use core::mem::{self, MaybeUninit};
-use core::ptr::{self, NonNull};
+use core::mem;
+use core::ptr::NonNull;
 
 use super::bitset::{set_bit_range, BitIter, WORD_BITS};
-use super::slot::{Slot, NO_SLOT};
-use super::store::{Exclusive, RawCursor, Shared, SlotAccess};
+use super::layout::{Interleaved, LayoutExclusive, LayoutShared, SlotLayout};
+use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT};
+use super::store::{RawCursor, SlotAccess};
 
-/// A fixed run of `len` slots at a fixed address.
-pub(crate) struct Block<T> {
-    /// The first of `len` slots, allocated as a `Box<[MaybeUninit<Slot<T>>]>`
-    /// of exactly `len` slots (see `Block::new`) and freed in `Drop`.
-    /// Invariant: the slots below `fresh` are initialized, the others are
-    /// not; never reallocated or moved while the block lives; no reference
-    /// to the whole run is ever made, only to single slots (or to the
-    /// initialized prefix, by an iterator that borrows the block).
-    slots: NonNull<Slot<T>>,
+/// A fixed run of `len` slots at a fixed address, stored as `L` lays them
+/// out (see `layout.rs`).
+pub(crate) struct Block<T, L: SlotLayout<T> = Interleaved<T>> {
+    /// The storage of `len` slots, made by `L::allocate(len)` (see
+    /// `Block::new`) and freed in `Drop`. Invariant: the slots below
+    /// `fresh` are initialized, the others are not; never reallocated or
+    /// moved while the block lives; no reference to a whole array is ever
+    /// made, only to the parts of single slots.
+    layout: L,
     /// Number of slots. Invariant: `len <= u32::MAX as usize`.
     len: usize,
     /// Slots in use since the block was made. Invariant: `marked <= fresh
@@ -74,23 +77,20 @@ pub(crate) struct Block<T> {
 
 // SAFETY: a block owns its slots like a `Box<[Slot<T>]>` would; sending it
 // sends the values.
-unsafe impl<T: Send> Send for Block<T> {}
+unsafe impl<T: Send, L: SlotLayout<T>> Send for Block<T, L> {}
 // SAFETY: shared access to a block gives only shared access to its values
 // (`&self` methods hand out `&T` and raw pointers, whose use is the caller's
 // responsibility as documented on `value_ptr`).
-unsafe impl<T: Sync> Sync for Block<T> {}
+unsafe impl<T: Sync, L: SlotLayout<T>> Sync for Block<T, L> {}
 
-impl<T> Block<T> {
+impl<T, L: SlotLayout<T>> Block<T, L> {
     /// A block of `len` never-used slots whose slot 0 has flat index
-    /// `base`. The slots are not initialized: this is one allocation (two,
-    /// with the occupancy words) and no pass over the memory.
+    /// `base`. The slots are not initialized: this is an allocation or two
+    /// (plus the occupancy words) and no pass over the memory.
     pub(crate) fn new(len: usize, base: usize) -> Self {
         assert!(len <= u32::MAX as usize, "block of {len} slots is too big");
-        let raw = Box::into_raw(Box::<[MaybeUninit<Slot<T>>]>::new_uninit_slice(len));
         Block {
-            // `Box::into_raw` never returns null; the cast keeps the
-            // allocation's provenance.
-            slots: NonNull::new(raw.cast::<Slot<T>>()).unwrap_or(NonNull::dangling()),
+            layout: L::allocate(len),
             len,
             fresh: 0,
             marked: 0,
@@ -134,29 +134,46 @@ impl<T> Block<T> {
 
     /// Bytes of heap memory the block holds (slots and occupancy words).
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.len * mem::size_of::<Slot<T>>() + self.occupied.len() * mem::size_of::<u64>()
+        self.len * L::SLOT_BYTES + self.occupied.len() * mem::size_of::<u64>()
     }
 
-    /// Slot `i`, which must be in bounds (`i < len`); initialized only if
-    /// `i < fresh`.
+    /// The state word and payload of slot `i`, which must be in bounds
+    /// (`i < len`); initialized only if `i < fresh`.
     #[inline]
-    fn slot_ptr(&self, i: usize) -> *mut Slot<T> {
+    fn slot_parts(&self, i: usize) -> (*mut u32, *mut Payload<T>) {
         debug_assert!(i < self.len);
-        // SAFETY: `i < len` (every caller checks), so the offset stays
-        // inside the allocation of `len` slots.
-        unsafe { self.slots.as_ptr().add(i) }
+        // SAFETY: `i < len` (every caller checks), so both are inside the
+        // storage of `len` slots.
+        unsafe { (self.layout.state(i), self.layout.payload(i)) }
+    }
+
+    /// A pointer to the value of slot `i`, which must be in bounds; the
+    /// value is initialized only if the slot is occupied.
+    #[inline]
+    fn value_ptr_at(&self, i: usize) -> *mut T {
+        let (_, payload) = self.slot_parts(i);
+        // SAFETY: `payload` points into the storage (`slot_parts`).
+        unsafe { Payload::value_ptr(payload) }
+    }
+
+    /// Slot `i`, which must have been used (`i < fresh`).
+    #[inline]
+    fn slot_at(&self, i: usize) -> SlotRef<'_, T> {
+        debug_assert!(i < self.fresh);
+        let (state, payload) = self.slot_parts(i);
+        // The references cover one slot's parts and live no longer than
+        // `&self`, during which nothing writes to the block.
+        // SAFETY: `i < fresh <= len`, so in bounds and initialized
+        // (invariant on `layout`), and the state word describes the payload.
+        unsafe { SlotRef::from_parts(&*state, &*payload) }
     }
 
     /// Slot `i`, if it was ever used (a never-used slot reads as absent:
     /// no key names it).
     #[inline]
-    pub(crate) fn slot(&self, i: usize) -> Option<&Slot<T>> {
+    pub(crate) fn slot(&self, i: usize) -> Option<SlotRef<'_, T>> {
         if i < self.fresh {
-            // The reference covers one slot and lives no longer than `&self`,
-            // during which nothing writes to the block.
-            // SAFETY: `i < fresh <= len`, so in bounds and initialized
-            // (invariant on `slots`).
-            Some(unsafe { &*self.slot_ptr(i) })
+            Some(self.slot_at(i))
         } else {
             None
         }
@@ -164,14 +181,31 @@ impl<T> Block<T> {
 
     /// Slot `i`, if it was ever used, mutably.
     #[inline]
-    fn slot_mut(&mut self, i: usize) -> Option<&mut Slot<T>> {
+    fn slot_mut(&mut self, i: usize) -> Option<SlotMut<'_, T>> {
         if i < self.fresh {
-            // SAFETY: in bounds and initialized, as in `slot`; `&mut self`
-            // makes this the only reference into the block.
-            Some(unsafe { &mut *self.slot_ptr(i) })
+            let (state, payload) = self.slot_parts(i);
+            // SAFETY: in bounds and initialized, as in `slot_at`; `&mut
+            // self` makes these the only references into the slot.
+            Some(unsafe { SlotMut::from_parts(&mut *state, &mut *payload) })
         } else {
             None
         }
+    }
+
+    /// Writes a whole slot at `i == fresh` and moves `fresh` on.
+    #[inline]
+    fn push_slot(&mut self, state: u32, payload: Payload<T>) -> usize {
+        let i = self.fresh;
+        assert!(i < self.len, "push to a full block");
+        let (state_ptr, payload_ptr) = self.slot_parts(i);
+        // SAFETY: `i < len` (in the storage) and `i >= fresh` (not
+        // initialized), so writing drops nothing.
+        unsafe {
+            state_ptr.write(state);
+            payload_ptr.write(payload);
+        }
+        self.fresh = i + 1;
+        i
     }
 
     /// Puts `value` with `generation` into the first never-used slot and
@@ -183,15 +217,11 @@ impl<T> Block<T> {
     /// If no never-used slot is left.
     #[inline]
     pub(crate) fn append(&mut self, generation: u32, value: T) -> usize {
-        let i = self.fresh;
-        assert!(i < self.len, "append to a full block");
-        let slot = self.slot_ptr(i);
         // The slot joins the appended run `marked..fresh`, all occupied.
-        // SAFETY: `i < len` (in the allocation) and `i >= fresh` (not
-        // initialized), so writing drops nothing.
-        unsafe { slot.write(Slot::new_occupied(generation, value)) };
-        self.fresh = i + 1;
-        i
+        self.push_slot(
+            Slot::<T>::occupied_state(generation),
+            Payload::occupied(value),
+        )
     }
 
     /// Makes the first never-used slot vacant with last generation
@@ -203,24 +233,19 @@ impl<T> Block<T> {
     /// If no never-used slot is left.
     #[cfg(feature = "serde")]
     pub(crate) fn push_vacant(&mut self, generation: u32) {
-        let i = self.fresh;
-        assert!(i < self.len, "push to a full block");
         // The appended run must stay all occupied: close it first.
         self.mark();
-        let slot = self.slot_ptr(i);
-        // SAFETY: `i < len` (in the allocation) and `i >= fresh` (not
-        // initialized), so writing drops nothing.
-        unsafe { slot.write(Slot::new_vacant(generation, NO_SLOT)) };
-        self.fresh = i + 1;
+        let i = self.push_slot(
+            Slot::<T>::vacant_state(generation),
+            Payload::vacant(NO_SLOT),
+        );
         self.marked = i + 1;
     }
 
     /// The slots ever used (`0..fresh`), in order.
     #[inline]
-    pub(crate) fn used_slots(&self) -> &[Slot<T>] {
-        // SAFETY: the first `fresh` slots are initialized (invariant on
-        // `slots`), and nothing writes to them while `self` is borrowed.
-        unsafe { core::slice::from_raw_parts(self.slots.as_ptr(), self.fresh) }
+    pub(crate) fn used_slots(&self) -> impl ExactSizeIterator<Item = SlotRef<'_, T>> {
+        (0..self.fresh).map(|i| self.slot_at(i))
     }
 
     /// Gives the appended slots (`marked..fresh`) their occupancy bits and
@@ -267,9 +292,9 @@ impl<T> Block<T> {
     /// Slot `i` must exist and be occupied.
     #[inline]
     pub(crate) unsafe fn get_unchecked(&self, i: usize) -> &T {
-        debug_assert!(self.slot(i).is_some_and(Slot::is_occupied));
+        debug_assert!(self.slot(i).is_some_and(SlotRef::is_occupied));
         // SAFETY: the caller guarantees slot `i` exists and is occupied.
-        unsafe { (*self.slot_ptr(i)).value_unchecked() }
+        unsafe { &*self.value_ptr_at(i) }
     }
 
     /// The value in slot `i`, mutably.
@@ -279,10 +304,10 @@ impl<T> Block<T> {
     /// Slot `i` must exist and be occupied.
     #[inline]
     pub(crate) unsafe fn get_unchecked_mut(&mut self, i: usize) -> &mut T {
-        debug_assert!(self.slot(i).is_some_and(Slot::is_occupied));
+        debug_assert!(self.slot(i).is_some_and(SlotRef::is_occupied));
         // SAFETY: the caller guarantees slot `i` exists and is occupied;
         // `&mut self` makes the reference unique.
-        unsafe { (*self.slot_ptr(i)).value_unchecked_mut() }
+        unsafe { &mut *self.value_ptr_at(i) }
     }
 
     /// A pointer to the value named by `(i, generation)`, with the
@@ -294,17 +319,16 @@ impl<T> Block<T> {
         if !self.contains(i, generation) {
             return None;
         }
-        // SAFETY: slot `i` exists and is occupied (it matched a generation);
-        // `Slot::value_ptr` makes no reference.
-        let ptr = unsafe { Slot::value_ptr(self.slot_ptr(i)) };
-        NonNull::new(ptr)
+        // Slot `i` exists and is occupied (it matched a generation), and
+        // `value_ptr_at` makes no reference.
+        NonNull::new(self.value_ptr_at(i))
     }
 
     /// The free-list link of vacant slot `i` (`NO_SLOT` if `i` is out of
     /// bounds or occupied).
     #[inline]
     pub(crate) fn next_free(&self, i: usize) -> u32 {
-        self.slot(i).map_or(NO_SLOT, Slot::next_free)
+        self.slot(i).map_or(NO_SLOT, SlotRef::next_free)
     }
 
     /// Sets the free-list link of vacant slot `i`.
@@ -318,7 +342,7 @@ impl<T> Block<T> {
     /// The generation of slot `i` (its occupant's, or its last occupant's).
     #[inline]
     pub(crate) fn generation(&self, i: usize) -> Option<u32> {
-        self.slot(i).map(Slot::generation)
+        self.slot(i).map(SlotRef::generation)
     }
 
     /// Puts `value` into vacant slot `i` with `generation`. A vacant slot
@@ -347,15 +371,16 @@ impl<T> Block<T> {
     /// Slot `i` must exist and be occupied.
     #[inline]
     pub(crate) unsafe fn vacate(&mut self, i: usize, next_free: u32) -> T {
-        debug_assert!(self.slot(i).is_some_and(Slot::is_occupied));
+        debug_assert!(self.slot(i).is_some_and(SlotRef::is_occupied));
         // The appended run must stay all occupied, and the bit cleared
         // below must exist.
         if i >= self.marked {
             self.mark_run();
         }
+        let (state, payload) = self.slot_parts(i);
         // SAFETY: the caller guarantees slot `i` exists and is occupied;
-        // `&mut self` makes the reference unique.
-        let value = unsafe { (*self.slot_ptr(i)).vacate(next_free) };
+        // `&mut self` makes the references unique.
+        let value = unsafe { SlotMut::from_parts(&mut *state, &mut *payload).vacate(next_free) };
         // SAFETY: `i < fresh <= len` and there are `len.div_ceil(64)` words.
         unsafe { *self.occupied.get_unchecked_mut(i / WORD_BITS) &= !(1 << (i % WORD_BITS)) };
         self.live -= 1;
@@ -459,14 +484,13 @@ impl<T> Block<T> {
             while word != 0 {
                 let i = word_index * WORD_BITS + word.trailing_zeros() as usize;
                 word &= word - 1;
-                let slot_ptr = self.slot_ptr(i);
-                // SAFETY: `i` is in bounds (its bit is set, and no bit at or
-                // past `len` is); the reference lives for this call only.
-                let generation = unsafe { (*slot_ptr).generation() };
-                // Each bit is visited once, so nothing vacated the slot yet.
-                // SAFETY: the bit was set, so the slot is occupied; `&mut
-                // self` makes the reference unique.
-                let keep = visit(i, generation, unsafe { (*slot_ptr).value_unchecked_mut() });
+                // The bit is set, so `i < marked <= fresh`: in bounds, and
+                // occupied (each bit is visited once, so nothing vacated
+                // the slot yet).
+                let generation = self.slot_at(i).generation();
+                // SAFETY: occupied, as said; `&mut self` makes the
+                // reference unique.
+                let keep = visit(i, generation, unsafe { &mut *self.value_ptr_at(i) });
                 if !keep {
                     // SAFETY: as above; occupied, and vacated only here.
                     let value = unsafe { self.vacate(i, NO_SLOT) };
@@ -481,8 +505,8 @@ impl<T> Block<T> {
     /// the panic then propagates (a second panic aborts).
     pub(crate) fn drop_values(&mut self) {
         /// Keeps dropping if a value's `Drop` panics.
-        struct Guard<'a, T>(&'a mut Block<T>);
-        impl<T> Drop for Guard<'_, T> {
+        struct Guard<'a, T, L: SlotLayout<T>>(&'a mut Block<T, L>);
+        impl<T, L: SlotLayout<T>> Drop for Guard<'_, T, L> {
             fn drop(&mut self) {
                 self.0.drop_values_unguarded();
             }
@@ -521,48 +545,48 @@ impl<T> Block<T> {
                 live += usize::from(bit);
             } else {
                 assert!(slot.is_occupied(), "vacant slot {i} in the appended run");
-                assert!(!bit, "bit of appended slot {i}");
             }
             if slot.is_occupied() {
                 assert!(slot.generation() >= 1, "occupied slot {i} has generation 0");
             }
         }
-        for i in self.fresh..self.len {
-            let bit = self.occupied[i / WORD_BITS] & (1 << (i % WORD_BITS)) != 0;
-            assert!(!bit, "occupancy bit of never-used slot {i}");
-        }
-        if let Some(&last) = self.occupied.last() {
-            let used = self.len % WORD_BITS;
-            if used != 0 {
-                assert_eq!(last >> used, 0, "occupancy bit past the last slot");
-            }
+        // No bit at or past `marked` is set: this covers the appended run,
+        // the never-used slots and the padding past `len`, a word at a time.
+        for (w, &word) in self.occupied.iter().enumerate() {
+            let first = w * WORD_BITS;
+            let past_marked = match self.marked.checked_sub(first) {
+                Some(below) if below >= WORD_BITS => 0,
+                Some(below) => !0u64 << below,
+                None => !0,
+            };
+            assert_eq!(
+                word & past_marked,
+                0,
+                "occupancy bit at or past slot {}",
+                self.marked
+            );
         }
         assert_eq!(live, self.live, "live count of a block");
     }
 }
 
-impl<T> Drop for Block<T> {
+impl<T, L: SlotLayout<T>> Drop for Block<T, L> {
     fn drop(&mut self) {
-        /// Frees the allocation, after dropping whatever values remain
-        /// (all of them if no `Drop` panicked).
-        struct Free<'a, T>(&'a mut Block<T>);
-        impl<T> Drop for Free<'_, T> {
+        /// Frees the storage, after dropping whatever values remain (all
+        /// of them if no `Drop` panicked).
+        struct Free<'a, T, L: SlotLayout<T>>(&'a mut Block<T, L>);
+        impl<T, L: SlotLayout<T>> Drop for Free<'_, T, L> {
             fn drop(&mut self) {
                 // Values without drop glue need no visit: freeing the
                 // memory is all there is to do.
                 if mem::needs_drop::<T>() {
                     self.0.drop_values_unguarded();
                 }
-                let slice = ptr::slice_from_raw_parts_mut(
-                    self.0.slots.as_ptr().cast::<MaybeUninit<Slot<T>>>(),
-                    self.0.len,
-                );
-                // `MaybeUninit` drops nothing, so freeing drops no value
-                // twice: every value was dropped above. The box is the one
-                // `Block::new` made (invariant on `slots`), freed once.
-                // SAFETY: `slots` and `len` came from `Box::into_raw` of a
-                // `Box<[MaybeUninit<Slot<T>>]>` of `len` slots.
-                drop(unsafe { Box::from_raw(slice) });
+                // Freeing drops no value twice: every value was dropped
+                // above, and the block is not used again.
+                // SAFETY: `layout` came from `L::allocate(len)` in
+                // `Block::new` (invariant on `layout`) and is freed once.
+                unsafe { self.0.layout.deallocate(self.0.len) };
             }
         }
         let free = Free(self);
@@ -573,29 +597,30 @@ impl<T> Drop for Block<T> {
     }
 }
 
-impl<T: Clone> Block<T> {
+impl<T: Clone, L: SlotLayout<T>> Block<T, L> {
     /// Copies `source`'s used slots (links and generations included) into
     /// this block, which must be new and of the same length. If a `clone`
     /// panics, this block holds the values cloned so far, consistently.
     pub(crate) fn clone_slots_from(&mut self, source: &Self) {
         assert_eq!(self.len, source.len);
         assert_eq!(self.fresh, 0, "clone into a used block");
-        for i in 0..source.fresh {
-            let Some(from) = source.slot(i) else { break };
-            let slot = match from.get() {
-                Some(value) => Slot::new_occupied(from.generation(), value.clone()),
-                None => Slot::new_vacant(from.generation(), from.next_free()),
+        for from in source.used_slots() {
+            let (state, payload) = match from.get() {
+                Some(value) => (
+                    Slot::<T>::occupied_state(from.generation()),
+                    Payload::occupied(value.clone()),
+                ),
+                None => (
+                    Slot::<T>::vacant_state(from.generation()),
+                    Payload::vacant(from.next_free()),
+                ),
             };
-            let occupied = slot.is_occupied();
-            // SAFETY: `i == fresh < len`: in the allocation and
-            // uninitialized, so writing drops nothing.
-            unsafe { self.slot_ptr(i).write(slot) };
-            if occupied {
+            let i = self.push_slot(state, payload);
+            if from.is_occupied() {
                 self.occupied[i / WORD_BITS] |= 1 << (i % WORD_BITS);
                 self.live += 1;
             }
             // Every used slot is marked: the copy has no appended run.
-            self.fresh = i + 1;
             self.marked = i + 1;
         }
     }
@@ -606,11 +631,13 @@ impl<T: Clone> Block<T> {
 /// `RawHive` share. Implementors give the table, its shift and the number
 /// of live values; the lookups are provided.
 pub(crate) trait BlockTable<T> {
+    /// How the blocks lay out their slots.
+    type Layout: SlotLayout<T>;
     /// The blocks. Invariant (of the implementor): block `b` has base
     /// `b << shift()` and at most `1 << shift()` slots.
-    fn blocks(&self) -> &[Block<T>];
+    fn blocks(&self) -> &[Block<T, Self::Layout>];
     /// The blocks, mutably (the same invariant).
-    fn blocks_mut(&mut self) -> &mut [Block<T>];
+    fn blocks_mut(&mut self) -> &mut [Block<T, Self::Layout>];
     /// `log2` of the range of flat indices each block owns.
     fn shift(&self) -> u32;
     /// Number of live values in all blocks.
@@ -718,30 +745,33 @@ pub(crate) trait BlockTable<T> {
 
     /// Iterates the live values in index order.
     #[inline]
-    fn iter(&self) -> BlocksIter<'_, T> {
+    fn iter(&self) -> BlocksIter<'_, T, Self::Layout> {
         BlocksIter::new(self.blocks(), self.live())
     }
 
     /// Iterates the live values in index order, mutably.
     #[inline]
-    fn iter_mut(&mut self) -> BlocksIterMut<'_, T> {
+    fn iter_mut(&mut self) -> BlocksIterMut<'_, T, Self::Layout> {
         let live = self.live();
         BlocksIterMut::new_mut(self.blocks_mut(), live)
     }
 }
 
 /// Implements `BlockTable` for a raw container with fields `blocks:
-/// Vec<Block<T>>`, `shift: u32` and `len: usize` (its live values).
+/// Vec<Block<T, $layout<T>>>`, `shift: u32` and `len: usize` (its live
+/// values).
 macro_rules! block_table {
-    ($ty:ident) => {
+    ($ty:ident, $layout:ident) => {
         impl<T> BlockTable<T> for $ty<T> {
+            type Layout = $layout<T>;
+
             #[inline]
-            fn blocks(&self) -> &[Block<T>] {
+            fn blocks(&self) -> &[Block<T, $layout<T>>] {
                 &self.blocks
             }
 
             #[inline]
-            fn blocks_mut(&mut self) -> &mut [Block<T>] {
+            fn blocks_mut(&mut self) -> &mut [Block<T, $layout<T>>] {
                 &mut self.blocks
             }
 
@@ -763,8 +793,8 @@ pub(crate) use block_table;
 /// Mutable references to `N` distinct live values of `blocks`, each named
 /// by `(block, slot, generation)`, or `None` if any is not live or two name
 /// the same slot.
-pub(crate) fn get_disjoint_mut<T, const N: usize>(
-    blocks: &mut [Block<T>],
+pub(crate) fn get_disjoint_mut<T, L: SlotLayout<T>, const N: usize>(
+    blocks: &mut [Block<T, L>],
     at: [(usize, usize, u32); N],
 ) -> Option<[&mut T; N]> {
     for (n, &(b, i, generation)) in at.iter().enumerate() {
@@ -776,26 +806,30 @@ pub(crate) fn get_disjoint_mut<T, const N: usize>(
             return None;
         }
     }
-    let blocks: &[Block<T>] = blocks;
-    // Each reference comes from its block's own slot pointer, with no
-    // reference to a whole run in between, and the `&mut` borrow of the
+    let blocks: &[Block<T, L>] = blocks;
+    // Each reference comes from its block's own storage pointers, with no
+    // reference to a whole array in between, and the `&mut` borrow of the
     // blocks outlives them all.
     Some(core::array::from_fn(|n| {
         let (b, i, _) = at[n];
-        let slot = blocks[b].slot_ptr(i);
+        let value = blocks[b].value_ptr_at(i);
         // Nothing else reaches these values while `blocks` is borrowed
         // mutably.
         // SAFETY: every slot above exists, is occupied and is named once,
         // so the references are to distinct initialized values.
-        unsafe { &mut *Slot::value_ptr(slot) }
+        unsafe { &mut *value }
     }))
 }
 
 /// `log2` of the number of slots of `T` that fit in `bytes`, kept within
 /// `min..=max` (powers of two) and rounded down to a power of two: the
 /// default block sizes of `Pool` and `Hive`.
-pub(crate) const fn block_shift_for<T>(bytes: usize, min: usize, max: usize) -> u32 {
-    let slot = mem::size_of::<Slot<T>>();
+pub(crate) const fn block_shift_for<T, L: SlotLayout<T>>(
+    bytes: usize,
+    min: usize,
+    max: usize,
+) -> u32 {
+    let slot = L::SLOT_BYTES;
     let slot = if slot == 0 { 1 } else { slot };
     let mut slots = bytes / slot;
     if slots < min {
@@ -809,7 +843,7 @@ pub(crate) const fn block_shift_for<T>(bytes: usize, min: usize, max: usize) -> 
 
 /// Copies of `blocks` (same lengths, bases, generations, links and values).
 /// If a `clone` panics, the values cloned so far are dropped.
-pub(crate) fn clone_blocks<T: Clone>(blocks: &[Block<T>]) -> Vec<Block<T>> {
+pub(crate) fn clone_blocks<T: Clone, L: SlotLayout<T>>(blocks: &[Block<T, L>]) -> Vec<Block<T, L>> {
     let mut copies = Vec::with_capacity(blocks.len());
     for block in blocks {
         copies.push(Block::new(block.len(), block.base()));
@@ -824,45 +858,49 @@ pub(crate) fn clone_blocks<T: Clone>(blocks: &[Block<T>]) -> Vec<Block<T>> {
 ///
 /// # Safety
 ///
-/// `of_block` must return an access to the slots of `block` only, valid for
-/// `'a`; for an exclusive access, the caller of `of_block` guarantees that
-/// nothing else reaches the values for `'a`.
-pub(crate) unsafe trait BlockAccess<'a, T: 'a>: SlotAccess<'a> {
+/// `of_block` must return an access to the used slots of `block` only,
+/// valid for `'a`; for an exclusive access, the caller of `of_block`
+/// guarantees that nothing else reaches the values for `'a`.
+pub(crate) unsafe trait BlockAccess<'a, T: 'a, L: SlotLayout<T>>:
+    SlotAccess<'a>
+{
     /// The access to `block`'s slots.
     ///
     /// # Safety
     ///
     /// For an exclusive access, nothing else may reach the values of
     /// `block` for `'a`, and each block is given out once.
-    unsafe fn of_block(block: &'a Block<T>) -> Self;
+    unsafe fn of_block(block: &'a Block<T, L>) -> Self;
 }
 
-// SAFETY: a shared slice of the block's used slots (all initialized), for
-// as long as the block is borrowed.
-unsafe impl<'a, T: 'a> BlockAccess<'a, T> for Shared<'a, T> {
+// SAFETY: shared access to the block's used slots (all initialized), for
+// as long as the block is borrowed, during which nothing writes to them.
+unsafe impl<'a, T: 'a, L: SlotLayout<T>> BlockAccess<'a, T, L> for LayoutShared<'a, T, L> {
     #[inline]
-    unsafe fn of_block(block: &'a Block<T>) -> Self {
-        Shared::new(block.used_slots())
+    unsafe fn of_block(block: &'a Block<T, L>) -> Self {
+        // SAFETY: the first `fresh` slots are initialized (invariant on
+        // `layout`), and `&'a` keeps writers away for `'a`.
+        unsafe { LayoutShared::new(block.layout, block.fresh) }
     }
 }
 
-// SAFETY: the raw pointer to the block's slots; the caller guarantees
+// SAFETY: the storage pointers of the block; the caller guarantees
 // exclusivity for `'a`.
-unsafe impl<'a, T: 'a> BlockAccess<'a, T> for Exclusive<'a, T> {
+unsafe impl<'a, T: 'a, L: SlotLayout<T>> BlockAccess<'a, T, L> for LayoutExclusive<'a, T, L> {
     #[inline]
-    unsafe fn of_block(block: &'a Block<T>) -> Self {
+    unsafe fn of_block(block: &'a Block<T, L>) -> Self {
         // SAFETY: the caller guarantees nothing else reaches the values for
-        // `'a`; the pointer covers `fresh` initialized slots.
-        unsafe { Exclusive::from_raw(block.slots.as_ptr(), block.fresh) }
+        // `'a`; the first `fresh` slots are initialized.
+        unsafe { LayoutExclusive::new(block.layout, block.fresh) }
     }
 }
 
 /// Iterates the live values of a list of blocks, in block then slot order,
 /// as `(flat index, generation, value)`, where the flat index of slot `i` of
 /// a block is `block.base() + i`.
-pub(crate) struct BlocksCursor<'a, T, A> {
+pub(crate) struct BlocksCursor<'a, T, L: SlotLayout<T>, A> {
     /// Blocks not yet started, with the flat index of their slot 0.
-    rest: core::slice::Iter<'a, Block<T>>,
+    rest: core::slice::Iter<'a, Block<T, L>>,
     /// The block being walked and its base.
     current: Option<(usize, RawCursor<'a, A>)>,
     /// Values not yet yielded.
@@ -870,14 +908,14 @@ pub(crate) struct BlocksCursor<'a, T, A> {
 }
 
 /// Shared iteration over blocks.
-pub(crate) type BlocksIter<'a, T> = BlocksCursor<'a, T, Shared<'a, T>>;
+pub(crate) type BlocksIter<'a, T, L> = BlocksCursor<'a, T, L, LayoutShared<'a, T, L>>;
 /// Exclusive iteration over blocks.
-pub(crate) type BlocksIterMut<'a, T> = BlocksCursor<'a, T, Exclusive<'a, T>>;
+pub(crate) type BlocksIterMut<'a, T, L> = BlocksCursor<'a, T, L, LayoutExclusive<'a, T, L>>;
 
-impl<'a, T> BlocksIter<'a, T> {
+impl<'a, T, L: SlotLayout<T>> BlocksIter<'a, T, L> {
     /// Iterates `blocks`, which hold `len` values in all.
     #[inline]
-    pub(crate) fn new(blocks: &'a [Block<T>], len: usize) -> Self {
+    pub(crate) fn new(blocks: &'a [Block<T, L>], len: usize) -> Self {
         BlocksCursor {
             rest: blocks.iter(),
             current: None,
@@ -886,14 +924,14 @@ impl<'a, T> BlocksIter<'a, T> {
     }
 }
 
-impl<'a, T> BlocksIterMut<'a, T> {
+impl<'a, T, L: SlotLayout<T>> BlocksIterMut<'a, T, L> {
     /// Iterates `blocks` mutably; they hold `len` values in all.
     #[inline]
-    pub(crate) fn new_mut(blocks: &'a mut [Block<T>], len: usize) -> Self {
+    pub(crate) fn new_mut(blocks: &'a mut [Block<T, L>], len: usize) -> Self {
         // The block headers are only read from here on; the values are
-        // reached through each block's raw slot pointer, exclusively, since
-        // `blocks` is borrowed mutably for `'a`.
-        let blocks: &'a [Block<T>] = blocks;
+        // reached through each block's raw storage pointers, exclusively,
+        // since `blocks` is borrowed mutably for `'a`.
+        let blocks: &'a [Block<T, L>] = blocks;
         BlocksCursor {
             rest: blocks.iter(),
             current: None,
@@ -902,7 +940,7 @@ impl<'a, T> BlocksIterMut<'a, T> {
     }
 }
 
-impl<T, A: Clone> Clone for BlocksCursor<'_, T, A> {
+impl<T, L: SlotLayout<T>, A: Clone> Clone for BlocksCursor<'_, T, L, A> {
     fn clone(&self) -> Self {
         BlocksCursor {
             rest: self.rest.clone(),
@@ -912,7 +950,7 @@ impl<T, A: Clone> Clone for BlocksCursor<'_, T, A> {
     }
 }
 
-impl<'a, T: 'a, A: BlockAccess<'a, T>> BlocksCursor<'a, T, A> {
+impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> BlocksCursor<'a, T, L, A> {
     /// Values left.
     #[inline]
     pub(crate) fn len(&self) -> usize {
@@ -921,7 +959,7 @@ impl<'a, T: 'a, A: BlockAccess<'a, T>> BlocksCursor<'a, T, A> {
 
     /// The cursor over block `b`.
     #[inline]
-    fn open(block: &'a Block<T>) -> RawCursor<'a, A> {
+    fn open(block: &'a Block<T, L>) -> RawCursor<'a, A> {
         // Each block is opened once per cursor: `rest` yields it once, and
         // an exclusive cursor is not `Clone`.
         // SAFETY: for an exclusive cursor, `new_mut` borrowed every block
@@ -973,7 +1011,7 @@ impl<'a, T: 'a, A: BlockAccess<'a, T>> BlocksCursor<'a, T, A> {
     }
 }
 
-impl<'a, T: 'a, A: BlockAccess<'a, T>> Iterator for BlocksCursor<'a, T, A> {
+impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> Iterator for BlocksCursor<'a, T, L, A> {
     type Item = (usize, u32, A::Value);
 
     #[inline]

@@ -25,6 +25,7 @@
 use alloc::vec::Vec;
 
 use super::block::{block_table, clone_blocks, Block, BlockTable};
+use super::layout::Split;
 use super::slot::{Slot, NO_SLOT};
 #[cfg(feature = "serde")]
 use super::BuildError;
@@ -75,7 +76,7 @@ pub(crate) struct RawHive<T> {
     /// Only a deserialized hive has shorter blocks: `1..size_of_block(b)`
     /// slots, as many as the input used, so input cannot ask for memory it
     /// does not fill.
-    blocks: Vec<Block<T>>,
+    blocks: Vec<Block<T, Split<T>>>,
     /// Bookkeeping of block `b`. Invariant: `meta.len() == blocks.len()`.
     meta: Vec<Meta>,
     /// The blocks with a free slot, in no particular order; inserts go to
@@ -154,7 +155,7 @@ impl<T> RawHive<T> {
     pub(crate) fn heap_bytes(&self) -> usize {
         use core::mem::size_of;
         self.blocks.iter().map(Block::heap_bytes).sum::<usize>()
-            + self.blocks.capacity() * size_of::<Block<T>>()
+            + self.blocks.capacity() * size_of::<Block<T, Split<T>>>()
             + self.meta.capacity() * size_of::<Meta>()
             + (self.available.capacity() + self.vacated.capacity()) * size_of::<u32>()
     }
@@ -496,11 +497,13 @@ impl<T> RawHive<T> {
     /// The blocks in order, each as its floor and its used slots (none for
     /// a freed range); for serialization.
     #[cfg(feature = "serde")]
-    pub(crate) fn blocks_with_floors(&self) -> impl ExactSizeIterator<Item = (u32, &[Slot<T>])> {
+    pub(crate) fn blocks_with_floors(
+        &self,
+    ) -> impl ExactSizeIterator<Item = (u32, &Block<T, Split<T>>)> {
         self.blocks
             .iter()
             .zip(&self.meta)
-            .map(|(block, meta)| (meta.floor, block.used_slots()))
+            .map(|(block, meta)| (meta.floor, block))
     }
 
     /// Appends the next block: a freed range with `floor` if `slots` is
@@ -665,7 +668,7 @@ impl<T> RawHive<T> {
     }
 }
 
-block_table!(RawHive);
+block_table!(RawHive, Split);
 
 impl<T: Clone> Clone for RawHive<T> {
     /// A copy with the same blocks, generations, free lists and lists, so

@@ -4,13 +4,19 @@
 //! iterator of `IndexLists`), whose contract (each index once) rests on the
 //! lists being acyclic.
 //!
-//! - [`slot`]: one slot, a generation-tagged union of value and free link;
+//! - [`slot`]: one slot, a generation-tagged union of value and free link,
+//!   and the views `SlotRef`/`SlotMut` that see its two parts wherever they
+//!   are stored;
 //! - [`bitset`]: the occupancy bitset and its word-at-a-time iterator;
 //! - [`store`]: `SlotStore`, slots plus occupancy: lookup, iteration, drop,
 //!   clone;
 //! - [`block`]: `Block`, a fixed run of slots that never moves, with its
 //!   own occupancy words, and iteration over a list of blocks (the storage
 //!   of `Pool` and `Hive`);
+//! - [`layout`]: where a block keeps its slots: side by side
+//!   (`Interleaved`, for `Pool`) or as an array of state words beside an
+//!   array of payloads (`Split`, for `Hive`), and the accesses that iterate
+//!   either;
 //! - [`hive`]: `RawHive`, blocks of growing size, each with its own free
 //!   list, plus the list of blocks with room and the freed ranges;
 //! - [`pool`]: `RawPool`, blocks of one size plus one free list threaded
@@ -22,6 +28,7 @@ pub(crate) mod arena;
 pub(crate) mod bitset;
 pub(crate) mod block;
 pub(crate) mod hive;
+pub(crate) mod layout;
 pub(crate) mod pool;
 pub(crate) mod slot;
 pub(crate) mod store;

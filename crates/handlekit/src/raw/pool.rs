@@ -19,6 +19,7 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 use super::block::{block_table, clone_blocks, Block, BlockTable};
+use super::layout::Interleaved;
 use super::slot::{Slot, NO_SLOT};
 #[cfg(feature = "serde")]
 use super::BuildError;
@@ -173,7 +174,7 @@ impl<T> RawPool<T> {
 
     /// The slots ever used, block by block, in index order.
     #[cfg(feature = "serde")]
-    pub(crate) fn used_slots(&self) -> impl Iterator<Item = &Slot<T>> {
+    pub(crate) fn used_slots(&self) -> impl Iterator<Item = super::slot::SlotRef<'_, T>> {
         self.blocks.iter().flat_map(Block::used_slots)
     }
 
@@ -516,7 +517,7 @@ impl<T> RawPool<T> {
     }
 }
 
-block_table!(RawPool);
+block_table!(RawPool, Interleaved);
 
 impl<T: Clone> Clone for RawPool<T> {
     /// A copy with the same blocks, generations and free list, so it issues

@@ -1,10 +1,18 @@
-//! One slot: a 32-bit state word beside a union of the value and a free-list
+//! One slot: a 32-bit state word and a union of the value and a free-list
 //! link.
 //!
 //! The state word encodes both occupancy and generation, so checking a key
-//! against a slot is a single compare of two `u32`s, and a live lookup reads
-//! one slot: the state word and the value share a cache line.
+//! against a slot is a single compare of two `u32`s.
+//!
+//! The two parts need not sit side by side. [`Slot`] keeps them together,
+//! so a live lookup reads one slot and the state word shares the value's
+//! cache line (the tables and `Pool`). A `Hive` block keeps all state
+//! words in one array and all payloads in another, so iterating the values
+//! reads values only. Both are handled through the views [`SlotRef`] and
+//! [`SlotMut`], which hold a reference to each part: the rules of a slot
+//! are written once, there.
 
+use core::fmt;
 use core::mem::ManuallyDrop;
 
 /// Set in the state word of every vacant slot.
@@ -14,17 +22,50 @@ pub(crate) const VACANT: u32 = 1 << 31;
 pub(crate) const NO_SLOT: u32 = u32::MAX;
 
 /// A slot's payload: the value while occupied, the next free slot while
-/// vacant. Which field is live is told by [`Slot::state`].
-union Payload<T> {
+/// vacant. Which field is live is told by the slot's state word.
+pub(crate) union Payload<T> {
     value: ManuallyDrop<T>,
     next_free: u32,
 }
 
-/// One slot of a table.
+impl<T> Payload<T> {
+    /// The payload of an occupied slot.
+    #[inline]
+    pub(crate) fn occupied(value: T) -> Self {
+        Payload {
+            value: ManuallyDrop::new(value),
+        }
+    }
+
+    /// The payload of a vacant slot.
+    #[inline]
+    pub(crate) fn vacant(next_free: u32) -> Self {
+        Payload { next_free }
+    }
+
+    /// A raw pointer to the value field of the payload behind `payload`,
+    /// made without creating a reference (so pointers to distinct payloads
+    /// of one array can be handed out together).
+    ///
+    /// # Safety
+    ///
+    /// `payload` must point into a live allocation of at least one
+    /// `Payload<T>`; whether the value is initialized is the caller's to
+    /// know before reading through the result.
+    #[inline]
+    pub(crate) unsafe fn value_ptr(payload: *mut Self) -> *mut T {
+        // `addr_of_mut!` only computes a field address, and `ManuallyDrop<T>`
+        // is `repr(transparent)`, so the cast is sound.
+        // SAFETY: the caller guarantees `payload` points to a live payload.
+        unsafe { core::ptr::addr_of_mut!((*payload).value).cast::<T>() }
+    }
+}
+
+/// One slot of a table, its two parts side by side.
 pub(crate) struct Slot<T> {
     /// Occupancy and generation.
     ///
-    /// Invariant:
+    /// Invariant (of every state word, wherever it is stored):
     /// - occupied: `state` is the current generation, in `1..VACANT`, and
     ///   `payload.value` is initialized;
     /// - vacant: `state == VACANT | last`, where `last` is the generation of
@@ -36,6 +77,28 @@ pub(crate) struct Slot<T> {
     payload: Payload<T>,
 }
 
+/// A shared view of one slot: its state word and its payload, wherever
+/// each is stored.
+pub(crate) struct SlotRef<'a, T> {
+    /// Invariant: describes `payload` as `Slot::state` says.
+    state: &'a u32,
+    payload: &'a Payload<T>,
+}
+
+impl<T> Clone for SlotRef<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SlotRef<'_, T> {}
+
+/// An exclusive view of one slot.
+pub(crate) struct SlotMut<'a, T> {
+    /// Invariant: describes `payload` as `Slot::state` says.
+    state: &'a mut u32,
+    payload: &'a mut Payload<T>,
+}
+
 impl<T> Slot<T> {
     /// A new occupied slot.
     #[inline]
@@ -43,9 +106,7 @@ impl<T> Slot<T> {
         debug_assert!(generation != 0 && generation & VACANT == 0);
         Slot {
             state: generation,
-            payload: Payload {
-                value: ManuallyDrop::new(value),
-            },
+            payload: Payload::occupied(value),
         }
     }
 
@@ -55,107 +116,67 @@ impl<T> Slot<T> {
         debug_assert!(last & VACANT == 0);
         Slot {
             state: VACANT | last,
-            payload: Payload { next_free },
+            payload: Payload::vacant(next_free),
         }
     }
 
-    /// Whether the slot holds a value.
+    /// The state word of an occupied slot.
     #[inline]
-    pub(crate) fn is_occupied(&self) -> bool {
-        self.state & VACANT == 0
+    pub(crate) fn occupied_state(generation: u32) -> u32 {
+        debug_assert!(generation != 0 && generation & VACANT == 0);
+        generation
     }
 
-    /// The generation of the current occupant, or of the last one if the
-    /// slot is vacant (0 if it never held a value).
+    /// The state word of a vacant slot whose last occupant had generation
+    /// `last`.
     #[inline]
-    pub(crate) fn generation(&self) -> u32 {
-        self.state & !VACANT
+    pub(crate) fn vacant_state(last: u32) -> u32 {
+        debug_assert!(last & VACANT == 0);
+        VACANT | last
     }
 
-    /// The generation of a slot that `matches(generation)`: a key's
-    /// generation without the bit `matches` ignores. A container files a
-    /// slot it took a value from by this, never by the key's raw bits.
+    /// The slot as a view.
     #[inline]
-    pub(crate) const fn matched_generation(generation: u32) -> u32 {
-        generation & !VACANT
-    }
-
-    /// Whether a key with generation `generation` names the current
-    /// occupant. Any `u32` is accepted: the top bit is masked off so that
-    /// an untrusted generation can never match a vacant slot.
-    #[inline]
-    pub(crate) fn matches(&self, generation: u32) -> bool {
-        self.state == Self::matched_generation(generation)
-    }
-
-    /// The value, if the slot is occupied.
-    #[inline]
-    pub(crate) fn get(&self) -> Option<&T> {
-        if self.is_occupied() {
-            // SAFETY: an occupied slot's `value` field is initialized (the
-            // invariant on `state`).
-            Some(unsafe { &self.payload.value })
-        } else {
-            None
+    pub(crate) fn as_ref(&self) -> SlotRef<'_, T> {
+        SlotRef {
+            state: &self.state,
+            payload: &self.payload,
         }
     }
 
-    /// The value, if the slot is occupied.
+    /// The slot as an exclusive view.
     #[inline]
-    pub(crate) fn get_mut(&mut self) -> Option<&mut T> {
-        if self.is_occupied() {
-            // SAFETY: as in `get`.
-            Some(unsafe { &mut self.payload.value })
-        } else {
-            None
+    pub(crate) fn as_mut(&mut self) -> SlotMut<'_, T> {
+        SlotMut {
+            state: &mut self.state,
+            payload: &mut self.payload,
         }
     }
 
-    /// The value, if `generation` names the current occupant.
-    #[inline]
-    pub(crate) fn get_if(&self, generation: u32) -> Option<&T> {
-        if self.matches(generation) {
-            // SAFETY: `matches` is true only for an occupied slot, whose
-            // value is initialized.
-            Some(unsafe { &self.payload.value })
-        } else {
-            None
-        }
-    }
-
-    /// The value, if `generation` names the current occupant.
-    #[inline]
-    pub(crate) fn get_mut_if(&mut self, generation: u32) -> Option<&mut T> {
-        if self.matches(generation) {
-            // SAFETY: as in `get_if`.
-            Some(unsafe { &mut self.payload.value })
-        } else {
-            None
-        }
-    }
-
-    /// The value of an occupied slot.
+    /// A raw pointer to the state word of the slot behind `slot`, made
+    /// without creating a reference.
     ///
     /// # Safety
     ///
-    /// The slot must be occupied.
+    /// `slot` must point into a live allocation of at least one `Slot<T>`.
     #[inline]
-    pub(crate) unsafe fn value_unchecked(&self) -> &T {
-        debug_assert!(self.is_occupied());
-        // SAFETY: the caller guarantees the slot is occupied.
-        unsafe { &self.payload.value }
+    pub(crate) unsafe fn state_ptr(slot: *mut Self) -> *mut u32 {
+        // SAFETY: the caller guarantees `slot` points to a live slot;
+        // `addr_of_mut!` only computes the field's address.
+        unsafe { core::ptr::addr_of_mut!((*slot).state) }
     }
 
-    /// The value of an occupied slot.
+    /// A raw pointer to the payload of the slot behind `slot`, made
+    /// without creating a reference.
     ///
     /// # Safety
     ///
-    /// The slot must be occupied.
+    /// `slot` must point into a live allocation of at least one `Slot<T>`.
     #[inline]
-    pub(crate) unsafe fn value_unchecked_mut(&mut self) -> &mut T {
-        debug_assert!(self.is_occupied());
-        // SAFETY: the caller guarantees the slot is occupied.
-        unsafe { &mut self.payload.value }
+    pub(crate) unsafe fn payload_ptr(slot: *mut Self) -> *mut Payload<T> {
+        // SAFETY: the caller guarantees `slot` points to a live slot;
+        // `addr_of_mut!` only computes the field's address.
+        unsafe { core::ptr::addr_of_mut!((*slot).payload) }
     }
 
     /// A raw pointer to the value of the slot behind `slot`, made without
@@ -168,22 +189,87 @@ impl<T> Slot<T> {
     /// caller must respect aliasing when using the pointer.
     #[inline]
     pub(crate) unsafe fn value_ptr(slot: *mut Self) -> *mut T {
-        // `addr_of_mut!` only computes a field address, and `ManuallyDrop<T>`
-        // is `repr(transparent)`, so the cast is sound.
-        // SAFETY: the caller guarantees `slot` points to a live slot.
-        unsafe { core::ptr::addr_of_mut!((*slot).payload.value).cast::<T>() }
+        // SAFETY: the caller guarantees `slot` points to a live slot, so its
+        // payload field is in the same allocation.
+        unsafe { Payload::value_ptr(Self::payload_ptr(slot)) }
     }
 
-    /// The next free slot. Meaningful only while the slot is on a free list.
+    /// The generation of a slot that `matches(generation)`: a key's
+    /// generation without the bit `matches` ignores. A container files a
+    /// slot it took a value from by this, never by the key's raw bits.
+    #[inline]
+    pub(crate) const fn matched_generation(generation: u32) -> u32 {
+        generation & !VACANT
+    }
+
+    /// Whether the slot holds a value.
+    #[inline]
+    pub(crate) fn is_occupied(&self) -> bool {
+        self.as_ref().is_occupied()
+    }
+
+    /// See [`SlotRef::generation`].
+    #[inline]
+    pub(crate) fn generation(&self) -> u32 {
+        self.as_ref().generation()
+    }
+
+    /// See [`SlotRef::matches`].
+    #[inline]
+    pub(crate) fn matches(&self, generation: u32) -> bool {
+        self.as_ref().matches(generation)
+    }
+
+    /// See [`SlotRef::get`].
+    #[inline]
+    pub(crate) fn get(&self) -> Option<&T> {
+        self.as_ref().get()
+    }
+
+    /// See [`SlotMut::get_mut`].
+    #[inline]
+    pub(crate) fn get_mut(&mut self) -> Option<&mut T> {
+        self.as_mut().get_mut()
+    }
+
+    /// See [`SlotRef::get_if`].
+    #[inline]
+    pub(crate) fn get_if(&self, generation: u32) -> Option<&T> {
+        self.as_ref().get_if(generation)
+    }
+
+    /// See [`SlotMut::get_mut_if`].
+    #[inline]
+    pub(crate) fn get_mut_if(&mut self, generation: u32) -> Option<&mut T> {
+        self.as_mut().get_mut_if(generation)
+    }
+
+    /// The value of an occupied slot.
+    ///
+    /// # Safety
+    ///
+    /// The slot must be occupied.
+    #[inline]
+    pub(crate) unsafe fn value_unchecked(&self) -> &T {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe { self.as_ref().value_unchecked() }
+    }
+
+    /// The value of an occupied slot.
+    ///
+    /// # Safety
+    ///
+    /// The slot must be occupied.
+    #[inline]
+    pub(crate) unsafe fn value_unchecked_mut(&mut self) -> &mut T {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe { self.as_mut().value_unchecked_mut() }
+    }
+
+    /// See [`SlotRef::next_free`].
     #[inline]
     pub(crate) fn next_free(&self) -> u32 {
-        if self.is_occupied() {
-            NO_SLOT
-        } else {
-            // SAFETY: a vacant slot's `next_free` field is initialized (the
-            // invariant on `state`).
-            unsafe { self.payload.next_free }
-        }
+        self.as_ref().next_free()
     }
 
     /// The next free slot of a slot known to be vacant.
@@ -199,27 +285,16 @@ impl<T> Slot<T> {
         unsafe { self.payload.next_free }
     }
 
-    /// Sets the free-list link of a vacant slot. Does nothing to an
-    /// occupied slot (whose payload holds a value).
+    /// See [`SlotMut::set_next_free`].
     #[inline]
     pub(crate) fn set_next_free(&mut self, next: u32) {
-        if !self.is_occupied() {
-            self.payload.next_free = next;
-        }
+        self.as_mut().set_next_free(next);
     }
 
-    /// Puts a value into a vacant slot and gives it `generation`.
+    /// See [`SlotMut::occupy`].
     #[inline]
     pub(crate) fn occupy(&mut self, generation: u32, value: T) {
-        // Occupying an occupied slot would leak its value, not corrupt
-        // memory; the arena never does it.
-        debug_assert!(!self.is_occupied(), "occupy of an occupied slot");
-        debug_assert!(generation != 0 && generation & VACANT == 0);
-        // Writing a `Copy`-free union field through assignment would drop
-        // the old field if it had drop glue; `ManuallyDrop` has none, so a
-        // plain assignment is correct and drops nothing.
-        self.payload.value = ManuallyDrop::new(value);
-        self.state = generation;
+        self.as_mut().occupy(generation, value);
     }
 
     /// Takes the value out of an occupied slot and leaves it vacant with
@@ -230,13 +305,195 @@ impl<T> Slot<T> {
     /// The slot must be occupied.
     #[inline]
     pub(crate) unsafe fn vacate(&mut self, next_free: u32) -> T {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe { self.as_mut().vacate(next_free) }
+    }
+}
+
+impl<'a, T> SlotRef<'a, T> {
+    /// A view of the slot made of `state` and `payload`.
+    ///
+    /// # Safety
+    ///
+    /// `state` must describe `payload` as the invariant on `Slot::state`
+    /// says.
+    #[inline]
+    pub(crate) unsafe fn from_parts(state: &'a u32, payload: &'a Payload<T>) -> Self {
+        SlotRef { state, payload }
+    }
+
+    /// Whether the slot holds a value.
+    #[inline]
+    pub(crate) fn is_occupied(self) -> bool {
+        *self.state & VACANT == 0
+    }
+
+    /// The generation of the current occupant, or of the last one if the
+    /// slot is vacant (0 if it never held a value).
+    #[inline]
+    pub(crate) fn generation(self) -> u32 {
+        *self.state & !VACANT
+    }
+
+    /// Whether a key with generation `generation` names the current
+    /// occupant. Any `u32` is accepted: the top bit is masked off so that
+    /// an untrusted generation can never match a vacant slot.
+    #[inline]
+    pub(crate) fn matches(self, generation: u32) -> bool {
+        *self.state == Slot::<T>::matched_generation(generation)
+    }
+
+    /// The value, if the slot is occupied.
+    #[inline]
+    pub(crate) fn get(self) -> Option<&'a T> {
+        if self.is_occupied() {
+            // SAFETY: an occupied slot's `value` field is initialized (the
+            // invariant on `state`).
+            Some(unsafe { &self.payload.value })
+        } else {
+            None
+        }
+    }
+
+    /// The value, if `generation` names the current occupant.
+    #[inline]
+    pub(crate) fn get_if(self, generation: u32) -> Option<&'a T> {
+        if self.matches(generation) {
+            // SAFETY: `matches` is true only for an occupied slot, whose
+            // value is initialized.
+            Some(unsafe { &self.payload.value })
+        } else {
+            None
+        }
+    }
+
+    /// The value of an occupied slot.
+    ///
+    /// # Safety
+    ///
+    /// The slot must be occupied.
+    #[inline]
+    pub(crate) unsafe fn value_unchecked(self) -> &'a T {
         debug_assert!(self.is_occupied());
+        // SAFETY: the caller guarantees the slot is occupied.
+        unsafe { &self.payload.value }
+    }
+
+    /// The next free slot. Meaningful only while the slot is on a free list.
+    #[inline]
+    pub(crate) fn next_free(self) -> u32 {
+        if self.is_occupied() {
+            NO_SLOT
+        } else {
+            // SAFETY: a vacant slot's `next_free` field is initialized (the
+            // invariant on `state`).
+            unsafe { self.payload.next_free }
+        }
+    }
+}
+
+impl<'a, T> SlotMut<'a, T> {
+    /// An exclusive view of the slot made of `state` and `payload`.
+    ///
+    /// # Safety
+    ///
+    /// `state` must describe `payload` as the invariant on `Slot::state`
+    /// says.
+    #[inline]
+    pub(crate) unsafe fn from_parts(state: &'a mut u32, payload: &'a mut Payload<T>) -> Self {
+        SlotMut { state, payload }
+    }
+
+    /// A shared view of the same slot.
+    #[inline]
+    pub(crate) fn as_ref(&self) -> SlotRef<'_, T> {
+        SlotRef {
+            state: self.state,
+            payload: self.payload,
+        }
+    }
+
+    /// The value, if the slot is occupied.
+    #[inline]
+    pub(crate) fn get_mut(self) -> Option<&'a mut T> {
+        if self.as_ref().is_occupied() {
+            // SAFETY: an occupied slot's `value` field is initialized.
+            Some(unsafe { &mut self.payload.value })
+        } else {
+            None
+        }
+    }
+
+    /// The value, if `generation` names the current occupant.
+    #[inline]
+    pub(crate) fn get_mut_if(self, generation: u32) -> Option<&'a mut T> {
+        if self.as_ref().matches(generation) {
+            // SAFETY: `matches` is true only for an occupied slot, whose
+            // value is initialized.
+            Some(unsafe { &mut self.payload.value })
+        } else {
+            None
+        }
+    }
+
+    /// The value of an occupied slot.
+    ///
+    /// # Safety
+    ///
+    /// The slot must be occupied.
+    #[inline]
+    pub(crate) unsafe fn value_unchecked_mut(self) -> &'a mut T {
+        debug_assert!(self.as_ref().is_occupied());
+        // SAFETY: the caller guarantees the slot is occupied.
+        unsafe { &mut self.payload.value }
+    }
+
+    /// Sets the free-list link of a vacant slot. Does nothing to an
+    /// occupied slot (whose payload holds a value).
+    #[inline]
+    pub(crate) fn set_next_free(self, next: u32) {
+        if !self.as_ref().is_occupied() {
+            self.payload.next_free = next;
+        }
+    }
+
+    /// Puts a value into a vacant slot and gives it `generation`.
+    #[inline]
+    pub(crate) fn occupy(self, generation: u32, value: T) {
+        // Occupying an occupied slot would leak its value, not corrupt
+        // memory; no container does it.
+        debug_assert!(!self.as_ref().is_occupied(), "occupy of an occupied slot");
+        // Writing a `Copy`-free union field through assignment would drop
+        // the old field if it had drop glue; `ManuallyDrop` has none, so a
+        // plain assignment is correct and drops nothing.
+        self.payload.value = ManuallyDrop::new(value);
+        *self.state = Slot::<T>::occupied_state(generation);
+    }
+
+    /// Takes the value out of an occupied slot and leaves it vacant with
+    /// the free-list link `next_free`. The generation is kept as "last".
+    ///
+    /// # Safety
+    ///
+    /// The slot must be occupied.
+    #[inline]
+    pub(crate) unsafe fn vacate(self, next_free: u32) -> T {
+        debug_assert!(self.as_ref().is_occupied());
         // `value` is read exactly once: the state is marked vacant next.
         // SAFETY: the caller guarantees the slot is occupied (`value` is set).
         let value = unsafe { ManuallyDrop::take(&mut self.payload.value) };
-        self.state |= VACANT;
+        *self.state |= VACANT;
         self.payload.next_free = next_free;
         value
+    }
+}
+
+impl<T> fmt::Debug for SlotRef<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SlotRef")
+            .field("generation", &self.generation())
+            .field("occupied", &self.is_occupied())
+            .finish()
     }
 }
 

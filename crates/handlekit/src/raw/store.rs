@@ -556,14 +556,6 @@ pub(crate) unsafe trait SlotAccess<'a> {
 /// Shared access to a slot array.
 pub(crate) struct Shared<'a, T>(&'a [Slot<T>]);
 
-impl<'a, T> Shared<'a, T> {
-    /// Shared access to `slots`.
-    #[inline]
-    pub(crate) fn new(slots: &'a [Slot<T>]) -> Self {
-        Shared(slots)
-    }
-}
-
 impl<T> Clone for Shared<'_, T> {
     fn clone(&self) -> Self {
         *self
@@ -593,25 +585,6 @@ pub(crate) struct Exclusive<'a, T> {
     slots: *mut Slot<T>,
     len: usize,
     _marker: PhantomData<&'a mut [Slot<T>]>,
-}
-
-impl<T> Exclusive<'_, T> {
-    /// Exclusive access to the `len` slots at `slots`.
-    ///
-    /// # Safety
-    ///
-    /// `slots` must point to `len` initialized slots that nothing else
-    /// reaches for the lifetime of the access, and its provenance must
-    /// allow writes to all of them.
-    #[inline]
-    pub(crate) unsafe fn from_raw(slots: *mut Slot<T>, len: usize) -> Self {
-        debug_assert!(!slots.is_null());
-        Exclusive {
-            slots,
-            len,
-            _marker: PhantomData,
-        }
-    }
 }
 
 // SAFETY: `Exclusive` is a `&mut [Slot<T>]` in disguise: it hands out

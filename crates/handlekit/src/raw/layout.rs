@@ -1,0 +1,293 @@
+//! Where a [`Block`](super::block::Block) keeps its slots: the two
+//! layouts of the stable containers, and the accesses that iterate them.
+//!
+//! - [`Interleaved`]: one array of [`Slot`]s, each state word beside its
+//!   payload. A lookup or removal by key touches one cache line. `Pool`
+//!   uses it: its goals are insert and remove.
+//! - [`Split`]: an array of state words and an array of payloads. A lookup
+//!   touches two cache lines, but iterating the values reads only the
+//!   payloads (and the occupancy words), which for a `u64` is half the
+//!   memory of the interleaved slots (16 bytes with padding). `Hive` uses
+//!   it: its goal is iteration.
+//!
+//! Either way a slot is reached by raw pointers derived from the
+//! allocation's own pointer, never through a reference to the whole array,
+//! so a pointer to one value stays valid whatever is done to other slots
+//! (see `block.rs`).
+
+use alloc::boxed::Box;
+use core::marker::PhantomData;
+use core::mem::{self, MaybeUninit};
+use core::ptr::{self, NonNull};
+
+use super::slot::{Payload, Slot, VACANT};
+use super::store::SlotAccess;
+
+/// The storage of a run of slots, as raw pointers: a layout is `Copy`, and
+/// owns nothing by itself (its `Block` frees it).
+///
+/// # Safety
+///
+/// For a layout made by `allocate(len)` and not yet deallocated, and every
+/// `i < len`, `state(i)` and `payload(i)` must point to properly aligned
+/// memory for a `u32` and a `Payload<T>`, inside the allocation, disjoint
+/// from each other and from those of every other index, with the
+/// provenance of the whole allocation (derived from the pointer the
+/// allocation returned, with no reference in between).
+pub(crate) unsafe trait SlotLayout<T>: Copy {
+    /// Heap bytes one slot takes.
+    const SLOT_BYTES: usize;
+
+    /// Uninitialized storage for `len` slots.
+    fn allocate(len: usize) -> Self;
+
+    /// Frees the storage. Drops no value.
+    ///
+    /// # Safety
+    ///
+    /// `self` was made by `allocate(len)` with this `len`, is freed once,
+    /// and neither it nor any pointer derived from it is used afterwards.
+    unsafe fn deallocate(self, len: usize);
+
+    /// The state word of slot `i`.
+    ///
+    /// # Safety
+    ///
+    /// `i` is below the `len` the storage was allocated with.
+    unsafe fn state(self, i: usize) -> *mut u32;
+
+    /// The payload of slot `i`.
+    ///
+    /// # Safety
+    ///
+    /// `i` is below the `len` the storage was allocated with.
+    unsafe fn payload(self, i: usize) -> *mut Payload<T>;
+}
+
+/// Slots side by side: `[Slot<T>]`.
+pub(crate) struct Interleaved<T> {
+    /// The first slot of a `Box<[MaybeUninit<Slot<T>>]>` turned into a raw
+    /// pointer (see `allocate`).
+    slots: NonNull<Slot<T>>,
+}
+
+impl<T> Clone for Interleaved<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Interleaved<T> {}
+
+/// Frees a `Box<[MaybeUninit<E>]>` of `len` elements made by
+/// [`allocate_uninit`].
+///
+/// # Safety
+///
+/// `first` came from `allocate_uninit::<E>(len)` and is freed once.
+unsafe fn free_uninit<E>(first: NonNull<E>, len: usize) {
+    let slice = ptr::slice_from_raw_parts_mut(first.as_ptr().cast::<MaybeUninit<E>>(), len);
+    // `MaybeUninit` drops nothing.
+    // SAFETY: the caller guarantees `first` and `len` are those of a box
+    // `allocate_uninit` leaked, freed once.
+    drop(unsafe { Box::from_raw(slice) });
+}
+
+/// `len` uninitialized `E`s, as the raw pointer to the first.
+fn allocate_uninit<E>(len: usize) -> NonNull<E> {
+    let raw = Box::into_raw(Box::<[MaybeUninit<E>]>::new_uninit_slice(len));
+    // `Box::into_raw` never returns null; the cast keeps the provenance.
+    NonNull::new(raw.cast::<E>()).unwrap_or(NonNull::dangling())
+}
+
+// SAFETY: slot `i` is element `i` of one allocation of `len` slots; its
+// fields are disjoint, aligned, and reached by `addr_of_mut!` from the
+// allocation's pointer.
+unsafe impl<T> SlotLayout<T> for Interleaved<T> {
+    const SLOT_BYTES: usize = mem::size_of::<Slot<T>>();
+
+    #[inline]
+    fn allocate(len: usize) -> Self {
+        Interleaved {
+            slots: allocate_uninit(len),
+        }
+    }
+
+    #[inline]
+    unsafe fn deallocate(self, len: usize) {
+        // SAFETY: the caller's guarantee: `slots` came from `allocate(len)`.
+        unsafe { free_uninit(self.slots, len) }
+    }
+
+    #[inline]
+    unsafe fn state(self, i: usize) -> *mut u32 {
+        // SAFETY: `i < len` (the caller's guarantee), so the slot is in the
+        // allocation.
+        unsafe { Slot::state_ptr(self.slots.as_ptr().add(i)) }
+    }
+
+    #[inline]
+    unsafe fn payload(self, i: usize) -> *mut Payload<T> {
+        // SAFETY: as in `state`.
+        unsafe { Slot::payload_ptr(self.slots.as_ptr().add(i)) }
+    }
+}
+
+/// State words and payloads in two arrays: `[u32]` and `[Payload<T>]`.
+pub(crate) struct Split<T> {
+    /// The first of `len` state words, from `allocate_uninit`.
+    states: NonNull<u32>,
+    /// The first of `len` payloads, from `allocate_uninit`.
+    payloads: NonNull<Payload<T>>,
+}
+
+impl<T> Clone for Split<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Split<T> {}
+
+// SAFETY: slot `i`'s parts are element `i` of two separate allocations of
+// `len` elements each, reached by offsets from the allocations' pointers.
+unsafe impl<T> SlotLayout<T> for Split<T> {
+    const SLOT_BYTES: usize = mem::size_of::<u32>() + mem::size_of::<Payload<T>>();
+
+    #[inline]
+    fn allocate(len: usize) -> Self {
+        Split {
+            states: allocate_uninit(len),
+            payloads: allocate_uninit(len),
+        }
+    }
+
+    #[inline]
+    unsafe fn deallocate(self, len: usize) {
+        // SAFETY: the caller's guarantee: both came from `allocate(len)`.
+        unsafe {
+            free_uninit(self.states, len);
+            free_uninit(self.payloads, len);
+        }
+    }
+
+    #[inline]
+    unsafe fn state(self, i: usize) -> *mut u32 {
+        // SAFETY: `i < len` (the caller's guarantee).
+        unsafe { self.states.as_ptr().add(i) }
+    }
+
+    #[inline]
+    unsafe fn payload(self, i: usize) -> *mut Payload<T> {
+        // SAFETY: `i < len` (the caller's guarantee).
+        unsafe { self.payloads.as_ptr().add(i) }
+    }
+}
+
+/// Shared access to the first `len` slots of a layout, for `'a`.
+pub(crate) struct LayoutShared<'a, T, L> {
+    /// Invariant: the first `len` slots are initialized, and nothing
+    /// writes to them for `'a`.
+    layout: L,
+    len: usize,
+    _values: PhantomData<&'a T>,
+}
+
+impl<T, L: Copy> Clone for LayoutShared<'_, T, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, L: Copy> Copy for LayoutShared<'_, T, L> {}
+
+// SAFETY: it hands out `&T` only, like a `&[T]`.
+unsafe impl<T: Sync, L> Send for LayoutShared<'_, T, L> {}
+// SAFETY: as above.
+unsafe impl<T: Sync, L> Sync for LayoutShared<'_, T, L> {}
+
+impl<T, L> LayoutShared<'_, T, L> {
+    /// Shared access to the first `len` slots of `layout`.
+    ///
+    /// # Safety
+    ///
+    /// Those slots must be initialized, and nothing may write to them for
+    /// `'a`.
+    #[inline]
+    pub(crate) unsafe fn new(layout: L, len: usize) -> Self {
+        LayoutShared {
+            layout,
+            len,
+            _values: PhantomData,
+        }
+    }
+}
+
+// SAFETY: shared references to occupied slots' values; any number may
+// coexist.
+unsafe impl<'a, T: 'a, L: SlotLayout<T>> SlotAccess<'a> for LayoutShared<'a, T, L> {
+    type Value = &'a T;
+
+    #[inline]
+    unsafe fn item(&self, index: usize) -> (u32, &'a T) {
+        debug_assert!(index < self.len);
+        // The slots are initialized and not written for `'a` (invariant on
+        // `layout`).
+        // SAFETY: the caller guarantees `index` is in bounds and occupied.
+        unsafe {
+            let generation = *self.layout.state(index) & !VACANT;
+            (generation, &*Payload::value_ptr(self.layout.payload(index)))
+        }
+    }
+}
+
+/// Exclusive access to the first `len` slots of a layout, for `'a`.
+/// Deliberately not `Clone`: two copies could hand out the same `&mut T`.
+pub(crate) struct LayoutExclusive<'a, T, L> {
+    /// Invariant: the first `len` slots are initialized, and nothing else
+    /// reaches their values for `'a`.
+    layout: L,
+    len: usize,
+    _values: PhantomData<&'a mut T>,
+}
+
+// SAFETY: it hands out `&mut T` to distinct values, like a `&mut [T]`.
+unsafe impl<T: Send, L> Send for LayoutExclusive<'_, T, L> {}
+// SAFETY: shared access to it gives no access to the values.
+unsafe impl<T: Sync, L> Sync for LayoutExclusive<'_, T, L> {}
+
+impl<T, L> LayoutExclusive<'_, T, L> {
+    /// Exclusive access to the first `len` slots of `layout`.
+    ///
+    /// # Safety
+    ///
+    /// Those slots must be initialized, and nothing else may reach their
+    /// values for `'a`.
+    #[inline]
+    pub(crate) unsafe fn new(layout: L, len: usize) -> Self {
+        LayoutExclusive {
+            layout,
+            len,
+            _values: PhantomData,
+        }
+    }
+}
+
+// SAFETY: each index is yielded at most once (the trait's contract), so the
+// `&mut T` handed out never alias; they are derived from the raw pointers
+// without a reference to a whole array, so earlier ones stay valid.
+unsafe impl<'a, T: 'a, L: SlotLayout<T>> SlotAccess<'a> for LayoutExclusive<'a, T, L> {
+    type Value = &'a mut T;
+
+    #[inline]
+    unsafe fn item(&self, index: usize) -> (u32, &'a mut T) {
+        debug_assert!(index < self.len);
+        // Nothing else reaches the values (invariant on `layout`).
+        // SAFETY: the caller guarantees `index` is in bounds, occupied and
+        // not yielded before.
+        unsafe {
+            let generation = *self.layout.state(index) & !VACANT;
+            (
+                generation,
+                &mut *Payload::value_ptr(self.layout.payload(index)),
+            )
+        }
+    }
+}
