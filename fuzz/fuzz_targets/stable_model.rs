@@ -16,7 +16,6 @@ use std::collections::{HashMap, HashSet};
 use std::ptr::NonNull;
 
 use arbitrary::Arbitrary;
-use handlekit::pool::{Iter, Values};
 use handlekit::{CapacityError, Hive, Key, Pool};
 
 pub type Value = Box<u32>;
@@ -42,8 +41,10 @@ pub trait Stable<K: Key>: Clone + PartialEq {
     fn shrink(&mut self);
     fn retain(&mut self, keep: impl FnMut(K, &mut Value) -> bool);
     fn drain(&mut self) -> Box<dyn Iterator<Item = (K, Value)> + '_>;
-    fn iter(&self) -> Iter<'_, Value, K>;
-    fn values(&self) -> Values<'_, Value>;
+    /// `(key, value)` in iteration order, through `next()`.
+    fn entries(&self) -> Vec<(K, u32)>;
+    /// The number of values, counted through `values().fold`.
+    fn fold_count(&self) -> usize;
     fn check_invariants(&self);
     /// A serde_json round trip.
     fn round_trip(&self) -> Self;
@@ -103,11 +104,15 @@ macro_rules! forward_stable {
             fn drain(&mut self) -> Box<dyn Iterator<Item = (K, Value)> + '_> {
                 Box::new($ty::drain(self))
             }
-            fn iter(&self) -> Iter<'_, Value, K> {
-                $ty::iter(self)
+            fn entries(&self) -> Vec<(K, u32)> {
+                let mut entries = Vec::new();
+                for (key, value) in $ty::iter(self) {
+                    entries.push((key, **value));
+                }
+                entries
             }
-            fn values(&self) -> Values<'_, Value> {
-                $ty::values(self)
+            fn fold_count(&self) -> usize {
+                $ty::values(self).fold(0, |n, _| n + 1)
             }
             fn check_invariants(&self) {
                 $ty::check_invariants(self)
@@ -261,10 +266,8 @@ impl<K: Key, C: Stable<K>> Model<K, C> {
         }
         let mut expected: Vec<(K, u32)> = self.live.iter().map(|(&k, &v)| (k, v)).collect();
         expected.sort_by_key(|&(k, _)| k.index());
-        let got: Vec<(K, u32)> = self.pool.iter().map(|(k, v)| (k, **v)).collect();
-        assert_eq!(got, expected);
-        let folded = self.pool.values().fold(0usize, |n, _| n + 1);
-        assert_eq!(folded, expected.len());
+        assert_eq!(self.pool.entries(), expected);
+        assert_eq!(self.pool.fold_count(), expected.len());
         let retired = self
             .issued
             .iter()

@@ -33,8 +33,8 @@ define_key! {
     pub struct Gen4(u32; index_bits = 28);
 }
 
-const CASES: u32 = if cfg!(miri) { 4 } else { 256 };
-const MAX_OPS: usize = if cfg!(miri) { 24 } else { 200 };
+const CASES: u32 = if cfg!(miri) { 3 } else { 256 };
+const MAX_OPS: usize = if cfg!(miri) { 12 } else { 200 };
 
 #[derive(Clone, Copy, Debug)]
 enum Src {
