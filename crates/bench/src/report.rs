@@ -243,11 +243,13 @@ impl Report {
                 |r| r >= 1.3,
             ));
         }
-        goals.push(
-            self.packed_goal("iter_full: PackedTable ≤ 1.05× Vec", "iter_full", |r| {
-                r <= 1.05
-            }),
-        );
+        goals.push(self.ratio_goal(
+            "iter_full: PackedTable ≤ 1.05× Vec",
+            "iter_full",
+            "PackedTable",
+            "Vec",
+            |r| r <= 1.05,
+        ));
         goals.push(self.goal(
             "iter_full: IdTable ≤ 1.5× Vec".into(),
             "iter_full",
@@ -263,19 +265,55 @@ impl Report {
             speedup_over("get", "BTreeMap+Box"),
             |r| r >= 40.0,
         ));
+        // Issue 5: the containers with stable addresses.
+        goals.push(self.ratio_goal(
+            "iter_full: Hive ≤ 1.2× Vec",
+            "iter_full",
+            "Hive",
+            "Vec",
+            |r| r <= 1.2,
+        ));
+        for workload in ["iter_half", "iter_sparse"] {
+            for peer in ["IdTable<Id>", "SlotMap"] {
+                goals.push(self.ratio_goal(
+                    &format!("{workload}: Hive ahead of {peer} (figure: Hive ÷ {peer})"),
+                    workload,
+                    "Hive",
+                    peer,
+                    |r| r < 1.0,
+                ));
+            }
+        }
+        for workload in ["insert", "remove"] {
+            goals.push(self.ratio_goal(
+                &format!("{workload}: Pool ≤ IdTable (figure: Pool ÷ IdTable)"),
+                workload,
+                "Pool",
+                "IdTable<Id>",
+                |r| r <= 1.0,
+            ));
+        }
         goals
     }
 
-    /// A goal about PackedTable against `Vec`, at every measured row.
-    fn packed_goal(&self, goal: &str, workload: &str, pass: impl Fn(f64) -> bool) -> Goal {
+    /// A goal about one container against another, at every measured
+    /// row: the figure is `subject ÷ other`.
+    fn ratio_goal(
+        &self,
+        goal: &str,
+        workload: &str,
+        subject: &'static str,
+        other: &str,
+        pass: impl Fn(f64) -> bool,
+    ) -> Goal {
         let mut rows = Vec::new();
         for (value_type, n) in self.rows(workload) {
-            let ours = self.cell(workload, "PackedTable", value_type, n);
-            let bound = self.cell(workload, "Vec", value_type, n);
+            let ours = self.cell(workload, subject, value_type, n);
+            let bound = self.cell(workload, other, value_type, n);
             if let (Some(ours), Some(bound)) = (ours, bound) {
                 let figure = ours.median_ns / bound.median_ns;
                 rows.push(GoalRow {
-                    subject: "PackedTable",
+                    subject,
                     value_type,
                     n,
                     figure,
