@@ -85,9 +85,10 @@ const fn default_shift<T>() -> u32 {
 /// and the occupancy words and nothing else, so a full hive of `u64` is
 /// walked like a `Vec<u64>`. A lookup by key pays for it with a second
 /// cache line (the state word, then the value), where a `Pool` reads one.
-/// Measured in the comparison runner (`cargo run --release`), summing 1M
-/// `u64` took 0.21 ns per value in a `Hive` and 0.20 in a `Vec`, against
-/// 0.69 in an `IdTable`.
+/// In one run of the comparison runner (`cargo run --release`), summing 1M
+/// `u64` took 0.16 ns per value in a `Hive`, 0.18 in a `Vec` and 0.33 in an
+/// `IdTable`, and a lookup by key at 1M took 6.9 ns against the
+/// `IdTable`'s 5.9.
 ///
 /// # Stable addresses
 ///

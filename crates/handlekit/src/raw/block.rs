@@ -967,8 +967,11 @@ impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> BlocksCursor<'a, T, 
         let access = unsafe { A::of_block(block) };
         // The bits name the occupied slots below `marked`, `live` of them,
         // and the appended run `marked..fresh` is all occupied (invariants
-        // on `occupied` and `marked`).
-        let bits = BitIter::with_tail(&block.occupied, block.live, block.marked..block.fresh);
+        // on `occupied` and `marked`). No bit at or past `marked` is set, so
+        // the words past it are not read: a block that is mostly never used
+        // costs only its used words.
+        let words = &block.occupied[..block.marked.div_ceil(WORD_BITS)];
+        let bits = BitIter::with_tail(words, block.live, block.marked..block.fresh);
         // SAFETY: every index `bits` yields is below `fresh`, the length of
         // the access, and names an occupied slot, once.
         unsafe { RawCursor::from_parts(bits, access) }
