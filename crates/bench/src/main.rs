@@ -34,15 +34,26 @@ OPTIONS:
   -h, --help         this text
 ";
 
-fn parse_list<T: std::str::FromStr>(text: &str) -> Result<Vec<T>, String> {
-    text.split(',')
-        .filter(|part| !part.is_empty())
+/// The comma-separated items of `text`, empty ones skipped.
+fn split_list(text: &str) -> impl Iterator<Item = &str> {
+    text.split(',').filter(|part| !part.is_empty())
+}
+
+/// A list of sizes; `1_000_000` is accepted for `1000000`.
+fn parse_sizes(text: &str) -> Result<Vec<usize>, String> {
+    split_list(text)
         .map(|part| {
             part.replace('_', "")
                 .parse()
                 .map_err(|_| format!("cannot parse {part:?}"))
         })
         .collect()
+}
+
+/// A list of filter words, kept as written (workload names have
+/// underscores: `iter_sparse`).
+fn parse_filter(text: &str) -> Vec<String> {
+    split_list(text).map(str::to_owned).collect()
 }
 
 fn parse_args() -> Result<Config, lexopt::Error> {
@@ -72,14 +83,14 @@ fn parse_args() -> Result<Config, lexopt::Error> {
             Long("quick") => config.mode = "quick",
             Long("smoke") => config.mode = "smoke",
             Long("sizes") => {
-                config.sizes = parse_list(&parser.value()?.string()?)?;
+                config.sizes = parse_sizes(&parser.value()?.string()?)?;
                 sizes_given = true;
             }
             Long("repeats") => {
                 config.repeats = parser.value()?.parse()?;
                 repeats_given = true;
             }
-            Long("filter") => config.filter = parse_list(&parser.value()?.string()?)?,
+            Long("filter") => config.filter = parse_filter(&parser.value()?.string()?),
             Long("out") => config.out_dir = parser.value()?.into(),
             Long("no-progress") => config.progress = false,
             Short('h') | Long("help") => {
@@ -269,4 +280,24 @@ fn main() {
         println!("smoke check passed: every container and workload produced a number, and report.json parses");
     }
     println!("total time {:.1} s", started.elapsed().as_secs_f64());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_filter, parse_sizes, selected};
+
+    #[test]
+    fn filter_words_keep_their_underscores() {
+        let filter = parse_filter("iter_sparse,,Hive");
+        assert_eq!(filter, ["iter_sparse", "Hive"]);
+        assert!(selected(&filter, &["iter_sparse", "Pool"]));
+        assert!(selected(&filter, &["get", "Hive"]));
+        assert!(!selected(&filter, &["iter_half", "Pool"]));
+    }
+
+    #[test]
+    fn sizes_accept_digit_separators() {
+        assert_eq!(parse_sizes("1_000,100000").unwrap(), [1000, 100_000]);
+        assert!(parse_sizes("1k").is_err());
+    }
 }
