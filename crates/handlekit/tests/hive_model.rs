@@ -685,6 +685,54 @@ mod hive {
         send_sync::<handlekit::hive::IntoIter<u64>>();
         send_sync::<handlekit::hive::Drain<'static, u64>>();
     }
+
+    /// Values narrower than the free-list link, zero-sized values and
+    /// over-aligned values in the split layout (state words in one array,
+    /// payloads in another): every value reads back, every `get_ptr` is
+    /// aligned for its type and unchanged by churn, and freed slots are
+    /// reused through the link stored in the payload.
+    fn split_layout_round<T: Clone + PartialEq + std::fmt::Debug>(make: impl Fn(usize) -> T) {
+        let n = if cfg!(miri) { 150 } else { 2000 };
+        let mut hive: Hive<T> = Hive::with_block_sizes(4, 64);
+        let keys: Vec<Id> = (0..n).map(|i| hive.insert(make(i))).collect();
+        let ptrs: Vec<NonNull<T>> = keys.iter().map(|&k| hive.get_ptr(k).unwrap()).collect();
+        for ptr in &ptrs {
+            assert_eq!(ptr.as_ptr() as usize % std::mem::align_of::<T>(), 0);
+        }
+        // Free every other value, then refill: the refills take the freed
+        // slots (no new block), and the survivors do not move.
+        let blocks = hive.block_count();
+        for &key in keys.iter().step_by(2) {
+            assert!(hive.remove(key).is_some());
+        }
+        let refills: Vec<Id> = (0..n / 2).map(|i| hive.insert(make(n + i))).collect();
+        assert_eq!(hive.block_count(), blocks, "refills reused the freed slots");
+        for (i, (&key, &ptr)) in keys.iter().zip(&ptrs).enumerate().skip(1).step_by(2) {
+            assert_eq!(hive.get(key), Some(&make(i)));
+            assert_eq!(hive.get_ptr(key), Some(ptr), "value {i} moved");
+        }
+        for (i, &key) in refills.iter().enumerate() {
+            assert_eq!(hive.get(key), Some(&make(n + i)));
+        }
+        for &key in keys.iter().step_by(2) {
+            assert_eq!(hive.get(key), None, "stale key {key:?}");
+        }
+        assert_eq!(hive.values().count(), n);
+        assert_eq!(hive.iter_mut().count(), n);
+        hive.check_invariants();
+    }
+
+    #[test]
+    fn split_layout_holds_narrow_zero_sized_and_over_aligned_values() {
+        #[derive(Clone, PartialEq, Debug)]
+        #[repr(align(64))]
+        struct Line(u64);
+        split_layout_round(|i| i as u8);
+        split_layout_round(|_| ());
+        split_layout_round(|i| i as u128);
+        split_layout_round(|i| Line(i as u64));
+        split_layout_round(|i| i.to_string());
+    }
 }
 
 /// A key type that accepts any bits, so a generation with its top bit set

@@ -12,7 +12,6 @@
 //! [`SlotMut`], which hold a reference to each part: the rules of a slot
 //! are written once, there.
 
-use core::fmt;
 use core::mem::ManuallyDrop;
 
 /// Set in the state word of every vacant slot.
@@ -485,15 +484,6 @@ impl<'a, T> SlotMut<'a, T> {
         *self.state |= VACANT;
         self.payload.next_free = next_free;
         value
-    }
-}
-
-impl<T> fmt::Debug for SlotRef<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SlotRef")
-            .field("generation", &self.generation())
-            .field("occupied", &self.is_occupied())
-            .finish()
     }
 }
 
