@@ -43,7 +43,9 @@
 //!   threads its own free list through its vacant slots and keeps a 64-bit
 //!   occupancy word per 64 slots; the hive keeps the list of blocks with
 //!   room, and frees a block that empties (keeping one in reserve). Values
-//!   never move, so [`Hive::get_ptr`] is stable like [`Pool`]'s.
+//!   never move, so [`Hive::get_ptr`] is stable like [`Pool`]'s. A block
+//!   keeps its generations in one array and its values in another, so
+//!   iterating the values reads nothing else (measured as fast as a `Vec`).
 //! - [`VmVec`]: an array held directly in virtual memory (seed 004's DBECS).
 //!   It reserves address space for its maximum size, commits memory as
 //!   pushes reach it, gives the pages of removed front elements back to the
