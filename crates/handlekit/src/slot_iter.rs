@@ -1,10 +1,6 @@
 //! Iterators in slot order, shared by the tables built on the slot store
 //! ([`IdTable`](crate::IdTable) and [`SecondaryMap`](crate::SecondaryMap)).
 
-use core::fmt;
-use core::iter::FusedIterator;
-use core::marker::PhantomData;
-
 use crate::raw::{RawIter, RawIterMut};
 use crate::{Id, Key};
 
@@ -58,174 +54,217 @@ macro_rules! raw_iterator {
     };
 }
 
-/// Iterator over `(key, &value)`; see [`IdTable::iter`](crate::IdTable::iter).
-pub struct Iter<'a, T, K: Key = Id> {
-    raw: RawIter<'a, T>,
-    _key: PhantomData<fn(K) -> K>,
+/// Writes the five borrowing iterator types of a table (`Iter`, `IterMut`,
+/// `Keys`, `Values`, `ValuesMut`) over the raw cursors `$shared<'a, T>` and
+/// `$exclusive<'a, T>` (names in scope where the macro is called), with a
+/// doc example each. `$owner` is the container whose methods the docs link
+/// to, `$noun` the module that exports the types, and `$make` an expression
+/// for a container holding `1` and `2`.
+macro_rules! borrowing_iterators {
+    (
+        owner: $owner:expr,
+        noun: $noun:expr,
+        make: $make:expr,
+        key: $key:ty,
+        shared: $shared:ident,
+        exclusive: $exclusive:ident $(,)?
+    ) => {
+        #[doc = concat!("Iterator over `(key, &value)`; see [`", $owner, "::iter`](crate::", $owner, "::iter).\n\n```")]
+        #[doc = concat!("let c = ", $make, ";")]
+        #[doc = concat!("let iter: handlekit::", $noun, "::Iter<'_, i32> = c.iter();")]
+        #[doc = "assert_eq!(iter.len(), 2);\n```"]
+        pub struct Iter<'a, T, K: Key = $key> {
+            raw: $shared<'a, T>,
+            _key: core::marker::PhantomData<fn(K) -> K>,
+        }
+
+        $crate::slot_iter::raw_iterator!(
+            Iter<'a, T, K: Key>,
+            (K, &'a T),
+            |index, generation, value| ($crate::slot_iter::table_key::<K>(index, generation), value)
+        );
+
+        impl<T, K: Key> Clone for Iter<'_, T, K> {
+            fn clone(&self) -> Self {
+                Iter {
+                    raw: self.raw.clone(),
+                    _key: core::marker::PhantomData,
+                }
+            }
+        }
+
+        impl<T: core::fmt::Debug, K: Key> core::fmt::Debug for Iter<'_, T, K> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_list().entries(self.clone()).finish()
+            }
+        }
+
+        #[doc = concat!("Iterator over `(key, &mut value)`; see [`", $owner, "::iter_mut`](crate::", $owner, "::iter_mut).\n\n```")]
+        #[doc = concat!("let mut c = ", $make, ";")]
+        #[doc = concat!("let iter: handlekit::", $noun, "::IterMut<'_, i32> = c.iter_mut();")]
+        #[doc = "iter.for_each(|(_, v)| *v *= 2);\nassert_eq!(c.values().sum::<i32>(), 6);\n```"]
+        pub struct IterMut<'a, T, K: Key = $key> {
+            raw: $exclusive<'a, T>,
+            _key: core::marker::PhantomData<fn(K) -> K>,
+        }
+
+        $crate::slot_iter::raw_iterator!(
+            IterMut<'a, T, K: Key>,
+            (K, &'a mut T),
+            |index, generation, value| ($crate::slot_iter::table_key::<K>(index, generation), value)
+        );
+
+        impl<T, K: Key> core::fmt::Debug for IterMut<'_, T, K> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("IterMut")
+                    .field("remaining", &self.raw.len())
+                    .finish()
+            }
+        }
+
+        #[doc = concat!("Iterator over the live values; see [`", $owner, "::values`](crate::", $owner, "::values).\n\n```")]
+        #[doc = concat!("let c = ", $make, ";")]
+        #[doc = concat!("let values: handlekit::", $noun, "::Values<'_, i32> = c.values();")]
+        #[doc = "assert_eq!(values.max(), Some(&2));\n```"]
+        pub struct Values<'a, T> {
+            raw: $shared<'a, T>,
+        }
+
+        $crate::slot_iter::raw_iterator!(Values<'a, T>, &'a T, |_index, _generation, value| value);
+
+        impl<T> Clone for Values<'_, T> {
+            fn clone(&self) -> Self {
+                Values {
+                    raw: self.raw.clone(),
+                }
+            }
+        }
+
+        impl<T: core::fmt::Debug> core::fmt::Debug for Values<'_, T> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_list().entries(self.clone()).finish()
+            }
+        }
+
+        #[doc = concat!("Iterator over the live values, mutably; see [`", $owner, "::values_mut`](crate::", $owner, "::values_mut).\n\n```")]
+        #[doc = concat!("let mut c = ", $make, ";")]
+        #[doc = concat!("let values: handlekit::", $noun, "::ValuesMut<'_, i32> = c.values_mut();")]
+        #[doc = "values.for_each(|v| *v += 1);\nassert_eq!(c.values().sum::<i32>(), 5);\n```"]
+        pub struct ValuesMut<'a, T> {
+            raw: $exclusive<'a, T>,
+        }
+
+        $crate::slot_iter::raw_iterator!(ValuesMut<'a, T>, &'a mut T, |_index, _generation, value| {
+            value
+        });
+
+        impl<T> core::fmt::Debug for ValuesMut<'_, T> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("ValuesMut")
+                    .field("remaining", &self.raw.len())
+                    .finish()
+            }
+        }
+
+        #[doc = concat!("Iterator over the keys of live values; see [`", $owner, "::keys`](crate::", $owner, "::keys).\n\n```")]
+        #[doc = concat!("let c = ", $make, ";")]
+        #[doc = concat!("let keys: handlekit::", $noun, "::Keys<'_, i32> = c.keys();")]
+        #[doc = "assert_eq!(keys.count(), 2);\n```"]
+        pub struct Keys<'a, T, K: Key = $key> {
+            inner: Iter<'a, T, K>,
+        }
+
+        impl<T, K: Key> Iterator for Keys<'_, T, K> {
+            type Item = K;
+
+            #[inline]
+            fn next(&mut self) -> Option<K> {
+                self.inner.next().map(|(key, _)| key)
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.inner.size_hint()
+            }
+
+            #[inline]
+            fn fold<B, F: FnMut(B, K) -> B>(self, init: B, mut f: F) -> B {
+                self.inner.fold(init, |acc, (key, _)| f(acc, key))
+            }
+        }
+
+        impl<T, K: Key> ExactSizeIterator for Keys<'_, T, K> {}
+        impl<T, K: Key> core::iter::FusedIterator for Keys<'_, T, K> {}
+
+        impl<T, K: Key> Clone for Keys<'_, T, K> {
+            fn clone(&self) -> Self {
+                Keys {
+                    inner: self.inner.clone(),
+                }
+            }
+        }
+
+        impl<T, K: Key> core::fmt::Debug for Keys<'_, T, K> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_list().entries(self.clone()).finish()
+            }
+        }
+
+        impl<'a, T, K: Key> Iter<'a, T, K> {
+            #[inline]
+            pub(crate) fn new(raw: $shared<'a, T>) -> Self {
+                Iter {
+                    raw,
+                    _key: core::marker::PhantomData,
+                }
+            }
+        }
+
+        impl<'a, T, K: Key> IterMut<'a, T, K> {
+            #[inline]
+            pub(crate) fn new(raw: $exclusive<'a, T>) -> Self {
+                IterMut {
+                    raw,
+                    _key: core::marker::PhantomData,
+                }
+            }
+        }
+
+        impl<'a, T> Values<'a, T> {
+            #[inline]
+            pub(crate) fn new(raw: $shared<'a, T>) -> Self {
+                Values { raw }
+            }
+        }
+
+        impl<'a, T> ValuesMut<'a, T> {
+            #[inline]
+            pub(crate) fn new(raw: $exclusive<'a, T>) -> Self {
+                ValuesMut { raw }
+            }
+        }
+
+        impl<'a, T, K: Key> Keys<'a, T, K> {
+            #[inline]
+            pub(crate) fn new(raw: $shared<'a, T>) -> Self {
+                Keys {
+                    inner: Iter::new(raw),
+                }
+            }
+        }
+    };
 }
 
-raw_iterator!(
-    Iter<'a, T, K: Key>,
-    (K, &'a T),
-    |index, generation, value| (table_key::<K>(index, generation), value)
+// The iterators of the tables on the slot store, shared by `IdTable` and
+// `SecondaryMap` (both re-export them).
+borrowing_iterators!(
+    owner: "IdTable",
+    noun: "id_table",
+    make: "{ let mut t = handlekit::IdTable::new(); t.insert(1); t.insert(2); t }",
+    key: Id,
+    shared: RawIter,
+    exclusive: RawIterMut,
 );
-
-impl<T, K: Key> Clone for Iter<'_, T, K> {
-    fn clone(&self) -> Self {
-        Iter {
-            raw: self.raw.clone(),
-            _key: PhantomData,
-        }
-    }
-}
-
-impl<T: fmt::Debug, K: Key> fmt::Debug for Iter<'_, T, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
-
-/// Iterator over `(key, &mut value)`; see [`IdTable::iter_mut`](crate::IdTable::iter_mut).
-pub struct IterMut<'a, T, K: Key = Id> {
-    raw: RawIterMut<'a, T>,
-    _key: PhantomData<fn(K) -> K>,
-}
-
-raw_iterator!(
-    IterMut<'a, T, K: Key>,
-    (K, &'a mut T),
-    |index, generation, value| (table_key::<K>(index, generation), value)
-);
-
-impl<T, K: Key> fmt::Debug for IterMut<'_, T, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("IterMut")
-            .field("remaining", &self.raw.len())
-            .finish()
-    }
-}
-
-/// Iterator over the live values; see [`IdTable::values`](crate::IdTable::values).
-pub struct Values<'a, T> {
-    raw: RawIter<'a, T>,
-}
-
-raw_iterator!(Values<'a, T>, &'a T, |_index, _generation, value| value);
-
-impl<T> Clone for Values<'_, T> {
-    fn clone(&self) -> Self {
-        Values {
-            raw: self.raw.clone(),
-        }
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for Values<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
-
-/// Iterator over the live values, mutably; see [`IdTable::values_mut`](crate::IdTable::values_mut).
-pub struct ValuesMut<'a, T> {
-    raw: RawIterMut<'a, T>,
-}
-
-raw_iterator!(ValuesMut<'a, T>, &'a mut T, |_index, _generation, value| {
-    value
-});
-
-impl<T> fmt::Debug for ValuesMut<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ValuesMut")
-            .field("remaining", &self.raw.len())
-            .finish()
-    }
-}
-
-/// Iterator over the keys of live values; see [`IdTable::keys`](crate::IdTable::keys).
-pub struct Keys<'a, T, K: Key = Id> {
-    inner: Iter<'a, T, K>,
-}
-
-impl<T, K: Key> Iterator for Keys<'_, T, K> {
-    type Item = K;
-
-    #[inline]
-    fn next(&mut self) -> Option<K> {
-        self.inner.next().map(|(key, _)| key)
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.inner.size_hint()
-    }
-
-    #[inline]
-    fn fold<B, F: FnMut(B, K) -> B>(self, init: B, mut f: F) -> B {
-        self.inner.fold(init, |acc, (key, _)| f(acc, key))
-    }
-}
-
-impl<T, K: Key> ExactSizeIterator for Keys<'_, T, K> {}
-impl<T, K: Key> FusedIterator for Keys<'_, T, K> {}
-
-impl<T, K: Key> Clone for Keys<'_, T, K> {
-    fn clone(&self) -> Self {
-        Keys {
-            inner: self.inner.clone(),
-        }
-    }
-}
-
-impl<T, K: Key> fmt::Debug for Keys<'_, T, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
-
-impl<'a, T, K: Key> Iter<'a, T, K> {
-    #[inline]
-    pub(crate) fn new(raw: RawIter<'a, T>) -> Self {
-        Iter {
-            raw,
-            _key: PhantomData,
-        }
-    }
-}
-
-impl<'a, T, K: Key> IterMut<'a, T, K> {
-    #[inline]
-    pub(crate) fn new(raw: RawIterMut<'a, T>) -> Self {
-        IterMut {
-            raw,
-            _key: PhantomData,
-        }
-    }
-}
-
-impl<'a, T> Values<'a, T> {
-    #[inline]
-    pub(crate) fn new(raw: RawIter<'a, T>) -> Self {
-        Values { raw }
-    }
-}
-
-impl<'a, T> ValuesMut<'a, T> {
-    #[inline]
-    pub(crate) fn new(raw: RawIterMut<'a, T>) -> Self {
-        ValuesMut { raw }
-    }
-}
-
-impl<'a, T, K: Key> Keys<'a, T, K> {
-    #[inline]
-    pub(crate) fn new(raw: RawIter<'a, T>) -> Self {
-        Keys {
-            inner: Iter::new(raw),
-        }
-    }
-}
 
 /// Generates the `Iterator` impls of the iterators that remove values as
 /// they go (`Drain`, `IntoIter`): both walk the arena with `take_next`.
@@ -262,4 +301,4 @@ macro_rules! taking_iterator {
     };
 }
 
-pub(crate) use {raw_iterator, taking_iterator};
+pub(crate) use {borrowing_iterators, raw_iterator, taking_iterator};

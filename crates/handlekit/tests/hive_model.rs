@@ -189,13 +189,10 @@ mod hive {
         #[cfg(not(feature = "serde"))]
         fn serde_round_trip(&mut self) {}
 
-        /// Forgets the recorded addresses (the values moved to a new hive).
+        /// Records the address of every live value again (the values moved
+        /// to a new hive).
         fn rerecord(&mut self) {
-            self.ptrs = self
-                .live_keys()
-                .into_iter()
-                .map(|k| (k, self.hive.get_ptr(k).unwrap()))
-                .collect();
+            self.ptrs = common::addresses(self.live_keys(), |k| self.hive.get_ptr(k));
         }
 
         fn check(&self) {

@@ -256,11 +256,7 @@ impl<K: Key> Harness<K> {
     /// Records the address of every live value again (the values moved
     /// to a new pool).
     fn rerecord(&mut self) {
-        self.ptrs = self
-            .live_keys()
-            .into_iter()
-            .map(|k| (k, self.pool.get_ptr(k).unwrap()))
-            .collect();
+        self.ptrs = common::addresses(self.live_keys(), |k| self.pool.get_ptr(k));
     }
 
     fn forget(&mut self, key: K) {

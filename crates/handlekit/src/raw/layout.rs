@@ -182,14 +182,24 @@ unsafe impl<T> SlotLayout<T> for Split<T> {
     }
 }
 
-/// Shared access to the first `len` slots of a layout, for `'a`.
-pub(crate) struct LayoutShared<'a, T, L> {
-    /// Invariant: the first `len` slots are initialized, and nothing
-    /// writes to them for `'a`.
+/// Access to the first `len` slots of a layout for `'a`, handing out
+/// values as `R`: `&'a T` ([`LayoutShared`]) or `&'a mut T`
+/// ([`LayoutExclusive`]). `R` also gives the access its auto traits: it
+/// may cross threads exactly when an `R` may.
+pub(crate) struct LayoutAccess<'a, T, L, R> {
+    /// Invariant: the first `len` slots are initialized; for `&'a T`,
+    /// nothing writes to them for `'a`; for `&'a mut T`, nothing else
+    /// reaches their values for `'a`.
     layout: L,
     len: usize,
-    _values: PhantomData<&'a T>,
+    _values: PhantomData<(&'a T, R)>,
 }
+
+/// Shared access to a layout's slots.
+pub(crate) type LayoutShared<'a, T, L> = LayoutAccess<'a, T, L, &'a T>;
+/// Exclusive access to a layout's slots. Deliberately not `Clone`: two
+/// copies could hand out the same `&mut T`.
+pub(crate) type LayoutExclusive<'a, T, L> = LayoutAccess<'a, T, L, &'a mut T>;
 
 impl<T, L: Copy> Clone for LayoutShared<'_, T, L> {
     fn clone(&self) -> Self {
@@ -198,75 +208,60 @@ impl<T, L: Copy> Clone for LayoutShared<'_, T, L> {
 }
 impl<T, L: Copy> Copy for LayoutShared<'_, T, L> {}
 
-// SAFETY: it hands out `&T` only, like a `&[T]`.
-unsafe impl<T: Sync, L> Send for LayoutShared<'_, T, L> {}
-// SAFETY: as above.
-unsafe impl<T: Sync, L> Sync for LayoutShared<'_, T, L> {}
+// SAFETY: the access hands out `R`s (to distinct values, for `&mut T`), so
+// it may be sent wherever an `R` may; the raw pointers in `L` are only a
+// way to reach those values.
+unsafe impl<T, L, R: Send> Send for LayoutAccess<'_, T, L, R> {}
+// SAFETY: shared access to the access itself reaches no value; `R: Sync`
+// holds for both `&T` and `&mut T` exactly when `T: Sync`.
+unsafe impl<T, L, R: Sync> Sync for LayoutAccess<'_, T, L, R> {}
 
-impl<T, L> LayoutShared<'_, T, L> {
-    /// Shared access to the first `len` slots of `layout`.
+impl<T, L: SlotLayout<T>, R> LayoutAccess<'_, T, L, R> {
+    /// Access to the first `len` slots of `layout`.
     ///
     /// # Safety
     ///
-    /// Those slots must be initialized, and nothing may write to them for
-    /// `'a`.
+    /// Those slots must be initialized and, for the access's lifetime,
+    /// not written (shared access) or not reached by anything else
+    /// (exclusive access).
     #[inline]
     pub(crate) unsafe fn new(layout: L, len: usize) -> Self {
-        LayoutShared {
+        LayoutAccess {
             layout,
             len,
             _values: PhantomData,
         }
     }
+
+    /// The generation and a pointer to the value of slot `index`.
+    ///
+    /// # Safety
+    ///
+    /// `index` is in bounds and occupied.
+    #[inline]
+    unsafe fn parts(&self, index: usize) -> (u32, *mut T) {
+        debug_assert!(index < self.len);
+        // The slots are initialized (invariant on `layout`).
+        // SAFETY: the caller guarantees `index` is in bounds.
+        unsafe {
+            let generation = *self.layout.state(index) & !VACANT;
+            (generation, Payload::value_ptr(self.layout.payload(index)))
+        }
+    }
 }
 
-// SAFETY: shared references to occupied slots' values; any number may
-// coexist.
+// SAFETY: shared references to occupied slots' values, which nothing
+// writes for `'a`; any number may coexist.
 unsafe impl<'a, T: 'a, L: SlotLayout<T>> SlotAccess<'a> for LayoutShared<'a, T, L> {
     type Value = &'a T;
 
     #[inline]
     unsafe fn item(&self, index: usize) -> (u32, &'a T) {
-        debug_assert!(index < self.len);
-        // The slots are initialized and not written for `'a` (invariant on
-        // `layout`).
-        // SAFETY: the caller guarantees `index` is in bounds and occupied.
-        unsafe {
-            let generation = *self.layout.state(index) & !VACANT;
-            (generation, &*Payload::value_ptr(self.layout.payload(index)))
-        }
-    }
-}
-
-/// Exclusive access to the first `len` slots of a layout, for `'a`.
-/// Deliberately not `Clone`: two copies could hand out the same `&mut T`.
-pub(crate) struct LayoutExclusive<'a, T, L> {
-    /// Invariant: the first `len` slots are initialized, and nothing else
-    /// reaches their values for `'a`.
-    layout: L,
-    len: usize,
-    _values: PhantomData<&'a mut T>,
-}
-
-// SAFETY: it hands out `&mut T` to distinct values, like a `&mut [T]`.
-unsafe impl<T: Send, L> Send for LayoutExclusive<'_, T, L> {}
-// SAFETY: shared access to it gives no access to the values.
-unsafe impl<T: Sync, L> Sync for LayoutExclusive<'_, T, L> {}
-
-impl<T, L> LayoutExclusive<'_, T, L> {
-    /// Exclusive access to the first `len` slots of `layout`.
-    ///
-    /// # Safety
-    ///
-    /// Those slots must be initialized, and nothing else may reach their
-    /// values for `'a`.
-    #[inline]
-    pub(crate) unsafe fn new(layout: L, len: usize) -> Self {
-        LayoutExclusive {
-            layout,
-            len,
-            _values: PhantomData,
-        }
+        // SAFETY: the caller guarantees `index` is in bounds and occupied,
+        // so the value is initialized.
+        let (generation, value) = unsafe { self.parts(index) };
+        // SAFETY: as above; nothing writes to it for `'a`.
+        (generation, unsafe { &*value })
     }
 }
 
@@ -278,16 +273,10 @@ unsafe impl<'a, T: 'a, L: SlotLayout<T>> SlotAccess<'a> for LayoutExclusive<'a, 
 
     #[inline]
     unsafe fn item(&self, index: usize) -> (u32, &'a mut T) {
-        debug_assert!(index < self.len);
-        // Nothing else reaches the values (invariant on `layout`).
         // SAFETY: the caller guarantees `index` is in bounds, occupied and
         // not yielded before.
-        unsafe {
-            let generation = *self.layout.state(index) & !VACANT;
-            (
-                generation,
-                &mut *Payload::value_ptr(self.layout.payload(index)),
-            )
-        }
+        let (generation, value) = unsafe { self.parts(index) };
+        // SAFETY: as above; nothing else reaches the value for `'a`.
+        (generation, unsafe { &mut *value })
     }
 }

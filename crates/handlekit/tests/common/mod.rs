@@ -16,3 +16,14 @@ pub mod tracker;
 pub fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, String> {
     serde_json::from_reader(json.as_bytes()).map_err(|e| e.to_string())
 }
+
+/// The address of each key's value (for the stable-address checks of the
+/// Pool and Hive models); every key must be live.
+pub fn addresses<K: Copy + Eq + std::hash::Hash, T>(
+    keys: impl IntoIterator<Item = K>,
+    get_ptr: impl Fn(K) -> Option<std::ptr::NonNull<T>>,
+) -> std::collections::HashMap<K, std::ptr::NonNull<T>> {
+    keys.into_iter()
+        .map(|k| (k, get_ptr(k).expect("a live key has an address")))
+        .collect()
+}
