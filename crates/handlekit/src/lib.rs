@@ -123,7 +123,8 @@
 //! is a slot holding the value and a 4-byte link: `4 + size_of::<T>() + 4`
 //! rounded up to `max(align_of::<T>(), 4)` (24 bytes for a 16-byte particle),
 //! plus one bit; each list costs its 4-byte [`Head`].
-//! [`Pool`] slots are the same as [`IdTable`]'s, plus a header per block.
+//! [`Pool`] slots are the same as [`IdTable`]'s, plus 72 bytes per block
+//! (a header and a directory entry).
 //! A [`Hive`] block keeps the state words in one array and the payloads in
 //! another, so a slot costs `4 + max(size_of::<T>(), 4)` bytes with no
 //! padding between the two (12 bytes for `u64`), plus a header and 16
@@ -145,7 +146,7 @@
 //! | [`PackedTable`] | O(1) | O(1), moves one value | O(1), two reads | O(len), a slice |
 //! | [`SecondaryMap`] | O(1)\* | O(1) | O(1), one slot read | O(len + slots/64) |
 //! | [`SparseSecondaryMap`] | O(1)\* | O(1), moves one value | O(1), three reads | O(len), a slice |
-//! | [`Pool`] | O(1)† | O(1) | O(1), block list + one slot read | O(len + slots/64 + blocks) |
+//! | [`Pool`] | O(1)† | O(1) | O(1), block directory + one slot read | O(len + slots/64 + blocks) |
 //! | [`Hive`] | O(1)† | O(1)‡ | O(1), block list + state word + value (two cache lines) | O(len + slots/64 + blocks), values only |
 //! | [`IndexLists`] | O(1) at a front | O(1) at a front, else O(position) | O(1), one slot read | O(list length) per list |
 //! | [`VmVec`] | `push` O(1), never moves | `pop_front` O(1) | O(1), an index | O(len), a slice |

@@ -764,6 +764,38 @@ fn fixed_capacity_never_adds_a_block() {
     pool.check_invariants();
 }
 
+/// A key naming a slot of the last block that was never used, or a slot
+/// past every block, resolves to nothing through every lookup, and
+/// removing by it changes nothing. (Lookups bound the index by the used
+/// slots, not by the slots allocated.)
+#[test]
+fn keys_past_the_used_slots_name_nothing() {
+    let mut pool: Pool<u64> = Pool::with_block_size(16);
+    // Two blocks, 20 of their 32 slots used.
+    let keys: Vec<PoolKey> = (0..20).map(|v| pool.insert(v)).collect();
+    assert_eq!(pool.block_count(), 2);
+    let mut resolved = 0;
+    for index in 0..40 {
+        for generation in 0..4 {
+            let Some(key) = PoolKey::from_parts(index, generation) else {
+                continue;
+            };
+            let live = keys.contains(&key);
+            resolved += usize::from(live);
+            assert_eq!(pool.get(key).is_some(), live, "get({key:?})");
+            assert_eq!(pool.get_mut(key).is_some(), live, "get_mut({key:?})");
+            assert_eq!(pool.get_ptr(key).is_some(), live, "get_ptr({key:?})");
+            assert_eq!(pool.contains_key(key), live, "contains_key({key:?})");
+            if !live {
+                assert_eq!(pool.remove(key), None, "remove({key:?})");
+            }
+        }
+    }
+    assert_eq!(resolved, keys.len());
+    assert_eq!(pool.len(), 20);
+    pool.check_invariants();
+}
+
 /// `Send` and `Sync` follow the value type, as for `Vec`.
 #[test]
 fn auto_traits() {

@@ -76,7 +76,8 @@ const fn default_shift<T>() -> u32 {
 ///
 /// Memory: `size_of::<Slot<T>>()` per slot, that is
 /// `4 + max(size_of::<T>(), 4)` rounded up to `max(align_of::<T>(), 4)`,
-/// plus one occupancy bit per slot and a 64-byte header per block.
+/// plus one occupancy bit per slot, and per block a 64-byte header and
+/// an 8-byte entry in the directory that lookups by key go through.
 ///
 /// # Stale keys
 ///

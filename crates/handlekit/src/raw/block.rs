@@ -32,7 +32,6 @@
 //! Borrows and Tree Borrows, which Miri checks.
 
 use alloc::boxed::Box;
-use alloc::vec::Vec;
 use core::marker::PhantomData;
 use core::mem;
 use core::ptr::NonNull;
@@ -101,6 +100,13 @@ impl<T, L: SlotLayout<T>> Block<T, L> {
         }
     }
 
+    /// The block's storage, for a directory of blocks (`FlatBlocks`) to
+    /// reach its slots without the header. It is freed with the block.
+    #[inline]
+    pub(crate) fn storage(&self) -> L {
+        self.layout
+    }
+
     /// The flat index of slot 0.
     #[inline]
     pub(crate) fn base(&self) -> usize {
@@ -130,6 +136,16 @@ impl<T, L: SlotLayout<T>> Block<T, L> {
     #[inline]
     pub(crate) fn live(&self) -> usize {
         self.live + (self.fresh - self.marked)
+    }
+
+    /// Whether the block holds no value. Reads `live` first, which a
+    /// removal has just written, and the appended run only if `live` is 0.
+    #[inline]
+    pub(crate) fn holds_no_values(&self) -> bool {
+        if self.live != 0 {
+            return false;
+        }
+        self.fresh == self.marked
     }
 
     /// Bytes of heap memory the block holds (slots and occupancy words).
@@ -597,6 +613,16 @@ impl<T, L: SlotLayout<T>> Drop for Block<T, L> {
     }
 }
 
+impl<T: Clone, L: SlotLayout<T>> Clone for Block<T, L> {
+    /// A copy with the same length, base, generations, links and values.
+    /// If a `clone` panics, the values cloned so far are dropped.
+    fn clone(&self) -> Self {
+        let mut copy = Block::new(self.len, self.base);
+        copy.clone_slots_from(self);
+        copy
+    }
+}
+
 impl<T: Clone, L: SlotLayout<T>> Block<T, L> {
     /// Copies `source`'s used slots (links and generations included) into
     /// this block, which must be new and of the same length. If a `clone`
@@ -839,19 +865,6 @@ pub(crate) const fn block_shift_for<T, L: SlotLayout<T>>(
         slots = max;
     }
     usize::BITS - 1 - slots.leading_zeros()
-}
-
-/// Copies of `blocks` (same lengths, bases, generations, links and values).
-/// If a `clone` panics, the values cloned so far are dropped.
-pub(crate) fn clone_blocks<T: Clone, L: SlotLayout<T>>(blocks: &[Block<T, L>]) -> Vec<Block<T, L>> {
-    let mut copies = Vec::with_capacity(blocks.len());
-    for block in blocks {
-        copies.push(Block::new(block.len(), block.base()));
-        if let Some(copy) = copies.last_mut() {
-            copy.clone_slots_from(block);
-        }
-    }
-    copies
 }
 
 /// How a [`BlocksCursor`] reaches the slots of a block.

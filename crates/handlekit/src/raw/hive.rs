@@ -24,7 +24,7 @@
 
 use alloc::vec::Vec;
 
-use super::block::{block_table, clone_blocks, Block, BlockTable};
+use super::block::{block_table, Block, BlockTable};
 use super::layout::Split;
 use super::slot::{Slot, NO_SLOT};
 #[cfg(feature = "serde")]
@@ -719,7 +719,7 @@ impl<T: Clone> Clone for RawHive<T> {
     /// it issues the same keys. If a `clone` panics, the values cloned so
     /// far are dropped.
     fn clone(&self) -> Self {
-        let blocks = clone_blocks(&self.blocks);
+        let blocks = self.blocks.clone();
         RawHive {
             blocks,
             meta: self.meta.clone(),

@@ -13,6 +13,8 @@
 //! - [`block`]: `Block`, a fixed run of slots that never moves, with its
 //!   own occupancy words, and iteration over a list of blocks (the storage
 //!   of `Pool` and `Hive`);
+//! - [`flat`]: `FlatBlocks`, blocks of one size laid end to end, with a
+//!   directory of their storage that lookups by key go through (`Pool`);
 //! - [`layout`]: where a block keeps its slots: side by side
 //!   (`Interleaved`, for `Pool`) or as an array of state words beside an
 //!   array of payloads (`Split`, for `Hive`), and the accesses that iterate
@@ -27,6 +29,7 @@
 pub(crate) mod arena;
 pub(crate) mod bitset;
 pub(crate) mod block;
+pub(crate) mod flat;
 pub(crate) mod hive;
 pub(crate) mod layout;
 pub(crate) mod pool;

@@ -16,9 +16,9 @@
 //! All of this is safe code over `Block`.
 
 use alloc::collections::VecDeque;
-use alloc::vec::Vec;
 
-use super::block::{block_table, clone_blocks, Block, BlockTable};
+use super::block::{Block, BlockTable};
+use super::flat::FlatBlocks;
 use super::layout::Interleaved;
 use super::slot::{Slot, NO_SLOT};
 #[cfg(feature = "serde")]
@@ -28,24 +28,20 @@ use crate::CapacityError;
 
 /// Blocks plus a free list.
 pub(crate) struct RawPool<T> {
-    /// The blocks. Invariant: block `b` has base `b << shift`; every block
-    /// but the last has exactly `1 << shift` slots, the last at most that;
-    /// their total is `slot_total`.
-    blocks: Vec<Block<T>>,
-    /// Slots per block, as a power of two. Invariant: `shift <= 31`.
-    shift: u32,
+    /// The blocks, end to end over the flat indices (block `b` at `b <<
+    /// shift`), with the directory that lookups go through. Invariant:
+    /// `blocks.slots() <= limits.max_slots <= u32::MAX`, so every flat
+    /// index fits in a `u32` other than `NO_SLOT`. Every block but the last
+    /// is used up (`fresh == len`), so the slots ever used are the flat
+    /// indices `0..used()`.
+    blocks: FlatBlocks<T>,
     /// Blocks allocated ahead by `try_reserve`, never used and not yet in
     /// `blocks` (no key can name them). Invariant: the first has base
-    /// `slot_total`, each next one follows the one before it, and all but
+    /// `blocks.slots()`, each next one follows the one before it, and all but
     /// the last have `1 << shift` slots; the last ends at most at
     /// `limits.max_slots`. A block joins `blocks` from the front when the
     /// last one is used up, so the append path never looks here.
     reserved: VecDeque<Block<T>>,
-    /// Total slots in all blocks (not counting `reserved`). Invariant: `slot_total <=
-    /// limits.max_slots <= u32::MAX`, so every flat index fits in a `u32`
-    /// other than `NO_SLOT`. Every block but the last is used up (`fresh
-    /// == len`), so the slots ever used are the flat indices `0..used()`.
-    slot_total: usize,
     /// First slot of the free list, or `NO_SLOT`. Invariant: the list holds
     /// exactly the vacant used slots whose generation is below
     /// `limits.max_generation`, each once, linked through their `next_free`.
@@ -76,12 +72,9 @@ pub(crate) struct RawPool<T> {
 impl<T> RawPool<T> {
     /// An empty pool with blocks of `1 << shift` slots; allocates nothing.
     pub(crate) const fn new(limits: KeyLimits, shift: u32) -> Self {
-        assert!(shift <= 31, "block size above 2^31 slots");
         RawPool {
-            blocks: Vec::new(),
+            blocks: FlatBlocks::new(shift),
             reserved: VecDeque::new(),
-            shift,
-            slot_total: 0,
             free_head: NO_SLOT,
             vacant: 0,
             retired: 0,
@@ -107,9 +100,7 @@ impl<T> RawPool<T> {
         let mut pool = Self::new(limits, shift);
         pool.fixed = Some(capacity);
         if capacity > 0 {
-            pool.blocks.reserve_exact(1);
             pool.blocks.push(Block::new(capacity, 0));
-            pool.slot_total = capacity;
         }
         pool
     }
@@ -117,13 +108,13 @@ impl<T> RawPool<T> {
     /// Slots per block.
     #[inline]
     pub(crate) fn block_size(&self) -> usize {
-        1 << self.shift
+        1 << self.blocks.shift()
     }
 
     /// Blocks allocated.
     #[inline]
     pub(crate) fn block_count(&self) -> usize {
-        self.blocks.len() + self.reserved.len()
+        self.blocks.as_slice().len() + self.reserved.len()
     }
 
     #[inline]
@@ -135,9 +126,7 @@ impl<T> RawPool<T> {
     /// is used up).
     #[inline]
     pub(crate) fn used(&self) -> usize {
-        self.blocks
-            .last()
-            .map_or(0, |block| block.base() + block.fresh())
+        self.blocks.used()
     }
 
     #[inline]
@@ -153,7 +142,7 @@ impl<T> RawPool<T> {
     /// Values the pool can hold without allocating.
     #[inline]
     pub(crate) fn capacity(&self) -> usize {
-        self.slot_total + self.reserved_slots() - self.retired
+        self.blocks.slots() + self.reserved_slots() - self.retired
     }
 
     /// Slots in the reserved blocks.
@@ -167,15 +156,16 @@ impl<T> RawPool<T> {
         let block_bytes = |blocks: &mut dyn Iterator<Item = &Block<T>>| {
             blocks.map(Block::heap_bytes).sum::<usize>()
         };
-        block_bytes(&mut self.blocks.iter())
+        block_bytes(&mut self.blocks.as_slice().iter())
             + block_bytes(&mut self.reserved.iter())
-            + (self.blocks.capacity() + self.reserved.capacity()) * core::mem::size_of::<Block<T>>()
+            + self.blocks.list_bytes()
+            + self.reserved.capacity() * core::mem::size_of::<Block<T>>()
     }
 
     /// The slots ever used, block by block, in index order.
     #[cfg(feature = "serde")]
     pub(crate) fn used_slots(&self) -> impl Iterator<Item = super::slot::SlotRef<'_, T>> {
-        self.blocks.iter().flat_map(Block::used_slots)
+        self.blocks.as_slice().iter().flat_map(Block::used_slots)
     }
 
     /// Inserts `make(index, generation)` and returns `(index, generation)`.
@@ -188,10 +178,10 @@ impl<T> RawPool<T> {
         make: impl FnOnce(usize, u32) -> T,
     ) -> Result<(usize, u32), CapacityError> {
         if self.free_head == NO_SLOT {
-            if !self.blocks.last().is_some_and(Block::has_fresh) {
+            if !self.blocks.as_slice().last().is_some_and(Block::has_fresh) {
                 self.carve()?;
             }
-            let Some(block) = self.blocks.last_mut() else {
+            let Some(block) = self.blocks.as_mut_slice().last_mut() else {
                 unreachable!("no block after carving")
             };
             // A never-used slot has no generation or link to read: its first
@@ -203,7 +193,7 @@ impl<T> RawPool<T> {
         }
         let index = self.free_head as usize;
         let (b, i) = self.split(index);
-        let Some(block) = self.blocks.get_mut(b) else {
+        let Some(block) = self.blocks.as_mut_slice().get_mut(b) else {
             unreachable!("free slot {index} past the blocks")
         };
         let (next, generation) = block.slot(i).map_or((NO_SLOT, 1), |slot| {
@@ -226,18 +216,15 @@ impl<T> RawPool<T> {
     fn carve(&mut self) -> Result<(), CapacityError> {
         let (block, was_reserved) = match self.reserved.pop_front() {
             Some(block) => (block, true),
-            None => (self.new_block(self.slot_total)?, false),
+            None => (self.new_block(self.blocks.slots())?, false),
         };
-        if self.blocks.try_reserve(1).is_err() {
+        if let Err((block, _)) = self.blocks.try_push(block) {
             if was_reserved {
                 // Into the place it was just taken from: no allocation.
                 self.reserved.push_front(block);
             }
             return Err(CapacityError::alloc());
         }
-        debug_assert_eq!(block.base(), self.slot_total);
-        self.slot_total += block.len();
-        self.blocks.push(block);
         Ok(())
     }
 
@@ -257,7 +244,7 @@ impl<T> RawPool<T> {
     /// Allocates blocks ahead until `additional` more values fit without
     /// allocating. Blocks allocated before a failure stay.
     pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
-        let mut next_base = self.slot_total + self.reserved_slots();
+        let mut next_base = self.blocks.slots() + self.reserved_slots();
         while self.capacity() - self.len() < additional {
             let block = self.new_block(next_base)?;
             self.reserved
@@ -275,7 +262,7 @@ impl<T> RawPool<T> {
     fn release(&mut self, b: usize, i: usize, generation: u32) {
         if generation >= self.limits.max_generation {
             self.retired += 1;
-        } else if let Some(block) = self.blocks.get_mut(b) {
+        } else if let Some(block) = self.blocks.as_mut_slice().get_mut(b) {
             block.set_next_free(i, self.free_head);
             self.free_head = (block.base() + i) as u32;
         }
@@ -286,14 +273,17 @@ impl<T> RawPool<T> {
     // memory, and the fast path is small.
     #[inline(always)]
     pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
+        // Through the header, not the directory: removal needs the block's
+        // occupancy words and counters anyway (measured: checking through
+        // the directory first cost more than it saved).
         let (b, i) = self.split(index);
-        let block = self.blocks.get_mut(b)?;
+        let block = self.blocks.as_mut_slice().get_mut(b)?;
         let generation = Slot::<T>::matched_generation(generation);
         // Linked as the new head at once; a retired slot's link is unused.
         let value = block.take(i, generation, self.free_head)?;
         // Only a removal that empties its block can empty the pool; the
         // block's header is already in cache, the pool's last block may not be.
-        let block_emptied = block.live() == 0;
+        let block_emptied = block.holds_no_values();
         self.vacant += 1;
         if generation >= self.limits.max_generation {
             self.retired += 1;
@@ -327,11 +317,11 @@ impl<T> RawPool<T> {
     /// `from`.
     pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
         let (mut b, mut i) = self.split(from);
-        while let Some(block) = self.blocks.get_mut(b) {
+        while let Some(block) = self.blocks.as_mut_slice().get_mut(b) {
             if let Some((slot, generation, value)) = block.take_next(i) {
                 self.vacant += 1;
                 self.release(b, slot, generation);
-                return Some(((b << self.shift) + slot, generation, value));
+                return Some(((b << self.blocks.shift()) + slot, generation, value));
             }
             b += 1;
             i = 0;
@@ -351,7 +341,7 @@ impl<T> RawPool<T> {
             retired,
             ..
         } = self;
-        for block in blocks.iter_mut() {
+        for block in blocks.as_mut_slice().iter_mut() {
             let base = block.base();
             block.retain(
                 |i, generation, value| keep(base + i, generation, value),
@@ -384,7 +374,7 @@ impl<T> RawPool<T> {
         let mut head = NO_SLOT;
         let mut retired = 0;
         let used = self.used();
-        for block in self.blocks.iter_mut().rev() {
+        for block in self.blocks.as_mut_slice().iter_mut().rev() {
             // Bases are flat indices below `slot_total <= u32::MAX`.
             let base = block.base() as u32;
             let (linked, retired_here) = block.link_vacant(head, base, max_generation);
@@ -393,7 +383,7 @@ impl<T> RawPool<T> {
         }
         self.free_head = head;
         self.retired = retired;
-        let live: usize = self.blocks.iter().map(Block::live).sum();
+        let live: usize = self.blocks.as_slice().iter().map(Block::live).sum();
         self.vacant = used - live;
         self.vacant_low = self.vacant;
     }
@@ -411,10 +401,10 @@ impl<T> RawPool<T> {
         if generation < lowest || generation > self.limits.max_generation {
             return Err(BuildError::Generation(generation));
         }
-        if !self.blocks.last().is_some_and(Block::has_fresh) {
+        if !self.blocks.as_slice().last().is_some_and(Block::has_fresh) {
             self.carve().map_err(BuildError::Capacity)?;
         }
-        let Some(block) = self.blocks.last_mut() else {
+        let Some(block) = self.blocks.as_mut_slice().last_mut() else {
             unreachable!("no block after carving")
         };
         match value {
@@ -435,21 +425,13 @@ impl<T> RawPool<T> {
 
     /// Checks every invariant; panics on the first one broken. O(slots).
     pub(crate) fn check_invariants(&self) {
-        let mut total = 0;
+        self.blocks.check_invariants();
         let mut live = 0;
-        for (b, block) in self.blocks.iter().enumerate() {
+        for block in self.blocks.as_slice() {
             block.check_invariants();
-            assert_eq!(block.base(), b << self.shift, "base of block {b}");
-            assert!(block.len() <= self.block_size(), "block {b} too long");
-            if b + 1 < self.blocks.len() {
-                assert_eq!(block.len(), self.block_size(), "short inner block {b}");
-                assert_eq!(block.fresh(), block.len(), "inner block {b} not used up");
-            }
-            total += block.len();
             live += block.live();
         }
-        assert_eq!(total, self.slot_total, "slot total");
-        let mut next_base = self.slot_total;
+        let mut next_base = self.blocks.slots();
         for (n, block) in self.reserved.iter().enumerate() {
             assert_eq!(block.base(), next_base, "base of reserved block {n}");
             assert_eq!(block.fresh(), 0, "reserved block {n} used");
@@ -465,7 +447,7 @@ impl<T> RawPool<T> {
         if self.fixed.is_some() {
             assert!(self.reserved.is_empty(), "fixed pool reserved a block");
         }
-        assert!(self.slot_total <= self.limits.max_slots);
+        assert!(self.blocks.slots() <= self.limits.max_slots);
         assert_eq!(live, self.len(), "vacant count");
         assert!(
             self.vacant_low <= self.vacant,
@@ -473,15 +455,18 @@ impl<T> RawPool<T> {
         );
         let used = self.used();
         if let Some(fixed) = self.fixed {
-            assert_eq!(self.slot_total, fixed, "fixed pool changed size");
-            assert!(self.blocks.len() <= 1, "fixed pool grew a block");
+            assert_eq!(self.blocks.slots(), fixed, "fixed pool changed size");
+            assert!(self.blocks.as_slice().len() <= 1, "fixed pool grew a block");
         }
         let slot = |index: usize| {
             let (b, i) = self.split(index);
-            self.blocks.get(b).and_then(|block| block.slot(i))
+            self.blocks
+                .as_slice()
+                .get(b)
+                .and_then(|block| block.slot(i))
         };
         let mut retired = 0;
-        for index in 0..self.slot_total {
+        for index in 0..self.blocks.slots() {
             let Some(s) = slot(index) else {
                 assert!(index >= used, "used slot {index} missing");
                 continue;
@@ -517,14 +502,63 @@ impl<T> RawPool<T> {
     }
 }
 
-block_table!(RawPool, Interleaved);
+impl<T> BlockTable<T> for RawPool<T> {
+    type Layout = Interleaved<T>;
+
+    #[inline]
+    fn blocks(&self) -> &[Block<T>] {
+        self.blocks.as_slice()
+    }
+
+    #[inline]
+    fn blocks_mut(&mut self) -> &mut [Block<T>] {
+        self.blocks.as_mut_slice()
+    }
+
+    #[inline]
+    fn shift(&self) -> u32 {
+        self.blocks.shift()
+    }
+
+    #[inline]
+    fn live(&self) -> usize {
+        self.len()
+    }
+
+    #[inline]
+    fn split(&self, index: usize) -> (usize, usize) {
+        self.blocks.split(index)
+    }
+
+    // The lookups by key go through the directory (see `flat.rs`).
+
+    #[inline]
+    fn contains(&self, index: usize, generation: u32) -> bool {
+        self.blocks.contains(index, generation)
+    }
+
+    #[inline]
+    fn get(&self, index: usize, generation: u32) -> Option<&T> {
+        self.blocks.get(index, generation)
+    }
+
+    #[inline]
+    fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
+        self.blocks.get_mut(index, generation)
+    }
+
+    #[inline]
+    fn get_ptr(&self, index: usize, generation: u32) -> Option<core::ptr::NonNull<T>> {
+        self.blocks.get_ptr(index, generation)
+    }
+}
 
 impl<T: Clone> Clone for RawPool<T> {
     /// A copy with the same blocks, generations and free list, so it issues
     /// the same keys. A fixed pool's copy is fixed too. If a `clone` panics,
     /// the values cloned so far are dropped.
     fn clone(&self) -> Self {
-        let blocks = clone_blocks(&self.blocks);
+        let blocks = self.blocks.clone();
         // Reserved blocks hold nothing to copy.
         let reserved = self
             .reserved
@@ -534,8 +568,6 @@ impl<T: Clone> Clone for RawPool<T> {
         RawPool {
             blocks,
             reserved,
-            shift: self.shift,
-            slot_total: self.slot_total,
             free_head: self.free_head,
             vacant: self.vacant,
             retired: self.retired,
