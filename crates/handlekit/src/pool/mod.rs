@@ -24,7 +24,8 @@ const fn default_shift<T>() -> u32 {
 /// A typed free-list block allocator: values live in blocks that are never
 /// moved or reallocated, freed slots are reused through a free list
 /// threaded through their own memory, and a generational key finds a value
-/// with one shift, one bounds check and one compare.
+/// with one bounds check, one read from a directory of blocks (8 bytes per
+/// block, not the block's header) and one compare.
 ///
 /// This is seed 001's free list (`fl_create` / `fl_malloc` / `fl_free`)
 /// made safe: a key instead of a raw pointer, so a stale handle is
