@@ -12,8 +12,8 @@
 //! - checks the index once, against the slots ever used (every index
 //!   below it names an initialized slot: the blocks are laid end to end and
 //!   used in order). That bound depends only on the last block, not on the
-//!   key, so it is off the path from the key to the slot, and a loop of
-//!   lookups reads it once;
+//!   key, so it is off the path from the key to the slot, and the compiler
+//!   can read it once for a whole loop of lookups;
 //! - reads the block's storage from a dense array of pointers
 //!   (`storage[b]`, 8 bytes each for `Interleaved`) instead of a header.
 //!
