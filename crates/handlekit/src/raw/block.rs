@@ -138,16 +138,6 @@ impl<T, L: SlotLayout<T>> Block<T, L> {
         self.live + (self.fresh - self.marked)
     }
 
-    /// Whether the block holds no value. Reads `live` first, which a
-    /// removal has just written, and the appended run only if `live` is 0.
-    #[inline]
-    pub(crate) fn holds_no_values(&self) -> bool {
-        if self.live != 0 {
-            return false;
-        }
-        self.fresh == self.marked
-    }
-
     /// Bytes of heap memory the block holds (slots and occupancy words).
     pub(crate) fn heap_bytes(&self) -> usize {
         self.len * L::SLOT_BYTES + self.occupied.len() * mem::size_of::<u64>()

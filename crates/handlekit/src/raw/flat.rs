@@ -41,7 +41,7 @@ use super::slot::{Payload, Slot};
 pub(crate) struct FlatBlocks<T, L: SlotLayout<T> = Interleaved<T>> {
     /// The blocks. Invariant: block `b` has base `b << shift`; every block
     /// but the last has exactly `1 << shift` slots, the last at most that;
-    /// their total is `slots`; every block but the last is used up (`fresh
+    /// their total is `slots()`; every block but the last is used up (`fresh
     /// == len`), so the slots ever used are the flat indices `0..used()`.
     /// A block is never removed, replaced or swapped while it is here (the
     /// `&mut Block`s handed out must not be used to move one), since
@@ -51,13 +51,8 @@ pub(crate) struct FlatBlocks<T, L: SlotLayout<T> = Interleaved<T>> {
     /// `blocks[b].storage()`, valid while block `b` lives (which is as long
     /// as this table does, per the invariant on `blocks`).
     storage: Vec<L>,
-    /// Total slots of all blocks.
-    slots: usize,
     /// Slots per block, as a power of two. Invariant: `shift <= 31`.
     shift: u32,
-    /// `(1 << shift) - 1`, kept so that splitting an index does not build
-    /// the mask again in every lookup.
-    offset_mask: usize,
 }
 
 // SAFETY: the directory only copies the blocks' own storage pointers, so
@@ -74,9 +69,7 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
         FlatBlocks {
             blocks: Vec::new(),
             storage: Vec::new(),
-            slots: 0,
             shift,
-            offset_mask: (1 << shift) - 1,
         }
     }
 
@@ -89,13 +82,9 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
     /// Total slots of all blocks.
     #[inline]
     pub(crate) fn slots(&self) -> usize {
-        self.slots
-    }
-
-    /// The blocks, in index order.
-    #[inline]
-    pub(crate) fn as_slice(&self) -> &[Block<T, L>] {
-        &self.blocks
+        self.blocks
+            .last()
+            .map_or(0, |block| block.base() + block.len())
     }
 
     /// The blocks, mutably. The caller may change what is in the blocks,
@@ -119,7 +108,7 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
         &mut self,
         block: Block<T, L>,
     ) -> Result<(), (Block<T, L>, TryReserveError)> {
-        assert_eq!(block.base(), self.slots, "block not at the next index");
+        assert_eq!(block.base(), self.slots(), "block not at the next index");
         assert!(
             block.len() <= 1 << self.shift,
             "block longer than the block size"
@@ -135,7 +124,6 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
         if let Err(error) = self.storage.try_reserve(1) {
             return Err((block, error));
         }
-        self.slots += block.len();
         self.storage.push(block.storage());
         self.blocks.push(block);
         Ok(())
@@ -167,8 +155,8 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
 
     /// Block and offset of a flat index.
     #[inline]
-    pub(crate) fn split(&self, index: usize) -> (usize, usize) {
-        (index >> self.shift, index & self.offset_mask)
+    fn block_and_offset(&self, index: usize) -> (usize, usize) {
+        (index >> self.shift, index & ((1 << self.shift) - 1))
     }
 
     /// The state word and payload of the used slot at flat index `index`,
@@ -179,7 +167,7 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
         if index >= self.used() {
             return None;
         }
-        let (b, i) = self.split(index);
+        let (b, i) = self.block_and_offset(index);
         debug_assert!(b < self.blocks.len() && i < self.blocks[b].fresh());
         // The blocks lie end to end from 0 and are used in order (invariant
         // on `blocks`), so `index < used()` is a used slot `i` of block `b`.
@@ -212,13 +200,13 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
 
     /// Whether `(index, generation)` names a live value.
     #[inline]
-    pub(crate) fn contains(&self, index: usize, generation: u32) -> bool {
+    pub(crate) fn is_live(&self, index: usize, generation: u32) -> bool {
         self.live_value(index, generation).is_some()
     }
 
     /// The value named by `(index, generation)`.
     #[inline]
-    pub(crate) fn get(&self, index: usize, generation: u32) -> Option<&T> {
+    pub(crate) fn value(&self, index: usize, generation: u32) -> Option<&T> {
         let value = self.live_value(index, generation)?;
         // The slot matched a generation, so it is occupied and its value is
         // initialized (the invariant on `Slot::state`).
@@ -229,7 +217,7 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
 
     /// The value named by `(index, generation)`, mutably.
     #[inline]
-    pub(crate) fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
+    pub(crate) fn value_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
         let value = self.live_value(index, generation)?;
         // SAFETY: occupied, as in `get`; `&mut self` makes the reference
         // unique.
@@ -240,7 +228,7 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
     /// the value is taken out or its block is dropped (see
     /// `Block::value_ptr`).
     #[inline]
-    pub(crate) fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
+    pub(crate) fn value_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
         NonNull::new(self.live_value(index, generation)?)
     }
 
@@ -265,8 +253,7 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
             }
             total += block.len();
         }
-        assert_eq!(total, self.slots, "slot total");
-        assert_eq!(self.offset_mask, (1 << self.shift) - 1, "offset mask");
+        assert_eq!(total, self.slots(), "slot total");
     }
 }
 
@@ -284,9 +271,19 @@ impl<T: Clone, L: SlotLayout<T>> Clone for FlatBlocks<T, L> {
         FlatBlocks {
             blocks,
             storage,
-            slots: self.slots,
             shift: self.shift,
-            offset_mask: self.offset_mask,
         }
+    }
+}
+
+impl<T, L: SlotLayout<T>> core::ops::Deref for FlatBlocks<T, L> {
+    type Target = [Block<T, L>];
+
+    /// The blocks, in index order. (Mutable access goes through
+    /// [`as_mut_slice`](FlatBlocks::as_mut_slice), which says what it must
+    /// not do.)
+    #[inline]
+    fn deref(&self) -> &[Block<T, L>] {
+        &self.blocks
     }
 }

@@ -28,12 +28,10 @@ use crate::CapacityError;
 
 /// Blocks plus a free list.
 pub(crate) struct RawPool<T> {
-    /// The blocks, end to end over the flat indices (block `b` at `b <<
-    /// shift`), with the directory that lookups go through. Invariant:
-    /// `blocks.slots() <= limits.max_slots <= u32::MAX`, so every flat
-    /// index fits in a `u32` other than `NO_SLOT`. Every block but the last
-    /// is used up (`fresh == len`), so the slots ever used are the flat
-    /// indices `0..used()`.
+    /// The blocks, end to end over the flat indices and used in order (see
+    /// `FlatBlocks`), with the directory that lookups go through.
+    /// Invariant: `blocks.slots() <= limits.max_slots <= u32::MAX`, so
+    /// every flat index fits in a `u32` other than `NO_SLOT`.
     blocks: FlatBlocks<T>,
     /// Blocks allocated ahead by `try_reserve`, never used and not yet in
     /// `blocks` (no key can name them). Invariant: the first has base
@@ -114,7 +112,7 @@ impl<T> RawPool<T> {
     /// Blocks allocated.
     #[inline]
     pub(crate) fn block_count(&self) -> usize {
-        self.blocks.as_slice().len() + self.reserved.len()
+        self.blocks.len() + self.reserved.len()
     }
 
     #[inline]
@@ -156,7 +154,7 @@ impl<T> RawPool<T> {
         let block_bytes = |blocks: &mut dyn Iterator<Item = &Block<T>>| {
             blocks.map(Block::heap_bytes).sum::<usize>()
         };
-        block_bytes(&mut self.blocks.as_slice().iter())
+        block_bytes(&mut self.blocks.iter())
             + block_bytes(&mut self.reserved.iter())
             + self.blocks.list_bytes()
             + self.reserved.capacity() * core::mem::size_of::<Block<T>>()
@@ -165,7 +163,7 @@ impl<T> RawPool<T> {
     /// The slots ever used, block by block, in index order.
     #[cfg(feature = "serde")]
     pub(crate) fn used_slots(&self) -> impl Iterator<Item = super::slot::SlotRef<'_, T>> {
-        self.blocks.as_slice().iter().flat_map(Block::used_slots)
+        self.blocks.iter().flat_map(Block::used_slots)
     }
 
     /// Inserts `make(index, generation)` and returns `(index, generation)`.
@@ -178,7 +176,7 @@ impl<T> RawPool<T> {
         make: impl FnOnce(usize, u32) -> T,
     ) -> Result<(usize, u32), CapacityError> {
         if self.free_head == NO_SLOT {
-            if !self.blocks.as_slice().last().is_some_and(Block::has_fresh) {
+            if !self.blocks.last().is_some_and(Block::has_fresh) {
                 self.carve()?;
             }
             let Some(block) = self.blocks.as_mut_slice().last_mut() else {
@@ -283,13 +281,13 @@ impl<T> RawPool<T> {
         let value = block.take(i, generation, self.free_head)?;
         // Only a removal that empties its block can empty the pool; the
         // block's header is already in cache, the pool's last block may not be.
-        let block_emptied = block.holds_no_values();
+        let block_emptied = block.live() == 0;
         self.vacant += 1;
         if generation >= self.limits.max_generation {
             self.retired += 1;
         } else {
             // `index` named a slot of block `b`, so it is below
-            // `slot_total <= u32::MAX` and is not `NO_SLOT`.
+            // `blocks.slots() <= u32::MAX` and is not `NO_SLOT`.
             self.free_head = index as u32;
         }
         if block_emptied {
@@ -375,7 +373,7 @@ impl<T> RawPool<T> {
         let mut retired = 0;
         let used = self.used();
         for block in self.blocks.as_mut_slice().iter_mut().rev() {
-            // Bases are flat indices below `slot_total <= u32::MAX`.
+            // Bases are flat indices below `blocks.slots() <= u32::MAX`.
             let base = block.base() as u32;
             let (linked, retired_here) = block.link_vacant(head, base, max_generation);
             head = linked;
@@ -383,7 +381,7 @@ impl<T> RawPool<T> {
         }
         self.free_head = head;
         self.retired = retired;
-        let live: usize = self.blocks.as_slice().iter().map(Block::live).sum();
+        let live: usize = self.blocks.iter().map(Block::live).sum();
         self.vacant = used - live;
         self.vacant_low = self.vacant;
     }
@@ -401,7 +399,7 @@ impl<T> RawPool<T> {
         if generation < lowest || generation > self.limits.max_generation {
             return Err(BuildError::Generation(generation));
         }
-        if !self.blocks.as_slice().last().is_some_and(Block::has_fresh) {
+        if !self.blocks.last().is_some_and(Block::has_fresh) {
             self.carve().map_err(BuildError::Capacity)?;
         }
         let Some(block) = self.blocks.as_mut_slice().last_mut() else {
@@ -427,7 +425,7 @@ impl<T> RawPool<T> {
     pub(crate) fn check_invariants(&self) {
         self.blocks.check_invariants();
         let mut live = 0;
-        for block in self.blocks.as_slice() {
+        for block in self.blocks.iter() {
             block.check_invariants();
             live += block.live();
         }
@@ -456,14 +454,11 @@ impl<T> RawPool<T> {
         let used = self.used();
         if let Some(fixed) = self.fixed {
             assert_eq!(self.blocks.slots(), fixed, "fixed pool changed size");
-            assert!(self.blocks.as_slice().len() <= 1, "fixed pool grew a block");
+            assert!(self.blocks.len() <= 1, "fixed pool grew a block");
         }
         let slot = |index: usize| {
             let (b, i) = self.split(index);
-            self.blocks
-                .as_slice()
-                .get(b)
-                .and_then(|block| block.slot(i))
+            self.blocks.get(b).and_then(|block| block.slot(i))
         };
         let mut retired = 0;
         for index in 0..self.blocks.slots() {
@@ -507,7 +502,7 @@ impl<T> BlockTable<T> for RawPool<T> {
 
     #[inline]
     fn blocks(&self) -> &[Block<T>] {
-        self.blocks.as_slice()
+        &self.blocks
     }
 
     #[inline]
@@ -525,31 +520,26 @@ impl<T> BlockTable<T> for RawPool<T> {
         self.len()
     }
 
-    #[inline]
-    fn split(&self, index: usize) -> (usize, usize) {
-        self.blocks.split(index)
-    }
-
     // The lookups by key go through the directory (see `flat.rs`).
 
     #[inline]
     fn contains(&self, index: usize, generation: u32) -> bool {
-        self.blocks.contains(index, generation)
+        self.blocks.is_live(index, generation)
     }
 
     #[inline]
     fn get(&self, index: usize, generation: u32) -> Option<&T> {
-        self.blocks.get(index, generation)
+        self.blocks.value(index, generation)
     }
 
     #[inline]
     fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
-        self.blocks.get_mut(index, generation)
+        self.blocks.value_mut(index, generation)
     }
 
     #[inline]
     fn get_ptr(&self, index: usize, generation: u32) -> Option<core::ptr::NonNull<T>> {
-        self.blocks.get_ptr(index, generation)
+        self.blocks.value_ptr(index, generation)
     }
 }
 
