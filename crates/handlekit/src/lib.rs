@@ -108,9 +108,11 @@
 //! is skipped in O(1), but every visited element reads its counter, and the
 //! next position depends on that read. Masks spend 1 bit per slot instead
 //! of 16. Measured here (`benches/skipfield.rs`, the same values under both
-//! schemes), masks were faster in every pattern tried, from full blocks
-//! (16× at 100k `u64`) to 90% holes in runs of ~300; see [`Hive`] for the
-//! figures.
+//! schemes), [`Hive`] was faster than the skipfield in every pattern tried,
+//! from full blocks (16× at 100k `u64`) to 90% holes in runs of ~300; the
+//! bare masks, without `Hive`'s split layout, lost one cell (a full array
+//! of 64-byte values at 1M slots, bound by memory bandwidth). See [`Hive`]
+//! for the figures.
 //!
 //! # Memory per slot
 //!

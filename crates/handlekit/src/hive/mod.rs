@@ -133,26 +133,27 @@ const fn default_shift<T>() -> u32 {
 /// `benches/skipfield.rs` measures it: the same values in blocks of 8192,
 /// walked through a skipfield and through masks, and a real `Hive` with the
 /// same holes. Summing, in ns per slot (one run on a 2-core AMD EPYC,
-/// with the split layout described under *Memory layout*):
+/// with the default block sizes of `Hive` described under *Blocks*):
 ///
 /// | `u64`, 100k slots | skipfield | masks | `Hive` |
 /// | --- | --- | --- | --- |
-/// | full | 2.26 | 0.14 | 0.13 |
-/// | half, uniform | 1.14 | 0.60 | 0.50 |
-/// | every other slot | 1.13 | 0.44 | 0.39 |
-/// | 10% live, uniform | 0.23 | 0.12 | 0.13 |
-/// | 10% live, holes in runs of ~300 | 0.25 | 0.10 | 0.09 |
+/// | full | 2.25 | 0.15 | 0.14 |
+/// | half, uniform | 1.16 | 0.60 | 0.54 |
+/// | every other slot | 1.13 | 0.43 | 0.38 |
+/// | 10% live, uniform | 0.25 | 0.13 | 0.12 |
+/// | 10% live, holes in runs of ~300 | 0.24 | 0.11 | 0.11 |
 ///
 /// The skipfield costs about 2.3 ns per live element whatever the
 /// pattern: it is bound by its chain of dependent loads. In the same run
-/// `Hive` was faster than the skipfield in 19 of the 20 cells (100k and 1M
-/// slots, `u64` and 64-byte values, the five patterns), at 0.06× to 0.94×
-/// its time. The exception is a full hive of 64-byte values at 1M slots
-/// (1.08×), where memory bandwidth bounds all three and the bare masks were
-/// slower than the skipfield too (1.11×); with 64-byte values at 1M slots
-/// `Hive` took 0.78× to 1.08× the skipfield's time across the patterns. A
-/// skipfield wins only where runs are long compared with 64 slots *and*
-/// live elements are few, which blocks of 8192 slots rarely give.
+/// `Hive` was faster than the skipfield in all 20 cells (100k and 1M
+/// slots, `u64` and 64-byte values, the five patterns), at 0.06× to 0.92×
+/// its time. It came closest with 64-byte values at 1M slots (0.78× to
+/// 0.92×), where memory bandwidth bounds all three, and at 10% uniform
+/// `u64`s at 1M (0.89×). With 64-byte values at 1M slots the bare masks
+/// tied the skipfield at 10% uniform (1.00×) and lost to it when full
+/// (1.08×). A skipfield can win only where runs are long compared with 64
+/// slots *and* live elements are few, which blocks of 8192 slots rarely
+/// give.
 ///
 /// `for_each` and `fold` (and what is built on them, such as `sum`) take a
 /// block-at-a-time path that keeps the current word in a register. In a
