@@ -773,39 +773,6 @@ pub(crate) trait BlockTable<T> {
     }
 }
 
-/// Implements `BlockTable` for a raw container with fields `blocks:
-/// Vec<Block<T, $layout<T>>>`, `shift: u32` and `len: usize` (its live
-/// values).
-macro_rules! block_table {
-    ($ty:ident, $layout:ident) => {
-        impl<T> BlockTable<T> for $ty<T> {
-            type Layout = $layout<T>;
-
-            #[inline]
-            fn blocks(&self) -> &[Block<T, $layout<T>>] {
-                &self.blocks
-            }
-
-            #[inline]
-            fn blocks_mut(&mut self) -> &mut [Block<T, $layout<T>>] {
-                &mut self.blocks
-            }
-
-            #[inline]
-            fn shift(&self) -> u32 {
-                self.shift
-            }
-
-            #[inline]
-            fn live(&self) -> usize {
-                self.len()
-            }
-        }
-    };
-}
-
-pub(crate) use block_table;
-
 /// Mutable references to `N` distinct live values of `blocks`, each named
 /// by `(block, slot, generation)`, or `None` if any is not live or two name
 /// the same slot.

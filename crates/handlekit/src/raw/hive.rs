@@ -24,7 +24,7 @@
 
 use alloc::vec::Vec;
 
-use super::block::{block_table, Block, BlockTable};
+use super::block::{Block, BlockTable};
 use super::layout::Split;
 use super::slot::{Slot, NO_SLOT};
 #[cfg(feature = "serde")]
@@ -712,7 +712,29 @@ impl<T> RawHive<T> {
     }
 }
 
-block_table!(RawHive, Split);
+impl<T> BlockTable<T> for RawHive<T> {
+    type Layout = Split<T>;
+
+    #[inline]
+    fn blocks(&self) -> &[Block<T, Split<T>>] {
+        &self.blocks
+    }
+
+    #[inline]
+    fn blocks_mut(&mut self) -> &mut [Block<T, Split<T>>] {
+        &mut self.blocks
+    }
+
+    #[inline]
+    fn shift(&self) -> u32 {
+        self.shift
+    }
+
+    #[inline]
+    fn live(&self) -> usize {
+        self.len()
+    }
+}
 
 impl<T: Clone> Clone for RawHive<T> {
     /// A copy with the same blocks, generations, free lists and lists, so
