@@ -53,7 +53,7 @@ const fn default_shift<T>() -> u32 {
 /// hive of `u64`s grows 1024, 2048, 4096, 8192, 8192, ... slots, and one of
 /// 64-byte values 512, 1024, ..., 8192. A first block that large costs a
 /// hive of a handful of values up to 64 KiB, but iteration pays a few
-/// nanoseconds per block it enters, which is most of a pass over a small,
+/// nanoseconds per block it enters, a large share of a pass over a small,
 /// sparse hive: with 64-slot first blocks, a hive of 1000 `u64`s had five
 /// blocks, and its sparse pass (50 live values) took 1.10 times an
 /// [`IdTable`](crate::IdTable)'s time in the comparison runner; with these
