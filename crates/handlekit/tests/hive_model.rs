@@ -31,6 +31,8 @@ define_key! {
     pub struct G2(u32; index_bits = 30);
     /// 4 index bits: 16 slots in all.
     pub struct SixteenSlots(u32; index_bits = 4);
+    /// 14 index bits: two ranges of the default largest block (8192).
+    pub struct TwoRanges(u32; index_bits = 14);
 }
 
 /// Every test sits in `mod hive`, so that its name (`hive::...`) matches the
@@ -659,6 +661,33 @@ mod hive {
         assert_eq!(seen.iter().map(|k| k.index()).max(), Some(9));
         for &key in &seen {
             assert_eq!(g2.get(key), None);
+        }
+    }
+
+    /// The index space the default block sizes leave unused, as the `Hive`
+    /// docs state it: an `Id32` hive (2^20 indices) holds 2^20 - 17,408
+    /// `u64`s (blocks of 1024, 2048 and 4096 slots in ranges of 8192) and
+    /// 2^20 - 25,088 64-byte values (512 to 4096). Under Miri, two ranges:
+    /// 1024 + 2048 and 512 + 1024 slots.
+    #[test]
+    fn default_sizes_use_the_documented_index_space() {
+        fn fill<T: Copy, K: Key>(value: T) -> usize {
+            let mut hive: Hive<T, K> = Hive::default();
+            assert_eq!(hive.block_sizes().1, 8192);
+            let err = loop {
+                if let Err(err) = hive.try_insert(value) {
+                    break err;
+                }
+            };
+            assert!(err.is_index_space());
+            hive.len()
+        }
+        if cfg!(miri) {
+            assert_eq!(fill::<u64, TwoRanges>(1), 1024 + 2048);
+            assert_eq!(fill::<[u64; 8], TwoRanges>([1; 8]), 512 + 1024);
+        } else {
+            assert_eq!(fill::<u64, Id32>(1), (1 << 20) - 17_408);
+            assert_eq!(fill::<[u64; 8], Id32>([1; 8]), (1 << 20) - 25_088);
         }
     }
 
