@@ -210,18 +210,24 @@ impl<T> Hive<T, Id> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
+        Self::with_default_sizes()
+    }
+}
+
+impl<T, K: Key> Hive<T, K> {
+    /// An empty hive with the default block sizes for `T` (`new`,
+    /// `default`).
+    const fn with_default_sizes() -> Self {
         Hive {
             raw: RawHive::new(
-                KeyLimits::of::<Id>(),
+                KeyLimits::of::<K>(),
                 default_min_shift::<T>(),
                 default_shift::<T>(),
             ),
             _key: PhantomData,
         }
     }
-}
 
-impl<T, K: Key> Hive<T, K> {
     #[inline]
     fn key(index: usize, generation: u32) -> K {
         table_key(index, generation)
@@ -411,14 +417,7 @@ impl<T, K: Key> Default for Hive<T, K> {
     /// assert!(hive.is_empty());
     /// ```
     fn default() -> Self {
-        Hive {
-            raw: RawHive::new(
-                KeyLimits::of::<K>(),
-                default_min_shift::<T>(),
-                default_shift::<T>(),
-            ),
-            _key: PhantomData,
-        }
+        Self::with_default_sizes()
     }
 }
 

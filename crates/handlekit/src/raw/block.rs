@@ -605,22 +605,11 @@ impl<T, L: SlotLayout<T>> Drop for Block<T, L> {
 
 impl<T: Clone, L: SlotLayout<T>> Clone for Block<T, L> {
     /// A copy with the same length, base, generations, links and values.
-    /// If a `clone` panics, the values cloned so far are dropped.
+    /// If a `clone` panics, the copy holds the values cloned so far,
+    /// consistently, and is dropped with them.
     fn clone(&self) -> Self {
         let mut copy = Block::new(self.len, self.base);
-        copy.clone_slots_from(self);
-        copy
-    }
-}
-
-impl<T: Clone, L: SlotLayout<T>> Block<T, L> {
-    /// Copies `source`'s used slots (links and generations included) into
-    /// this block, which must be new and of the same length. If a `clone`
-    /// panics, this block holds the values cloned so far, consistently.
-    pub(crate) fn clone_slots_from(&mut self, source: &Self) {
-        assert_eq!(self.len, source.len);
-        assert_eq!(self.fresh, 0, "clone into a used block");
-        for from in source.used_slots() {
+        for from in self.used_slots() {
             let (state, payload) = match from.get() {
                 Some(value) => (
                     Slot::<T>::occupied_state(from.generation()),
@@ -631,14 +620,15 @@ impl<T: Clone, L: SlotLayout<T>> Block<T, L> {
                     Payload::vacant(from.next_free()),
                 ),
             };
-            let i = self.push_slot(state, payload);
+            let i = copy.push_slot(state, payload);
             if from.is_occupied() {
-                self.occupied[i / WORD_BITS] |= 1 << (i % WORD_BITS);
-                self.live += 1;
+                copy.occupied[i / WORD_BITS] |= 1 << (i % WORD_BITS);
+                copy.live += 1;
             }
             // Every used slot is marked: the copy has no appended run.
-            self.marked = i + 1;
+            copy.marked = i + 1;
         }
+        copy
     }
 }
 
