@@ -98,7 +98,7 @@
 //!
 //! # Skipping holes: bit masks against a skipfield
 //!
-//! [`IdTable`], [`Pool`] and [`Hive`] find live values with one occupancy
+//! [`IdTable`] and [`Hive`] find live values with one occupancy
 //! bit per slot: iteration reads a 64-bit word and visits its set bits with
 //! `trailing_zeros`, so it costs one word read per 64 slots plus a few
 //! instructions per live value, and a run of holes costs O(run / 64).
@@ -125,8 +125,8 @@
 //! is a slot holding the value and a 4-byte link: `4 + size_of::<T>() + 4`
 //! rounded up to `max(align_of::<T>(), 4)` (24 bytes for a 16-byte particle),
 //! plus one bit; each list costs its 4-byte [`Head`].
-//! [`Pool`] slots are the same as [`IdTable`]'s, plus 72 bytes per block
-//! (a header and a directory entry).
+//! [`Pool`] slots are the same as [`IdTable`]'s without the occupancy bit,
+//! plus an 8-byte directory entry per block.
 //! A [`Hive`] block keeps the state words in one array and the payloads in
 //! another, so a slot costs `4 + max(size_of::<T>(), 4)` bytes with no
 //! padding between the two (12 bytes for `u64`), plus a header and 16
@@ -148,7 +148,7 @@
 //! | [`PackedTable`] | O(1) | O(1), moves one value | O(1), two reads | O(len), a slice |
 //! | [`SecondaryMap`] | O(1)\* | O(1) | O(1), one slot read | O(len + slots/64) |
 //! | [`SparseSecondaryMap`] | O(1)\* | O(1), moves one value | O(1), three reads | O(len), a slice |
-//! | [`Pool`] | O(1)† | O(1) | O(1), block directory + one slot read | O(len + slots/64 + blocks) |
+//! | [`Pool`] | O(1)† | O(1) | O(1), block directory + one slot read | O(used slots), a state word each |
 //! | [`Hive`] | O(1)† | O(1)‡ | O(1), block list + state word + value (two cache lines) | O(len + slots/64 + blocks), values only |
 //! | [`IndexLists`] | O(1) at a front | O(1) at a front, else O(position) | O(1), one slot read | O(list length) per list |
 //! | [`VmVec`] | `push` O(1), never moves | `pop_front` O(1) | O(1), an index | O(len), a slice |
@@ -169,7 +169,7 @@
 //! | --- | --- |
 //! | fast lookups, values that never move, iteration that skips holes | [`IdTable`] |
 //! | addresses that stay fixed as well, with a known maximum | [`IdTable::with_fixed_capacity`] or [`Pool::with_fixed_capacity`] |
-//! | addresses that stay fixed while the number of values grows without bound | [`Pool`] |
+//! | addresses that stay fixed while the number of values grows without bound, and inserts and removals as cheap as an [`IdTable`]'s | [`Pool`] (iteration checks every used slot) |
 //! | the same, with memory that follows the number of values both ways (blocks double up to a cap, emptied blocks are freed), or iteration as fast as a `Vec`'s over values that never move | [`Hive`] |
 //! | the fastest iteration, or control over the order of values | [`PackedTable`] |
 //! | 32-bit keys | any table with [`Id32`], or your own [`define_key!`] |
@@ -216,10 +216,11 @@
 //! and deserialization checks). [`IndexLists`] keeps its nodes in the same
 //! slot arena as [`IdTable`]. The packed containers share a
 //! second, safe core (`Dense`: keys and values with swap-remove, retain and
-//! sort). The stable-address containers ([`Pool`], [`Hive`]) share a third
-//! piece of the raw layer, `Block`: a run of slots allocated once and reached only through
-//! the pointer it was allocated with, so a pointer to one value survives any
-//! access to the others. [`VmVec`] keeps its own two layers: the
+//! sort). The stable-address containers ([`Pool`], [`Hive`]) keep their
+//! slots in runs allocated once and reached only through the pointer each
+//! was allocated with, so a pointer to one value survives any access to the
+//! others: `Pool` in `FlatSlots` (bare blocks behind a directory), `Hive`
+//! in `Block`s (with occupancy words and counters of their own). [`VmVec`] keeps its own two layers: the
 //! operating-system calls (one `Region` per backend) and the window of live
 //! elements over it, which holds all of its unsafe code. `ARCHITECTURE.md`
 //! in the repository lists the invariants.

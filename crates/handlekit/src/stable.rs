@@ -5,8 +5,9 @@
 //! `take_next`. Both containers have the same shape (a `raw` field and a
 //! key marker), so one macro writes these for both.
 
-/// Writes, for `$ty<T, K>` whose raw container is `$raw<T>` (with blocks
-/// laid out as `$layout<T>`): the methods
+/// Writes, for `$ty<T, K>` whose raw container is `$raw<T>`, with raw
+/// cursors `$shared<'a, T>` and `$exclusive<'a, T>` (names in scope where
+/// the macro is called): the methods
 /// that forward to the raw container (lookups, `insert`, `remove`,
 /// `retain`, iteration, ...), the panics of `insert` and `Index`, `Debug`, `Index`, `IndexMut`, `PartialEq`, `Eq`,
 /// `Extend`, `FromIterator`, the three `IntoIterator`s, the borrowing
@@ -14,7 +15,7 @@
 /// the `Drain` and `IntoIter` types. `$key` is the default key's name, `$noun` the noun
 /// the docs and panic messages use ("pool", "hive").
 macro_rules! stable_container_impls {
-    ($ty:ident, $raw:ident, $layout:ident, $key:ident, $noun:literal) => {
+    ($ty:ident, $raw:ident, $shared:ident, $exclusive:ident, $key:ident, $noun:literal) => {
         impl<T, K: Key> $ty<T, K> {
             /// The number of live values.
             ///
@@ -490,18 +491,13 @@ macro_rules! stable_container_impls {
 
         $crate::slot_iter::taking_iterator!(IntoIter<T, K>);
 
-        /// The block cursors the iterators wrap.
-        type BlocksShared<'a, T> = $crate::raw::block::BlocksIter<'a, T, $layout<T>>;
-        /// See `BlocksShared`.
-        type BlocksExclusive<'a, T> = $crate::raw::block::BlocksIterMut<'a, T, $layout<T>>;
-
         $crate::slot_iter::borrowing_iterators!(
             owner: stringify!($ty),
             noun: $noun,
             make: concat!("[1, 2].into_iter().collect::<handlekit::", stringify!($ty), "<_>>()"),
             key: $key,
-            shared: BlocksShared,
-            exclusive: BlocksExclusive,
+            shared: $shared,
+            exclusive: $exclusive,
         );
     };
 }

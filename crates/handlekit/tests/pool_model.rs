@@ -372,7 +372,7 @@ impl<K: Key> Harness<K> {
         assert!(iter.next().is_none(), "fused");
         assert_eq!(got, expected);
 
-        // `fold` (block by block, word at a time), after a partial `next`.
+        // `fold` (block by block), after a partial `next`.
         let split = split.min(n);
         let mut iter = pool.iter();
         let head: Vec<_> = iter.by_ref().take(split).map(|(k, v)| (k, *v)).collect();

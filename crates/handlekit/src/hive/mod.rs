@@ -441,4 +441,9 @@ impl<T: Clone, K: Key> Clone for Hive<T, K> {
     }
 }
 
-crate::stable::stable_container_impls!(Hive, RawHive, Split, Id, "hive");
+/// The block cursors the iterators wrap.
+type BlocksShared<'a, T> = crate::raw::block::BlocksIter<'a, T, Split<T>>;
+/// See `BlocksShared`.
+type BlocksExclusive<'a, T> = crate::raw::block::BlocksIterMut<'a, T, Split<T>>;
+
+crate::stable::stable_container_impls!(Hive, RawHive, BlocksShared, BlocksExclusive, Id, "hive");

@@ -2,8 +2,8 @@
 //! occupancy words and live count, its slots laid out by `L` (see
 //! `layout.rs`); and `BlocksCursor`, iteration over a list of blocks.
 //!
-//! This is the storage of the containers with stable addresses (`Pool`, and
-//! `Hive`'s blocks): the slots of a block are allocated once and freed when
+//! This is the storage of `Hive`'s blocks (`Pool` keeps bare blocks, see
+//! `flat.rs`): the slots of a block are allocated once and freed when
 //! the block is dropped, never reallocated, so a pointer to a value stays
 //! valid while the value lives.
 //!
@@ -98,13 +98,6 @@ impl<T, L: SlotLayout<T>> Block<T, L> {
             base,
             _owns: PhantomData,
         }
-    }
-
-    /// The block's storage, for a directory of blocks (`FlatBlocks`) to
-    /// reach its slots without the header. It is freed with the block.
-    #[inline]
-    pub(crate) fn storage(&self) -> L {
-        self.layout
     }
 
     /// The flat index of slot 0.
@@ -633,8 +626,8 @@ impl<T: Clone, L: SlotLayout<T>> Clone for Block<T, L> {
 }
 
 /// Lookup by flat index in a table of blocks where block `b` starts at
-/// `b << shift` and holds at most `1 << shift` slots: what `RawPool` and
-/// `RawHive` share. Implementors give the table, its shift and the number
+/// `b << shift` and holds at most `1 << shift` slots (`RawHive`'s).
+/// Implementors give the table, its shift and the number
 /// of live values; the lookups are provided.
 pub(crate) trait BlockTable<T> {
     /// How the blocks lay out their slots.

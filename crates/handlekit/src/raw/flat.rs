@@ -1,75 +1,82 @@
-//! `FlatBlocks`: blocks of one size laid end to end over the flat indices,
-//! with a directory of their storage, so that a lookup by key reads one
-//! pointer and the slot, not a block header first.
+//! `FlatSlots`: the slots of a `Pool`, in blocks of one size that never
+//! move, laid end to end over the flat indices and reached through a
+//! directory of block pointers; and `FlatCursor`, iteration over them.
 //!
-//! A key names slot `index & mask` of block `index >> shift`. Going
-//! through the block's header (`Block`, 64 bytes: storage, counters,
-//! occupancy) costs a lookup a dependent load from the header, a check of
-//! the block's used length, and more instructions than an `IdTable`
-//! lookup. Instructions are what bound a loop of lookups that miss the
-//! cache: the reorder buffer holds fewer lookups in flight when each takes
-//! more of it. So the lookup here:
-//! - checks the index once, against the slots ever used (every index
-//!   below it names an initialized slot: the blocks are laid end to end and
-//!   used in order). That bound depends only on the last block, not on the
-//!   key, so it is off the path from the key to the slot, and the compiler
-//!   can read it once for a whole loop of lookups;
-//! - reads the block's storage from a dense array of pointers
-//!   (`storage[b]`, 8 bytes each for `Interleaved`) instead of a header.
+//! Flat index `index` is slot `index & mask` of block `index >> shift`.
+//! A block is a bare allocation of slots: no header, no occupancy bits, no
+//! counters. Everything a pool counts lives in this one struct (`used`,
+//! `slots`) or in `RawPool`, so an operation by key reads the directory
+//! entry (8 bytes per block, one cache line per eight blocks) and the slot,
+//! and writes only the slot and the pool's own fields. The slots ever used
+//! are the flat indices `0..used`, initialized; a key is checked against
+//! `used` once, then against the slot's state word.
 //!
-//! `Pool` keeps its blocks here. In the comparison runner this took Pool
-//! `get` from 1.5-1.8 times IdTable's time to 1.0-1.6. (`Hive`'s blocks do
-//! not fill their index ranges and may be freed, so a bound on the index
-//! alone would not do for it.)
+//! Why no occupancy bits: `Pool` is the allocator of seed 001, made to
+//! insert and remove fast and to keep its values in place. Clearing and
+//! setting a bit on every removal and reuse measured 0.5 to 0.8 ns per
+//! removal in `IdTable` (the same word loop). Iterating a pool instead
+//! checks each used slot's state word, as `slotmap` does; `Hive` is the
+//! container made for iteration.
 //!
-//! Removal still goes through the header: it needs the block's occupancy
-//! words and live count anyway, and checking through the directory first
-//! measured slower.
+//! # Why raw pointers
+//!
+//! As for `Block` (see `block.rs`): the slots are reached only through the
+//! pointers the blocks were allocated with, and references are made to the
+//! parts of one slot at a time, never to a block. A pointer from
+//! [`FlatSlots::value_ptr`] therefore stays valid (under Stacked Borrows
+//! and Tree Borrows, which Miri checks) while other slots are read and
+//! written.
 
 use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
+use core::marker::PhantomData;
 use core::mem;
 use core::ptr::NonNull;
 
-use super::block::Block;
 use super::layout::{Interleaved, SlotLayout};
-use super::slot::{Payload, Slot};
+use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
 
-/// Blocks of `1 << shift` slots (the last may be shorter) over the flat
-/// indices `0..slots`, block `b` at `b << shift`, used in index order, with
-/// their storage copied into a directory for lookups.
-pub(crate) struct FlatBlocks<T, L: SlotLayout<T> = Interleaved<T>> {
-    /// The blocks. Invariant: block `b` has base `b << shift`; every block
-    /// but the last has exactly `1 << shift` slots, the last at most that;
-    /// their total is `slots()`; every block but the last is used up (`fresh
-    /// == len`), so the slots ever used are the flat indices `0..used()`.
-    /// A block is never removed, replaced or swapped while it is here (the
-    /// `&mut Block`s handed out must not be used to move one), since
-    /// `storage` copies its pointers.
-    blocks: Vec<Block<T, L>>,
-    /// Invariant: `storage.len() == blocks.len()`, and `storage[b]` is
-    /// `blocks[b].storage()`, valid while block `b` lives (which is as long
-    /// as this table does, per the invariant on `blocks`).
-    storage: Vec<L>,
+/// Slots in blocks of `1 << shift` (the last may be shorter) over the flat
+/// indices `0..slots`, of which `0..used` have been used.
+pub(crate) struct FlatSlots<T> {
+    /// The storage of each block, in index order. Invariant: `blocks[b]`
+    /// was made by `Interleaved::allocate(self.block_len(b))`, holds the
+    /// flat indices from `b << shift`, is freed only in `Drop` and never
+    /// moved or reallocated; no reference to a whole block is ever made,
+    /// only to the parts of single slots.
+    blocks: Vec<Interleaved<T>>,
     /// Slots per block, as a power of two. Invariant: `shift <= 31`.
     shift: u32,
+    /// Slots of all blocks. Invariant: 0 if there is no block; else every
+    /// block but the last has `1 << shift` slots and the last has
+    /// `1..=1 << shift`; `slots <= u32::MAX`, so a flat index fits in a
+    /// `u32` other than `NO_SLOT`.
+    slots: usize,
+    /// Slots ever used. Invariant: `used <= slots`; slots `0..used` are
+    /// initialized (each state word describes its payload as `Slot::state`
+    /// says), slots `used..slots` are not.
+    used: usize,
+    /// Owns `Slot<T>` values (for the drop checker and auto traits).
+    _owns: PhantomData<Slot<T>>,
 }
 
-// SAFETY: the directory only copies the blocks' own storage pointers, so
-// the table is what its blocks are: sending it sends the values.
-unsafe impl<T: Send, L: SlotLayout<T>> Send for FlatBlocks<T, L> {}
-// SAFETY: as for `Block`: shared access hands out only `&T` and raw
-// pointers, through the directory as through the blocks.
-unsafe impl<T: Sync, L: SlotLayout<T>> Sync for FlatBlocks<T, L> {}
+// SAFETY: the slots are owned as by a `Vec<Slot<T>>`; sending the table
+// sends the values.
+unsafe impl<T: Send> Send for FlatSlots<T> {}
+// SAFETY: shared access hands out only `&T` and raw pointers (whose use is
+// the caller's, as documented on `value_ptr`).
+unsafe impl<T: Sync> Sync for FlatSlots<T> {}
 
-impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
+impl<T> FlatSlots<T> {
     /// No blocks yet; blocks will have `1 << shift` slots.
     pub(crate) const fn new(shift: u32) -> Self {
         assert!(shift <= 31, "block size above 2^31 slots");
-        FlatBlocks {
+        FlatSlots {
             blocks: Vec::new(),
-            storage: Vec::new(),
             shift,
+            slots: 0,
+            used: 0,
+            _owns: PhantomData,
         }
     }
 
@@ -79,120 +86,124 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
         self.shift
     }
 
-    /// Total slots of all blocks.
+    /// Slots of all blocks.
     #[inline]
     pub(crate) fn slots(&self) -> usize {
-        self.blocks
-            .last()
-            .map_or(0, |block| block.base() + block.len())
-    }
-
-    /// The blocks, mutably. The caller may change what is in the blocks,
-    /// never which blocks they are (see the invariant on `blocks`), and
-    /// uses them in order: a block is appended to only once every block
-    /// before it is used up.
-    #[inline]
-    pub(crate) fn as_mut_slice(&mut self) -> &mut [Block<T, L>] {
-        &mut self.blocks
-    }
-
-    /// Appends `block`, which must start at the next flat index (`slots()`),
-    /// follow a used-up block of full length, and hold at most `1 << shift`
-    /// slots. If memory
-    /// for the directory runs out, gives the block back.
-    ///
-    /// # Panics
-    ///
-    /// If `block` does not fit as said.
-    pub(crate) fn try_push(
-        &mut self,
-        block: Block<T, L>,
-    ) -> Result<(), (Block<T, L>, TryReserveError)> {
-        assert_eq!(block.base(), self.slots(), "block not at the next index");
-        assert!(
-            block.len() <= 1 << self.shift,
-            "block longer than the block size"
-        );
-        assert_eq!(
-            self.used(),
-            self.blocks.len() << self.shift,
-            "block after a short or unfinished block"
-        );
-        if let Err(error) = self.blocks.try_reserve(1) {
-            return Err((block, error));
-        }
-        if let Err(error) = self.storage.try_reserve(1) {
-            return Err((block, error));
-        }
-        self.storage.push(block.storage());
-        self.blocks.push(block);
-        Ok(())
+        self.slots
     }
 
     /// Slots ever used: the flat indices `0..used()`.
     #[inline]
     pub(crate) fn used(&self) -> usize {
-        self.blocks
-            .last()
-            .map_or(0, |block| block.base() + block.fresh())
+        self.used
     }
 
-    /// Appends `block` as [`try_push`](Self::try_push) does; running out
-    /// of memory is handled as by `Vec::push`.
-    pub(crate) fn push(&mut self, block: Block<T, L>) {
-        self.blocks.reserve(1);
-        self.storage.reserve(1);
-        if self.try_push(block).is_err() {
+    /// Blocks allocated.
+    #[inline]
+    pub(crate) fn block_count(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// Heap bytes: the slots and the directory.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.slots * <Interleaved<T> as SlotLayout<T>>::SLOT_BYTES
+            + self.blocks.capacity() * mem::size_of::<Interleaved<T>>()
+    }
+
+    /// Slots of block `b`, which must exist.
+    fn block_len(&self, b: usize) -> usize {
+        debug_assert!(b < self.blocks.len());
+        if b + 1 == self.blocks.len() {
+            self.slots - (b << self.shift)
+        } else {
+            1 << self.shift
+        }
+    }
+
+    /// Whether a block can follow the last one (which must then be of
+    /// full length).
+    #[inline]
+    pub(crate) fn can_add_block(&self) -> bool {
+        self.slots == self.blocks.len() << self.shift
+    }
+
+    /// Allocates a block of `len` never-used slots after the others.
+    ///
+    /// # Panics
+    ///
+    /// If `len` is 0 or more than `1 << shift`, if the last block is
+    /// shorter than that ([`can_add_block`](Self::can_add_block)), or if
+    /// the slots would pass `u32::MAX`.
+    pub(crate) fn try_add_block(&mut self, len: usize) -> Result<(), TryReserveError> {
+        assert!(len > 0 && len <= 1 << self.shift, "block of {len} slots");
+        assert!(self.can_add_block(), "block after a short block");
+        assert!(self.slots + len <= u32::MAX as usize, "slots past u32::MAX");
+        self.blocks.try_reserve(1)?;
+        self.blocks.push(Interleaved::allocate(len));
+        self.slots += len;
+        Ok(())
+    }
+
+    /// Allocates a block of `len` never-used slots after the others, as
+    /// [`try_add_block`](Self::try_add_block) does, with a directory entry
+    /// of exactly the room it needs (for a fixed pool's one block);
+    /// running out of memory is handled as by `Vec::push`.
+    pub(crate) fn add_block(&mut self, len: usize) {
+        self.blocks.reserve_exact(1);
+        if self.try_add_block(len).is_err() {
             unreachable!("room for the block was reserved");
         }
     }
 
-    /// Heap bytes of the two lists (not of the blocks' slots).
-    pub(crate) fn list_bytes(&self) -> usize {
-        self.blocks.capacity() * mem::size_of::<Block<T, L>>()
-            + self.storage.capacity() * mem::size_of::<L>()
-    }
-
-    /// Block and offset of a flat index.
+    /// The state word and payload of the used slot at `index`, if there is
+    /// one; both initialized, as the state word says.
     #[inline]
-    fn block_and_offset(&self, index: usize) -> (usize, usize) {
-        (index >> self.shift, index & ((1 << self.shift) - 1))
-    }
-
-    /// The state word and payload of the used slot at flat index `index`,
-    /// if there is one. Both point into a live block's storage and are
-    /// initialized (the payload as the state word says).
-    #[inline]
-    fn slot_parts(&self, index: usize) -> Option<(*mut u32, *mut Payload<T>)> {
-        if index >= self.used() {
+    fn parts(&self, index: usize) -> Option<(*mut u32, *mut Payload<T>)> {
+        if index >= self.used {
             return None;
         }
-        let (b, i) = self.block_and_offset(index);
-        debug_assert!(b < self.blocks.len() && i < self.blocks[b].fresh());
-        // The blocks lie end to end from 0 and are used in order (invariant
-        // on `blocks`), so `index < used()` is a used slot `i` of block `b`.
-        // SAFETY: so `b < blocks.len() == storage.len()`.
-        let storage = unsafe { *self.storage.get_unchecked(b) };
-        // SAFETY: `storage[b]` is block `b`'s live storage, and `i` is below
-        // its `fresh <= len`.
+        let (b, i) = (index >> self.shift, index & ((1 << self.shift) - 1));
+        debug_assert!(b < self.blocks.len() && i < self.block_len(b));
+        // Blocks lie end to end from 0 (invariant on `slots`), so
+        // `index < used <= slots` is slot `i < block_len(b)` of block `b`.
+        // SAFETY: so `b < blocks.len()`.
+        let storage = unsafe { *self.blocks.get_unchecked(b) };
+        // SAFETY: `i` is in the block's storage, as just said.
         Some(unsafe { (storage.state(i), storage.payload(i)) })
     }
 
-    /// A pointer to the value named by `(index, generation)`, if live; with
-    /// the provenance of its block's whole storage (see `block.rs`).
+    /// The used slot at `index`, if any.
+    #[inline]
+    pub(crate) fn slot(&self, index: usize) -> Option<SlotRef<'_, T>> {
+        let (state, payload) = self.parts(index)?;
+        // The references cover one slot and live no longer than `&self`,
+        // during which nothing writes to it.
+        // SAFETY: a used slot is initialized, its state word describing it.
+        Some(unsafe { SlotRef::from_parts(&*state, &*payload) })
+    }
+
+    /// The used slot at `index`, if any, mutably.
+    #[inline]
+    pub(crate) fn slot_mut(&mut self, index: usize) -> Option<SlotMut<'_, T>> {
+        let (state, payload) = self.parts(index)?;
+        // SAFETY: as in `slot`; `&mut self` makes these the only
+        // references into the slot.
+        Some(unsafe { SlotMut::from_parts(&mut *state, &mut *payload) })
+    }
+
+    /// A pointer to the value named by `(index, generation)`, if live.
     #[inline]
     fn live_value(&self, index: usize, generation: u32) -> Option<*mut T> {
-        let (state, payload) = self.slot_parts(index)?;
-        // SAFETY: a used slot's state word is initialized (`slot_parts`);
-        // no `&mut` to it exists while `self` is borrowed.
+        let (state, payload) = self.parts(index)?;
+        // SAFETY: a used slot's state word is initialized; no `&mut` to it
+        // exists while `self` is borrowed.
         if unsafe { *state } == Slot::<T>::matched_generation(generation) {
-            // SAFETY: `payload` points into the storage.
+            // SAFETY: `payload` points into the block's storage.
             Some(unsafe { Payload::value_ptr(payload) })
         } else {
-            // Tells the compiler a miss is rare, so that it branches
-            // rather than making the value's address wait for the
-            // comparison (a conditional move), which would hold back the
-            // next load.
+            // Tells the compiler a miss is rare, so that it branches rather
+            // than making the value's address wait for the comparison (a
+            // conditional move), which would hold back the next load.
             not_found();
             None
         }
@@ -219,41 +230,215 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
     #[inline]
     pub(crate) fn value_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
         let value = self.live_value(index, generation)?;
-        // SAFETY: occupied, as in `get`; `&mut self` makes the reference
+        // SAFETY: occupied, as in `value`; `&mut self` makes the reference
         // unique.
         Some(unsafe { &mut *value })
     }
 
-    /// A pointer to the value named by `(index, generation)`, valid until
-    /// the value is taken out or its block is dropped (see
-    /// `Block::value_ptr`).
+    /// A pointer to the value named by `(index, generation)`. It stays
+    /// valid until that value is taken out or the table is dropped: blocks
+    /// never move, and other slots are only ever reached through their own
+    /// parts (see the module docs).
     #[inline]
     pub(crate) fn value_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
         NonNull::new(self.live_value(index, generation)?)
     }
 
-    /// Checks the invariants of the lists (each block checks its own).
-    pub(crate) fn check_invariants(&self) {
-        assert_eq!(self.storage.len(), self.blocks.len(), "directory length");
-        let mut total = 0;
-        for (b, block) in self.blocks.iter().enumerate() {
-            assert_eq!(block.base(), b << self.shift, "base of block {b}");
-            assert!(block.len() <= 1 << self.shift, "block {b} too long");
-            if b + 1 < self.blocks.len() {
-                assert_eq!(block.len(), 1 << self.shift, "short inner block {b}");
-                assert_eq!(block.fresh(), block.len(), "inner block {b} not used up");
+    /// The value at `index`.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must be used and occupied.
+    #[inline]
+    pub(crate) unsafe fn value_unchecked(&self, index: usize) -> &T {
+        debug_assert!(self.slot(index).is_some_and(SlotRef::is_occupied));
+        let (b, i) = (index >> self.shift, index & ((1 << self.shift) - 1));
+        // SAFETY: the caller guarantees `index < used`, so block `b` exists
+        // and holds slot `i` (as in `parts`).
+        let payload = unsafe { self.blocks.get_unchecked(b).payload(i) };
+        // SAFETY: occupied (the caller's guarantee), so the value is
+        // initialized; `&self` keeps writers away.
+        unsafe { &*Payload::value_ptr(payload) }
+    }
+
+    /// The value at `index`, mutably.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must be used and occupied.
+    #[inline]
+    pub(crate) unsafe fn value_unchecked_mut(&mut self, index: usize) -> &mut T {
+        debug_assert!(self.slot(index).is_some_and(SlotRef::is_occupied));
+        let (b, i) = (index >> self.shift, index & ((1 << self.shift) - 1));
+        // SAFETY: as in `value_unchecked`.
+        let payload = unsafe { self.blocks.get_unchecked(b).payload(i) };
+        // SAFETY: as in `value_unchecked`; `&mut self` makes it unique.
+        unsafe { &mut *Payload::value_ptr(payload) }
+    }
+
+    /// Mutable references to `N` distinct live values, each named by
+    /// `(index, generation)`, or `None` if any is not live or two name the
+    /// same slot.
+    pub(crate) fn values_disjoint_mut<const N: usize>(
+        &mut self,
+        keys: [(usize, u32); N],
+    ) -> Option<[&mut T; N]> {
+        let mut values = [core::ptr::null_mut(); N];
+        for (n, &(index, generation)) in keys.iter().enumerate() {
+            values[n] = self.live_value(index, generation)?;
+            // Two live keys with one slot are the same key.
+            if keys[..n].iter().any(|&(other, _)| other == index) {
+                return None;
             }
-            let (state, payload) = (block.storage(), self.storage[b]);
-            // The same storage: the same state word for slot 0 (a block
-            // of no slots has no storage to compare).
-            if block.len() > 0 {
-                // SAFETY: `0 < len` for both, which are the same block's.
-                let same = unsafe { state.state(0) == payload.state(0) };
-                assert!(same, "directory entry {b} is not the block's storage");
-            }
-            total += block.len();
         }
-        assert_eq!(total, self.slots(), "slot total");
+        // Each pointer comes from its block's storage, with no reference to
+        // a block in between, and `&mut self` outlives them all.
+        // Every value above is live (initialized) and named once, and nothing
+        // else reaches them while `self` is borrowed mutably.
+        // SAFETY: so these are references to distinct, initialized values.
+        Some(values.map(|value| unsafe { &mut *value }))
+    }
+
+    /// Takes the value named by `(index, generation)` out, if live, leaving
+    /// the slot vacant with that generation as its last and the free-list
+    /// link `next_free`.
+    #[inline]
+    pub(crate) fn take(&mut self, index: usize, generation: u32, next_free: u32) -> Option<T> {
+        let (state, payload) = self.parts(index)?;
+        // SAFETY: a used slot's state word is initialized.
+        if unsafe { *state } != Slot::<T>::matched_generation(generation) {
+            not_found();
+            return None;
+        }
+        // SAFETY: the slot is occupied (it matched a generation), and
+        // `&mut self` makes these the only references into it.
+        Some(unsafe { SlotMut::from_parts(&mut *state, &mut *payload).vacate(next_free) })
+    }
+
+    /// Writes a slot at `used` and moves `used` on; returns its index.
+    ///
+    /// # Panics
+    ///
+    /// If every slot has been used (a block must be added first).
+    #[inline]
+    pub(crate) fn append(&mut self, state: u32, payload: Payload<T>) -> usize {
+        let index = self.used;
+        assert!(index < self.slots, "append past the last block");
+        let (b, i) = (index >> self.shift, index & ((1 << self.shift) - 1));
+        // SAFETY: `index < slots`, so block `b` exists and holds slot `i`
+        // (invariant on `slots`).
+        let storage = unsafe { *self.blocks.get_unchecked(b) };
+        // SAFETY: in the storage, and not initialized (`index >= used`), so
+        // writing drops nothing.
+        unsafe {
+            storage.state(i).write(state);
+            storage.payload(i).write(payload);
+        }
+        self.used = index + 1;
+        index
+    }
+
+    /// The lowest occupied index at or after `from`.
+    pub(crate) fn next_occupied(&self, from: usize) -> Option<usize> {
+        (from..self.used).find(|&index| self.slot(index).is_some_and(SlotRef::is_occupied))
+    }
+
+    /// Links every vacant used slot whose generation is below
+    /// `max_generation` into a free list in index order (lowest first),
+    /// and returns its head, the number of vacant slots and how many of
+    /// them were left out (retired). One pass over the used slots,
+    /// backwards, a block at a time; only vacant slots are written.
+    pub(crate) fn link_vacant(&mut self, max_generation: u32) -> (u32, usize, usize) {
+        let (mut head, mut vacant, mut retired) = (NO_SLOT, 0, 0);
+        for b in (0..self.blocks.len()).rev() {
+            let base = b << self.shift;
+            let end = self.used.saturating_sub(base).min(self.block_len(b));
+            let storage = self.blocks[b];
+            for i in (0..end).rev() {
+                // `&mut self` makes these the only references into the slot.
+                // SAFETY: `base + i < used`: slot `i` of block `b`, initialized.
+                let slot = unsafe {
+                    SlotMut::from_parts(&mut *storage.state(i), &mut *storage.payload(i))
+                };
+                let (occupied, generation) =
+                    (slot.as_ref().is_occupied(), slot.as_ref().generation());
+                if occupied {
+                    continue;
+                }
+                vacant += 1;
+                if generation >= max_generation {
+                    retired += 1;
+                    continue;
+                }
+                slot.set_next_free(head);
+                // Below `slots <= u32::MAX` (invariant on `slots`).
+                head = (base + i) as u32;
+            }
+        }
+        (head, vacant, retired)
+    }
+
+    /// Drops every value, leaving the slots vacant with their generations
+    /// and no links. If a `Drop` panics, the others are still dropped and
+    /// the panic then propagates (a second panic aborts).
+    pub(crate) fn drop_values(&mut self) {
+        /// Keeps dropping if a value's `Drop` panics.
+        struct Guard<'a, T>(&'a mut FlatSlots<T>);
+        impl<T> Drop for Guard<'_, T> {
+            fn drop(&mut self) {
+                self.0.drop_values_unguarded();
+            }
+        }
+        let guard = Guard(self);
+        guard.0.drop_values_unguarded();
+        mem::forget(guard);
+    }
+
+    /// Drops every value; a panicking `Drop` stops it, leaving the rest in
+    /// place and consistent.
+    fn drop_values_unguarded(&mut self) {
+        for index in 0..self.used {
+            if let Some(slot) = self.slot_mut(index) {
+                if slot.as_ref().is_occupied() {
+                    // Vacated before the drop, so a panicking `Drop` cannot
+                    // repeat it.
+                    // SAFETY: the slot is occupied, as just checked.
+                    drop(unsafe { slot.vacate(NO_SLOT) });
+                }
+            }
+        }
+    }
+
+    /// Iterates the `len` live values (`len` must be their number).
+    #[inline]
+    pub(crate) fn iter(&self, len: usize) -> FlatIter<'_, T> {
+        FlatCursor::new(self, len)
+    }
+
+    /// Iterates the `len` live values mutably.
+    #[inline]
+    pub(crate) fn iter_mut(&mut self, len: usize) -> FlatIterMut<'_, T> {
+        // The values are reached through the blocks' raw pointers only,
+        // exclusively, since `self` is borrowed mutably for the cursor's
+        // lifetime.
+        FlatCursor::new(self, len)
+    }
+
+    /// Checks the invariants of the directory and the counts; the caller
+    /// checks the slots.
+    pub(crate) fn check_invariants(&self) {
+        assert!(self.used <= self.slots, "used past the slots");
+        assert!(self.slots <= u32::MAX as usize, "slots past u32::MAX");
+        match self.blocks.len() {
+            0 => assert_eq!(self.slots, 0, "slots without blocks"),
+            n => {
+                let last = self.slots - ((n - 1) << self.shift);
+                assert!(
+                    (1..=1 << self.shift).contains(&last),
+                    "last block of {last} slots"
+                );
+            }
+        }
     }
 }
 
@@ -262,28 +447,227 @@ impl<T, L: SlotLayout<T>> FlatBlocks<T, L> {
 #[inline]
 fn not_found() {}
 
-impl<T: Clone, L: SlotLayout<T>> Clone for FlatBlocks<T, L> {
-    /// Copies of the blocks, with a directory of the copies. If a `clone`
-    /// panics, the values cloned so far are dropped.
-    fn clone(&self) -> Self {
-        let blocks = self.blocks.clone();
-        let storage = blocks.iter().map(Block::storage).collect();
-        FlatBlocks {
-            blocks,
-            storage,
-            shift: self.shift,
+impl<T> Drop for FlatSlots<T> {
+    fn drop(&mut self) {
+        /// Frees the blocks, after dropping whatever values remain (all of
+        /// them if no `Drop` panicked).
+        struct Free<'a, T>(&'a mut FlatSlots<T>);
+        impl<T> Drop for Free<'_, T> {
+            fn drop(&mut self) {
+                if mem::needs_drop::<T>() {
+                    self.0.drop_values_unguarded();
+                }
+                for b in 0..self.0.blocks.len() {
+                    let len = self.0.block_len(b);
+                    // Freeing drops no value twice: every value was dropped
+                    // above, and the blocks are not used again.
+                    // SAFETY: block `b` came from `Interleaved::allocate(len)`
+                    // (invariant on `blocks`) and is freed once, here.
+                    unsafe { self.0.blocks[b].deallocate(len) };
+                }
+            }
         }
+        let free = Free(self);
+        // Values without drop glue need no visit.
+        if mem::needs_drop::<T>() {
+            free.0.drop_values_unguarded();
+        }
+        drop(free);
     }
 }
 
-impl<T, L: SlotLayout<T>> core::ops::Deref for FlatBlocks<T, L> {
-    type Target = [Block<T, L>];
+impl<T: Clone> Clone for FlatSlots<T> {
+    /// A copy with the same blocks, generations, links and values. If a
+    /// `clone` panics, the copy holds the slots copied so far and is
+    /// dropped with them.
+    fn clone(&self) -> Self {
+        let mut copy = FlatSlots::new(self.shift);
+        copy.blocks.reserve_exact(self.blocks.len());
+        for b in 0..self.blocks.len() {
+            copy.blocks.push(Interleaved::allocate(self.block_len(b)));
+            copy.slots += self.block_len(b);
+        }
+        for index in 0..self.used {
+            let Some(from) = self.slot(index) else {
+                unreachable!("used slot {index} missing")
+            };
+            let (state, payload) = match from.get() {
+                Some(value) => (
+                    Slot::<T>::occupied_state(from.generation()),
+                    Payload::occupied(value.clone()),
+                ),
+                None => (
+                    Slot::<T>::vacant_state(from.generation()),
+                    Payload::vacant(from.next_free()),
+                ),
+            };
+            copy.append(state, payload);
+        }
+        copy
+    }
+}
 
-    /// The blocks, in index order. (Mutable access goes through
-    /// [`as_mut_slice`](FlatBlocks::as_mut_slice), which says what it must
-    /// not do.)
+/// How a cursor hands out a value: `&'a T` or `&'a mut T`.
+///
+/// # Safety
+///
+/// `from_value_ptr` must only turn the pointer into a reference of the
+/// implementing type.
+pub(crate) unsafe trait ValueRef<T>: Sized {
+    /// The reference to the value at `value`.
+    ///
+    /// # Safety
+    ///
+    /// `value` must point to an initialized value, valid as `Self` for its
+    /// lifetime (no `&mut` to it elsewhere for `&T`, nothing else at all
+    /// for `&mut T`).
+    unsafe fn from_value_ptr(value: *mut T) -> Self;
+}
+
+// SAFETY: only makes the shared reference.
+unsafe impl<T> ValueRef<T> for &T {
     #[inline]
-    fn deref(&self) -> &[Block<T, L>] {
-        &self.blocks
+    unsafe fn from_value_ptr(value: *mut T) -> Self {
+        // SAFETY: the caller's guarantee.
+        unsafe { &*value }
+    }
+}
+
+// SAFETY: only makes the exclusive reference.
+unsafe impl<T> ValueRef<T> for &mut T {
+    #[inline]
+    unsafe fn from_value_ptr(value: *mut T) -> Self {
+        // SAFETY: the caller's guarantee.
+        unsafe { &mut *value }
+    }
+}
+
+/// Iterates the live values of a [`FlatSlots`] in index order, as
+/// `(index, generation, value)`, checking each used slot's state word.
+pub(crate) struct FlatCursor<'a, T, R> {
+    /// The directory of the table borrowed for `'a` (mutably, if `R` is
+    /// `&mut T`).
+    blocks: &'a [Interleaved<T>],
+    shift: u32,
+    /// The next flat index to look at.
+    next: usize,
+    /// The table's `used`. Invariant: every index in `next..used` is an
+    /// initialized slot of `blocks`.
+    used: usize,
+    /// Live values at `next..used`, not yet yielded.
+    remaining: usize,
+    _values: PhantomData<R>,
+}
+
+/// Shared iteration.
+pub(crate) type FlatIter<'a, T> = FlatCursor<'a, T, &'a T>;
+/// Exclusive iteration.
+pub(crate) type FlatIterMut<'a, T> = FlatCursor<'a, T, &'a mut T>;
+
+// SAFETY: the cursor hands out `R`s to values of the table it borrows, so
+// it may cross threads as those references may.
+unsafe impl<T, R: Send> Send for FlatCursor<'_, T, R> {}
+// SAFETY: shared access to the cursor reads only its own fields.
+unsafe impl<T, R: Sync> Sync for FlatCursor<'_, T, R> {}
+
+impl<T> Clone for FlatIter<'_, T> {
+    fn clone(&self) -> Self {
+        FlatCursor { ..*self }
+    }
+}
+
+impl<'a, T, R: ValueRef<T>> FlatCursor<'a, T, R> {
+    /// Iterates `slots`, which holds `len` live values; for `&mut T`
+    /// items, `slots` must be borrowed mutably for `'a`.
+    #[inline]
+    fn new(slots: &'a FlatSlots<T>, len: usize) -> Self {
+        FlatCursor {
+            blocks: &slots.blocks,
+            shift: slots.shift,
+            next: 0,
+            used: slots.used,
+            remaining: len,
+            _values: PhantomData,
+        }
+    }
+
+    /// Values left.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.remaining
+    }
+
+    /// The item at `index` of block `storage` (slot `i`), if occupied.
+    ///
+    /// # Safety
+    ///
+    /// `index` is in `next..used` of this cursor, slot `i` of `storage`,
+    /// and is looked at once.
+    #[inline]
+    unsafe fn item(storage: Interleaved<T>, index: usize, i: usize) -> Option<(usize, u32, R)> {
+        // SAFETY: slot `i` is an initialized slot of `storage` (the
+        // caller's guarantee and the invariant on `used`).
+        let state = unsafe { *storage.state(i) };
+        if state & VACANT != 0 {
+            return None;
+        }
+        // The value is handed out once (each index is looked at once), and
+        // the table is borrowed for `'a` as `R` needs (`new`).
+        // SAFETY: occupied, so the value is initialized.
+        let value = unsafe { R::from_value_ptr(Payload::value_ptr(storage.payload(i))) };
+        Some((index, state, value))
+    }
+
+    /// Folds over the remaining values, a block at a time.
+    #[inline]
+    pub(crate) fn fold_items<B>(self, init: B, mut f: impl FnMut(B, (usize, u32, R)) -> B) -> B {
+        let mut acc = init;
+        let mut left = self.remaining;
+        let mut index = self.next;
+        let mask = (1 << self.shift) - 1;
+        while left > 0 && index < self.used {
+            let b = index >> self.shift;
+            let block_end = ((b + 1) << self.shift).min(self.used);
+            let storage = self.blocks[b];
+            let base = b << self.shift;
+            for i in (index & mask)..block_end - base {
+                // SAFETY: `base + i` is in `next..used` (each once, in
+                // order), slot `i` of block `b`.
+                if let Some(item) = unsafe { Self::item(storage, base + i, i) } {
+                    acc = f(acc, item);
+                    left -= 1;
+                    if left == 0 {
+                        break;
+                    }
+                }
+            }
+            index = block_end;
+        }
+        acc
+    }
+}
+
+impl<'a, T, R: ValueRef<T>> Iterator for FlatCursor<'a, T, R> {
+    type Item = (usize, u32, R);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.remaining > 0 && self.next < self.used {
+            let index = self.next;
+            self.next += 1;
+            let (b, i) = (index >> self.shift, index & ((1 << self.shift) - 1));
+            // SAFETY: `index` was in `next..used` and `next` has moved past
+            // it, so it is looked at once; it is slot `i` of block `b`.
+            if let Some(item) = unsafe { Self::item(self.blocks[b], index, i) } {
+                self.remaining -= 1;
+                return Some(item);
+            }
+        }
+        None
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
     }
 }

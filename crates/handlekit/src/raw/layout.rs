@@ -1,9 +1,9 @@
-//! Where a [`Block`](super::block::Block) keeps its slots: the two
-//! layouts of the stable containers, and the accesses that iterate them.
+//! Where the stable containers keep their slots: the two layouts, and the
+//! accesses that iterate them.
 //!
 //! - [`Interleaved`]: one array of [`Slot`]s, each state word beside its
 //!   payload. A lookup or removal by key touches one cache line. `Pool`
-//!   uses it: its goals are insert and remove.
+//!   uses it (through `FlatSlots`): its goals are insert and remove.
 //! - [`Split`]: an array of state words and an array of payloads. A lookup
 //!   touches two cache lines, but iterating the values reads only the
 //!   payloads (and the occupancy words), which for a `u64` is half the

@@ -12,9 +12,10 @@
 //!   clone;
 //! - [`block`]: `Block`, a fixed run of slots that never moves, with its
 //!   own occupancy words, and iteration over a list of blocks (the storage
-//!   of `Pool` and `Hive`);
-//! - [`flat`]: `FlatBlocks`, blocks of one size laid end to end, with a
-//!   directory of their storage that lookups by key go through (`Pool`);
+//!   of `Hive`);
+//! - [`flat`]: `FlatSlots`, bare blocks of one size laid end to end behind a
+//!   directory, with no header or occupancy bits, and `FlatCursor`, which
+//!   iterates them by state word (the storage of `Pool`);
 //! - [`layout`]: where a block keeps its slots: side by side
 //!   (`Interleaved`, for `Pool`) or as an array of state words beside an
 //!   array of payloads (`Split`, for `Hive`), and the accesses that iterate
