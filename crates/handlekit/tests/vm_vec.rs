@@ -695,7 +695,7 @@ fn sent_to_another_thread() {
 /// On Linux, `rebase` moves whole pages: the first element lands inside the
 /// first page of the reservation, at its old offset within its page, and
 /// nothing is copied; committed memory is the chunks up to the last element.
-#[cfg(all(target_os = "linux", not(miri)))]
+#[cfg(all(target_os = "linux", feature = "vm", not(miri)))]
 #[test]
 fn rebase_lands_in_the_first_page() {
     let page = page_size();
