@@ -881,6 +881,36 @@ fn growable_pool_stops_at_the_index_space() {
     cut.check_invariants();
 }
 
+/// A block cut short by the index space is walked, emptied and refilled
+/// like any other: iteration stops at its end, and the free-list rebuild
+/// that an emptying `remove` runs hands its slots out lowest first.
+#[test]
+fn a_cut_block_iterates_empties_and_refills_in_order() {
+    let mut pool: Pool<u8, EightSlots> = Pool::with_block_size(16);
+    let keys: Vec<_> = (0..8).map(|n| pool.insert(n)).collect();
+    for &key in keys.iter().step_by(3) {
+        pool.remove(key);
+    }
+    let left: Vec<u8> = vec![1, 2, 4, 5, 7];
+    assert_eq!(pool.values().copied().collect::<Vec<_>>(), left);
+    let mut iter = pool.values();
+    assert_eq!(iter.next(), Some(&1));
+    assert_eq!(iter.fold(0u32, |sum, v| sum + u32::from(*v)), 2 + 4 + 5 + 7);
+    for &key in &keys {
+        pool.remove(key);
+    }
+    assert!(pool.is_empty());
+    pool.check_invariants();
+    let again: Vec<_> = (0..8).map(|n| pool.insert(n)).collect();
+    let indices: Vec<usize> = again.iter().map(|key| key.index()).collect();
+    assert_eq!(indices, (0..8).collect::<Vec<_>>());
+    assert!(again
+        .iter()
+        .zip(&keys)
+        .all(|(new, old)| pool.get(*old).is_none() && pool[*new] < 8));
+    pool.check_invariants();
+}
+
 /// Deserializing a pool from untrusted input.
 #[cfg(feature = "serde")]
 mod pool_serde {
