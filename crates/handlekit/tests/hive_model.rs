@@ -41,7 +41,7 @@ mod hive {
     use super::*;
 
     const CASES: u32 = if cfg!(miri) { 2 } else { 256 };
-    const MAX_OPS: usize = if cfg!(miri) { 10 } else { 200 };
+    const MAX_OPS: usize = if cfg!(miri) { 8 } else { 200 };
 
     #[derive(Clone, Copy, Debug)]
     enum Src {

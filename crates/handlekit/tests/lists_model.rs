@@ -29,7 +29,7 @@ define_key! {
 }
 
 const CASES: u32 = if cfg!(miri) { 2 } else { 256 };
-const MAX_OPS: usize = if cfg!(miri) { 12 } else { 200 };
+const MAX_OPS: usize = if cfg!(miri) { 8 } else { 200 };
 const LISTS: usize = 4;
 
 #[derive(Clone, Debug)]

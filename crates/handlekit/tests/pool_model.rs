@@ -33,7 +33,7 @@ define_key! {
     pub struct Gen4(u32; index_bits = 28);
 }
 
-const CASES: u32 = if cfg!(miri) { 3 } else { 256 };
+const CASES: u32 = if cfg!(miri) { 2 } else { 256 };
 const MAX_OPS: usize = if cfg!(miri) { 12 } else { 200 };
 
 #[derive(Clone, Copy, Debug)]

@@ -47,7 +47,7 @@ define_key! {
 }
 
 const CASES: u32 = if cfg!(miri) { 2 } else { 256 };
-const MAX_OPS: usize = if cfg!(miri) { 16 } else { 200 };
+const MAX_OPS: usize = if cfg!(miri) { 10 } else { 200 };
 
 /// The key bounds the harness needs: with the `serde` feature, keys must
 /// also round-trip through serde (every key made by `define_key!` does).
