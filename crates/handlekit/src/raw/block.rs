@@ -503,19 +503,10 @@ impl<T, L: SlotLayout<T>> Block<T, L> {
     /// and no links. If a `Drop` panics, the others are still dropped and
     /// the panic then propagates (a second panic aborts).
     pub(crate) fn drop_values(&mut self) {
-        /// Keeps dropping if a value's `Drop` panics.
-        struct Guard<'a, T, L: SlotLayout<T>>(&'a mut Block<T, L>);
-        impl<T, L: SlotLayout<T>> Drop for Guard<'_, T, L> {
-            fn drop(&mut self) {
-                self.0.drop_values_unguarded();
-            }
-        }
         if self.live() == 0 {
             return;
         }
-        let guard = Guard(self);
-        guard.0.drop_values_unguarded();
-        mem::forget(guard);
+        super::finish_on_panic(self, Self::drop_values_unguarded);
     }
 
     /// Drops every value; a panicking `Drop` stops it, leaving the rest in
@@ -603,16 +594,7 @@ impl<T: Clone, L: SlotLayout<T>> Clone for Block<T, L> {
     fn clone(&self) -> Self {
         let mut copy = Block::new(self.len, self.base);
         for from in self.used_slots() {
-            let (state, payload) = match from.get() {
-                Some(value) => (
-                    Slot::<T>::occupied_state(from.generation()),
-                    Payload::occupied(value.clone()),
-                ),
-                None => (
-                    Slot::<T>::vacant_state(from.generation()),
-                    Payload::vacant(from.next_free()),
-                ),
-            };
+            let (state, payload) = from.cloned_parts();
             let i = copy.push_slot(state, payload);
             if from.is_occupied() {
                 copy.occupied[i / WORD_BITS] |= 1 << (i % WORD_BITS);

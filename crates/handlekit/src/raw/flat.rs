@@ -110,6 +110,12 @@ impl<T> FlatSlots<T> {
             + self.blocks.capacity() * mem::size_of::<Interleaved<T>>()
     }
 
+    /// Block and offset of flat index `index`.
+    #[inline]
+    fn split(&self, index: usize) -> (usize, usize) {
+        (index >> self.shift, index & ((1 << self.shift) - 1))
+    }
+
     /// Slots of block `b`, which must exist.
     fn block_len(&self, b: usize) -> usize {
         debug_assert!(b < self.blocks.len());
@@ -162,7 +168,7 @@ impl<T> FlatSlots<T> {
         if index >= self.used {
             return None;
         }
-        let (b, i) = (index >> self.shift, index & ((1 << self.shift) - 1));
+        let (b, i) = self.split(index);
         debug_assert!(b < self.blocks.len() && i < self.block_len(b));
         // Blocks lie end to end from 0 (invariant on `slots`), so
         // `index < used <= slots` is slot `i < block_len(b)` of block `b`.
@@ -252,7 +258,7 @@ impl<T> FlatSlots<T> {
     #[inline]
     pub(crate) unsafe fn value_unchecked(&self, index: usize) -> &T {
         debug_assert!(self.slot(index).is_some_and(SlotRef::is_occupied));
-        let (b, i) = (index >> self.shift, index & ((1 << self.shift) - 1));
+        let (b, i) = self.split(index);
         // SAFETY: the caller guarantees `index < used`, so block `b` exists
         // and holds slot `i` (as in `parts`).
         let payload = unsafe { self.blocks.get_unchecked(b).payload(i) };
@@ -269,7 +275,7 @@ impl<T> FlatSlots<T> {
     #[inline]
     pub(crate) unsafe fn value_unchecked_mut(&mut self, index: usize) -> &mut T {
         debug_assert!(self.slot(index).is_some_and(SlotRef::is_occupied));
-        let (b, i) = (index >> self.shift, index & ((1 << self.shift) - 1));
+        let (b, i) = self.split(index);
         // SAFETY: as in `value_unchecked`.
         let payload = unsafe { self.blocks.get_unchecked(b).payload(i) };
         // SAFETY: as in `value_unchecked`; `&mut self` makes it unique.
@@ -324,7 +330,7 @@ impl<T> FlatSlots<T> {
     pub(crate) fn append(&mut self, state: u32, payload: Payload<T>) -> usize {
         let index = self.used;
         assert!(index < self.slots, "append past the last block");
-        let (b, i) = (index >> self.shift, index & ((1 << self.shift) - 1));
+        let (b, i) = self.split(index);
         // SAFETY: `index < slots`, so block `b` exists and holds slot `i`
         // (invariant on `slots`).
         let storage = unsafe { *self.blocks.get_unchecked(b) };
@@ -382,16 +388,7 @@ impl<T> FlatSlots<T> {
     /// and no links. If a `Drop` panics, the others are still dropped and
     /// the panic then propagates (a second panic aborts).
     pub(crate) fn drop_values(&mut self) {
-        /// Keeps dropping if a value's `Drop` panics.
-        struct Guard<'a, T>(&'a mut FlatSlots<T>);
-        impl<T> Drop for Guard<'_, T> {
-            fn drop(&mut self) {
-                self.0.drop_values_unguarded();
-            }
-        }
-        let guard = Guard(self);
-        guard.0.drop_values_unguarded();
-        mem::forget(guard);
+        super::finish_on_panic(self, Self::drop_values_unguarded);
     }
 
     /// Drops every value; a panicking `Drop` stops it, leaving the rest in
@@ -491,16 +488,7 @@ impl<T: Clone> Clone for FlatSlots<T> {
             let Some(from) = self.slot(index) else {
                 unreachable!("used slot {index} missing")
             };
-            let (state, payload) = match from.get() {
-                Some(value) => (
-                    Slot::<T>::occupied_state(from.generation()),
-                    Payload::occupied(value.clone()),
-                ),
-                None => (
-                    Slot::<T>::vacant_state(from.generation()),
-                    Payload::vacant(from.next_free()),
-                ),
-            };
+            let (state, payload) = from.cloned_parts();
             copy.append(state, payload);
         }
         copy

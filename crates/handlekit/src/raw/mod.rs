@@ -37,6 +37,25 @@ pub(crate) mod pool;
 pub(crate) mod slot;
 pub(crate) mod store;
 
+/// Runs `pass` over `target`; if it panics (a value's `Drop`), runs it
+/// again from the unwinding, so that the values after the panicking one are
+/// still dropped, and then lets the panic go on (a second panic aborts, as
+/// for `Vec`). `pass` must leave `target` consistent where it stops and
+/// must not repeat work already done (each value is vacated before it is
+/// dropped).
+pub(crate) fn finish_on_panic<S>(target: &mut S, pass: fn(&mut S)) {
+    /// Runs the pass again while unwinding.
+    struct Guard<'a, S>(&'a mut S, fn(&mut S));
+    impl<S> Drop for Guard<'_, S> {
+        fn drop(&mut self) {
+            (self.1)(self.0);
+        }
+    }
+    let guard = Guard(target, pass);
+    (guard.1)(guard.0);
+    core::mem::forget(guard);
+}
+
 #[cfg(feature = "serde")]
 pub(crate) use arena::BuildError;
 pub(crate) use arena::{KeyLimits, SlotArena};

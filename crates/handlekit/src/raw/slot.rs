@@ -391,6 +391,24 @@ impl<'a, T> SlotRef<'a, T> {
     }
 }
 
+impl<T: Clone> SlotRef<'_, T> {
+    /// The state word and payload of a copy of this slot: the same
+    /// generation, and a clone of the value or the same free-list link. For
+    /// cloning a container whose slots are written part by part.
+    pub(crate) fn cloned_parts(self) -> (u32, Payload<T>) {
+        match self.get() {
+            Some(value) => (
+                Slot::<T>::occupied_state(self.generation()),
+                Payload::occupied(value.clone()),
+            ),
+            None => (
+                Slot::<T>::vacant_state(self.generation()),
+                Payload::vacant(self.next_free()),
+            ),
+        }
+    }
+}
+
 impl<'a, T> SlotMut<'a, T> {
     /// An exclusive view of the slot made of `state` and `payload`.
     ///

@@ -347,16 +347,7 @@ impl<T> SlotStore<T> {
     /// dropped and the panic then propagates (a second panic aborts, as for
     /// `Vec`).
     pub(crate) fn drop_values(&mut self) {
-        /// Keeps dropping if a value's `Drop` panics.
-        struct Guard<'a, T>(&'a mut SlotStore<T>);
-        impl<T> Drop for Guard<'_, T> {
-            fn drop(&mut self) {
-                self.0.drop_values_unguarded();
-            }
-        }
-        let guard = Guard(self);
-        guard.0.drop_values_unguarded();
-        mem::forget(guard);
+        super::finish_on_panic(self, Self::drop_values_unguarded);
     }
 
     /// Drops every value; a panicking `Drop` stops it with the rest still
