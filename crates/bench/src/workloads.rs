@@ -139,20 +139,38 @@ fn time(ops: usize, section: impl FnOnce()) -> Timed {
     }
 }
 
+/// The shortest stretch [`time_passes`] times with one pair of clock
+/// reads. Reading the clock costs tens of nanoseconds, which is a third of
+/// a sparse pass over 1000 slots (50 live values): timed one by one, such
+/// passes measured the clock as much as the container, and every
+/// container's cell moved towards the same constant.
+const MIN_TIMED: Duration = Duration::from_micros(5);
+
 /// Times a section that leaves the container unchanged (a lookup or
 /// iteration pass), repeating it on the same setup until the budget's time
 /// is reached. Rebuilding the container for every pass would make setup,
 /// not measurement, the cost of a cell: a sparse iteration pass over 1M
 /// slots takes well under a millisecond, its setup hundreds.
+///
+/// Passes shorter than [`MIN_TIMED`] are timed in groups, doubling the
+/// group until one takes that long.
 fn time_passes(ops: usize, budget: Budget, mut section: impl FnMut()) -> Timed {
     let mut total = Timed::default();
     let mut passes = 0;
+    let mut group = 1u32;
     while passes < budget.max_rounds && (passes == 0 || total.elapsed < budget.min_time) {
+        let this_group = group.min(budget.max_rounds - passes);
         let start = Instant::now();
-        section();
-        total.elapsed += start.elapsed();
-        total.ops += ops as u64;
-        passes += 1;
+        for _ in 0..this_group {
+            section();
+        }
+        let elapsed = start.elapsed();
+        total.elapsed += elapsed;
+        total.ops += ops as u64 * u64::from(this_group);
+        passes += this_group;
+        if elapsed < MIN_TIMED {
+            group = group.saturating_mul(2);
+        }
     }
     total
 }
@@ -345,4 +363,43 @@ pub fn bytes_per_value<V: Value, C: Container<V>>(n: usize) -> f64 {
     assert_eq!(container.len(), n);
     drop(black_box(container));
     after.saturating_sub(before) as f64 / n.max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_passes_groups_short_passes_and_counts_every_one() {
+        let budget = Budget {
+            min_time: Duration::from_secs(3600),
+            max_rounds: 1000,
+        };
+        let mut runs = 0u32;
+        let timed = time_passes(7, budget, || runs += 1);
+        // A pass that takes nanoseconds is grouped, but the rounds cap is
+        // still exact and every pass is counted.
+        assert_eq!(runs, 1000);
+        assert_eq!(timed.ops, 7 * 1000);
+    }
+
+    #[test]
+    fn time_passes_stops_at_the_time_budget() {
+        let budget = Budget {
+            min_time: Duration::from_micros(200),
+            max_rounds: u32::MAX,
+        };
+        let mut runs = 0u64;
+        let timed = time_passes(1, budget, || {
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_micros(50) {}
+            runs += 1;
+        });
+        // Passes of at least 50 us are never grouped (they exceed
+        // MIN_TIMED), so the loop stops at the first pass that reaches the
+        // budget: after at most four.
+        assert!(timed.elapsed >= budget.min_time);
+        assert_eq!(timed.ops, runs);
+        assert!((1..=4).contains(&runs), "{runs} passes");
+    }
 }
