@@ -43,8 +43,10 @@ impl KeyLimits {
 
 /// Where an insertion puts its value.
 enum Spot {
-    /// The head of the free list.
-    FreeHead,
+    /// The head of a LIFO free list.
+    LifoHead,
+    /// The head of a FIFO free list, which also keeps its tail.
+    FifoHead,
     /// A new slot at the end.
     Append,
 }
@@ -340,34 +342,37 @@ impl<T> SlotArena<T> {
         make: impl FnOnce(usize, u32) -> T,
     ) -> Result<(usize, u32), CapacityError> {
         let spot = match self.reuse {
-            Reuse::Lifo if self.free_head != NO_SLOT => Spot::FreeHead,
+            Reuse::Lifo if self.free_head != NO_SLOT => Spot::LifoHead,
             Reuse::Lifo if self.store.slot_count() < self.append_limit => Spot::Append,
             _ => self.general_spot()?,
         };
         Ok(match spot {
-            Spot::FreeHead => self.fill_free_head(make),
+            Spot::LifoHead => self.fill_free_head(make),
+            Spot::FifoHead => {
+                let filled = self.fill_free_head(make);
+                if self.free_head == NO_SLOT {
+                    self.free_tail = NO_SLOT;
+                }
+                filled
+            }
             Spot::Append => (self.store.push_occupied_with(1, |index| make(index, 1)), 1),
         })
     }
 
     /// Pops the head of the free list (which must not be empty) and fills
-    /// it with `make(index, generation)`.
+    /// it with `make(index, generation)`. Leaves `free_tail` alone: under
+    /// LIFO it is not kept, and the FIFO caller settles it.
     #[inline(always)]
     fn fill_free_head(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32) {
         let index = self.free_head as usize;
-        let Some(slot) = self.store.slot(index) else {
-            unreachable!("free list head {index} past the slots")
-        };
-        // SAFETY: the free list holds only vacant slots (the invariant on
-        // `free_head`), and the caller checked it is not empty.
-        let next = unsafe { slot.next_free_unchecked() };
-        let generation = slot.generation() + 1;
+        // SAFETY: the free list is not empty (the caller's check) and holds
+        // only existing, vacant slots (the invariant on `free_head`).
+        let (next, last_generation) = unsafe { self.store.vacant_parts_unchecked(index) };
+        let generation = last_generation + 1;
         let value = make(index, generation);
-        self.store.occupy(index, generation, value);
+        // SAFETY: as above; `make` did not touch the arena.
+        unsafe { self.store.occupy_unchecked(index, generation, value) };
         self.free_head = next;
-        if next == NO_SLOT {
-            self.free_tail = NO_SLOT;
-        }
         (index, generation)
     }
 
@@ -376,7 +381,7 @@ impl<T> SlotArena<T> {
     #[inline(never)]
     fn general_spot(&self) -> Result<Spot, CapacityError> {
         if self.reusable_slot().is_some() {
-            Ok(Spot::FreeHead)
+            Ok(Spot::FifoHead)
         } else if self.store.slot_count() < self.append_limit {
             Ok(Spot::Append)
         } else {

@@ -71,6 +71,18 @@ impl Occupancy {
         self.words[i / WORD_BITS] |= 1 << (i % WORD_BITS);
     }
 
+    /// Sets bit `i` without a bounds check.
+    ///
+    /// # Safety
+    ///
+    /// The bitset must cover bit `i` (`i < 64 * words`).
+    #[inline]
+    pub(crate) unsafe fn insert_unchecked(&mut self, i: usize) {
+        debug_assert!(i / WORD_BITS < self.words.len());
+        // SAFETY: the caller guarantees the word exists.
+        unsafe { *self.words.get_unchecked_mut(i / WORD_BITS) |= 1 << (i % WORD_BITS) };
+    }
+
     /// Clears bit `i` without a bounds check.
     ///
     /// # Safety

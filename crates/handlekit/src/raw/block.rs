@@ -37,13 +37,13 @@ use core::mem;
 use core::ptr::NonNull;
 
 use super::bitset::{set_bit_range, BitIter, WORD_BITS};
-use super::layout::{Interleaved, LayoutExclusive, LayoutShared, SlotLayout};
+use super::layout::{LayoutExclusive, LayoutShared, SlotLayout};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT};
 use super::store::{RawCursor, SlotAccess};
 
 /// A fixed run of `len` slots at a fixed address, stored as `L` lays them
 /// out (see `layout.rs`).
-pub(crate) struct Block<T, L: SlotLayout<T> = Interleaved<T>> {
+pub(crate) struct Block<T, L: SlotLayout<T>> {
     /// The storage of `len` slots, made by `L::allocate(len)` (see
     /// `Block::new`) and freed in `Drop`. Invariant: the slots below
     /// `fresh` are initialized, the others are not; never reallocated or

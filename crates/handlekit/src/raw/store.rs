@@ -232,6 +232,46 @@ impl<T> SlotStore<T> {
         self.vacant -= 1;
     }
 
+    /// The free-list link and generation of vacant slot `index`, without
+    /// a bounds check (the free-list pop path).
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must exist and be vacant.
+    #[inline(always)]
+    pub(crate) unsafe fn vacant_parts_unchecked(&self, index: usize) -> (u32, u32) {
+        debug_assert!(self
+            .slots
+            .get(index)
+            .is_some_and(|slot| !slot.is_occupied()));
+        // SAFETY: the caller guarantees the slot exists.
+        let slot = unsafe { self.slots.get_unchecked(index) };
+        // SAFETY: the caller guarantees the slot is vacant.
+        (unsafe { slot.next_free_unchecked() }, slot.generation())
+    }
+
+    /// [`occupy`](Self::occupy) without bounds checks, for the free-list
+    /// pop path, where the free list's invariant already names a vacant
+    /// slot.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must exist and be vacant.
+    #[inline(always)]
+    pub(crate) unsafe fn occupy_unchecked(&mut self, index: usize, generation: u32, value: T) {
+        debug_assert!(self
+            .slots
+            .get(index)
+            .is_some_and(|slot| !slot.is_occupied()));
+        debug_assert!(index < self.bits_end);
+        // SAFETY: the caller guarantees the slot exists.
+        unsafe { self.slots.get_unchecked_mut(index) }.occupy(generation, value);
+        // A vacant slot is below `bits_end`, since the tail is all occupied.
+        // SAFETY: the bitset covers every slot below `bits_end` (invariant).
+        unsafe { self.occupied.insert_unchecked(index) };
+        self.vacant -= 1;
+    }
+
     /// Takes the value out of slot `index`, leaving it vacant with its
     /// generation kept as "last" and the free-list link `next_free`.
     ///
