@@ -47,6 +47,9 @@ pub(crate) struct FlatSlots<T> {
     blocks: Vec<Interleaved<T>>,
     /// Slots per block, as a power of two. Invariant: `shift <= 31`.
     shift: u32,
+    /// `(1 << shift) - 1`, kept so that a lookup's block offset is one
+    /// `and` rather than four instructions rebuilding it from `shift`.
+    mask: usize,
     /// Slots of all blocks. Invariant: 0 if there is no block; else every
     /// block but the last has `1 << shift` slots and the last has
     /// `1..=1 << shift`; `slots <= u32::MAX`, so a flat index fits in a
@@ -74,6 +77,7 @@ impl<T> FlatSlots<T> {
         FlatSlots {
             blocks: Vec::new(),
             shift,
+            mask: (1 << shift) - 1,
             slots: 0,
             used: 0,
             _owns: PhantomData,
@@ -113,7 +117,7 @@ impl<T> FlatSlots<T> {
     /// Block and offset of flat index `index`.
     #[inline]
     fn split(&self, index: usize) -> (usize, usize) {
-        (index >> self.shift, index & ((1 << self.shift) - 1))
+        (index >> self.shift, index & self.mask)
     }
 
     /// Slots of block `b`, which must exist.
@@ -195,6 +199,24 @@ impl<T> FlatSlots<T> {
         // SAFETY: as in `slot`; `&mut self` makes these the only
         // references into the slot.
         Some(unsafe { SlotMut::from_parts(&mut *state, &mut *payload) })
+    }
+
+    /// The used slot at `index`, mutably, without a bounds check (the
+    /// free-list pop path).
+    ///
+    /// # Safety
+    ///
+    /// `index` must be below `used`.
+    #[inline]
+    pub(crate) unsafe fn slot_mut_unchecked(&mut self, index: usize) -> SlotMut<'_, T> {
+        debug_assert!(index < self.used);
+        let (b, i) = self.split(index);
+        // SAFETY: `index < used <= slots` (the caller's guarantee and the
+        // invariant on `slots`), so block `b` exists and holds slot `i`.
+        let storage = unsafe { *self.blocks.get_unchecked(b) };
+        // SAFETY: as above; the slot is used, so initialized, and `&mut
+        // self` makes these the only references into it.
+        unsafe { SlotMut::from_parts(&mut *storage.state(i), &mut *storage.payload(i)) }
     }
 
     /// A pointer to the value named by `(index, generation)`, if live.

@@ -158,12 +158,13 @@ impl<T> RawPool<T> {
             return Ok((index, 1));
         }
         let index = self.free_head as usize;
-        let Some(slot) = self.slots.slot_mut(index) else {
-            unreachable!("free slot {index} past the used slots")
-        };
+        // SAFETY: the free list holds used slots only (the invariant on
+        // `free_head`).
+        let slot = unsafe { self.slots.slot_mut_unchecked(index) };
         let (next, generation) = {
             let slot = slot.as_ref();
-            (slot.next_free(), slot.generation() + 1)
+            // SAFETY: and they are vacant.
+            (unsafe { slot.next_free_unchecked() }, slot.generation() + 1)
         };
         let value = make(index, generation);
         slot.occupy(generation, value);

@@ -378,6 +378,19 @@ impl<'a, T> SlotRef<'a, T> {
         unsafe { &self.payload.value }
     }
 
+    /// The next free slot of a slot known to be vacant.
+    ///
+    /// # Safety
+    ///
+    /// The slot must be vacant.
+    #[inline]
+    pub(crate) unsafe fn next_free_unchecked(self) -> u32 {
+        debug_assert!(!self.is_occupied());
+        // SAFETY: the caller guarantees the slot is vacant, so `next_free`
+        // is the initialized field.
+        unsafe { self.payload.next_free }
+    }
+
     /// The next free slot. Meaningful only while the slot is on a free list.
     #[inline]
     pub(crate) fn next_free(self) -> u32 {
