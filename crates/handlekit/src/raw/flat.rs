@@ -172,6 +172,19 @@ impl<T> FlatSlots<T> {
         if index >= self.used {
             return None;
         }
+        // SAFETY: just checked.
+        Some(unsafe { self.parts_unchecked(index) })
+    }
+
+    /// [`parts`](Self::parts) without the check against `used`: the one
+    /// place that turns a flat index into slot pointers.
+    ///
+    /// # Safety
+    ///
+    /// `index` must be below `used`.
+    #[inline]
+    unsafe fn parts_unchecked(&self, index: usize) -> (*mut u32, *mut Payload<T>) {
+        debug_assert!(index < self.used);
         let (b, i) = self.split(index);
         debug_assert!(b < self.blocks.len() && i < self.block_len(b));
         // Blocks lie end to end from 0 (invariant on `slots`), so
@@ -179,7 +192,7 @@ impl<T> FlatSlots<T> {
         // SAFETY: so `b < blocks.len()`.
         let storage = unsafe { *self.blocks.get_unchecked(b) };
         // SAFETY: `i` is in the block's storage, as just said.
-        Some(unsafe { (storage.state(i), storage.payload(i)) })
+        unsafe { (storage.state(i), storage.payload(i)) }
     }
 
     /// The used slot at `index`, if any.
@@ -209,14 +222,10 @@ impl<T> FlatSlots<T> {
     /// `index` must be below `used`.
     #[inline]
     pub(crate) unsafe fn slot_mut_unchecked(&mut self, index: usize) -> SlotMut<'_, T> {
-        debug_assert!(index < self.used);
-        let (b, i) = self.split(index);
-        // SAFETY: `index < used <= slots` (the caller's guarantee and the
-        // invariant on `slots`), so block `b` exists and holds slot `i`.
-        let storage = unsafe { *self.blocks.get_unchecked(b) };
-        // SAFETY: as above; the slot is used, so initialized, and `&mut
-        // self` makes these the only references into it.
-        unsafe { SlotMut::from_parts(&mut *storage.state(i), &mut *storage.payload(i)) }
+        // SAFETY: the caller guarantees `index < used`.
+        let (state, payload) = unsafe { self.parts_unchecked(index) };
+        // SAFETY: as in `slot_mut`.
+        unsafe { SlotMut::from_parts(&mut *state, &mut *payload) }
     }
 
     /// A pointer to the value named by `(index, generation)`, if live.
@@ -280,10 +289,8 @@ impl<T> FlatSlots<T> {
     #[inline]
     pub(crate) unsafe fn value_unchecked(&self, index: usize) -> &T {
         debug_assert!(self.slot(index).is_some_and(SlotRef::is_occupied));
-        let (b, i) = self.split(index);
-        // SAFETY: the caller guarantees `index < used`, so block `b` exists
-        // and holds slot `i` (as in `parts`).
-        let payload = unsafe { self.blocks.get_unchecked(b).payload(i) };
+        // SAFETY: the caller guarantees `index < used`.
+        let (_, payload) = unsafe { self.parts_unchecked(index) };
         // SAFETY: occupied (the caller's guarantee), so the value is
         // initialized; `&self` keeps writers away.
         unsafe { &*Payload::value_ptr(payload) }
@@ -297,9 +304,8 @@ impl<T> FlatSlots<T> {
     #[inline]
     pub(crate) unsafe fn value_unchecked_mut(&mut self, index: usize) -> &mut T {
         debug_assert!(self.slot(index).is_some_and(SlotRef::is_occupied));
-        let (b, i) = self.split(index);
-        // SAFETY: as in `value_unchecked`.
-        let payload = unsafe { self.blocks.get_unchecked(b).payload(i) };
+        // SAFETY: the caller guarantees `index < used`.
+        let (_, payload) = unsafe { self.parts_unchecked(index) };
         // SAFETY: as in `value_unchecked`; `&mut self` makes it unique.
         unsafe { &mut *Payload::value_ptr(payload) }
     }
@@ -446,6 +452,7 @@ impl<T> FlatSlots<T> {
     /// Checks the invariants of the directory and the counts; the caller
     /// checks the slots.
     pub(crate) fn check_invariants(&self) {
+        assert_eq!(self.mask, (1 << self.shift) - 1, "block mask");
         assert!(self.used <= self.slots, "used past the slots");
         assert!(self.slots <= u32::MAX as usize, "slots past u32::MAX");
         match self.blocks.len() {

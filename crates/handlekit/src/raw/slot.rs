@@ -271,17 +271,15 @@ impl<T> Slot<T> {
         self.as_ref().next_free()
     }
 
-    /// The next free slot of a slot known to be vacant.
+    /// See [`SlotRef::next_free_unchecked`].
     ///
     /// # Safety
     ///
     /// The slot must be vacant.
     #[inline]
     pub(crate) unsafe fn next_free_unchecked(&self) -> u32 {
-        debug_assert!(!self.is_occupied());
-        // SAFETY: the caller guarantees the slot is vacant, so `next_free`
-        // is the initialized field.
-        unsafe { self.payload.next_free }
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe { self.as_ref().next_free_unchecked() }
     }
 
     /// See [`SlotMut::set_next_free`].
