@@ -239,8 +239,13 @@ impl<'a> BitIter<'a> {
         let mut base = self.base;
         loop {
             if word == u64::MAX {
-                for index in base..base + WORD_BITS {
-                    acc = f(acc, index);
+                // A constant trip count, not `base..base + WORD_BITS`: the
+                // compiler must allow for that end wrapping, and the trip
+                // count it then works out on every word took registers
+                // that the sparse path below spilled to the stack (in
+                // `Hive`'s block loop, six stack accesses per word).
+                for bit in 0..WORD_BITS {
+                    acc = f(acc, base + bit);
                 }
             } else {
                 while word != 0 {
