@@ -59,6 +59,16 @@ pub(crate) struct FlatSlots<T> {
     /// initialized (each state word describes its payload as `Slot::state`
     /// says), slots `used..slots` are not.
     used: usize,
+    /// Where `append` writes: slot `used` is at
+    /// `append_base.wrapping_add(used)` (see `Interleaved::flat_base`).
+    /// Kept so that an append reads neither `shift`, `mask` nor the
+    /// directory, and its store does not wait on a directory load.
+    /// Invariant: if `used < append_end`, this is `blocks[b].flat_base(b
+    /// << shift)` for the block `b` that holds `used`; else unused.
+    append_base: *mut Slot<T>,
+    /// Invariant: `used <= append_end <= slots`; if `used < append_end`,
+    /// it is the end of the block that holds `used`.
+    append_end: usize,
     /// Owns `Slot<T>` values (for the drop checker and auto traits).
     _owns: PhantomData<Slot<T>>,
 }
@@ -80,6 +90,8 @@ impl<T> FlatSlots<T> {
             mask: (1 << shift) - 1,
             slots: 0,
             used: 0,
+            append_base: core::ptr::null_mut(),
+            append_end: 0,
             _owns: PhantomData,
         }
     }
@@ -349,6 +361,27 @@ impl<T> FlatSlots<T> {
         Some(unsafe { SlotMut::from_parts(&mut *state, &mut *payload).vacate(next_free) })
     }
 
+    /// Whether [`append`](Self::append) can write in the block it last
+    /// wrote to, with no call to [`seek_append`](Self::seek_append).
+    #[inline]
+    pub(crate) fn can_append_in_place(&self) -> bool {
+        self.used < self.append_end
+    }
+
+    /// Points `append` at the block that holds slot `used`; false if every
+    /// slot has been used (a block must be added first).
+    #[cold]
+    pub(crate) fn seek_append(&mut self) -> bool {
+        if self.used == self.slots {
+            return false;
+        }
+        let b = self.used >> self.shift;
+        let start = b << self.shift;
+        self.append_base = self.blocks[b].flat_base(start);
+        self.append_end = start + self.block_len(b);
+        true
+    }
+
     /// Writes a slot at `used` and moves `used` on; returns its index.
     ///
     /// # Panics
@@ -356,17 +389,18 @@ impl<T> FlatSlots<T> {
     /// If every slot has been used (a block must be added first).
     #[inline]
     pub(crate) fn append(&mut self, state: u32, payload: Payload<T>) -> usize {
+        if !self.can_append_in_place() {
+            assert!(self.seek_append(), "append past the last block");
+        }
         let index = self.used;
-        assert!(index < self.slots, "append past the last block");
-        let (b, i) = self.split(index);
-        // SAFETY: `index < slots`, so block `b` exists and holds slot `i`
-        // (invariant on `slots`).
-        let storage = unsafe { *self.blocks.get_unchecked(b) };
-        // SAFETY: in the storage, and not initialized (`index >= used`), so
-        // writing drops nothing.
+        // `used < append_end`, so `append_base` is the flat base of the
+        // block that holds `index` (invariant on `append_base`).
+        let slot = self.append_base.wrapping_add(index);
+        // SAFETY: so `slot` is in that block's storage, and not initialized
+        // (`index >= used`): writing drops nothing.
         unsafe {
-            storage.state(i).write(state);
-            storage.payload(i).write(payload);
+            Slot::state_ptr(slot).write(state);
+            Slot::payload_ptr(slot).write(payload);
         }
         self.used = index + 1;
         index
@@ -454,6 +488,23 @@ impl<T> FlatSlots<T> {
     pub(crate) fn check_invariants(&self) {
         assert_eq!(self.mask, (1 << self.shift) - 1, "block mask");
         assert!(self.used <= self.slots, "used past the slots");
+        assert!(
+            self.used <= self.append_end && self.append_end <= self.slots,
+            "append end out of place"
+        );
+        if self.used < self.append_end {
+            let b = self.used >> self.shift;
+            assert_eq!(
+                self.append_end,
+                (b << self.shift) + self.block_len(b),
+                "append end"
+            );
+            assert_eq!(
+                self.append_base,
+                self.blocks[b].flat_base(b << self.shift),
+                "append base"
+            );
+        }
         assert!(self.slots <= u32::MAX as usize, "slots past u32::MAX");
         match self.blocks.len() {
             0 => assert_eq!(self.slots, 0, "slots without blocks"),

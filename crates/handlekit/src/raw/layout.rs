@@ -99,6 +99,18 @@ fn allocate_uninit<E>(len: usize) -> NonNull<E> {
     NonNull::new(raw.cast::<E>()).unwrap_or(NonNull::dangling())
 }
 
+impl<T> Interleaved<T> {
+    /// The storage's first slot moved back by `start` slots, wrapping: for
+    /// a block that holds the flat indices from `start`, flat index
+    /// `start + i` is slot `i`, at `flat_base(start).wrapping_add(start +
+    /// i)`. The result is not itself in the allocation; it keeps the
+    /// allocation's provenance, so that pointer is (for `i < len`).
+    #[inline]
+    pub(crate) fn flat_base(self, start: usize) -> *mut Slot<T> {
+        self.slots.as_ptr().wrapping_sub(start)
+    }
+}
+
 // SAFETY: slot `i` is element `i` of one allocation of `len` slots; its
 // fields are disjoint, aligned, and reached by `addr_of_mut!` from the
 // allocation's pointer.

@@ -147,8 +147,8 @@ impl<T> RawPool<T> {
     ) -> Result<(usize, u32), CapacityError> {
         if self.free_head == NO_SLOT {
             let index = self.used();
-            if index == self.slots.slots() {
-                self.add_block()?;
+            if !self.slots.can_append_in_place() {
+                self.make_append_room()?;
             }
             // A never-used slot has no generation or link to read: its first
             // occupant gets generation 1.
@@ -176,9 +176,21 @@ impl<T> RawPool<T> {
         Ok((index, generation))
     }
 
-    /// Adds a block, or says why it cannot.
+    /// Moves the append position to the block that holds the next
+    /// never-used slot, adding that block if every slot is used.
     #[cold]
     #[inline(never)]
+    fn make_append_room(&mut self) -> Result<(), CapacityError> {
+        if !self.slots.seek_append() {
+            self.add_block()?;
+            let placed = self.slots.seek_append();
+            debug_assert!(placed, "no room after adding a block");
+        }
+        Ok(())
+    }
+
+    /// Adds a block, or says why it cannot.
+    #[cold]
     fn add_block(&mut self) -> Result<(), CapacityError> {
         if let Some(fixed) = self.fixed {
             return Err(CapacityError::fixed(fixed));
@@ -320,8 +332,8 @@ impl<T> RawPool<T> {
         if generation < lowest || generation > self.limits.max_generation {
             return Err(BuildError::Generation(generation));
         }
-        if self.used() == self.slots.slots() {
-            self.add_block().map_err(BuildError::Capacity)?;
+        if !self.slots.can_append_in_place() {
+            self.make_append_room().map_err(BuildError::Capacity)?;
         }
         let (state, payload) = match value {
             Some(value) => (
