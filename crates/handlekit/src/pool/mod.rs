@@ -84,13 +84,13 @@ const fn default_shift<T>() -> u32 {
 /// also clears a bit. Iteration therefore reads the state word of every
 /// slot ever used, in index order, as `slotmap`'s `SlotMap` does, so its
 /// cost follows the slots used, not the values live. In the comparison
-/// runner (`u64` and 64-byte values, 1k to 1M of them, two runs):
+/// runner (`u64` and 64-byte values, 1k to 1M of them, six runs):
 ///
 /// | pass | Pool ÷ `IdTable` | Pool ÷ `SlotMap` |
 /// | --- | --- | --- |
-/// | every slot live | 1.6–2.7 (`u64`), 0.9–1.2 (64 bytes) | 0.7–1.1 |
-/// | half the slots live | 1.4–7.1 | 0.6–1.1 |
-/// | 5% live | 5–32 | 0.5–1.2 |
+/// | every slot live | 1.4–3.1 (`u64`), 0.8–1.2 (64 bytes) | 0.7–1.1 |
+/// | half the slots live | 1.3–7.4 | 0.8–1.3 |
+/// | 5% live | 6–30 | 0.7–1.2 (one outlier at 2.0) |
 ///
 /// [`Hive`](crate::Hive) skips 64 vacant slots per word read and keeps
 /// its values apart from the state words: choose it for values that are
