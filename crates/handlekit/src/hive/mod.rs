@@ -106,12 +106,16 @@ const fn default_shift<T>() -> u32 {
 /// An [`IdTable`](crate::IdTable) skips vacant slots with the same
 /// occupancy words and the same loop, so against it a `Hive` gains only
 /// what the split saves in memory read: much for small values, little for
-/// large ones, and nothing when everything fits in cache. Over eight runs
+/// large ones, and nothing when everything fits in cache. Over four runs
 /// of the runner (medians of `Hive` ÷ `IdTable`, at 1k / 100k / 1M
-/// values), a pass over half the values took 0.92 / 0.89 / 0.48 of the
-/// time for `u64` and 1.08 / 0.90 / 0.96 for 64-byte values; a pass over
-/// 5% took 1.07 / 1.00 / 0.85 and 1.06 / 0.87 / 1.08. Single runs spread
-/// by ±10–20% around these, so the cells near 1 are a tie.
+/// values), a pass over half the values took 0.89 / 0.92 / 0.72 of the
+/// time for `u64` and 1.01 / 0.89 / 0.98 for 64-byte values; a pass over
+/// 5% took 0.96 / 0.97 / 0.85 and 1.06 / 0.86 / 1.10. Single runs spread
+/// by up to ±10% around these, so the cells near 1 are a tie. The 1k
+/// cells with 64-byte values pay for a second block: a first block
+/// holds 512 such values (see *Blocks*), and in an instruction count
+/// of the 5% pass, one 1024-slot block cost 619 instructions per pass,
+/// two blocks 660, and the `IdTable` 593.
 ///
 /// # Stable addresses
 ///
