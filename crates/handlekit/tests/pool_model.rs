@@ -134,6 +134,13 @@ impl Reference {
     }
 
     fn insert(&mut self) -> Option<(usize, u32)> {
+        let used = self.generations.len();
+        // Refilling an empty pool first puts the list back in index order,
+        // lowest on top, if the vacant count rose by at least half the used
+        // slots since the last rebuild.
+        if !self.free.is_empty() && self.vacant() == used && used - self.vacant_low >= used / 2 {
+            self.clear([]);
+        }
         if let Some(index) = self.free.pop() {
             self.vacant_low = self.vacant_low.min(self.vacant());
             self.generations[index] += 1;
@@ -169,17 +176,6 @@ impl Reference {
             self.slots += self.block_size;
         }
         true
-    }
-
-    /// `Pool::remove`: as `remove`, and when it took the last value and
-    /// the vacant count rose by at least half the used slots since the last
-    /// rebuild, the list is rebuilt with the lowest index on top.
-    fn remove_last_or_not(&mut self, index: usize, emptied: bool) {
-        self.remove(index);
-        let used = self.generations.len();
-        if emptied && used - self.vacant_low >= used / 2 {
-            self.clear([]);
-        }
     }
 
     /// `clear`: every live slot is freed, then the list is rebuilt with the
@@ -263,15 +259,6 @@ impl<K: Key> Harness<K> {
         self.model.remove(&key);
         self.ptrs.remove(&key);
         self.reference.remove(key.index());
-    }
-
-    /// `forget`, for a value taken by `Pool::remove` (which may rebuild the
-    /// free list when it takes the last one).
-    fn removed(&mut self, key: K) {
-        self.model.remove(&key);
-        self.ptrs.remove(&key);
-        let emptied = self.model.is_empty();
-        self.reference.remove_last_or_not(key.index(), emptied);
     }
 
     fn full(&self) -> bool {
@@ -463,7 +450,7 @@ impl<K: Key> Harness<K> {
                 let expected = self.model.get(&key).copied();
                 assert_eq!(self.pool.remove(key), expected);
                 if expected.is_some() {
-                    self.removed(key);
+                    self.forget(key);
                 }
                 assert_eq!(self.pool.remove(key), None, "removed twice");
             }
@@ -477,7 +464,7 @@ impl<K: Key> Harness<K> {
                     let predicted = self.reference.insert();
                     self.issue(key, round, predicted);
                     assert_eq!(self.pool.remove(key), Some(round));
-                    self.removed(key);
+                    self.forget(key);
                 }
             }
             Op::Get(pick) => {

@@ -35,8 +35,8 @@ const fn default_shift<T>() -> u32 {
 ///
 /// | operation | cost |
 /// | --- | --- |
-/// | `insert` | O(1): pop the free list, else the next unused slot, else a new block |
-/// | `remove` | O(1), amortized (see Reuse order) |
+/// | `insert` | O(1), amortized (see Reuse order): pop the free list, else the next unused slot, else a new block |
+/// | `remove` | O(1) |
 /// | `get`, `get_mut`, `get_ptr`, `contains_key` | O(1) |
 /// | iteration | O(used slots): every slot ever used is checked |
 /// | `clear`, `retain` | O(slots) |
@@ -67,14 +67,17 @@ const fn default_shift<T>() -> u32 {
 ///
 /// An insertion reuses the most recently freed slot (the free list is a
 /// stack), which keeps a churning pool's working set small. One exception:
-/// when `remove` takes the last value, and at least half the used slots
-/// were freed since the list was last put in order, the list is rebuilt in
-/// index order, lowest first. Refilling an emptied pool then walks its
-/// blocks forwards rather than in the random order of the removals (at a
-/// million values, 5 ns per insert instead of 80 in the comparison runner).
-/// The rebuild costs O(used slots) and runs at most once per that many
-/// removals, so `remove` stays O(1) amortized. [`clear`](Pool::clear) and
-/// deserialization leave the list in index order too.
+/// when an insertion finds the pool empty, and at least half the used
+/// slots were freed since the list was last put in order, the list is
+/// rebuilt in index order, lowest first. Refilling an emptied pool then
+/// walks its blocks forwards rather than in the random order of the
+/// removals (at a million values, 5 ns per insert instead of 80 in the
+/// comparison runner). The rebuild costs O(used slots) and runs at most
+/// once per that many removals, so `insert` stays O(1) amortized. It runs
+/// at the refill rather than at the removal that empties the pool, so
+/// `remove` never does more than O(1), and a pool that is emptied and then
+/// dropped never pays for it. [`clear`](Pool::clear) and deserialization
+/// leave the list in index order too.
 ///
 /// # Iteration
 ///

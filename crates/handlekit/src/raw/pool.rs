@@ -38,12 +38,12 @@ pub(crate) struct RawPool<T> {
     /// never reused, so no key is issued twice.
     retired: usize,
     /// The lowest `vacant` has been since the free list was last put in
-    /// index order. When a removal empties the pool, `vacant` has since
-    /// grown from here to `used()`, so at least `used() - vacant_low`
+    /// index order. When an insertion finds the pool empty, `vacant` has
+    /// since grown from here to `used()`, so at least `used() - vacant_low`
     /// slots were pushed on the list: the rebuild runs only if that is at
-    /// least half the used slots (see `emptied`). Tracking the low mark on
-    /// the pop path costs a compare, where counting pushes would cost
-    /// `remove` a counter update.
+    /// least half the used slots (see `refill_emptied`). Tracking the low
+    /// mark on the pop path costs a compare, where counting pushes would
+    /// cost `remove` a counter update.
     vacant_low: usize,
     /// Set for a pool that must never allocate after construction (see
     /// the invariant on `slots`).
@@ -157,6 +157,9 @@ impl<T> RawPool<T> {
                 .append(Slot::<T>::occupied_state(1), Payload::occupied(value));
             return Ok((index, 1));
         }
+        if self.vacant == self.used() {
+            self.refill_emptied();
+        }
         let index = self.free_head as usize;
         // SAFETY: the free list holds used slots only (the invariant on
         // `free_head`).
@@ -233,26 +236,29 @@ impl<T> RawPool<T> {
 
     /// Removes and returns the value named by `(index, generation)`.
     // Forced, as `SlotArena::remove` is: a call returns the value through
-    // memory, and the fast path is small.
+    // memory, and the fast path is small. It calls nothing: a call in a
+    // loop of removals, even one never taken, makes the compiler keep
+    // `free_head` and `vacant` in memory instead of registers, which cost
+    // 3.1 ns per removal against 1.9 at 1000 `u64`s.
     #[inline(always)]
     pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
         // Linked as the new head at once; a retired slot's link is unused.
         let value = self.slots.take(index, generation, self.free_head)?;
         self.file(index, Slot::<T>::matched_generation(generation));
-        if self.vacant == self.used() {
-            self.emptied();
-        }
         Some(value)
     }
 
-    /// Called when `remove` took the last value. Puts the free list back
-    /// in index order, so that refilling the pool walks its blocks forwards
-    /// instead of in the random order of the removals (a cache miss per
-    /// insert in a big pool). The O(used) rebuild runs only after at least
-    /// `used / 2` pushes, so it costs O(1) per removal, amortized.
+    /// Called when an insertion that reuses a slot finds the pool empty.
+    /// Puts the free list back in index order, so that refilling the pool
+    /// walks its blocks forwards instead of in the random order of the
+    /// removals (a cache miss per insert in a big pool). The O(used)
+    /// rebuild runs only after at least `used / 2` pushes, so it costs O(1)
+    /// per removal, amortized. It waits for the refill rather than running
+    /// when the last value is removed, so that `remove` calls nothing and
+    /// a pool emptied and then dropped never pays for it.
     #[cold]
     #[inline(never)]
-    fn emptied(&mut self) {
+    fn refill_emptied(&mut self) {
         let used = self.used();
         if used - self.vacant_low >= used / 2 {
             self.rebuild_free_list();
