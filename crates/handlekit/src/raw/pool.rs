@@ -147,9 +147,7 @@ impl<T> RawPool<T> {
     ) -> Result<(usize, u32), CapacityError> {
         if self.free_head == NO_SLOT {
             let index = self.used();
-            if !self.slots.can_append_in_place() {
-                self.make_append_room()?;
-            }
+            self.ensure_append_room()?;
             // A never-used slot has no generation or link to read: its first
             // occupant gets generation 1.
             let value = make(index, 1);
@@ -177,6 +175,17 @@ impl<T> RawPool<T> {
             self.vacant_low = self.vacant;
         }
         Ok((index, generation))
+    }
+
+    /// Makes sure `FlatSlots::append` can write without seeking: the
+    /// one check on the append path, with the rest out of line.
+    #[inline]
+    fn ensure_append_room(&mut self) -> Result<(), CapacityError> {
+        if self.slots.can_append_in_place() {
+            Ok(())
+        } else {
+            self.make_append_room()
+        }
     }
 
     /// Moves the append position to the block that holds the next
@@ -338,9 +347,7 @@ impl<T> RawPool<T> {
         if generation < lowest || generation > self.limits.max_generation {
             return Err(BuildError::Generation(generation));
         }
-        if !self.slots.can_append_in_place() {
-            self.make_append_room().map_err(BuildError::Capacity)?;
-        }
+        self.ensure_append_room().map_err(BuildError::Capacity)?;
         let (state, payload) = match value {
             Some(value) => (
                 Slot::<T>::occupied_state(generation),
