@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release                    # full run: N = 1e3, 1e5, 1e6
 //! cargo run --release -- --quick         # small sizes, under a minute
-//! cargo run --release -- --filter get,IdTable
+//! cargo run --release -- --filter get,IdTable  # get, on both IdTables
 //! cargo run --release -- --smoke         # CI: tiny N, one repeat, checks
 //! ```
 
@@ -28,7 +28,10 @@ OPTIONS:
   --smoke            tiny sizes, one repeat; checks every cell and the JSON (for CI)
   --sizes A,B,...    sizes to run (default 1000,100000,1000000)
   --repeats R        samples per cell (default 5)
-  --filter A,B,...   keep workloads or containers whose name contains one of these
+  --filter A,B,...   keep some cells: each word names workloads, containers or
+                     value types (u64, 64B); a word equal to a name picks it
+                     alone, another word every name containing it; words of
+                     one kind add up, kinds narrow (iter_sparse,Hive,64B)
   --out DIR          where to write the report (default target/handlekit-report)
   --no-progress      no progress bar
   -h, --help         this text
@@ -129,12 +132,85 @@ fn parse_args() -> Result<Config, lexopt::Error> {
     Ok(config)
 }
 
-/// Whether a name passes the filter.
-fn selected(filter: &[String], names: &[&str]) -> bool {
-    filter.is_empty()
-        || filter
-            .iter()
-            .any(|wanted| names.iter().any(|name| name.contains(wanted.as_str())))
+/// Which cells a `--filter` keeps. Each word names workloads, containers
+/// or value types: a word equal to a name picks that name alone (`insert`
+/// is not `reinsert`), any other word every name that contains it
+/// (`iter_`, `IdTable`). Words of one kind widen the choice, kinds narrow
+/// it: `iter_sparse,iter_half,Hive,64B` keeps the two sparse passes of
+/// `Hive` over 64-byte values.
+#[derive(Debug, Default)]
+struct Filter {
+    /// The workloads picked; empty when no word names a workload.
+    workloads: Vec<&'static str>,
+    /// The containers picked; empty when no word names a container.
+    containers: Vec<&'static str>,
+    /// The value types picked; empty when no word names one.
+    value_types: Vec<&'static str>,
+}
+
+impl Filter {
+    /// Sorts `words` by what they name (workloads first, then containers,
+    /// then value types), or says which word names nothing.
+    fn new(
+        words: &[String],
+        workloads: &[&'static str],
+        containers: &[&'static str],
+        value_types: &[&'static str],
+    ) -> Result<Self, String> {
+        let mut filter = Filter::default();
+        for word in words {
+            let kinds = [
+                (workloads, &mut filter.workloads),
+                (containers, &mut filter.containers),
+                (value_types, &mut filter.value_types),
+            ];
+            let mut named = false;
+            for (names, picked) in kinds {
+                let exact = names.contains(&word.as_str());
+                let hits = names.iter().filter(|name| {
+                    **name == word.as_str() || (!exact && name.contains(word.as_str()))
+                });
+                for name in hits {
+                    named = true;
+                    if !picked.contains(name) {
+                        picked.push(name);
+                    }
+                }
+                if named {
+                    break;
+                }
+            }
+            if !named {
+                return Err(format!(
+                    "{word:?} names no workload, container or value type"
+                ));
+            }
+        }
+        Ok(filter)
+    }
+
+    /// Whether the cell of `workload` on `container` over `value_type` is
+    /// kept.
+    fn keeps(&self, workload: &str, container: &str, value_type: &str) -> bool {
+        picked(&self.workloads, workload) && self.keeps_container(container, value_type)
+    }
+
+    /// Whether `container` over `value_type` is kept, whatever the workload.
+    fn keeps_container(&self, container: &str, value_type: &str) -> bool {
+        picked(&self.containers, container) && picked(&self.value_types, value_type)
+    }
+
+    /// Whether the memory table is measured: for a filter that names no
+    /// containers or value types, no (it takes a while at 1M values and a
+    /// filtered run is for timing); else for the containers kept.
+    fn measures_memory(&self) -> bool {
+        self.workloads.is_empty() || !self.containers.is_empty() || !self.value_types.is_empty()
+    }
+}
+
+/// Whether `name` is among `picked`, or nothing of its kind was picked.
+fn picked(picked: &[&str], name: &str) -> bool {
+    picked.is_empty() || picked.contains(&name)
 }
 
 fn median(sorted: &[f64]) -> f64 {
@@ -163,6 +239,25 @@ fn main() {
     let started = Instant::now();
     let mut entries = entries_for::<u64>();
     entries.extend(entries_for::<Blob64>());
+    let workload_names: Vec<&'static str> = Workload::ALL.iter().map(|w| w.name()).collect();
+    let mut container_names: Vec<&'static str> = Vec::new();
+    for entry in &entries {
+        if !container_names.contains(&entry.container) {
+            container_names.push(entry.container);
+        }
+    }
+    let filter = match Filter::new(
+        &config.filter,
+        &workload_names,
+        &container_names,
+        &[u64::NAME, Blob64::NAME],
+    ) {
+        Ok(filter) => filter,
+        Err(problem) => {
+            eprintln!("error: --filter: {problem}\n\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
 
     // The plan: every (workload, value type, N) cell with the containers
     // that take part in it.
@@ -175,7 +270,7 @@ fn main() {
                     .enumerate()
                     .filter(|(_, e)| e.value_type == value_type)
                     .filter(|(_, e)| e.can_remove || !workload.needs_remove())
-                    .filter(|(_, e)| selected(&config.filter, &[workload.name(), e.container]))
+                    .filter(|(_, e)| filter.keeps(workload.name(), e.container, value_type))
                     .map(|(i, _)| i)
                     .collect();
                 if !members.is_empty() {
@@ -249,7 +344,7 @@ fn main() {
     let mut memory = Vec::new();
     let memory_n = *config.sizes.iter().max().expect("sizes is not empty");
     for entry in &entries {
-        if selected(&config.filter, &[entry.container]) || config.filter.is_empty() {
+        if filter.measures_memory() && filter.keeps_container(entry.container, entry.value_type) {
             memory.push(Memory {
                 container: entry.container,
                 value_type: entry.value_type,
@@ -284,15 +379,54 @@ fn main() {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_filter, parse_sizes, selected};
+    use super::{parse_filter, parse_sizes, Filter};
+
+    /// The filter over a few of the runner's names.
+    fn filter_of(text: &str) -> Result<Filter, String> {
+        Filter::new(
+            &parse_filter(text),
+            &["insert", "reinsert", "iter_half", "iter_sparse"],
+            &["IdTable<Id>", "IdTable<Id32>", "Hive", "Pool"],
+            &["u64", "64B"],
+        )
+    }
 
     #[test]
     fn filter_words_keep_their_underscores() {
-        let filter = parse_filter("iter_sparse,,Hive");
-        assert_eq!(filter, ["iter_sparse", "Hive"]);
-        assert!(selected(&filter, &["iter_sparse", "Pool"]));
-        assert!(selected(&filter, &["get", "Hive"]));
-        assert!(!selected(&filter, &["iter_half", "Pool"]));
+        assert_eq!(parse_filter("iter_sparse,,Hive"), ["iter_sparse", "Hive"]);
+    }
+
+    #[test]
+    fn filter_kinds_narrow_and_words_of_a_kind_widen() {
+        let filter = filter_of("iter_sparse,Hive,Pool,64B").unwrap();
+        assert!(filter.keeps("iter_sparse", "Hive", "64B"));
+        assert!(filter.keeps("iter_sparse", "Pool", "64B"));
+        assert!(!filter.keeps("iter_sparse", "Hive", "u64"));
+        assert!(!filter.keeps("iter_half", "Hive", "64B"));
+        assert!(!filter.keeps("iter_sparse", "IdTable<Id>", "64B"));
+        assert!(filter.measures_memory());
+    }
+
+    #[test]
+    fn filter_word_equal_to_a_name_picks_that_name_alone() {
+        let filter = filter_of("insert").unwrap();
+        assert!(filter.keeps("insert", "Hive", "u64"));
+        assert!(!filter.keeps("reinsert", "Hive", "u64"));
+        // A workload filter alone skips the memory table.
+        assert!(!filter.measures_memory());
+        // A part of a name picks every name that contains it.
+        let filter = filter_of("iter_,IdTable").unwrap();
+        assert!(filter.keeps("iter_half", "IdTable<Id32>", "u64"));
+        assert!(!filter.keeps("insert", "IdTable<Id>", "u64"));
+        assert!(!filter.keeps("iter_half", "Hive", "u64"));
+    }
+
+    #[test]
+    fn filter_word_naming_nothing_is_an_error() {
+        let problem = filter_of("iter_sparse,Hvie").unwrap_err();
+        assert!(problem.contains("Hvie"), "{problem}");
+        assert!(Filter::default().measures_memory());
+        assert!(Filter::default().keeps("insert", "Hive", "64B"));
     }
 
     #[test]
