@@ -194,6 +194,25 @@ impl<'a> BitIter<'a> {
         }
     }
 
+    /// [`with_tail`](Self::with_tail), with the first word loaded at once,
+    /// so that a walk starts on it rather than passing once through its
+    /// loop for an empty `current`: for a walk that starts often (one per
+    /// block of a `Hive`), that pass is a few instructions of the start-up
+    /// cost. (`IdTable`'s single walk keeps `new`, whose loop the compiler
+    /// lays out better there.)
+    #[inline]
+    pub(crate) fn with_tail_loaded(words: &'a [u64], count: usize, tail: Range<usize>) -> Self {
+        let mut rest = words.iter();
+        let current = rest.next().copied().unwrap_or(0);
+        BitIter {
+            rest,
+            current,
+            base: 0,
+            remaining: count,
+            tail,
+        }
+    }
+
     /// Indices left.
     #[inline]
     pub(crate) fn len(&self) -> usize {

@@ -905,8 +905,13 @@ impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> BlocksCursor<'a, T, 
         // on `occupied` and `marked`). No bit at or past `marked` is set, so
         // the words past it are not read: a block that is mostly never used
         // costs only its used words.
-        let words = &block.occupied[..block.marked.div_ceil(WORD_BITS)];
-        let bits = BitIter::with_tail(words, block.live, block.marked..block.fresh);
+        // `marked <= len <= u32::MAX`, so the sum cannot overflow.
+        let marked_words = (block.marked + (WORD_BITS - 1)) / WORD_BITS;
+        debug_assert!(marked_words <= block.occupied.len());
+        // SAFETY: `marked <= len`, and there are `len.div_ceil(64)` words
+        // (invariants on `marked` and `occupied`).
+        let words = unsafe { block.occupied.get_unchecked(..marked_words) };
+        let bits = BitIter::with_tail_loaded(words, block.live, block.marked..block.fresh);
         // SAFETY: every index `bits` yields is below `fresh`, the length of
         // the access, and names an occupied slot, once.
         unsafe { RawCursor::from_parts(bits, access) }
