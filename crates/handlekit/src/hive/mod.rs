@@ -8,7 +8,7 @@ mod serde_impl;
 
 use core::marker::PhantomData;
 
-use crate::raw::block::{block_shift_for, BlockTable};
+use crate::raw::block::block_shift_for;
 use crate::raw::hive::RawHive;
 use crate::raw::layout::Split;
 use crate::raw::KeyLimits;

@@ -607,137 +607,6 @@ impl<T: Clone, L: SlotLayout<T>> Clone for Block<T, L> {
     }
 }
 
-/// Lookup by flat index in a table of blocks where block `b` starts at
-/// `b << shift` and holds at most `1 << shift` slots (`RawHive`'s).
-/// Implementors give the table, its shift and the number
-/// of live values; the lookups are provided.
-pub(crate) trait BlockTable<T> {
-    /// How the blocks lay out their slots.
-    type Layout: SlotLayout<T>;
-    /// The blocks. Invariant (of the implementor): block `b` has base
-    /// `b << shift()` and at most `1 << shift()` slots.
-    fn blocks(&self) -> &[Block<T, Self::Layout>];
-    /// The blocks, mutably (the same invariant).
-    fn blocks_mut(&mut self) -> &mut [Block<T, Self::Layout>];
-    /// `log2` of the range of flat indices each block owns.
-    fn shift(&self) -> u32;
-    /// Number of live values in all blocks.
-    fn live(&self) -> usize;
-
-    /// Drops every value of every block, then calls `settle` to put the
-    /// table's own bookkeeping right. If a `Drop` panics, the remaining
-    /// values are still dropped and `settle` still runs before the panic
-    /// propagates, so the table is left empty and consistent.
-    fn clear_then(&mut self, settle: fn(&mut Self))
-    where
-        Self: Sized,
-    {
-        /// Finishes the job if a value's `Drop` panics.
-        struct Guard<'a, S: BlockTable<T>, T>(&'a mut S, fn(&mut S), PhantomData<T>);
-        impl<S: BlockTable<T>, T> Drop for Guard<'_, S, T> {
-            fn drop(&mut self) {
-                for block in self.0.blocks_mut() {
-                    block.drop_values();
-                }
-                (self.1)(self.0);
-            }
-        }
-        let guard = Guard(self, settle, PhantomData);
-        for block in guard.0.blocks_mut() {
-            block.drop_values();
-        }
-        drop(guard);
-    }
-
-    /// Block and offset of a flat index.
-    #[inline]
-    fn split(&self, index: usize) -> (usize, usize) {
-        (index >> self.shift(), index & ((1 << self.shift()) - 1))
-    }
-
-    #[inline]
-    fn contains(&self, index: usize, generation: u32) -> bool {
-        let (b, i) = self.split(index);
-        self.blocks()
-            .get(b)
-            .is_some_and(|block| block.contains(i, generation))
-    }
-
-    #[inline]
-    fn get(&self, index: usize, generation: u32) -> Option<&T> {
-        let (b, i) = self.split(index);
-        self.blocks().get(b)?.get(i, generation)
-    }
-
-    #[inline]
-    fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
-        let (b, i) = self.split(index);
-        self.blocks_mut().get_mut(b)?.get_mut(i, generation)
-    }
-
-    /// A pointer to the value, valid until it is taken out or its block is
-    /// dropped (see `Block::value_ptr`).
-    #[inline]
-    fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
-        let (b, i) = self.split(index);
-        self.blocks().get(b)?.value_ptr(i, generation)
-    }
-
-    /// Mutable references to `N` distinct live values.
-    fn get_disjoint_mut<const N: usize>(&mut self, keys: [(usize, u32); N]) -> Option<[&mut T; N]> {
-        let at = keys.map(|(index, generation)| {
-            let (b, i) = self.split(index);
-            (b, i, generation)
-        });
-        get_disjoint_mut(self.blocks_mut(), at)
-    }
-
-    /// The value at flat index `index`.
-    ///
-    /// # Safety
-    ///
-    /// The slot at `index` must exist and be occupied.
-    #[inline]
-    unsafe fn get_unchecked(&self, index: usize) -> &T {
-        let (b, i) = self.split(index);
-        debug_assert!(b < self.blocks().len());
-        // SAFETY: the caller guarantees the slot exists, so block `b` does.
-        let block = unsafe { self.blocks().get_unchecked(b) };
-        // SAFETY: the caller guarantees slot `i` of it exists and is
-        // occupied.
-        unsafe { block.get_unchecked(i) }
-    }
-
-    /// The value at flat index `index`, mutably.
-    ///
-    /// # Safety
-    ///
-    /// The slot at `index` must exist and be occupied.
-    #[inline]
-    unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
-        let (b, i) = self.split(index);
-        debug_assert!(b < self.blocks().len());
-        // SAFETY: the caller guarantees the slot exists, so block `b` does.
-        let block = unsafe { self.blocks_mut().get_unchecked_mut(b) };
-        // SAFETY: the caller guarantees slot `i` of it exists and is
-        // occupied.
-        unsafe { block.get_unchecked_mut(i) }
-    }
-
-    /// Iterates the live values in index order.
-    #[inline]
-    fn iter(&self) -> BlocksIter<'_, T, Self::Layout> {
-        BlocksIter::new(self.blocks(), self.live())
-    }
-
-    /// Iterates the live values in index order, mutably.
-    #[inline]
-    fn iter_mut(&mut self) -> BlocksIterMut<'_, T, Self::Layout> {
-        let live = self.live();
-        BlocksIterMut::new_mut(self.blocks_mut(), live)
-    }
-}
-
 /// Mutable references to `N` distinct live values of `blocks`, each named
 /// by `(block, slot, generation)`, or `None` if any is not live or two name
 /// the same slot.
@@ -906,6 +775,10 @@ impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> BlocksCursor<'a, T, 
         // the words past it are not read: a block that is mostly never used
         // costs only its used words.
         // `marked <= len <= u32::MAX`, so the sum cannot overflow.
+        #[allow(
+            clippy::manual_div_ceil,
+            reason = "div_ceil allows for the overflow, at four instructions per block"
+        )]
         let marked_words = (block.marked + (WORD_BITS - 1)) / WORD_BITS;
         debug_assert!(marked_words <= block.occupied.len());
         // SAFETY: `marked <= len`, and there are `len.div_ceil(64)` words

@@ -20,11 +20,13 @@
 //! that range later starts every slot at the floor, so no old key can match
 //! it. A range whose floor reached the last generation is never reused.
 //!
-//! All of this is safe code over `Block`.
+//! All of this is safe code over `Block`, but for the two `*_unchecked`
+//! lookups, which pass their callers' guarantee on to the block.
 
 use alloc::vec::Vec;
+use core::ptr::NonNull;
 
-use super::block::{Block, BlockTable};
+use super::block::{get_disjoint_mut, Block, BlocksIter, BlocksIterMut};
 use super::layout::Split;
 use super::slot::{Slot, NO_SLOT};
 #[cfg(feature = "serde")]
@@ -485,7 +487,17 @@ impl<T> RawHive<T> {
     /// If a `Drop` panics, the rest are still dropped and the hive is left
     /// empty and consistent; then the panic propagates.
     pub(crate) fn clear(&mut self) {
-        self.clear_then(Self::reset);
+        super::finish_on_panic(self, Self::drop_values_then_reset);
+    }
+
+    /// Drops the values block by block, then `reset`s. A panicking `Drop`
+    /// stops it after its block is done (`Block::drop_values` finishes the
+    /// block first); run again, it skips the emptied blocks.
+    fn drop_values_then_reset(&mut self) {
+        for block in &mut self.blocks {
+            block.drop_values();
+        }
+        self.reset();
     }
 
     /// After every value was dropped: frees every block but the largest
@@ -712,27 +724,97 @@ impl<T> RawHive<T> {
     }
 }
 
-impl<T> BlockTable<T> for RawHive<T> {
-    type Layout = Split<T>;
-
+/// Lookup and iteration by flat index: block `b` starts at `b << shift`
+/// and holds at most `1 << shift` slots.
+impl<T> RawHive<T> {
+    /// Block and offset of a flat index.
     #[inline]
-    fn blocks(&self) -> &[Block<T, Split<T>>] {
-        &self.blocks
+    fn split(&self, index: usize) -> (usize, usize) {
+        (index >> self.shift, index & ((1 << self.shift) - 1))
     }
 
     #[inline]
-    fn blocks_mut(&mut self) -> &mut [Block<T, Split<T>>] {
-        &mut self.blocks
+    pub(crate) fn contains(&self, index: usize, generation: u32) -> bool {
+        let (b, i) = self.split(index);
+        self.blocks
+            .get(b)
+            .is_some_and(|block| block.contains(i, generation))
     }
 
     #[inline]
-    fn shift(&self) -> u32 {
-        self.shift
+    pub(crate) fn get(&self, index: usize, generation: u32) -> Option<&T> {
+        let (b, i) = self.split(index);
+        self.blocks.get(b)?.get(i, generation)
     }
 
     #[inline]
-    fn live(&self) -> usize {
-        self.len()
+    pub(crate) fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
+        let (b, i) = self.split(index);
+        self.blocks.get_mut(b)?.get_mut(i, generation)
+    }
+
+    /// A pointer to the value, valid until it is taken out or its block is
+    /// dropped (see `Block::value_ptr`).
+    #[inline]
+    pub(crate) fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
+        let (b, i) = self.split(index);
+        self.blocks.get(b)?.value_ptr(i, generation)
+    }
+
+    /// Mutable references to `N` distinct live values.
+    pub(crate) fn get_disjoint_mut<const N: usize>(
+        &mut self,
+        keys: [(usize, u32); N],
+    ) -> Option<[&mut T; N]> {
+        let at = keys.map(|(index, generation)| {
+            let (b, i) = self.split(index);
+            (b, i, generation)
+        });
+        get_disjoint_mut(&mut self.blocks, at)
+    }
+
+    /// The value at flat index `index`.
+    ///
+    /// # Safety
+    ///
+    /// The slot at `index` must exist and be occupied.
+    #[inline]
+    pub(crate) unsafe fn get_unchecked(&self, index: usize) -> &T {
+        let (b, i) = self.split(index);
+        debug_assert!(b < self.blocks.len());
+        // SAFETY: the caller guarantees the slot exists, so block `b` does.
+        let block = unsafe { self.blocks.get_unchecked(b) };
+        // SAFETY: the caller guarantees slot `i` of it exists and is
+        // occupied.
+        unsafe { block.get_unchecked(i) }
+    }
+
+    /// The value at flat index `index`, mutably.
+    ///
+    /// # Safety
+    ///
+    /// The slot at `index` must exist and be occupied.
+    #[inline]
+    pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
+        let (b, i) = self.split(index);
+        debug_assert!(b < self.blocks.len());
+        // SAFETY: the caller guarantees the slot exists, so block `b` does.
+        let block = unsafe { self.blocks.get_unchecked_mut(b) };
+        // SAFETY: the caller guarantees slot `i` of it exists and is
+        // occupied.
+        unsafe { block.get_unchecked_mut(i) }
+    }
+
+    /// Iterates the live values in index order.
+    #[inline]
+    pub(crate) fn iter(&self) -> BlocksIter<'_, T, Split<T>> {
+        BlocksIter::new(&self.blocks, self.len)
+    }
+
+    /// Iterates the live values in index order, mutably.
+    #[inline]
+    pub(crate) fn iter_mut(&mut self) -> BlocksIterMut<'_, T, Split<T>> {
+        BlocksIterMut::new_mut(&mut self.blocks, self.len)
     }
 }
 
