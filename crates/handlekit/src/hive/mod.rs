@@ -107,15 +107,18 @@ const fn default_shift<T>() -> u32 {
 /// occupancy words and the same loop, so against it a `Hive` gains only
 /// what the split saves in memory read: much for small values, little for
 /// large ones, and nothing when everything fits in cache. Over four runs
-/// of the runner (medians of `Hive` ÷ `IdTable`, at 1k / 100k / 1M
-/// values), a pass over half the values took 0.89 / 0.92 / 0.72 of the
-/// time for `u64` and 1.01 / 0.89 / 0.98 for 64-byte values; a pass over
-/// 5% took 0.96 / 0.97 / 0.85 and 1.06 / 0.86 / 1.10. Single runs spread
-/// by up to ±10% around these, so the cells near 1 are a tie. The 1k
-/// cells with 64-byte values pay for a second block: a first block
-/// holds 512 such values (see *Blocks*), and in an instruction count
-/// of the 5% pass, one 1024-slot block cost 619 instructions per pass,
-/// two blocks 660, and the `IdTable` 593.
+/// of the runner restricted to the two (`--filter
+/// iter_half,iter_sparse,Hive,IdTable<Id>`; medians of `Hive` ÷
+/// `IdTable`, at 1k / 100k / 1M values), a pass over half the values took
+/// 0.89 / 0.91 / 0.84 of the time for `u64` and 1.02 / 0.89 / 0.88 for
+/// 64-byte values; a pass over 5% took 0.92 / 0.93 / 0.92 and
+/// 0.97 / 0.75 / 1.01. Single runs spread by up to ±15% around these (in
+/// a full run, where the heap has served a dozen other containers first,
+/// the 64-byte cells come out higher), so the cells near 1 are a tie. In
+/// cache, both walk the same bit loop and the difference is the start-up
+/// of each block: in an instruction count of the 5% pass over 1000 64-byte
+/// values, the two default blocks (512 + 1024 slots) cost 629 instructions
+/// per pass, one 1024-slot block 600, and the `IdTable` 595.
 ///
 /// # Stable addresses
 ///
