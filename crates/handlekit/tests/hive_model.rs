@@ -536,6 +536,49 @@ mod hive {
 
     impl_churn!(Hive, Id);
 
+    /// A removal keeps the block it empties unless the block kept before is
+    /// still empty: once that one holds a value again, the next emptied
+    /// block is kept in its place.
+    #[test]
+    fn an_emptied_block_is_kept_once_the_one_kept_before_is_refilled() {
+        let mut hive: Hive<u32> = Hive::with_block_sizes(4, 4);
+        let keys: Vec<Id> = (0..16).map(|n| hive.insert(n)).collect();
+        assert_eq!(hive.block_count(), 4);
+        let block = |b: usize| &keys[4 * b..4 * b + 4];
+        for &key in block(0) {
+            hive.remove(key);
+        }
+        assert_eq!(hive.block_count(), 4, "block 0 kept");
+        // Block 0 is the only one with room, so it takes the value.
+        let refill = hive.insert(100);
+        assert!(block(0).iter().any(|k| k.index() == refill.index()));
+        for &key in block(1) {
+            hive.remove(key);
+        }
+        assert_eq!(hive.block_count(), 4, "block 1 kept: block 0 holds a value");
+        for &key in block(2) {
+            hive.remove(key);
+        }
+        assert_eq!(
+            hive.block_count(),
+            3,
+            "block 2 freed: block 1 is still empty"
+        );
+        hive.remove(refill);
+        assert_eq!(
+            hive.block_count(),
+            2,
+            "block 0 freed: block 1 is still empty"
+        );
+        hive.check_invariants();
+        for &key in block(3) {
+            hive.remove(key);
+        }
+        assert_eq!(hive.block_count(), 1, "block 3 freed");
+        assert!(hive.is_empty());
+        hive.check_invariants();
+    }
+
     /// Emptied blocks are freed (but one), and a key into a freed block stays
     /// stale when a new block is made over the same index range.
     #[test]

@@ -71,9 +71,12 @@ const fn default_shift<T>() -> u32 {
 ///
 /// # Emptied blocks
 ///
-/// When a removal empties a block, the block is kept if it is the only
-/// empty one (a reserve, so a hive that hovers around a block boundary does
-/// not allocate and free in turn); otherwise its memory is freed.
+/// When a removal empties a block, the block is kept as a reserve (so a
+/// hive that hovers around a block boundary does not allocate and free in
+/// turn) unless the block kept that way before is still empty; then its
+/// memory is freed. So removals keep at most one empty block. (Blocks made
+/// by [`reserve`](Hive::reserve) and not yet used are not counted: they
+/// stay until used or [`shrink_to_fit`](Hive::shrink_to_fit).)
 /// [`clear`](Hive::clear) keeps the largest block and frees the others, and
 /// [`shrink_to_fit`](Hive::shrink_to_fit) frees every empty block.
 ///
