@@ -136,8 +136,8 @@ fn parse_args() -> Result<Config, lexopt::Error> {
 /// or value types: a word equal to a name picks that name alone (`insert`
 /// is not `reinsert`), any other word every name that contains it
 /// (`iter_`, `IdTable`). Words of one kind widen the choice, kinds narrow
-/// it: `iter_sparse,iter_half,Hive,64B` keeps the two sparse passes of
-/// `Hive` over 64-byte values.
+/// it: `iter_sparse,iter_half,Hive,64B` keeps the sparse and half passes
+/// of `Hive` over 64-byte values.
 #[derive(Debug, Default)]
 struct Filter {
     /// The workloads picked; empty when no word names a workload.
@@ -200,9 +200,9 @@ impl Filter {
         picked(&self.containers, container) && picked(&self.value_types, value_type)
     }
 
-    /// Whether the memory table is measured: for a filter that names no
-    /// containers or value types, no (it takes a while at 1M values and a
-    /// filtered run is for timing); else for the containers kept.
+    /// Whether the memory table is measured: not for a filter that names
+    /// workloads and no containers or value types (it takes a while at 1M
+    /// values, and such a run is for timing); else for the containers kept.
     fn measures_memory(&self) -> bool {
         self.workloads.is_empty() || !self.containers.is_empty() || !self.value_types.is_empty()
     }
