@@ -140,7 +140,8 @@ pub(crate) struct RawHive<T> {
     /// count of empty blocks, so that an insertion need not check whether
     /// it fills an empty block: that check cost a `u64` insert 7 of its 52
     /// instructions and 12% of its time.) Invariant: `NO_BLOCK` or below
-    /// `blocks.len()`.
+    /// `blocks.len()`; if it is an allocated block with no value, that
+    /// block is listed.
     kept_empty: u32,
     /// `log2` of the first block's size. Invariant: `min_shift <= shift`.
     min_shift: u32,
@@ -624,10 +625,12 @@ impl<T> RawHive<T> {
             }
             self.slot_total += len;
             self.len += self.blocks[b].live();
-            if self.blocks[b].live() == 0 {
+            self.rebuild_free_list(b);
+            // An empty block from the input is kept as the policy would
+            // have kept it, if it can take a value.
+            if self.blocks[b].live() == 0 && self.meta[b].listed != NOT_LISTED {
                 self.kept_empty = b as u32;
             }
-            self.rebuild_free_list(b);
         }
     }
 
@@ -637,10 +640,20 @@ impl<T> RawHive<T> {
         assert_eq!(self.blocks.len(), self.meta.len(), "meta per block");
         assert!(self.min_shift <= self.shift && self.shift <= 31);
         let (mut total, mut live, mut retired_total) = (0, 0, 0);
+        let kept = self.kept_empty as usize;
         assert!(
-            self.kept_empty == NO_BLOCK || (self.kept_empty as usize) < self.blocks.len(),
+            self.kept_empty == NO_BLOCK || kept < self.blocks.len(),
             "kept empty block past the table"
         );
+        // Only a block with room is kept; it stays listed while it is empty.
+        if let Some(block) = self.blocks.get(kept) {
+            if block.len() > 0 && block.live() == 0 {
+                assert_ne!(
+                    self.meta[kept].listed, NOT_LISTED,
+                    "kept empty block {kept} unlisted"
+                );
+            }
+        }
         let mut listed_blocks = 0;
         for (b, (block, meta)) in self.blocks.iter().zip(&self.meta).enumerate() {
             block.check_invariants();
