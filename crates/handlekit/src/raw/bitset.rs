@@ -202,15 +202,12 @@ impl<'a> BitIter<'a> {
     /// lays out better there.)
     #[inline]
     pub(crate) fn with_tail_loaded(words: &'a [u64], count: usize, tail: Range<usize>) -> Self {
-        let mut rest = words.iter();
-        let current = rest.next().copied().unwrap_or(0);
-        BitIter {
-            rest,
-            current,
-            base: 0,
-            remaining: count,
-            tail,
+        let mut bits = Self::with_tail(words, count, tail);
+        if let Some(&first) = bits.rest.next() {
+            bits.current = first;
+            bits.base = 0;
         }
+        bits
     }
 
     /// Indices left.
