@@ -197,7 +197,9 @@
 //!   stability ([`vm_vec::VIRTUAL_MEMORY`] tells which).
 //! - `serde`: `Serialize`/`Deserialize` for keys (as their bits) and tables
 //!   (validated on the way in).
-//! - `rayon`: `par_iter` and `par_iter_mut`.
+//! - `rayon`: `par_iter` and `par_iter_mut` on [`IdTable`], [`PackedTable`],
+//!   [`SecondaryMap`], [`SparseSecondaryMap`], [`Pool`] and [`Hive`]. `Pool`
+//!   and `Hive` split the work between threads at block boundaries.
 //! - `radsort` (default): [`sort_keys`] and [`sort_indices`], radix sorts by
 //!   the `radsort` crate (small, no dependencies, `no_std`).
 //!

@@ -1,12 +1,15 @@
 //! Rayon support: parallel iteration over the slots of the slot-based
-//! containers ([`IdTable`](crate::IdTable), [`SecondaryMap`](crate::SecondaryMap)).
+//! containers ([`IdTable`](crate::IdTable), [`SecondaryMap`](crate::SecondaryMap)),
+//! and over the blocks of the stable ones ([`Pool`](crate::Pool),
+//! [`Hive`](crate::Hive)), whose raw cursors split at block boundaries.
 
 use core::marker::PhantomData;
 
-use rayon::iter::plumbing::UnindexedConsumer;
+use rayon::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
 use rayon::prelude::*;
 
 use crate::raw::slot::Slot;
+use crate::raw::SplitCursor;
 use crate::slot_iter::table_key;
 use crate::Key;
 
@@ -72,4 +75,51 @@ impl<'a, T, K: Key> ParIterMut<'a, T, K> {
             _key: PhantomData,
         }
     }
+}
+
+/// A part of a raw block cursor, as rayon splits and folds it; `map` turns
+/// a raw item into the public one.
+struct BlockParts<C, F> {
+    cursor: C,
+    map: F,
+}
+
+impl<C, F, I> UnindexedProducer for BlockParts<C, F>
+where
+    C: SplitCursor + Send,
+    F: Fn(C::Item) -> I + Copy + Send,
+{
+    type Item = I;
+
+    fn split(self) -> (Self, Option<Self>) {
+        let map = self.map;
+        let (left, right) = self.cursor.split_at_block();
+        (
+            BlockParts { cursor: left, map },
+            right.map(|cursor| BlockParts { cursor, map }),
+        )
+    }
+
+    fn fold_with<G: Folder<I>>(self, folder: G) -> G {
+        // The folder is asked whether it is full only between parts: the
+        // raw fold cannot stop early, and it is what makes a pass fast.
+        if folder.full() {
+            return folder;
+        }
+        let map = self.map;
+        self.cursor
+            .fold_part(folder, |folder, item| folder.consume(map(item)))
+    }
+}
+
+/// Drives `consumer` over the items of `cursor`, each turned by `map`,
+/// with the parts split at block boundaries.
+pub(crate) fn drive_blocks<C, F, I, Co>(cursor: C, map: F, consumer: Co) -> Co::Result
+where
+    C: SplitCursor + Send,
+    F: Fn(C::Item) -> I + Copy + Send,
+    I: Send,
+    Co: UnindexedConsumer<I>,
+{
+    bridge_unindexed(BlockParts { cursor, map }, consumer)
 }

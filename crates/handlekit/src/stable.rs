@@ -12,10 +12,12 @@
 /// `retain`, iteration, ...), the panics of `insert` and `Index`, `Debug`, `Index`, `IndexMut`, `PartialEq`, `Eq`,
 /// `Extend`, `FromIterator`, the three `IntoIterator`s, the borrowing
 /// iterator types (`Iter`, `IterMut`, `Keys`, `Values`, `ValuesMut`), and
-/// the `Drain` and `IntoIter` types. `$key` is the default key's name, `$noun` the noun
-/// the docs and panic messages use ("pool", "hive").
+/// the `Drain` and `IntoIter` types, and with `rayon` the parallel
+/// iterators. `$key` is the default key's name, `$noun` the noun the docs
+/// and panic messages use ("pool", "hive"), `$walk` how iteration finds
+/// the live slots of a block.
 macro_rules! stable_container_impls {
-    ($ty:ident, $raw:ident, $shared:ident, $exclusive:ident, $key:ident, $noun:literal) => {
+    ($ty:ident, $raw:ident, $shared:ident, $exclusive:ident, $key:ident, $noun:literal, $walk:literal) => {
         impl<T, K: Key> $ty<T, K> {
             /// The number of live values.
             ///
@@ -264,8 +266,7 @@ macro_rules! stable_container_impls {
             }
 
             /// Iterates `(key, &value)` in key-index order: block by block,
-            /// and within a block by slot, skipping 64 vacant slots per
-            /// occupancy word.
+            #[doc = concat!("and within a block by slot, ", $walk, ".")]
             ///
             #[doc = concat!("```\nlet mut c = handlekit::", stringify!($ty), "::new();")]
             #[doc = "let key = c.insert(1);\nassert_eq!(c.iter().collect::<Vec<_>>(), [(key, &1)]);\n```"]
@@ -410,6 +411,20 @@ macro_rules! stable_container_impls {
             }
         }
 
+        impl<T, K: Key> $ty<T, K> {
+            #[doc = concat!("Builds a ", $noun, " from values, keyed in iteration order (the first")]
+            /// value gets index 0), as `collect` does; the name is
+            /// [`IdTable`](crate::IdTable)'s.
+            ///
+            #[doc = concat!("```\nlet c: handlekit::", stringify!($ty), "<_> = handlekit::", stringify!($ty), "::from_iter_values([\"a\", \"b\"]);")]
+            /// assert_eq!(c.len(), 2);
+            /// ```
+            #[must_use]
+            pub fn from_iter_values(values: impl IntoIterator<Item = T>) -> Self {
+                values.into_iter().collect()
+            }
+        }
+
         impl<T, K: Key> FromIterator<T> for $ty<T, K> {
             #[doc = concat!("A ", $noun, " of the values, keyed in iteration order (the first value gets index 0).\n\n```")]
             #[doc = concat!("use handlekit::{", stringify!($ty), ", Key};")]
@@ -490,6 +505,106 @@ macro_rules! stable_container_impls {
         }
 
         $crate::slot_iter::taking_iterator!(IntoIter<T, K>);
+
+        #[cfg(feature = "rayon")]
+        impl<T: Sync, K: Key> $ty<T, K> {
+            /// Iterates `(key, &value)` in parallel with rayon. The work is
+            /// cut between threads at block boundaries, so a
+            #[doc = concat!($noun, " of one block runs on one thread.")]
+            ///
+            /// ```
+            /// use rayon::prelude::*;
+            #[doc = concat!("let c: handlekit::", stringify!($ty), "<u64> = (0..10_000).collect();")]
+            /// assert_eq!(c.par_iter().map(|(_, v)| v).sum::<u64>(), 49_995_000);
+            /// assert!(c.par_iter().all(|(key, v)| c[key] == *v));
+            /// ```
+            pub fn par_iter(&self) -> ParIter<'_, T, K> {
+                ParIter {
+                    raw: self.raw.iter(),
+                    _key: core::marker::PhantomData,
+                }
+            }
+        }
+
+        #[cfg(feature = "rayon")]
+        impl<T: Send, K: Key> $ty<T, K> {
+            /// Iterates `(key, &mut value)` in parallel with rayon, cut
+            /// between threads at block boundaries.
+            ///
+            /// ```
+            /// use rayon::prelude::*;
+            #[doc = concat!("let mut c: handlekit::", stringify!($ty), "<u64> = (0..10_000).collect();")]
+            /// c.par_iter_mut().for_each(|(_, v)| *v *= 2);
+            /// assert_eq!(c.values().sum::<u64>(), 99_990_000);
+            /// ```
+            pub fn par_iter_mut(&mut self) -> ParIterMut<'_, T, K> {
+                ParIterMut {
+                    raw: self.raw.iter_mut(),
+                    _key: core::marker::PhantomData,
+                }
+            }
+        }
+
+        #[doc = concat!("Parallel iterator over `(key, &value)`; see [`", stringify!($ty), "::par_iter`].\n\n```")]
+        /// use rayon::prelude::*;
+        #[doc = concat!("let c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
+        #[doc = concat!("let iter: handlekit::", $noun, "::ParIter<'_, i32> = c.par_iter();")]
+        /// assert_eq!(iter.count(), 2);
+        /// ```
+        #[cfg(feature = "rayon")]
+        pub struct ParIter<'a, T, K: Key = $key> {
+            raw: $shared<'a, T>,
+            _key: core::marker::PhantomData<fn(K) -> K>,
+        }
+
+        #[cfg(feature = "rayon")]
+        impl<'a, T: Sync, K: Key> rayon::iter::ParallelIterator for ParIter<'a, T, K> {
+            type Item = (K, &'a T);
+
+            fn drive_unindexed<C>(self, consumer: C) -> C::Result
+            where
+                C: rayon::iter::plumbing::UnindexedConsumer<Self::Item>,
+            {
+                $crate::slot_par::drive_blocks(
+                    self.raw,
+                    |(index, generation, value)| {
+                        ($crate::slot_iter::table_key::<K>(index, generation), value)
+                    },
+                    consumer,
+                )
+            }
+        }
+
+        #[doc = concat!("Parallel iterator over `(key, &mut value)`; see [`", stringify!($ty), "::par_iter_mut`].\n\n```")]
+        /// use rayon::prelude::*;
+        #[doc = concat!("let mut c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
+        #[doc = concat!("let iter: handlekit::", $noun, "::ParIterMut<'_, i32> = c.par_iter_mut();")]
+        /// iter.for_each(|(_, v)| *v += 1);
+        /// assert_eq!(c.values().sum::<i32>(), 5);
+        /// ```
+        #[cfg(feature = "rayon")]
+        pub struct ParIterMut<'a, T, K: Key = $key> {
+            raw: $exclusive<'a, T>,
+            _key: core::marker::PhantomData<fn(K) -> K>,
+        }
+
+        #[cfg(feature = "rayon")]
+        impl<'a, T: Send, K: Key> rayon::iter::ParallelIterator for ParIterMut<'a, T, K> {
+            type Item = (K, &'a mut T);
+
+            fn drive_unindexed<C>(self, consumer: C) -> C::Result
+            where
+                C: rayon::iter::plumbing::UnindexedConsumer<Self::Item>,
+            {
+                $crate::slot_par::drive_blocks(
+                    self.raw,
+                    |(index, generation, value)| {
+                        ($crate::slot_iter::table_key::<K>(index, generation), value)
+                    },
+                    consumer,
+                )
+            }
+        }
 
         $crate::slot_iter::borrowing_iterators!(
             owner: stringify!($ty),

@@ -449,13 +449,28 @@ mod hive {
                 acc
             });
             assert_eq!(got, expected);
+            #[cfg(all(feature = "rayon", not(miri)))]
+            {
+                use rayon::prelude::*;
+                let par: Vec<(K, u64)> = self.hive.par_iter().map(|(k, v)| (k, *v)).collect();
+                assert_eq!(par, expected);
+                self.hive.par_iter_mut().for_each(|(_, v)| *v += 4);
+            }
+            let par_bump = if cfg!(all(feature = "rayon", not(miri))) {
+                4
+            } else {
+                0
+            };
             let keys: Vec<K> = self.hive.keys().collect();
             assert_eq!(keys, expected.iter().map(|e| e.0).collect::<Vec<_>>());
             let values: Vec<u64> = self.hive.values().copied().collect();
-            assert_eq!(values, expected.iter().map(|e| e.1).collect::<Vec<_>>());
+            assert_eq!(
+                values,
+                expected.iter().map(|e| e.1 + par_bump).collect::<Vec<_>>()
+            );
             let mut sum = 0;
             self.hive.values().for_each(|v| sum += v);
-            assert_eq!(sum, expected.iter().map(|e| e.1).sum::<u64>());
+            assert_eq!(sum, expected.iter().map(|e| e.1 + par_bump).sum::<u64>());
             assert_eq!(self.hive.values().count(), expected.len());
             for (i, (_, v)) in self.hive.iter_mut().enumerate() {
                 if i % 2 == 0 {
@@ -466,7 +481,7 @@ mod hive {
                 *v += 2;
             }
             for (i, &(key, value)) in expected.iter().enumerate() {
-                let bump = u64::from(i % 2 == 0) + if i >= split { 2 } else { 0 };
+                let bump = par_bump + u64::from(i % 2 == 0) + if i >= split { 2 } else { 0 };
                 self.model.insert(key, value + bump);
             }
             let listed: Vec<(K, &u64)> = self.hive.iter().collect();
@@ -753,6 +768,15 @@ mod hive {
         send_sync::<handlekit::hive::IterMut<'static, u64>>();
         send_sync::<handlekit::hive::IntoIter<u64>>();
         send_sync::<handlekit::hive::Drain<'static, u64>>();
+        #[cfg(feature = "rayon")]
+        {
+            send_sync::<handlekit::hive::ParIter<'static, u64>>();
+            send_sync::<handlekit::hive::ParIterMut<'static, u64>>();
+        }
+        // A mutable iterator may cross threads as `&mut T` may: with
+        // `T: Send` alone.
+        fn send<T: Send>() {}
+        send::<handlekit::hive::IterMut<'static, std::cell::Cell<u64>>>();
     }
 
     /// Values narrower than the free-list link, zero-sized values and

@@ -379,6 +379,12 @@ impl<K: Key> Harness<K> {
         assert_eq!(format!("{:?}", pool.values()), format!("{values:?}"));
         let by_ref: Vec<(K, u64)> = pool.into_iter().map(|(k, v)| (k, *v)).collect();
         assert_eq!(by_ref, expected);
+        #[cfg(all(feature = "rayon", not(miri)))]
+        {
+            use rayon::prelude::*;
+            let par: Vec<(K, u64)> = pool.par_iter().map(|(k, v)| (k, *v)).collect();
+            assert_eq!(par, expected);
+        }
 
         for (k, v) in self.pool.iter_mut() {
             assert_eq!(*v, self.model[&k]);
@@ -393,8 +399,17 @@ impl<K: Key> Harness<K> {
         for (_, v) in &mut self.pool {
             *v += 1;
         }
+        #[cfg(all(feature = "rayon", not(miri)))]
+        {
+            use rayon::prelude::*;
+            self.pool.par_iter_mut().for_each(|(k, v)| {
+                assert_eq!(*v, self.model[&k] + 3);
+                *v += 1;
+            });
+        }
+        let bumps = 3 + u64::from(cfg!(all(feature = "rayon", not(miri))));
         for v in self.model.values_mut() {
-            *v += 3;
+            *v += bumps;
         }
     }
 
@@ -791,6 +806,11 @@ fn auto_traits() {
     send_sync::<handlekit::pool::Iter<'static, u64>>();
     send_sync::<handlekit::pool::IterMut<'static, u64>>();
     send_sync::<handlekit::pool::IntoIter<u64>>();
+    #[cfg(feature = "rayon")]
+    {
+        send_sync::<handlekit::pool::ParIter<'static, u64>>();
+        send_sync::<handlekit::pool::ParIterMut<'static, u64>>();
+    }
 }
 
 define_key! {

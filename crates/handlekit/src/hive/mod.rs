@@ -466,4 +466,47 @@ type BlocksShared<'a, T> = crate::raw::block::BlocksIter<'a, T, Split<T>>;
 /// See `BlocksShared`.
 type BlocksExclusive<'a, T> = crate::raw::block::BlocksIterMut<'a, T, Split<T>>;
 
-crate::stable::stable_container_impls!(Hive, RawHive, BlocksShared, BlocksExclusive, Id, "hive");
+crate::stable::stable_container_impls!(
+    Hive,
+    RawHive,
+    BlocksShared,
+    BlocksExclusive,
+    Id,
+    "hive",
+    "skipping 64 vacant slots per occupancy word"
+);
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    /// Parallel iteration's parts, split as far as they go, cover every
+    /// value once and in order, for shared and exclusive access, over
+    /// blocks of several sizes, emptied blocks and freed ranges.
+    #[test]
+    fn split_parts_cover_every_value_once() {
+        for (min, max) in [(1, 1), (2, 8), (4, 64), (64, 64)] {
+            let mut hive: Hive<u64> = Hive::with_block_sizes(min, max);
+            let keys: Vec<Id> = (0..300).map(|i| hive.insert(i)).collect();
+            for (i, &key) in keys.iter().enumerate() {
+                if i % 3 == 0 || (40..120).contains(&i) {
+                    hive.remove(key);
+                }
+            }
+            let expected: Vec<(usize, u32, u64)> = hive
+                .raw
+                .iter()
+                .map(|(index, generation, value)| (index, generation, *value))
+                .collect();
+            assert_eq!(expected.len(), hive.len());
+            let parts = crate::raw::check_split_shared(hive.raw.iter(), &expected);
+            assert!(parts > 1, "{min}..{max}: {parts} part");
+            crate::raw::check_split_exclusive(hive.raw.iter_mut(), &expected);
+            let bumped: Vec<u64> = hive.values().copied().collect();
+            assert_eq!(bumped, expected.iter().map(|e| e.2 + 1).collect::<Vec<_>>());
+        }
+        let empty: Hive<u64> = Hive::new();
+        assert_eq!(crate::raw::check_split_shared(empty.raw.iter(), &[]), 1);
+    }
+}

@@ -743,6 +743,19 @@ impl<T: PartialEq, K: Key> PartialEq for IdTable<T, K> {
 
 impl<T: Eq, K: Key> Eq for IdTable<T, K> {}
 
+impl<T, K: Key> FromIterator<T> for IdTable<T, K> {
+    /// The same as [`from_iter_values`](IdTable::from_iter_values).
+    ///
+    /// ```
+    /// use handlekit::{IdTable, Key};
+    /// let table: IdTable<&str> = ["a", "b"].into_iter().collect();
+    /// assert_eq!(table.keys().map(|k| k.index()).collect::<Vec<_>>(), [0, 1]);
+    /// ```
+    fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
+        Self::from_iter_values(values)
+    }
+}
+
 impl<T, K: Key> Extend<T> for IdTable<T, K> {
     /// Inserts every value; the keys are discarded.
     ///

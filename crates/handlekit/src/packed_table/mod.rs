@@ -911,6 +911,19 @@ fn invalid_key<K: Key>(key: K) -> ! {
     panic!("PackedTable: no live value for key {key:?} (stale, or from another table)")
 }
 
+impl<T, K: Key> FromIterator<T> for PackedTable<T, K> {
+    /// The same as [`from_iter_values`](PackedTable::from_iter_values).
+    ///
+    /// ```
+    /// use handlekit::{PackedTable, Key};
+    /// let table: PackedTable<&str> = ["a", "b"].into_iter().collect();
+    /// assert_eq!(table.keys().map(|k| k.index()).collect::<Vec<_>>(), [0, 1]);
+    /// ```
+    fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
+        Self::from_iter_values(values)
+    }
+}
+
 impl<T, K: Key> Extend<T> for PackedTable<T, K> {
     /// Inserts every value; the keys are discarded.
     ///

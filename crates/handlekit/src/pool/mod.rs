@@ -398,4 +398,47 @@ impl<T: Clone, K: Key> Clone for Pool<T, K> {
     }
 }
 
-crate::stable::stable_container_impls!(Pool, RawPool, FlatIter, FlatIterMut, PoolKey, "pool");
+crate::stable::stable_container_impls!(
+    Pool,
+    RawPool,
+    FlatIter,
+    FlatIterMut,
+    PoolKey,
+    "pool",
+    "checking the state word of every slot ever used"
+);
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    /// Parallel iteration's parts, split as far as they go, cover every
+    /// value once and in order, for shared and exclusive access, over
+    /// blocks of several sizes and vacant slots.
+    #[test]
+    fn split_parts_cover_every_value_once() {
+        for size in [1, 2, 8, 64] {
+            let mut pool: Pool<u64> = Pool::with_block_size(size);
+            let keys: Vec<PoolKey> = (0..300).map(|i| pool.insert(i)).collect();
+            for (i, &key) in keys.iter().enumerate() {
+                if i % 3 == 0 || (40..120).contains(&i) {
+                    pool.remove(key);
+                }
+            }
+            let expected: Vec<(usize, u32, u64)> = pool
+                .raw
+                .iter()
+                .map(|(index, generation, value)| (index, generation, *value))
+                .collect();
+            assert_eq!(expected.len(), pool.len());
+            let parts = crate::raw::check_split_shared(pool.raw.iter(), &expected);
+            assert!(parts > 1, "{size}: {parts} part");
+            crate::raw::check_split_exclusive(pool.raw.iter_mut(), &expected);
+            let bumped: Vec<u64> = pool.values().copied().collect();
+            assert_eq!(bumped, expected.iter().map(|e| e.2 + 1).collect::<Vec<_>>());
+        }
+        let empty: Pool<u64> = Pool::new();
+        assert_eq!(crate::raw::check_split_shared(empty.raw.iter(), &[]), 1);
+    }
+}

@@ -764,8 +764,9 @@ impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> BlocksCursor<'a, T, 
     /// The cursor over block `b`.
     #[inline]
     fn open(block: &'a Block<T, L>) -> RawCursor<'a, A> {
-        // Each block is opened once per cursor: `rest` yields it once, and
-        // an exclusive cursor is not `Clone`.
+        // Each block is opened once per cursor: `rest` yields it once, an
+        // exclusive cursor is not `Clone`, and the parts a cursor is split
+        // into for parallel iteration hold disjoint blocks.
         // SAFETY: for an exclusive cursor, `new_mut` borrowed every block
         // mutably for `'a`, so nothing else reaches the values.
         let access = unsafe { A::of_block(block) };
@@ -826,6 +827,72 @@ impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> BlocksCursor<'a, T, 
         acc
     }
 }
+
+#[cfg(any(test, feature = "rayon"))]
+impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> super::SplitCursor
+    for BlocksCursor<'a, T, L, A>
+{
+    type Item = (usize, u32, A::Value);
+
+    /// Cuts the blocks not yet started where the values before the cut
+    /// first reach half of those left, so the parts hold about as many
+    /// values each whatever the block sizes. A cursor that has started a
+    /// block is not cut (parallel iteration cuts only fresh cursors).
+    fn split_at_block(self) -> (Self, Option<Self>) {
+        let blocks = self.rest.as_slice();
+        if self.current.is_some() || self.remaining < 2 {
+            return (self, None);
+        }
+        // The blocks hold `remaining` values in all (`new`), so the walk
+        // reaches half of them before it runs out of blocks.
+        let half = self.remaining.div_ceil(2);
+        let (mut cut, mut before) = (0, 0);
+        for block in blocks {
+            if before >= half {
+                break;
+            }
+            before += block.live();
+            cut += 1;
+        }
+        if before == self.remaining {
+            // The block that reached half holds the rest: it starts the
+            // right part instead.
+            cut -= 1;
+            before -= blocks[cut].live();
+        }
+        if before == 0 {
+            return (self, None);
+        }
+        let (left, right) = blocks.split_at(cut);
+        // Each block is in one part only, so each is still opened once (see
+        // `open`).
+        let part = |blocks: &'a [Block<T, L>], remaining| BlocksCursor {
+            rest: blocks.iter(),
+            current: None,
+            remaining,
+        };
+        (
+            part(left, before),
+            Some(part(right, self.remaining - before)),
+        )
+    }
+
+    #[inline]
+    fn fold_part<B>(self, init: B, f: impl FnMut(B, Self::Item) -> B) -> B {
+        self.fold_items(init, f)
+    }
+}
+
+// SAFETY: a shared cursor reads the block headers and hands out `&T`s,
+// both of which may cross threads when `T: Sync`. (An explicit impl for one
+// access kind below rules out the derived one for both.)
+unsafe impl<T: Sync, L: SlotLayout<T>> Send for BlocksIter<'_, T, L> {}
+// SAFETY: an exclusive cursor reads the block headers (counts and the
+// storage pointers), which hold no `T`, and hands out `&mut T`s to the
+// values of its own blocks, no other cursor's: sending it is sending those
+// `&mut T`s, which `T: Send` allows. (Derived, it would also need
+// `T: Sync`, for the shared `&[Block]` it reads the headers through.)
+unsafe impl<T: Send, L: SlotLayout<T>> Send for BlocksIterMut<'_, T, L> {}
 
 impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> Iterator for BlocksCursor<'a, T, L, A> {
     type Item = (usize, u32, A::Value);

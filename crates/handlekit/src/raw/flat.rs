@@ -622,7 +622,10 @@ pub(crate) struct FlatCursor<'a, T, R> {
     /// The table's `used`. Invariant: every index in `next..used` is an
     /// initialized slot of `blocks`.
     used: usize,
-    /// Live values at `next..used`, not yet yielded.
+    /// Live values at `next..used`, not yet yielded; only an upper bound
+    /// on them in the parts of a cursor split for parallel iteration,
+    /// which are folded and never handed out as iterators (the bound only
+    /// ends a walk early).
     remaining: usize,
     _values: PhantomData<R>,
 }
@@ -712,6 +715,40 @@ impl<'a, T, R: ValueRef<T>> FlatCursor<'a, T, R> {
             index = block_end;
         }
         acc
+    }
+}
+
+#[cfg(any(test, feature = "rayon"))]
+impl<'a, T, R: ValueRef<T>> super::SplitCursor for FlatCursor<'a, T, R> {
+    type Item = (usize, u32, R);
+
+    /// Cuts `next..used` at the block boundary nearest below its middle.
+    /// The parts' counts are upper bounds (see `remaining`): counting the
+    /// live values on each side would cost a pass over their state words.
+    fn split_at_block(self) -> (Self, Option<Self>) {
+        let middle = self.next + (self.used - self.next) / 2;
+        let cut = (middle >> self.shift) << self.shift;
+        if cut <= self.next {
+            return (self, None);
+        }
+        // Disjoint index ranges: each slot is still looked at once, by one
+        // part (the contract of `item`).
+        let left = FlatCursor {
+            used: cut,
+            remaining: self.remaining.min(cut - self.next),
+            ..self
+        };
+        let right = FlatCursor {
+            next: cut,
+            remaining: self.remaining.min(self.used - cut),
+            ..self
+        };
+        (left, Some(right))
+    }
+
+    #[inline]
+    fn fold_part<B>(self, init: B, f: impl FnMut(B, Self::Item) -> B) -> B {
+        self.fold_items(init, f)
     }
 }
 

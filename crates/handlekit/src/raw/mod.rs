@@ -56,6 +56,97 @@ pub(crate) fn finish_on_panic<S>(target: &mut S, pass: fn(&mut S)) {
     core::mem::forget(guard);
 }
 
+/// A cursor over blocks that parallel iteration can cut in two at a block
+/// boundary and fold each part on its own thread. The parts of a cursor
+/// hold disjoint sets of slots, so the parts of an exclusive cursor hand
+/// out `&mut T`s that never alias.
+#[cfg(any(test, feature = "rayon"))]
+pub(crate) trait SplitCursor: Sized {
+    /// `(flat index, generation, value)`, as the cursor yields them.
+    type Item;
+
+    /// Cuts the cursor at a block boundary near the middle of what it has
+    /// left, or gives it back whole if it cannot be cut (one block left).
+    fn split_at_block(self) -> (Self, Option<Self>);
+
+    /// Folds `f` over every item left, in order.
+    fn fold_part<B>(self, init: B, f: impl FnMut(B, Self::Item) -> B) -> B;
+}
+
+/// Splits `cursor` until no part splits, and folds each part into a list:
+/// the parts in order, as a parallel pass would see them (on one thread,
+/// so that Miri checks the parts without rayon).
+#[cfg(test)]
+fn split_fully<C: SplitCursor>(cursor: C) -> alloc::vec::Vec<alloc::vec::Vec<C::Item>> {
+    let mut parts = alloc::vec::Vec::new();
+    let mut pending = alloc::vec![cursor];
+    while let Some(part) = pending.pop() {
+        // A cut that does not shrink its parts would split forever.
+        assert!(
+            parts.len() + pending.len() < 1 << 16,
+            "splitting does not end"
+        );
+        match part.split_at_block() {
+            (left, Some(right)) => {
+                // Left is taken next, so the parts come out in order.
+                pending.push(right);
+                pending.push(left);
+            }
+            (whole, None) => {
+                parts.push(whole.fold_part(alloc::vec::Vec::new(), |mut items, item| {
+                    items.push(item);
+                    items
+                }))
+            }
+        }
+    }
+    parts
+}
+
+/// Checks that the parts of a shared cursor, split as far as they go,
+/// yield `expected` between them, in order; returns how many parts there
+/// were.
+#[cfg(test)]
+pub(crate) fn check_split_shared<'a, C>(cursor: C, expected: &[(usize, u32, u64)]) -> usize
+where
+    C: SplitCursor<Item = (usize, u32, &'a u64)>,
+{
+    let parts = split_fully(cursor);
+    let items: alloc::vec::Vec<(usize, u32, u64)> = parts
+        .iter()
+        .flatten()
+        .map(|&(index, generation, value)| (index, generation, *value))
+        .collect();
+    assert_eq!(items, expected);
+    parts.len()
+}
+
+/// Checks that the parts of an exclusive cursor, split as far as they go,
+/// yield the slots of `expected` between them, in order, and that all the
+/// `&mut`s they hand out can be written while all are held (under Miri, two
+/// parts reaching one slot would be undefined behaviour); adds 1 to each
+/// value.
+#[cfg(test)]
+pub(crate) fn check_split_exclusive<'a, C>(cursor: C, expected: &[(usize, u32, u64)])
+where
+    C: SplitCursor<Item = (usize, u32, &'a mut u64)>,
+{
+    let mut items: alloc::vec::Vec<(usize, u32, &mut u64)> =
+        split_fully(cursor).into_iter().flatten().collect();
+    let slots: alloc::vec::Vec<(usize, u32)> = items
+        .iter()
+        .map(|(index, generation, _)| (*index, *generation))
+        .collect();
+    let want: alloc::vec::Vec<(usize, u32)> = expected
+        .iter()
+        .map(|&(index, generation, _)| (index, generation))
+        .collect();
+    assert_eq!(slots, want);
+    for (_, _, value) in &mut items {
+        **value += 1;
+    }
+}
+
 #[cfg(feature = "serde")]
 pub(crate) use arena::BuildError;
 pub(crate) use arena::{KeyLimits, SlotArena};
