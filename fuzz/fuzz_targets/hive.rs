@@ -5,7 +5,9 @@
 //! 4 generation bits, so slots retire after 15 occupants and freed blocks'
 //! ranges come back at a high floor or retire); the next two pick the
 //! smallest and largest block sizes (1 to 64 slots, so blocks are made,
-//! emptied and freed often); the rest is a sequence of operations.
+//! emptied and freed often), and the one after them, one time in four, a
+//! fixed capacity (0 to 79, from the byte after it) instead; the rest is a
+//! sequence of operations.
 
 #![no_main]
 
@@ -28,6 +30,8 @@ struct Input {
     min_shift: u8,
     /// `log2` of the largest block over the smallest, 0..=6 in all.
     max_shift: u8,
+    /// `with_fixed_capacity(n)` instead of the block sizes.
+    fixed: Option<u8>,
     ops: Vec<Op>,
 }
 
@@ -40,10 +44,16 @@ impl<'a> Arbitrary<'a> for Input {
         let key = u8::arbitrary(&mut u)? % 3;
         let min_shift = u8::arbitrary(&mut u)? % 7;
         let max_shift = min_shift + u8::arbitrary(&mut u)? % (7 - min_shift);
+        let fixed = if u8::arbitrary(&mut u)? % 4 == 0 {
+            Some(u8::arbitrary(&mut u)? % 80)
+        } else {
+            None
+        };
         Ok(Input {
             key,
             min_shift,
             max_shift,
+            fixed,
             ops: Vec::arbitrary_take_rest(u)?,
         })
     }
@@ -58,8 +68,17 @@ fuzz_target!(|input: Input| {
 });
 
 fn run<K: Key>(input: &Input) {
-    let hive = Hive::with_block_sizes(1 << input.min_shift, 1 << input.max_shift);
-    let mut model = Model::<K, Hive<_, K>>::new(hive, None);
+    let (hive, fixed) = match input.fixed {
+        Some(n) => (
+            Hive::with_fixed_capacity(usize::from(n)),
+            Some(usize::from(n)),
+        ),
+        None => (
+            Hive::with_block_sizes(1 << input.min_shift, 1 << input.max_shift),
+            None,
+        ),
+    };
+    let mut model = Model::<K, Hive<_, K>>::new(hive, fixed);
     model.check();
     // `try_reserve` allocates empty blocks on purpose; after it the bound
     // below no longer holds.

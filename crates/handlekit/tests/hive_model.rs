@@ -10,7 +10,7 @@
 //! change until it is removed, and must read the right value.
 //!
 //! The same body runs for `Id`, `Id32` and a key with 4 generation bits
-//! (where slots retire constantly), with block sizes from 1 to 64.
+//! (where slots retire constantly), with block sizes from 1 to 64 and fixed capacities below 80.
 //! Then: the stable-address churn test, an exhaustive stale-key test with 2
 //! generation bits, and the index-space limit.
 
@@ -132,9 +132,16 @@ mod hive {
     }
 
     impl<K: Key + std::hash::Hash> Harness<K> {
-        fn new(min: usize, max: usize) -> Self {
+        fn new(setup: Setup) -> Self {
             Harness {
-                hive: Hive::with_block_sizes(min, max),
+                hive: match setup {
+                    Setup::Sizes(min, max) => Hive::with_block_sizes(min, max),
+                    // Within the key's index space (16 slots for
+                    // `SixteenSlots`); past it the constructor panics.
+                    Setup::Fixed(capacity) => {
+                        Hive::with_fixed_capacity(capacity.min(1 << K::INDEX_BITS.min(32)))
+                    }
+                },
                 model: HashMap::new(),
                 issued: HashSet::new(),
                 ptrs: HashMap::new(),
@@ -202,6 +209,10 @@ mod hive {
             assert_eq!(self.hive.len(), self.model.len());
             assert_eq!(self.hive.is_empty(), self.model.is_empty());
             assert!(self.hive.capacity() >= self.hive.len());
+            if let Some(capacity) = self.hive.fixed_capacity() {
+                assert!(self.hive.block_count() <= 1, "a fixed hive grew");
+                assert!(self.hive.capacity() <= capacity);
+            }
             for &key in &self.issued {
                 let expected = self.model.get(&key);
                 assert_eq!(self.hive.get(key), expected, "get {key:?}");
@@ -236,6 +247,11 @@ mod hive {
         fn insert_result(&mut self, result: Result<K, handlekit::CapacityError>, value: u64) {
             match result {
                 Ok(key) => self.inserted(key, value),
+                Err(err) if err.is_fixed_capacity() => {
+                    let capacity = self.hive.fixed_capacity().expect("a fixed hive");
+                    assert_eq!(err.limit(), Some(capacity));
+                    assert_eq!(self.hive.len(), self.hive.capacity(), "refused with room");
+                }
                 Err(err) => assert!(err.is_index_space(), "{err}"),
             }
         }
@@ -356,12 +372,22 @@ mod hive {
                     assert!(self.hive.block_count() <= 1);
                 }
                 Op::ShrinkToFit => {
+                    let (blocks, capacity) = (self.hive.block_count(), self.hive.capacity());
                     self.hive.shrink_to_fit();
-                    let max = self.hive.block_sizes().1;
-                    assert!(
-                        self.hive.capacity()
-                            < self.hive.len() + max * self.hive.block_count().max(1)
-                    );
+                    if self.hive.fixed_capacity().is_some() {
+                        assert_eq!(
+                            self.hive.block_count(),
+                            blocks,
+                            "a fixed hive keeps its block"
+                        );
+                        assert_eq!(self.hive.capacity(), capacity);
+                    } else {
+                        let max = self.hive.block_sizes().1;
+                        assert!(
+                            self.hive.capacity()
+                                < self.hive.len() + max * self.hive.block_count().max(1)
+                        );
+                    }
                 }
                 Op::Reserve(n) => {
                     if self.hive.try_reserve(n).is_ok() {
@@ -403,6 +429,7 @@ mod hive {
                 Op::Clone => {
                     let copy = self.hive.clone();
                     assert_eq!(copy, self.hive);
+                    assert_eq!(copy.fixed_capacity(), self.hive.fixed_capacity());
                     assert_eq!(copy.capacity(), self.hive.capacity());
                     assert_eq!(copy.block_count(), self.hive.block_count());
                     assert_eq!(copy.retired_count(), self.hive.retired_count());
@@ -489,8 +516,18 @@ mod hive {
         }
     }
 
-    fn run<K: Key + std::hash::Hash>(sizes: (usize, usize), ops: Vec<Op>) {
-        let mut harness = Harness::<K>::new(sizes.0, sizes.1);
+    /// How the hive under test is made.
+    #[derive(Clone, Copy, Debug)]
+    enum Setup {
+        /// `with_block_sizes(min, max)`.
+        Sizes(usize, usize),
+        /// `with_fixed_capacity`: inserts past it must fail, and the one
+        /// block must stay.
+        Fixed(usize),
+    }
+
+    fn run<K: Key + std::hash::Hash>(setup: Setup, ops: Vec<Op>) {
+        let mut harness = Harness::<K>::new(setup);
         harness.check();
         for op in ops {
             harness.apply(op);
@@ -498,12 +535,13 @@ mod hive {
         }
     }
 
-    fn block_sizes() -> impl Strategy<Value = (usize, usize)> {
+    fn setup() -> impl Strategy<Value = Setup> {
         prop_oneof![
-            Just((1usize, 1usize)),
-            Just((1, 4)),
-            Just((2, 16)),
-            Just((64, 64))
+            Just(Setup::Sizes(1, 1)),
+            Just(Setup::Sizes(1, 4)),
+            Just(Setup::Sizes(2, 16)),
+            Just(Setup::Sizes(64, 64)),
+            (0usize..80).prop_map(Setup::Fixed),
         ]
     }
 
@@ -514,10 +552,10 @@ mod hive {
                 $(
                     #[test]
                     fn $name(
-                        sizes in block_sizes(),
+                        setup in setup(),
                         ops in prop::collection::vec(op(), 0..MAX_OPS),
                     ) {
-                        run::<$key>(sizes, ops);
+                        run::<$key>(setup, ops);
                     }
                 )*
             }

@@ -182,6 +182,15 @@ const fn default_shift<T>() -> u32 {
 /// same as a `Vec`'s 0.16 ns; at half occupancy 0.73 against 0.99, and at
 /// 1/16 occupancy 1.94 against 2.13.
 ///
+/// With the `rayon` feature, [`par_iter`](Hive::par_iter) and
+/// [`par_iter_mut`](Hive::par_iter_mut) cut the blocks into runs holding
+/// about as many values each, one run per task, and walk each run with the
+/// same block-at-a-time path; a block is never shared between threads. On
+/// the 2-core machine here, summing a hive of 1M slots at half occupancy
+/// took 263 µs in parallel against 470 µs sequentially (1.79×); at 100k
+/// slots 39 against 46 µs, where starting the tasks costs about as much as
+/// the second core saves.
+///
 /// # Serde
 ///
 /// With the `serde` feature, a hive serializes as its block sizes and its
@@ -196,7 +205,20 @@ const fn default_shift<T>() -> u32 {
 /// spare room than the original. The block sizes, though, come from the
 /// input: check [`block_sizes`](Hive::block_sizes) before inserting into a
 /// hive loaded from an untrusted source, since the next block it allocates
-/// has the size the input named.
+/// has the size the input named. A [fixed
+/// capacity](Hive::with_fixed_capacity) is not part of the serialized
+/// form: the loaded hive grows like any other.
+///
+/// # Compared with `IdTable`'s API
+///
+/// `Hive` has [`IdTable`](crate::IdTable)'s methods under the same names,
+/// plus [`get_ptr`](Hive::get_ptr) and the block controls, with one
+/// exception: there is no reuse policy ([`Reuse`](crate::Reuse)). Each
+/// block reuses its own vacant slots last-freed first, and an insertion goes
+/// to the block that most recently got room (a block that was full gets
+/// room back with its first removal), so the order in which a hive hands
+/// slots back follows its blocks, not a policy; what keeps a stale key from
+/// matching is the generation, which every reuse bumps.
 ///
 /// # Examples
 ///
@@ -270,6 +292,47 @@ impl<T, K: Key> Hive<T, K> {
         let mut hive = Self::default();
         hive.reserve(capacity);
         hive
+    }
+
+    /// Creates a hive with room for exactly `capacity` values, allocated now
+    /// in one block. It never allocates again: when it is full,
+    /// [`try_insert`](Self::try_insert) returns a [`CapacityError`], and
+    /// removals never free the block ([`shrink_to_fit`](Self::shrink_to_fit)
+    /// keeps it too).
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is more than the key type can index, or above 2³¹.
+    ///
+    /// ```
+    /// let mut hive: handlekit::Hive<u32> = handlekit::Hive::with_fixed_capacity(2);
+    /// let a = hive.insert(1);
+    /// hive.insert(2);
+    /// assert!(hive.try_insert(3).unwrap_err().is_fixed_capacity());
+    /// hive.remove(a);
+    /// assert!(hive.try_insert(3).is_ok()); // the freed slot is reused
+    /// assert_eq!(hive.block_count(), 1);
+    /// ```
+    #[must_use]
+    pub fn with_fixed_capacity(capacity: usize) -> Self {
+        Hive {
+            raw: RawHive::with_fixed_capacity(KeyLimits::of::<K>(), capacity),
+            _key: PhantomData,
+        }
+    }
+
+    /// The fixed capacity, for a hive made by
+    /// [`with_fixed_capacity`](Self::with_fixed_capacity).
+    ///
+    /// ```
+    /// let hive: handlekit::Hive<u8> = handlekit::Hive::with_fixed_capacity(3);
+    /// assert_eq!(hive.fixed_capacity(), Some(3));
+    /// assert_eq!(hive.capacity(), 3);
+    /// assert_eq!(handlekit::Hive::<u8>::new().fixed_capacity(), None);
+    /// ```
+    #[must_use]
+    pub fn fixed_capacity(&self) -> Option<usize> {
+        self.raw.fixed_capacity()
     }
 
     /// Creates an empty hive whose blocks grow from `min` slots to `max`
@@ -378,7 +441,8 @@ impl<T, K: Key> Hive<T, K> {
     }
 
     /// Frees the memory of every empty block (their index ranges keep
-    /// their generations, so old keys stay stale).
+    /// their generations, so old keys stay stale). A hive with a
+    /// [fixed capacity](Self::with_fixed_capacity) keeps its block.
     ///
     /// ```
     /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::new();

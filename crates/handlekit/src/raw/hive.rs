@@ -154,6 +154,11 @@ pub(crate) struct RawHive<T> {
     slot_total: usize,
     /// Retired slots in allocated blocks (sum of `meta[b].retired`).
     retired: usize,
+    /// Set by `with_fixed_capacity`: the size of the one block made then.
+    /// Invariant: if set, no block but block 0 is ever allocated, and
+    /// block 0 has that many slots while allocated; `grow` fails and
+    /// `shrink_to_fit` keeps the block.
+    fixed: Option<usize>,
     limits: KeyLimits,
 }
 
@@ -174,8 +179,39 @@ impl<T> RawHive<T> {
             len: 0,
             slot_total: 0,
             retired: 0,
+            fixed: None,
             limits,
         }
+    }
+
+    /// A hive with room for exactly `capacity` values, in one block
+    /// allocated now, that never allocates another.
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is more than the key can index or above 2³¹.
+    pub(crate) fn with_fixed_capacity(limits: KeyLimits, capacity: usize) -> Self {
+        assert!(
+            capacity <= limits.max_slots && capacity <= 1 << 31,
+            "fixed capacity {capacity} exceeds the {} slots the key type can index, or 2^31",
+            limits.max_slots
+        );
+        let shift = capacity.next_power_of_two().trailing_zeros();
+        let mut hive = Self::new(limits, shift, shift);
+        if capacity > 0 {
+            hive.blocks.push(Block::new(capacity, 0));
+            hive.meta.push(Meta::new(0));
+            hive.slot_total = capacity;
+            hive.list(0);
+        }
+        hive.fixed = Some(capacity);
+        hive
+    }
+
+    /// The fixed capacity, if the hive was made with one.
+    #[inline]
+    pub(crate) fn fixed_capacity(&self) -> Option<usize> {
+        self.fixed
     }
 
     #[inline]
@@ -265,6 +301,9 @@ impl<T> RawHive<T> {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) -> Result<usize, CapacityError> {
+        if let Some(capacity) = self.fixed {
+            return Err(CapacityError::fixed(capacity));
+        }
         let (b, floor) = match self.vacated.last() {
             Some(&b) => (b as usize, self.meta[b as usize].floor),
             None => {
@@ -392,8 +431,11 @@ impl<T> RawHive<T> {
         }
     }
 
-    /// Frees every empty block.
+    /// Frees every empty block, but a fixed hive's one block.
     pub(crate) fn shrink_to_fit(&mut self) {
+        if self.fixed.is_some() {
+            return;
+        }
         for b in 0..self.blocks.len() {
             if self.blocks[b].len() > 0 && self.blocks[b].live() == 0 {
                 self.free_block(b);
@@ -639,6 +681,15 @@ impl<T> RawHive<T> {
         let max_generation = self.limits.max_generation;
         assert_eq!(self.blocks.len(), self.meta.len(), "meta per block");
         assert!(self.min_shift <= self.shift && self.shift <= 31);
+        if let Some(capacity) = self.fixed {
+            assert!(self.blocks.len() <= 1, "fixed hive grew a block");
+            if let Some(block) = self.blocks.first() {
+                assert!(
+                    block.len() == capacity || block.len() == 0,
+                    "fixed hive's block changed size"
+                );
+            }
+        }
         let (mut total, mut live, mut retired_total) = (0, 0, 0);
         let kept = self.kept_empty as usize;
         assert!(
@@ -856,6 +907,7 @@ impl<T: Clone> Clone for RawHive<T> {
             len: self.len,
             slot_total: self.slot_total,
             retired: self.retired,
+            fixed: self.fixed,
             limits: self.limits,
         }
     }
