@@ -632,6 +632,41 @@ mod hive {
         hive.check_invariants();
     }
 
+    /// A fixed hive makes its one block up front and never another: a full
+    /// hive refuses inserts and reservations, emptying it, `clear` and
+    /// `shrink_to_fit` keep the block (and so the addresses of its slots),
+    /// and a clone is fixed too.
+    #[test]
+    fn a_fixed_hive_keeps_its_one_block() {
+        let mut hive: Hive<u64> = Hive::with_fixed_capacity(5);
+        assert_eq!((hive.block_count(), hive.capacity()), (1, 5));
+        let keys: Vec<Id> = (0..5).map(|v| hive.insert(v)).collect();
+        let ptrs: Vec<_> = keys.iter().map(|&k| hive.get_ptr(k).unwrap()).collect();
+        let err = hive.try_insert(5).unwrap_err();
+        assert!(err.is_fixed_capacity());
+        assert_eq!(err.limit(), Some(5));
+        assert!(hive.try_reserve(1).unwrap_err().is_fixed_capacity());
+        for &key in &keys {
+            hive.remove(key);
+        }
+        hive.shrink_to_fit();
+        assert_eq!((hive.block_count(), hive.capacity()), (1, 5));
+        // The slots are reused where they were: last freed, first reused.
+        let again = hive.insert(7);
+        assert_eq!(hive.get_ptr(again), Some(ptrs[4]));
+        assert_eq!(hive.get(keys[4]), None);
+        hive.clear();
+        assert_eq!((hive.block_count(), hive.capacity()), (1, 5));
+        let copy = hive.clone();
+        assert_eq!(copy.fixed_capacity(), Some(5));
+        hive.check_invariants();
+
+        let mut empty: Hive<u64> = Hive::with_fixed_capacity(0);
+        assert_eq!(empty.block_count(), 0);
+        assert!(empty.try_insert(1).unwrap_err().is_fixed_capacity());
+        empty.check_invariants();
+    }
+
     /// Emptied blocks are freed (but one), and a key into a freed block stays
     /// stale when a new block is made over the same index range.
     #[test]
