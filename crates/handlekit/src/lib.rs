@@ -198,8 +198,11 @@
 //! - `serde`: `Serialize`/`Deserialize` for keys (as their bits) and tables
 //!   (validated on the way in).
 //! - `rayon`: `par_iter` and `par_iter_mut` on [`IdTable`], [`PackedTable`],
-//!   [`SecondaryMap`], [`SparseSecondaryMap`], [`Pool`] and [`Hive`]. `Pool`
-//!   and `Hive` split the work between threads at block boundaries.
+//!   [`SecondaryMap`], [`SparseSecondaryMap`], [`Pool`] and [`Hive`]. The
+//!   work is cut between threads where the storage divides: at a 64-slot
+//!   word of the occupancy bits (`IdTable`, `SecondaryMap`), at a block
+//!   (`Pool`, `Hive`), anywhere in the dense arrays (`PackedTable`,
+//!   `SparseSecondaryMap`); each part is walked as a sequential pass would.
 //! - `radsort` (default): [`sort_keys`] and [`sort_indices`], radix sorts by
 //!   the `radsort` crate (small, no dependencies, `no_std`).
 //!

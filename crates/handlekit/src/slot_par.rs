@@ -1,14 +1,15 @@
-//! Rayon support: parallel iteration over the slots of the slot-based
-//! containers ([`IdTable`](crate::IdTable), [`SecondaryMap`](crate::SecondaryMap)),
-//! and over the blocks of the stable ones ([`Pool`](crate::Pool),
-//! [`Hive`](crate::Hive)), whose raw cursors split at block boundaries.
+//! Rayon support: one producer for every container's parallel iteration.
+//! It cuts a raw cursor through [`SplitCursor`] (a slot store's at a word of
+//! its occupancy bitset or in its bit-less tail, for [`IdTable`](crate::IdTable)
+//! and [`SecondaryMap`](crate::SecondaryMap); a `Pool`'s or `Hive`'s at a
+//! block boundary) and folds each part with the cursor's own fast fold.
 
 use core::marker::PhantomData;
 
 use rayon::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
-use rayon::prelude::*;
+use rayon::iter::ParallelIterator;
 
-use crate::raw::slot::Slot;
+use crate::raw::store::{RawIter, RawIterMut};
 use crate::raw::SplitCursor;
 use crate::slot_iter::table_key;
 use crate::Key;
@@ -16,14 +17,14 @@ use crate::Key;
 /// Parallel iterator over `(key, &value)`; see
 /// [`IdTable::par_iter`](crate::IdTable::par_iter).
 pub struct ParIter<'a, T, K: Key> {
-    slots: &'a [Slot<T>],
+    raw: RawIter<'a, T>,
     _key: PhantomData<fn(K) -> K>,
 }
 
 /// Parallel iterator over `(key, &mut value)`; see
 /// [`IdTable::par_iter_mut`](crate::IdTable::par_iter_mut).
 pub struct ParIterMut<'a, T, K: Key> {
-    slots: &'a mut [Slot<T>],
+    raw: RawIterMut<'a, T>,
     _key: PhantomData<fn(K) -> K>,
 }
 
@@ -31,15 +32,11 @@ impl<'a, T: Sync, K: Key> ParallelIterator for ParIter<'a, T, K> {
     type Item = (K, &'a T);
 
     fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-        self.slots
-            .par_iter()
-            .enumerate()
-            .filter_map(|(index, slot)| {
-                let generation = slot.generation();
-                slot.get()
-                    .map(|value| (table_key::<K>(index, generation), value))
-            })
-            .drive_unindexed(consumer)
+        drive_parts(
+            self.raw,
+            |(index, generation, value)| (table_key::<K>(index, generation), value),
+            consumer,
+        )
     }
 }
 
@@ -47,44 +44,40 @@ impl<'a, T: Send, K: Key> ParallelIterator for ParIterMut<'a, T, K> {
     type Item = (K, &'a mut T);
 
     fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-        self.slots
-            .par_iter_mut()
-            .enumerate()
-            .filter_map(|(index, slot)| {
-                let generation = slot.generation();
-                slot.get_mut()
-                    .map(|value| (table_key::<K>(index, generation), value))
-            })
-            .drive_unindexed(consumer)
+        drive_parts(
+            self.raw,
+            |(index, generation, value)| (table_key::<K>(index, generation), value),
+            consumer,
+        )
     }
 }
 
 impl<'a, T, K: Key> ParIter<'a, T, K> {
-    pub(crate) fn new(slots: &'a [Slot<T>]) -> Self {
+    pub(crate) fn new(raw: RawIter<'a, T>) -> Self {
         ParIter {
-            slots,
+            raw,
             _key: PhantomData,
         }
     }
 }
 
 impl<'a, T, K: Key> ParIterMut<'a, T, K> {
-    pub(crate) fn new(slots: &'a mut [Slot<T>]) -> Self {
+    pub(crate) fn new(raw: RawIterMut<'a, T>) -> Self {
         ParIterMut {
-            slots,
+            raw,
             _key: PhantomData,
         }
     }
 }
 
-/// A part of a raw block cursor, as rayon splits and folds it; `map` turns
+/// A part of a raw cursor, as rayon splits and folds it; `map` turns
 /// a raw item into the public one.
-struct BlockParts<C, F> {
+struct Parts<C, F> {
     cursor: C,
     map: F,
 }
 
-impl<C, F, I> UnindexedProducer for BlockParts<C, F>
+impl<C, F, I> UnindexedProducer for Parts<C, F>
 where
     C: SplitCursor + Send,
     F: Fn(C::Item) -> I + Copy + Send,
@@ -93,10 +86,10 @@ where
 
     fn split(self) -> (Self, Option<Self>) {
         let map = self.map;
-        let (left, right) = self.cursor.split_at_block();
+        let (left, right) = self.cursor.split_part();
         (
-            BlockParts { cursor: left, map },
-            right.map(|cursor| BlockParts { cursor, map }),
+            Parts { cursor: left, map },
+            right.map(|cursor| Parts { cursor, map }),
         )
     }
 
@@ -112,14 +105,14 @@ where
     }
 }
 
-/// Drives `consumer` over the items of `cursor`, each turned by `map`,
-/// with the parts split at block boundaries.
-pub(crate) fn drive_blocks<C, F, I, Co>(cursor: C, map: F, consumer: Co) -> Co::Result
+/// Drives `consumer` over the items of `cursor`, each turned by `map`, in
+/// parts as the cursor splits.
+pub(crate) fn drive_parts<C, F, I, Co>(cursor: C, map: F, consumer: Co) -> Co::Result
 where
     C: SplitCursor + Send,
     F: Fn(C::Item) -> I + Copy + Send,
     I: Send,
     Co: UnindexedConsumer<I>,
 {
-    bridge_unindexed(BlockParts { cursor, map }, consumer)
+    bridge_unindexed(Parts { cursor, map }, consumer)
 }

@@ -565,7 +565,7 @@ macro_rules! stable_container_impls {
             where
                 C: rayon::iter::plumbing::UnindexedConsumer<Self::Item>,
             {
-                $crate::slot_par::drive_blocks(
+                $crate::slot_par::drive_parts(
                     self.raw,
                     |(index, generation, value)| {
                         ($crate::slot_iter::table_key::<K>(index, generation), value)
@@ -596,7 +596,7 @@ macro_rules! stable_container_impls {
             where
                 C: rayon::iter::plumbing::UnindexedConsumer<Self::Item>,
             {
-                $crate::slot_par::drive_blocks(
+                $crate::slot_par::drive_parts(
                     self.raw,
                     |(index, generation, value)| {
                         ($crate::slot_iter::table_key::<K>(index, generation), value)

@@ -845,3 +845,41 @@ pub struct IntoIter<T, K: Key = Id> {
 }
 
 crate::slot_iter::taking_iterator!(IntoIter<T, K>);
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    /// Parallel iteration's parts, split as far as they go, cover every
+    /// value once and in order, for shared and exclusive access: cut in the
+    /// bit-less tail of appended slots, then, once removals have given the
+    /// slots their bits, at words of the bitset.
+    #[test]
+    fn split_parts_cover_every_value_once() {
+        // Just past the sizes below which a walk is not cut (2048 tail
+        // indices, 32 words), to keep the test quick under Miri.
+        let mut table: IdTable<u64> = IdTable::from_iter_values(0..2200);
+        for round in 0..2 {
+            let expected: Vec<(usize, u32, u64)> = table
+                .arena
+                .iter()
+                .map(|(index, generation, value)| (index, generation, *value))
+                .collect();
+            assert_eq!(expected.len(), table.len());
+            let parts = crate::raw::check_split_shared(table.arena.iter(), &expected);
+            assert!(parts > 1, "round {round}: {parts} part");
+            crate::raw::check_split_exclusive(table.arena.iter_mut(), &expected);
+            let bumped: Vec<u64> = table.values().copied().collect();
+            assert_eq!(bumped, expected.iter().map(|e| e.2 + 1).collect::<Vec<_>>());
+            let keys: Vec<Id> = table.keys().collect();
+            for (i, &key) in keys.iter().enumerate() {
+                if i % 3 == 0 || (1000..1100).contains(&i) {
+                    table.remove(key);
+                }
+            }
+        }
+        let empty: IdTable<u64> = IdTable::new();
+        assert_eq!(crate::raw::check_split_shared(empty.arena.iter(), &[]), 1);
+    }
+}

@@ -572,19 +572,11 @@ impl<T> SlotArena<T> {
         Some((index, generation, value))
     }
 
-    /// The slots, for code that walks them all (parallel iteration,
-    /// serialization). Exposes only safe accessors.
+    /// The slots, for serialization. Exposes only safe accessors.
     #[inline]
-    #[cfg(any(feature = "serde", feature = "rayon"))]
+    #[cfg(feature = "serde")]
     pub(crate) fn slots(&self) -> &[Slot<T>] {
         self.store.slots()
-    }
-
-    /// The slots, mutably; only values can be reached.
-    #[inline]
-    #[cfg(feature = "rayon")]
-    pub(crate) fn slots_mut(&mut self) -> &mut [Slot<T>] {
-        self.store.slots_mut()
     }
 
     /// Appends an occupied slot; for deserialization. Checks the limits.

@@ -216,6 +216,61 @@ impl<'a> BitIter<'a> {
         self.remaining + self.tail.len()
     }
 
+    /// Cuts the walk in two for parallel iteration: at the middle of the
+    /// words not yet loaded if there are at least `2 * SPLIT_MIN_WORDS`,
+    /// else in the middle of the tail if it has at least
+    /// `2 * SPLIT_MIN_TAIL` indices, else not at all. The left part keeps
+    /// the word already loaded; every index goes to exactly one part, and
+    /// the parts together yield the same indices in the same order.
+    #[cfg(any(test, feature = "rayon"))]
+    pub(crate) fn split(self) -> (Self, Option<Self>) {
+        /// Below this, a part is too small to be worth a task (1024 slots).
+        const SPLIT_MIN_WORDS: usize = 16;
+        /// The same for the tail.
+        const SPLIT_MIN_TAIL: usize = 1024;
+        let words = self.rest.as_slice();
+        if words.len() >= 2 * SPLIT_MIN_WORDS {
+            let (left_words, right_words) = words.split_at(words.len() / 2);
+            let left_count = self.current.count_ones() as usize
+                + left_words
+                    .iter()
+                    .map(|w| w.count_ones() as usize)
+                    .sum::<usize>();
+            let right = BitIter {
+                rest: right_words.iter(),
+                current: 0,
+                // Word `k` of `rest` has bit 0 at `base + 64 * (k + 1)`; the
+                // first load adds one word.
+                base: self.base.wrapping_add(left_words.len() * WORD_BITS),
+                remaining: self.remaining - left_count,
+                tail: self.tail,
+            };
+            let left = BitIter {
+                rest: left_words.iter(),
+                remaining: left_count,
+                tail: right.tail.start..right.tail.start,
+                ..self
+            };
+            return (left, Some(right));
+        }
+        if self.tail.len() >= 2 * SPLIT_MIN_TAIL {
+            let middle = self.tail.start + self.tail.len() / 2;
+            let right = BitIter {
+                rest: [].iter(),
+                current: 0,
+                base: 0,
+                remaining: 0,
+                tail: middle..self.tail.end,
+            };
+            let left = BitIter {
+                tail: self.tail.start..middle,
+                ..self
+            };
+            return (left, Some(right));
+        }
+        (self, None)
+    }
+
     /// The next set bit.
     #[inline]
     pub(crate) fn next_index(&mut self) -> Option<usize> {

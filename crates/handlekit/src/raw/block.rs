@@ -838,7 +838,7 @@ impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> super::SplitCursor
     /// first reach half of those left, so the parts hold about as many
     /// values each whatever the block sizes. A cursor that has started a
     /// block is not cut (parallel iteration cuts only fresh cursors).
-    fn split_at_block(self) -> (Self, Option<Self>) {
+    fn split_part(self) -> (Self, Option<Self>) {
         let blocks = self.rest.as_slice();
         if self.current.is_some() || self.remaining < 2 {
             return (self, None);

@@ -725,7 +725,7 @@ impl<'a, T, R: ValueRef<T>> super::SplitCursor for FlatCursor<'a, T, R> {
     /// Cuts `next..used` at the block boundary nearest below its middle.
     /// The parts' counts are upper bounds (see `remaining`): counting the
     /// live values on each side would cost a pass over their state words.
-    fn split_at_block(self) -> (Self, Option<Self>) {
+    fn split_part(self) -> (Self, Option<Self>) {
         let middle = self.next + (self.used - self.next) / 2;
         let cut = (middle >> self.shift) << self.shift;
         if cut <= self.next {

@@ -56,8 +56,9 @@ pub(crate) fn finish_on_panic<S>(target: &mut S, pass: fn(&mut S)) {
     core::mem::forget(guard);
 }
 
-/// A cursor over blocks that parallel iteration can cut in two at a block
-/// boundary and fold each part on its own thread. The parts of a cursor
+/// A cursor that parallel iteration can cut in two where its storage
+/// divides (a block of a `Hive` or `Pool`, a 64-slot word of an occupancy
+/// bitset) and fold each part on its own thread. The parts of a cursor
 /// hold disjoint sets of slots, so the parts of an exclusive cursor hand
 /// out `&mut T`s that never alias.
 #[cfg(any(test, feature = "rayon"))]
@@ -65,9 +66,9 @@ pub(crate) trait SplitCursor: Sized {
     /// `(flat index, generation, value)`, as the cursor yields them.
     type Item;
 
-    /// Cuts the cursor at a block boundary near the middle of what it has
-    /// left, or gives it back whole if it cannot be cut (one block left).
-    fn split_at_block(self) -> (Self, Option<Self>);
+    /// Cuts the cursor near the middle of what it has left, or gives it
+    /// back whole if it is too small to cut.
+    fn split_part(self) -> (Self, Option<Self>);
 
     /// Folds `f` over every item left, in order.
     fn fold_part<B>(self, init: B, f: impl FnMut(B, Self::Item) -> B) -> B;
@@ -86,7 +87,7 @@ fn split_fully<C: SplitCursor>(cursor: C) -> alloc::vec::Vec<alloc::vec::Vec<C::
             parts.len() + pending.len() < 1 << 16,
             "splitting does not end"
         );
-        match part.split_at_block() {
+        match part.split_part() {
             (left, Some(right)) => {
                 // Left is taken next, so the parts come out in order.
                 pending.push(right);

@@ -464,10 +464,9 @@ impl<T> SlotStore<T> {
         }
     }
 
-    /// The slots, for code that walks them all (parallel iteration,
-    /// serialization). Exposes only safe accessors.
+    /// The slots, for serialization. Exposes only safe accessors.
     #[inline]
-    #[cfg(any(feature = "serde", feature = "rayon"))]
+    #[cfg(feature = "serde")]
     pub(crate) fn slots(&self) -> &[Slot<T>] {
         &self.slots
     }
@@ -584,8 +583,30 @@ pub(crate) unsafe trait SlotAccess<'a> {
     unsafe fn item(&self, index: usize) -> (u32, Self::Value);
 }
 
+/// An access that the two parts of a cursor split for parallel iteration
+/// can each hold.
+#[cfg(any(test, feature = "rayon"))]
+pub(crate) trait SplitAccess<'a>: SlotAccess<'a> + Sized {
+    /// A second access to the same slots.
+    ///
+    /// # Safety
+    ///
+    /// The two accesses together are asked for each index at most once, as
+    /// one exclusive access would be (each part of a split walk asks only
+    /// for its own indices).
+    unsafe fn duplicate(&self) -> Self;
+}
+
 /// Shared access to a slot array.
 pub(crate) struct Shared<'a, T>(&'a [Slot<T>]);
+
+#[cfg(any(test, feature = "rayon"))]
+impl<'a, T> SplitAccess<'a> for Shared<'a, T> {
+    #[inline]
+    unsafe fn duplicate(&self) -> Self {
+        *self
+    }
+}
 
 impl<T> Clone for Shared<'_, T> {
     fn clone(&self) -> Self {
@@ -616,6 +637,20 @@ pub(crate) struct Exclusive<'a, T> {
     slots: *mut Slot<T>,
     len: usize,
     _marker: PhantomData<&'a mut [Slot<T>]>,
+}
+
+#[cfg(any(test, feature = "rayon"))]
+impl<'a, T> SplitAccess<'a> for Exclusive<'a, T> {
+    #[inline]
+    unsafe fn duplicate(&self) -> Self {
+        // Two copies of one exclusive access are sound only while they are
+        // never asked for the same index, which the caller guarantees.
+        Exclusive {
+            slots: self.slots,
+            len: self.len,
+            _marker: PhantomData,
+        }
+    }
 }
 
 // SAFETY: `Exclusive` is a `&mut [Slot<T>]` in disguise: it hands out
@@ -724,6 +759,44 @@ impl<'a, A: SlotAccess<'a>> RawCursor<'a, A> {
             let (generation, value) = unsafe { access.item(index) };
             f(acc, (index, generation, value))
         })
+    }
+}
+
+#[cfg(any(test, feature = "rayon"))]
+impl<'a, A: SplitAccess<'a>> super::SplitCursor for RawCursor<'a, A> {
+    type Item = (usize, u32, A::Value);
+
+    /// Cuts the walk at a word of the bitset, or in the bit-less tail (see
+    /// [`BitIter::split`]).
+    fn split_part(self) -> (Self, Option<Self>) {
+        let (left, right) = self.bits.split();
+        let Some(right) = right else {
+            return (
+                RawCursor {
+                    bits: left,
+                    access: self.access,
+                },
+                None,
+            );
+        };
+        // SAFETY: the two walks yield disjoint sets of indices (`split`),
+        // so the two accesses are never asked for the same one.
+        let access = unsafe { self.access.duplicate() };
+        (
+            RawCursor {
+                bits: left,
+                access: self.access,
+            },
+            Some(RawCursor {
+                bits: right,
+                access,
+            }),
+        )
+    }
+
+    #[inline]
+    fn fold_part<B>(self, init: B, f: impl FnMut(B, Self::Item) -> B) -> B {
+        self.fold_items(init, f)
     }
 }
 

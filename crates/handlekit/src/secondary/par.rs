@@ -17,7 +17,7 @@ impl<K: Key, V: Sync> SecondaryMap<K, V> {
     /// assert_eq!(map.par_iter().map(|(_, v)| v).sum::<u64>(), 4950);
     /// ```
     pub fn par_iter(&self) -> ParIter<'_, V, K> {
-        ParIter::new(self.store.slots())
+        ParIter::new(self.store.iter())
     }
 }
 
@@ -34,6 +34,6 @@ impl<K: Key, V: Send> SecondaryMap<K, V> {
     /// assert_eq!(map[key], 2);
     /// ```
     pub fn par_iter_mut(&mut self) -> ParIterMut<'_, V, K> {
-        ParIterMut::new(self.store.slots_mut())
+        ParIterMut::new(self.store.iter_mut())
     }
 }
