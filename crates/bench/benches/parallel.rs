@@ -13,11 +13,11 @@
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
 
-use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use handlekit::{Hive, IdTable, PackedTable, Pool};
+use handlekit_bench::containers::Container;
 use rayon::prelude::*;
 
 const SLOTS: usize = 1_000_000;
@@ -28,19 +28,13 @@ fn live(i: usize, percent: u64) -> bool {
     ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % 100 < percent
 }
 
-/// Fills `insert` with `SLOTS` values, then removes the ones not live.
-fn build<C, K: Copy>(
-    mut container: C,
-    insert: impl Fn(&mut C, u64) -> K,
-    remove: impl Fn(&mut C, K),
-    percent: u64,
-) -> C {
-    let keys: Vec<K> = (0..SLOTS as u64)
-        .map(|v| insert(&mut container, v))
-        .collect();
+/// A container of `SLOTS` values, filled and then thinned to `percent`.
+fn build<C: Container<u64>>(percent: u64) -> C {
+    let mut container = C::new();
+    let keys: Vec<C::Key> = (0..SLOTS as u64).map(|v| container.insert(v)).collect();
     for (i, &key) in keys.iter().enumerate() {
         if !live(i, percent) {
-            remove(&mut container, key);
+            container.remove(key).expect("a live key");
         }
     }
     container
@@ -51,38 +45,10 @@ fn parallel(c: &mut Criterion) {
         let values: Vec<u64> = (0..SLOTS as u64)
             .filter(|&v| live(v as usize, percent))
             .collect();
-        let idtable = build(
-            IdTable::<u64>::new(),
-            |t, v| t.insert(v),
-            |t, k| {
-                t.remove(k).expect("a live key");
-            },
-            percent,
-        );
-        let packed = build(
-            PackedTable::<u64>::new(),
-            |t, v| t.insert(v),
-            |t, k| {
-                t.remove(k).expect("a live key");
-            },
-            percent,
-        );
-        let pool = build(
-            Pool::<u64>::new(),
-            |t, v| t.insert(v),
-            |t, k| {
-                t.remove(k).expect("a live key");
-            },
-            percent,
-        );
-        let hive = build(
-            Hive::<u64>::new(),
-            |t, v| t.insert(v),
-            |t, k| {
-                t.remove(k).expect("a live key");
-            },
-            percent,
-        );
+        let idtable: IdTable<u64> = build(percent);
+        let packed: PackedTable<u64> = build(percent);
+        let pool: Pool<u64> = build(percent);
+        let hive: Hive<u64> = build(percent);
         let expected: u64 = values.iter().sum();
         assert_eq!(idtable.par_iter().map(|(_, v)| *v).sum::<u64>(), expected);
         assert_eq!(packed.par_iter().map(|(_, v)| *v).sum::<u64>(), expected);
@@ -94,35 +60,22 @@ fn parallel(c: &mut Criterion) {
         group.warm_up_time(Duration::from_millis(500));
         group.measurement_time(Duration::from_secs(2));
         group.throughput(Throughput::Elements(values.len() as u64));
-        group.bench_function("Vec/seq", |b| {
-            b.iter(|| black_box(&values).iter().sum::<u64>())
+        let mut pair = |name: &str, seq: &dyn Fn() -> u64, par: &dyn Fn() -> u64| {
+            group.bench_function(format!("{name}/seq"), |b| b.iter(seq));
+            group.bench_function(format!("{name}/par"), |b| b.iter(par));
+        };
+        pair("Vec", &|| values.iter().sum(), &|| values.par_iter().sum());
+        pair("IdTable", &|| idtable.values().sum(), &|| {
+            idtable.par_iter().map(|(_, v)| *v).sum()
         });
-        group.bench_function("Vec/par", |b| {
-            b.iter(|| black_box(&values).par_iter().sum::<u64>())
+        pair("PackedTable", &|| packed.values().sum(), &|| {
+            packed.par_iter().map(|(_, v)| *v).sum()
         });
-        group.bench_function("IdTable/seq", |b| {
-            b.iter(|| black_box(&idtable).values().sum::<u64>())
+        pair("Pool", &|| pool.values().sum(), &|| {
+            pool.par_iter().map(|(_, v)| *v).sum()
         });
-        group.bench_function("IdTable/par", |b| {
-            b.iter(|| black_box(&idtable).par_iter().map(|(_, v)| *v).sum::<u64>())
-        });
-        group.bench_function("PackedTable/seq", |b| {
-            b.iter(|| black_box(&packed).values().sum::<u64>())
-        });
-        group.bench_function("PackedTable/par", |b| {
-            b.iter(|| black_box(&packed).par_iter().map(|(_, v)| *v).sum::<u64>())
-        });
-        group.bench_function("Pool/seq", |b| {
-            b.iter(|| black_box(&pool).values().sum::<u64>())
-        });
-        group.bench_function("Pool/par", |b| {
-            b.iter(|| black_box(&pool).par_iter().map(|(_, v)| *v).sum::<u64>())
-        });
-        group.bench_function("Hive/seq", |b| {
-            b.iter(|| black_box(&hive).values().sum::<u64>())
-        });
-        group.bench_function("Hive/par", |b| {
-            b.iter(|| black_box(&hive).par_iter().map(|(_, v)| *v).sum::<u64>())
+        pair("Hive", &|| hive.values().sum(), &|| {
+            hive.par_iter().map(|(_, v)| *v).sum()
         });
         group.finish();
     }

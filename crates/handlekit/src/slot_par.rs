@@ -32,11 +32,7 @@ impl<'a, T: Sync, K: Key> ParallelIterator for ParIter<'a, T, K> {
     type Item = (K, &'a T);
 
     fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-        drive_parts(
-            self.raw,
-            |(index, generation, value)| (table_key::<K>(index, generation), value),
-            consumer,
-        )
+        drive_keyed(self.raw, consumer)
     }
 }
 
@@ -44,11 +40,7 @@ impl<'a, T: Send, K: Key> ParallelIterator for ParIterMut<'a, T, K> {
     type Item = (K, &'a mut T);
 
     fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-        drive_parts(
-            self.raw,
-            |(index, generation, value)| (table_key::<K>(index, generation), value),
-            consumer,
-        )
+        drive_keyed(self.raw, consumer)
     }
 }
 
@@ -105,9 +97,25 @@ where
     }
 }
 
+/// Drives `consumer` over the items of a keyed container's raw `cursor`,
+/// each as `(key, value)`, in parts as the cursor splits.
+pub(crate) fn drive_keyed<K, V, C, Co>(cursor: C, consumer: Co) -> Co::Result
+where
+    K: Key,
+    V: Send,
+    C: SplitCursor<Item = (usize, u32, V)> + Send,
+    Co: UnindexedConsumer<(K, V)>,
+{
+    drive_parts(
+        cursor,
+        |(index, generation, value)| (table_key::<K>(index, generation), value),
+        consumer,
+    )
+}
+
 /// Drives `consumer` over the items of `cursor`, each turned by `map`, in
 /// parts as the cursor splits.
-pub(crate) fn drive_parts<C, F, I, Co>(cursor: C, map: F, consumer: Co) -> Co::Result
+fn drive_parts<C, F, I, Co>(cursor: C, map: F, consumer: Co) -> Co::Result
 where
     C: SplitCursor + Send,
     F: Fn(C::Item) -> I + Copy + Send,

@@ -565,13 +565,7 @@ macro_rules! stable_container_impls {
             where
                 C: rayon::iter::plumbing::UnindexedConsumer<Self::Item>,
             {
-                $crate::slot_par::drive_parts(
-                    self.raw,
-                    |(index, generation, value)| {
-                        ($crate::slot_iter::table_key::<K>(index, generation), value)
-                    },
-                    consumer,
-                )
+                $crate::slot_par::drive_keyed(self.raw, consumer)
             }
         }
 
@@ -596,13 +590,7 @@ macro_rules! stable_container_impls {
             where
                 C: rayon::iter::plumbing::UnindexedConsumer<Self::Item>,
             {
-                $crate::slot_par::drive_parts(
-                    self.raw,
-                    |(index, generation, value)| {
-                        ($crate::slot_iter::table_key::<K>(index, generation), value)
-                    },
-                    consumer,
-                )
+                $crate::slot_par::drive_keyed(self.raw, consumer)
             }
         }
 
