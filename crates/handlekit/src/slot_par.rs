@@ -28,6 +28,22 @@ pub struct ParIterMut<'a, T, K: Key> {
     _key: PhantomData<fn(K) -> K>,
 }
 
+impl<T, K: Key> core::fmt::Debug for ParIter<'_, T, K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ParIter")
+            .field("remaining", &self.raw.len())
+            .finish()
+    }
+}
+
+impl<T, K: Key> core::fmt::Debug for ParIterMut<'_, T, K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ParIterMut")
+            .field("remaining", &self.raw.len())
+            .finish()
+    }
+}
+
 impl<'a, T: Sync, K: Key> ParallelIterator for ParIter<'a, T, K> {
     type Item = (K, &'a T);
 
@@ -106,21 +122,6 @@ where
     C: SplitCursor<Item = (usize, u32, V)> + Send,
     Co: UnindexedConsumer<(K, V)>,
 {
-    drive_parts(
-        cursor,
-        |(index, generation, value)| (table_key::<K>(index, generation), value),
-        consumer,
-    )
-}
-
-/// Drives `consumer` over the items of `cursor`, each turned by `map`, in
-/// parts as the cursor splits.
-fn drive_parts<C, F, I, Co>(cursor: C, map: F, consumer: Co) -> Co::Result
-where
-    C: SplitCursor + Send,
-    F: Fn(C::Item) -> I + Copy + Send,
-    I: Send,
-    Co: UnindexedConsumer<I>,
-{
+    let map = |(index, generation, value)| (table_key::<K>(index, generation), value);
     bridge_unindexed(Parts { cursor, map }, consumer)
 }

@@ -558,6 +558,20 @@ macro_rules! stable_container_impls {
         }
 
         #[cfg(feature = "rayon")]
+        impl<T, K: Key> core::fmt::Debug for ParIter<'_, T, K> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("ParIter").field("remaining", &self.raw.len()).finish()
+            }
+        }
+
+        #[cfg(feature = "rayon")]
+        impl<T, K: Key> core::fmt::Debug for ParIterMut<'_, T, K> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("ParIterMut").field("remaining", &self.raw.len()).finish()
+            }
+        }
+
+        #[cfg(feature = "rayon")]
         impl<'a, T: Sync, K: Key> rayon::iter::ParallelIterator for ParIter<'a, T, K> {
             type Item = (K, &'a T);
 

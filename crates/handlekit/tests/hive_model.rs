@@ -481,6 +481,8 @@ mod hive {
                 use rayon::prelude::*;
                 let par: Vec<(K, u64)> = self.hive.par_iter().map(|(k, v)| (k, *v)).collect();
                 assert_eq!(par, expected);
+                let remaining = format!("ParIter {{ remaining: {} }}", expected.len());
+                assert_eq!(format!("{:?}", self.hive.par_iter()), remaining);
                 self.hive.par_iter_mut().for_each(|(_, v)| *v += 4);
             }
             let par_bump = if cfg!(all(feature = "rayon", not(miri))) {

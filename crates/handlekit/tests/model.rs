@@ -416,7 +416,16 @@ impl<K: TestKey> Harness<K> {
         debug.push('}');
         assert_eq!(format!("{table:?}"), debug);
 
-        // Mutable iteration: bump every value three ways.
+        #[cfg(all(feature = "rayon", not(miri)))]
+        {
+            use rayon::prelude::*;
+            let par: Vec<(K, u64)> = table.par_iter().map(|(k, v)| (k, *v)).collect();
+            assert_eq!(par, expected);
+            let remaining = format!("ParIter {{ remaining: {n} }}");
+            assert_eq!(format!("{:?}", table.par_iter()), remaining);
+        }
+
+        // Mutable iteration: bump every value three ways (four with rayon).
         for (k, v) in self.table.iter_mut() {
             assert_eq!(*v, self.model[&k]);
             *v += 1;
@@ -430,8 +439,17 @@ impl<K: TestKey> Harness<K> {
         for (_, v) in &mut self.table {
             *v += 1;
         }
+        #[cfg(all(feature = "rayon", not(miri)))]
+        {
+            use rayon::prelude::*;
+            self.table.par_iter_mut().for_each(|(k, v)| {
+                assert_eq!(*v, self.model[&k] + 3);
+                *v += 1;
+            });
+        }
+        let bumps = 3 + u64::from(cfg!(all(feature = "rayon", not(miri))));
         for v in self.model.values_mut() {
-            *v += 3;
+            *v += bumps;
         }
     }
 
