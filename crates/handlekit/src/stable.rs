@@ -519,10 +519,7 @@ macro_rules! stable_container_impls {
             /// assert!(c.par_iter().all(|(key, v)| c[key] == *v));
             /// ```
             pub fn par_iter(&self) -> ParIter<'_, T, K> {
-                ParIter {
-                    raw: self.raw.iter(),
-                    _key: core::marker::PhantomData,
-                }
+                ParIter::new(self.raw.iter())
             }
         }
 
@@ -538,75 +535,19 @@ macro_rules! stable_container_impls {
             /// assert_eq!(c.values().sum::<u64>(), 99_990_000);
             /// ```
             pub fn par_iter_mut(&mut self) -> ParIterMut<'_, T, K> {
-                ParIterMut {
-                    raw: self.raw.iter_mut(),
-                    _key: core::marker::PhantomData,
-                }
-            }
-        }
-
-        #[doc = concat!("Parallel iterator over `(key, &value)`; see [`", stringify!($ty), "::par_iter`].\n\n```")]
-        /// use rayon::prelude::*;
-        #[doc = concat!("let c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
-        #[doc = concat!("let iter: handlekit::", $noun, "::ParIter<'_, i32> = c.par_iter();")]
-        /// assert_eq!(iter.count(), 2);
-        /// ```
-        #[cfg(feature = "rayon")]
-        pub struct ParIter<'a, T, K: Key = $key> {
-            raw: $shared<'a, T>,
-            _key: core::marker::PhantomData<fn(K) -> K>,
-        }
-
-        #[cfg(feature = "rayon")]
-        impl<T, K: Key> core::fmt::Debug for ParIter<'_, T, K> {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.debug_struct("ParIter").field("remaining", &self.raw.len()).finish()
+                ParIterMut::new(self.raw.iter_mut())
             }
         }
 
         #[cfg(feature = "rayon")]
-        impl<T, K: Key> core::fmt::Debug for ParIterMut<'_, T, K> {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.debug_struct("ParIterMut").field("remaining", &self.raw.len()).finish()
-            }
-        }
-
-        #[cfg(feature = "rayon")]
-        impl<'a, T: Sync, K: Key> rayon::iter::ParallelIterator for ParIter<'a, T, K> {
-            type Item = (K, &'a T);
-
-            fn drive_unindexed<C>(self, consumer: C) -> C::Result
-            where
-                C: rayon::iter::plumbing::UnindexedConsumer<Self::Item>,
-            {
-                $crate::slot_par::drive_keyed(self.raw, consumer)
-            }
-        }
-
-        #[doc = concat!("Parallel iterator over `(key, &mut value)`; see [`", stringify!($ty), "::par_iter_mut`].\n\n```")]
-        /// use rayon::prelude::*;
-        #[doc = concat!("let mut c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
-        #[doc = concat!("let iter: handlekit::", $noun, "::ParIterMut<'_, i32> = c.par_iter_mut();")]
-        /// iter.for_each(|(_, v)| *v += 1);
-        /// assert_eq!(c.values().sum::<i32>(), 5);
-        /// ```
-        #[cfg(feature = "rayon")]
-        pub struct ParIterMut<'a, T, K: Key = $key> {
-            raw: $exclusive<'a, T>,
-            _key: core::marker::PhantomData<fn(K) -> K>,
-        }
-
-        #[cfg(feature = "rayon")]
-        impl<'a, T: Send, K: Key> rayon::iter::ParallelIterator for ParIterMut<'a, T, K> {
-            type Item = (K, &'a mut T);
-
-            fn drive_unindexed<C>(self, consumer: C) -> C::Result
-            where
-                C: rayon::iter::plumbing::UnindexedConsumer<Self::Item>,
-            {
-                $crate::slot_par::drive_keyed(self.raw, consumer)
-            }
-        }
+        $crate::slot_par::par_iterators!(
+            owner: stringify!($ty),
+            noun: $noun,
+            make: concat!("[1, 2].into_iter().collect::<handlekit::", stringify!($ty), "<_>>()"),
+            key: $key,
+            shared: $shared,
+            exclusive: $exclusive,
+        );
 
         $crate::slot_iter::borrowing_iterators!(
             owner: stringify!($ty),

@@ -558,15 +558,9 @@ mod split_tests {
                     hive.remove(key);
                 }
             }
-            let expected: Vec<(usize, u32, u64)> = hive
-                .raw
-                .iter()
-                .map(|(index, generation, value)| (index, generation, *value))
-                .collect();
+            let (expected, parts) = crate::raw::check_split_round!(hive.raw);
             assert_eq!(expected.len(), hive.len());
-            let parts = crate::raw::check_split_shared(hive.raw.iter(), &expected);
             assert!(parts > 1, "{min}..{max}: {parts} part");
-            crate::raw::check_split_exclusive(hive.raw.iter_mut(), &expected);
             let bumped: Vec<u64> = hive.values().copied().collect();
             assert_eq!(bumped, expected.iter().map(|e| e.2 + 1).collect::<Vec<_>>());
         }

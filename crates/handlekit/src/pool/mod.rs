@@ -426,15 +426,9 @@ mod split_tests {
                     pool.remove(key);
                 }
             }
-            let expected: Vec<(usize, u32, u64)> = pool
-                .raw
-                .iter()
-                .map(|(index, generation, value)| (index, generation, *value))
-                .collect();
+            let (expected, parts) = crate::raw::check_split_round!(pool.raw);
             assert_eq!(expected.len(), pool.len());
-            let parts = crate::raw::check_split_shared(pool.raw.iter(), &expected);
             assert!(parts > 1, "{size}: {parts} part");
-            crate::raw::check_split_exclusive(pool.raw.iter_mut(), &expected);
             let bumped: Vec<u64> = pool.values().copied().collect();
             assert_eq!(bumped, expected.iter().map(|e| e.2 + 1).collect::<Vec<_>>());
         }

@@ -189,7 +189,8 @@ impl<T> RawHive<T> {
     ///
     /// # Panics
     ///
-    /// If `capacity` is more than the key can index or above 2³¹.
+    /// If `capacity` is more than the key can index or above 2³¹, or the
+    /// block cannot be allocated.
     pub(crate) fn with_fixed_capacity(limits: KeyLimits, capacity: usize) -> Self {
         assert!(
             capacity <= limits.max_slots && capacity <= 1 << 31,
@@ -199,10 +200,9 @@ impl<T> RawHive<T> {
         let shift = capacity.next_power_of_two().trailing_zeros();
         let mut hive = Self::new(limits, shift, shift);
         if capacity > 0 {
-            hive.blocks.push(Block::new(capacity, 0));
-            hive.meta.push(Meta::new(0));
-            hive.slot_total = capacity;
-            hive.list(0);
+            if let Err(err) = hive.make_block(0, 0, capacity) {
+                panic!("{err}");
+            }
         }
         hive.fixed = Some(capacity);
         hive
@@ -316,6 +316,14 @@ impl<T> RawHive<T> {
                 (b, 0)
             }
         };
+        self.make_block(b, floor, self.size_of_block(b))?;
+        Ok(b)
+    }
+
+    /// Allocates block `b` with `len` slots, whose first occupants get
+    /// generation `floor + 1`, and lists it. `b` is the last freed range in
+    /// `vacated` (taken off it) or the end of the table (a new entry).
+    fn make_block(&mut self, b: usize, floor: u32, len: usize) -> Result<(), CapacityError> {
         let fail = |_| CapacityError::alloc();
         self.available.list.try_reserve(1).map_err(fail)?;
         if b == self.blocks.len() {
@@ -324,14 +332,14 @@ impl<T> RawHive<T> {
             self.blocks.push(Block::new(0, b << self.shift));
             self.meta.push(Meta::new(0));
         } else {
+            debug_assert_eq!(self.vacated.last(), Some(&(b as u32)));
             self.vacated.pop();
         }
-        let len = self.size_of_block(b);
         self.blocks[b] = Block::new(len, b << self.shift);
         self.meta[b] = Meta::new(floor);
         self.slot_total += len;
         self.list(b);
-        Ok(b)
+        Ok(())
     }
 
     /// Allocates blocks until `additional` more values fit.

@@ -104,6 +104,27 @@ fn split_fully<C: SplitCursor>(cursor: C) -> alloc::vec::Vec<alloc::vec::Vec<C::
     parts
 }
 
+/// Checks the parallel split of the raw container `$raw` (one with `iter`
+/// and `iter_mut` over `u64`s): its shared and its exclusive cursor, split
+/// as far as they go, yield every value once and in order
+/// ([`check_split_shared`], [`check_split_exclusive`], which adds 1 to each
+/// value). Gives the `(index, generation, value)` list from before the
+/// bump and the number of parts.
+#[cfg(test)]
+macro_rules! check_split_round {
+    ($raw:expr) => {{
+        let expected: alloc::vec::Vec<(usize, u32, u64)> = $raw
+            .iter()
+            .map(|(index, generation, value)| (index, generation, *value))
+            .collect();
+        let parts = $crate::raw::check_split_shared($raw.iter(), &expected);
+        $crate::raw::check_split_exclusive($raw.iter_mut(), &expected);
+        (expected, parts)
+    }};
+}
+#[cfg(test)]
+pub(crate) use check_split_round;
+
 /// Checks that the parts of a shared cursor, split as far as they go,
 /// yield `expected` between them, in order; returns how many parts there
 /// were.
