@@ -12,16 +12,17 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, SeqAccess, Vis
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
 use crate::raw::pool::RawPool;
-use crate::raw::slot::{Slot, SlotRef};
+use crate::raw::slot::SlotRef;
+use crate::raw::store::SlotRefs;
 use crate::raw::{BuildError, KeyLimits, SlotArena};
 use crate::Key;
 
 /// Slots, borrowed for serialization.
-pub(crate) struct SlotsRef<'a, T>(pub(crate) &'a [Slot<T>]);
+pub(crate) struct SlotsRef<'a, T>(pub(crate) SlotRefs<'a, T>);
 
 impl<T: Serialize> Serialize for SlotsRef<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_slots(serializer, self.0.len(), self.0.iter().map(Slot::as_ref))
+        serialize_slots(serializer, self.0.len(), self.0.clone())
     }
 }
 

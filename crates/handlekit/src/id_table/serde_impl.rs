@@ -34,7 +34,7 @@ impl<T: Serialize, K: Key> Serialize for IdTable<T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         Repr {
             reuse: self.arena.reuse(),
-            slots: SlotsRef(self.arena.slots()),
+            slots: SlotsRef(self.arena.slot_refs()),
         }
         .serialize(serializer)
     }

@@ -63,7 +63,7 @@ struct Owned<T, K: Key> {
 impl<T: Serialize, K: Key> Serialize for IndexLists<T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         Repr {
-            slots: SlotsRef(self.arena.slots()),
+            slots: SlotsRef(self.arena.slot_refs()),
         }
         .serialize(serializer)
     }

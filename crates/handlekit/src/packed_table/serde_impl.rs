@@ -37,7 +37,7 @@ impl<T: Serialize, K: Key> Serialize for PackedTable<T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         Repr {
             reuse: self.sparse.reuse(),
-            slots: SlotsRef(self.sparse.slots()),
+            slots: SlotsRef(self.sparse.slot_refs()),
             values: &self.dense.values,
         }
         .serialize(serializer)

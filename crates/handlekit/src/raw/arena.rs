@@ -4,7 +4,7 @@
 
 use core::mem;
 
-use super::slot::{Slot, NO_SLOT};
+use super::slot::{NO_SLOT, VACANT};
 use super::store::{Exclusive, RawIter, RawIterMut, SlotStore};
 use crate::key::max_generation;
 use crate::{CapacityError, Key, Reuse};
@@ -41,12 +41,21 @@ impl KeyLimits {
     }
 }
 
+/// The end of a free list after which the slots from `SlotArena::sweep`
+/// on are free too (the refill of an emptied table).
+pub(crate) const SWEEP: u32 = u32::MAX - 1;
+
+/// `SlotArena::sweep` while no list ends in `SWEEP`.
+const NO_SWEEP: usize = usize::MAX;
+
 /// Where an insertion puts its value.
 enum Spot {
     /// The head of a LIFO free list.
     LifoHead,
     /// The head of a FIFO free list, which also keeps its tail.
     FifoHead,
+    /// The vacant slot at `sweep`, which is not retired.
+    Sweep,
     /// A new slot at the end.
     Append,
 }
@@ -54,13 +63,28 @@ enum Spot {
 /// The shared core of the slot-based tables.
 pub(crate) struct SlotArena<T> {
     /// The slots. Invariant: `store.slot_count() <= append_limit <=
-    /// limits.max_slots <= u32::MAX`, so every index fits in a `u32` other
-    /// than `NO_SLOT`.
+    /// limits.max_slots <= SWEEP`, so every index fits in a `u32` other
+    /// than the two list ends `SWEEP` and `NO_SLOT`.
     store: SlotStore<T>,
-    /// First slot of the free list, or `NO_SLOT`. Invariant: the free list
-    /// holds exactly the vacant slots whose generation is below
-    /// `limits.max_generation`, each once, linked through `next_free`.
+    /// First slot of the free list, or one of its two ends: `NO_SLOT`, or
+    /// `SWEEP` when the slots from `sweep` on follow the list.
+    ///
+    /// Invariant: the *free slots* (the vacant slots whose generation is
+    /// below `limits.max_generation`) are exactly those on the list, each
+    /// once, linked through `next_free`, plus, if the list ends in
+    /// `SWEEP`, those at `sweep..slot_count`. Every slot at
+    /// `sweep..slot_count` is vacant and none is on the list.
+    ///
+    /// So a LIFO removal that empties the table resets the list to `SWEEP`
+    /// with `sweep = 0` in O(1), and the refill takes slots in index order
+    /// (memory forwards, instead of the random order of the removals)
+    /// without a rebuild pass.
     free_head: u32,
+    /// Where the refill of an emptied table goes on (see `free_head`).
+    /// Invariant: below `slot_count` while the list ends in `SWEEP`, and
+    /// `NO_SWEEP` otherwise (so the refill's inline check,
+    /// `sweep < slot_count`, fails then).
+    sweep: usize,
     /// Last slot of the free list, or `NO_SLOT` when it is empty. Kept only
     /// under `Reuse::Fifo` (which appends there); under `Reuse::Lifo` it is
     /// stale, and `set_reuse` recomputes it when switching to FIFO.
@@ -70,12 +94,16 @@ pub(crate) struct SlotArena<T> {
     retired: usize,
     /// Where freed slots join the free list.
     reuse: Reuse,
-    /// Slots pushed on the LIFO free list since it was last put in index
-    /// order. When the arena empties, the list is rebuilt in index order if
-    /// this is at least half the slots, so the cost of the rebuild is
-    /// amortized over those removals. It only affects which slot is filled
-    /// next, never which keys are valid.
-    unsorted_pushes: usize,
+    /// The policy folded into two numbers, so that each fast path checks
+    /// one compare. `pop_below` is `SWEEP` under LIFO (pop any listed
+    /// slot) and 0 under FIFO (never pop inline). `lifo_below` is
+    /// `limits.max_generation` under LIFO and 0 under FIFO: a removal
+    /// whose slot's generation is below it is pushed on the LIFO list
+    /// inline, any other one (FIFO, or a slot that retires) goes out of
+    /// line.
+    pop_below: u32,
+    /// See `pop_below`.
+    lifo_below: u32,
     /// Set for arenas that must never reallocate: the number of slots the
     /// allocation was made for (the store's capacity is at least this).
     fixed_capacity: Option<usize>,
@@ -93,12 +121,26 @@ impl<T> SlotArena<T> {
             store: SlotStore::new(),
             free_head: NO_SLOT,
             free_tail: NO_SLOT,
-            unsorted_pushes: 0,
+            sweep: NO_SWEEP,
             retired: 0,
             reuse: Reuse::Lifo,
+            pop_below: SWEEP,
+            lifo_below: limits.max_generation,
             fixed_capacity: None,
-            append_limit: limits.max_slots,
-            limits,
+            append_limit: Self::capped(limits).max_slots,
+            limits: Self::capped(limits),
+        }
+    }
+
+    /// `limits` with at most `SWEEP` slots, so that no index is a list end.
+    const fn capped(limits: KeyLimits) -> KeyLimits {
+        KeyLimits {
+            max_slots: if limits.max_slots > SWEEP as usize {
+                SWEEP as usize
+            } else {
+                limits.max_slots
+            },
+            max_generation: limits.max_generation,
         }
     }
 
@@ -118,8 +160,8 @@ impl<T> SlotArena<T> {
             "fixed capacity {capacity} exceeds the {} slots the key type can index",
             limits.max_slots
         );
-        let mut arena = Self::with_capacity(limits, capacity);
-        arena.store.cover_bits(capacity);
+        let mut arena = Self::new(limits);
+        arena.store.reserve_exact(capacity);
         arena.fix_capacity(Some(capacity));
         arena
     }
@@ -163,10 +205,20 @@ impl<T> SlotArena<T> {
     }
 
     pub(crate) fn set_reuse(&mut self, reuse: Reuse) {
-        if matches!(reuse, Reuse::Fifo { .. }) && matches!(self.reuse, Reuse::Lifo) {
-            self.free_tail = self.find_free_tail();
-        }
+        let to_fifo = matches!(reuse, Reuse::Fifo { .. }) && matches!(self.reuse, Reuse::Lifo);
         self.reuse = reuse;
+        (self.pop_below, self.lifo_below) = match reuse {
+            Reuse::Lifo => (SWEEP, self.limits.max_generation),
+            Reuse::Fifo { .. } => (0, 0),
+        };
+        if to_fifo {
+            if self.sweep != NO_SWEEP {
+                // FIFO keeps every free slot on the list.
+                self.rebuild_free_list();
+            } else {
+                self.free_tail = self.find_free_tail();
+            }
+        }
     }
 
     /// The last slot of the free list, found by walking it.
@@ -291,7 +343,7 @@ impl<T> SlotArena<T> {
         self.store
             .slot(index)
             .filter(|slot| slot.is_occupied())
-            .map(Slot::generation)
+            .map(|slot| slot.generation())
     }
 
     /// Exclusive access for handing out `&mut` to values slot by slot; see
@@ -309,42 +361,47 @@ impl<T> SlotArena<T> {
         self.store.get_disjoint_mut(keys)
     }
 
-    /// The slot the next insertion would reuse, if any.
+    /// Whether a FIFO insertion takes the head of the free list now
+    /// rather than a new slot: when more than the reserve is free, or
+    /// when no slot can be added.
     #[inline]
-    fn reusable_slot(&self) -> Option<usize> {
-        if self.free_head == NO_SLOT {
-            return None;
-        }
-        let reuse_now = match self.reuse {
+    fn fifo_reuses(&self) -> bool {
+        match self.reuse {
             Reuse::Lifo => true,
             Reuse::Fifo { min_free } => {
                 self.free_len() > min_free as usize || self.store.slot_count() >= self.append_limit
             }
-        };
-        reuse_now.then_some(self.free_head as usize)
+        }
     }
 
     /// Inserts the value `make(index, generation)` and returns its
     /// `(index, generation)`. If `make` panics, the arena is unchanged.
     ///
-    /// The common cases, reusing the head of a LIFO free list and
-    /// appending, are decided inline, so that callers in big functions keep
-    /// the arena's fields in registers; FIFO reuse and errors are decided
-    /// out of line. The out-of-line part only picks the spot and never sees
-    /// `make`: were the value passed to a function that is not inlined, it
-    /// would be built in memory first and copied from there on every path,
-    /// and a large value built with narrow stores and copied with wide
-    /// loads stalls on store forwarding (a 64-byte value took three times
-    /// as long to insert).
+    /// The common cases, popping a LIFO free list, taking the next slot of
+    /// an emptied table's refill and appending, are decided inline with
+    /// one compare each, so that callers in big functions keep the arena's
+    /// fields in registers; FIFO reuse, retired slots of the refill and
+    /// errors are decided out of line. The out-of-line part only picks the
+    /// spot and never sees `make`: were the value passed to a function
+    /// that is not inlined, it would be built in memory first and copied
+    /// from there on every path, and a large value built with narrow
+    /// stores and copied with wide loads stalls on store forwarding (a
+    /// 64-byte value took three times as long to insert).
     #[inline(always)]
     pub(crate) fn try_insert_with(
         &mut self,
         make: impl FnOnce(usize, u32) -> T,
     ) -> Result<(usize, u32), CapacityError> {
-        let spot = match self.reuse {
-            Reuse::Lifo if self.free_head != NO_SLOT => Spot::LifoHead,
-            Reuse::Lifo if self.store.slot_count() < self.append_limit => Spot::Append,
-            _ => self.general_spot()?,
+        let head = self.free_head;
+        let spot = if head < self.pop_below {
+            Spot::LifoHead
+        } else if head == NO_SLOT && self.store.slot_count() < self.append_limit {
+            // Under FIFO too: with an empty list it appends.
+            Spot::Append
+        } else if head == SWEEP && self.sweep_is_ready() {
+            Spot::Sweep
+        } else {
+            self.general_spot()?
         };
         Ok(match spot {
             Spot::LifoHead => self.fill_free_head(make),
@@ -355,8 +412,18 @@ impl<T> SlotArena<T> {
                 }
                 filled
             }
+            Spot::Sweep => self.fill_sweep(make),
             Spot::Append => (self.store.push_occupied_with(1, |index| make(index, 1)), 1),
         })
+    }
+
+    /// Whether the slot at `sweep` exists and is free (not retired).
+    #[inline(always)]
+    fn sweep_is_ready(&self) -> bool {
+        self.sweep < self.store.slot_count()
+            // SAFETY: `sweep < slot_count`, checked first.
+            && unsafe { self.store.state_unchecked(self.sweep) } & !VACANT
+                < self.limits.max_generation
     }
 
     /// Pops the head of the free list (which must not be empty) and fills
@@ -376,11 +443,42 @@ impl<T> SlotArena<T> {
         (index, generation)
     }
 
-    /// Where an insertion goes when the LIFO fast paths do not apply:
-    /// FIFO reuse, or an error.
+    /// Fills the slot at `sweep` (which `sweep_is_ready` found free) with
+    /// `make(index, generation)` and moves `sweep` on.
+    #[inline(always)]
+    fn fill_sweep(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32) {
+        let index = self.sweep;
+        // SAFETY: `sweep_is_ready` checked that the slot exists; every slot
+        // from `sweep` on is vacant (the invariant on `free_head`).
+        let generation = (unsafe { self.store.state_unchecked(index) } & !VACANT) + 1;
+        let value = make(index, generation);
+        // SAFETY: as above; `make` did not touch the arena.
+        unsafe { self.store.occupy_unchecked(index, generation, value) };
+        self.sweep = index + 1;
+        if self.sweep == self.store.slot_count() {
+            // The refill is done: the list (empty) ends for good.
+            self.free_head = NO_SLOT;
+            self.sweep = NO_SWEEP;
+        }
+        (index, generation)
+    }
+
+    /// Where an insertion goes when the inline fast paths do not apply:
+    /// FIFO reuse, a refill that meets retired slots, or an error.
     #[inline(never)]
-    fn general_spot(&self) -> Result<Spot, CapacityError> {
-        if self.reusable_slot().is_some() {
+    fn general_spot(&mut self) -> Result<Spot, CapacityError> {
+        if self.free_head == SWEEP {
+            // Skip the retired slots of the refill.
+            while self.sweep < self.store.slot_count() && !self.sweep_is_ready() {
+                self.sweep += 1;
+            }
+            if self.sweep < self.store.slot_count() {
+                return Ok(Spot::Sweep);
+            }
+            self.free_head = NO_SLOT;
+            self.sweep = NO_SWEEP;
+        }
+        if self.free_head != NO_SLOT && self.fifo_reuses() {
             Ok(Spot::FifoHead)
         } else if self.store.slot_count() < self.append_limit {
             Ok(Spot::Append)
@@ -396,34 +494,23 @@ impl<T> SlotArena<T> {
         if !slot.matches(generation) {
             return None;
         }
-        if matches!(self.reuse, Reuse::Lifo) && slot.generation() < self.limits.max_generation {
+        // An occupied slot's state is its generation.
+        if slot.generation() < self.lifo_below {
             // The common case: push the slot on the LIFO free list.
             // SAFETY: the slot matched a generation, so it is occupied.
             let value = unsafe { self.store.vacate(index, self.free_head) };
             self.free_head = index as u32;
-            self.unsorted_pushes += 1;
-            if self.store.len() == 0 {
-                self.emptied();
+            if self.store.vacant() == self.store.slot_count() {
+                // Emptied: refill in index order (see `free_head`). Every
+                // slot is vacant, so the list's slots are all swept again.
+                self.free_head = SWEEP;
+                self.sweep = 0;
             }
             Some(value)
         } else {
             // SAFETY: slot `index` exists and is occupied (it matched a
             // generation, and only occupied slots match).
             Some(unsafe { self.detach_general(index) })
-        }
-    }
-
-    /// Called when the last value was removed by `remove`: puts a LIFO free
-    /// list back in index order, so that refilling the emptied arena walks
-    /// memory forwards instead of in the random order of the removals. The
-    /// O(slots) rebuild runs only after at least `slots / 2` pushes, so it
-    /// costs O(1) per removal, amortized.
-    #[cold]
-    #[inline(never)]
-    fn emptied(&mut self) {
-        if matches!(self.reuse, Reuse::Lifo) && self.unsorted_pushes >= self.store.slot_count() / 2
-        {
-            self.rebuild_free_list();
         }
     }
 
@@ -454,10 +541,11 @@ impl<T> SlotArena<T> {
     }
 
     /// Files the just-vacated slot `index`: retired if its generation ran
-    /// out, else on the free list where the policy says.
+    /// out, else on the free list where the policy says. The slot was
+    /// occupied, so it lies below `sweep`.
     #[inline]
     fn release(&mut self, index: usize) {
-        let Some(generation) = self.store.slot(index).map(Slot::generation) else {
+        let Some(generation) = self.store.slot(index).map(|slot| slot.generation()) else {
             return;
         };
         if generation >= self.limits.max_generation {
@@ -469,7 +557,6 @@ impl<T> SlotArena<T> {
             Reuse::Lifo => {
                 self.set_link(index, self.free_head);
                 self.free_head = index32;
-                self.unsorted_pushes += 1;
             }
             Reuse::Fifo { .. } => {
                 self.set_link(index, NO_SLOT);
@@ -495,26 +582,10 @@ impl<T> SlotArena<T> {
     /// retired slots. Under LIFO reuse the next insertions then fill the
     /// lowest free slots first.
     pub(crate) fn rebuild_free_list(&mut self) {
-        // One pass over the slot slice with the list ends in locals: no
-        // bounds check and no field write per slot. `remove` runs this
-        // whenever it empties a LIFO table (amortized), so it is on the
-        // remove-everything path.
-        let max_generation = self.limits.max_generation;
-        let (mut head, mut retired) = (NO_SLOT, 0);
-        for (index, slot) in self.store.slots_mut().iter_mut().enumerate().rev() {
-            if slot.is_occupied() {
-                continue;
-            }
-            if slot.generation() >= max_generation {
-                retired += 1;
-                continue;
-            }
-            slot.set_next_free(head);
-            head = index as u32;
-        }
+        let (head, retired) = self.store.link_vacant(self.limits.max_generation);
         self.free_head = head;
         self.retired = retired;
-        self.unsorted_pushes = 0;
+        self.sweep = NO_SWEEP;
         // Only FIFO reuse keeps the tail; under LIFO it is stale by design.
         self.free_tail = match self.reuse {
             Reuse::Fifo { .. } => self.find_free_tail(),
@@ -566,17 +637,18 @@ impl<T> SlotArena<T> {
     #[inline]
     pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
         let index = self.store.next_occupied(from)?;
-        let generation = self.store.slot(index).map_or(0, Slot::generation);
+        let generation = self.store.slot(index).map_or(0, |slot| slot.generation());
         // SAFETY: the bit was set, so the slot exists and is occupied.
         let value = unsafe { self.detach(index) };
         Some((index, generation, value))
     }
 
-    /// The slots, for serialization. Exposes only safe accessors.
+    /// The slots in index order, for serialization. Exposes only safe
+    /// accessors.
     #[inline]
     #[cfg(feature = "serde")]
-    pub(crate) fn slots(&self) -> &[Slot<T>] {
-        self.store.slots()
+    pub(crate) fn slot_refs(&self) -> super::store::SlotRefs<'_, T> {
+        self.store.slot_refs()
     }
 
     /// Appends an occupied slot; for deserialization. Checks the limits.
@@ -654,11 +726,19 @@ impl<T> SlotArena<T> {
             }
         }
         assert_eq!(retired, self.retired, "retired count is wrong");
+        assert_eq!(
+            (self.pop_below, self.lifo_below),
+            match self.reuse {
+                Reuse::Lifo => (SWEEP, self.limits.max_generation),
+                Reuse::Fifo { .. } => (0, 0),
+            },
+            "the folded policy disagrees with the reuse policy"
+        );
         let mut seen = alloc::vec![false; slots];
         let mut cursor = self.free_head;
         let mut last = NO_SLOT;
         let mut listed = 0;
-        while cursor != NO_SLOT {
+        while cursor != NO_SLOT && cursor != SWEEP {
             let index = cursor as usize;
             let Some(slot) = self.store.slot(index) else {
                 panic!("free list points past the slots");
@@ -678,10 +758,25 @@ impl<T> SlotArena<T> {
             cursor = slot.next_free();
         }
         if matches!(self.reuse, Reuse::Fifo { .. }) {
+            assert_eq!(cursor, NO_SLOT, "a FIFO list ends in the refill");
             assert_eq!(last, self.free_tail, "free list tail is wrong");
         }
+        let mut swept = 0;
+        if cursor == SWEEP {
+            assert!(self.sweep < slots, "the refill is past the slots");
+            for (index, &listed) in seen.iter().enumerate().skip(self.sweep) {
+                let slot = self.store.slot(index).expect("index below slot_count");
+                assert!(!slot.is_occupied(), "refill slot {index} is occupied");
+                assert!(!listed, "refill slot {index} is also listed");
+                if slot.generation() < self.limits.max_generation {
+                    swept += 1;
+                }
+            }
+        } else {
+            assert_eq!(self.sweep, NO_SWEEP, "a refill without a list ending in it");
+        }
         assert_eq!(
-            self.store.len() + retired + listed,
+            self.store.len() + retired + listed + swept,
             slots,
             "a vacant slot is neither free nor retired"
         );
@@ -733,9 +828,6 @@ impl<T: Clone> Clone for SlotArena<T> {
         let mut store =
             SlotStore::with_capacity(self.fixed_capacity.unwrap_or(self.store.slot_count()));
         store.clone_slots_from(&self.store);
-        if let Some(fixed) = self.fixed_capacity {
-            store.cover_bits(fixed);
-        }
         SlotArena {
             store,
             ..self.header()
@@ -753,13 +845,14 @@ impl<T: Clone> Clone for SlotArena<T> {
         }
         self.limits = source.limits;
         self.reuse = source.reuse;
+        self.pop_below = source.pop_below;
+        self.lifo_below = source.lifo_below;
         self.fix_capacity(source.fixed_capacity);
         // From here on a panic (an old value's `Drop`, or a `clone`) leaves
         // the slots that exist at that point, with a rebuilt free list.
         let guard = Guard(self);
         guard.0.store.reset();
         if let Some(fixed) = guard.0.fixed_capacity {
-            guard.0.store.cover_bits(fixed);
             let _ = guard.0.store.try_reserve_slots(fixed);
         }
         guard.0.store.clone_slots_from(&source.store);
@@ -767,7 +860,7 @@ impl<T: Clone> Clone for SlotArena<T> {
         self.free_head = source.free_head;
         self.free_tail = source.free_tail;
         self.retired = source.retired;
-        self.unsorted_pushes = source.unsorted_pushes;
+        self.sweep = source.sweep;
     }
 }
 
@@ -780,7 +873,9 @@ impl<T> SlotArena<T> {
             free_tail: self.free_tail,
             retired: self.retired,
             reuse: self.reuse,
-            unsorted_pushes: self.unsorted_pushes,
+            sweep: self.sweep,
+            pop_below: self.pop_below,
+            lifo_below: self.lifo_below,
             fixed_capacity: self.fixed_capacity,
             append_limit: self.append_limit,
             limits: self.limits,

@@ -34,6 +34,7 @@ pub(crate) mod flat;
 pub(crate) mod hive;
 pub(crate) mod layout;
 pub(crate) mod pool;
+pub(crate) mod scan;
 pub(crate) mod slot;
 pub(crate) mod store;
 

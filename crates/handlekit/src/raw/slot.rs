@@ -58,6 +58,19 @@ impl<T> Payload<T> {
         // SAFETY: the caller guarantees `payload` points to a live payload.
         unsafe { core::ptr::addr_of_mut!((*payload).value).cast::<T>() }
     }
+
+    /// A raw pointer to the free-list link field of the payload behind
+    /// `payload`, made without creating a reference.
+    ///
+    /// # Safety
+    ///
+    /// As for [`value_ptr`](Self::value_ptr); the link is initialized only
+    /// while the slot is vacant.
+    #[inline]
+    pub(crate) unsafe fn next_free_ptr(payload: *mut Self) -> *mut u32 {
+        // SAFETY: the caller guarantees `payload` points to a live payload.
+        unsafe { core::ptr::addr_of_mut!((*payload).next_free) }
+    }
 }
 
 /// One slot of a table, its two parts side by side.
@@ -143,15 +156,6 @@ impl<T> Slot<T> {
         }
     }
 
-    /// The slot as an exclusive view.
-    #[inline]
-    pub(crate) fn as_mut(&mut self) -> SlotMut<'_, T> {
-        SlotMut {
-            state: &mut self.state,
-            payload: &mut self.payload,
-        }
-    }
-
     /// A raw pointer to the state word of the slot behind `slot`, made
     /// without creating a reference.
     ///
@@ -178,21 +182,6 @@ impl<T> Slot<T> {
         unsafe { core::ptr::addr_of_mut!((*slot).payload) }
     }
 
-    /// A raw pointer to the value of the slot behind `slot`, made without
-    /// creating a reference to the slot (so pointers to distinct slots of
-    /// one array can be handed out together).
-    ///
-    /// # Safety
-    ///
-    /// `slot` must point to a live `Slot<T>` that is occupied, and the
-    /// caller must respect aliasing when using the pointer.
-    #[inline]
-    pub(crate) unsafe fn value_ptr(slot: *mut Self) -> *mut T {
-        // SAFETY: the caller guarantees `slot` points to a live slot, so its
-        // payload field is in the same allocation.
-        unsafe { Payload::value_ptr(Self::payload_ptr(slot)) }
-    }
-
     /// The generation of a slot that `matches(generation)`: a key's
     /// generation without the bit `matches` ignores. A container files a
     /// slot it took a value from by this, never by the key's raw bits.
@@ -201,22 +190,10 @@ impl<T> Slot<T> {
         generation & !VACANT
     }
 
-    /// Whether the slot holds a value.
-    #[inline]
-    pub(crate) fn is_occupied(&self) -> bool {
-        self.as_ref().is_occupied()
-    }
-
     /// See [`SlotRef::generation`].
     #[inline]
     pub(crate) fn generation(&self) -> u32 {
         self.as_ref().generation()
-    }
-
-    /// See [`SlotRef::matches`].
-    #[inline]
-    pub(crate) fn matches(&self, generation: u32) -> bool {
-        self.as_ref().matches(generation)
     }
 
     /// See [`SlotRef::get`].
@@ -225,85 +202,10 @@ impl<T> Slot<T> {
         self.as_ref().get()
     }
 
-    /// See [`SlotMut::get_mut`].
-    #[inline]
-    pub(crate) fn get_mut(&mut self) -> Option<&mut T> {
-        self.as_mut().get_mut()
-    }
-
-    /// See [`SlotRef::get_if`].
-    #[inline]
-    pub(crate) fn get_if(&self, generation: u32) -> Option<&T> {
-        self.as_ref().get_if(generation)
-    }
-
-    /// See [`SlotMut::get_mut_if`].
-    #[inline]
-    pub(crate) fn get_mut_if(&mut self, generation: u32) -> Option<&mut T> {
-        self.as_mut().get_mut_if(generation)
-    }
-
-    /// The value of an occupied slot.
-    ///
-    /// # Safety
-    ///
-    /// The slot must be occupied.
-    #[inline]
-    pub(crate) unsafe fn value_unchecked(&self) -> &T {
-        // SAFETY: the caller's guarantee, passed on.
-        unsafe { self.as_ref().value_unchecked() }
-    }
-
-    /// The value of an occupied slot.
-    ///
-    /// # Safety
-    ///
-    /// The slot must be occupied.
-    #[inline]
-    pub(crate) unsafe fn value_unchecked_mut(&mut self) -> &mut T {
-        // SAFETY: the caller's guarantee, passed on.
-        unsafe { self.as_mut().value_unchecked_mut() }
-    }
-
     /// See [`SlotRef::next_free`].
     #[inline]
     pub(crate) fn next_free(&self) -> u32 {
         self.as_ref().next_free()
-    }
-
-    /// See [`SlotRef::next_free_unchecked`].
-    ///
-    /// # Safety
-    ///
-    /// The slot must be vacant.
-    #[inline]
-    pub(crate) unsafe fn next_free_unchecked(&self) -> u32 {
-        // SAFETY: the caller's guarantee, passed on.
-        unsafe { self.as_ref().next_free_unchecked() }
-    }
-
-    /// See [`SlotMut::set_next_free`].
-    #[inline]
-    pub(crate) fn set_next_free(&mut self, next: u32) {
-        self.as_mut().set_next_free(next);
-    }
-
-    /// See [`SlotMut::occupy`].
-    #[inline]
-    pub(crate) fn occupy(&mut self, generation: u32, value: T) {
-        self.as_mut().occupy(generation, value);
-    }
-
-    /// Takes the value out of an occupied slot and leaves it vacant with
-    /// the free-list link `next_free`. The generation is kept as "last".
-    ///
-    /// # Safety
-    ///
-    /// The slot must be occupied.
-    #[inline]
-    pub(crate) unsafe fn vacate(&mut self, next_free: u32) -> T {
-        // SAFETY: the caller's guarantee, passed on.
-        unsafe { self.as_mut().vacate(next_free) }
     }
 }
 
@@ -362,18 +264,6 @@ impl<'a, T> SlotRef<'a, T> {
         } else {
             None
         }
-    }
-
-    /// The value of an occupied slot.
-    ///
-    /// # Safety
-    ///
-    /// The slot must be occupied.
-    #[inline]
-    pub(crate) unsafe fn value_unchecked(self) -> &'a T {
-        debug_assert!(self.is_occupied());
-        // SAFETY: the caller guarantees the slot is occupied.
-        unsafe { &self.payload.value }
     }
 
     /// The next free slot of a slot known to be vacant.
@@ -462,18 +352,6 @@ impl<'a, T> SlotMut<'a, T> {
         } else {
             None
         }
-    }
-
-    /// The value of an occupied slot.
-    ///
-    /// # Safety
-    ///
-    /// The slot must be occupied.
-    #[inline]
-    pub(crate) unsafe fn value_unchecked_mut(self) -> &'a mut T {
-        debug_assert!(self.as_ref().is_occupied());
-        // SAFETY: the caller guarantees the slot is occupied.
-        unsafe { &mut self.payload.value }
     }
 
     /// Sets the free-list link of a vacant slot. Does nothing to an

@@ -1,38 +1,45 @@
-//! `SlotStore`: slots plus an occupancy bitset and a count. It knows how to
-//! find, iterate, take out, drop and clone values, but not which slot to use
-//! next: that is the free list's business (`SlotArena`), or the caller's
-//! (a secondary map puts values at the index of a foreign key).
+//! `SlotStore`: slots as two parallel arrays, state words and payloads,
+//! plus a count. It knows how to find, iterate, take out, drop and clone
+//! values, but not which slot to use next: that is the free list's
+//! business (`SlotArena`), or the caller's (a secondary map puts values at
+//! the index of a foreign key).
+//!
+//! The state words are the occupancy (their top bit marks a vacant slot),
+//! so a write touches a slot's own state word and payload and nothing
+//! else; a pass reads the state words 64 at a time (`StateScan`) and
+//! reads only live payloads.
 
 use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 use core::mem;
 
-use super::bitset::{BitIter, Occupancy, WORD_BITS};
-use super::slot::{Slot, NO_SLOT};
+use super::bitset::BitIter;
+use super::scan::StateScan;
+use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
 
 /// Slots, which of them hold values, and how many do.
 pub(crate) struct SlotStore<T> {
-    /// The slots.
-    slots: Vec<Slot<T>>,
-    /// Invariant: for `i < bits_end`, bit `i` is set iff `slots[i]` is
-    /// occupied, and the bitset covers slot `i`; no bit at or past
-    /// `bits_end` is set.
-    occupied: Occupancy,
-    /// Where the occupancy bits end. Invariant: `bits_end <= slots.len()`,
-    /// and every slot at `bits_end..slots.len()` (the *tail*) is occupied.
-    ///
-    /// Appending an occupied slot only pushes it: the tail counts as
-    /// occupied without bits, and iteration walks it as a plain range.
-    /// Bits are written for the tail (`flush_tail`) when something needs
-    /// them: vacating a tail slot, appending a vacant slot, `retain`,
-    /// dropping the values. Every read-modify-write of a field or a bitset
-    /// word on the append path is a dependency chain from one insert to the
-    /// next; without them an append is as cheap as `Vec::push`.
-    bits_end: usize,
-    /// Number of vacant slots, so that `len` is `slots.len() - vacant`.
+    /// The state word of every slot, as `Slot::state` describes it: the
+    /// generation while occupied, `VACANT | last` while vacant.
+    /// Invariant: `states.len() == payloads.len()`, and `states[i]`
+    /// describes `payloads[i]`.
+    states: Vec<u32>,
+    /// The payload of every slot: the value while occupied, the free-list
+    /// link while vacant (see `states`).
+    payloads: Vec<Payload<T>>,
+    /// Slots both arrays can hold without reallocating: the smaller of
+    /// their capacities. Kept so the append path checks one number.
+    room: usize,
+    /// Number of vacant slots, so that `len` is `states.len() - vacant`.
     /// Counting the vacant slots rather than the occupied ones keeps the
-    /// append path free of a counter update, for the same reason.
+    /// append path free of a counter update (a dependency chain from one
+    /// insert to the next).
+    ///
+    /// Invariant: exactly the number of state words with `VACANT` set.
+    /// Iteration relies on it for soundness: a walk that has as many
+    /// occupied slots left as slots left walks them as a plain range
+    /// (`StateScan`), without reading their state words.
     vacant: usize,
 }
 
@@ -40,87 +47,166 @@ impl<T> SlotStore<T> {
     #[inline]
     pub(crate) const fn new() -> Self {
         SlotStore {
-            slots: Vec::new(),
-            occupied: Occupancy::new(),
-            bits_end: 0,
+            states: Vec::new(),
+            payloads: Vec::new(),
+            room: 0,
             vacant: 0,
         }
     }
 
     /// An empty store with room for `capacity` slots.
     pub(crate) fn with_capacity(capacity: usize) -> Self {
-        SlotStore {
-            slots: Vec::with_capacity(capacity),
-            occupied: Occupancy::with_capacity(capacity),
-            bits_end: 0,
-            vacant: 0,
-        }
+        let mut store = Self::new();
+        store.states.reserve_exact(capacity);
+        store.payloads.reserve_exact(capacity);
+        store.update_room();
+        store
+    }
+
+    fn update_room(&mut self) {
+        self.room = self.states.capacity().min(self.payloads.capacity());
     }
 
     /// Occupied slots.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.slots.len() - self.vacant
+        self.states.len() - self.vacant
+    }
+
+    /// Vacant slots.
+    #[inline]
+    pub(crate) fn vacant(&self) -> usize {
+        self.vacant
     }
 
     /// All slots, occupied or not.
     #[inline]
     pub(crate) fn slot_count(&self) -> usize {
-        self.slots.len()
+        self.states.len()
     }
 
     /// Slots the allocation can hold.
     #[inline]
     pub(crate) fn slot_capacity(&self) -> usize {
-        self.slots.capacity()
+        self.room
     }
 
     /// Makes room for `additional` more slots.
     pub(crate) fn try_reserve_slots(&mut self, additional: usize) -> Result<(), TryReserveError> {
-        self.slots.try_reserve(additional)?;
-        self.occupied
-            .try_reserve_for(self.slots.len().saturating_add(additional))
+        let result = self
+            .states
+            .try_reserve(additional)
+            .and_then(|()| self.payloads.try_reserve(additional));
+        self.update_room();
+        result
     }
 
-    /// Extends the bitset to cover `slots` slots, so appends up to there
-    /// never reallocate it.
-    pub(crate) fn cover_bits(&mut self, slots: usize) {
-        self.occupied.grow_to(slots);
+    /// Makes room for exactly `additional` more slots (a fixed-capacity
+    /// table allocates once).
+    pub(crate) fn reserve_exact(&mut self, additional: usize) {
+        self.states.reserve_exact(additional);
+        self.payloads.reserve_exact(additional);
+        self.update_room();
     }
 
     pub(crate) fn shrink_to_fit(&mut self) {
-        self.slots.shrink_to_fit();
-        self.occupied.shrink_to_fit();
+        self.states.shrink_to_fit();
+        self.payloads.shrink_to_fit();
+        self.update_room();
+    }
+
+    /// Makes room for one more slot; the append path's slow side.
+    #[cold]
+    #[inline(never)]
+    fn grow_for_push(&mut self) {
+        // Doubling, as `Vec::push` does, for both arrays at once.
+        let additional = self.states.len().max(4);
+        self.states.reserve(additional);
+        self.payloads.reserve(additional);
+        self.update_room();
+    }
+
+    /// Appends a slot made of `state` and `payload`.
+    #[inline(always)]
+    fn push_parts(&mut self, state: u32, payload: Payload<T>) -> usize {
+        let index = self.states.len();
+        if index == self.room {
+            self.grow_for_push();
+        }
+        debug_assert!(index < self.states.capacity() && index < self.payloads.capacity());
+        // SAFETY: `index < room`, and `room` is at most the capacity of
+        // both arrays, whose lengths are both `index` (the invariant on
+        // `states`); the writes initialize element `index` of each before
+        // the lengths cover it.
+        unsafe {
+            self.states.as_mut_ptr().add(index).write(state);
+            self.payloads.as_mut_ptr().add(index).write(payload);
+            self.states.set_len(index + 1);
+            self.payloads.set_len(index + 1);
+        }
+        index
     }
 
     /// The slot at `index`.
     #[inline]
-    pub(crate) fn slot(&self, index: usize) -> Option<&Slot<T>> {
-        self.slots.get(index)
+    pub(crate) fn slot(&self, index: usize) -> Option<SlotRef<'_, T>> {
+        let state = self.states.get(index)?;
+        // SAFETY: `index < states.len() == payloads.len()`, and `states[i]`
+        // describes `payloads[i]` (the invariant on `states`).
+        Some(unsafe { SlotRef::from_parts(state, self.payloads.get_unchecked(index)) })
     }
 
-    /// The slot at `index`, for its free-list link. A slot's state cannot
-    /// be changed through `&mut Slot` from outside the raw layer.
+    /// The slot at `index`, for its value or free-list link. A slot's state
+    /// cannot be changed through `SlotMut` from outside the raw layer.
     #[inline]
-    pub(crate) fn slot_mut(&mut self, index: usize) -> Option<&mut Slot<T>> {
-        self.slots.get_mut(index)
+    pub(crate) fn slot_mut(&mut self, index: usize) -> Option<SlotMut<'_, T>> {
+        let state = self.states.get_mut(index)?;
+        // SAFETY: as in `slot`; the two arrays are distinct borrows.
+        Some(unsafe { SlotMut::from_parts(state, self.payloads.get_unchecked_mut(index)) })
+    }
+
+    /// The slots in index order, for serialization.
+    #[cfg(feature = "serde")]
+    pub(crate) fn slot_refs(&self) -> SlotRefs<'_, T> {
+        SlotRefs {
+            slots: self.states.iter().zip(self.payloads.iter()),
+        }
     }
 
     #[inline]
     pub(crate) fn contains(&self, index: usize, generation: u32) -> bool {
-        self.slots
+        self.states
             .get(index)
-            .is_some_and(|slot| slot.matches(generation))
+            .is_some_and(|&state| state == Slot::<T>::matched_generation(generation))
     }
 
     #[inline]
     pub(crate) fn get(&self, index: usize, generation: u32) -> Option<&T> {
-        self.slots.get(index)?.get_if(generation)
+        if self.contains(index, generation) {
+            // SAFETY: slot `index` exists and matched a generation, so it
+            // is occupied.
+            Some(unsafe { self.get_unchecked(index) })
+        } else {
+            None
+        }
     }
 
     #[inline]
     pub(crate) fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
-        self.slots.get_mut(index)?.get_mut_if(generation)
+        if self.contains(index, generation) {
+            // SAFETY: as in `get`.
+            Some(unsafe { self.get_unchecked_mut(index) })
+        } else {
+            None
+        }
+    }
+
+    /// Whether slot `index` exists and is occupied.
+    #[inline]
+    fn is_occupied(&self, index: usize) -> bool {
+        self.states
+            .get(index)
+            .is_some_and(|&state| state & VACANT == 0)
     }
 
     /// The value in slot `index`.
@@ -130,9 +216,10 @@ impl<T> SlotStore<T> {
     /// Slot `index` must exist and be occupied.
     #[inline]
     pub(crate) unsafe fn get_unchecked(&self, index: usize) -> &T {
-        debug_assert!(self.slots.get(index).is_some_and(Slot::is_occupied));
-        // SAFETY: the caller guarantees slot `index` exists and is occupied.
-        unsafe { self.slots.get_unchecked(index).value_unchecked() }
+        debug_assert!(self.is_occupied(index));
+        // SAFETY: the caller guarantees slot `index` exists (so does its
+        // payload) and is occupied (so the value is initialized).
+        unsafe { &*Payload::value_ptr(self.payloads.as_ptr().add(index).cast_mut()) }
     }
 
     /// The value in slot `index`.
@@ -142,9 +229,9 @@ impl<T> SlotStore<T> {
     /// Slot `index` must exist and be occupied.
     #[inline]
     pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
-        debug_assert!(self.slots.get(index).is_some_and(Slot::is_occupied));
-        // SAFETY: the caller guarantees slot `index` exists and is occupied.
-        unsafe { self.slots.get_unchecked_mut(index).value_unchecked_mut() }
+        debug_assert!(self.is_occupied(index));
+        // SAFETY: as in `get_unchecked`, through the unique borrow.
+        unsafe { &mut *Payload::value_ptr(self.payloads.as_mut_ptr().add(index)) }
     }
 
     /// Mutable references to `N` distinct live values, or `None` if any
@@ -162,12 +249,12 @@ impl<T> SlotStore<T> {
                 return None;
             }
         }
-        let base = self.slots.as_mut_ptr();
+        let base = self.payloads.as_mut_ptr();
         // The references come from one pointer, with no reference to the
         // whole array in between, and `&mut self` outlives them.
         // SAFETY: every index is in bounds, occupied and distinct (above).
         Some(core::array::from_fn(|n| unsafe {
-            &mut *Slot::value_ptr(base.add(keys[n].0))
+            &mut *Payload::value_ptr(base.add(keys[n].0))
         }))
     }
 
@@ -179,57 +266,47 @@ impl<T> SlotStore<T> {
         generation: u32,
         make: impl FnOnce(usize) -> T,
     ) -> usize {
-        let index = self.slots.len();
+        let index = self.states.len();
         let value = make(index);
-        // The new slot joins the tail, which needs no bits.
-        self.slots.push(Slot::new_occupied(generation, value));
-        index
+        self.push_parts(
+            Slot::<T>::occupied_state(generation),
+            Payload::occupied(value),
+        )
     }
 
     /// Appends a vacant slot whose last occupant had `generation`.
-    #[cfg(feature = "serde")]
+    #[inline]
     pub(crate) fn push_vacant(&mut self, generation: u32, next_free: u32) {
-        // A vacant slot cannot join the tail, so the tail gets its bits.
-        self.flush_tail();
-        let index = self.slots.len();
-        self.occupied.grow_to(index + 1);
-        self.slots.push(Slot::new_vacant(generation, next_free));
-        self.bits_end = index + 1;
+        self.push_parts(
+            Slot::<T>::vacant_state(generation),
+            Payload::vacant(next_free),
+        );
         self.vacant += 1;
     }
 
-    /// Writes the occupancy bits of the tail, so that the bits cover every
-    /// slot (`bits_end == slots.len()`). O(tail / 64), and at most once per
-    /// appended slot: the tail only grows by appends.
-    #[cold]
-    #[inline(never)]
-    fn flush_tail(&mut self) {
-        let end = self.slots.len();
-        if self.bits_end < end {
-            self.occupied.grow_to(end);
-            self.occupied.insert_range(self.bits_end, end);
-            self.bits_end = end;
-        }
+    /// The state word of slot `index`, without a bounds check.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must exist.
+    #[inline(always)]
+    pub(crate) unsafe fn state_unchecked(&self, index: usize) -> u32 {
+        debug_assert!(index < self.states.len());
+        // SAFETY: the caller guarantees the slot exists.
+        unsafe { *self.states.get_unchecked(index) }
     }
 
     /// Puts `value` into vacant slot `index` with `generation`.
     ///
     /// # Panics
     ///
-    /// If the slot does not exist. (Occupying an occupied slot is a bug
-    /// that would leak its value; debug builds assert against it.)
-    #[inline(always)]
+    /// If the slot does not exist or is occupied.
+    #[inline]
     pub(crate) fn occupy(&mut self, index: usize, generation: u32, value: T) {
-        debug_assert!(
-            index < self.bits_end,
-            "occupying a tail slot, which is occupied"
-        );
-        self.slots[index].occupy(generation, value);
-        // A vacant slot is below `bits_end` (the tail is all occupied), so
-        // the bitset covers it; the checked insert keeps even a misuse
-        // memory-safe.
-        self.occupied.insert(index);
-        self.vacant -= 1;
+        let state = self.states[index];
+        assert!(state & VACANT != 0, "occupying an occupied slot");
+        // SAFETY: the slot exists and is vacant (checked above).
+        unsafe { self.occupy_unchecked(index, generation, value) };
     }
 
     /// The free-list link and generation of vacant slot `index`, without
@@ -240,35 +317,35 @@ impl<T> SlotStore<T> {
     /// Slot `index` must exist and be vacant.
     #[inline(always)]
     pub(crate) unsafe fn vacant_parts_unchecked(&self, index: usize) -> (u32, u32) {
-        debug_assert!(self
-            .slots
-            .get(index)
-            .is_some_and(|slot| !slot.is_occupied()));
-        // SAFETY: the caller guarantees the slot exists.
-        let slot = unsafe { self.slots.get_unchecked(index) };
-        // SAFETY: the caller guarantees the slot is vacant.
-        (unsafe { slot.next_free_unchecked() }, slot.generation())
+        debug_assert!(self.states.get(index).is_some_and(|&s| s & VACANT != 0));
+        // SAFETY: the caller guarantees the slot exists and is vacant, so
+        // `next_free` is the payload's initialized field.
+        unsafe {
+            let state = *self.states.get_unchecked(index);
+            let next = Payload::next_free_ptr(self.payloads.as_ptr().add(index).cast_mut()).read();
+            (next, state & !VACANT)
+        }
     }
 
-    /// [`occupy`](Self::occupy) without bounds checks, for the free-list
-    /// pop path, where the free list's invariant already names a vacant
-    /// slot.
+    /// Puts `value` into vacant slot `index` with `generation`, without
+    /// bounds checks (the free-list pop path, where the free list's
+    /// invariant already names a vacant slot).
     ///
     /// # Safety
     ///
     /// Slot `index` must exist and be vacant.
     #[inline(always)]
     pub(crate) unsafe fn occupy_unchecked(&mut self, index: usize, generation: u32, value: T) {
-        debug_assert!(self
-            .slots
-            .get(index)
-            .is_some_and(|slot| !slot.is_occupied()));
-        debug_assert!(index < self.bits_end);
-        // SAFETY: the caller guarantees the slot exists.
-        unsafe { self.slots.get_unchecked_mut(index) }.occupy(generation, value);
-        // A vacant slot is below `bits_end`, since the tail is all occupied.
-        // SAFETY: the bitset covers every slot below `bits_end` (invariant).
-        unsafe { self.occupied.insert_unchecked(index) };
+        debug_assert!(self.states.get(index).is_some_and(|&s| s & VACANT != 0));
+        // SAFETY: the caller guarantees the slot exists; it is vacant, so
+        // overwriting the payload drops nothing.
+        unsafe {
+            self.payloads
+                .as_mut_ptr()
+                .add(index)
+                .write(Payload::occupied(value));
+            *self.states.get_unchecked_mut(index) = Slot::<T>::occupied_state(generation);
+        }
         self.vacant -= 1;
     }
 
@@ -280,19 +357,18 @@ impl<T> SlotStore<T> {
     /// Slot `index` must exist and be occupied.
     #[inline(always)]
     pub(crate) unsafe fn vacate(&mut self, index: usize, next_free: u32) -> T {
-        debug_assert!(self.slots.get(index).is_some_and(Slot::is_occupied));
-        if index >= self.bits_end {
-            // A tail slot is about to be vacant; the tail must be all
-            // occupied, so it becomes bits first.
-            self.flush_tail();
+        debug_assert!(self.is_occupied(index));
+        // SAFETY: the caller guarantees the slot exists and is occupied:
+        // the value is read once, and the state is marked vacant and the
+        // link written right after, so it is never read again.
+        unsafe {
+            let payload = self.payloads.as_mut_ptr().add(index);
+            let value = Payload::value_ptr(payload).read();
+            *self.states.get_unchecked_mut(index) |= VACANT;
+            payload.write(Payload::vacant(next_free));
+            self.vacant += 1;
+            value
         }
-        // SAFETY: the caller guarantees the slot exists and is occupied.
-        let value = unsafe { self.slots.get_unchecked_mut(index).vacate(next_free) };
-        // SAFETY: `index` is a slot (the caller's guarantee) below
-        // `bits_end` (ensured above), which the bitset covers.
-        unsafe { self.occupied.remove_unchecked(index) };
-        self.vacant += 1;
-        value
     }
 
     /// Removes the value named by `(index, generation)`, leaving the slot
@@ -311,10 +387,12 @@ impl<T> SlotStore<T> {
     #[inline]
     pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
         let index = self.next_occupied(from)?;
-        let generation = self.slots[index].generation();
-        // SAFETY: the bit was set, so the slot exists and is occupied.
-        let value = unsafe { self.vacate(index, NO_SLOT) };
-        Some((index, generation, value))
+        // SAFETY: `next_occupied` found the slot, so it exists and is
+        // occupied (its state word is its generation).
+        unsafe {
+            let generation = self.state_unchecked(index);
+            Some((index, generation, self.vacate(index, NO_SLOT)))
+        }
     }
 
     /// Keeps the values for which `keep(index, generation, &mut value)` is
@@ -329,28 +407,25 @@ impl<T> SlotStore<T> {
 
     /// Appends never-used vacant slots until there are `slots`.
     pub(crate) fn grow_vacant_to(&mut self, slots: usize) {
-        if slots > self.slots.len() {
-            // Vacant slots cannot join the tail, so the tail gets its bits.
-            self.flush_tail();
-            self.slots.reserve(slots - self.slots.len());
-            self.occupied.grow_to(slots);
-            self.vacant += slots - self.slots.len();
-            while self.slots.len() < slots {
-                self.slots.push(Slot::new_vacant(0, NO_SLOT));
+        let count = self.states.len();
+        if slots > count {
+            self.states.reserve(slots - count);
+            self.payloads.reserve(slots - count);
+            self.update_room();
+            while self.states.len() < slots {
+                self.push_vacant(0, NO_SLOT);
             }
-            self.bits_end = slots;
         }
     }
 
     /// The lowest occupied index at or after `from`.
     #[inline]
     pub(crate) fn next_occupied(&self, from: usize) -> Option<usize> {
-        // No bit is set at or past `bits_end`, and every tail slot is
-        // occupied.
-        self.occupied.next_set(from).or_else(|| {
-            let index = from.max(self.bits_end);
-            (index < self.slots.len()).then_some(index)
-        })
+        let start = from.min(self.states.len());
+        self.states[start..]
+            .iter()
+            .position(|&state| state & VACANT == 0)
+            .map(|offset| start + offset)
     }
 
     /// Calls `visit(index, generation, &mut value)` for every value in index
@@ -362,24 +437,49 @@ impl<T> SlotStore<T> {
         mut visit: impl FnMut(usize, u32, &mut T) -> bool,
         mut evict: impl FnMut(&mut S, usize),
     ) {
-        // The walk below reads bits only.
-        owner.as_mut().flush_tail();
-        let words = owner.as_mut().occupied.words().len();
-        for word_index in 0..words {
-            let mut word = owner.as_mut().occupied.words()[word_index];
-            while word != 0 {
-                let index = word_index * WORD_BITS + word.trailing_zeros() as usize;
-                word &= word - 1;
-                let slot = &mut owner.as_mut().slots[index];
-                let generation = slot.generation();
-                // Each index is visited once, so nothing vacated it yet.
-                // SAFETY: the bit was set, so the slot is occupied.
-                let value = unsafe { slot.value_unchecked_mut() };
-                if !visit(index, generation, value) {
-                    evict(owner, index);
-                }
+        let slots = owner.as_mut().slot_count();
+        for index in 0..slots {
+            let store = owner.as_mut();
+            let state = store.states[index];
+            if state & VACANT != 0 {
+                continue;
+            }
+            // Each index is visited once, so nothing vacated it yet.
+            // SAFETY: the state word says the slot is occupied.
+            let value = unsafe { store.get_unchecked_mut(index) };
+            if !visit(index, state, value) {
+                evict(owner, index);
             }
         }
+    }
+
+    /// Sets the free-list link of every vacant slot whose generation is
+    /// below `max_generation`, in index order, and returns the head of
+    /// that list and how many vacant slots were left out (retired).
+    pub(crate) fn link_vacant(&mut self, max_generation: u32) -> (u32, usize) {
+        // One pass with the list's head in a local: no field write per
+        // slot.
+        let (mut head, mut retired) = (NO_SLOT, 0);
+        for (index, (&state, payload)) in self
+            .states
+            .iter()
+            .zip(self.payloads.iter_mut())
+            .enumerate()
+            .rev()
+        {
+            if state & VACANT == 0 {
+                continue;
+            }
+            if state & !VACANT >= max_generation {
+                retired += 1;
+                continue;
+            }
+            // The slot is vacant: its payload is the link, which has no
+            // drop glue to run.
+            *payload = Payload::vacant(head);
+            head = index as u32;
+        }
+        (head, retired)
     }
 
     /// Drops every value, leaving the slots vacant with their generations
@@ -393,62 +493,58 @@ impl<T> SlotStore<T> {
     /// Drops every value; a panicking `Drop` stops it with the rest still
     /// in place and consistent.
     fn drop_values_unguarded(&mut self) {
-        // Vacating a tail slot would flush the tail anyway; doing it first
-        // keeps the loop to bits.
-        self.flush_tail();
-        let mut from = 0;
-        while let Some(index) = self.occupied.next_set(from) {
-            from = index + 1;
+        let mut index = 0;
+        while self.len() != 0 {
+            let Some(found) = self.next_occupied(index) else {
+                break;
+            };
+            index = found + 1;
             // Vacated before the drop, so a panicking `Drop` cannot repeat it.
-            // SAFETY: the bit was set, so the slot exists and is occupied.
-            drop(unsafe { self.vacate(index, NO_SLOT) });
+            // SAFETY: `next_occupied` found the slot occupied.
+            drop(unsafe { self.vacate(found, NO_SLOT) });
         }
     }
 
     /// Drops every value and forgets every slot.
     pub(crate) fn reset(&mut self) {
         self.drop_values();
-        self.slots.clear();
-        self.bits_end = 0;
+        self.states.clear();
+        self.payloads.clear();
         self.vacant = 0;
-        self.occupied.clear();
     }
 
-    /// The occupied indices: the bits, then the tail. Takes the fields it
-    /// reads rather than `&self`, so `iter_mut` can borrow the slots too.
+    /// The walk over the occupied indices.
     #[inline]
-    fn bit_iter(
-        occupied: &Occupancy,
-        bits_end: usize,
-        slot_count: usize,
-        vacant: usize,
-    ) -> BitIter<'_> {
-        let tail = bits_end..slot_count;
-        // The bitset covers every slot below `bits_end` (the invariant on
-        // `occupied`); the words past it hold no bits and are not walked.
-        let words = &occupied.words()[..bits_end.div_ceil(WORD_BITS)];
-        BitIter::with_tail(words, slot_count - vacant - tail.len(), tail)
+    fn scan(&self) -> StateScan<'_> {
+        StateScan::new(&self.states, 0..self.states.len(), self.len())
     }
 
     /// Iterates the live values in index order.
     #[inline]
     pub(crate) fn iter(&self) -> RawIter<'_, T> {
         RawCursor {
-            bits: Self::bit_iter(&self.occupied, self.bits_end, self.slots.len(), self.vacant),
-            access: Shared(&self.slots),
+            walk: self.scan(),
+            access: Shared {
+                states: &self.states,
+                payloads: &self.payloads,
+            },
+            _marker: PhantomData,
         }
     }
 
     /// Iterates the live values in index order, mutably.
     #[inline]
     pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T> {
+        let access = Exclusive {
+            len: self.payloads.len(),
+            states: self.states.as_ptr(),
+            payloads: self.payloads.as_mut_ptr(),
+            _marker: PhantomData,
+        };
         RawCursor {
-            bits: Self::bit_iter(&self.occupied, self.bits_end, self.slots.len(), self.vacant),
-            access: Exclusive {
-                len: self.slots.len(),
-                slots: self.slots.as_mut_ptr(),
-                _marker: PhantomData,
-            },
+            walk: StateScan::new(&self.states, 0..self.states.len(), self.len()),
+            access,
+            _marker: PhantomData,
         }
     }
 
@@ -458,61 +554,32 @@ impl<T> SlotStore<T> {
     #[inline]
     pub(crate) fn exclusive(&mut self) -> Exclusive<'_, T> {
         Exclusive {
-            len: self.slots.len(),
-            slots: self.slots.as_mut_ptr(),
+            len: self.payloads.len(),
+            states: self.states.as_ptr(),
+            payloads: self.payloads.as_mut_ptr(),
             _marker: PhantomData,
         }
     }
 
-    /// The slots, for serialization. Exposes only safe accessors.
-    #[inline]
-    #[cfg(feature = "serde")]
-    pub(crate) fn slots(&self) -> &[Slot<T>] {
-        &self.slots
-    }
-
-    /// The slots, mutably, for changing values and the free-list links of
-    /// vacant slots. Callers must not occupy or vacate a slot through this:
-    /// the occupancy bits and `len` would no longer agree with the slots,
-    /// and the iterators rely on that agreement.
-    #[inline]
-    pub(crate) fn slots_mut(&mut self) -> &mut [Slot<T>] {
-        &mut self.slots
-    }
-
     /// Checks the storage invariants; panics on the first one broken.
     pub(crate) fn check_invariants(&self) {
-        assert!(
-            self.bits_end <= self.slots.len(),
-            "bits end past the last slot"
+        assert_eq!(
+            self.states.len(),
+            self.payloads.len(),
+            "state and payload arrays differ in length"
         );
-        assert!(
-            self.occupied.words().len() * WORD_BITS >= self.bits_end,
-            "the bitset does not cover the slots below bits_end"
+        assert_eq!(
+            self.room,
+            self.states.capacity().min(self.payloads.capacity()),
+            "room disagrees with the capacities"
         );
         let mut occupied = 0;
-        for (index, slot) in self.slots.iter().enumerate() {
-            if index < self.bits_end {
-                assert_eq!(
-                    slot.is_occupied(),
-                    self.occupied.contains(index),
-                    "occupancy bit of slot {index} disagrees with its state"
-                );
-            } else {
-                assert!(slot.is_occupied(), "tail slot {index} is vacant");
-            }
-            if slot.is_occupied() {
-                assert!(
-                    slot.generation() >= 1,
-                    "occupied slot {index} has generation 0"
-                );
+        for (index, &state) in self.states.iter().enumerate() {
+            if state & VACANT == 0 {
+                assert!(state >= 1, "occupied slot {index} has generation 0");
                 occupied += 1;
             }
         }
-        assert!(
-            self.occupied.next_set(self.bits_end).is_none(),
-            "occupancy bit set at or past bits_end"
-        );
         assert_eq!(
             occupied,
             self.len(),
@@ -540,16 +607,15 @@ impl<T: Clone> SlotStore<T> {
     /// this empty store. If a `clone` panics, this store holds the slots
     /// cloned so far, consistent, and drops their values normally.
     pub(crate) fn clone_slots_from(&mut self, source: &Self) {
-        debug_assert!(self.slots.is_empty() && self.vacant == 0);
-        self.slots.reserve(source.slots.len());
-        self.occupied.grow_to(source.slots.len());
-        for (index, slot) in source.slots.iter().enumerate() {
-            self.slots.push(slot.clone());
-            // Every slot gets its bit, so there is no tail.
-            self.bits_end = index + 1;
-            if slot.is_occupied() {
-                self.occupied.insert(index);
-            } else {
+        debug_assert!(self.states.is_empty() && self.vacant == 0);
+        let additional = source.slot_count().saturating_sub(self.room);
+        self.reserve_exact(additional);
+        for slot in source.states.iter().zip(&source.payloads) {
+            // SAFETY: `states[i]` describes `payloads[i]` in `source`.
+            let slot = unsafe { SlotRef::from_parts(slot.0, slot.1) };
+            let (state, payload) = slot.cloned_parts();
+            self.push_parts(state, payload);
+            if state & VACANT != 0 {
                 self.vacant += 1;
             }
         }
@@ -563,6 +629,40 @@ impl<T: Clone> Clone for SlotStore<T> {
         out
     }
 }
+
+/// The slots of a store as views, in index order.
+#[cfg(feature = "serde")]
+pub(crate) struct SlotRefs<'a, T> {
+    /// Invariant: pairs a store's `states[i]` with its `payloads[i]`.
+    slots: core::iter::Zip<core::slice::Iter<'a, u32>, core::slice::Iter<'a, Payload<T>>>,
+}
+
+#[cfg(feature = "serde")]
+impl<T> Clone for SlotRefs<'_, T> {
+    fn clone(&self) -> Self {
+        SlotRefs {
+            slots: self.slots.clone(),
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'a, T> Iterator for SlotRefs<'a, T> {
+    type Item = SlotRef<'a, T>;
+
+    fn next(&mut self) -> Option<SlotRef<'a, T>> {
+        let (state, payload) = self.slots.next()?;
+        // SAFETY: `state` describes `payload` (the invariant on `slots`).
+        Some(unsafe { SlotRef::from_parts(state, payload) })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.slots.size_hint()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<T> ExactSizeIterator for SlotRefs<'_, T> {}
 
 /// How a [`RawCursor`] reaches the slots: shared or exclusive.
 ///
@@ -597,8 +697,13 @@ pub(crate) trait SplitAccess<'a>: SlotAccess<'a> + Sized {
     unsafe fn duplicate(&self) -> Self;
 }
 
-/// Shared access to a slot array.
-pub(crate) struct Shared<'a, T>(&'a [Slot<T>]);
+/// Shared access to a store's two arrays.
+pub(crate) struct Shared<'a, T> {
+    /// Invariant: as long as `payloads`, and `states[i]` describes
+    /// `payloads[i]` (the store's invariant, borrowed).
+    states: &'a [u32],
+    payloads: &'a [Payload<T>],
+}
 
 #[cfg(any(test, feature = "rayon"))]
 impl<'a, T> SplitAccess<'a> for Shared<'a, T> {
@@ -622,21 +727,29 @@ unsafe impl<'a, T> SlotAccess<'a> for Shared<'a, T> {
 
     #[inline]
     unsafe fn item(&self, index: usize) -> (u32, &'a T) {
-        debug_assert!(index < self.0.len());
-        // SAFETY: the caller guarantees `index` is in bounds.
-        let slot = unsafe { self.0.get_unchecked(index) };
-        // SAFETY: the caller guarantees the slot is occupied.
-        (slot.generation(), unsafe { slot.value_unchecked() })
+        debug_assert!(index < self.payloads.len());
+        // SAFETY: the caller guarantees `index` is in bounds of both arrays
+        // and occupied, so the state word is the generation and the value
+        // is initialized.
+        unsafe {
+            let generation = *self.states.get_unchecked(index);
+            let payload = self.payloads.as_ptr().add(index);
+            (generation, &*Payload::value_ptr(payload.cast_mut()))
+        }
     }
 }
 
-/// Exclusive access to a slot array borrowed mutably for `'a`. Deliberately
-/// not `Clone`: two copies could hand out the same `&mut T`.
+/// Exclusive access to a store's arrays borrowed mutably for `'a`.
+/// Deliberately not `Clone`: two copies could hand out the same `&mut T`.
 pub(crate) struct Exclusive<'a, T> {
-    /// Start of the array; derived from a `&'a mut [Slot<T>]`.
-    slots: *mut Slot<T>,
+    /// Start of the state words (read only); derived from the store's
+    /// array while it is borrowed mutably, so nothing writes them.
+    states: *const u32,
+    /// Start of the payloads; derived from a `&'a mut [Payload<T>]`.
+    payloads: *mut Payload<T>,
+    /// Slots in both arrays.
     len: usize,
-    _marker: PhantomData<&'a mut [Slot<T>]>,
+    _marker: PhantomData<&'a mut [Payload<T>]>,
 }
 
 #[cfg(any(test, feature = "rayon"))]
@@ -646,15 +759,17 @@ impl<'a, T> SplitAccess<'a> for Exclusive<'a, T> {
         // Two copies of one exclusive access are sound only while they are
         // never asked for the same index, which the caller guarantees.
         Exclusive {
-            slots: self.slots,
+            states: self.states,
+            payloads: self.payloads,
             len: self.len,
             _marker: PhantomData,
         }
     }
 }
 
-// SAFETY: `Exclusive` is a `&mut [Slot<T>]` in disguise: it hands out
-// `&mut T` to distinct slots, so it may cross threads when `T: Send`.
+// SAFETY: `Exclusive` is a `&mut [Payload<T>]` (plus shared state words)
+// in disguise: it hands out `&mut T` to distinct slots, so it may cross
+// threads when `T: Send`.
 unsafe impl<T: Send> Send for Exclusive<'_, T> {}
 // SAFETY: shared access to it gives no access to the values.
 unsafe impl<T: Sync> Sync for Exclusive<'_, T> {}
@@ -671,18 +786,17 @@ impl<'a, T> Exclusive<'a, T> {
         if index >= self.len {
             return None;
         }
-        // SAFETY: `index < len`, so the pointer stays inside the array.
-        let slot = unsafe { self.slots.add(index) };
-        // SAFETY: `slot` points to a live slot, and no reference into it is
-        // alive (the caller's guarantee), so a short shared borrow is fine.
-        if !unsafe { (*slot).is_occupied() } {
+        // SAFETY: `index < len`, so both reads stay inside the arrays; the
+        // state words are not written while the access lives.
+        let state = unsafe { self.states.add(index).read() };
+        if state & VACANT != 0 {
             return None;
         }
         // The `&mut` is unique because the caller asks for each index at
         // most once, and it is derived from the raw pointer without a
         // reference to the whole array, so earlier ones stay valid.
         // SAFETY: the slot is occupied, so its value is initialized.
-        Some(unsafe { &mut *Slot::value_ptr(slot) })
+        Some(unsafe { &mut *Payload::value_ptr(self.payloads.add(index)) })
     }
 }
 
@@ -698,51 +812,113 @@ unsafe impl<'a, T> SlotAccess<'a> for Exclusive<'a, T> {
         // SAFETY: the caller guarantees `index` is in bounds, occupied and
         // not yielded before.
         unsafe {
-            let slot = self.slots.add(index);
-            let generation = (*slot).generation();
-            (generation, &mut *Slot::value_ptr(slot))
+            let generation = self.states.add(index).read();
+            (
+                generation,
+                &mut *Payload::value_ptr(self.payloads.add(index)),
+            )
         }
+    }
+}
+
+/// A walk over occupied indices, ascending, each once: the occupancy bits
+/// of a `Block` ([`BitIter`]) or the state words of a store
+/// ([`StateScan`]).
+pub(crate) trait IndexWalk: Clone {
+    /// Indices left.
+    fn len(&self) -> usize;
+    /// The next index.
+    fn next_index(&mut self) -> Option<usize>;
+    /// Folds `f` over every index left, in order.
+    fn fold_indices<B>(self, init: B, f: impl FnMut(B, usize) -> B) -> B;
+    /// Cuts the walk into two over disjoint indices, the left part's all
+    /// below the right part's, or gives it back whole.
+    #[cfg(any(test, feature = "rayon"))]
+    fn split(self) -> (Self, Option<Self>);
+}
+
+impl IndexWalk for BitIter<'_> {
+    #[inline]
+    fn len(&self) -> usize {
+        BitIter::len(self)
+    }
+    #[inline]
+    fn next_index(&mut self) -> Option<usize> {
+        BitIter::next_index(self)
+    }
+    #[inline]
+    fn fold_indices<B>(self, init: B, f: impl FnMut(B, usize) -> B) -> B {
+        BitIter::fold_indices(self, init, f)
+    }
+    #[cfg(any(test, feature = "rayon"))]
+    fn split(self) -> (Self, Option<Self>) {
+        BitIter::split(self)
+    }
+}
+
+impl IndexWalk for StateScan<'_> {
+    #[inline]
+    fn len(&self) -> usize {
+        StateScan::len(self)
+    }
+    #[inline]
+    fn next_index(&mut self) -> Option<usize> {
+        StateScan::next_index(self)
+    }
+    #[inline]
+    fn fold_indices<B>(self, init: B, f: impl FnMut(B, usize) -> B) -> B {
+        StateScan::fold_indices(self, init, f)
+    }
+    #[cfg(any(test, feature = "rayon"))]
+    fn split(self) -> (Self, Option<Self>) {
+        StateScan::split(self)
     }
 }
 
 /// Iterates live values in index order as `(index, generation, value)`.
-pub(crate) struct RawCursor<'a, A> {
-    bits: BitIter<'a>,
-    /// Invariant: every index `bits` yields is in bounds and names an
-    /// occupied slot (the invariant on `SlotStore::occupied`), each once.
+pub(crate) struct RawCursor<'a, A, W = BitIter<'a>> {
+    walk: W,
+    /// Invariant: every index `walk` yields is in bounds and names an
+    /// occupied slot, each once.
     access: A,
+    _marker: PhantomData<&'a ()>,
 }
 
-/// Shared iteration.
-pub(crate) type RawIter<'a, T> = RawCursor<'a, Shared<'a, T>>;
-/// Exclusive iteration.
-pub(crate) type RawIterMut<'a, T> = RawCursor<'a, Exclusive<'a, T>>;
+/// Shared iteration over a store.
+pub(crate) type RawIter<'a, T> = RawCursor<'a, Shared<'a, T>, StateScan<'a>>;
+/// Exclusive iteration over a store.
+pub(crate) type RawIterMut<'a, T> = RawCursor<'a, Exclusive<'a, T>, StateScan<'a>>;
 
-impl<A: Clone> Clone for RawCursor<'_, A> {
+impl<A: Clone, W: Clone> Clone for RawCursor<'_, A, W> {
     fn clone(&self) -> Self {
         RawCursor {
-            bits: self.bits.clone(),
+            walk: self.walk.clone(),
             access: self.access.clone(),
+            _marker: PhantomData,
         }
     }
 }
 
-impl<'a, A: SlotAccess<'a>> RawCursor<'a, A> {
-    /// A cursor yielding the slots of `access` whose bits `bits` holds.
+impl<'a, A: SlotAccess<'a>, W: IndexWalk> RawCursor<'a, A, W> {
+    /// A cursor yielding the slots of `access` that `walk` names.
     ///
     /// # Safety
     ///
-    /// Every index `bits` yields must be in bounds for `access` and name an
+    /// Every index `walk` yields must be in bounds for `access` and name an
     /// occupied slot, each once.
     #[inline]
-    pub(crate) unsafe fn from_parts(bits: BitIter<'a>, access: A) -> Self {
-        RawCursor { bits, access }
+    pub(crate) unsafe fn from_parts(walk: W, access: A) -> Self {
+        RawCursor {
+            walk,
+            access,
+            _marker: PhantomData,
+        }
     }
 
     /// Live values left.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.bits.len()
+        self.walk.len()
     }
 
     /// Folds over the remaining values with the word-at-a-time fast path.
@@ -753,8 +929,8 @@ impl<'a, A: SlotAccess<'a>> RawCursor<'a, A> {
         mut f: impl FnMut(B, (usize, u32, A::Value)) -> B,
     ) -> B {
         let access = &self.access;
-        self.bits.fold_indices(init, |acc, index| {
-            // SAFETY: `index` comes from the bitset (the invariant on
+        self.walk.fold_indices(init, |acc, index| {
+            // SAFETY: `index` comes from the walk (the invariant on
             // `access`), and `fold_indices` yields each index once.
             let (generation, value) = unsafe { access.item(index) };
             f(acc, (index, generation, value))
@@ -763,35 +939,27 @@ impl<'a, A: SlotAccess<'a>> RawCursor<'a, A> {
 }
 
 #[cfg(any(test, feature = "rayon"))]
-impl<'a, A: SplitAccess<'a>> super::SplitCursor for RawCursor<'a, A> {
+impl<'a, A: SplitAccess<'a>, W: IndexWalk> super::SplitCursor for RawCursor<'a, A, W> {
     type Item = (usize, u32, A::Value);
 
-    /// Cuts the walk at a word of the bitset, or in the bit-less tail (see
-    /// [`BitIter::split`]).
+    /// Cuts the walk (see [`IndexWalk::split`]).
     fn split_part(self) -> (Self, Option<Self>) {
-        let (left, right) = self.bits.split();
+        let (left, right) = self.walk.split();
         let Some(right) = right else {
-            return (
-                RawCursor {
-                    bits: left,
-                    access: self.access,
-                },
-                None,
-            );
+            // SAFETY: the walk is the same, uncut.
+            return (unsafe { Self::from_parts(left, self.access) }, None);
         };
         // SAFETY: the two walks yield disjoint sets of indices (`split`),
         // so the two accesses are never asked for the same one.
         let access = unsafe { self.access.duplicate() };
-        (
-            RawCursor {
-                bits: left,
-                access: self.access,
-            },
-            Some(RawCursor {
-                bits: right,
-                access,
-            }),
-        )
+        // SAFETY: each part's walk yields a subset of the whole walk's
+        // indices, each once.
+        unsafe {
+            (
+                Self::from_parts(left, self.access),
+                Some(Self::from_parts(right, access)),
+            )
+        }
     }
 
     #[inline]
@@ -800,13 +968,13 @@ impl<'a, A: SplitAccess<'a>> super::SplitCursor for RawCursor<'a, A> {
     }
 }
 
-impl<'a, A: SlotAccess<'a>> Iterator for RawCursor<'a, A> {
+impl<'a, A: SlotAccess<'a>, W: IndexWalk> Iterator for RawCursor<'a, A, W> {
     type Item = (usize, u32, A::Value);
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let index = self.bits.next_index()?;
-        // SAFETY: `index` comes from the bitset (the invariant on `access`),
+        let index = self.walk.next_index()?;
+        // SAFETY: `index` comes from the walk (the invariant on `access`),
         // and `next_index` yields each index once.
         let (generation, value) = unsafe { self.access.item(index) };
         Some((index, generation, value))
@@ -814,6 +982,6 @@ impl<'a, A: SlotAccess<'a>> Iterator for RawCursor<'a, A> {
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.bits.len(), Some(self.bits.len()))
+        (self.walk.len(), Some(self.walk.len()))
     }
 }

@@ -11,7 +11,7 @@ use crate::Key;
 
 impl<K: Key, V: Serialize> Serialize for SecondaryMap<K, V> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        SlotsRef(self.store.slots()).serialize(serializer)
+        SlotsRef(self.store.slot_refs()).serialize(serializer)
     }
 }
 

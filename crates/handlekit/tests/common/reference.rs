@@ -11,8 +11,7 @@ use handlekit::Reuse;
 /// grow; a slot whose generation reached the maximum retires on removal;
 /// `clear` frees every slot, retiring the exhausted ones, and lists the
 /// free ones in index order (lowest first); and `remove` that empties a
-/// LIFO table puts the list in index order too, once at least half the
-/// slots were pushed since it last was.
+/// LIFO table refills it in index order too.
 pub struct Reference {
     generations: Vec<u32>,
     /// Free slots; LIFO takes from the back, FIFO from the front, both
@@ -22,8 +21,6 @@ pub struct Reference {
     slot_limit: usize,
     max_generation: u32,
     reuse: Reuse,
-    /// Slots pushed on the LIFO free list since it was last put in order.
-    unsorted_pushes: usize,
 }
 
 impl Reference {
@@ -35,7 +32,6 @@ impl Reference {
             slot_limit,
             max_generation,
             reuse,
-            unsorted_pushes: 0,
         }
     }
 
@@ -65,21 +61,18 @@ impl Reference {
             self.retired += 1;
         } else {
             self.free.push_back(index);
-            if matches!(self.reuse, Reuse::Lifo) {
-                self.unsorted_pushes += 1;
-            }
         }
     }
 
-    /// `remove` by key, which the table does on a fast path: when a LIFO
-    /// table empties after at least half its slots were pushed since the
-    /// free list was last in index order, it puts the list back in order.
+    /// `remove` by key, which the table does on a fast path: when it
+    /// empties a LIFO table (with a slot that does not retire), the table
+    /// is refilled in index order.
     pub fn remove_key(&mut self, index: usize) {
         let fast_path =
             matches!(self.reuse, Reuse::Lifo) && self.generations[index] < self.max_generation;
         self.remove(index);
         let live = self.generations.len() - self.free.len() - self.retired;
-        if fast_path && live == 0 && self.unsorted_pushes >= self.generations.len() / 2 {
+        if fast_path && live == 0 {
             self.order_free_list();
         }
     }
@@ -94,7 +87,6 @@ impl Reference {
 
     /// Puts the free list in index order, as the table's rebuild does.
     pub fn order_free_list(&mut self) {
-        self.unsorted_pushes = 0;
         let mut free: Vec<usize> = (0..self.generations.len())
             .filter(|&i| self.generations[i] < self.max_generation)
             .collect();
