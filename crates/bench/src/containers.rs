@@ -1,6 +1,7 @@
 //! One trait over every container the runner compares, so each workload is
 //! written once and runs the same code on all of them.
 
+use handlekit::Key as _;
 use handlekit::{Hive, Id, Id32, IdTable, PackedTable, Pool, PoolKey};
 use std::collections::{BTreeMap, HashMap};
 
@@ -81,6 +82,10 @@ pub trait Container<V: Value> {
     /// Sum of the weights of all live values, by the container's fastest
     /// iteration.
     fn sum(&self) -> u64;
+    /// The same sum over the container's pass of `(key, value)` pairs
+    /// (`iter()`), with a number taken from each key added in, so the
+    /// keys are made: what `for (key, value) in table.iter()` costs.
+    fn keyed_sum(&self) -> u64;
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -113,6 +118,12 @@ macro_rules! keyed {
             #[inline(always)]
             fn sum(&self) -> u64 {
                 self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
+            }
+            #[inline(always)]
+            fn keyed_sum(&self) -> u64 {
+                self.iter().fold(0, |acc, (k, v)| {
+                    acc.wrapping_add(v.weight()).wrapping_add(k.to_bits())
+                })
             }
             fn len(&self) -> usize {
                 $ty::len(self)
@@ -149,6 +160,12 @@ impl<V: Value> Container<V> for PackedTable<V, Id> {
     fn sum(&self) -> u64 {
         self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
     }
+    #[inline(always)]
+    fn keyed_sum(&self) -> u64 {
+        self.iter().fold(0, |acc, (k, v)| {
+            acc.wrapping_add(v.weight()).wrapping_add(k.to_bits())
+        })
+    }
     fn len(&self) -> usize {
         PackedTable::len(self)
     }
@@ -179,6 +196,13 @@ macro_rules! slotmap_like {
             fn sum(&self) -> u64 {
                 self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
             }
+            #[inline(always)]
+            fn keyed_sum(&self) -> u64 {
+                use slotmap::Key as _;
+                self.iter().fold(0, |acc, (k, v)| {
+                    acc.wrapping_add(v.weight()).wrapping_add(k.data().as_ffi())
+                })
+            }
             fn len(&self) -> usize {
                 slotmap::$ty::len(self)
             }
@@ -193,7 +217,7 @@ slotmap_like!("DenseSlotMap", DenseSlotMap);
 /// Peers whose API is `insert`, `get`, a removal method and `iter()` over
 /// `(key, &value)`.
 macro_rules! arena_like {
-    ($ty:ty, $key:ty, $name:literal, $family:expr, $remove:ident) => {
+    ($ty:ty, $key:ty, $name:literal, $family:expr, $remove:ident, |$k:ident| $bits:expr) => {
         impl<V: Value> Container<V> for $ty {
             type Key = $key;
             const NAME: &'static str = $name;
@@ -218,6 +242,12 @@ macro_rules! arena_like {
                 self.iter()
                     .fold(0, |acc, (_, v)| acc.wrapping_add(v.weight()))
             }
+            #[inline(always)]
+            fn keyed_sum(&self) -> u64 {
+                self.iter().fold(0, |acc, ($k, v)| {
+                    acc.wrapping_add(v.weight()).wrapping_add($bits)
+                })
+            }
             fn len(&self) -> usize {
                 <$ty>::len(self)
             }
@@ -230,17 +260,26 @@ arena_like!(
     thunderdome::Index,
     "thunderdome",
     Family::Generational,
-    remove
+    remove,
+    |k| k.to_bits()
 );
 arena_like!(
     generational_arena::Arena<V>,
     generational_arena::Index,
     "generational-arena",
     Family::Generational,
-    remove
+    remove,
+    |k| k.into_raw_parts().0 as u64
 );
 // slab has no generations: `try_remove` of a reused slot removes the new value.
-arena_like!(slab::Slab<V>, usize, "slab", Family::Plain, try_remove);
+arena_like!(
+    slab::Slab<V>,
+    usize,
+    "slab",
+    Family::Plain,
+    try_remove,
+    |k| k as u64
+);
 
 /// The seed's "STL method": objects boxed on the heap, found through an
 /// ordered map from a counter ID.
@@ -279,6 +318,12 @@ impl<V: Value> Container<V> for BTreeIds<V> {
         self.map
             .values()
             .fold(0, |acc, v| acc.wrapping_add(v.weight()))
+    }
+    #[inline(always)]
+    fn keyed_sum(&self) -> u64 {
+        self.map.iter().fold(0, |acc, (&k, v)| {
+            acc.wrapping_add(v.weight()).wrapping_add(u64::from(k))
+        })
     }
     fn len(&self) -> usize {
         self.map.len()
@@ -322,6 +367,12 @@ impl<V: Value> Container<V> for HashIds<V> {
             .values()
             .fold(0, |acc, v| acc.wrapping_add(v.weight()))
     }
+    #[inline(always)]
+    fn keyed_sum(&self) -> u64 {
+        self.map.iter().fold(0, |acc, (&k, v)| {
+            acc.wrapping_add(v.weight()).wrapping_add(u64::from(k))
+        })
+    }
     fn len(&self) -> usize {
         self.map.len()
     }
@@ -354,6 +405,12 @@ impl<V: Value> Container<V> for PlainVec<V> {
     #[inline(always)]
     fn sum(&self) -> u64 {
         self.0.iter().fold(0, |acc, v| acc.wrapping_add(v.weight()))
+    }
+    #[inline(always)]
+    fn keyed_sum(&self) -> u64 {
+        self.0.iter().enumerate().fold(0, |acc, (k, v)| {
+            acc.wrapping_add(v.weight()).wrapping_add(k as u64)
+        })
     }
     fn len(&self) -> usize {
         self.0.len()

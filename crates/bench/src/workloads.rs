@@ -17,12 +17,15 @@ pub enum Workload {
     IterFull,
     IterHalf,
     IterSparse,
+    IterKeyedFull,
+    IterKeyedHalf,
+    IterKeyedSparse,
     Churn,
     Mixed,
 }
 
 impl Workload {
-    pub const ALL: [Workload; 10] = [
+    pub const ALL: [Workload; 13] = [
         Workload::Insert,
         Workload::Reinsert,
         Workload::Remove,
@@ -31,6 +34,9 @@ impl Workload {
         Workload::IterFull,
         Workload::IterHalf,
         Workload::IterSparse,
+        Workload::IterKeyedFull,
+        Workload::IterKeyedHalf,
+        Workload::IterKeyedSparse,
         Workload::Churn,
         Workload::Mixed,
     ];
@@ -45,6 +51,9 @@ impl Workload {
             Workload::IterFull => "iter_full",
             Workload::IterHalf => "iter_half",
             Workload::IterSparse => "iter_sparse",
+            Workload::IterKeyedFull => "iter_keyed_full",
+            Workload::IterKeyedHalf => "iter_keyed_half",
+            Workload::IterKeyedSparse => "iter_keyed_sparse",
             Workload::Churn => "churn",
             Workload::Mixed => "mixed",
         }
@@ -56,7 +65,12 @@ impl Workload {
             Workload::Insert | Workload::Reinsert => "ns per insert",
             Workload::Remove => "ns per remove",
             Workload::Get | Workload::GetStale => "ns per lookup",
-            Workload::IterFull | Workload::IterHalf | Workload::IterSparse => "ns per live element",
+            Workload::IterFull
+            | Workload::IterHalf
+            | Workload::IterSparse
+            | Workload::IterKeyedFull
+            | Workload::IterKeyedHalf
+            | Workload::IterKeyedSparse => "ns per live element",
             Workload::Churn => "ns per remove+insert step",
             Workload::Mixed => "ns per operation (80% get, 10% insert, 10% remove)",
         }
@@ -64,7 +78,10 @@ impl Workload {
 
     /// Whether a container that cannot remove can run this.
     pub fn needs_remove(self) -> bool {
-        !matches!(self, Workload::Insert | Workload::Get | Workload::IterFull)
+        !matches!(
+            self,
+            Workload::Insert | Workload::Get | Workload::IterFull | Workload::IterKeyedFull
+        )
     }
 }
 
@@ -252,22 +269,38 @@ fn run_once<V: Value, C: Container<V>>(
             );
             timed
         }
-        Workload::IterFull => {
+        Workload::IterFull | Workload::IterKeyedFull => {
             let (container, _keys) = fill::<V, C>(n);
+            let keyed = workload == Workload::IterKeyedFull;
             time_passes(n, budget, || {
-                black_box(container.sum());
+                black_box(if keyed {
+                    container.keyed_sum()
+                } else {
+                    container.sum()
+                });
             })
         }
-        Workload::IterHalf | Workload::IterSparse => {
-            let fraction = if workload == Workload::IterHalf {
+        Workload::IterHalf
+        | Workload::IterSparse
+        | Workload::IterKeyedHalf
+        | Workload::IterKeyedSparse => {
+            let fraction = if matches!(workload, Workload::IterHalf | Workload::IterKeyedHalf) {
                 0.5
             } else {
                 0.95
             };
+            let keyed = matches!(
+                workload,
+                Workload::IterKeyedHalf | Workload::IterKeyedSparse
+            );
             let (mut container, keys) = fill::<V, C>(n);
             let live = thin_out(&mut container, keys, fraction, rng);
             time_passes(live.len().max(1), budget, || {
-                black_box(container.sum());
+                black_box(if keyed {
+                    container.keyed_sum()
+                } else {
+                    container.sum()
+                });
             })
         }
         Workload::Churn => {

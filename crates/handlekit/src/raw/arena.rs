@@ -495,7 +495,8 @@ impl<T> SlotArena<T> {
             return None;
         }
         // An occupied slot's state is its generation.
-        if slot.generation() < self.lifo_below {
+        let slot_generation = slot.generation();
+        if slot_generation < self.lifo_below {
             // The common case: push the slot on the LIFO free list.
             // SAFETY: the slot matched a generation, so it is occupied.
             let value = unsafe { self.store.vacate(index, self.free_head) };
@@ -508,9 +509,14 @@ impl<T> SlotArena<T> {
             }
             Some(value)
         } else {
+            // FIFO, or a slot that retires: still inline and free of calls
+            // (a call anywhere in a caller's loop of removals makes the
+            // compiler reload every field of the arena on each iteration).
             // SAFETY: slot `index` exists and is occupied (it matched a
             // generation, and only occupied slots match).
-            Some(unsafe { self.detach_general(index) })
+            let value = unsafe { self.store.vacate(index, NO_SLOT) };
+            self.file_vacated(index, slot_generation);
+            Some(value)
         }
     }
 
@@ -528,18 +534,6 @@ impl<T> SlotArena<T> {
         value
     }
 
-    /// [`detach`](Self::detach), out of line, for the paths `remove` keeps
-    /// out of its fast path.
-    ///
-    /// # Safety
-    ///
-    /// Slot `index` must exist and be occupied.
-    #[inline(never)]
-    unsafe fn detach_general(&mut self, index: usize) -> T {
-        // SAFETY: the caller's guarantee is `detach`'s.
-        unsafe { self.detach(index) }
-    }
-
     /// Files the just-vacated slot `index`: retired if its generation ran
     /// out, else on the free list where the policy says. The slot was
     /// occupied, so it lies below `sweep`.
@@ -548,6 +542,12 @@ impl<T> SlotArena<T> {
         let Some(generation) = self.store.slot(index).map(|slot| slot.generation()) else {
             return;
         };
+        self.file_vacated(index, generation);
+    }
+
+    /// [`release`](Self::release) with the slot's generation already read.
+    #[inline(always)]
+    fn file_vacated(&mut self, index: usize, generation: u32) {
         if generation >= self.limits.max_generation {
             self.retired += 1;
             return;

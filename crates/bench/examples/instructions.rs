@@ -1,0 +1,121 @@
+//! The loops of the comparison runner's write and lookup workloads, one
+//! per process, for counting instructions with callgrind:
+//!
+//! ```sh
+//! cargo build --release -p handlekit-bench --example instructions
+//! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured*' \
+//!     target/release/examples/instructions remove IdTable 100000
+//! ```
+//!
+//! Only the measured section (a function whose name has `measured` in it)
+//! is counted, so the setup is left out; divide by N for the count per
+//! operation. Workloads: `insert`, `reinsert`, `remove`, `get`, `churn`,
+//! `keyed` (one `iter()` pass over (key, value) pairs, all live).
+//! Containers: `IdTable`, `IdTable32`, `PackedTable`, `SlotMap`,
+//! `DenseSlotMap`, `thunderdome`, `slab`.
+
+use std::hint::black_box;
+
+use handlekit_bench::containers::Container;
+use handlekit_bench::workloads::Rng;
+
+#[inline(never)]
+fn measured_insert<C: Container<u64>>(n: usize) -> C {
+    let mut c = C::new();
+    for i in 0..n as u64 {
+        black_box(c.insert(i));
+    }
+    c
+}
+
+#[inline(never)]
+fn measured_reinsert<C: Container<u64>>(c: &mut C, n: usize) {
+    for i in 0..n as u64 {
+        black_box(c.insert(i));
+    }
+}
+
+#[inline(never)]
+fn measured_remove<C: Container<u64>>(c: &mut C, keys: &[C::Key]) {
+    for &key in keys {
+        black_box(c.remove(key));
+    }
+}
+
+#[inline(never)]
+fn measured_get<C: Container<u64>>(c: &C, keys: &[C::Key]) -> u64 {
+    let mut sum = 0u64;
+    for &key in keys {
+        sum = sum.wrapping_add(c.get(key).copied().unwrap_or(0));
+    }
+    sum
+}
+
+#[inline(never)]
+fn measured_churn<C: Container<u64>>(c: &mut C, keys: &mut [C::Key], picks: &[usize]) {
+    for (step, &pick) in picks.iter().enumerate() {
+        black_box(c.remove(keys[pick]));
+        keys[pick] = c.insert(step as u64);
+    }
+}
+
+#[inline(never)]
+fn measured_keyed<C: Container<u64>>(c: &C) -> u64 {
+    c.keyed_sum()
+}
+
+fn run<C: Container<u64>>(work: &str, n: usize) {
+    let mut rng = Rng::new(7);
+    let fill = |n: usize| {
+        let mut c = C::new();
+        let keys: Vec<C::Key> = (0..n as u64).map(|i| c.insert(i)).collect();
+        (c, keys)
+    };
+    match work {
+        "insert" => drop(black_box(measured_insert::<C>(n))),
+        "reinsert" => {
+            let (mut c, mut keys) = fill(n);
+            rng.shuffle(&mut keys);
+            for key in keys {
+                c.remove(key);
+            }
+            measured_reinsert(&mut c, n);
+        }
+        "remove" => {
+            let (mut c, mut keys) = fill(n);
+            rng.shuffle(&mut keys);
+            measured_remove(&mut c, &keys);
+        }
+        "get" => {
+            let (c, keys) = fill(n);
+            let lookups: Vec<C::Key> = (0..n).map(|_| keys[rng.below(n)]).collect();
+            black_box(measured_get(&c, &lookups));
+        }
+        "churn" => {
+            let (mut c, mut keys) = fill(n);
+            let picks: Vec<usize> = (0..n).map(|_| rng.below(n)).collect();
+            measured_churn(&mut c, &mut keys, &picks);
+        }
+        "keyed" => {
+            let (c, _keys) = fill(n);
+            black_box(measured_keyed(&c));
+        }
+        _ => panic!("unknown workload {work}"),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (work, container) = (args[1].as_str(), args[2].as_str());
+    let n: usize = args.get(3).map_or(100_000, |s| s.parse().expect("N"));
+    match container {
+        "IdTable" => run::<handlekit::IdTable<u64, handlekit::Id>>(work, n),
+        "IdTable32" => run::<handlekit::IdTable<u64, handlekit::Id32>>(work, n),
+        "PackedTable" => run::<handlekit::PackedTable<u64, handlekit::Id>>(work, n),
+        "SlotMap" => run::<slotmap::SlotMap<slotmap::DefaultKey, u64>>(work, n),
+        "DenseSlotMap" => run::<slotmap::DenseSlotMap<slotmap::DefaultKey, u64>>(work, n),
+        "thunderdome" => run::<thunderdome::Arena<u64>>(work, n),
+        "slab" => run::<slab::Slab<u64>>(work, n),
+        _ => panic!("unknown container {container}"),
+    }
+}
