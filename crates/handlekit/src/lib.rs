@@ -24,8 +24,10 @@
 //!
 //! - [`IdTable`]: the *array with holes* of BitSquid's ID lookup table.
 //!   Values never move; removed slots go on a free list threaded through
-//!   their own memory; a generation per slot detects stale keys; a parallel
-//!   occupancy bitset makes iteration skip 64 holes per word.
+//!   their own memory; a generation per slot detects stale keys. The state
+//!   words (generation plus a vacant bit) sit in an array of their own, so
+//!   a write touches its slot only, and iteration turns 64 state words into
+//!   a mask at a time and reads only live values.
 //! - [`PackedTable`]: the *packed array* behind an index. Values sit with no
 //!   holes, so iteration is a slice walk; removal swaps the last value in;
 //!   `sort_by` reorders for locality and keeps every key valid.
@@ -98,10 +100,12 @@
 //!
 //! # Skipping holes: bit masks against a skipfield
 //!
-//! [`IdTable`] and [`Hive`] find live values with one occupancy
-//! bit per slot: iteration reads a 64-bit word and visits its set bits with
-//! `trailing_zeros`, so it costs one word read per 64 slots plus a few
-//! instructions per live value, and a run of holes costs O(run / 64).
+//! [`Hive`] finds live values with one occupancy bit per slot: iteration
+//! reads a 64-bit word and visits its set bits with `trailing_zeros`, so it
+//! costs one word read per 64 slots plus a few instructions per live value,
+//! and a run of holes costs O(run / 64). [`IdTable`] makes the same mask
+//! from its state words, 64 at a time (a few vector instructions per 256
+//! bytes of state words), so its writes need no bit of their own.
 //! `plf::hive` (and the `std::hive` proposal) uses a *jump-counting
 //! skipfield* instead: a 16-bit counter per slot where the first and last
 //! slot of every run of holes hold the run's length, so a run of any length
@@ -116,17 +120,20 @@
 //!
 //! # Memory per slot
 //!
-//! An [`IdTable`] slot is a 32-bit state word beside a union of the value and
-//! a 32-bit free-list link: `4 + max(size_of::<T>(), 4)` bytes, rounded up to
-//! `max(align_of::<T>(), 4)` (8 bytes for `u32`, 16 for `u64`, 12 for
-//! `[u8; 5]`), plus one bit of occupancy. That is the same as slotmap's `SlotMap`. A [`PackedTable`]
-//! spends `size_of::<T>() + size_of::<K>()` per value on the dense side and
-//! 8 bytes plus one bit per slot on the sparse side. An [`IndexLists`] node
-//! is a slot holding the value and a 4-byte link: `4 + size_of::<T>() + 4`
-//! rounded up to `max(align_of::<T>(), 4)` (24 bytes for a 16-byte particle),
-//! plus one bit; each list costs its 4-byte [`Head`].
-//! [`Pool`] slots are the same as [`IdTable`]'s without the occupancy bit,
-//! plus an 8-byte directory entry per block.
+//! An [`IdTable`] slot is a 32-bit state word in one array and, in another,
+//! a union of the value and a 32-bit free-list link: `4 + P` bytes, where
+//! `P` is `max(size_of::<T>(), 4)` rounded up to `max(align_of::<T>(), 4)`
+//! (8 bytes for `u32`, 12 for `u64` and for `[u8; 5]`, 68 for a 64-byte
+//! value). No padding goes between the state word and the value, so that is
+//! at most slotmap's `SlotMap` (16 bytes for `u64`, 72 for a 64-byte value
+//! aligned to 8). A [`PackedTable`] spends `size_of::<T>() + size_of::<K>()`
+//! per value on the dense side and 8 bytes per slot on the sparse side. An
+//! [`IndexLists`] node is a slot holding the value and a 4-byte link: `4 +
+//! size_of::<T>() + 4` rounded as above (24 bytes for a 16-byte particle);
+//! each list costs its 4-byte [`Head`]. [`Pool`] slots keep the state word
+//! beside the value (`4 + size_of::<T>()` rounded up to the alignment, 16
+//! bytes for `u64`, so a lookup reads one cache line), plus an 8-byte
+//! directory entry per block.
 //! A [`Hive`] block keeps the state words in one array and the payloads in
 //! another, so a slot costs `4 + max(size_of::<T>(), 4)` bytes with no
 //! padding between the two (12 bytes for `u64`), plus a header and 16
@@ -199,8 +206,8 @@
 //!   (validated on the way in).
 //! - `rayon`: `par_iter` and `par_iter_mut` on [`IdTable`], [`PackedTable`],
 //!   [`SecondaryMap`], [`SparseSecondaryMap`], [`Pool`] and [`Hive`]. The
-//!   work is cut between threads where the storage divides: at a 64-slot
-//!   word of the occupancy bits (`IdTable`, `SecondaryMap`), at a block
+//!   work is cut between threads where the storage divides: at a chunk of
+//!   64 state words (`IdTable`, `SecondaryMap`), at a block
 //!   (`Pool`, `Hive`), anywhere in the dense arrays (`PackedTable`,
 //!   `SparseSecondaryMap`); each part is walked as a sequential pass would.
 //! - `radsort` (default): [`sort_keys`] and [`sort_indices`], radix sorts by
@@ -211,9 +218,14 @@
 //! # Implementation
 //!
 //! The unsafe code that touches slot memory lives in one private module,
-//! the raw slot layer: a `Slot` (the tagged union), an occupancy bitset, a
-//! `SlotStore` (slots, occupancy, iteration, drop, clone) and a `SlotArena`
-//! (a store plus the free list, reuse policy and retirement). The public
+//! the raw slot layer: a `Slot` (the tagged union), a `SlotStore` (state
+//! words and payloads in two parallel arrays, the state words doubling as
+//! the occupancy that iteration scans; lookup, iteration, drop, clone) and
+//! a `SlotArena` (a store plus the free list, reuse policy and retirement).
+//! The arena's fast paths check one compare each: the reuse policy and the
+//! retirement limit are folded into two numbers, and a LIFO table that
+//! empties is reset in O(1) to a refill that takes its slots in index
+//! order (so refilling walks memory forwards, without a rebuild pass). The public
 //! containers are safe code over it; the only `unsafe` above it are the
 //! `*_unchecked` methods that forward to it, and [`IndexLists`]' mutable
 //! list iterator, which asks the raw layer for each node of a list once and

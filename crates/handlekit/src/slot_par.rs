@@ -1,6 +1,6 @@
 //! Rayon support: one producer for every container's parallel iteration.
-//! It cuts a raw cursor through [`SplitCursor`] (a slot store's at a word of
-//! its occupancy bitset or in its bit-less tail, for [`IdTable`](crate::IdTable)
+//! It cuts a raw cursor through [`SplitCursor`] (a slot store's at a
+//! 64-slot chunk of its state words, for [`IdTable`](crate::IdTable)
 //! and [`SecondaryMap`](crate::SecondaryMap); a `Pool`'s or `Hive`'s at a
 //! block boundary) and folds each part with the cursor's own fast fold.
 

@@ -21,20 +21,22 @@ pub use crate::slot_par::{ParIter, ParIterMut};
 /// An array with holes: values stay where they are inserted, and a
 /// generational key finds them with one bounds check and one compare.
 ///
-/// Each slot holds a 32-bit state word (occupancy plus generation) beside the
-/// value, so a lookup reads one cache line. Vacant slots hold the free-list
-/// link in the value's own memory. A parallel occupancy bitset, one bit per
-/// slot, lets iteration skip 64 vacant slots with one word.
+/// Each slot has a 32-bit state word (a vacant bit plus the generation) in
+/// one array and its value in a second, parallel array. A lookup reads the
+/// state word and the value, two loads whose addresses depend only on the
+/// key, so they overlap. Vacant slots hold the free-list link in the
+/// value's own memory. The state words are also the occupancy: a write
+/// changes its own slot and nothing else, and iteration turns 64 state
+/// words into a mask at a time and reads only the live values.
 ///
 /// | operation | cost |
 /// | --- | --- |
 /// | `insert`, `remove`, `get`, `contains_key` | O(1) |
-/// | iteration | O(len + slots / 64) |
+/// | iteration | O(len + slots), reading 4 bytes per slot and the live values |
 /// | `clear`, `retain` | O(slots) |
 ///
-/// Memory: `size_of::<Slot<T>>()` per slot, that is
-/// `4 + max(size_of::<T>(), 4)` rounded up to `max(align_of::<T>(), 4)`, plus one bit
-/// per slot. Slots are never returned to the allocator (that would let stale
+/// Memory: `4 + P` bytes per slot, where `P` is `max(size_of::<T>(), 4)`
+/// rounded up to `max(align_of::<T>(), 4)` (12 bytes for `u64`). Slots are never returned to the allocator (that would let stale
 /// keys come back to life), so memory follows the peak number of values.
 ///
 /// # Stale keys
@@ -517,8 +519,8 @@ impl<T, K: Key> IdTable<T, K> {
         }
     }
 
-    /// Checks the table's internal invariants (occupancy bits, counts, the
-    /// free list) and panics if one is broken. O(slots). For tests and
+    /// Checks the table's internal invariants (state words, counts, the
+    /// free list and the refill) and panics if one is broken. O(slots). For tests and
     /// fuzzing; not part of the stable API.
     #[doc(hidden)]
     pub fn check_invariants(&self) {
@@ -852,13 +854,13 @@ mod split_tests {
     use alloc::vec::Vec;
 
     /// Parallel iteration's parts, split as far as they go, cover every
-    /// value once and in order, for shared and exclusive access: cut in the
-    /// bit-less tail of appended slots, then, once removals have given the
-    /// slots their bits, at words of the bitset.
+    /// value once and in order, for shared and exclusive access: cut at
+    /// 64-slot chunks of the state words, with no hole (where each part
+    /// walks its rest as a range) and then with holes.
     #[test]
     fn split_parts_cover_every_value_once() {
-        // Just past the sizes below which a walk is not cut (2048 tail
-        // indices, 32 words), to keep the test quick under Miri.
+        // Just past the size below which a walk is not cut (2048 slots),
+        // to keep the test quick under Miri.
         let mut table: IdTable<u64> = IdTable::from_iter_values(0..2200);
         for round in 0..2 {
             let (expected, parts) = crate::raw::check_split_round!(table.arena);

@@ -54,7 +54,7 @@ pub type IntoIter<T, K = Id> = Zip<alloc::vec::IntoIter<K>, alloc::vec::IntoIter
 /// | `sort_by` | O(len log len) |
 ///
 /// Memory: `size_of::<T>() + size_of::<K>()` per value (the dense values
-/// and their keys), plus 8 bytes and one bit per slot on the sparse side.
+/// and their keys), plus 8 bytes per slot on the sparse side.
 ///
 /// Keys behave as in [`IdTable`](crate::IdTable): stale keys miss, and slots
 /// whose generation runs out retire (see

@@ -7,9 +7,12 @@
 //! - [`slot`]: one slot, a generation-tagged union of value and free link,
 //!   and the views `SlotRef`/`SlotMut` that see its two parts wherever they
 //!   are stored;
-//! - [`bitset`]: the occupancy bitset and its word-at-a-time iterator;
-//! - [`store`]: `SlotStore`, slots plus occupancy: lookup, iteration, drop,
-//!   clone;
+//! - [`bitset`]: the word-at-a-time iterator over occupancy words (a
+//!   `Block`'s);
+//! - [`scan`]: the same walk made from state words, 64 at a time (the
+//!   store's occupancy);
+//! - [`store`]: `SlotStore`, state words and payloads in two parallel
+//!   arrays: lookup, iteration, drop, clone;
 //! - [`block`]: `Block`, a fixed run of slots that never moves, with its
 //!   own occupancy words, and iteration over a list of blocks (the storage
 //!   of `Hive`);
@@ -58,8 +61,8 @@ pub(crate) fn finish_on_panic<S>(target: &mut S, pass: fn(&mut S)) {
 }
 
 /// A cursor that parallel iteration can cut in two where its storage
-/// divides (a block of a `Hive` or `Pool`, a 64-slot word of an occupancy
-/// bitset) and fold each part on its own thread. The parts of a cursor
+/// divides (a block of a `Hive` or `Pool`, a 64-slot chunk of a store's
+/// state words) and fold each part on its own thread. The parts of a cursor
 /// hold disjoint sets of slots, so the parts of an exclusive cursor hand
 /// out `&mut T`s that never alias.
 #[cfg(any(test, feature = "rayon"))]
