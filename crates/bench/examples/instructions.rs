@@ -65,6 +65,19 @@ fn measured_keyed<C: Container<u64>>(c: &C) -> u64 {
 }
 
 fn run<C: Container<u64>>(work: &str, n: usize) {
+    if std::env::var_os("SHOW_ADDRESS").is_some() {
+        // Where the measured function starts, to find it in a disassembly.
+        let address = match work {
+            "insert" => measured_insert::<C> as fn(usize) -> C as usize,
+            "reinsert" => measured_reinsert::<C> as fn(&mut C, usize) as usize,
+            "remove" => measured_remove::<C> as fn(&mut C, &[C::Key]) as usize,
+            "get" => measured_get::<C> as fn(&C, &[C::Key]) -> u64 as usize,
+            "churn" => measured_churn::<C> as fn(&mut C, &mut [C::Key], &[usize]) as usize,
+            _ => measured_keyed::<C> as fn(&C) -> u64 as usize,
+        };
+        println!("{address:#x}");
+        return;
+    }
     let mut rng = Rng::new(7);
     let fill = |n: usize| {
         let mut c = C::new();

@@ -70,6 +70,14 @@ pub trait Key: Copy + Eq + Ord + Hash + Debug + Send + Sync + 'static {
     /// generation reaches it, the slot is retired rather than reused.
     const MAX_GENERATION: u32 = max_generation(Self::GENERATION_BITS);
 
+    /// Whether every value of this type has a generation below `2^31`, so
+    /// a lookup may skip masking the generation's top bit. Not part of the
+    /// stable API. The default, [`GenerationTrust::CHECKED`], is always
+    /// sound; the other value can only be made with `unsafe` (see
+    /// [`GenerationTrust::trusted`]).
+    #[doc(hidden)]
+    const __GENERATION_TRUST: GenerationTrust = GenerationTrust::CHECKED;
+
     /// Builds a key from its raw bits, or `None` if the bits do not describe
     /// a valid key (a zero or too-large generation, or bits above the key's
     /// width). Never panics.
@@ -106,6 +114,21 @@ pub trait Key: Copy + Eq + Ord + Hash + Debug + Send + Sync + 'static {
         }
     }
 
+    /// [`__from_table_parts`](Self::__from_table_parts) without its checks,
+    /// for the keys a table issues and iterates (a table's own parts). Not
+    /// part of the stable API. The default forwards to the checked one;
+    /// [`define_key!`](crate::define_key) builds the key directly.
+    ///
+    /// # Safety
+    ///
+    /// `index` must fit in `INDEX_BITS` bits and `generation` must lie in
+    /// `1..=max_generation(GENERATION_BITS)`.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn __from_table_parts_unchecked(index: u32, generation: u32) -> Self {
+        Self::__from_table_parts(index, generation)
+    }
+
     /// Builds a key from an index and a generation, or `None` if either is
     /// out of range for this key type.
     #[inline]
@@ -134,6 +157,46 @@ pub const fn index_mask(bits: u32) -> u64 {
     }
 }
 
+/// Whether a key type promises generations below `2^31`; see
+/// [`Key::__GENERATION_TRUST`]. Not part of the stable API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GenerationTrust(bool);
+
+impl GenerationTrust {
+    /// No promise: lookups mask the generation's top bit (one instruction).
+    pub const CHECKED: Self = GenerationTrust(false);
+
+    /// The promise that no value of the key type has a generation of
+    /// `2^31` or more.
+    ///
+    /// # Safety
+    ///
+    /// Every value of the key type, however it is made (constructors,
+    /// `from_bits`, `__from_table_parts`, deserialization, a struct
+    /// literal), must have `generation() < 2^31`. Lookups then compare it
+    /// with a slot's state word as it is, and a larger generation could
+    /// match a vacant slot, whose value is not initialized.
+    #[must_use]
+    pub const unsafe fn trusted() -> Self {
+        GenerationTrust(true)
+    }
+}
+
+/// The generation of `key` for a lookup: the same number, but for a key
+/// type that promises generations below `2^31` the compiler is told so,
+/// and drops the mask the raw layer applies to every generation.
+#[inline(always)]
+pub(crate) fn lookup_generation<K: Key>(key: K) -> u32 {
+    let generation = key.generation();
+    if K::__GENERATION_TRUST.0 {
+        // SAFETY: the key type made its `GenerationTrust` with `trusted`,
+        // whose contract is exactly this.
+        unsafe { core::hint::assert_unchecked(generation < 1 << 31) };
+    }
+    generation
+}
+
 /// Validates raw key bits for a key of `total_bits` bits split at
 /// `index_bits`, and returns them unchanged if they name a valid key.
 ///
@@ -158,7 +221,7 @@ pub const fn validate_bits(bits: u64, total_bits: u32, index_bits: u32) -> Optio
 /// the stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use super::validate_bits;
+    pub use super::{validate_bits, GenerationTrust};
     pub use core;
 
     #[cfg(feature = "serde")]
@@ -317,6 +380,17 @@ macro_rules! define_key {
         $(#[$meta:meta])*
         $vis:vis struct $name:ident($backing:ident; index_bits = $index_bits:expr);
     )+) => {$(
+        $crate::define_key! {
+            @trust = $crate::__private::GenerationTrust::CHECKED;
+            $(#[$meta])*
+            $vis struct $name($backing; index_bits = $index_bits);
+        }
+    )+};
+    (
+        @trust = $trust:expr;
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident($backing:ident; index_bits = $index_bits:expr);
+    ) => {
         $(#[$meta])*
         #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[repr(transparent)]
@@ -333,6 +407,7 @@ macro_rules! define_key {
             const INDEX_BITS: u32 = $index_bits;
             const GENERATION_BITS: u32 =
                 <$backing as $crate::__private::KeyBacking>::BITS - $index_bits;
+            const __GENERATION_TRUST: $crate::__private::GenerationTrust = $trust;
 
             #[inline]
             fn from_bits(bits: u64) -> ::core::option::Option<Self> {
@@ -352,6 +427,10 @@ macro_rules! define_key {
 
             #[inline]
             fn __from_table_parts(index: u32, generation: u32) -> Self {
+                // Tables issue generations below 2^31; cutting the top bit
+                // off keeps that true of every key this makes, whatever it
+                // is given (a trusted key type promises it).
+                let generation = generation & !(1 << 31);
                 let bits = (u64::from(generation) << $index_bits) | u64::from(index);
                 let narrow = <$backing as $crate::__private::KeyBacking>::narrow(bits);
                 // Tables issue generations from 1, so `narrow` is never 0;
@@ -360,6 +439,19 @@ macro_rules! define_key {
                     $crate::__private::core::num::NonZero::<$backing>::new(narrow)
                         .unwrap_or($crate::__private::core::num::NonZero::<$backing>::MIN),
                 )
+            }
+
+            #[inline]
+            unsafe fn __from_table_parts_unchecked(index: u32, generation: u32) -> Self {
+                ::core::debug_assert!(
+                    <Self as $crate::Key>::from_parts(index as usize, generation).is_some()
+                );
+                let bits = (u64::from(generation) << $index_bits) | u64::from(index);
+                let narrow = <$backing as $crate::__private::KeyBacking>::narrow(bits);
+                // SAFETY: the caller guarantees a generation of at least 1
+                // that fits in the generation bits (so it survives the
+                // narrowing), which makes `narrow` nonzero.
+                $name(unsafe { $crate::__private::core::num::NonZero::<$backing>::new_unchecked(narrow) })
             }
 
             #[inline]
@@ -381,10 +473,16 @@ macro_rules! define_key {
         }
 
         $crate::__impl_key_serde!($name);
-    )+};
+    };
 }
 
 crate::define_key! {
+    // SAFETY: the field of this type is private to this module, which
+    // makes no value of it by a struct literal; `from_bits` (and through
+    // it `from_parts` and deserialization) refuses generations above
+    // `max_generation(32) = 2^31 - 1`, and `__from_table_parts` cuts the
+    // top bit off. So every value has a generation below 2^31.
+    @trust = unsafe { GenerationTrust::trusted() };
     /// The default 64-bit key: a 32-bit index and a 32-bit generation field.
     ///
     /// Tables issue generations `1..=2^31 - 1` for it (see
@@ -399,7 +497,9 @@ crate::define_key! {
     /// assert_eq!((id.index(), id.generation()), (0, 1));
     /// ```
     pub struct Id(u64; index_bits = 32);
+}
 
+crate::define_key! {
     /// A compact 32-bit key: a 20-bit index (about a million slots) and a
     /// 12-bit generation (4095 reuses of a slot before it retires).
     ///
@@ -415,7 +515,15 @@ crate::define_key! {
     /// assert_eq!(table[id], 7);
     /// ```
     pub struct Id32(u32; index_bits = 20);
+}
 
+crate::define_key! {
+    // SAFETY: the field of this type is private to this module, which
+    // makes no value of it by a struct literal; `from_bits` (and through
+    // it `from_parts` and deserialization) refuses generations above
+    // `max_generation(32) = 2^31 - 1`, and `__from_table_parts` cuts the
+    // top bit off. So every value has a generation below 2^31.
+    @trust = unsafe { GenerationTrust::trusted() };
     /// The key of a [`Pool`](crate::Pool): a 32-bit flat slot index (block
     /// number and offset) and a 32-bit generation field, like [`Id`], but a
     /// type of its own so pool keys and table keys do not mix.

@@ -4,13 +4,24 @@
 use crate::raw::{RawIter, RawIterMut};
 use crate::{Id, Key};
 
-/// The key for a slot index and generation that a table's own slots hold.
-/// Indices fit in `u32` and generations are in range (the raw layer's
-/// invariants).
+/// The key for a slot index and generation that a container's own slots
+/// hold.
+///
+/// # Safety
+///
+/// `index` and `generation` must name a value the container holds (or
+/// held), with its limits taken from `K` (`KeyLimits::of::<K>()`): then
+/// the index is below `2^INDEX_BITS` and the generation lies in
+/// `1..=max_generation(GENERATION_BITS)`, as
+/// [`Key::__from_table_parts_unchecked`] requires. Every occupied slot of
+/// the raw layer holds such a generation (generations start at 1, never
+/// pass the limit, and deserialization refuses 0 and larger ones), and
+/// every index is below the container's `max_slots`.
 #[inline]
-pub(crate) fn table_key<K: Key>(index: usize, generation: u32) -> K {
+pub(crate) unsafe fn table_key<K: Key>(index: usize, generation: u32) -> K {
     debug_assert!(K::from_parts(index, generation).is_some());
-    K::__from_table_parts(index as u32, generation)
+    // SAFETY: the caller's guarantee is the method's.
+    unsafe { K::__from_table_parts_unchecked(index as u32, generation) }
 }
 
 /// Generates the `Iterator` plumbing shared by the table iterators: exact
@@ -81,7 +92,11 @@ macro_rules! borrowing_iterators {
         $crate::slot_iter::raw_iterator!(
             Iter<'a, T, K: Key>,
             (K, &'a T),
-            |index, generation, value| ($crate::slot_iter::table_key::<K>(index, generation), value)
+            |index, generation, value| {
+                // SAFETY: the raw cursor yields this container's own slots,
+                // which is what `table_key` asks.
+                (unsafe { $crate::slot_iter::table_key::<K>(index, generation) }, value)
+            }
         );
 
         impl<T, K: Key> Clone for Iter<'_, T, K> {
@@ -111,7 +126,11 @@ macro_rules! borrowing_iterators {
         $crate::slot_iter::raw_iterator!(
             IterMut<'a, T, K: Key>,
             (K, &'a mut T),
-            |index, generation, value| ($crate::slot_iter::table_key::<K>(index, generation), value)
+            |index, generation, value| {
+                // SAFETY: the raw cursor yields this container's own slots,
+                // which is what `table_key` asks.
+                (unsafe { $crate::slot_iter::table_key::<K>(index, generation) }, value)
+            }
         );
 
         impl<T, K: Key> core::fmt::Debug for IterMut<'_, T, K> {
@@ -279,7 +298,9 @@ macro_rules! taking_iterator {
             fn next(&mut self) -> Option<(K, T)> {
                 let (index, generation, value) = self.arena.take_next(self.next)?;
                 self.next = index + 1;
-                Some((crate::slot_iter::table_key::<K>(index, generation), value))
+                // SAFETY: `take_next` took the value from the table's own
+                // slot, which is what `table_key` asks.
+                Some((unsafe { crate::slot_iter::table_key::<K>(index, generation) }, value))
             }
 
             #[inline]

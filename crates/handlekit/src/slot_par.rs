@@ -160,6 +160,10 @@ where
     C: SplitCursor<Item = (usize, u32, V)> + Send,
     Co: UnindexedConsumer<(K, V)>,
 {
-    let map = |(index, generation, value)| (table_key::<K>(index, generation), value);
+    let map = |(index, generation, value)| {
+        // SAFETY: the cursor yields its container's own slots, which is
+        // what `table_key` asks.
+        (unsafe { table_key::<K>(index, generation) }, value)
+    };
     bridge_unindexed(Parts { cursor, map }, consumer)
 }

@@ -98,9 +98,13 @@ macro_rules! stable_container_impls {
             pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
                 match self
                     .raw
-                    .try_insert_with(|index, generation| make(Self::key(index, generation)))
+                    // SAFETY: the parts come from this container's own slots (an insert's or
+                    // a pass's), which is what `table_key` asks.
+                    .try_insert_with(|index, generation| make(unsafe { Self::key(index, generation) }))
                 {
-                    Ok((index, generation)) => Self::key(index, generation),
+                    // SAFETY: the parts come from this container's own slots (an insert's or
+                    // a pass's), which is what `table_key` asks.
+                    Ok((index, generation)) => unsafe { Self::key(index, generation) },
                     Err(err) => insert_failed(err),
                 }
             }
@@ -112,7 +116,7 @@ macro_rules! stable_container_impls {
             #[inline]
             #[must_use]
             pub fn contains_key(&self, key: K) -> bool {
-                self.raw.contains(key.index(), key.generation())
+                self.raw.contains(key.index(), crate::key::lookup_generation(key))
             }
 
             /// The value for `key`, or `None` if the key is stale or foreign.
@@ -122,7 +126,7 @@ macro_rules! stable_container_impls {
             #[inline]
             #[must_use]
             pub fn get(&self, key: K) -> Option<&T> {
-                self.raw.get(key.index(), key.generation())
+                self.raw.get(key.index(), crate::key::lookup_generation(key))
             }
 
             /// The value for `key`, mutably, or `None` if the key is stale or
@@ -133,7 +137,7 @@ macro_rules! stable_container_impls {
             #[inline]
             #[must_use]
             pub fn get_mut(&mut self, key: K) -> Option<&mut T> {
-                self.raw.get_mut(key.index(), key.generation())
+                self.raw.get_mut(key.index(), crate::key::lookup_generation(key))
             }
 
             /// Mutable references to the values of `N` keys at once, or
@@ -145,7 +149,7 @@ macro_rules! stable_container_impls {
             #[must_use]
             pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut T; N]> {
                 self.raw
-                    .get_disjoint_mut(keys.map(|key| (key.index(), key.generation())))
+                    .get_disjoint_mut(keys.map(|key| (key.index(), crate::key::lookup_generation(key))))
             }
 
             /// A pointer to the value for `key`, or `None` if the key is stale
@@ -172,7 +176,7 @@ macro_rules! stable_container_impls {
             #[inline]
             #[must_use]
             pub fn get_ptr(&self, key: K) -> Option<core::ptr::NonNull<T>> {
-                self.raw.get_ptr(key.index(), key.generation())
+                self.raw.get_ptr(key.index(), crate::key::lookup_generation(key))
             }
 
             /// The value for `key`, without checking the key.
@@ -232,7 +236,7 @@ macro_rules! stable_container_impls {
             // (which takes a large value through memory) costs more than it.
             #[inline(always)]
             pub fn remove(&mut self, key: K) -> Option<T> {
-                self.raw.remove(key.index(), key.generation())
+                self.raw.remove(key.index(), crate::key::lookup_generation(key))
             }
 
             /// Keeps only the values for which `keep(key, &mut value)` returns
@@ -245,7 +249,9 @@ macro_rules! stable_container_impls {
             #[doc = "c.extend(0..10);\nc.retain(|_, n| *n % 2 == 0);\nassert_eq!(c.len(), 5);\n```"]
             pub fn retain(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
                 self.raw
-                    .retain(|index, generation, value| keep(Self::key(index, generation), value));
+                    // SAFETY: the parts come from this container's own slots (an insert's or
+                    // a pass's), which is what `table_key` asks.
+                    .retain(|index, generation, value| keep(unsafe { Self::key(index, generation) }, value));
             }
 
             /// Removes every value and yields it with its key, in key-index

@@ -92,9 +92,15 @@ impl<T> IdTable<T, Id> {
 }
 
 impl<T, K: Key> IdTable<T, K> {
+    /// The key for parts of this container's own slots.
+    ///
+    /// # Safety
+    ///
+    /// As for [`table_key`]: parts from this container's own slots.
     #[inline]
-    fn key(index: usize, generation: u32) -> K {
-        table_key(index, generation)
+    unsafe fn key(index: usize, generation: u32) -> K {
+        // SAFETY: the caller's guarantee is `table_key`'s.
+        unsafe { table_key(index, generation) }
     }
 
     /// Creates an empty table with room for `capacity` values.
@@ -330,7 +336,9 @@ impl<T, K: Key> IdTable<T, K> {
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
         let (index, generation) = self.arena.try_insert_with(|_, _| value)?;
-        Ok(Self::key(index, generation))
+        // SAFETY: the parts come from this container's own slots (an insert's or
+        // a pass's), which is what `table_key` asks.
+        Ok(unsafe { Self::key(index, generation) })
     }
 
     /// Inserts the value `make(key)`, where `key` is the key it will have,
@@ -349,9 +357,13 @@ impl<T, K: Key> IdTable<T, K> {
     pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
         match self
             .arena
-            .try_insert_with(|index, generation| make(Self::key(index, generation)))
+            // SAFETY: the parts come from this container's own slots (an insert's or
+            // a pass's), which is what `table_key` asks.
+            .try_insert_with(|index, generation| make(unsafe { Self::key(index, generation) }))
         {
-            Ok((index, generation)) => Self::key(index, generation),
+            // SAFETY: the parts come from this container's own slots (an insert's or
+            // a pass's), which is what `table_key` asks.
+            Ok((index, generation)) => unsafe { Self::key(index, generation) },
             Err(err) => insert_failed(err),
         }
     }
@@ -368,7 +380,8 @@ impl<T, K: Key> IdTable<T, K> {
     #[inline]
     #[must_use]
     pub fn contains_key(&self, key: K) -> bool {
-        self.arena.contains(key.index(), key.generation())
+        self.arena
+            .contains(key.index(), crate::key::lookup_generation(key))
     }
 
     /// The value for `key`, or `None` if the key is stale or foreign.
@@ -381,7 +394,8 @@ impl<T, K: Key> IdTable<T, K> {
     #[inline]
     #[must_use]
     pub fn get(&self, key: K) -> Option<&T> {
-        self.arena.get(key.index(), key.generation())
+        self.arena
+            .get(key.index(), crate::key::lookup_generation(key))
     }
 
     /// The value for `key`, mutably, or `None` if the key is stale or
@@ -396,7 +410,8 @@ impl<T, K: Key> IdTable<T, K> {
     #[inline]
     #[must_use]
     pub fn get_mut(&mut self, key: K) -> Option<&mut T> {
-        self.arena.get_mut(key.index(), key.generation())
+        self.arena
+            .get_mut(key.index(), crate::key::lookup_generation(key))
     }
 
     /// The value for `key`, without checking the key.
@@ -463,7 +478,7 @@ impl<T, K: Key> IdTable<T, K> {
     #[must_use]
     pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut T; N]> {
         self.arena
-            .get_disjoint_mut(keys.map(|key| (key.index(), key.generation())))
+            .get_disjoint_mut(keys.map(|key| (key.index(), crate::key::lookup_generation(key))))
     }
 
     /// Removes the value for `key` and returns it, or `None` if the key is
@@ -477,7 +492,8 @@ impl<T, K: Key> IdTable<T, K> {
     /// ```
     #[inline(always)]
     pub fn remove(&mut self, key: K) -> Option<T> {
-        self.arena.remove(key.index(), key.generation())
+        self.arena
+            .remove(key.index(), crate::key::lookup_generation(key))
     }
 
     /// Keeps only the values for which `keep(key, &mut value)` returns
@@ -495,8 +511,11 @@ impl<T, K: Key> IdTable<T, K> {
     /// assert_eq!(table.len(), 5);
     /// ```
     pub fn retain(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
-        self.arena
-            .retain(|index, generation, value| keep(Self::key(index, generation), value));
+        self.arena.retain(|index, generation, value| {
+            // SAFETY: `retain` visits this container's own slots, which
+            // is what `table_key` asks.
+            keep(unsafe { Self::key(index, generation) }, value)
+        });
     }
 
     /// Removes every value and yields it with its key, in slot order.

@@ -373,9 +373,15 @@ impl<T, K: Key> IndexLists<T, K> {
         limits
     }
 
+    /// The key for parts of this container's own slots.
+    ///
+    /// # Safety
+    ///
+    /// As for [`table_key`]: parts from this container's own slots.
     #[inline]
-    fn key(index: u32, generation: u32) -> K {
-        table_key(index as usize, generation)
+    unsafe fn key(index: u32, generation: u32) -> K {
+        // SAFETY: the caller's guarantee is `table_key`'s.
+        unsafe { table_key(index as usize, generation) }
     }
 
     /// Creates an empty pool with room for `capacity` nodes.
@@ -581,7 +587,9 @@ impl<T, K: Key> IndexLists<T, K> {
     pub fn front(&self, head: Head) -> Option<K> {
         let index = self.front_index(head)?;
         let generation = self.arena.generation_at(index as usize)?;
-        Some(Self::key(index, generation))
+        // SAFETY: the parts come from this container's own slots (an insert's or
+        // a pass's), which is what `table_key` asks.
+        Some(unsafe { Self::key(index, generation) })
     }
 
     /// Adds a node to the front of a list and returns its key.
@@ -638,7 +646,9 @@ impl<T, K: Key> IndexLists<T, K> {
             self.link_mut(old).set_front(false);
         }
         *head = Head::at(index);
-        Ok(Self::key(index, generation))
+        // SAFETY: the parts come from this container's own slots (an insert's or
+        // a pass's), which is what `table_key` asks.
+        Ok(unsafe { Self::key(index, generation) })
     }
 
     /// Removes the front node of a list and returns its value; `None` if the
@@ -738,7 +748,9 @@ impl<T, K: Key> IndexLists<T, K> {
             return None;
         }
         let generation = self.arena.generation_at(next as usize)?;
-        Some(Self::key(next, generation))
+        // SAFETY: the parts come from this container's own slots (an insert's or
+        // a pass's), which is what `table_key` asks.
+        Some(unsafe { Self::key(next, generation) })
     }
 
     /// Moves the front node of `from` to the front of `to` and returns its
@@ -775,7 +787,9 @@ impl<T, K: Key> IndexLists<T, K> {
         *from = Head::from_link(next);
         self.link_front(index, to, to_front);
         let generation = self.arena.generation_at(index as usize)?;
-        Some(Self::key(index, generation))
+        // SAFETY: the parts come from this container's own slots (an insert's or
+        // a pass's), which is what `table_key` asks.
+        Some(unsafe { Self::key(index, generation) })
     }
 
     /// Moves `node`, which follows `prev` in some list, to the front of
@@ -1566,7 +1580,9 @@ impl<T, K: Key> Iterator for Keys<'_, T, K> {
         let index = self.cursor.step()?;
         self.cursor.next = self.lists.link(index).next_index();
         let generation = self.lists.arena.generation_at(index as usize)?;
-        Some(IndexLists::<T, K>::key(index, generation))
+        // SAFETY: the parts come from this container's own slots (an insert's or
+        // a pass's), which is what `table_key` asks.
+        Some(unsafe { IndexLists::<T, K>::key(index, generation) })
     }
 
     #[inline]
@@ -1642,7 +1658,11 @@ pub struct Nodes<'a, T, K: Key = Id> {
 raw_iterator!(
     Nodes<'a, T, K: Key>,
     (K, &'a T),
-    |index, generation, link| (table_key::<K>(index, generation), &link.value)
+    |index, generation, link| {
+        // SAFETY: the raw cursor yields this container's own slots,
+        // which is what `table_key` asks.
+        (unsafe { table_key::<K>(index, generation) }, &link.value)
+    }
 );
 
 impl<T, K: Key> Clone for Nodes<'_, T, K> {
@@ -1670,7 +1690,14 @@ pub struct NodesMut<'a, T, K: Key = Id> {
 raw_iterator!(
     NodesMut<'a, T, K: Key>,
     (K, &'a mut T),
-    |index, generation, link| (table_key::<K>(index, generation), &mut link.value)
+    |index, generation, link| {
+        // SAFETY: the raw cursor yields this container's own slots,
+        // which is what `table_key` asks.
+        (
+            unsafe { table_key::<K>(index, generation) },
+            &mut link.value,
+        )
+    }
 );
 
 impl<T, K: Key> fmt::Debug for NodesMut<'_, T, K> {

@@ -107,9 +107,15 @@ impl<T> PackedTable<T, Id> {
 }
 
 impl<T, K: Key> PackedTable<T, K> {
+    /// The key for parts of this container's own slots.
+    ///
+    /// # Safety
+    ///
+    /// As for [`table_key`]: parts from this container's own slots.
     #[inline]
-    fn key(index: usize, generation: u32) -> K {
-        table_key(index, generation)
+    unsafe fn key(index: usize, generation: u32) -> K {
+        // SAFETY: the caller's guarantee is `table_key`'s.
+        unsafe { table_key(index, generation) }
     }
 
     /// Creates an empty table with room for `capacity` values.
@@ -367,10 +373,14 @@ impl<T, K: Key> PackedTable<T, K> {
         let position = self.dense.len() as u32;
         let mut value = None;
         let (index, generation) = self.sparse.try_insert_with(|index, generation| {
-            value = Some(make(Self::key(index, generation)));
+            // SAFETY: the parts come from this container's own slots (an insert's or
+            // a pass's), which is what `table_key` asks.
+            value = Some(make(unsafe { Self::key(index, generation) }));
             position
         })?;
-        let key = Self::key(index, generation);
+        // SAFETY: the parts come from this container's own slots (an insert's or
+        // a pass's), which is what `table_key` asks.
+        let key = unsafe { Self::key(index, generation) };
         if let Some(value) = value {
             self.dense.push(key, value);
         }
@@ -391,7 +401,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[must_use]
     pub fn position(&self, key: K) -> Option<usize> {
         self.sparse
-            .get(key.index(), key.generation())
+            .get(key.index(), crate::key::lookup_generation(key))
             .map(|&position| position as usize)
     }
 
@@ -405,7 +415,8 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn contains_key(&self, key: K) -> bool {
-        self.sparse.contains(key.index(), key.generation())
+        self.sparse
+            .contains(key.index(), crate::key::lookup_generation(key))
     }
 
     /// The value for `key`, or `None` if the key is stale or foreign.
@@ -518,7 +529,9 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline(always)]
     pub fn remove(&mut self, key: K) -> Option<T> {
-        let position = self.sparse.remove(key.index(), key.generation())? as usize;
+        let position =
+            self.sparse
+                .remove(key.index(), crate::key::lookup_generation(key))? as usize;
         Some(self.dense.swap_remove(position, &mut self.sparse))
     }
 
@@ -987,13 +1000,13 @@ impl<T, K: Key> IntoIterator for PackedTable<T, K> {
 impl<K: Key> Positions<K> for SlotArena<u32> {
     #[inline]
     fn set_position(&mut self, key: K, position: usize) {
-        if let Some(entry) = self.get_mut(key.index(), key.generation()) {
+        if let Some(entry) = self.get_mut(key.index(), crate::key::lookup_generation(key)) {
             *entry = position as u32;
         }
     }
 
     #[inline]
     fn forget(&mut self, key: K) {
-        self.remove(key.index(), key.generation());
+        self.remove(key.index(), crate::key::lookup_generation(key));
     }
 }

@@ -71,7 +71,9 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for PackedTable<T, K> {
                     "position {position} used twice"
                 )));
             }
-            *entry = Some(PackedTable::<T, K>::key(index, generation));
+            // SAFETY: the parts come from this container's own slots (an insert's or
+            // a pass's), which is what `table_key` asks.
+            *entry = Some(unsafe { PackedTable::<T, K>::key(index, generation) });
         }
         // All `len` positions are filled: `len` live slots, none twice.
         let keys = keys.into_iter().flatten().collect();

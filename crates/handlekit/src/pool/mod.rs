@@ -164,9 +164,15 @@ impl<T> Pool<T, PoolKey> {
 }
 
 impl<T, K: Key> Pool<T, K> {
+    /// The key for parts of this container's own slots.
+    ///
+    /// # Safety
+    ///
+    /// As for [`table_key`]: parts from this container's own slots.
     #[inline]
-    fn key(index: usize, generation: u32) -> K {
-        table_key(index, generation)
+    unsafe fn key(index: usize, generation: u32) -> K {
+        // SAFETY: the caller's guarantee is `table_key`'s.
+        unsafe { table_key(index, generation) }
     }
 
     /// Creates an empty pool whose blocks hold `slots` values each, rounded
@@ -341,7 +347,9 @@ impl<T, K: Key> Pool<T, K> {
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
         let (index, generation) = self.raw.try_insert_with(|_, _| value)?;
-        Ok(Self::key(index, generation))
+        // SAFETY: the parts come from this container's own slots (an insert's or
+        // a pass's), which is what `table_key` asks.
+        Ok(unsafe { Self::key(index, generation) })
     }
 
     /// Removes every value. Blocks are kept, and every slot keeps its

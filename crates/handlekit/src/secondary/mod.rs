@@ -132,7 +132,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// Whether the key's index and generation are ones a table could issue.
     #[inline]
     fn in_range(key: K) -> bool {
-        let generation = key.generation();
+        let generation = crate::key::lookup_generation(key);
         key.index() < KeyLimits::of::<K>().max_slots
             && generation >= 1
             && generation <= max_generation(K::GENERATION_BITS)
@@ -156,7 +156,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
         if !Self::in_range(key) {
             return None;
         }
-        let (index, generation) = (key.index(), key.generation());
+        let (index, generation) = (key.index(), crate::key::lookup_generation(key));
         if index == self.store.slot_count() {
             // The common case when keys arrive in the order a table issued
             // them: append the slot already occupied, in one write.
@@ -196,7 +196,8 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[inline]
     #[must_use]
     pub fn contains_key(&self, key: K) -> bool {
-        self.store.contains(key.index(), key.generation())
+        self.store
+            .contains(key.index(), crate::key::lookup_generation(key))
     }
 
     /// The value for `key`, or `None` if it has none or is stale.
@@ -211,7 +212,8 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[inline]
     #[must_use]
     pub fn get(&self, key: K) -> Option<&V> {
-        self.store.get(key.index(), key.generation())
+        self.store
+            .get(key.index(), crate::key::lookup_generation(key))
     }
 
     /// The value for `key`, mutably.
@@ -227,7 +229,8 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[inline]
     #[must_use]
     pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
-        self.store.get_mut(key.index(), key.generation())
+        self.store
+            .get_mut(key.index(), crate::key::lookup_generation(key))
     }
 
     /// Mutable references to the values of `N` keys at once, or `None` if
@@ -246,7 +249,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[must_use]
     pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut V; N]> {
         self.store
-            .get_disjoint_mut(keys.map(|key| (key.index(), key.generation())))
+            .get_disjoint_mut(keys.map(|key| (key.index(), crate::key::lookup_generation(key))))
     }
 
     /// Removes the value for `key` and returns it.
@@ -261,7 +264,8 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// ```
     #[inline]
     pub fn remove(&mut self, key: K) -> Option<V> {
-        self.store.remove(key.index(), key.generation())
+        self.store
+            .remove(key.index(), crate::key::lookup_generation(key))
     }
 
     /// The entry for `key`, for in-place manipulation, or `None` if the key
@@ -304,8 +308,11 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// assert_eq!(map.len(), 2);
     /// ```
     pub fn retain(&mut self, mut keep: impl FnMut(K, &mut V) -> bool) {
-        self.store
-            .retain(|index, generation, value| keep(table_key(index, generation), value));
+        self.store.retain(|index, generation, value| {
+            // SAFETY: `retain` visits this container's own slots, which
+            // is what `table_key` asks.
+            keep(unsafe { table_key(index, generation) }, value)
+        });
     }
 
     /// Removes every value and yields it with its key, in index order.
@@ -413,8 +420,10 @@ impl<K: Key, V> EntryTarget for SecondaryMap<K, V> {
         }
         match self.store.slot(key.index()) {
             None => Some(false),
-            Some(slot) if key.generation() < slot.generation() => None,
-            Some(slot) => Some(slot.is_occupied() && slot.generation() == key.generation()),
+            Some(slot) if crate::key::lookup_generation(key) < slot.generation() => None,
+            Some(slot) => {
+                Some(slot.is_occupied() && slot.generation() == crate::key::lookup_generation(key))
+            }
         }
     }
 

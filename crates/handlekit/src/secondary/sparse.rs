@@ -97,7 +97,7 @@ impl<K: Key> Positions<K> for Pages {
 
     #[inline]
     fn forget(&mut self, key: K) {
-        self.set(key.index(), ABSENT | key.generation());
+        self.set(key.index(), ABSENT | crate::key::lookup_generation(key));
     }
 }
 
@@ -204,7 +204,7 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
     /// Whether the key's index and generation are ones a table could issue.
     #[inline]
     fn in_range(key: K) -> bool {
-        let generation = key.generation();
+        let generation = crate::key::lookup_generation(key);
         key.index() < KeyLimits::of::<K>().max_slots
             && generation >= 1
             && generation <= max_generation(K::GENERATION_BITS)
@@ -246,7 +246,7 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
                 let stored = self.dense.keys[position];
                 if stored == key {
                     Some(core::mem::replace(&mut self.dense.values[position], value))
-                } else if stored.generation() < key.generation() {
+                } else if stored.generation() < crate::key::lookup_generation(key) {
                     self.dense.keys[position] = key;
                     drop(core::mem::replace(&mut self.dense.values[position], value));
                     None
@@ -256,7 +256,7 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
             }
             None => {
                 let last = self.pages.last_generation(key.index()).unwrap_or(0);
-                if key.generation() < last || self.dense.len() >= MAX_LEN {
+                if crate::key::lookup_generation(key) < last || self.dense.len() >= MAX_LEN {
                     return None;
                 }
                 self.dense.reserve_one();
@@ -350,7 +350,8 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
     /// ```
     pub fn remove(&mut self, key: K) -> Option<V> {
         let position = self.find(key)?;
-        self.pages.set(key.index(), ABSENT | key.generation());
+        self.pages
+            .set(key.index(), ABSENT | crate::key::lookup_generation(key));
         Some(self.dense.swap_remove(position, &mut self.pages))
     }
 
@@ -384,7 +385,8 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
     /// Points every sparse entry of a live key at nothing.
     fn forget_all(&mut self) {
         for &key in &self.dense.keys {
-            self.pages.set(key.index(), ABSENT | key.generation());
+            self.pages
+                .set(key.index(), ABSENT | crate::key::lookup_generation(key));
         }
     }
 
@@ -563,11 +565,12 @@ impl<K: Key, V> EntryTarget for SparseSecondaryMap<K, V> {
         match self.pages.get(key.index()) {
             None => {
                 let last = self.pages.last_generation(key.index()).unwrap_or(0);
-                (key.generation() >= last && self.dense.len() < MAX_LEN).then_some(false)
+                (crate::key::lookup_generation(key) >= last && self.dense.len() < MAX_LEN)
+                    .then_some(false)
             }
             Some(position) => {
                 let stored = self.dense.keys[position];
-                if key.generation() < stored.generation() {
+                if crate::key::lookup_generation(key) < stored.generation() {
                     None
                 } else {
                     Some(stored == key)
@@ -814,7 +817,6 @@ mod serde_impl {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     use super::{SparseSecondaryMap, ABSENT, PAGE_BITS};
-    use crate::slot_iter::table_key;
     use crate::Key;
 
     #[derive(Serialize)]
@@ -852,7 +854,7 @@ mod serde_impl {
                     let generation = entry & !ABSENT;
                     if entry & ABSENT != 0 && generation != 0 {
                         let index = (page_index << PAGE_BITS) | offset;
-                        vacated.push(table_key::<K>(index, generation));
+                        vacated.push(K::__from_table_parts(index as u32, generation));
                     }
                 }
             }
@@ -881,7 +883,8 @@ mod serde_impl {
                         "vacated key {key:?} out of range"
                     )));
                 }
-                map.pages.set(key.index(), ABSENT | key.generation());
+                map.pages
+                    .set(key.index(), ABSENT | crate::key::lookup_generation(key));
             }
             for (key, value) in entries {
                 if map.contains_key(key) || !map.entry_allowed(key) {
