@@ -47,6 +47,15 @@ impl<K: Key, V> Dense<K, V> {
     /// Makes room for one more value, so a following `push` cannot fail.
     #[inline]
     pub(crate) fn reserve_one(&mut self) {
+        if self.keys.len() == self.keys.capacity() || self.values.len() == self.values.capacity() {
+            self.grow_one();
+        }
+    }
+
+    /// The slow side of [`reserve_one`](Self::reserve_one).
+    #[cold]
+    #[inline(never)]
+    fn grow_one(&mut self) {
         self.keys.reserve(1);
         self.values.reserve(1);
     }

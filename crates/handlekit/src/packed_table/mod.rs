@@ -363,7 +363,10 @@ impl<T, K: Key> PackedTable<T, K> {
         }
     }
 
-    #[inline]
+    // Forced inline, as `IdTable`'s insertion is: out of line, the result
+    // went through memory and the table's fields were reloaded on every
+    // call (86 instructions per insert at 100k u64 against DenseSlotMap's 61).
+    #[inline(always)]
     fn try_insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> Result<K, CapacityError> {
         // Make room first, so nothing can fail once the slot is taken. A
         // fixed-capacity table has its room already and must not move.
