@@ -10,9 +10,13 @@
 //! Only the measured section (a function whose name has `measured` in it)
 //! is counted, so the setup is left out; divide by N for the count per
 //! operation. Workloads: `insert`, `reinsert`, `remove`, `get`, `churn`,
-//! `keyed` (one `iter()` pass over (key, value) pairs, all live).
-//! Containers: `IdTable`, `IdTable32`, `PackedTable`, `SlotMap`,
-//! `DenseSlotMap`, `thunderdome`, `slab`.
+//! `values` (one pass summing the values, all live), `keyed` (one `iter()`
+//! pass over (key, value) pairs), and both passes after removing half
+//! (`values_half`, `keyed_half`) or 95% (`values_sparse`, `keyed_sparse`)
+//! of the values at random; divide the passes by the live count.
+//! Containers: `IdTable`, `IdTable32`, `PackedTable`, `Hive`, `Pool`,
+//! `SlotMap`, `HopSlotMap`, `DenseSlotMap`, `thunderdome`, `slab`, `Vec`
+//! (`Vec` only for the workloads that remove nothing).
 
 use std::hint::black_box;
 
@@ -64,6 +68,11 @@ fn measured_keyed<C: Container<u64>>(c: &C) -> u64 {
     c.keyed_sum()
 }
 
+#[inline(never)]
+fn measured_values<C: Container<u64>>(c: &C) -> u64 {
+    c.sum()
+}
+
 fn run<C: Container<u64>>(work: &str, n: usize) {
     if std::env::var_os("SHOW_ADDRESS").is_some() {
         // Where the measured function starts, to find it in a disassembly.
@@ -73,7 +82,8 @@ fn run<C: Container<u64>>(work: &str, n: usize) {
             "remove" => measured_remove::<C> as fn(&mut C, &[C::Key]) as usize,
             "get" => measured_get::<C> as fn(&C, &[C::Key]) -> u64 as usize,
             "churn" => measured_churn::<C> as fn(&mut C, &mut [C::Key], &[usize]) as usize,
-            _ => measured_keyed::<C> as fn(&C) -> u64 as usize,
+            w if w.starts_with("keyed") => measured_keyed::<C> as fn(&C) -> u64 as usize,
+            _ => measured_values::<C> as fn(&C) -> u64 as usize,
         };
         println!("{address:#x}");
         return;
@@ -109,9 +119,24 @@ fn run<C: Container<u64>>(work: &str, n: usize) {
             let picks: Vec<usize> = (0..n).map(|_| rng.below(n)).collect();
             measured_churn(&mut c, &mut keys, &picks);
         }
-        "keyed" => {
-            let (c, _keys) = fill(n);
-            black_box(measured_keyed(&c));
+        "keyed" | "values" | "keyed_half" | "values_half" | "keyed_sparse" | "values_sparse" => {
+            let (mut c, mut keys) = fill(n);
+            let removed = if work.ends_with("half") {
+                n / 2
+            } else if work.ends_with("sparse") {
+                n * 95 / 100
+            } else {
+                0
+            };
+            rng.shuffle(&mut keys);
+            for &key in &keys[..removed] {
+                c.remove(key);
+            }
+            if work.starts_with("keyed") {
+                black_box(measured_keyed(&c));
+            } else {
+                black_box(measured_values(&c));
+            }
         }
         _ => panic!("unknown workload {work}"),
     }
@@ -125,6 +150,11 @@ fn main() {
         "IdTable" => run::<handlekit::IdTable<u64, handlekit::Id>>(work, n),
         "IdTable32" => run::<handlekit::IdTable<u64, handlekit::Id32>>(work, n),
         "PackedTable" => run::<handlekit::PackedTable<u64, handlekit::Id>>(work, n),
+        "Hive" => run::<handlekit::Hive<u64, handlekit::Id>>(work, n),
+        "Pool" => run::<handlekit::Pool<u64, handlekit::PoolKey>>(work, n),
+        "Vec" => run::<handlekit_bench::containers::PlainVec<u64>>(work, n),
+        #[allow(deprecated)]
+        "HopSlotMap" => run::<slotmap::HopSlotMap<slotmap::DefaultKey, u64>>(work, n),
         "SlotMap" => run::<slotmap::SlotMap<slotmap::DefaultKey, u64>>(work, n),
         "DenseSlotMap" => run::<slotmap::DenseSlotMap<slotmap::DefaultKey, u64>>(work, n),
         "thunderdome" => run::<thunderdome::Arena<u64>>(work, n),

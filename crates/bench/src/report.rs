@@ -582,7 +582,8 @@ impl Report {
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>handlekit comparison</title>\n\
              <style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px}\
              table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\
-             .chart{display:inline-block;margin:8px}h2{margin-top:1.5em}</style></head><body>\n",
+             .chart{display:inline-block;margin:8px}h2{margin-top:1.5em}\
+             table.heat td{text-align:center;min-width:78px}table.heat small{color:#444}</style></head><body>\n",
         );
         let _ = writeln!(
             out,
@@ -595,6 +596,7 @@ impl Report {
             self.config.repeats,
             escape(self.machine.allocator)
         );
+        out.push_str(&self.heat_map());
         let containers = self.containers();
         for workload in self.workloads() {
             let _ = writeln!(
@@ -619,6 +621,57 @@ impl Report {
             );
         }
         out.push_str("</table></body></html>\n");
+        out
+    }
+
+    /// The page's first picture: for every workload (rows) and value type
+    /// and N (columns), the best handlekit container's time ÷ the best
+    /// peer's (`Vec`, the physical bound, is not a peer). Green below 1
+    /// (handlekit faster), red above, deeper the further from 1; each cell
+    /// names the two containers.
+    fn heat_map(&self) -> String {
+        let peers = [Family::Generational, Family::Plain, Family::Map];
+        let mut columns: Vec<(&'static str, usize)> =
+            self.cells.iter().map(|c| (c.value_type, c.n)).collect();
+        columns.sort_by_key(|&(value, n)| (value != "u64", n));
+        columns.dedup();
+        let mut out = String::from(
+            "<h2>At a glance: best handlekit ÷ best peer</h2>\n<p>Each cell is the median time of the fastest \
+             handlekit container divided by that of the fastest peer (slotmap, thunderdome, generational-arena, slab, \
+             BTreeMap, HashMap) in the same run. Below 1 (green), handlekit is faster.</p>\n\
+             <table class=\"heat\"><tr><th>workload</th>",
+        );
+        for (value_type, n) in &columns {
+            let _ = write!(out, "<th>{value_type}<br>N={n}</th>");
+        }
+        out.push_str("</tr>\n");
+        for workload in self.workloads() {
+            let name = workload.name();
+            let _ = write!(out, "<tr><th style=\"text-align:left\">{name}</th>");
+            for &(value_type, n) in &columns {
+                let ours = self.best(name, value_type, n, &[Family::Handlekit]);
+                let theirs = self.best(name, value_type, n, &peers);
+                match (ours, theirs) {
+                    (Some(ours), Some(theirs)) => {
+                        let ratio = ours.median_ns / theirs.median_ns;
+                        let _ = write!(
+                            out,
+                            "<td style=\"background:{}\" title=\"{} {} ns, {} {} ns\"><b>{ratio:.2}</b><br><small>{}<br>vs {}</small></td>",
+                            heat_color(ratio),
+                            escape(ours.container),
+                            format_ns(ours.median_ns),
+                            escape(theirs.container),
+                            format_ns(theirs.median_ns),
+                            escape(ours.container),
+                            escape(theirs.container),
+                        );
+                    }
+                    _ => out.push_str("<td>–</td>"),
+                }
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</table>\n");
         out
     }
 
@@ -813,6 +866,18 @@ const PALETTE: [&str; 12] = [
     "#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
     "#bcbd22", "#17becf", "#000000", "#aec7e8",
 ];
+
+/// The background of a heat-map cell: white at a ratio of 1, green below
+/// (full at 4× faster), red above (full at 4× slower), on a log scale.
+fn heat_color(ratio: f64) -> String {
+    let strength = (ratio.ln().abs() / 4f64.ln()).min(1.0);
+    let fade = (255.0 - 140.0 * strength).round() as u8;
+    if ratio <= 1.0 {
+        format!("rgb({fade},255,{fade})")
+    } else {
+        format!("rgb(255,{fade},{fade})")
+    }
+}
 
 fn verdict(pass: Option<bool>) -> &'static str {
     match pass {
