@@ -50,9 +50,10 @@ jobs="${MIRI_JOBS:-$(nproc 2>/dev/null || echo 1)}"
 # else: the code the others reach is the same with or without the
 # feature); the default pass runs every test file except the three
 # longest of those (`serde_only`), which the serde pass covers. Those three
-# drive `IdTable`, `Pool` and `IndexLists`, whose slots are plain arrays of
-# `Slot<T>`; `Hive`'s split layout, where alignment is computed by hand,
-# keeps its model test under the symbolic alignment check.
+# drive `IdTable`, `Pool` and `IndexLists`, whose slots are `Vec`s (two
+# parallel ones for the slot store) or `Pool`'s `Slot<T>` blocks; `Hive`'s
+# split layout, where alignment is computed by hand, keeps its model test
+# under the symbolic alignment check.
 # MIRI_ALL_TESTS=1, or naming a single feature set, runs every test file in
 # every pass.
 all_tests="${MIRI_ALL_TESTS:-0}"

@@ -16,7 +16,9 @@
 //! of the values at random; divide the passes by the live count.
 //! Containers: `IdTable`, `IdTable32`, `PackedTable`, `Hive`, `Pool`,
 //! `SlotMap`, `HopSlotMap`, `DenseSlotMap`, `thunderdome`, `slab`, `Vec`
-//! (`Vec` only for the workloads that remove nothing).
+//! (`Vec` only for the workloads that remove nothing); and the secondary
+//! maps `SecondaryMap` and `slotmap-SecondaryMap` (`insert`: the keys of a
+//! primary table in order into an empty map; `remove`: all, shuffled).
 
 use std::hint::black_box;
 
@@ -142,6 +144,78 @@ fn run<C: Container<u64>>(work: &str, n: usize) {
     }
 }
 
+/// The secondary maps: `insert` fills an empty map with the keys of a
+/// primary table in order, `remove` empties a filled map in random order.
+trait Secondary: Default {
+    type Key: Copy;
+    fn primary_keys(n: usize) -> Vec<Self::Key>;
+    fn put(&mut self, key: Self::Key, value: u64) -> Option<u64>;
+    fn take(&mut self, key: Self::Key) -> Option<u64>;
+}
+
+impl Secondary for handlekit::SecondaryMap<handlekit::Id, u64> {
+    type Key = handlekit::Id;
+    fn primary_keys(n: usize) -> Vec<handlekit::Id> {
+        let mut primary = handlekit::IdTable::<()>::new();
+        (0..n).map(|_| primary.insert(())).collect()
+    }
+    #[inline(always)]
+    fn put(&mut self, key: handlekit::Id, value: u64) -> Option<u64> {
+        self.insert(key, value)
+    }
+    #[inline(always)]
+    fn take(&mut self, key: handlekit::Id) -> Option<u64> {
+        self.remove(key)
+    }
+}
+
+impl Secondary for slotmap::SecondaryMap<slotmap::DefaultKey, u64> {
+    type Key = slotmap::DefaultKey;
+    fn primary_keys(n: usize) -> Vec<slotmap::DefaultKey> {
+        let mut primary = slotmap::SlotMap::<slotmap::DefaultKey, ()>::new();
+        (0..n).map(|_| primary.insert(())).collect()
+    }
+    #[inline(always)]
+    fn put(&mut self, key: slotmap::DefaultKey, value: u64) -> Option<u64> {
+        self.insert(key, value)
+    }
+    #[inline(always)]
+    fn take(&mut self, key: slotmap::DefaultKey) -> Option<u64> {
+        self.remove(key)
+    }
+}
+
+#[inline(never)]
+fn measured_secondary_insert<M: Secondary>(map: &mut M, keys: &[M::Key]) {
+    for (i, &key) in keys.iter().enumerate() {
+        black_box(map.put(key, i as u64));
+    }
+}
+
+#[inline(never)]
+fn measured_secondary_remove<M: Secondary>(map: &mut M, keys: &[M::Key]) {
+    for &key in keys {
+        black_box(map.take(key));
+    }
+}
+
+fn run_secondary<M: Secondary>(work: &str, n: usize) {
+    let mut keys = M::primary_keys(n);
+    let mut map = M::default();
+    match work {
+        "insert" => measured_secondary_insert(&mut map, &keys),
+        "remove" => {
+            for (i, &key) in keys.iter().enumerate() {
+                map.put(key, i as u64);
+            }
+            Rng::new(7).shuffle(&mut keys);
+            measured_secondary_remove(&mut map, &keys);
+        }
+        _ => panic!("secondary maps run insert and remove only"),
+    }
+    black_box(map);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (work, container) = (args[1].as_str(), args[2].as_str());
@@ -159,6 +233,10 @@ fn main() {
         "DenseSlotMap" => run::<slotmap::DenseSlotMap<slotmap::DefaultKey, u64>>(work, n),
         "thunderdome" => run::<thunderdome::Arena<u64>>(work, n),
         "slab" => run::<slab::Slab<u64>>(work, n),
+        "SecondaryMap" => run_secondary::<handlekit::SecondaryMap<handlekit::Id, u64>>(work, n),
+        "slotmap-SecondaryMap" => {
+            run_secondary::<slotmap::SecondaryMap<slotmap::DefaultKey, u64>>(work, n);
+        }
         _ => panic!("unknown container {container}"),
     }
 }
