@@ -81,8 +81,9 @@ pub(crate) struct SlotArena<T> {
     /// without a rebuild pass.
     free_head: u32,
     /// Where the refill of an emptied table goes on (see `free_head`).
-    /// Invariant: below `slot_count` while the list ends in `SWEEP`, and
-    /// `NO_SWEEP` otherwise (so the refill's inline check,
+    /// Invariant: at most `slot_count` while the list ends in `SWEEP` (at
+    /// `slot_count`, the next insertion that reaches the refill ends it),
+    /// and `NO_SWEEP` otherwise (so the refill's inline check,
     /// `sweep < slot_count`, fails then).
     sweep: usize,
     /// Last slot of the free list, or `NO_SLOT` when it is empty. Kept only
@@ -420,10 +421,12 @@ impl<T> SlotArena<T> {
     /// Whether the slot at `sweep` exists and is free (not retired).
     #[inline(always)]
     fn sweep_is_ready(&self) -> bool {
+        // A vacant slot's state is `VACANT | last`; it retired if `last`
+        // reached the limit.
         self.sweep < self.store.slot_count()
             // SAFETY: `sweep < slot_count`, checked first.
-            && unsafe { self.store.state_unchecked(self.sweep) } & !VACANT
-                < self.limits.max_generation
+            && unsafe { self.store.state_unchecked(self.sweep) }
+                < VACANT | self.limits.max_generation
     }
 
     /// Pops the head of the free list (which must not be empty) and fills
@@ -450,16 +453,14 @@ impl<T> SlotArena<T> {
         let index = self.sweep;
         // SAFETY: `sweep_is_ready` checked that the slot exists; every slot
         // from `sweep` on is vacant (the invariant on `free_head`).
-        let generation = (unsafe { self.store.state_unchecked(index) } & !VACANT) + 1;
+        // The state is `VACANT | last`, so this is `last + 1`.
+        let generation = unsafe { self.store.state_unchecked(index) } - (VACANT - 1);
         let value = make(index, generation);
         // SAFETY: as above; `make` did not touch the arena.
         unsafe { self.store.occupy_unchecked(index, generation, value) };
+        // At the end of the slots the next insertion ends the refill (out
+        // of line, in `general_spot`), so this path checks nothing more.
         self.sweep = index + 1;
-        if self.sweep == self.store.slot_count() {
-            // The refill is done: the list (empty) ends for good.
-            self.free_head = NO_SLOT;
-            self.sweep = NO_SWEEP;
-        }
         (index, generation)
     }
 
@@ -763,7 +764,7 @@ impl<T> SlotArena<T> {
         }
         let mut swept = 0;
         if cursor == SWEEP {
-            assert!(self.sweep < slots, "the refill is past the slots");
+            assert!(self.sweep <= slots, "the refill is past the slots");
             for (index, &listed) in seen.iter().enumerate().skip(self.sweep) {
                 let slot = self.store.slot(index).expect("index below slot_count");
                 assert!(!slot.is_occupied(), "refill slot {index} is occupied");
