@@ -223,7 +223,7 @@ fn table_from_setup<K: Key>(setup: Setup) -> (Table<K>, Option<usize>, Reuse) {
     match setup {
         Setup::Default => (Table::default(), None, Reuse::Lifo),
         Setup::WithCapacity(n) => {
-            let table = Table::with_capacity(usize::from(n));
+            let table = Table::with_capacity_and_key(usize::from(n));
             assert!(table.capacity() >= usize::from(n), "with_capacity");
             (table, None, Reuse::Lifo)
         }

@@ -73,8 +73,8 @@ impl<T> IdTable<T, Id> {
     /// Creates an empty table keyed by [`Id`]. It allocates nothing until
     /// the first insertion.
     ///
-    /// For another key type, use [`IdTable::default`] or
-    /// [`IdTable::with_capacity`].
+    /// For another key type, use [`IdTable::with_key`] (or
+    /// [`IdTable::default`]).
     ///
     /// ```
     /// let table: handlekit::IdTable<u32> = handlekit::IdTable::new();
@@ -82,10 +82,22 @@ impl<T> IdTable<T, Id> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        IdTable {
-            arena: SlotArena::new(KeyLimits::of::<Id>()),
-            _key: PhantomData,
-        }
+        Self::with_key()
+    }
+
+    /// Creates an empty table keyed by [`Id`], with room for `capacity`
+    /// values. For another key type, use
+    /// [`with_capacity_and_key`](IdTable::with_capacity_and_key).
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::with_capacity(100);
+    /// let key = table.insert(1u8); // keyed by `Id`: no annotation needed
+    /// assert!(table.capacity() >= 100);
+    /// # let _: handlekit::Id = key;
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_capacity_and_key(capacity)
     }
 }
 
@@ -95,15 +107,33 @@ impl<T, K: Key> IdTable<T, K> {
         table_key(index, generation)
     }
 
-    /// Creates an empty table with room for `capacity` values.
+    /// Creates an empty table for any key type. It allocates nothing until
+    /// the first insertion. The same as [`IdTable::default`].
+    ///
+    /// ```
+    /// handlekit::define_key! { struct EnemyKey(u32; index_bits = 20); }
+    /// let mut enemies = handlekit::IdTable::with_key();
+    /// let orc: EnemyKey = enemies.insert("orc");
+    /// assert_eq!(enemies[orc], "orc");
+    /// ```
+    #[must_use]
+    pub const fn with_key() -> Self {
+        IdTable {
+            arena: SlotArena::new(KeyLimits::of::<K>()),
+            _key: PhantomData,
+        }
+    }
+
+    /// Creates an empty table for any key type, with room for `capacity`
+    /// values.
     ///
     /// ```
     /// use handlekit::{Id32, IdTable};
-    /// let table: IdTable<u32, Id32> = IdTable::with_capacity(100);
+    /// let table: IdTable<u32, Id32> = IdTable::with_capacity_and_key(100);
     /// assert!(table.capacity() >= 100);
     /// ```
     #[must_use]
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub fn with_capacity_and_key(capacity: usize) -> Self {
         IdTable {
             arena: SlotArena::with_capacity(KeyLimits::of::<K>(), capacity),
             _key: PhantomData,
@@ -605,10 +635,7 @@ impl<T, K: Key> Default for IdTable<T, K> {
     /// assert!(table.is_empty());
     /// ```
     fn default() -> Self {
-        IdTable {
-            arena: SlotArena::new(KeyLimits::of::<K>()),
-            _key: PhantomData,
-        }
+        Self::with_key()
     }
 }
 
@@ -654,7 +681,7 @@ impl<T, K: Key> IdTable<T, K> {
     #[must_use]
     pub fn from_iter_values(values: impl IntoIterator<Item = T>) -> Self {
         let values = values.into_iter();
-        let mut table = Self::with_capacity(values.size_hint().0);
+        let mut table = Self::with_capacity_and_key(values.size_hint().0);
         for value in values {
             table.insert(value);
         }

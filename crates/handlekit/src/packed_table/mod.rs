@@ -91,7 +91,7 @@ pub struct PackedTable<T, K: Key = Id> {
 impl<T> PackedTable<T, Id> {
     /// Creates an empty table keyed by [`Id`]; it allocates nothing until
     /// the first insertion. For another key type use
-    /// [`PackedTable::default`].
+    /// [`PackedTable::with_key`] (or [`PackedTable::default`]).
     ///
     /// ```
     /// let table: handlekit::PackedTable<u8> = handlekit::PackedTable::new();
@@ -99,10 +99,21 @@ impl<T> PackedTable<T, Id> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        PackedTable {
-            sparse: SlotArena::new(KeyLimits::of::<Id>()),
-            dense: Dense::new(),
-        }
+        Self::with_key()
+    }
+
+    /// Creates an empty table keyed by [`Id`], with room for `capacity`
+    /// values. For another key type, use
+    /// [`with_capacity_and_key`](PackedTable::with_capacity_and_key).
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::with_capacity(10);
+    /// table.insert(1u8); // keyed by `Id`: no annotation needed
+    /// assert!(table.capacity() >= 10);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_capacity_and_key(capacity)
     }
 }
 
@@ -112,14 +123,33 @@ impl<T, K: Key> PackedTable<T, K> {
         table_key(index, generation)
     }
 
-    /// Creates an empty table with room for `capacity` values.
+    /// Creates an empty table for any key type. It allocates nothing until
+    /// the first insertion. The same as [`PackedTable::default`].
     ///
     /// ```
-    /// let table: handlekit::PackedTable<u8> = handlekit::PackedTable::with_capacity(10);
+    /// handlekit::define_key! { struct ParticleKey(u32; index_bits = 24); }
+    /// let mut particles = handlekit::PackedTable::with_key();
+    /// let p: ParticleKey = particles.insert(1.5f32);
+    /// assert_eq!(particles[p], 1.5);
+    /// ```
+    #[must_use]
+    pub const fn with_key() -> Self {
+        PackedTable {
+            sparse: SlotArena::new(KeyLimits::of::<K>()),
+            dense: Dense::new(),
+        }
+    }
+
+    /// Creates an empty table for any key type, with room for `capacity`
+    /// values.
+    ///
+    /// ```
+    /// use handlekit::{Id32, PackedTable};
+    /// let table: PackedTable<u8, Id32> = PackedTable::with_capacity_and_key(10);
     /// assert!(table.capacity() >= 10);
     /// ```
     #[must_use]
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub fn with_capacity_and_key(capacity: usize) -> Self {
         let sparse = SlotArena::with_capacity(KeyLimits::of::<K>(), capacity);
         PackedTable {
             sparse,
@@ -782,10 +812,7 @@ impl<T, K: Key> Default for PackedTable<T, K> {
     /// assert!(table.is_empty());
     /// ```
     fn default() -> Self {
-        PackedTable {
-            sparse: SlotArena::new(KeyLimits::of::<K>()),
-            dense: Dense::new(),
-        }
+        Self::with_key()
     }
 }
 
