@@ -384,6 +384,41 @@ impl<T, K: Key> IdTable<T, K> {
         }
     }
 
+    /// Inserts the value `make(key)` returns, where `key` is the key it
+    /// will have, and returns that key; if `make` returns an error, inserts
+    /// nothing and returns the error. If `make` panics, the table is
+    /// unchanged.
+    ///
+    /// # Panics
+    ///
+    /// If the table is full, as for [`insert`](Self::insert) (before
+    /// `make` is called).
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.try_insert_with_key(|key| Ok::<_, ()>((key, 1))).unwrap();
+    /// assert_eq!(table[key], (key, 1));
+    /// assert_eq!(table.try_insert_with_key(|_| Err("no")), Err("no"));
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    pub fn try_insert_with_key<E>(&mut self, make: impl FnOnce(K) -> Result<T, E>) -> Result<K, E> {
+        let (index, generation) = match self.arena.next_spot() {
+            Ok(spot) => spot,
+            Err(err) => insert_failed(err),
+        };
+        let key = Self::key(index, generation);
+        let value = make(key)?;
+        match self
+            .arena
+            .try_insert_with(|filled_index, filled_generation| {
+                debug_assert_eq!((filled_index, filled_generation), (index, generation));
+                value
+            }) {
+            Ok(_) => Ok(key),
+            Err(err) => insert_failed(err),
+        }
+    }
+
     /// Whether `key` names a live value.
     ///
     /// ```

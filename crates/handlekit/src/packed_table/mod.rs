@@ -365,7 +365,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
-        self.try_insert_with_key(|_| value)
+        self.insert_or_full(|_| value)
     }
 
     /// Inserts `make(key)`, where `key` is the key the value will have, and
@@ -381,14 +381,48 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table[key], (key, 5));
     /// ```
     pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
-        match self.try_insert_with_key(make) {
+        match self.insert_or_full(make) {
             Ok(key) => key,
             Err(err) => panic!("PackedTable::insert_with_key: {err}"),
         }
     }
 
+    /// Inserts the value `make(key)` returns, where `key` is the key it
+    /// will have, and returns that key; if `make` returns an error, inserts
+    /// nothing and returns the error. If `make` panics, the table is
+    /// unchanged.
+    ///
+    /// # Panics
+    ///
+    /// If the table is full, as for [`insert`](Self::insert) (before
+    /// `make` is called).
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.try_insert_with_key(|key| Ok::<_, ()>((key, 1))).unwrap();
+    /// assert_eq!(table[key], (key, 1));
+    /// assert_eq!(table.try_insert_with_key(|_| Err("no")), Err("no"));
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    pub fn try_insert_with_key<E>(&mut self, make: impl FnOnce(K) -> Result<T, E>) -> Result<K, E> {
+        let (index, generation) = match self.sparse.next_spot() {
+            Ok(spot) => spot,
+            Err(err) => panic!("PackedTable::try_insert_with_key: {err}"),
+        };
+        let value = make(Self::key(index, generation))?;
+        match self.insert_or_full(|key| {
+            debug_assert_eq!((key.index(), key.generation()), (index, generation));
+            value
+        }) {
+            Ok(key) => Ok(key),
+            Err(err) => panic!("PackedTable::try_insert_with_key: {err}"),
+        }
+    }
+
+    /// Inserts `make(key)`, or fails if the table is full (before `make`
+    /// is called).
     #[inline]
-    fn try_insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> Result<K, CapacityError> {
+    fn insert_or_full(&mut self, make: impl FnOnce(K) -> T) -> Result<K, CapacityError> {
         // Make room first, so nothing can fail once the slot is taken. A
         // fixed-capacity table has its room already and must not move.
         if self.sparse.fixed_capacity().is_none() {
@@ -698,6 +732,42 @@ impl<T, K: Key> PackedTable<T, K> {
     #[must_use]
     pub fn as_mut_slice(&mut self) -> &mut [T] {
         &mut self.dense.values
+    }
+
+    /// The keys and the values, in dense order: `keys[i]` is the key of
+    /// `values[i]`.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert('a');
+    /// assert_eq!(table.as_slices(), (&[key][..], &['a'][..]));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn as_slices(&self) -> (&[K], &[T]) {
+        (&self.dense.keys, &self.dense.values)
+    }
+
+    /// The keys and the values, in dense order, with the values mutable:
+    /// `keys[i]` is the key of `values[i]`. The keys are shared, so no key
+    /// can be moved away from its value.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let a = table.insert(1);
+    /// let b = table.insert(2);
+    /// let (keys, values) = table.as_mut_slices();
+    /// for (key, value) in keys.iter().zip(values) {
+    ///     if *key == b {
+    ///         *value *= 10;
+    ///     }
+    /// }
+    /// assert_eq!((table[a], table[b]), (1, 20));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn as_mut_slices(&mut self) -> (&[K], &mut [T]) {
+        (&self.dense.keys, &mut self.dense.values)
     }
 
     /// The key of each value, in dense order.

@@ -376,6 +376,23 @@ impl<T> SlotArena<T> {
         (index, generation)
     }
 
+    /// The `(index, generation)` the next insertion would get, or the
+    /// error it would fail with; changes nothing. For fallible
+    /// constructors, which must know the key before anything is inserted:
+    /// [`try_insert_with`](Self::try_insert_with) right after it fills this
+    /// very spot (it picks the spot the same way: the head of the free list
+    /// if the policy reuses now, else an appended slot).
+    pub(crate) fn next_spot(&self) -> Result<(usize, u32), CapacityError> {
+        if let Some(index) = self.reusable_slot() {
+            let last = self.store.slot(index).map_or(0, Slot::generation);
+            Ok((index, last + 1))
+        } else if self.store.slot_count() < self.append_limit {
+            Ok((self.store.slot_count(), 1))
+        } else {
+            Err(self.full_error())
+        }
+    }
+
     /// Where an insertion goes when the LIFO fast paths do not apply:
     /// FIFO reuse, or an error.
     #[inline(never)]

@@ -237,6 +237,24 @@ impl<'a, M: EntryTarget> OccupiedEntry<'a, M> {
         core::mem::replace(self.get_mut(), value)
     }
 
+    /// Removes the value and returns it with its key.
+    ///
+    /// ```
+    /// use handlekit::secondary::Entry;
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 'v');
+    /// if let Some(Entry::Occupied(entry)) = map.entry(key) {
+    ///     assert_eq!(entry.remove_entry(), (key, 'v'));
+    /// }
+    /// assert!(map.is_empty());
+    /// ```
+    pub fn remove_entry(self) -> (M::Key, M::Value) {
+        let key = self.key;
+        (key, self.remove())
+    }
+
     /// Removes the value and returns it.
     ///
     /// ```

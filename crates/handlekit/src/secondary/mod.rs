@@ -129,6 +129,31 @@ impl<K: Key, V> SecondaryMap<K, V> {
         self.store.slot_capacity()
     }
 
+    /// Makes room for keys with indices below `new_capacity`, if there is
+    /// less; never shrinks. Call it with the capacity of the primary table
+    /// before filling the map, so the map allocates once. Indices the key
+    /// type cannot have are not allocated for.
+    ///
+    /// # Panics
+    ///
+    /// If the allocation fails.
+    ///
+    /// ```
+    /// let table: handlekit::IdTable<u8> = handlekit::IdTable::with_capacity(100);
+    /// let mut map = handlekit::SecondaryMap::<handlekit::Id, f32>::new();
+    /// map.set_capacity(table.capacity());
+    /// assert!(map.capacity() >= 100);
+    /// map.set_capacity(10); // never shrinks
+    /// assert!(map.capacity() >= 100);
+    /// ```
+    pub fn set_capacity(&mut self, new_capacity: usize) {
+        let wanted = new_capacity.min(KeyLimits::of::<K>().max_slots);
+        let additional = wanted.saturating_sub(self.store.slot_count());
+        if self.store.try_reserve_slots(additional).is_err() {
+            panic!("SecondaryMap::set_capacity({new_capacity}): allocation failed");
+        }
+    }
+
     /// Whether the key's index and generation are ones a table could issue.
     #[inline]
     fn in_range(key: K) -> bool {

@@ -11,7 +11,7 @@ use crate::dense::{Dense, Positions};
 use crate::key::max_generation;
 use crate::packed_table;
 use crate::raw::KeyLimits;
-use crate::Key;
+use crate::{CapacityError, Key};
 
 /// Index bits resolved by one page of the sparse array.
 const PAGE_BITS: u32 = 10;
@@ -199,6 +199,46 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
     #[must_use]
     pub fn capacity(&self) -> usize {
         self.dense.values.capacity().min(self.dense.keys.capacity())
+    }
+
+    /// Makes room for at least `additional` more values on the dense side.
+    ///
+    /// # Panics
+    ///
+    /// If the key type cannot have that many values, or the allocation
+    /// fails; see [`try_reserve`](Self::try_reserve).
+    ///
+    /// ```
+    /// let mut map = handlekit::SparseSecondaryMap::<handlekit::Id, u8>::new();
+    /// map.reserve(100);
+    /// assert!(map.capacity() >= 100);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        if let Err(err) = self.try_reserve(additional) {
+            panic!("SparseSecondaryMap::reserve({additional}): {err}");
+        }
+    }
+
+    /// Makes room for at least `additional` more values on the dense side,
+    /// or returns a [`CapacityError`]: when the map would hold more values
+    /// than the key type has indices, or when the allocation fails.
+    ///
+    /// ```
+    /// handlekit::define_key! { struct Tiny(u32; index_bits = 4); }
+    /// let mut map = handlekit::SparseSecondaryMap::<Tiny, u8>::new();
+    /// assert!(map.try_reserve(16).is_ok());
+    /// assert!(map.try_reserve(17).unwrap_err().is_index_space());
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+        let max_slots = KeyLimits::of::<K>().max_slots;
+        if additional > max_slots.saturating_sub(self.dense.len()) {
+            return Err(CapacityError::index_space(max_slots));
+        }
+        self.dense
+            .keys
+            .try_reserve(additional)
+            .and_then(|()| self.dense.values.try_reserve(additional))
+            .map_err(|_| CapacityError::alloc())
     }
 
     /// Whether the key's index and generation are ones a table could issue.
