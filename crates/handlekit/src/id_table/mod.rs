@@ -529,6 +529,42 @@ impl<T, K: Key> IdTable<T, K> {
             .get_disjoint_mut(keys.map(|key| (key.index(), key.generation())))
     }
 
+    /// Mutable references to the values of `N` keys at once, without
+    /// checking the keys.
+    ///
+    /// # Safety
+    ///
+    /// Every key must name a live value of this table, and no two keys may
+    /// be equal: exactly when [`get_disjoint_mut`](Self::get_disjoint_mut)
+    /// would return `Some`.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let a = table.insert(1);
+    /// let b = table.insert(2);
+    /// // SAFETY: `a` and `b` are live and distinct.
+    /// let [x, y] = unsafe { table.get_disjoint_unchecked_mut([a, b]) };
+    /// core::mem::swap(x, y);
+    /// assert_eq!((table[a], table[b]), (2, 1));
+    /// ```
+    #[must_use]
+    pub unsafe fn get_disjoint_unchecked_mut<const N: usize>(
+        &mut self,
+        keys: [K; N],
+    ) -> [&mut T; N] {
+        debug_assert!(
+            self.get_disjoint_mut(keys).is_some(),
+            "get_disjoint_unchecked_mut with a dead or repeated key in {keys:?}"
+        );
+        // SAFETY: the caller guarantees every key is live (so its slot
+        // exists and is occupied) and the keys are distinct (live keys
+        // with one index are one key, so the indices are distinct).
+        unsafe {
+            self.arena
+                .get_disjoint_unchecked_mut(keys.map(|key| key.index()))
+        }
+    }
+
     /// Removes the value for `key` and returns it, or `None` if the key is
     /// stale or foreign.
     ///

@@ -571,6 +571,47 @@ impl<T, K: Key> PackedTable<T, K> {
         self.dense.values.get_disjoint_mut(positions).ok()
     }
 
+    /// Mutable references to the values of `N` keys at once, without
+    /// checking the keys.
+    ///
+    /// # Safety
+    ///
+    /// Every key must name a live value of this table, and no two keys may
+    /// be equal: exactly when [`get_disjoint_mut`](Self::get_disjoint_mut)
+    /// would return `Some`.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let a = table.insert(1);
+    /// let b = table.insert(2);
+    /// // SAFETY: `a` and `b` are live and distinct.
+    /// let [x, y] = unsafe { table.get_disjoint_unchecked_mut([a, b]) };
+    /// core::mem::swap(x, y);
+    /// assert_eq!((table[a], table[b]), (2, 1));
+    /// ```
+    #[must_use]
+    pub unsafe fn get_disjoint_unchecked_mut<const N: usize>(
+        &mut self,
+        keys: [K; N],
+    ) -> [&mut T; N] {
+        debug_assert!(
+            self.get_disjoint_mut(keys).is_some(),
+            "get_disjoint_unchecked_mut with a dead or repeated key in {keys:?}"
+        );
+        let mut positions = [0usize; N];
+        for (position, key) in positions.iter_mut().zip(keys) {
+            // SAFETY: the caller guarantees every key is live, so its
+            // sparse slot exists and is occupied.
+            *position = unsafe { *self.sparse.get_unchecked(key.index()) } as usize;
+        }
+        let base = self.dense.values.as_mut_ptr();
+        // Distinct live keys have distinct positions below `len` (the
+        // sparse side is a bijection onto `0..len`), and the references
+        // come from one pointer with `&mut self` outliving them.
+        // SAFETY: as just said, every position is in bounds and distinct.
+        core::array::from_fn(|n| unsafe { &mut *base.add(positions[n]) })
+    }
+
     /// Removes the value for `key` and returns it, moving the last value
     /// into its place. `None` if the key is stale or foreign.
     ///

@@ -309,6 +309,21 @@ impl<T> SlotArena<T> {
         self.store.get_disjoint_mut(keys)
     }
 
+    /// Mutable references to the values of `N` slots, without checks.
+    ///
+    /// # Safety
+    ///
+    /// Every index must name an existing, occupied slot, and no two may be
+    /// equal.
+    #[inline]
+    pub(crate) unsafe fn get_disjoint_unchecked_mut<const N: usize>(
+        &mut self,
+        indices: [usize; N],
+    ) -> [&mut T; N] {
+        // SAFETY: the caller's guarantee is the store's.
+        unsafe { self.store.get_disjoint_unchecked_mut(indices) }
+    }
+
     /// The slot the next insertion would reuse, if any.
     #[inline]
     fn reusable_slot(&self) -> Option<usize> {

@@ -171,6 +171,28 @@ impl<T> SlotStore<T> {
         }))
     }
 
+    /// Mutable references to the values of `N` slots, without checks: the
+    /// pointer part of [`get_disjoint_mut`](Self::get_disjoint_mut).
+    ///
+    /// # Safety
+    ///
+    /// Every index must name an existing, occupied slot, and no two may be
+    /// equal.
+    pub(crate) unsafe fn get_disjoint_unchecked_mut<const N: usize>(
+        &mut self,
+        indices: [usize; N],
+    ) -> [&mut T; N] {
+        debug_assert!(indices.iter().enumerate().all(|(n, &index)| {
+            self.slots.get(index).is_some_and(Slot::is_occupied) && !indices[..n].contains(&index)
+        }));
+        let base = self.slots.as_mut_ptr();
+        // The references come from one pointer, with no reference to the
+        // whole array in between, and `&mut self` outlives them.
+        // SAFETY: every index is in bounds, occupied and distinct (the
+        // caller's guarantee).
+        core::array::from_fn(|n| unsafe { &mut *Slot::value_ptr(base.add(indices[n])) })
+    }
+
     /// Appends an occupied slot holding `make(index)` with `generation`,
     /// and returns its index. If `make` panics, nothing changes.
     #[inline(always)]
