@@ -579,6 +579,77 @@ impl<T, K: Key> IdTable<T, K> {
         self.arena.remove(key.index(), key.generation())
     }
 
+    /// Takes the value for `key` out but keeps its slot reserved: `key`
+    /// names no value (`get` gives `None`, `len` drops by one) until
+    /// [`reattach`](Self::reattach) puts a value back under it, and no
+    /// insertion is given the slot in the meantime. `None` if the key is
+    /// stale or foreign.
+    ///
+    /// A detached slot stays detached through [`clear`](Self::clear),
+    /// `clone` and serialization (with the `serde` feature).
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(String::from("borrowed"));
+    /// let mut value = table.detach(key).unwrap();
+    /// assert_eq!(table.get(key), None);
+    /// let other = table.insert(String::new()); // never key's slot
+    /// assert_ne!(other, key);
+    /// value.push('!');
+    /// table.reattach(key, value);
+    /// assert_eq!(table[key], "borrowed!");
+    /// ```
+    pub fn detach(&mut self, key: K) -> Option<T> {
+        self.arena.detach_slot(key.index(), key.generation())
+    }
+
+    /// Puts `value` back under a key [`detach`](Self::detach) took a value
+    /// from; the key is valid again.
+    ///
+    /// # Panics
+    ///
+    /// If `key` is not detached (it names a live value, is stale or
+    /// foreign, or was reattached already).
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// let value = table.detach(key).unwrap();
+    /// table.reattach(key, value + 1);
+    /// assert_eq!(table[key], 2);
+    /// ```
+    ///
+    /// ```should_panic
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// table.reattach(key, 2); // live, not detached: panics
+    /// ```
+    #[track_caller]
+    pub fn reattach(&mut self, key: K, value: T) {
+        if self
+            .arena
+            .reattach_slot(key.index(), key.generation(), value)
+            .is_err()
+        {
+            not_detached("IdTable", key);
+        }
+    }
+
+    /// Whether `key` is detached: [`detach`](Self::detach) took its value
+    /// and [`reattach`](Self::reattach) has not put one back.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// assert!(!table.is_detached(key));
+    /// table.detach(key);
+    /// assert!(table.is_detached(key));
+    /// ```
+    #[must_use]
+    pub fn is_detached(&self, key: K) -> bool {
+        self.arena.is_detached(key.index(), key.generation())
+    }
+
     /// Keeps only the values for which `keep(key, &mut value)` returns
     /// `true`, visiting them in slot order.
     ///
@@ -814,6 +885,13 @@ impl<T, K: Key> IndexMut<K> for IdTable<T, K> {
             None => invalid_key(key),
         }
     }
+}
+
+/// The panic of `reattach` with a key that is not detached.
+#[cold]
+#[track_caller]
+pub(crate) fn not_detached<K: Key>(table: &str, key: K) -> ! {
+    panic!("{table}::reattach: key {key:?} is not detached (it is live, stale, foreign, or reattached already)")
 }
 
 #[cold]

@@ -627,6 +627,79 @@ impl<T, K: Key> PackedTable<T, K> {
         Some(self.dense.swap_remove(position, &mut self.sparse))
     }
 
+    /// Takes the value for `key` out (moving the last value into its
+    /// place, as [`remove`](Self::remove) does) but keeps its slot
+    /// reserved: `key` names no value until [`reattach`](Self::reattach)
+    /// puts one back under it, and no insertion is given the slot in the
+    /// meantime. `None` if the key is stale or foreign.
+    ///
+    /// A detached slot stays detached through [`clear`](Self::clear),
+    /// `clone` and serialization (with the `serde` feature).
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let a = table.insert(1);
+    /// let b = table.insert(2);
+    /// let value = table.detach(a).unwrap();
+    /// assert_eq!(table.as_slice(), [2]);
+    /// table.reattach(a, value * 10); // back at the end of the dense array
+    /// assert_eq!(table.as_slice(), [2, 10]);
+    /// assert_eq!((table[a], table[b]), (10, 2));
+    /// ```
+    pub fn detach(&mut self, key: K) -> Option<T> {
+        let position = self.sparse.detach_slot(key.index(), key.generation())? as usize;
+        Some(self.dense.swap_remove(position, &mut self.sparse))
+    }
+
+    /// Puts `value` back under a key [`detach`](Self::detach) took a value
+    /// from, at the end of the dense array; the key is valid again.
+    ///
+    /// # Panics
+    ///
+    /// If `key` is not detached (it names a live value, is stale or
+    /// foreign, or was reattached already).
+    ///
+    /// ```should_panic
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// table.remove(key);
+    /// table.reattach(key, 2); // stale, not detached: panics
+    /// ```
+    #[track_caller]
+    pub fn reattach(&mut self, key: K, value: T) {
+        if !self.sparse.is_detached(key.index(), key.generation()) {
+            crate::id_table::not_detached("PackedTable", key);
+        }
+        // Make room first, so nothing can fail once the slot is filled. A
+        // fixed-capacity table has room already: a detached slot's value
+        // left the dense array.
+        if self.sparse.fixed_capacity().is_none() {
+            self.dense.reserve_one();
+        }
+        let position = self.dense.len() as u32;
+        if self
+            .sparse
+            .reattach_slot(key.index(), key.generation(), position)
+            .is_ok()
+        {
+            self.dense.push(key, value);
+        }
+    }
+
+    /// Whether `key` is detached: [`detach`](Self::detach) took its value
+    /// and [`reattach`](Self::reattach) has not put one back.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// table.detach(key);
+    /// assert!(table.is_detached(key));
+    /// ```
+    #[must_use]
+    pub fn is_detached(&self, key: K) -> bool {
+        self.sparse.is_detached(key.index(), key.generation())
+    }
+
     /// Swaps the values at two dense positions; their keys follow them.
     ///
     /// # Panics

@@ -2,6 +2,7 @@
 //! vacant slots, the reuse policy and slot retirement. It speaks in raw
 //! `(index, generation)` pairs; the typed tables above it convert keys.
 
+use alloc::collections::BTreeMap;
 use core::mem;
 
 use super::slot::{Slot, NO_SLOT};
@@ -66,8 +67,18 @@ pub(crate) struct SlotArena<T> {
     /// stale, and `set_reuse` recomputes it when switching to FIFO.
     free_tail: u32,
     /// Vacant slots whose generation reached `limits.max_generation`. They
-    /// are never reused, so no key is ever issued twice.
+    /// are never reused, so no key is ever issued twice. Counts the
+    /// detached slots too (see `detached`); [`retired`](Self::retired)
+    /// reports the difference.
     retired: usize,
+    /// The detached slots (`detach_slot`): slot index → the generation of
+    /// the detached key. Invariant: each such slot exists and is vacant
+    /// with generation `limits.max_generation`, so the free list, its
+    /// rebuild and the `retired` count take it for a retired slot: no
+    /// insertion is ever given it, and `clear` or a rebuild keeps it
+    /// detached. Only `reattach_slot` brings it back, occupied under the
+    /// generation kept here, so the detached key is valid again.
+    detached: BTreeMap<u32, u32>,
     /// Where freed slots join the free list.
     reuse: Reuse,
     /// Slots pushed on the LIFO free list since it was last put in index
@@ -95,6 +106,7 @@ impl<T> SlotArena<T> {
             free_tail: NO_SLOT,
             unsorted_pushes: 0,
             retired: 0,
+            detached: BTreeMap::new(),
             reuse: Reuse::Lifo,
             fixed_capacity: None,
             append_limit: limits.max_slots,
@@ -146,9 +158,11 @@ impl<T> SlotArena<T> {
         Ok(())
     }
 
+    /// Slots retired because their generation ran out (the detached slots,
+    /// which look retired to the free list, are not counted).
     #[inline]
     pub(crate) fn retired(&self) -> usize {
-        self.retired
+        self.retired - self.detached.len()
     }
 
     #[inline]
@@ -582,6 +596,64 @@ impl<T> SlotArena<T> {
         });
     }
 
+    /// Takes the value named by `(index, generation)` out but keeps its
+    /// slot reserved (detached): no insertion is given the slot until
+    /// [`reattach_slot`](Self::reattach_slot) fills it again under the same
+    /// generation. `None` if the pair names no live value.
+    ///
+    /// The slot is parked as a vacant slot at the last generation, which
+    /// every other path (the free list and its rebuild, the retired count,
+    /// `clear`, clone, serialization) already keeps out of use; the
+    /// generation to restore is kept in `detached`.
+    pub(crate) fn detach_slot(&mut self, index: usize, generation: u32) -> Option<T> {
+        if !self.store.contains(index, generation) {
+            return None;
+        }
+        // Insert first: if the map's allocation fails, nothing has changed.
+        // An index that exists fits in a `u32` (invariant on `store`).
+        self.detached.insert(index as u32, generation);
+        // SAFETY: the slot exists and is occupied: it matched a generation.
+        let value = unsafe { self.store.vacate(index, NO_SLOT) };
+        if let Some(slot) = self.store.slot_mut(index) {
+            *slot = Slot::new_vacant(self.limits.max_generation, NO_SLOT);
+        }
+        self.retired += 1;
+        Some(value)
+    }
+
+    /// Whether `(index, generation)` names a detached slot.
+    pub(crate) fn is_detached(&self, index: usize, generation: u32) -> bool {
+        u32::try_from(index).is_ok_and(|index| self.detached.get(&index) == Some(&generation))
+    }
+
+    /// Puts `value` back into the detached slot `(index, generation)`, which
+    /// makes that key valid again; gives the value back if the pair does
+    /// not name a detached slot.
+    pub(crate) fn reattach_slot(
+        &mut self,
+        index: usize,
+        generation: u32,
+        value: T,
+    ) -> Result<(), T> {
+        if !self.is_detached(index, generation) {
+            return Err(value);
+        }
+        self.detached.remove(&(index as u32));
+        self.retired -= 1;
+        // The slot exists and is vacant (invariant on `detached`).
+        self.store.occupy(index, generation, value);
+        Ok(())
+    }
+
+    /// The detached slots, as `(index, generation)` in index order; for
+    /// serialization.
+    #[cfg(feature = "serde")]
+    pub(crate) fn detached_slots(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.detached
+            .iter()
+            .map(|(&index, &generation)| (index, generation))
+    }
+
     /// Iterates the live values in index order.
     #[inline]
     pub(crate) fn iter(&self) -> RawIter<'_, T> {
@@ -642,6 +714,33 @@ impl<T> SlotArena<T> {
         Ok(())
     }
 
+    /// Marks slot `index` detached for key generation `generation`; for
+    /// deserialization, after [`finish_build`](Self::finish_build). The
+    /// slot must be vacant at the last generation (as a detached slot is
+    /// serialized) and not detached already, and `generation` must be one
+    /// the key type can carry.
+    #[cfg(feature = "serde")]
+    pub(crate) fn restore_detached(
+        &mut self,
+        index: u32,
+        generation: u32,
+    ) -> Result<(), BuildError> {
+        let parked = self.store.slot(index as usize).is_some_and(|slot| {
+            !slot.is_occupied() && slot.generation() == self.limits.max_generation
+        });
+        if !parked || self.detached.contains_key(&index) {
+            return Err(BuildError::Layout(
+                "a detached slot must be a distinct vacant slot at the last generation",
+            ));
+        }
+        if generation == 0 || generation > self.limits.max_generation {
+            return Err(BuildError::Generation(generation));
+        }
+        // The rebuild counted the slot as retired, as `detach_slot` does.
+        self.detached.insert(index, generation);
+        Ok(())
+    }
+
     /// The slots alone, for a container without a free list.
     #[cfg(feature = "serde")]
     pub(crate) fn into_store(self) -> SlotStore<T> {
@@ -686,6 +785,19 @@ impl<T> SlotArena<T> {
             }
         }
         assert_eq!(retired, self.retired, "retired count is wrong");
+        for (&index, &generation) in &self.detached {
+            let Some(slot) = self.store.slot(index as usize) else {
+                panic!("detached slot {index} does not exist");
+            };
+            assert!(
+                !slot.is_occupied() && slot.generation() == self.limits.max_generation,
+                "detached slot {index} is not parked (vacant at the last generation)"
+            );
+            assert!(
+                (1..=self.limits.max_generation).contains(&generation),
+                "detached slot {index} keeps generation {generation}, out of range"
+            );
+        }
         let mut seen = alloc::vec![false; slots];
         let mut cursor = self.free_head;
         let mut last = NO_SLOT;
@@ -785,6 +897,9 @@ impl<T: Clone> Clone for SlotArena<T> {
         }
         self.limits = source.limits;
         self.reuse = source.reuse;
+        // Until the end, no slot is detached: on a panic the rebuild below
+        // counts the parked slots cloned so far as retired, which is sound.
+        self.detached.clear();
         self.fix_capacity(source.fixed_capacity);
         // From here on a panic (an old value's `Drop`, or a `clone`) leaves
         // the slots that exist at that point, with a rebuilt free list.
@@ -800,6 +915,7 @@ impl<T: Clone> Clone for SlotArena<T> {
         self.free_tail = source.free_tail;
         self.retired = source.retired;
         self.unsorted_pushes = source.unsorted_pushes;
+        self.detached.clone_from(&source.detached);
     }
 }
 
@@ -811,6 +927,7 @@ impl<T> SlotArena<T> {
             free_head: self.free_head,
             free_tail: self.free_tail,
             retired: self.retired,
+            detached: self.detached.clone(),
             reuse: self.reuse,
             unsorted_pushes: self.unsorted_pushes,
             fixed_capacity: self.fixed_capacity,
