@@ -110,6 +110,25 @@ impl<'a, M: EntryTarget> Entry<'a, M> {
         }
     }
 
+    /// The value, inserting `make(key)` first if there is none.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut owners = handlekit::SecondaryMap::new();
+    /// let owner = *owners.entry(key).unwrap().or_insert_with_key(|key| key);
+    /// assert_eq!(owner, key);
+    /// ```
+    pub fn or_insert_with_key(self, make: impl FnOnce(M::Key) -> M::Value) -> &'a mut M::Value {
+        match self {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(entry) => {
+                let key = entry.key;
+                entry.insert(make(key))
+            }
+        }
+    }
+
     /// The value, inserting the default first if there is none.
     ///
     /// ```
