@@ -308,7 +308,8 @@ impl<T, K: Key> IdTable<T, K> {
     }
 
     /// Removes every value. Every slot keeps its generation, so keys issued
-    /// before stay stale.
+    /// before stay stale. Detached slots (see [`detach`](Self::detach))
+    /// stay detached.
     ///
     /// If a value's `Drop` panics, the other values are still dropped and
     /// the table is left empty; then the panic propagates.

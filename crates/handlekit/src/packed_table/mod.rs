@@ -319,7 +319,8 @@ impl<T, K: Key> PackedTable<T, K> {
         }
     }
 
-    /// Removes every value; keys issued before stay stale.
+    /// Removes every value; keys issued before stay stale, and detached
+    /// slots (see [`detach`](Self::detach)) stay detached.
     ///
     /// ```
     /// let mut table = handlekit::PackedTable::new();
@@ -677,12 +678,12 @@ impl<T, K: Key> PackedTable<T, K> {
             self.dense.reserve_one();
         }
         let position = self.dense.len() as u32;
-        if self
+        match self
             .sparse
             .reattach_slot(key.index(), key.generation(), position)
-            .is_ok()
         {
-            self.dense.push(key, value);
+            Ok(()) => self.dense.push(key, value),
+            Err(_) => unreachable!("{key:?} was checked to be detached"),
         }
     }
 
