@@ -14,6 +14,11 @@
 //! `MAX_GENERATION` is retired, and the `Reuse` policy decides between reusing
 //! a slot and appending one.
 //!
+//! Detached slots (`detach` / `reattach`) are modelled too: a detached slot
+//! is neither free nor retired, keeps the detached key's generation, is never
+//! given to an insertion, and stays detached through `clear`, clones and
+//! serde round trips.
+//!
 //! Values are boxed so that AddressSanitizer and LeakSanitizer see double
 //! drops, use after free and leaks.
 //!
@@ -171,6 +176,14 @@ enum Op {
     SetReuse(ReuseArg),
     TryReserve(u8),
     ShrinkToFit,
+    /// `try_insert_with_key`, whose closure fails when `fail` is set.
+    TryInsertWithKey {
+        fail: bool,
+    },
+    Detach(KeyRef),
+    /// Reattach one of the detached keys (index into them, sorted) with a
+    /// new value.
+    Reattach(u16, u32),
 }
 
 fuzz_target!(|input: Input| {
@@ -196,9 +209,12 @@ impl fmt::Display for Ctx<'_> {
 /// The model's record of one slot.
 #[derive(Clone, Copy, Debug)]
 struct SlotModel {
-    /// Generation of the current or last occupant; 0 if never occupied.
+    /// Generation of the current or last occupant (of the detached key,
+    /// for a detached slot); 0 if never occupied.
     generation: u32,
     occupied: bool,
+    /// Reserved by `detach`: neither free nor retired.
+    detached: bool,
 }
 
 struct Model<K: Key> {
@@ -207,6 +223,8 @@ struct Model<K: Key> {
     issued: Vec<K>,
     issued_set: HashSet<K>,
     slots: Vec<SlotModel>,
+    /// The detached keys, with the values taken out under them.
+    detached: HashMap<K, u32>,
     fixed: Option<usize>,
     reuse: Reuse,
 }
@@ -223,7 +241,7 @@ fn table_from_setup<K: Key>(setup: Setup) -> (Table<K>, Option<usize>, Reuse) {
     match setup {
         Setup::Default => (Table::default(), None, Reuse::Lifo),
         Setup::WithCapacity(n) => {
-            let table = Table::with_capacity(usize::from(n));
+            let table = Table::with_capacity_and_key(usize::from(n));
             assert!(table.capacity() >= usize::from(n), "with_capacity");
             (table, None, Reuse::Lifo)
         }
@@ -245,6 +263,7 @@ impl<K: Key> Model<K> {
             issued: Vec::new(),
             issued_set: HashSet::new(),
             slots: Vec::new(),
+            detached: HashMap::new(),
             fixed,
             reuse,
         }
@@ -255,11 +274,11 @@ impl<K: Key> Model<K> {
     }
 
     fn is_retired(slot: &SlotModel) -> bool {
-        !slot.occupied && slot.generation >= K::MAX_GENERATION
+        !slot.occupied && !slot.detached && slot.generation >= K::MAX_GENERATION
     }
 
     fn is_free(slot: &SlotModel) -> bool {
-        !slot.occupied && slot.generation < K::MAX_GENERATION
+        !slot.occupied && !slot.detached && slot.generation < K::MAX_GENERATION
     }
 
     fn free(&self) -> usize {
@@ -402,11 +421,13 @@ impl<K: Key> Model<K> {
             self.slots.push(SlotModel {
                 generation: 0,
                 occupied: false,
+                detached: false,
             });
         }
         self.slots[index] = SlotModel {
             generation: key.generation(),
             occupied: true,
+            detached: false,
         };
         self.issued.push(key);
         self.issued_set.insert(key);
@@ -420,6 +441,24 @@ impl<K: Key> Model<K> {
         assert!(slot.occupied && slot.generation == key.generation());
         slot.occupied = false;
         Some(value)
+    }
+
+    /// Records the detaching of a live key.
+    fn record_detach(&mut self, key: K) -> Option<u32> {
+        let value = self.record_remove(key)?;
+        self.slots[key.index()].detached = true;
+        self.detached.insert(key, value);
+        Some(value)
+    }
+
+    /// Records the reattaching of a detached key with `value`.
+    fn record_reattach(&mut self, key: K, value: u32) {
+        assert!(self.detached.remove(&key).is_some());
+        let slot = &mut self.slots[key.index()];
+        assert!(slot.detached && !slot.occupied && slot.generation == key.generation());
+        slot.detached = false;
+        slot.occupied = true;
+        self.live.insert(key, value);
     }
 
     fn remove_all(&mut self) {
@@ -445,7 +484,7 @@ impl<K: Key> Model<K> {
         if let Some(fixed) = self.fixed {
             assert_eq!(
                 table.capacity(),
-                fixed - self.retired(),
+                fixed - self.retired() - self.detached.len(),
                 "{ctx}: capacity of a fixed table"
             );
         }
@@ -460,6 +499,11 @@ impl<K: Key> Model<K> {
                 table.contains_key(key),
                 expected.is_some(),
                 "{ctx}: contains_key({key:?})"
+            );
+            assert_eq!(
+                table.is_detached(key),
+                self.detached.contains_key(&key),
+                "{ctx}: is_detached({key:?})"
             );
         }
         let iter = table.iter();
@@ -508,6 +552,11 @@ fn check_copy<K: Key>(model: &Model<K>, table: &Table<K>, copy: &Table<K>, ctx: 
             copy.get(key).map(|v| **v),
             model.live.get(&key).copied(),
             "{ctx}: copy get({key:?})"
+        );
+        assert_eq!(
+            copy.is_detached(key),
+            model.detached.contains_key(&key),
+            "{ctx}: copy is_detached({key:?})"
         );
     }
 }
@@ -793,6 +842,55 @@ where
                 }
             }
         }
+        Op::TryInsertWithKey { fail } => {
+            // A full table panics before calling the closure.
+            if model.insert_must_fail() {
+                return;
+            }
+            let mut seen = None;
+            let result = table.try_insert_with_key(|key| {
+                seen = Some(key);
+                if fail {
+                    Err(key)
+                } else {
+                    Ok(Box::new(key.to_bits() as u32))
+                }
+            });
+            match result {
+                Ok(key) => {
+                    assert!(!fail, "{ctx}: try_insert_with_key ignored Err");
+                    assert_eq!(
+                        seen,
+                        Some(key),
+                        "{ctx}: try_insert_with_key saw another key"
+                    );
+                    model.record_insert(Ok(key), key.to_bits() as u32, ctx);
+                }
+                Err(key) => {
+                    assert!(fail, "{ctx}: try_insert_with_key failed by itself");
+                    assert!(!table.contains_key(key), "{ctx}: Err inserted {key:?}");
+                }
+            }
+        }
+        Op::Detach(key) => {
+            let Some(key) = model.resolve(key, ctx) else {
+                return;
+            };
+            let got = table.detach(key).map(|v| *v);
+            let expected = model.record_detach(key);
+            assert_eq!(got, expected, "{ctx}: detach({key:?})");
+            assert!(table.detach(key).is_none(), "{ctx}: detached twice");
+        }
+        Op::Reattach(n, value) => {
+            let mut keys: Vec<K> = model.detached.keys().copied().collect();
+            if keys.is_empty() {
+                return;
+            }
+            keys.sort();
+            let key = keys[usize::from(n) % keys.len()];
+            table.reattach(key, Box::new(value));
+            model.record_reattach(key, value);
+        }
         Op::ShrinkToFit => {
             let fixed_capacity = table.capacity();
             table.shrink_to_fit();
@@ -835,6 +933,7 @@ where
         model.slots.push(SlotModel {
             generation,
             occupied: value.is_some(),
+            detached: false,
         });
         if let Some(value) = value {
             let key = K::from_parts(index, generation).expect("valid slot");

@@ -6,6 +6,9 @@
 //! generation bits, whose slots retire after 15 occupants). After every
 //! operation every key ever issued is checked against the model, the dense
 //! order is compared, and `check_invariants` runs. Any divergence panics.
+//! Detached keys (`detach` / `reattach`) are kept beside the model: they
+//! resolve to nothing, their slot is never issued again, and they stay
+//! detached through `clear`, clones and serde round trips.
 //! Values are boxed so sanitizers see double drops and leaks.
 
 #![no_main]
@@ -37,7 +40,10 @@ enum Op {
     Remove(KeyRef),
     Get(KeyRef),
     GetMut(KeyRef, u32),
-    Retain { modulus: u8, rem: u8 },
+    Retain {
+        modulus: u8,
+        rem: u8,
+    },
     DrainSome(u8),
     Clear,
     Clone,
@@ -49,6 +55,13 @@ enum Op {
     Swap(u16, u16),
     Disjoint(KeyRef, KeyRef),
     SetReuse(Option<u8>),
+    /// `try_insert_with_key`, whose closure fails when the flag is set.
+    TryInsertWithKey(u32, bool),
+    Detach(KeyRef),
+    /// Reattach one of the detached keys (index into them, sorted).
+    Reattach(u16, u32),
+    /// Add to every value through `as_mut_slices`.
+    MutSlices(u32),
 }
 
 #[derive(Debug)]
@@ -80,6 +93,8 @@ struct Model<K: Key> {
     values: HashMap<K, u32>,
     order: Vec<K>,
     issued: Vec<K>,
+    /// Detached keys, with the values taken out under them.
+    detached: HashMap<K, u32>,
 }
 
 impl<K: Key> Model<K> {
@@ -120,6 +135,7 @@ fn check<K: Key>(table: &PackedTable<Value, K>, model: &Model<K>) {
     for &key in &model.issued {
         assert_eq!(table.get(key).map(|v| **v), model.values.get(&key).copied());
         assert_eq!(table.contains_key(key), model.values.contains_key(&key));
+        assert_eq!(table.is_detached(key), model.detached.contains_key(&key));
     }
 }
 
@@ -132,6 +148,7 @@ fn run<K: Key>(input: &Input) {
         values: HashMap::new(),
         order: Vec::new(),
         issued: Vec::new(),
+        detached: HashMap::new(),
     };
     let mut seen = HashSet::new();
     for op in &input.ops {
@@ -139,6 +156,10 @@ fn run<K: Key>(input: &Input) {
             Op::Insert(v) => {
                 if let Ok(key) = table.try_insert(Box::new(v)) {
                     assert!(seen.insert(key), "key {key:?} issued twice");
+                    assert!(
+                        model.detached.keys().all(|d| d.index() != key.index()),
+                        "{key:?} issued in a detached slot"
+                    );
                     model.issued.push(key);
                     model.values.insert(key, v);
                     model.order.push(key);
@@ -243,6 +264,67 @@ fn run<K: Key>(input: &Input) {
                     min_free: u32::from(n % 16),
                 },
             }),
+            Op::TryInsertWithKey(v, fail) => {
+                // A full table panics before calling the closure; only a
+                // fixed table fills up within a fuzz input.
+                if input.fixed.is_some() && table.len() >= table.capacity() {
+                    continue;
+                }
+                let mut saw = None;
+                let result = table.try_insert_with_key(|key| {
+                    saw = Some(key);
+                    if fail {
+                        Err(key)
+                    } else {
+                        Ok(Box::new(v))
+                    }
+                });
+                match result {
+                    Ok(key) => {
+                        assert!(!fail && saw == Some(key));
+                        assert!(seen.insert(key), "key {key:?} issued twice");
+                        assert!(model.detached.keys().all(|d| d.index() != key.index()));
+                        model.issued.push(key);
+                        model.values.insert(key, v);
+                        model.order.push(key);
+                    }
+                    Err(key) => {
+                        assert!(fail);
+                        assert!(!table.contains_key(key), "Err inserted {key:?}");
+                    }
+                }
+            }
+            Op::Detach(k) => {
+                if let Some(key) = model.resolve(k) {
+                    let got = table.detach(key).map(|v| *v);
+                    let expected = model.remove(key);
+                    assert_eq!(got, expected);
+                    if let Some(value) = expected {
+                        model.detached.insert(key, value);
+                    }
+                    assert!(table.detach(key).is_none(), "detached twice");
+                }
+            }
+            Op::Reattach(n, v) => {
+                let mut keys: Vec<K> = model.detached.keys().copied().collect();
+                if !keys.is_empty() {
+                    keys.sort();
+                    let key = keys[usize::from(n) % keys.len()];
+                    table.reattach(key, Box::new(v));
+                    model.detached.remove(&key);
+                    model.values.insert(key, v);
+                    model.order.push(key);
+                }
+            }
+            Op::MutSlices(add) => {
+                let (keys, values) = table.as_mut_slices();
+                assert_eq!(keys, model.order.as_slice());
+                for (key, value) in keys.iter().zip(values) {
+                    **value = value.wrapping_add(add);
+                    let expected = model.values.get_mut(key).expect("live");
+                    *expected = expected.wrapping_add(add);
+                }
+            }
         }
         check(&table, &model);
     }

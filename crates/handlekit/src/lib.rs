@@ -194,6 +194,16 @@
 //! spends a system call per 2 MiB committed or released. With many small
 //! arrays, or no virtual memory, prefer `Vec`.
 //!
+//! # Coming from slotmap
+//!
+//! Every call of `slotmap` 1.x has a counterpart here with the same
+//! meaning: `SlotMap` and `HopSlotMap` become [`IdTable`], `DenseSlotMap`
+//! becomes [`PackedTable`], the secondary maps keep their names,
+//! `new_key_type!` becomes [`define_key!`]. The tables take the value type
+//! first (`IdTable<V, K>`), generations retire instead of wrapping, and
+//! detached slots survive serialization. [`guide::slotmap`] maps every
+//! item and method, with examples.
+//!
 //! # Features
 //!
 //! - `std` (default): nothing yet beyond `alloc`; implied by `rayon`.
@@ -227,7 +237,8 @@
 //! empties is reset in O(1) to a refill that takes its slots in index
 //! order (so refilling walks memory forwards, without a rebuild pass). The public
 //! containers are safe code over it; the only `unsafe` above it are the
-//! `*_unchecked` methods that forward to it, and [`IndexLists`]' mutable
+//! `*_unchecked` methods (which forward to it, or index a packed table's
+//! value array without bounds checks), and [`IndexLists`]' mutable
 //! list iterator, which asks the raw layer for each node of a list once and
 //! relies on the lists being acyclic (an invariant every operation keeps
 //! and deserialization checks). [`IndexLists`] keeps its nodes in the same
@@ -252,6 +263,7 @@ extern crate std;
 
 mod dense;
 mod error;
+pub mod guide;
 pub mod hive;
 pub mod id_table;
 pub mod index_lists;

@@ -91,6 +91,31 @@ impl<'de, S: SlotSink<T>, T: Deserialize<'de>> Visitor<'de> for SlotsInto<'_, S,
     }
 }
 
+/// The detached slots of an arena, serialized as a sequence of
+/// `(index, generation)`: the slot index and the generation of the detached
+/// key. The slot itself serializes as a vacant slot at the last generation.
+pub(crate) struct DetachedRef<'a, T>(pub(crate) &'a SlotArena<T>);
+
+impl<T> Serialize for DetachedRef<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.detached_slots())
+    }
+}
+
+/// Marks the deserialized `(index, generation)` pairs detached in `arena`
+/// (built already), validating each.
+pub(crate) fn restore_detached<T, E: de::Error>(
+    arena: &mut SlotArena<T>,
+    detached: &[(u32, u32)],
+) -> Result<(), E> {
+    for &(index, generation) in detached {
+        arena
+            .restore_detached(index, generation)
+            .map_err(E::custom)?;
+    }
+    Ok(())
+}
+
 /// A slot arena deserialized for key type `K`, with its free list built.
 pub(crate) struct ArenaOf<T, K>(pub(crate) SlotArena<T>, pub(crate) PhantomData<fn(K) -> K>);
 

@@ -109,6 +109,39 @@ macro_rules! stable_container_impls {
                 }
             }
 
+            /// Inserts the value `make(key)` returns, where `key` is the key
+            /// it will have, and returns that key; if `make` returns an
+            /// error, adds no value and returns the error. If `make` panics,
+            /// no value is added.
+            ///
+            /// # Panics
+            ///
+            /// If no slot can be had, as for [`insert`](Self::insert)
+            /// (before `make` is called).
+            ///
+            #[doc = concat!("```\nlet mut c = handlekit::", stringify!($ty), "::new();")]
+            #[doc = "let key = c.try_insert_with_key(|key| Ok::<_, ()>((key, 1))).unwrap();\nassert_eq!(c[key], (key, 1));\nassert_eq!(c.try_insert_with_key(|_| Err(\"no\")), Err(\"no\"));\nassert_eq!(c.len(), 1);\n```"]
+            pub fn try_insert_with_key<E>(
+                &mut self,
+                make: impl FnOnce(K) -> Result<T, E>,
+            ) -> Result<K, E> {
+                let (index, generation) = match self.raw.next_spot() {
+                    Ok(spot) => spot,
+                    Err(err) => insert_failed(err),
+                };
+                // SAFETY: `next_spot` names the slot and generation the insertion
+                // below fills: this container's own parts.
+                let key = unsafe { Self::key(index, generation) };
+                let value = make(key)?;
+                match self.raw.try_insert_with(|filled_index, filled_generation| {
+                    debug_assert_eq!((filled_index, filled_generation), (index, generation));
+                    value
+                }) {
+                    Ok(_) => Ok(key),
+                    Err(err) => insert_failed(err),
+                }
+            }
+
             /// Whether `key` names a live value.
             ///
             #[doc = concat!("```\nlet mut c = handlekit::", stringify!($ty), "::new();")]

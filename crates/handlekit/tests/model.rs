@@ -7,6 +7,11 @@
 //! must match the keys removed at the last generation, and the table's own
 //! invariant checker must pass.
 //!
+//! Detached keys (`detach`, `reattach`) are kept beside the model, with the
+//! value held outside the table: they must resolve to nothing, stay
+//! detached through `clear`, clones and serde round trips, and never have
+//! their slot handed to an insertion.
+//!
 //! The same body runs for `Id`, `Id32` and a key with 4 generation bits
 //! (where slots retire constantly), under `Reuse::Lifo` and
 //! `Reuse::Fifo { min_free: 3 }`, on growable and (sometimes) fixed-capacity
@@ -14,6 +19,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use handlekit::{define_key, Id, Id32, IdTable, Key, Reuse};
 use proptest::prelude::*;
@@ -85,10 +91,18 @@ enum Op {
     TryReserve(usize),
     ShrinkToFit,
     SetReuse(Reuse),
+    /// `try_insert_with_key`, whose closure fails when the flag is set.
+    TryInsertWithKey(u64, bool),
+    /// Detach a key, live (usually) or not.
+    Detach(Src),
+    /// Reattach a detached key with its value plus this.
+    Reattach(Pick, u64),
+    /// Reattach a key that is not detached: must panic and change nothing.
+    ReattachNotDetached(Src),
 }
 
 /// Operation weights, in the order `make_op` tries them.
-const WEIGHTS: [u32; 23] = [
+const WEIGHTS: [u32; 27] = [
     20, // Insert
     4,  // TryInsert
     3,  // InsertWithKey
@@ -112,6 +126,10 @@ const WEIGHTS: [u32; 23] = [
     1,  // ShrinkToFit
     1,  // SetReuse
     2,  // Churn
+    3,  // TryInsertWithKey
+    4,  // Detach
+    3,  // Reattach
+    1,  // ReattachNotDetached
 ];
 
 const TOTAL_WEIGHT: u32 = {
@@ -189,7 +207,11 @@ fn make_op(selector: u32, value: u64, raw: u64, picks: [Pick; 3], flags: [bool; 
                 min_free: (value % 5) as u32,
             }
         }),
-        _ => Op::Churn(1 + value % 64),
+        22 => Op::Churn(1 + value % 64),
+        23 => Op::TryInsertWithKey(value, flags[0]),
+        24 => Op::Detach(src(0, p0)),
+        25 => Op::Reattach(p0, value),
+        _ => Op::ReattachNotDetached(src(0, p0)),
     }
 }
 
@@ -225,6 +247,8 @@ struct Harness<K: TestKey> {
     /// round trips) ever issued, in issue order.
     issued: Vec<K>,
     issued_set: HashSet<K>,
+    /// The detached keys, with the values taken out under them.
+    detached: HashMap<K, u64>,
     /// The fixed capacity, while the table has one.
     fixed: Option<usize>,
     retired_before: usize,
@@ -246,6 +270,7 @@ impl<K: TestKey> Harness<K> {
             model: HashMap::new(),
             issued: Vec::new(),
             issued_set: HashSet::new(),
+            detached: HashMap::new(),
             fixed,
             retired_before: 0,
         }
@@ -259,6 +284,10 @@ impl<K: TestKey> Harness<K> {
         );
         self.issued.push(key);
         assert_eq!(self.model.insert(key, value), None);
+        assert!(
+            self.detached.keys().all(|d| d.index() != key.index()),
+            "key {key:?} was issued in a detached slot"
+        );
     }
 
     /// Whether the table cannot take another value.
@@ -300,19 +329,29 @@ impl<K: TestKey> Harness<K> {
             let expected = self.model.get(&key);
             assert_eq!(table.get(key), expected, "get({key:?})");
             assert_eq!(table.contains_key(key), expected.is_some());
+            assert_eq!(
+                table.is_detached(key),
+                self.detached.contains_key(&key),
+                "is_detached({key:?})"
+            );
         }
         // A slot retires exactly when the occupant with the last generation
         // leaves it, and each such key is issued once.
         let retired = self
             .issued
             .iter()
-            .filter(|k| k.generation() == K::MAX_GENERATION && !self.model.contains_key(k))
+            .filter(|k| {
+                k.generation() == K::MAX_GENERATION
+                    && !self.model.contains_key(k)
+                    && !self.detached.contains_key(k)
+            })
             .count();
         assert_eq!(table.retired_count(), retired, "retired_count");
         assert!(retired >= self.retired_before, "a retired slot came back");
         self.retired_before = retired;
         match self.fixed {
-            Some(fixed) => assert_eq!(table.capacity(), fixed - retired),
+            // A detached slot is not free either.
+            Some(fixed) => assert_eq!(table.capacity(), fixed - retired - self.detached.len()),
             None => assert!(table.capacity() >= table.len()),
         }
     }
@@ -634,6 +673,9 @@ impl<K: TestKey> Harness<K> {
             Op::Clone => {
                 let mut copy = self.table.clone();
                 copy.check_invariants();
+                for &key in self.detached.keys() {
+                    assert!(copy.is_detached(key), "a clone keeps {key:?} detached");
+                }
                 assert!(copy == self.table);
                 assert_eq!(copy.reuse(), self.table.reuse());
                 assert_eq!(copy.retired_count(), self.table.retired_count());
@@ -659,6 +701,9 @@ impl<K: TestKey> Harness<K> {
                 );
                 target.clone_from(&self.table);
                 target.check_invariants();
+                for &key in self.detached.keys() {
+                    assert!(target.is_detached(key), "clone_from keeps {key:?} detached");
+                }
                 assert!(target == self.table);
                 assert_eq!(target.reuse(), self.table.reuse());
                 assert_eq!(target.retired_count(), self.table.retired_count());
@@ -674,6 +719,9 @@ impl<K: TestKey> Harness<K> {
                     let json = serde_json::to_string(&self.table).unwrap();
                     let back: IdTable<u64, K> = serde_json::from_str(&json).unwrap();
                     back.check_invariants();
+                    for &key in self.detached.keys() {
+                        assert!(back.is_detached(key), "serde keeps {key:?} detached");
+                    }
                     assert!(back == self.table);
                     assert_eq!(back.reuse(), self.table.reuse());
                     assert_eq!(back.retired_count(), self.table.retired_count());
@@ -726,6 +774,75 @@ impl<K: TestKey> Harness<K> {
             Op::SetReuse(reuse) => {
                 self.table.set_reuse(reuse);
                 assert_eq!(self.table.reuse(), reuse);
+            }
+            Op::TryInsertWithKey(value, fail) => {
+                if self.full() {
+                    // A full table panics before calling the closure.
+                    let result = catch_unwind(AssertUnwindSafe(|| {
+                        self.table
+                            .try_insert_with_key(|_| -> Result<u64, ()> { unreachable!() })
+                    }));
+                    assert!(result.is_err(), "try_insert_with_key on a full table");
+                    return;
+                }
+                let mut seen = None;
+                let result = self.table.try_insert_with_key(|key| {
+                    seen = Some(key);
+                    if fail {
+                        Err(value)
+                    } else {
+                        Ok(value)
+                    }
+                });
+                match result {
+                    Ok(key) => {
+                        assert!(!fail);
+                        assert_eq!(seen, Some(key), "closure saw the key it got");
+                        self.issue(key, value);
+                    }
+                    Err(err) => {
+                        assert!(fail);
+                        assert_eq!(err, value);
+                        let key = seen.expect("the closure ran");
+                        assert!(!self.table.contains_key(key), "Err inserted nothing");
+                        // The next insertion gets the key the failed one saw.
+                        if !self.full() {
+                            let again = self.table.insert(value);
+                            assert_eq!(again, key);
+                            self.issue(again, value);
+                        }
+                    }
+                }
+            }
+            Op::Detach(src) => {
+                let Some(key) = self.pick(src) else { return };
+                let taken = self.table.detach(key);
+                assert_eq!(taken, self.model.remove(&key), "detach({key:?})");
+                if let Some(value) = taken {
+                    self.detached.insert(key, value);
+                }
+                assert_eq!(self.table.detach(key), None, "detached twice");
+                assert_eq!(self.table.remove(key), None, "removed while detached");
+            }
+            Op::Reattach(pick, bump) => {
+                let mut keys: Vec<K> = self.detached.keys().copied().collect();
+                if keys.is_empty() {
+                    return;
+                }
+                keys.sort();
+                let key = *pick.get(&keys);
+                let value = self.detached.remove(&key).unwrap() + bump;
+                self.table.reattach(key, value);
+                self.model.insert(key, value);
+                assert_eq!(self.table.get(key), Some(&value));
+            }
+            Op::ReattachNotDetached(src) => {
+                let Some(key) = self.pick(src) else { return };
+                if self.detached.contains_key(&key) {
+                    return;
+                }
+                let result = catch_unwind(AssertUnwindSafe(|| self.table.reattach(key, 0)));
+                assert!(result.is_err(), "reattach({key:?}) of a key not detached");
             }
         }
     }

@@ -100,10 +100,20 @@ enum Op {
     TryReserve(usize),
     ShrinkToFit,
     SetReuse(Reuse),
+    /// `try_insert_with_key`, whose closure fails when the flag is set.
+    TryInsertWithKey(u64, bool),
+    /// Detach a key, live (usually) or not.
+    Detach(Src),
+    /// Reattach a detached key with its value plus this.
+    Reattach(Pick, u64),
+    /// Reattach a key that is not detached: must panic and change nothing.
+    ReattachNotDetached(Src),
+    /// Bump every value through `as_mut_slices`, checking its keys.
+    MutSlices,
 }
 
 /// Operation weights, in the order `make_op` tries them.
-const WEIGHTS: [u32; 29] = [
+const WEIGHTS: [u32; 32] = [
     20, // Insert
     4,  // TryInsert
     3,  // InsertWithKey
@@ -131,8 +141,11 @@ const WEIGHTS: [u32; 29] = [
     1,  // TryReserve
     1,  // ShrinkToFit
     1,  // SetReuse
-    0,  // (spare)
-    0,  // (spare)
+    3,  // TryInsertWithKey
+    4,  // Detach
+    3,  // Reattach
+    1,  // ReattachNotDetached
+    1,  // MutSlices
 ];
 
 const TOTAL_WEIGHT: u32 = {
@@ -208,13 +221,18 @@ fn make_op(selector: u32, value: u64, raw: u64, picks: [Pick; 3], flags: [bool; 
         23 => Op::Iter(value as usize % 8),
         24 => Op::TryReserve(value as usize % 40),
         25 => Op::ShrinkToFit,
-        _ => Op::SetReuse(if flags[0] {
+        26 => Op::SetReuse(if flags[0] {
             Reuse::Lifo
         } else {
             Reuse::Fifo {
                 min_free: (value % 5) as u32,
             }
         }),
+        27 => Op::TryInsertWithKey(value, flags[0]),
+        28 => Op::Detach(src(0, p0)),
+        29 => Op::Reattach(p0, value),
+        30 => Op::ReattachNotDetached(src(0, p0)),
+        _ => Op::MutSlices,
     }
 }
 
@@ -257,6 +275,8 @@ struct Harness<K: Key> {
     /// round trips) ever issued, in issue order.
     issued: Vec<K>,
     issued_set: HashSet<K>,
+    /// The detached keys, with the values taken out under them.
+    detached: HashMap<K, u64>,
     /// The fixed capacity, while the table has one.
     fixed: Option<usize>,
     retired_before: usize,
@@ -279,6 +299,7 @@ impl<K: Key> Harness<K> {
             order: Vec::new(),
             issued: Vec::new(),
             issued_set: HashSet::new(),
+            detached: HashMap::new(),
             fixed,
             retired_before: 0,
         }
@@ -294,13 +315,23 @@ impl<K: Key> Harness<K> {
         self.issued.push(key);
         assert_eq!(self.model.insert(key, value), None);
         self.order.push(key);
+        assert!(
+            self.detached.keys().all(|d| d.index() != key.index()),
+            "key {key:?} was issued in a detached slot"
+        );
+    }
+
+    /// Slots of a fixed capacity that take no insertion: retired or
+    /// detached.
+    fn unusable(&self) -> usize {
+        self.table.retired_count() + self.detached.len()
     }
 
     /// Whether the table cannot take another value: every slot of the fixed
     /// capacity is live or retired.
     fn full(&self) -> bool {
         self.fixed
-            .is_some_and(|fixed| self.table.len() + self.table.retired_count() == fixed)
+            .is_some_and(|fixed| self.table.len() + self.unusable() == fixed)
     }
 
     fn dead_keys(&self) -> Vec<K> {
@@ -336,6 +367,11 @@ impl<K: Key> Harness<K> {
             let expected = self.model.get(&key);
             assert_eq!(table.get(key), expected, "get({key:?})");
             assert_eq!(table.contains_key(key), expected.is_some());
+            assert_eq!(
+                table.is_detached(key),
+                self.detached.contains_key(&key),
+                "is_detached({key:?})"
+            );
             if expected.is_none() {
                 assert_eq!(table.position(key), None, "position of dead {key:?}");
             }
@@ -345,14 +381,19 @@ impl<K: Key> Harness<K> {
         let retired = self
             .issued
             .iter()
-            .filter(|k| k.generation() == K::MAX_GENERATION && !self.model.contains_key(k))
+            .filter(|k| {
+                k.generation() == K::MAX_GENERATION
+                    && !self.model.contains_key(k)
+                    && !self.detached.contains_key(k)
+            })
             .count();
         assert_eq!(table.retired_count(), retired, "retired_count");
         assert!(retired >= self.retired_before, "a retired slot came back");
         self.retired_before = retired;
         assert!(table.capacity() >= table.len());
         if let Some(fixed) = self.fixed {
-            assert_eq!(table.capacity(), fixed - retired);
+            // A detached slot is not free either.
+            assert_eq!(table.capacity(), fixed - retired - self.detached.len());
         }
     }
 
@@ -393,6 +434,9 @@ impl<K: Key> Harness<K> {
         assert_eq!(copy.reuse(), self.table.reuse());
         assert_eq!(copy.retired_count(), self.table.retired_count());
         assert!(copy.capacity() >= copy.len());
+        for &key in self.detached.keys() {
+            assert!(copy.is_detached(key), "a copy keeps {key:?} detached");
+        }
     }
 
     /// A clone keeps a fixed capacity, allocation included: inserting up to
@@ -558,7 +602,7 @@ impl<K: Key> Harness<K> {
             }
             Op::Extend(values) => {
                 if let Some(fixed) = self.fixed {
-                    if self.table.len() + self.table.retired_count() + values.len() > fixed {
+                    if self.table.len() + self.unusable() + values.len() > fixed {
                         return;
                     }
                 }
@@ -807,7 +851,7 @@ impl<K: Key> Harness<K> {
                 let result = self.table.try_reserve(additional);
                 match self.fixed {
                     Some(fixed) => {
-                        let room = fixed - self.table.retired_count() - self.table.len();
+                        let room = fixed - self.unusable() - self.table.len();
                         assert_eq!(result.is_ok(), additional <= room);
                         if let Err(err) = result {
                             assert!(err.is_fixed_capacity());
@@ -834,6 +878,90 @@ impl<K: Key> Harness<K> {
             Op::SetReuse(reuse) => {
                 self.table.set_reuse(reuse);
                 assert_eq!(self.table.reuse(), reuse);
+            }
+            Op::TryInsertWithKey(value, fail) => {
+                if self.full() {
+                    // A full table panics before calling the closure.
+                    let result = catch_unwind(AssertUnwindSafe(|| {
+                        self.table
+                            .try_insert_with_key(|_| -> Result<u64, ()> { unreachable!() })
+                    }));
+                    assert!(result.is_err(), "try_insert_with_key on a full table");
+                    return;
+                }
+                let mut seen = None;
+                let result = self.table.try_insert_with_key(|key| {
+                    seen = Some(key);
+                    if fail {
+                        Err(value)
+                    } else {
+                        Ok(value)
+                    }
+                });
+                match result {
+                    Ok(key) => {
+                        assert!(!fail);
+                        assert_eq!(seen, Some(key), "closure saw the key it got");
+                        self.issue(key, value);
+                    }
+                    Err(err) => {
+                        assert!(fail);
+                        assert_eq!(err, value);
+                        let key = seen.expect("the closure ran");
+                        assert!(!self.table.contains_key(key), "Err inserted nothing");
+                        // The next insertion gets the key the failed one saw.
+                        let again = self.table.insert(value);
+                        assert_eq!(again, key);
+                        self.issue(again, value);
+                    }
+                }
+            }
+            Op::Detach(src) => {
+                let Some(key) = self.pick(src) else { return };
+                let position = self.order.iter().position(|&k| k == key);
+                let taken = self.table.detach(key);
+                assert_eq!(taken, self.model.remove(&key), "detach({key:?})");
+                if let Some(value) = taken {
+                    self.detached.insert(key, value);
+                    // The last value fills the hole, as for `remove`.
+                    self.order
+                        .swap_remove(position.expect("a live key has a position"));
+                }
+                assert_eq!(self.table.detach(key), None, "detached twice");
+                assert_eq!(self.table.remove(key), None, "removed while detached");
+            }
+            Op::Reattach(pick, bump) => {
+                let mut keys: Vec<K> = self.detached.keys().copied().collect();
+                if keys.is_empty() {
+                    return;
+                }
+                keys.sort();
+                let key = *pick.get(&keys);
+                let value = self.detached.remove(&key).unwrap() + bump;
+                self.table.reattach(key, value);
+                self.model.insert(key, value);
+                // Back at the end of the dense array.
+                self.order.push(key);
+                assert_eq!(self.table.get(key), Some(&value));
+            }
+            Op::ReattachNotDetached(src) => {
+                let Some(key) = self.pick(src) else { return };
+                if self.detached.contains_key(&key) {
+                    return;
+                }
+                let result = catch_unwind(AssertUnwindSafe(|| self.table.reattach(key, 0)));
+                assert!(result.is_err(), "reattach({key:?}) of a key not detached");
+            }
+            Op::MutSlices => {
+                let (keys, values) = self.table.as_mut_slices();
+                assert_eq!(keys, self.order.as_slice());
+                for (key, value) in keys.iter().zip(values) {
+                    assert_eq!(*value, self.model[key]);
+                    *value += 1;
+                }
+                for value in self.model.values_mut() {
+                    *value += 1;
+                }
             }
         }
     }

@@ -152,3 +152,44 @@ fn serde_during_a_refill() {
     assert_eq!(loaded.insert("loaded".into()).index(), 6);
     assert_eq!(table.insert("original".into()).index(), 6);
 }
+
+#[test]
+fn a_detached_slot_is_skipped_by_the_refill_and_can_come_back_during_it() {
+    let mut table: IdTable<u32> = IdTable::new();
+    let keys: Vec<Id> = (0..6).map(|i| table.insert(i)).collect();
+    assert_eq!(table.detach(keys[2]), Some(2));
+    for (i, &key) in keys.iter().enumerate() {
+        if i != 2 {
+            table.remove(key);
+        }
+    }
+    // Emptied (the detached slot holds no value): the refill starts, and
+    // passes over the detached slot, which no insertion may take.
+    table.check_invariants();
+    let refilled: Vec<Id> = (0..3).map(|i| table.insert(10 + i)).collect();
+    assert_eq!(indices(&refilled), [0, 1, 3]);
+    table.check_invariants();
+    // Reattaching a slot the refill has passed keeps it going.
+    table.reattach(keys[2], 2);
+    assert_eq!(table.get(keys[2]), Some(&2));
+    table.check_invariants();
+    assert_eq!(table.insert(20).index(), 4);
+
+    // A slot the refill has not reached yet: reattaching it ends the
+    // refill (every slot past the refill's cursor must stay vacant).
+    let mut table: IdTable<u32> = IdTable::new();
+    let keys: Vec<Id> = (0..6).map(|i| table.insert(i)).collect();
+    table.detach(keys[4]);
+    for (i, &key) in keys.iter().enumerate() {
+        if i != 4 {
+            table.remove(key);
+        }
+    }
+    assert_eq!(table.insert(30).index(), 0);
+    table.reattach(keys[4], 4);
+    table.check_invariants();
+    assert_eq!(table.get(keys[4]), Some(&4));
+    let rest: Vec<Id> = (0..5).map(|i| table.insert(40 + i)).collect();
+    assert_eq!(indices(&rest), [1, 2, 3, 5, 6]);
+    table.check_invariants();
+}

@@ -252,14 +252,40 @@ impl<T> Hive<T, Id> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        Self::with_default_sizes()
+        Self::with_key()
+    }
+
+    /// Creates an empty hive keyed by [`Id`], with room for at least
+    /// `capacity` values (in blocks of the default sizes). For another key
+    /// type, use [`with_capacity_and_key`](Hive::with_capacity_and_key).
+    ///
+    /// # Panics
+    ///
+    /// If allocation fails.
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::with_capacity(100);
+    /// hive.insert(1u32); // keyed by `Id`: no annotation needed
+    /// assert!(hive.capacity() >= 100);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_capacity_and_key(capacity)
     }
 }
 
 impl<T, K: Key> Hive<T, K> {
-    /// An empty hive with the default block sizes for `T` (`new`,
-    /// `default`).
-    const fn with_default_sizes() -> Self {
+    /// Creates an empty hive for any key type, with the default block
+    /// sizes. It allocates nothing until the first insertion. The same as
+    /// [`Hive::default`].
+    ///
+    /// ```
+    /// let mut hive = handlekit::Hive::with_key();
+    /// let key: handlekit::Id32 = hive.insert("bee");
+    /// assert_eq!(hive[key], "bee");
+    /// ```
+    #[must_use]
+    pub const fn with_key() -> Self {
         Hive {
             raw: RawHive::new(
                 KeyLimits::of::<K>(),
@@ -281,8 +307,8 @@ impl<T, K: Key> Hive<T, K> {
         unsafe { table_key(index, generation) }
     }
 
-    /// Creates an empty hive with room for at least `capacity` values
-    /// (in blocks of the default sizes).
+    /// Creates an empty hive for any key type, with room for at least
+    /// `capacity` values (in blocks of the default sizes).
     ///
     /// # Panics
     ///
@@ -290,11 +316,11 @@ impl<T, K: Key> Hive<T, K> {
     /// fails.
     ///
     /// ```
-    /// let hive: handlekit::Hive<u32> = handlekit::Hive::with_capacity(100);
+    /// let hive: handlekit::Hive<u32, handlekit::Id32> = handlekit::Hive::with_capacity_and_key(100);
     /// assert!(hive.capacity() >= 100);
     /// ```
     #[must_use]
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub fn with_capacity_and_key(capacity: usize) -> Self {
         let mut hive = Self::default();
         hive.reserve(capacity);
         hive
@@ -509,7 +535,7 @@ impl<T, K: Key> Default for Hive<T, K> {
     /// assert!(hive.is_empty());
     /// ```
     fn default() -> Self {
-        Self::with_default_sizes()
+        Self::with_key()
     }
 }
 

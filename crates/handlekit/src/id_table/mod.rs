@@ -75,8 +75,8 @@ impl<T> IdTable<T, Id> {
     /// Creates an empty table keyed by [`Id`]. It allocates nothing until
     /// the first insertion.
     ///
-    /// For another key type, use [`IdTable::default`] or
-    /// [`IdTable::with_capacity`].
+    /// For another key type, use [`IdTable::with_key`] (or
+    /// [`IdTable::default`]).
     ///
     /// ```
     /// let table: handlekit::IdTable<u32> = handlekit::IdTable::new();
@@ -84,10 +84,22 @@ impl<T> IdTable<T, Id> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        IdTable {
-            arena: SlotArena::new(KeyLimits::of::<Id>()),
-            _key: PhantomData,
-        }
+        Self::with_key()
+    }
+
+    /// Creates an empty table keyed by [`Id`], with room for `capacity`
+    /// values. For another key type, use
+    /// [`with_capacity_and_key`](IdTable::with_capacity_and_key).
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::with_capacity(100);
+    /// let key = table.insert(1u8); // keyed by `Id`: no annotation needed
+    /// assert!(table.capacity() >= 100);
+    /// # let _: handlekit::Id = key;
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_capacity_and_key(capacity)
     }
 }
 
@@ -103,15 +115,33 @@ impl<T, K: Key> IdTable<T, K> {
         unsafe { table_key(index, generation) }
     }
 
-    /// Creates an empty table with room for `capacity` values.
+    /// Creates an empty table for any key type. It allocates nothing until
+    /// the first insertion. The same as [`IdTable::default`].
+    ///
+    /// ```
+    /// handlekit::define_key! { struct EnemyKey(u32; index_bits = 20); }
+    /// let mut enemies = handlekit::IdTable::with_key();
+    /// let orc: EnemyKey = enemies.insert("orc");
+    /// assert_eq!(enemies[orc], "orc");
+    /// ```
+    #[must_use]
+    pub const fn with_key() -> Self {
+        IdTable {
+            arena: SlotArena::new(KeyLimits::of::<K>()),
+            _key: PhantomData,
+        }
+    }
+
+    /// Creates an empty table for any key type, with room for `capacity`
+    /// values.
     ///
     /// ```
     /// use handlekit::{Id32, IdTable};
-    /// let table: IdTable<u32, Id32> = IdTable::with_capacity(100);
+    /// let table: IdTable<u32, Id32> = IdTable::with_capacity_and_key(100);
     /// assert!(table.capacity() >= 100);
     /// ```
     #[must_use]
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub fn with_capacity_and_key(capacity: usize) -> Self {
         IdTable {
             arena: SlotArena::with_capacity(KeyLimits::of::<K>(), capacity),
             _key: PhantomData,
@@ -286,7 +316,8 @@ impl<T, K: Key> IdTable<T, K> {
     }
 
     /// Removes every value. Every slot keeps its generation, so keys issued
-    /// before stay stale.
+    /// before stay stale. Detached slots (see [`detach`](Self::detach))
+    /// stay detached.
     ///
     /// If a value's `Drop` panics, the other values are still dropped and
     /// the table is left empty; then the panic propagates.
@@ -364,6 +395,43 @@ impl<T, K: Key> IdTable<T, K> {
             // SAFETY: the parts come from this container's own slots (an insert's or
             // a pass's), which is what `table_key` asks.
             Ok((index, generation)) => unsafe { Self::key(index, generation) },
+            Err(err) => insert_failed(err),
+        }
+    }
+
+    /// Inserts the value `make(key)` returns, where `key` is the key it
+    /// will have, and returns that key; if `make` returns an error, inserts
+    /// nothing and returns the error. If `make` panics, the table is
+    /// unchanged.
+    ///
+    /// # Panics
+    ///
+    /// If the table is full, as for [`insert`](Self::insert) (before
+    /// `make` is called).
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.try_insert_with_key(|key| Ok::<_, ()>((key, 1))).unwrap();
+    /// assert_eq!(table[key], (key, 1));
+    /// assert_eq!(table.try_insert_with_key(|_| Err("no")), Err("no"));
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    pub fn try_insert_with_key<E>(&mut self, make: impl FnOnce(K) -> Result<T, E>) -> Result<K, E> {
+        let (index, generation) = match self.arena.next_spot() {
+            Ok(spot) => spot,
+            Err(err) => insert_failed(err),
+        };
+        // SAFETY: `next_spot` names the slot and generation the insertion
+        // below fills: this container's own parts.
+        let key = unsafe { Self::key(index, generation) };
+        let value = make(key)?;
+        match self
+            .arena
+            .try_insert_with(|filled_index, filled_generation| {
+                debug_assert_eq!((filled_index, filled_generation), (index, generation));
+                value
+            }) {
+            Ok(_) => Ok(key),
             Err(err) => insert_failed(err),
         }
     }
@@ -481,6 +549,42 @@ impl<T, K: Key> IdTable<T, K> {
             .get_disjoint_mut(keys.map(|key| (key.index(), crate::key::lookup_generation(key))))
     }
 
+    /// Mutable references to the values of `N` keys at once, without
+    /// checking the keys.
+    ///
+    /// # Safety
+    ///
+    /// Every key must name a live value of this table, and no two keys may
+    /// be equal: exactly when [`get_disjoint_mut`](Self::get_disjoint_mut)
+    /// would return `Some`.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let a = table.insert(1);
+    /// let b = table.insert(2);
+    /// // SAFETY: `a` and `b` are live and distinct.
+    /// let [x, y] = unsafe { table.get_disjoint_unchecked_mut([a, b]) };
+    /// core::mem::swap(x, y);
+    /// assert_eq!((table[a], table[b]), (2, 1));
+    /// ```
+    #[must_use]
+    pub unsafe fn get_disjoint_unchecked_mut<const N: usize>(
+        &mut self,
+        keys: [K; N],
+    ) -> [&mut T; N] {
+        debug_assert!(
+            self.get_disjoint_mut(keys).is_some(),
+            "get_disjoint_unchecked_mut with a dead or repeated key in {keys:?}"
+        );
+        // SAFETY: the caller guarantees every key is live (so its slot
+        // exists and is occupied) and the keys are distinct (live keys
+        // with one index are one key, so the indices are distinct).
+        unsafe {
+            self.arena
+                .get_disjoint_unchecked_mut(keys.map(|key| key.index()))
+        }
+    }
+
     /// Removes the value for `key` and returns it, or `None` if the key is
     /// stale or foreign.
     ///
@@ -494,6 +598,77 @@ impl<T, K: Key> IdTable<T, K> {
     pub fn remove(&mut self, key: K) -> Option<T> {
         self.arena
             .remove(key.index(), crate::key::lookup_generation(key))
+    }
+
+    /// Takes the value for `key` out but keeps its slot reserved: `key`
+    /// names no value (`get` gives `None`, `len` drops by one) until
+    /// [`reattach`](Self::reattach) puts a value back under it, and no
+    /// insertion is given the slot in the meantime. `None` if the key is
+    /// stale or foreign.
+    ///
+    /// A detached slot stays detached through [`clear`](Self::clear),
+    /// `clone` and serialization (with the `serde` feature).
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(String::from("borrowed"));
+    /// let mut value = table.detach(key).unwrap();
+    /// assert_eq!(table.get(key), None);
+    /// let other = table.insert(String::new()); // never key's slot
+    /// assert_ne!(other, key);
+    /// value.push('!');
+    /// table.reattach(key, value);
+    /// assert_eq!(table[key], "borrowed!");
+    /// ```
+    pub fn detach(&mut self, key: K) -> Option<T> {
+        self.arena.detach_slot(key.index(), key.generation())
+    }
+
+    /// Puts `value` back under a key [`detach`](Self::detach) took a value
+    /// from; the key is valid again.
+    ///
+    /// # Panics
+    ///
+    /// If `key` is not detached (it names a live value, is stale or
+    /// foreign, or was reattached already).
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// let value = table.detach(key).unwrap();
+    /// table.reattach(key, value + 1);
+    /// assert_eq!(table[key], 2);
+    /// ```
+    ///
+    /// ```should_panic
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// table.reattach(key, 2); // live, not detached: panics
+    /// ```
+    #[track_caller]
+    pub fn reattach(&mut self, key: K, value: T) {
+        if self
+            .arena
+            .reattach_slot(key.index(), key.generation(), value)
+            .is_err()
+        {
+            not_detached("IdTable", key);
+        }
+    }
+
+    /// Whether `key` is detached: [`detach`](Self::detach) took its value
+    /// and [`reattach`](Self::reattach) has not put one back.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(1);
+    /// assert!(!table.is_detached(key));
+    /// table.detach(key);
+    /// assert!(table.is_detached(key));
+    /// ```
+    #[must_use]
+    pub fn is_detached(&self, key: K) -> bool {
+        self.arena.is_detached(key.index(), key.generation())
     }
 
     /// Keeps only the values for which `keep(key, &mut value)` returns
@@ -626,10 +801,7 @@ impl<T, K: Key> Default for IdTable<T, K> {
     /// assert!(table.is_empty());
     /// ```
     fn default() -> Self {
-        IdTable {
-            arena: SlotArena::new(KeyLimits::of::<K>()),
-            _key: PhantomData,
-        }
+        Self::with_key()
     }
 }
 
@@ -675,7 +847,7 @@ impl<T, K: Key> IdTable<T, K> {
     #[must_use]
     pub fn from_iter_values(values: impl IntoIterator<Item = T>) -> Self {
         let values = values.into_iter();
-        let mut table = Self::with_capacity(values.size_hint().0);
+        let mut table = Self::with_capacity_and_key(values.size_hint().0);
         for value in values {
             table.insert(value);
         }
@@ -737,6 +909,13 @@ impl<T, K: Key> IndexMut<K> for IdTable<T, K> {
             None => invalid_key(key),
         }
     }
+}
+
+/// The panic of `reattach` with a key that is not detached.
+#[cold]
+#[track_caller]
+pub(crate) fn not_detached<K: Key>(table: &str, key: K) -> ! {
+    panic!("{table}::reattach: key {key:?} is not detached (it is live, stale, foreign, or reattached already)")
 }
 
 #[cold]

@@ -1,15 +1,18 @@
-//! Serde support: a table serializes as its reuse policy and its slots, each
-//! slot as `(generation, Option<value>)`, so a round trip keeps every key
-//! valid and every stale key stale. Deserialization validates everything
+//! Serde support: a table serializes as its reuse policy, its slots, each
+//! slot as `(generation, Option<value>)`, and its detached slots as
+//! `(index, generation)` pairs, so a round trip keeps every key valid,
+//! every stale key stale and every detached key detached. Data without the
+//! `detached` field (written before it existed) reads as none detached. Deserialization validates everything
 //! (see `serde_util`); the free list is rebuilt in index order. A fixed
 //! capacity is not part of the serialized form: the result can grow.
 
+use alloc::vec::Vec;
 use core::marker::PhantomData;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::IdTable;
-use crate::serde_util::{ArenaOf, SlotsRef};
+use crate::serde_util::{restore_detached, ArenaOf, DetachedRef, SlotsRef};
 use crate::{Key, Reuse};
 
 #[derive(Serialize)]
@@ -17,6 +20,7 @@ use crate::{Key, Reuse};
 struct Repr<'a, T> {
     reuse: Reuse,
     slots: SlotsRef<'a, T>,
+    detached: DetachedRef<'a, T>,
 }
 
 #[derive(Deserialize)]
@@ -28,6 +32,8 @@ struct Repr<'a, T> {
 struct Owned<T, K: Key> {
     reuse: Reuse,
     slots: ArenaOf<T, K>,
+    #[serde(default)]
+    detached: Vec<(u32, u32)>,
 }
 
 impl<T: Serialize, K: Key> Serialize for IdTable<T, K> {
@@ -35,6 +41,7 @@ impl<T: Serialize, K: Key> Serialize for IdTable<T, K> {
         Repr {
             reuse: self.arena.reuse(),
             slots: SlotsRef(self.arena.slot_refs()),
+            detached: DetachedRef(&self.arena),
         }
         .serialize(serializer)
     }
@@ -42,8 +49,13 @@ impl<T: Serialize, K: Key> Serialize for IdTable<T, K> {
 
 impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for IdTable<T, K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let Owned { reuse, slots } = Owned::<T, K>::deserialize(deserializer)?;
+        let Owned {
+            reuse,
+            slots,
+            detached,
+        } = Owned::<T, K>::deserialize(deserializer)?;
         let mut arena = slots.0;
+        restore_detached::<T, D::Error>(&mut arena, &detached)?;
         arena.set_reuse(reuse);
         Ok(IdTable {
             arena,

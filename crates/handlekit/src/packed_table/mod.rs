@@ -91,7 +91,7 @@ pub struct PackedTable<T, K: Key = Id> {
 impl<T> PackedTable<T, Id> {
     /// Creates an empty table keyed by [`Id`]; it allocates nothing until
     /// the first insertion. For another key type use
-    /// [`PackedTable::default`].
+    /// [`PackedTable::with_key`] (or [`PackedTable::default`]).
     ///
     /// ```
     /// let table: handlekit::PackedTable<u8> = handlekit::PackedTable::new();
@@ -99,10 +99,21 @@ impl<T> PackedTable<T, Id> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        PackedTable {
-            sparse: SlotArena::new(KeyLimits::of::<Id>()),
-            dense: Dense::new(),
-        }
+        Self::with_key()
+    }
+
+    /// Creates an empty table keyed by [`Id`], with room for `capacity`
+    /// values. For another key type, use
+    /// [`with_capacity_and_key`](PackedTable::with_capacity_and_key).
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::with_capacity(10);
+    /// table.insert(1u8); // keyed by `Id`: no annotation needed
+    /// assert!(table.capacity() >= 10);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_capacity_and_key(capacity)
     }
 }
 
@@ -118,14 +129,33 @@ impl<T, K: Key> PackedTable<T, K> {
         unsafe { table_key(index, generation) }
     }
 
-    /// Creates an empty table with room for `capacity` values.
+    /// Creates an empty table for any key type. It allocates nothing until
+    /// the first insertion. The same as [`PackedTable::default`].
     ///
     /// ```
-    /// let table: handlekit::PackedTable<u8> = handlekit::PackedTable::with_capacity(10);
+    /// handlekit::define_key! { struct ParticleKey(u32; index_bits = 24); }
+    /// let mut particles = handlekit::PackedTable::with_key();
+    /// let p: ParticleKey = particles.insert(1.5f32);
+    /// assert_eq!(particles[p], 1.5);
+    /// ```
+    #[must_use]
+    pub const fn with_key() -> Self {
+        PackedTable {
+            sparse: SlotArena::new(KeyLimits::of::<K>()),
+            dense: Dense::new(),
+        }
+    }
+
+    /// Creates an empty table for any key type, with room for `capacity`
+    /// values.
+    ///
+    /// ```
+    /// use handlekit::{Id32, PackedTable};
+    /// let table: PackedTable<u8, Id32> = PackedTable::with_capacity_and_key(10);
     /// assert!(table.capacity() >= 10);
     /// ```
     #[must_use]
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub fn with_capacity_and_key(capacity: usize) -> Self {
         let sparse = SlotArena::with_capacity(KeyLimits::of::<K>(), capacity);
         PackedTable {
             sparse,
@@ -295,7 +325,8 @@ impl<T, K: Key> PackedTable<T, K> {
         }
     }
 
-    /// Removes every value; keys issued before stay stale.
+    /// Removes every value; keys issued before stay stale, and detached
+    /// slots (see [`detach`](Self::detach)) stay detached.
     ///
     /// ```
     /// let mut table = handlekit::PackedTable::new();
@@ -341,7 +372,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
-        self.try_insert_with_key(|_| value)
+        self.insert_or_full(|_| value)
     }
 
     /// Inserts `make(key)`, where `key` is the key the value will have, and
@@ -357,17 +388,53 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table[key], (key, 5));
     /// ```
     pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
-        match self.try_insert_with_key(make) {
+        match self.insert_or_full(make) {
             Ok(key) => key,
             Err(err) => panic!("PackedTable::insert_with_key: {err}"),
         }
     }
 
-    // Forced inline, as `IdTable`'s insertion is: out of line, the result
-    // went through memory and the table's fields were reloaded on every
-    // call (86 instructions per insert at 100k u64 against DenseSlotMap's 61).
+    /// Inserts the value `make(key)` returns, where `key` is the key it
+    /// will have, and returns that key; if `make` returns an error, inserts
+    /// nothing and returns the error. If `make` panics, the table is
+    /// unchanged.
+    ///
+    /// # Panics
+    ///
+    /// If the table is full, as for [`insert`](Self::insert) (before
+    /// `make` is called).
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.try_insert_with_key(|key| Ok::<_, ()>((key, 1))).unwrap();
+    /// assert_eq!(table[key], (key, 1));
+    /// assert_eq!(table.try_insert_with_key(|_| Err("no")), Err("no"));
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    pub fn try_insert_with_key<E>(&mut self, make: impl FnOnce(K) -> Result<T, E>) -> Result<K, E> {
+        let (index, generation) = match self.sparse.next_spot() {
+            Ok(spot) => spot,
+            Err(err) => panic!("PackedTable::try_insert_with_key: {err}"),
+        };
+        // SAFETY: `next_spot` names the slot the insertion below fills and
+        // the generation it gives it: this table's own parts.
+        let value = make(unsafe { Self::key(index, generation) })?;
+        match self.insert_or_full(|key| {
+            debug_assert_eq!((key.index(), key.generation()), (index, generation));
+            value
+        }) {
+            Ok(key) => Ok(key),
+            Err(err) => panic!("PackedTable::try_insert_with_key: {err}"),
+        }
+    }
+
+    /// Inserts `make(key)`, or fails if the table is full (before `make`
+    /// is called). Forced inline, as `IdTable`'s insertion is: out of line,
+    /// the result went through memory and the table's fields were reloaded
+    /// on every call (86 instructions per insert at 100k u64 against
+    /// DenseSlotMap's 61).
     #[inline(always)]
-    fn try_insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> Result<K, CapacityError> {
+    fn insert_or_full(&mut self, make: impl FnOnce(K) -> T) -> Result<K, CapacityError> {
         // Make room first, so nothing can fail once the slot is taken. A
         // fixed-capacity table has its room already and must not move.
         if self.sparse.fixed_capacity().is_none() {
@@ -521,6 +588,47 @@ impl<T, K: Key> PackedTable<T, K> {
         self.dense.values.get_disjoint_mut(positions).ok()
     }
 
+    /// Mutable references to the values of `N` keys at once, without
+    /// checking the keys.
+    ///
+    /// # Safety
+    ///
+    /// Every key must name a live value of this table, and no two keys may
+    /// be equal: exactly when [`get_disjoint_mut`](Self::get_disjoint_mut)
+    /// would return `Some`.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let a = table.insert(1);
+    /// let b = table.insert(2);
+    /// // SAFETY: `a` and `b` are live and distinct.
+    /// let [x, y] = unsafe { table.get_disjoint_unchecked_mut([a, b]) };
+    /// core::mem::swap(x, y);
+    /// assert_eq!((table[a], table[b]), (2, 1));
+    /// ```
+    #[must_use]
+    pub unsafe fn get_disjoint_unchecked_mut<const N: usize>(
+        &mut self,
+        keys: [K; N],
+    ) -> [&mut T; N] {
+        debug_assert!(
+            self.get_disjoint_mut(keys).is_some(),
+            "get_disjoint_unchecked_mut with a dead or repeated key in {keys:?}"
+        );
+        let mut positions = [0usize; N];
+        for (position, key) in positions.iter_mut().zip(keys) {
+            // SAFETY: the caller guarantees every key is live, so its
+            // sparse slot exists and is occupied.
+            *position = unsafe { *self.sparse.get_unchecked(key.index()) } as usize;
+        }
+        let base = self.dense.values.as_mut_ptr();
+        // Distinct live keys have distinct positions below `len` (the
+        // sparse side is a bijection onto `0..len`), and the references
+        // come from one pointer with `&mut self` outliving them.
+        // SAFETY: as just said, every position is in bounds and distinct.
+        core::array::from_fn(|n| unsafe { &mut *base.add(positions[n]) })
+    }
+
     /// Removes the value for `key` and returns it, moving the last value
     /// into its place. `None` if the key is stale or foreign.
     ///
@@ -536,6 +644,79 @@ impl<T, K: Key> PackedTable<T, K> {
             self.sparse
                 .remove(key.index(), crate::key::lookup_generation(key))? as usize;
         Some(self.dense.swap_remove(position, &mut self.sparse))
+    }
+
+    /// Takes the value for `key` out (moving the last value into its
+    /// place, as [`remove`](Self::remove) does) but keeps its slot
+    /// reserved: `key` names no value until [`reattach`](Self::reattach)
+    /// puts one back under it, and no insertion is given the slot in the
+    /// meantime. `None` if the key is stale or foreign.
+    ///
+    /// A detached slot stays detached through [`clear`](Self::clear),
+    /// `clone` and serialization (with the `serde` feature).
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let a = table.insert(1);
+    /// let b = table.insert(2);
+    /// let value = table.detach(a).unwrap();
+    /// assert_eq!(table.as_slice(), [2]);
+    /// table.reattach(a, value * 10); // back at the end of the dense array
+    /// assert_eq!(table.as_slice(), [2, 10]);
+    /// assert_eq!((table[a], table[b]), (10, 2));
+    /// ```
+    pub fn detach(&mut self, key: K) -> Option<T> {
+        let position = self.sparse.detach_slot(key.index(), key.generation())? as usize;
+        Some(self.dense.swap_remove(position, &mut self.sparse))
+    }
+
+    /// Puts `value` back under a key [`detach`](Self::detach) took a value
+    /// from, at the end of the dense array; the key is valid again.
+    ///
+    /// # Panics
+    ///
+    /// If `key` is not detached (it names a live value, is stale or
+    /// foreign, or was reattached already).
+    ///
+    /// ```should_panic
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// table.remove(key);
+    /// table.reattach(key, 2); // stale, not detached: panics
+    /// ```
+    #[track_caller]
+    pub fn reattach(&mut self, key: K, value: T) {
+        if !self.sparse.is_detached(key.index(), key.generation()) {
+            crate::id_table::not_detached("PackedTable", key);
+        }
+        // Make room first, so nothing can fail once the slot is filled. A
+        // fixed-capacity table has room already: a detached slot's value
+        // left the dense array.
+        if self.sparse.fixed_capacity().is_none() {
+            self.dense.reserve_one();
+        }
+        let position = self.dense.len() as u32;
+        match self
+            .sparse
+            .reattach_slot(key.index(), key.generation(), position)
+        {
+            Ok(()) => self.dense.push(key, value),
+            Err(_) => unreachable!("{key:?} was checked to be detached"),
+        }
+    }
+
+    /// Whether `key` is detached: [`detach`](Self::detach) took its value
+    /// and [`reattach`](Self::reattach) has not put one back.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert(1);
+    /// table.detach(key);
+    /// assert!(table.is_detached(key));
+    /// ```
+    #[must_use]
+    pub fn is_detached(&self, key: K) -> bool {
+        self.sparse.is_detached(key.index(), key.generation())
     }
 
     /// Swaps the values at two dense positions; their keys follow them.
@@ -686,6 +867,42 @@ impl<T, K: Key> PackedTable<T, K> {
         &mut self.dense.values
     }
 
+    /// The keys and the values, in dense order: `keys[i]` is the key of
+    /// `values[i]`.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let key = table.insert('a');
+    /// assert_eq!(table.as_slices(), (&[key][..], &['a'][..]));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn as_slices(&self) -> (&[K], &[T]) {
+        (&self.dense.keys, &self.dense.values)
+    }
+
+    /// The keys and the values, in dense order, with the values mutable:
+    /// `keys[i]` is the key of `values[i]`. The keys are shared, so no key
+    /// can be moved away from its value.
+    ///
+    /// ```
+    /// let mut table = handlekit::PackedTable::new();
+    /// let a = table.insert(1);
+    /// let b = table.insert(2);
+    /// let (keys, values) = table.as_mut_slices();
+    /// for (key, value) in keys.iter().zip(values) {
+    ///     if *key == b {
+    ///         *value *= 10;
+    ///     }
+    /// }
+    /// assert_eq!((table[a], table[b]), (1, 20));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn as_mut_slices(&mut self) -> (&[K], &mut [T]) {
+        (&self.dense.keys, &mut self.dense.values)
+    }
+
     /// The key of each value, in dense order.
     ///
     /// ```
@@ -798,10 +1015,7 @@ impl<T, K: Key> Default for PackedTable<T, K> {
     /// assert!(table.is_empty());
     /// ```
     fn default() -> Self {
-        PackedTable {
-            sparse: SlotArena::new(KeyLimits::of::<K>()),
-            dense: Dense::new(),
-        }
+        Self::with_key()
     }
 }
 

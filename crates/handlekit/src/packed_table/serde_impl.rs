@@ -1,6 +1,8 @@
 //! Serde support: a table serializes as its reuse policy, its sparse slots
 //! (`(generation, Option<dense position>)`) and its values in dense order, so
-//! a round trip keeps every key, every stale key and the dense order.
+//! a round trip keeps every key, every stale key and the dense order; and its
+//! detached slots as `(index, generation)` pairs, so detached keys stay
+//! detached (data without the field reads as none detached).
 //! Deserialization checks that the positions are exactly `0..len`, once each.
 
 use alloc::vec::Vec;
@@ -10,7 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::PackedTable;
 use crate::dense::Dense;
-use crate::serde_util::{ArenaOf, SlotsRef};
+use crate::serde_util::{restore_detached, ArenaOf, DetachedRef, SlotsRef};
 use crate::{Key, Reuse};
 
 #[derive(Serialize)]
@@ -19,6 +21,7 @@ struct Repr<'a, T> {
     reuse: Reuse,
     slots: SlotsRef<'a, u32>,
     values: &'a [T],
+    detached: DetachedRef<'a, u32>,
 }
 
 #[derive(Deserialize)]
@@ -31,6 +34,8 @@ struct Owned<T, K: Key> {
     reuse: Reuse,
     slots: ArenaOf<u32, K>,
     values: Vec<T>,
+    #[serde(default)]
+    detached: Vec<(u32, u32)>,
 }
 
 impl<T: Serialize, K: Key> Serialize for PackedTable<T, K> {
@@ -39,6 +44,7 @@ impl<T: Serialize, K: Key> Serialize for PackedTable<T, K> {
             reuse: self.sparse.reuse(),
             slots: SlotsRef(self.sparse.slot_refs()),
             values: &self.dense.values,
+            detached: DetachedRef(&self.sparse),
         }
         .serialize(serializer)
     }
@@ -50,8 +56,10 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for PackedTable<T, K> {
             reuse,
             slots,
             values,
+            detached,
         } = Owned::<T, K>::deserialize(deserializer)?;
         let mut sparse = slots.0;
+        restore_detached::<u32, D::Error>(&mut sparse, &detached)?;
         sparse.set_reuse(reuse);
         if sparse.len() != values.len() {
             return Err(D::Error::custom(format_args!(

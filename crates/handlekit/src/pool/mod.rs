@@ -156,10 +156,25 @@ impl<T> Pool<T, PoolKey> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        Pool {
-            raw: RawPool::new(KeyLimits::of::<PoolKey>(), default_shift::<T>()),
-            _key: PhantomData,
-        }
+        Self::with_key()
+    }
+
+    /// Creates an empty pool keyed by [`PoolKey`], with room for at least
+    /// `capacity` values in blocks of the default size. For another key
+    /// type, use [`with_capacity_and_key`](Pool::with_capacity_and_key).
+    ///
+    /// # Panics
+    ///
+    /// If allocation fails.
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::with_capacity(10_000);
+    /// pool.insert(1u32); // keyed by `PoolKey`: no annotation needed
+    /// assert!(pool.capacity() >= 10_000);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_capacity_and_key(capacity)
     }
 }
 
@@ -226,8 +241,25 @@ impl<T, K: Key> Pool<T, K> {
         }
     }
 
-    /// Creates an empty pool with room for at least `capacity` values, in
-    /// blocks of the default size.
+    /// Creates an empty pool for any key type, with the default block
+    /// size. It allocates nothing until the first insertion. The same as
+    /// [`Pool::default`].
+    ///
+    /// ```
+    /// let mut pool = handlekit::Pool::with_key();
+    /// let key: handlekit::Id32 = pool.insert('p');
+    /// assert_eq!(pool[key], 'p');
+    /// ```
+    #[must_use]
+    pub const fn with_key() -> Self {
+        Pool {
+            raw: RawPool::new(KeyLimits::of::<K>(), default_shift::<T>()),
+            _key: PhantomData,
+        }
+    }
+
+    /// Creates an empty pool for any key type, with room for at least
+    /// `capacity` values, in blocks of the default size.
     ///
     /// # Panics
     ///
@@ -235,12 +267,12 @@ impl<T, K: Key> Pool<T, K> {
     /// fails.
     ///
     /// ```
-    /// let pool: handlekit::Pool<u32> = handlekit::Pool::with_capacity(10_000);
+    /// let pool: handlekit::Pool<u32, handlekit::Id32> = handlekit::Pool::with_capacity_and_key(10_000);
     /// assert!(pool.capacity() >= 10_000);
     /// assert!(pool.is_empty());
     /// ```
     #[must_use]
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub fn with_capacity_and_key(capacity: usize) -> Self {
         let mut pool = Self::default();
         pool.reserve(capacity);
         pool
@@ -379,10 +411,7 @@ impl<T, K: Key> Default for Pool<T, K> {
     /// assert!(pool.is_empty());
     /// ```
     fn default() -> Self {
-        Pool {
-            raw: RawPool::new(KeyLimits::of::<K>(), default_shift::<T>()),
-            _key: PhantomData,
-        }
+        Self::with_key()
     }
 }
 

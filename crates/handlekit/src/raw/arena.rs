@@ -2,6 +2,7 @@
 //! vacant slots, the reuse policy and slot retirement. It speaks in raw
 //! `(index, generation)` pairs; the typed tables above it convert keys.
 
+use alloc::collections::BTreeMap;
 use core::mem;
 
 use super::slot::{NO_SLOT, VACANT};
@@ -91,8 +92,18 @@ pub(crate) struct SlotArena<T> {
     /// stale, and `set_reuse` recomputes it when switching to FIFO.
     free_tail: u32,
     /// Vacant slots whose generation reached `limits.max_generation`. They
-    /// are never reused, so no key is ever issued twice.
+    /// are never reused, so no key is ever issued twice. Counts the
+    /// detached slots too (see `detached`); [`retired`](Self::retired)
+    /// reports the difference.
     retired: usize,
+    /// The detached slots (`detach_slot`): slot index → the generation of
+    /// the detached key. Invariant: each such slot exists and is vacant
+    /// with generation `limits.max_generation`, so the free list, its
+    /// rebuild and the `retired` count take it for a retired slot: no
+    /// insertion is ever given it, and `clear` or a rebuild keeps it
+    /// detached. Only `reattach_slot` brings it back, occupied under the
+    /// generation kept here, so the detached key is valid again.
+    detached: BTreeMap<u32, u32>,
     /// Where freed slots join the free list.
     reuse: Reuse,
     /// The policy folded into two numbers, so that each fast path checks
@@ -124,6 +135,7 @@ impl<T> SlotArena<T> {
             free_tail: NO_SLOT,
             sweep: NO_SWEEP,
             retired: 0,
+            detached: BTreeMap::new(),
             reuse: Reuse::Lifo,
             pop_below: SWEEP,
             lifo_below: limits.max_generation,
@@ -189,9 +201,11 @@ impl<T> SlotArena<T> {
         Ok(())
     }
 
+    /// Slots retired because their generation ran out (the detached slots,
+    /// which look retired to the free list, are not counted).
     #[inline]
     pub(crate) fn retired(&self) -> usize {
-        self.retired
+        self.retired - self.detached.len()
     }
 
     #[inline]
@@ -362,6 +376,21 @@ impl<T> SlotArena<T> {
         self.store.get_disjoint_mut(keys)
     }
 
+    /// Mutable references to the values of `N` slots, without checks.
+    ///
+    /// # Safety
+    ///
+    /// Every index must name an existing, occupied slot, and no two may be
+    /// equal.
+    #[inline]
+    pub(crate) unsafe fn get_disjoint_unchecked_mut<const N: usize>(
+        &mut self,
+        indices: [usize; N],
+    ) -> [&mut T; N] {
+        // SAFETY: the caller's guarantee is the store's.
+        unsafe { self.store.get_disjoint_unchecked_mut(indices) }
+    }
+
     /// Whether a FIFO insertion takes the head of the free list now
     /// rather than a new slot: when more than the reserve is free, or
     /// when no slot can be added.
@@ -444,6 +473,39 @@ impl<T> SlotArena<T> {
         unsafe { self.store.occupy_unchecked(index, generation, value) };
         self.free_head = next;
         (index, generation)
+    }
+
+    /// The `(index, generation)` the next insertion would get, or the
+    /// error it would fail with; changes nothing. For fallible
+    /// constructors, which must know the key before anything is inserted:
+    /// [`try_insert_with`](Self::try_insert_with) right after it fills this
+    /// very spot (it picks the spot the same way: the head of the free list
+    /// if the policy reuses now, else the refill's next free slot, else an
+    /// appended slot).
+    pub(crate) fn next_spot(&self) -> Result<(usize, u32), CapacityError> {
+        let count = self.store.slot_count();
+        let head = self.free_head;
+        if head == SWEEP {
+            // The refill's next slot that is not retired, if any; past the
+            // last one the insertion appends.
+            for index in self.sweep..count {
+                let slot = self.store.slot(index).expect("index below slot_count");
+                if slot.generation() < self.limits.max_generation {
+                    return Ok((index, slot.generation() + 1));
+                }
+            }
+        } else if head != NO_SLOT && (head < self.pop_below || self.fifo_reuses()) {
+            let last = self
+                .store
+                .slot(head as usize)
+                .map_or(0, |slot| slot.generation());
+            return Ok((head as usize, last + 1));
+        }
+        if count < self.append_limit {
+            Ok((count, 1))
+        } else {
+            Err(self.full_error())
+        }
     }
 
     /// Fills the slot at `sweep` (which `sweep_is_ready` found free) with
@@ -622,6 +684,68 @@ impl<T> SlotArena<T> {
         });
     }
 
+    /// Takes the value named by `(index, generation)` out but keeps its
+    /// slot reserved (detached): no insertion is given the slot until
+    /// [`reattach_slot`](Self::reattach_slot) fills it again under the same
+    /// generation. `None` if the pair names no live value.
+    ///
+    /// The slot is parked as a vacant slot at the last generation, which
+    /// every other path (the free list and its rebuild, the retired count,
+    /// `clear`, clone, serialization) already keeps out of use; the
+    /// generation to restore is kept in `detached`.
+    pub(crate) fn detach_slot(&mut self, index: usize, generation: u32) -> Option<T> {
+        if !self.store.contains(index, generation) {
+            return None;
+        }
+        // Insert first: if the map's allocation fails, nothing has changed.
+        // An index that exists fits in a `u32` (invariant on `store`).
+        self.detached.insert(index as u32, generation);
+        // SAFETY: the slot exists and is occupied: it matched a generation.
+        let value = unsafe { self.store.vacate(index, NO_SLOT) };
+        self.store
+            .set_vacant_generation(index, self.limits.max_generation);
+        self.retired += 1;
+        Some(value)
+    }
+
+    /// Whether `(index, generation)` names a detached slot.
+    pub(crate) fn is_detached(&self, index: usize, generation: u32) -> bool {
+        u32::try_from(index).is_ok_and(|index| self.detached.get(&index) == Some(&generation))
+    }
+
+    /// Puts `value` back into the detached slot `(index, generation)`, which
+    /// makes that key valid again; gives the value back if the pair does
+    /// not name a detached slot.
+    pub(crate) fn reattach_slot(
+        &mut self,
+        index: usize,
+        generation: u32,
+        value: T,
+    ) -> Result<(), T> {
+        if !self.is_detached(index, generation) {
+            return Err(value);
+        }
+        if self.sweep != NO_SWEEP && index >= self.sweep {
+            // Every slot from `sweep` on must stay vacant (the invariant on
+            // `free_head`): end the refill, listing its free slots.
+            self.rebuild_free_list();
+        }
+        self.detached.remove(&(index as u32));
+        self.retired -= 1;
+        // The slot exists and is vacant (invariant on `detached`).
+        self.store.occupy(index, generation, value);
+        Ok(())
+    }
+
+    /// The detached slots, as `(index, generation)` in index order; for
+    /// serialization.
+    #[cfg(feature = "serde")]
+    pub(crate) fn detached_slots(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.detached
+            .iter()
+            .map(|(&index, &generation)| (index, generation))
+    }
+
     /// Iterates the live values in index order.
     #[inline]
     pub(crate) fn iter(&self) -> RawIter<'_, T> {
@@ -683,6 +807,33 @@ impl<T> SlotArena<T> {
         Ok(())
     }
 
+    /// Marks slot `index` detached for key generation `generation`; for
+    /// deserialization, after [`finish_build`](Self::finish_build). The
+    /// slot must be vacant at the last generation (as a detached slot is
+    /// serialized) and not detached already, and `generation` must be one
+    /// the key type can carry.
+    #[cfg(feature = "serde")]
+    pub(crate) fn restore_detached(
+        &mut self,
+        index: u32,
+        generation: u32,
+    ) -> Result<(), BuildError> {
+        let parked = self.store.slot(index as usize).is_some_and(|slot| {
+            !slot.is_occupied() && slot.generation() == self.limits.max_generation
+        });
+        if !parked || self.detached.contains_key(&index) {
+            return Err(BuildError::Layout(
+                "a detached slot must be a distinct vacant slot at the last generation",
+            ));
+        }
+        if generation == 0 || generation > self.limits.max_generation {
+            return Err(BuildError::Generation(generation));
+        }
+        // The rebuild counted the slot as retired, as `detach_slot` does.
+        self.detached.insert(index, generation);
+        Ok(())
+    }
+
     /// The slots alone, for a container without a free list.
     #[cfg(feature = "serde")]
     pub(crate) fn into_store(self) -> SlotStore<T> {
@@ -735,6 +886,19 @@ impl<T> SlotArena<T> {
             },
             "the folded policy disagrees with the reuse policy"
         );
+        for (&index, &generation) in &self.detached {
+            let Some(slot) = self.store.slot(index as usize) else {
+                panic!("detached slot {index} does not exist");
+            };
+            assert!(
+                !slot.is_occupied() && slot.generation() == self.limits.max_generation,
+                "detached slot {index} is not parked (vacant at the last generation)"
+            );
+            assert!(
+                (1..=self.limits.max_generation).contains(&generation),
+                "detached slot {index} keeps generation {generation}, out of range"
+            );
+        }
         let mut seen = alloc::vec![false; slots];
         let mut cursor = self.free_head;
         let mut last = NO_SLOT;
@@ -848,6 +1012,9 @@ impl<T: Clone> Clone for SlotArena<T> {
         self.reuse = source.reuse;
         self.pop_below = source.pop_below;
         self.lifo_below = source.lifo_below;
+        // Until the end, no slot is detached: on a panic the rebuild below
+        // counts the parked slots cloned so far as retired, which is sound.
+        self.detached.clear();
         self.fix_capacity(source.fixed_capacity);
         // From here on a panic (an old value's `Drop`, or a `clone`) leaves
         // the slots that exist at that point, with a rebuilt free list.
@@ -862,6 +1029,7 @@ impl<T: Clone> Clone for SlotArena<T> {
         self.free_tail = source.free_tail;
         self.retired = source.retired;
         self.sweep = source.sweep;
+        self.detached.clone_from(&source.detached);
     }
 }
 
@@ -873,6 +1041,7 @@ impl<T> SlotArena<T> {
             free_head: self.free_head,
             free_tail: self.free_tail,
             retired: self.retired,
+            detached: self.detached.clone(),
             reuse: self.reuse,
             sweep: self.sweep,
             pop_below: self.pop_below,

@@ -296,6 +296,30 @@ impl<T> RawHive<T> {
         Ok((index, generation))
     }
 
+    /// The `(index, generation)` the next insertion gets, or the error it
+    /// fails with. Adds no value; it may allocate the block the insertion
+    /// needs, as an insertion would. [`try_insert_with`](Self::try_insert_with)
+    /// right after it fills this very spot. For fallible constructors,
+    /// which must know the key first.
+    pub(crate) fn next_spot(&mut self) -> Result<(usize, u32), CapacityError> {
+        let b = match self.available.last() {
+            Some(b) => b,
+            None => self.grow()?,
+        };
+        let (Some(block), Some(meta)) = (self.blocks.get(b), self.meta.get(b)) else {
+            unreachable!("available block {b} past the table")
+        };
+        Ok(if meta.free_head == NO_SLOT {
+            (block.base() + block.fresh(), meta.floor + 1)
+        } else {
+            let i = meta.free_head as usize;
+            (
+                block.base() + i,
+                block.generation(i).unwrap_or(meta.floor) + 1,
+            )
+        })
+    }
+
     /// Allocates a block (over the last freed range, else a new one) and
     /// lists it; returns its number.
     #[cold]

@@ -177,6 +177,24 @@ impl<T> RawPool<T> {
         Ok((index, generation))
     }
 
+    /// The `(index, generation)` the next insertion gets, or the error it
+    /// fails with. Adds no value; it may add the block the insertion needs
+    /// and put an emptied pool's free list in order, as an insertion would.
+    /// [`try_insert_with`](Self::try_insert_with) right after it fills this
+    /// very spot. For fallible constructors, which must know the key first.
+    pub(crate) fn next_spot(&mut self) -> Result<(usize, u32), CapacityError> {
+        if self.free_head == NO_SLOT {
+            self.ensure_append_room()?;
+            return Ok((self.used(), 1));
+        }
+        if self.vacant == self.used() {
+            self.refill_emptied();
+        }
+        let index = self.free_head as usize;
+        let last = self.slots.slot(index).map_or(0, |slot| slot.generation());
+        Ok((index, last + 1))
+    }
+
     /// Makes sure `FlatSlots::append` can write without seeking: the
     /// one check on the append path, with the rest out of line.
     #[inline]

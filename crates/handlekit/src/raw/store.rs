@@ -258,6 +258,29 @@ impl<T> SlotStore<T> {
         }))
     }
 
+    /// Mutable references to the values of `N` slots, without checks: the
+    /// pointer part of [`get_disjoint_mut`](Self::get_disjoint_mut).
+    ///
+    /// # Safety
+    ///
+    /// Every index must name an existing, occupied slot, and no two may be
+    /// equal.
+    pub(crate) unsafe fn get_disjoint_unchecked_mut<const N: usize>(
+        &mut self,
+        indices: [usize; N],
+    ) -> [&mut T; N] {
+        debug_assert!(indices
+            .iter()
+            .enumerate()
+            .all(|(n, &index)| self.is_occupied(index) && !indices[..n].contains(&index)));
+        let base = self.payloads.as_mut_ptr();
+        // The references come from one pointer, with no reference to the
+        // whole array in between, and `&mut self` outlives them.
+        // SAFETY: every index is in bounds, occupied and distinct (the
+        // caller's guarantee).
+        core::array::from_fn(|n| unsafe { &mut *Payload::value_ptr(base.add(indices[n])) })
+    }
+
     /// Appends an occupied slot holding `make(index)` with `generation`,
     /// and returns its index. If `make` panics, nothing changes.
     #[inline(always)]
@@ -307,6 +330,18 @@ impl<T> SlotStore<T> {
         assert!(state & VACANT != 0, "occupying an occupied slot");
         // SAFETY: the slot exists and is vacant (checked above).
         unsafe { self.occupy_unchecked(index, generation, value) };
+    }
+
+    /// Makes `last` the last generation of vacant slot `index` (a detached
+    /// slot is parked at the limit, where nothing reuses it). Does nothing
+    /// to an occupied slot or a missing one.
+    pub(crate) fn set_vacant_generation(&mut self, index: usize, last: u32) {
+        debug_assert!(last & VACANT == 0);
+        if let Some(state) = self.states.get_mut(index) {
+            if *state & VACANT != 0 {
+                *state = VACANT | last;
+            }
+        }
     }
 
     /// The free-list link and generation of vacant slot `index`, without

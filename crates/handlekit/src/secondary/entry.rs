@@ -110,6 +110,25 @@ impl<'a, M: EntryTarget> Entry<'a, M> {
         }
     }
 
+    /// The value, inserting `make(key)` first if there is none.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut owners = handlekit::SecondaryMap::new();
+    /// let owner = *owners.entry(key).unwrap().or_insert_with_key(|key| key);
+    /// assert_eq!(owner, key);
+    /// ```
+    pub fn or_insert_with_key(self, make: impl FnOnce(M::Key) -> M::Value) -> &'a mut M::Value {
+        match self {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(entry) => {
+                let key = entry.key;
+                entry.insert(make(key))
+            }
+        }
+    }
+
     /// The value, inserting the default first if there is none.
     ///
     /// ```
@@ -235,6 +254,24 @@ impl<'a, M: EntryTarget> OccupiedEntry<'a, M> {
     /// ```
     pub fn insert(&mut self, value: M::Value) -> M::Value {
         core::mem::replace(self.get_mut(), value)
+    }
+
+    /// Removes the value and returns it with its key.
+    ///
+    /// ```
+    /// use handlekit::secondary::Entry;
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 'v');
+    /// if let Some(Entry::Occupied(entry)) = map.entry(key) {
+    ///     assert_eq!(entry.remove_entry(), (key, 'v'));
+    /// }
+    /// assert!(map.is_empty());
+    /// ```
+    pub fn remove_entry(self) -> (M::Key, M::Value) {
+        let key = self.key;
+        (key, self.remove())
     }
 
     /// Removes the value and returns it.

@@ -129,6 +129,31 @@ impl<K: Key, V> SecondaryMap<K, V> {
         self.store.slot_capacity()
     }
 
+    /// Makes room for keys with indices below `new_capacity`, if there is
+    /// less; never shrinks. Call it with the capacity of the primary table
+    /// before filling the map, so the map allocates once. Indices the key
+    /// type cannot have are not allocated for.
+    ///
+    /// # Panics
+    ///
+    /// If the allocation fails.
+    ///
+    /// ```
+    /// let table: handlekit::IdTable<u8> = handlekit::IdTable::with_capacity(100);
+    /// let mut map = handlekit::SecondaryMap::<handlekit::Id, f32>::new();
+    /// map.set_capacity(table.capacity());
+    /// assert!(map.capacity() >= 100);
+    /// map.set_capacity(10); // never shrinks
+    /// assert!(map.capacity() >= 100);
+    /// ```
+    pub fn set_capacity(&mut self, new_capacity: usize) {
+        let wanted = new_capacity.min(KeyLimits::of::<K>().max_slots);
+        let additional = wanted.saturating_sub(self.store.slot_count());
+        if self.store.try_reserve_slots(additional).is_err() {
+            panic!("SecondaryMap::set_capacity({new_capacity}): allocation failed");
+        }
+    }
+
     /// Whether the key's index and generation are ones a table could issue.
     #[inline]
     fn in_range(key: K) -> bool {
@@ -250,6 +275,97 @@ impl<K: Key, V> SecondaryMap<K, V> {
     pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut V; N]> {
         self.store
             .get_disjoint_mut(keys.map(|key| (key.index(), crate::key::lookup_generation(key))))
+    }
+
+    /// The value for `key`, without checking the key.
+    ///
+    /// # Safety
+    ///
+    /// `key` must have a value in this map: exactly when
+    /// [`contains_key`](Self::contains_key) would return `true`.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SecondaryMap::new();
+    /// map.insert(key, 1);
+    /// // SAFETY: `key` was just given a value.
+    /// assert_eq!(unsafe { *map.get_unchecked(key) }, 1);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub unsafe fn get_unchecked(&self, key: K) -> &V {
+        debug_assert!(
+            self.contains_key(key),
+            "get_unchecked with key {key:?}, which has no value"
+        );
+        // SAFETY: the caller guarantees `key` has a value, so its slot
+        // exists and is occupied.
+        unsafe { self.store.get_unchecked(key.index()) }
+    }
+
+    /// The value for `key`, mutably, without checking the key.
+    ///
+    /// # Safety
+    ///
+    /// `key` must have a value in this map.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SecondaryMap::new();
+    /// map.insert(key, 1);
+    /// // SAFETY: `key` was just given a value.
+    /// unsafe { *map.get_unchecked_mut(key) = 2 };
+    /// assert_eq!(map[key], 2);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub unsafe fn get_unchecked_mut(&mut self, key: K) -> &mut V {
+        debug_assert!(
+            self.contains_key(key),
+            "get_unchecked_mut with key {key:?}, which has no value"
+        );
+        // SAFETY: the caller guarantees `key` has a value.
+        unsafe { self.store.get_unchecked_mut(key.index()) }
+    }
+
+    /// Mutable references to the values of `N` keys at once, without
+    /// checking the keys.
+    ///
+    /// # Safety
+    ///
+    /// Every key must have a value in this map, and no two keys may be
+    /// equal: exactly when [`get_disjoint_mut`](Self::get_disjoint_mut)
+    /// would return `Some`.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let (a, b) = (table.insert(()), table.insert(()));
+    /// let mut map = handlekit::SecondaryMap::new();
+    /// map.insert(a, 1);
+    /// map.insert(b, 2);
+    /// // SAFETY: `a` and `b` have values and are distinct.
+    /// let [x, y] = unsafe { map.get_disjoint_unchecked_mut([a, b]) };
+    /// core::mem::swap(x, y);
+    /// assert_eq!((map[a], map[b]), (2, 1));
+    /// ```
+    #[must_use]
+    pub unsafe fn get_disjoint_unchecked_mut<const N: usize>(
+        &mut self,
+        keys: [K; N],
+    ) -> [&mut V; N] {
+        debug_assert!(
+            self.get_disjoint_mut(keys).is_some(),
+            "get_disjoint_unchecked_mut with a key without a value, or a repeated key, in {keys:?}"
+        );
+        // SAFETY: the caller guarantees every key has a value (its slot
+        // exists and is occupied) and the keys are distinct (keys with
+        // values and one index are one key, so the indices are distinct).
+        unsafe {
+            self.store
+                .get_disjoint_unchecked_mut(keys.map(|key| key.index()))
+        }
     }
 
     /// Removes the value for `key` and returns it.

@@ -11,7 +11,7 @@ use crate::dense::{Dense, Positions};
 use crate::key::max_generation;
 use crate::packed_table;
 use crate::raw::KeyLimits;
-use crate::Key;
+use crate::{CapacityError, Key};
 
 /// Index bits resolved by one page of the sparse array.
 const PAGE_BITS: u32 = 10;
@@ -201,6 +201,46 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
         self.dense.values.capacity().min(self.dense.keys.capacity())
     }
 
+    /// Makes room for at least `additional` more values on the dense side.
+    ///
+    /// # Panics
+    ///
+    /// If the key type cannot have that many values, or the allocation
+    /// fails; see [`try_reserve`](Self::try_reserve).
+    ///
+    /// ```
+    /// let mut map = handlekit::SparseSecondaryMap::<handlekit::Id, u8>::new();
+    /// map.reserve(100);
+    /// assert!(map.capacity() >= 100);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        if let Err(err) = self.try_reserve(additional) {
+            panic!("SparseSecondaryMap::reserve({additional}): {err}");
+        }
+    }
+
+    /// Makes room for at least `additional` more values on the dense side,
+    /// or returns a [`CapacityError`]: when the map would hold more values
+    /// than the key type has indices, or when the allocation fails.
+    ///
+    /// ```
+    /// handlekit::define_key! { struct Tiny(u32; index_bits = 4); }
+    /// let mut map = handlekit::SparseSecondaryMap::<Tiny, u8>::new();
+    /// assert!(map.try_reserve(16).is_ok());
+    /// assert!(map.try_reserve(17).unwrap_err().is_index_space());
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+        let max_slots = KeyLimits::of::<K>().max_slots;
+        if additional > max_slots.saturating_sub(self.dense.len()) {
+            return Err(CapacityError::index_space(max_slots));
+        }
+        self.dense
+            .keys
+            .try_reserve(additional)
+            .and_then(|()| self.dense.values.try_reserve(additional))
+            .map_err(|_| CapacityError::alloc())
+    }
+
     /// Whether the key's index and generation are ones a table could issue.
     #[inline]
     fn in_range(key: K) -> bool {
@@ -335,6 +375,118 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
             *slot = self.find(key)?;
         }
         self.dense.values.get_disjoint_mut(positions).ok()
+    }
+
+    /// The dense position of `key`'s value, which the caller knows exists.
+    ///
+    /// # Safety
+    ///
+    /// `key` must have a value in this map.
+    #[inline]
+    unsafe fn find_unchecked(&self, key: K) -> usize {
+        debug_assert!(self.find(key).is_some());
+        // SAFETY: the caller guarantees `key` has a value, so its page
+        // entry holds the value's position.
+        unsafe { self.pages.get(key.index()).unwrap_unchecked() }
+    }
+
+    /// The value for `key`, without checking the key.
+    ///
+    /// # Safety
+    ///
+    /// `key` must have a value in this map: exactly when
+    /// [`contains_key`](Self::contains_key) would return `true`.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// // SAFETY: `key` was just given a value.
+    /// assert_eq!(unsafe { *map.get_unchecked(key) }, 1);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub unsafe fn get_unchecked(&self, key: K) -> &V {
+        debug_assert!(
+            self.contains_key(key),
+            "get_unchecked with key {key:?}, which has no value"
+        );
+        // SAFETY: the caller guarantees `key` has a value.
+        let position = unsafe { self.find_unchecked(key) };
+        // SAFETY: a page entry holds a position below `len` (the index's
+        // invariant).
+        unsafe { self.dense.values.get_unchecked(position) }
+    }
+
+    /// The value for `key`, mutably, without checking the key.
+    ///
+    /// # Safety
+    ///
+    /// `key` must have a value in this map.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let key = table.insert(());
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(key, 1);
+    /// // SAFETY: `key` was just given a value.
+    /// unsafe { *map.get_unchecked_mut(key) = 2 };
+    /// assert_eq!(map[key], 2);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub unsafe fn get_unchecked_mut(&mut self, key: K) -> &mut V {
+        debug_assert!(
+            self.contains_key(key),
+            "get_unchecked_mut with key {key:?}, which has no value"
+        );
+        // SAFETY: the caller guarantees `key` has a value.
+        let position = unsafe { self.find_unchecked(key) };
+        // SAFETY: a page entry holds a position below `len`.
+        unsafe { self.dense.values.get_unchecked_mut(position) }
+    }
+
+    /// Mutable references to the values of `N` keys at once, without
+    /// checking the keys.
+    ///
+    /// # Safety
+    ///
+    /// Every key must have a value in this map, and no two keys may be
+    /// equal: exactly when [`get_disjoint_mut`](Self::get_disjoint_mut)
+    /// would return `Some`.
+    ///
+    /// ```
+    /// let mut table = handlekit::IdTable::new();
+    /// let (a, b) = (table.insert(()), table.insert(()));
+    /// let mut map = handlekit::SparseSecondaryMap::new();
+    /// map.insert(a, 1);
+    /// map.insert(b, 2);
+    /// // SAFETY: `a` and `b` have values and are distinct.
+    /// let [x, y] = unsafe { map.get_disjoint_unchecked_mut([a, b]) };
+    /// core::mem::swap(x, y);
+    /// assert_eq!((map[a], map[b]), (2, 1));
+    /// ```
+    #[must_use]
+    pub unsafe fn get_disjoint_unchecked_mut<const N: usize>(
+        &mut self,
+        keys: [K; N],
+    ) -> [&mut V; N] {
+        debug_assert!(
+            self.get_disjoint_mut(keys).is_some(),
+            "get_disjoint_unchecked_mut with a key without a value, or a repeated key, in {keys:?}"
+        );
+        let mut positions = [0usize; N];
+        for (position, key) in positions.iter_mut().zip(keys) {
+            // SAFETY: the caller guarantees every key has a value.
+            *position = unsafe { self.find_unchecked(key) };
+        }
+        let base = self.dense.values.as_mut_ptr();
+        // Distinct keys with values have distinct positions below `len`
+        // (the pages map each key to its own position), and the references
+        // come from one pointer with `&mut self` outliving them.
+        // SAFETY: as just said, every position is in bounds and distinct.
+        core::array::from_fn(|n| unsafe { &mut *base.add(positions[n]) })
     }
 
     /// Removes the value for `key` and returns it; the last value moves
