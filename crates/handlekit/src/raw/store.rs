@@ -119,8 +119,9 @@ impl<T> SlotStore<T> {
     #[cold]
     #[inline(never)]
     fn grow_for_push(&mut self) {
-        // Doubling, as `Vec::push` does, for both arrays at once.
-        let additional = self.states.len().max(4);
+        // Doubling, as `Vec::push` does, for both arrays at once; from 16
+        // slots, since every growth reallocates two arrays.
+        let additional = self.states.len().max(16);
         self.states.reserve(additional);
         self.payloads.reserve(additional);
         self.update_room();
