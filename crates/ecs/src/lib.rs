@@ -157,8 +157,9 @@
 //!
 //! - `std` (default): required; forwarded to `handlekit`.
 //! - `serde`: [`Entity`] serializes as its bits.
-//! - `rayon`: forwarded to `handlekit` (parallel queries are not written
-//!   yet).
+//! - `rayon`: [`QueryBorrow::par_for_each`] and [`QueryMut::par_for_each`],
+//!   which cut the rows between threads at word boundaries of the presence
+//!   bits (at least 4096 rows per task).
 //!
 //! # Implementation
 //!

@@ -99,3 +99,38 @@ fn threads_on_disjoint_columns() {
     });
     assert_eq!(world.query_mut::<&u32>().into_iter().sum::<u32>(), 1000);
 }
+
+#[cfg(feature = "rayon")]
+#[test]
+fn par_for_each_matches_for_each() {
+    let n = if cfg!(miri) { 300 } else { 100_000 };
+    let mut world = World::with_max_rows(n + 64);
+    let es = world.spawn_batch((0..n).map(|i| (i as u64, 0u32)));
+    // Holes: every third entity despawned, every fifth loses its u64.
+    for (i, &e) in es.iter().enumerate() {
+        if i % 3 == 0 {
+            world.despawn(e).unwrap();
+        } else if i % 5 == 0 {
+            world.remove_one::<u64>(e).unwrap();
+        }
+    }
+    world.spawn_batch((0..10u32).map(|i| (i,)));
+    world
+        .query::<(&u64, Option<&mut u32>)>()
+        .par_for_each(|(x, n)| {
+            if let Some(n) = n {
+                *n += *x as u32;
+            }
+        });
+    assert!(world
+        .query::<(&u64, &u32)>()
+        .iter()
+        .all(|(x, n)| *n == *x as u32));
+    let mut sequential = 0u64;
+    world.query::<&u64>().for_each(|x| sequential += x);
+    let total = std::sync::atomic::AtomicU64::new(0);
+    world.query::<&u64>().par_for_each(|x| {
+        total.fetch_add(*x, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert_eq!(total.into_inner(), sequential);
+}
