@@ -32,7 +32,8 @@ fn stale_after_despawn_and_reuse() {
 fn stale_after_collection() {
     for order in [Order::Any, Order::Preserve] {
         let mut world = World::new();
-        let es = world.spawn_batch((0..300u32).map(|i| (i,)));
+        let n: u32 = if cfg!(miri) { 150 } else { 300 };
+        let es = world.spawn_batch((0..n).map(|i| (i,)));
         for &e in es.iter().step_by(2) {
             world.despawn(e).unwrap();
         }
@@ -160,8 +161,10 @@ fn idle_column_follows_the_front() {
     let first = world.spawn((Big([1; 512]), 1u16));
     world.remove_one::<Big>(first).unwrap();
     world.despawn(first).unwrap();
-    for i in 0..2000u16 {
-        let e = world.spawn((i,));
+    // Past `max_rows` + the column's slack (144 rows) several times.
+    let churn: u32 = if cfg!(miri) { 400 } else { 2000 };
+    for i in 0..churn {
+        let e = world.spawn((i as u16,));
         world.despawn(e).unwrap();
         if world.row_count() == 64 {
             world.collect(64, Order::Any);
