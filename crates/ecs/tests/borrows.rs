@@ -139,3 +139,25 @@ fn par_for_each_matches_for_each() {
     });
     assert_eq!(total.into_inner(), sequential);
 }
+
+#[test]
+fn filters_run_beside_a_writer_of_their_column() {
+    // `With<T>` and `Without<T>` borrow nothing: they read presence bits
+    // only, which no `&World` query writes.
+    let mut world = World::new();
+    let n: u32 = if cfg!(miri) { 70 } else { 1000 };
+    world.spawn_batch((0..n).map(|i| (Position(i as f32), 0u32)));
+    std::thread::scope(|s| {
+        let w = &world;
+        s.spawn(move || w.query::<&mut Position>().for_each(|p| p.0 += 1.0));
+        s.spawn(move || {
+            w.query::<(
+                &mut u32,
+                handlekit_ecs::With<Position>,
+                handlekit_ecs::Without<Velocity>,
+            )>()
+            .for_each(|(x, (), ())| *x += 1)
+        });
+    });
+    assert_eq!(world.query_mut::<&u32>().into_iter().sum::<u32>(), n);
+}
