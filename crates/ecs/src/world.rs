@@ -102,6 +102,11 @@ pub(crate) struct Column {
 /// (a column of 64-byte components reserves 1 GiB of address space and
 /// commits only what its rows reach), 2¹² on the heap fallback (where every
 /// column allocates its whole reservation up front).
+///
+/// ```
+/// use handlekit_ecs::{World, DEFAULT_MAX_ROWS};
+/// assert_eq!(World::new().max_rows(), DEFAULT_MAX_ROWS);
+/// ```
 pub const DEFAULT_MAX_ROWS: usize = if handlekit::vm_vec::VIRTUAL_MEMORY {
     1 << 24
 } else {

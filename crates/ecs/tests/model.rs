@@ -364,7 +364,7 @@ fn run(ops: Vec<Op>) {
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 256 },
+        cases: if cfg!(miri) { 3 } else { 256 },
         failure_persistence: None,
         ..ProptestConfig::default()
     }
@@ -374,7 +374,7 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn world_matches_model(ops in prop::collection::vec(op(), 0..if cfg!(miri) { 60 } else { 400 })) {
+    fn world_matches_model(ops in prop::collection::vec(op(), 0..if cfg!(miri) { 40 } else { 400 })) {
         run(ops);
     }
 }
