@@ -94,8 +94,9 @@
 //! unwritten, so a run of such rows a page long or longer costs no resident
 //! memory; shorter holes cost their bytes). Per sparse component: the value,
 //! an [`Entity`] (8 bytes) and 4 bytes in the index array, which grows to the
-//! highest entity index that ever had the component. Per entity: 16 bytes in
-//! the entity table (the slot of an `IdTable<usize>`). Address space: every
+//! highest entity index that ever had the component. Per entity: 8 bytes in
+//! the entity table (the slot of an `IdTable<u32>` holding the low 32 bits
+//! of the row), which keeps a slot per entity index ever used. Address space: every
 //! dense column reserves `max_rows × size_of::<T>()` bytes (rounded up to
 //! 2 MiB) when it is first used.
 //!

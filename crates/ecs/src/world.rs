@@ -133,9 +133,12 @@ pub const DEFAULT_MAX_ROWS: usize = if handlekit::vm_vec::VIRTUAL_MEMORY {
 /// assert_eq!(*world.get::<Pos>(b).unwrap(), Pos(5.0));
 /// ```
 pub struct World {
-    /// Entity → row of every live entity. Invariant: `entities[e] == r` if
-    /// and only if row `r` is alive and `rows[r] == e`.
-    pub(crate) entities: IdTable<usize, Entity>,
+    /// Entity → the low 32 bits of the row of every live entity (8 bytes a
+    /// slot); [`full_row`](Self::full_row) restores the row, which is the one
+    /// of the window with those bits (the window holds fewer than 2³¹ rows).
+    /// Invariant: `full_row(entities[e]) == r` if and only if row `r` is
+    /// alive and `rows[r] == e`.
+    pub(crate) entities: IdTable<u32, Entity>,
     /// Row → entity for the rows of the window: row `r` at position `r`.
     /// The window is `[front, next)` with `front = rows.front_position()`,
     /// `next = rows.next_position()`. A dead row keeps its last entity.
@@ -190,7 +193,7 @@ impl World {
     ///
     /// # Panics
     ///
-    /// If the address space cannot be reserved.
+    /// If the address space cannot be reserved, or `max_rows` exceeds 2³¹.
     ///
     /// ```
     /// let world = handlekit_ecs::World::with_max_rows(1_000);
@@ -198,6 +201,10 @@ impl World {
     /// ```
     #[must_use]
     pub fn with_max_rows(max_rows: usize) -> Self {
+        assert!(
+            max_rows <= 1 << 31,
+            "handlekit-ecs: at most 2^31 rows (asked for {max_rows})"
+        );
         World {
             entities: IdTable::default(),
             rows: reserve(max_rows + slack::<Entity>()),
@@ -323,7 +330,16 @@ impl World {
     /// The row of a live entity.
     #[inline]
     pub(crate) fn row_of(&self, entity: Entity) -> Result<usize, NoSuchEntity> {
-        self.entities.get(entity).copied().ok_or(NoSuchEntity)
+        let low = *self.entities.get(entity).ok_or(NoSuchEntity)?;
+        Ok(self.full_row(low))
+    }
+
+    /// The row of the window whose low 32 bits are `low`.
+    #[inline]
+    fn full_row(&self, low: u32) -> usize {
+        let front = self.rows.front_position();
+        // Truncation intended: rows are compared modulo 2^32.
+        front.wrapping_add(low.wrapping_sub(front as u32) as usize)
     }
 
     /// The number of live entities.
@@ -386,7 +402,8 @@ impl World {
         let row = self.rows.next_position();
         let entity = self
             .entities
-            .try_insert(row)
+            // Truncation intended: see `entities`.
+            .try_insert(row as u32)
             .map_err(|_| SpawnError::EntitiesFull)?;
         push_or_rebase(&mut self.rows, entity);
         *self.alive_word_mut(row / WORD) |= crate::storage::bit(row);
@@ -484,7 +501,8 @@ impl World {
     /// assert!(world.despawn(e).is_err());
     /// ```
     pub fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
-        let row = self.entities.remove(entity).ok_or(NoSuchEntity)?;
+        let low = self.entities.remove(entity).ok_or(NoSuchEntity)?;
+        let row = self.full_row(low);
         *self.alive_word_mut(row / WORD) &= !crate::storage::bit(row);
         let mut panic = None;
         for column in &mut self.columns {
@@ -872,7 +890,8 @@ impl World {
         *self
             .entities
             .get_mut(entity)
-            .expect("handlekit-ecs: a live row's entity is alive") = to;
+            // Truncation intended: see `entities`.
+            .expect("handlekit-ecs: a live row's entity is alive") = to as u32;
     }
 
     fn drop_dead_leftovers(&mut self, start: usize, end: usize) {

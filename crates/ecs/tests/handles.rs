@@ -173,3 +173,9 @@ fn idle_column_follows_the_front() {
     let e = world.spawn((Big([7; 512]),));
     assert_eq!(world.get::<Big>(e).unwrap().0[511], 7);
 }
+
+#[test]
+#[should_panic(expected = "at most 2^31 rows")]
+fn more_than_2_pow_31_rows_is_refused() {
+    let _ = World::with_max_rows((1 << 31) + 1);
+}
