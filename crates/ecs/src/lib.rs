@@ -1,0 +1,201 @@
+//! An entity-component store on `handlekit`, after seed 004's DBECS design:
+//! struct-of-arrays columns held directly in virtual memory, rows that are
+//! born at the back and die at the front, a garbage collection whose pause
+//! is bounded by a budget, and sparse sets for rare components.
+//!
+//! ```
+//! use handlekit_ecs::{Order, World};
+//!
+//! #[derive(Debug, PartialEq)]
+//! struct Pos([f32; 3]);
+//! struct Vel([f32; 3]);
+//!
+//! let mut world = World::new();
+//! let ship = world.spawn((Pos([0.0; 3]), Vel([1.0, 0.0, 0.0])));
+//! let rock = world.spawn((Pos([9.0; 3]),));
+//!
+//! // A system: streams the two columns, nothing else.
+//! for (p, v) in world.query_mut::<(&mut Pos, &Vel)>() {
+//!     for i in 0..3 {
+//!         p.0[i] += v.0[i];
+//!     }
+//! }
+//! assert_eq!(*world.get::<Pos>(ship).unwrap(), Pos([1.0, 0.0, 0.0]));
+//!
+//! world.despawn(rock).unwrap(); // marks its row dead; nothing moves
+//! world.collect(4096, Order::Preserve); // a bounded pause; memory goes back
+//! assert!(world.get::<Pos>(rock).is_err()); // the handle is stale
+//! ```
+//!
+//! # Storage
+//!
+//! A [`World`] keeps:
+//!
+//! - an **entity table**, a [`handlekit::IdTable`] from [`Entity`] to row:
+//!   the generational index that makes a handle resolve to its row in O(1)
+//!   and detects stale handles exactly as `IdTable` does. Rows move under
+//!   [`World::collect`]; handles do not.
+//! - a **row window** `[front, next)`: row → entity in a
+//!   [`VmVec`](handlekit::VmVec), and one *alive* bit per row. A new entity
+//!   takes row `next`; despawning clears its alive bit; collection moves the
+//!   front forward and gives whole dead pages back to the system.
+//! - per **dense** component type (the default), a column: a `VmVec` of
+//!   slots with one slot per row, from the column's first row to the last
+//!   row that ever held the component, plus one *presence* bit per row. The
+//!   column reserves address space for [`World::max_rows`] components and
+//!   commits memory only as rows reach it; growing never copies. Where the
+//!   target has no virtual memory, and under Miri, `VmVec`'s heap fallback
+//!   serves (it allocates the whole reservation up front, which is why
+//!   [`DEFAULT_MAX_ROWS`] is small there).
+//! - per **sparse** component type ([`World::register`] with
+//!   [`Storage::Sparse`]), a sparse set: the values packed in one array and
+//!   an array indexed by entity index that finds them.
+//!
+//! # Queries
+//!
+//! A [`Query`] is a tuple of `&A`, `&mut A`, `Option<&A>`,
+//! `Option<&mut A>`, [`Entity`], [`With<A>`] and [`Without<A>`]. It ANDs the
+//! alive word with each required dense column's presence word, 64 rows at a
+//! time, and visits the set bits; a sparse requirement tests the rows'
+//! entities in its set. A word that is all ones is a run of 64 rows that
+//! [`QueryBorrow::for_each`] and [`QueryMut::for_each`] visit as a plain
+//! loop over 64 consecutive slots of each column, without bit tests.
+//!
+//! [`World::query`] works on a `&World` and checks borrows at run time, one
+//! flag per column (shared for `&A`, exclusive for `&mut A`), so systems on
+//! disjoint columns can run at once; a conflict panics with a message naming
+//! the component type, never undefined behaviour. [`World::query_mut`] works
+//! on a `&mut World` and checks nothing at run time.
+//!
+//! Single components: [`World::get`] returns a [`Ref`] guard that holds a
+//! shared borrow of the column (so it works on a shared world and conflicts
+//! with a `&mut` query); [`World::get_mut`] takes `&mut World` and returns a
+//! plain `&mut T`.
+//!
+//! # Collection
+//!
+//! [`World::collect`]`(budget, order)` examines at most `budget` rows from
+//! the front. It moves the live entities among them out of the way
+//! ([`Order::Any`]: to the back of the world; [`Order::Preserve`]: to the end
+//! of the examined range, keeping creation order), then drops the dead
+//! prefix of every array, which gives whole dead pages back to the system.
+//! Its cost depends on the budget and the number of dense component types,
+//! not on the size of the world. [`World::compact`] collects everything and
+//! moves every array back to the start of its reservation (with `mremap` on
+//! Linux, no copying). When a window reaches the end of its reservation, it
+//! is moved back the same way.
+//!
+//! # Memory
+//!
+//! Per row: an [`Entity`] (8 bytes) in the row window, one alive bit, and for
+//! each dense component type one presence bit. Per dense component:
+//! `size_of::<T>()` bytes in its column, in every row between the column's
+//! first and last component (a row without the component leaves its slot
+//! unwritten, so a run of such rows a page long or longer costs no resident
+//! memory; shorter holes cost their bytes). Per sparse component: the value,
+//! an [`Entity`] (8 bytes) and 4 bytes in the index array, which grows to the
+//! highest entity index that ever had the component. Per entity: 8 bytes in
+//! the entity table (the slot of an `IdTable<u32>` holding the low 32 bits
+//! of the row), which keeps a slot per entity index ever used. Address space: every
+//! dense column reserves `max_rows × size_of::<T>()` bytes (rounded up to
+//! 2 MiB) when it is first used.
+//!
+//! # Complexity
+//!
+//! | operation | cost |
+//! | --- | --- |
+//! | `spawn`, `insert`, `remove` | O(components in the bundle); no entity moves |
+//! | `despawn` | O(component types of the world) (a bit test each, a drop for each the entity has); no entity moves |
+//! | `get`, `contains` | O(1): the entity table, then one slot (dense) or two array reads (sparse) |
+//! | query | O(rows / 64 × required columns + matches); sparse requirements add a lookup per candidate row |
+//! | `collect(budget, _)` | O(budget × dense component types) |
+//! | `compact` | O(rows × dense component types) |
+//!
+//! # How it differs
+//!
+//! - **Archetype tables** (hecs, bevy's tables, flecs) keep one table per set
+//!   of component types. Iteration streams each table, but adding or
+//!   removing a component moves the entity, with all its components, to
+//!   another table. Here an entity never changes rows when its components
+//!   change: adding or removing a dense component writes a slot and a bit.
+//!   The price is holes: a column has a slot for every row between its first
+//!   and last component, and a query skips the rows that lack a component a
+//!   word at a time rather than not seeing them at all.
+//! - **Sparse sets** (shipyard, EnTT, bevy's `SparseSet` storage) add and
+//!   remove in O(1) as well, but iterating several component types means
+//!   walking one set and looking the others up entity by entity, and the
+//!   packed arrays are reordered by swap-removal. Here dense columns share
+//!   the row index, so a multi-component query reads the columns side by
+//!   side. Sparse sets remain available per type, for rare components.
+//! - **Memory** is given back from the front, in whole pages, by a
+//!   collection whose pause the caller bounds; neither hecs nor bevy nor
+//!   shipyard returns the memory of despawned entities without a full
+//!   rebuild.
+//!
+//! # Choosing
+//!
+//! Use a [`World`] when entities carry varying sets of components that
+//! systems read by type. For one kind of object with one value type, a
+//! `handlekit` container is simpler and smaller: an
+//! [`IdTable`](handlekit::IdTable) when values must not move, a
+//! [`PackedTable`](handlekit::PackedTable) for the fastest iteration.
+//!
+//! # Deferred changes
+//!
+//! A [`CommandBuffer`] records spawns, despawns, insertions and removals
+//! while the world is borrowed (during a query) and applies them afterwards
+//! with [`CommandBuffer::run_on`].
+//!
+//! # Panic safety
+//!
+//! A panicking `Drop` of a component never causes a double drop. In
+//! [`World::despawn`], [`World::clear`], [`World::collect`] and the world's
+//! drop, the other components are still dropped and the first panic
+//! propagates afterwards. A despawn whose `Drop` panicked leaves nothing
+//! behind that a later call would drop twice.
+//!
+//! # Features
+//!
+//! - `std` (default): required; forwarded to `handlekit`.
+//! - `serde`: [`Entity`] serializes as its bits.
+//! - `rayon`: [`QueryBorrow::par_for_each`] and [`QueryMut::par_for_each`],
+//!   which cut the rows between threads at word boundaries of the presence
+//!   bits (at least 4096 rows per task).
+//!
+//! # Implementation
+//!
+//! The unsafe code lives in the storage module (dense columns, sparse sets,
+//! borrow flags and the raw views queries read through) and in the fetch
+//! functions of the query module, which only call the storage module's
+//! `unsafe fn`s. Values sit in `UnsafeCell`s so that a query holding a
+//! column's exclusive flag may write through a shared world. The operations
+//! that do not need a component's type (drop a row's component, move a row,
+//! release the front, clear) go through one object-safe trait, so the world
+//! itself is not generic. `ARCHITECTURE.md` in the repository lists the
+//! invariants.
+
+#![cfg_attr(docsrs, feature(doc_auto_cfg))]
+#![doc(test(attr(deny(warnings))))]
+
+mod bundle;
+mod command;
+mod entity;
+mod error;
+mod query;
+mod storage;
+mod world;
+
+pub use bundle::Bundle;
+pub use command::CommandBuffer;
+pub use entity::Entity;
+pub use error::{ComponentError, NoSuchEntity, SpawnError};
+#[doc(hidden)]
+pub use query::{Access, EntityFetch, Fetch, OptionFetch};
+pub use query::{Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without};
+pub use world::{Collected, Component, Order, Ref, Storage, World, DEFAULT_MAX_ROWS};
+
+/// The crate README's example, run as a doc test (the root README's ECS
+/// section carries the same block; `tests/readme.rs` checks they agree).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

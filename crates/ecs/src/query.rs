@@ -1,0 +1,853 @@
+//! Queries: which rows have which components, and the iteration over them.
+//!
+//! A query ANDs, 64 rows at a time, the world's alive word with the presence
+//! word of every column it requires (and the complement for `Without`), then
+//! visits the set bits. A word whose result is all ones is a run of 64 rows
+//! that [`QueryBorrow::for_each`] visits with no bit tests, as a loop over
+//! 64 consecutive slots of each column.
+
+use std::marker::PhantomData;
+
+use crate::storage::{bit, RowsView, View, WORD};
+use crate::world::{Component, World};
+use crate::{ComponentError, Entity, NoSuchEntity};
+
+/// The panic of a conflicting borrow, naming the component type.
+#[cold]
+#[track_caller]
+pub(crate) fn borrow_conflict(name: &str, exclusive: bool) -> ! {
+    if exclusive {
+        panic!("handlekit-ecs: cannot borrow {name} mutably: it is already borrowed");
+    } else {
+        panic!("handlekit-ecs: cannot borrow {name}: it is already borrowed mutably");
+    }
+}
+
+/// One column a query touches. Not part of the public API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Access {
+    column: usize,
+    exclusive: bool,
+}
+
+/// The raw view of one component type for a query. Not part of the public API.
+#[doc(hidden)]
+pub struct Fetch<T>(View<T>);
+
+impl<T> Clone for Fetch<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Fetch<T> {}
+
+/// The raw view of an optional component type. Not part of the public API.
+#[doc(hidden)]
+pub struct OptionFetch<T>(Option<View<T>>);
+
+impl<T> Clone for OptionFetch<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for OptionFetch<T> {}
+
+/// The raw view of the row → entity window. Not part of the public API.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct EntityFetch(RowsView);
+
+/// What a query asks for: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`,
+/// [`Entity`], the filters [`With<T>`] and [`Without<T>`], and tuples of
+/// these (up to 12, nested as deep as needed).
+///
+/// A `&T` or `&mut T` requires the component; `Option` does not; `Entity`
+/// yields the entity of the row. Filters yield `()`.
+///
+/// # Safety
+///
+/// Implemented by this crate only; the hidden methods are not part of the
+/// public API.
+///
+/// ```
+/// use handlekit_ecs::{Entity, With, Without, World};
+/// struct Player;
+/// let mut world = World::new();
+/// let p = world.spawn((Player, 10u32));
+/// world.spawn((5u32, 1.0f32));
+/// let players: Vec<Entity> = world
+///     .query_mut::<(Entity, &u32, With<Player>, Without<f32>)>()
+///     .into_iter()
+///     .map(|(e, _, (), ())| e)
+///     .collect();
+/// assert_eq!(players, [p]);
+/// ```
+pub unsafe trait Query {
+    /// What the query yields per entity.
+    type Item<'a>;
+    /// The raw views. Not part of the public API.
+    #[doc(hidden)]
+    type Fetch: Copy;
+    /// Lists the columns the query borrows. Not part of the public API.
+    #[doc(hidden)]
+    fn access(world: &World, out: &mut Vec<Access>);
+    /// The raw views, or `None` if no entity can match (a required type is
+    /// not registered). Not part of the public API.
+    #[doc(hidden)]
+    fn fetch(world: &World) -> Option<Self::Fetch>;
+    /// Restricts `candidates` (rows of word `word`, alive) to the matching
+    /// rows. Not part of the public API.
+    ///
+    /// # Safety
+    ///
+    /// `fetch` came from `world`, which is still borrowed and unchanged; the
+    /// set bits of `candidates` name alive rows.
+    #[doc(hidden)]
+    unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64;
+    /// The item of a matching row. Not part of the public API.
+    ///
+    /// # Safety
+    ///
+    /// `row` matches ([`mask`](Self::mask) kept it); the borrows listed by
+    /// [`access`](Self::access) are held for `'a`, and no other item of the
+    /// same row is alive.
+    #[doc(hidden)]
+    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a>;
+}
+
+fn view_of<T: Component>(world: &World) -> Option<View<T>> {
+    let (_, storage) = world.typed::<T>()?;
+    Some(storage.view(world.rows_view()))
+}
+
+fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Vec<Access>) {
+    if let Some(column) = world.column_index::<T>() {
+        out.push(Access { column, exclusive });
+    }
+}
+
+// SAFETY: reads through a view of `T`'s column under a shared borrow.
+unsafe impl<T: Component> Query for &T {
+    type Item<'a> = &'a T;
+    type Fetch = Fetch<T>;
+    fn access(world: &World, out: &mut Vec<Access>) {
+        access_of::<T>(world, false, out);
+    }
+    fn fetch(world: &World) -> Option<Self::Fetch> {
+        view_of::<T>(world).map(Fetch)
+    }
+    #[inline]
+    unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
+        // SAFETY: forwarded.
+        unsafe { fetch.0.mask(word, candidates) }
+    }
+    #[inline]
+    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> &'a T {
+        // SAFETY: the row has the component, the shared borrow is held.
+        unsafe { &*fetch.0.get_unchecked(row) }
+    }
+}
+
+// SAFETY: writes through a view of `T`'s column under the exclusive borrow;
+// each row's item is made once.
+unsafe impl<T: Component> Query for &mut T {
+    type Item<'a> = &'a mut T;
+    type Fetch = Fetch<T>;
+    fn access(world: &World, out: &mut Vec<Access>) {
+        access_of::<T>(world, true, out);
+    }
+    fn fetch(world: &World) -> Option<Self::Fetch> {
+        view_of::<T>(world).map(Fetch)
+    }
+    #[inline]
+    unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
+        // SAFETY: forwarded.
+        unsafe { fetch.0.mask(word, candidates) }
+    }
+    #[inline]
+    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> &'a mut T {
+        // SAFETY: the row has the component, the exclusive borrow is held,
+        // and no other item of the row exists.
+        unsafe { &mut *fetch.0.get_unchecked(row) }
+    }
+}
+
+// SAFETY: as `&T`, for the rows that have the component.
+unsafe impl<T: Component> Query for Option<&T> {
+    type Item<'a> = Option<&'a T>;
+    type Fetch = OptionFetch<T>;
+    fn access(world: &World, out: &mut Vec<Access>) {
+        access_of::<T>(world, false, out);
+    }
+    fn fetch(world: &World) -> Option<Self::Fetch> {
+        Some(OptionFetch(view_of::<T>(world)))
+    }
+    #[inline]
+    unsafe fn mask(_: &Self::Fetch, _: usize, candidates: u64) -> u64 {
+        candidates
+    }
+    #[inline]
+    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a T> {
+        let view = fetch.0.as_ref()?;
+        // SAFETY: the row is alive (in the window); the shared borrow is held.
+        unsafe { view.has(row).then(|| &*view.get_unchecked(row)) }
+    }
+}
+
+// SAFETY: as `&mut T`, for the rows that have the component.
+unsafe impl<T: Component> Query for Option<&mut T> {
+    type Item<'a> = Option<&'a mut T>;
+    type Fetch = OptionFetch<T>;
+    fn access(world: &World, out: &mut Vec<Access>) {
+        access_of::<T>(world, true, out);
+    }
+    fn fetch(world: &World) -> Option<Self::Fetch> {
+        Some(OptionFetch(view_of::<T>(world)))
+    }
+    #[inline]
+    unsafe fn mask(_: &Self::Fetch, _: usize, candidates: u64) -> u64 {
+        candidates
+    }
+    #[inline]
+    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a mut T> {
+        let view = fetch.0.as_ref()?;
+        // SAFETY: the row is alive (in the window); the exclusive borrow is
+        // held and no other item of the row exists.
+        unsafe { view.has(row).then(|| &mut *view.get_unchecked(row)) }
+    }
+}
+
+// SAFETY: reads the row → entity window, which no query writes.
+unsafe impl Query for Entity {
+    type Item<'a> = Entity;
+    type Fetch = EntityFetch;
+    fn access(_: &World, _: &mut Vec<Access>) {}
+    fn fetch(world: &World) -> Option<Self::Fetch> {
+        Some(EntityFetch(world.rows_view()))
+    }
+    #[inline]
+    unsafe fn mask(_: &Self::Fetch, _: usize, candidates: u64) -> u64 {
+        candidates
+    }
+    #[inline]
+    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+        // SAFETY: a matching row is alive, so in the window.
+        unsafe { fetch.0.entity(row) }
+    }
+}
+
+/// A filter: only entities that have a `T` (yields `()`, borrows nothing).
+///
+/// ```
+/// use handlekit_ecs::{With, World};
+/// let mut world = World::new();
+/// world.spawn((1u8, 'x'));
+/// world.spawn((2u8,));
+/// let n = world.query_mut::<(&u8, With<char>)>().into_iter().count();
+/// assert_eq!(n, 1);
+/// ```
+pub struct With<T>(PhantomData<fn() -> T>);
+
+/// A filter: only entities that lack a `T` (yields `()`, borrows nothing).
+///
+/// ```
+/// use handlekit_ecs::{Without, World};
+/// let mut world = World::new();
+/// world.spawn((1u8, 'x'));
+/// world.spawn((2u8,));
+/// let v: Vec<u8> = world.query_mut::<(&u8, Without<char>)>().into_iter().map(|(x, ())| *x).collect();
+/// assert_eq!(v, [2]);
+/// ```
+pub struct Without<T>(PhantomData<fn() -> T>);
+
+// SAFETY: reads presence only (never written under a `&World`), yields `()`.
+unsafe impl<T: Component> Query for With<T> {
+    type Item<'a> = ();
+    type Fetch = Fetch<T>;
+    fn access(_: &World, _: &mut Vec<Access>) {}
+    fn fetch(world: &World) -> Option<Self::Fetch> {
+        view_of::<T>(world).map(Fetch)
+    }
+    #[inline]
+    unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
+        // SAFETY: forwarded.
+        unsafe { fetch.0.mask(word, candidates) }
+    }
+    #[inline]
+    unsafe fn get<'a>(_: &Self::Fetch, _: usize) -> Self::Item<'a> {}
+}
+
+// SAFETY: as `With`.
+unsafe impl<T: Component> Query for Without<T> {
+    type Item<'a> = ();
+    type Fetch = OptionFetch<T>;
+    fn access(_: &World, _: &mut Vec<Access>) {}
+    fn fetch(world: &World) -> Option<Self::Fetch> {
+        Some(OptionFetch(view_of::<T>(world)))
+    }
+    #[inline]
+    unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
+        match &fetch.0 {
+            // SAFETY: forwarded.
+            Some(view) => candidates & !unsafe { view.mask(word, candidates) },
+            None => candidates,
+        }
+    }
+    #[inline]
+    unsafe fn get<'a>(_: &Self::Fetch, _: usize) -> Self::Item<'a> {}
+}
+
+macro_rules! query_tuple {
+    ($($name:ident),*) => {
+        // SAFETY: the union of the elements' accesses; each element makes
+        // one item per row.
+        unsafe impl<$($name: Query),*> Query for ($($name,)*) {
+            type Item<'a> = ($($name::Item<'a>,)*);
+            type Fetch = ($($name::Fetch,)*);
+            #[allow(unused_variables)]
+            fn access(world: &World, out: &mut Vec<Access>) {
+                $($name::access(world, out);)*
+            }
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn fetch(world: &World) -> Option<Self::Fetch> {
+                Some(($($name::fetch(world)?,)*))
+            }
+            #[inline]
+            #[allow(unused_variables, unused_mut, non_snake_case)]
+            unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
+                let ($($name,)*) = fetch;
+                let mut candidates = candidates;
+                // SAFETY: forwarded.
+                $(candidates = unsafe { $name::mask($name, word, candidates) };)*
+                candidates
+            }
+            #[inline]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded.
+                ($(unsafe { $name::get($name, row) },)*)
+            }
+        }
+    };
+}
+
+query_tuple!();
+query_tuple!(A);
+query_tuple!(A, B);
+query_tuple!(A, B, C);
+query_tuple!(A, B, C, D);
+query_tuple!(A, B, C, D, E);
+query_tuple!(A, B, C, D, E, F);
+query_tuple!(A, B, C, D, E, F, G);
+query_tuple!(A, B, C, D, E, F, G, H);
+query_tuple!(A, B, C, D, E, F, G, H, I);
+query_tuple!(A, B, C, D, E, F, G, H, I, J);
+query_tuple!(A, B, C, D, E, F, G, H, I, J, K);
+query_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// The accesses of `Q`, checked for a column borrowed mutably twice or both
+/// mutably and shared (which would alias within one item).
+fn accesses<Q: Query>(world: &World) -> Vec<Access> {
+    let mut out = Vec::new();
+    Q::access(world, &mut out);
+    for (i, a) in out.iter().enumerate() {
+        for b in &out[..i] {
+            if a.column == b.column && (a.exclusive || b.exclusive) {
+                borrow_conflict(world.columns[a.column].name, a.exclusive);
+            }
+        }
+    }
+    out
+}
+
+/// Takes the run-time borrows of `accesses`, or panics naming the first
+/// component type that is already borrowed incompatibly.
+fn acquire(world: &World, accesses: &[Access]) {
+    for (i, access) in accesses.iter().enumerate() {
+        let flag = &world.columns[access.column].flag;
+        let ok = if access.exclusive {
+            flag.try_exclusive()
+        } else {
+            flag.try_shared()
+        };
+        if !ok {
+            release(world, &accesses[..i]);
+            borrow_conflict(world.columns[access.column].name, access.exclusive);
+        }
+    }
+}
+
+fn release(world: &World, accesses: &[Access]) {
+    for access in accesses {
+        let flag = &world.columns[access.column].flag;
+        if access.exclusive {
+            flag.release_exclusive();
+        } else {
+            flag.release_shared();
+        }
+    }
+}
+
+/// A query on a shared world, holding its run-time borrows until dropped.
+/// From [`World::query`].
+///
+/// ```
+/// let mut world = handlekit_ecs::World::new();
+/// world.spawn((1u32, 2u64));
+/// let mut q = world.query::<(&u32, &mut u64)>();
+/// for (a, b) in q.iter() {
+///     *b += u64::from(*a);
+/// }
+/// drop(q);
+/// assert_eq!(world.query::<&u64>().iter().copied().sum::<u64>(), 3);
+/// ```
+pub struct QueryBorrow<'w, Q: Query> {
+    world: &'w World,
+    accesses: Vec<Access>,
+    fetch: Option<Q::Fetch>,
+}
+
+impl<Q: Query> Drop for QueryBorrow<'_, Q> {
+    fn drop(&mut self) {
+        release(self.world, &self.accesses);
+    }
+}
+
+impl<'w, Q: Query> QueryBorrow<'w, Q> {
+    /// The matching entities' items, in row order.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn((1u32,));
+    /// assert_eq!(world.query::<&u32>().iter().count(), 1);
+    /// ```
+    pub fn iter(&mut self) -> QueryIter<'_, Q> {
+        QueryIter::new(self.world, self.fetch)
+    }
+
+    /// Calls `f` on every matching entity's item, in row order. Runs of 64
+    /// matching rows are visited without bit tests.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn_batch((0..100u32).map(|i| (i,)));
+    /// let mut sum = 0;
+    /// world.query::<&u32>().for_each(|x| sum += x);
+    /// assert_eq!(sum, 4950);
+    /// ```
+    pub fn for_each(&mut self, f: impl FnMut(Q::Item<'_>)) {
+        // SAFETY: the borrows are held while `self` is mutably borrowed.
+        unsafe { for_each::<Q>(self.world, self.fetch, f) }
+    }
+}
+
+impl<'q, Q: Query> IntoIterator for &'q mut QueryBorrow<'_, Q> {
+    type Item = Q::Item<'q>;
+    type IntoIter = QueryIter<'q, Q>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// A query on an exclusively borrowed world, with no run-time checks. From
+/// [`World::query_mut`]; iterate it with `for`.
+///
+/// ```
+/// let mut world = handlekit_ecs::World::new();
+/// world.spawn((1u32,));
+/// for x in world.query_mut::<&mut u32>() {
+///     *x += 1;
+/// }
+/// ```
+pub struct QueryMut<'w, Q: Query> {
+    world: &'w World,
+    fetch: Option<Q::Fetch>,
+}
+
+impl<'w, Q: Query> QueryMut<'w, Q> {
+    /// Calls `f` on every matching entity's item, in row order. Runs of 64
+    /// matching rows are visited without bit tests.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn_batch((0..100u32).map(|i| (i, 1u32 as f32)));
+    /// world.query_mut::<(&mut u32, &f32)>().for_each(|(x, y)| *x += *y as u32);
+    /// ```
+    pub fn for_each(self, f: impl FnMut(Q::Item<'w>)) {
+        // SAFETY: the world is borrowed exclusively for 'w.
+        unsafe { for_each::<Q>(self.world, self.fetch, f) }
+    }
+}
+
+impl<'w, Q: Query> IntoIterator for QueryMut<'w, Q> {
+    type Item = Q::Item<'w>;
+    type IntoIter = QueryIter<'w, Q>;
+    fn into_iter(self) -> Self::IntoIter {
+        QueryIter::new(self.world, self.fetch)
+    }
+}
+
+/// The iterator of a query: items in row order.
+///
+/// ```
+/// let mut world = handlekit_ecs::World::new();
+/// world.spawn((1u32,));
+/// let it: handlekit_ecs::QueryIter<'_, &u32> = world.query_mut::<&u32>().into_iter();
+/// assert_eq!(it.count(), 1);
+/// ```
+pub struct QueryIter<'a, Q: Query> {
+    fetch: Option<Q::Fetch>,
+    /// The world's alive words; `alive[i]` is word `first_word + i`.
+    alive: &'a [u64],
+    first_word: usize,
+    /// The next index into `alive`.
+    next_word: usize,
+    /// The matching rows of the current word not yet visited.
+    bits: u64,
+    /// The row of bit 0 of `bits`.
+    base: usize,
+    _items: PhantomData<Q::Item<'a>>,
+}
+
+impl<'a, Q: Query> QueryIter<'a, Q> {
+    fn new(world: &'a World, fetch: Option<Q::Fetch>) -> Self {
+        QueryIter {
+            fetch,
+            alive: world.alive.as_slice(),
+            first_word: world.alive.front_position(),
+            next_word: 0,
+            bits: 0,
+            base: 0,
+            _items: PhantomData,
+        }
+    }
+}
+
+impl<'a, Q: Query> Iterator for QueryIter<'a, Q> {
+    type Item = Q::Item<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Q::Item<'a>> {
+        let fetch = self.fetch.as_ref()?;
+        loop {
+            if self.bits != 0 {
+                let row = self.base + self.bits.trailing_zeros() as usize;
+                self.bits &= self.bits - 1;
+                // SAFETY: the row matches; the borrows are held for 'a (by
+                // the guard or the `&mut World`), and each row is visited
+                // once.
+                return Some(unsafe { Q::get(fetch, row) });
+            }
+            let alive = *self.alive.get(self.next_word)?;
+            let word = self.first_word + self.next_word;
+            self.next_word += 1;
+            self.base = word * WORD;
+            // SAFETY: `fetch` came from the borrowed world; alive bits name
+            // alive rows.
+            self.bits = unsafe { Q::mask(fetch, word, alive) };
+        }
+    }
+}
+
+/// The loop behind `for_each`.
+///
+/// # Safety
+///
+/// `fetch` came from `world`, and the query's borrows are held for `'a`.
+unsafe fn for_each<'a, Q: Query>(
+    world: &'a World,
+    fetch: Option<Q::Fetch>,
+    mut f: impl FnMut(Q::Item<'a>),
+) {
+    let Some(fetch) = fetch else {
+        return;
+    };
+    let first_word = world.alive.front_position();
+    for (i, &alive) in world.alive.as_slice().iter().enumerate() {
+        let word = first_word + i;
+        let base = word * WORD;
+        // SAFETY: the caller's contract; alive bits name alive rows.
+        let mut bits = unsafe { Q::mask(&fetch, word, alive) };
+        if bits == u64::MAX {
+            for row in base..base + WORD {
+                // SAFETY: every row of the word matches; each is visited once.
+                f(unsafe { Q::get(&fetch, row) });
+            }
+            continue;
+        }
+        while bits != 0 {
+            let row = base + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            // SAFETY: as above.
+            f(unsafe { Q::get(&fetch, row) });
+        }
+    }
+}
+
+/// The raw views, sent to rayon's workers.
+#[cfg(feature = "rayon")]
+struct SendFetch<F>(F);
+
+#[cfg(feature = "rayon")]
+impl<F> SendFetch<F> {
+    /// The views (a method, so that closures capture the whole wrapper, not
+    /// its field).
+    fn get(&self) -> &F {
+        &self.0
+    }
+}
+
+// SAFETY: a fetch is raw pointers into the world's storage. Items made from
+// it on other threads are `&T` (needs `T: Sync`) or `&mut T` of distinct
+// rows (needs `T: Send`); every component is `Send + Sync`, and the
+// query's borrows are held until every worker has finished.
+#[cfg(feature = "rayon")]
+unsafe impl<F> Send for SendFetch<F> {}
+// SAFETY: as above; workers only copy the pointers.
+#[cfg(feature = "rayon")]
+unsafe impl<F> Sync for SendFetch<F> {}
+
+/// The loop behind `par_for_each`: rayon cuts the alive words between
+/// threads (at least 64 words, 4096 rows, per task), and each word is
+/// visited as [`for_each`] visits it.
+///
+/// # Safety
+///
+/// As [`for_each`].
+#[cfg(feature = "rayon")]
+unsafe fn par_for_each<Q: Query>(
+    world: &World,
+    fetch: Option<Q::Fetch>,
+    f: impl Fn(Q::Item<'_>) + Send + Sync,
+) {
+    use rayon::prelude::*;
+    let Some(fetch) = fetch else {
+        return;
+    };
+    let fetch = SendFetch(fetch);
+    let first_word = world.alive.front_position();
+    world
+        .alive
+        .as_slice()
+        .par_iter()
+        .enumerate()
+        .with_min_len(64)
+        .for_each(|(i, &alive)| {
+            let fetch = fetch.get();
+            let word = first_word + i;
+            let base = word * WORD;
+            // SAFETY: the caller's contract; alive bits name alive rows.
+            let mut bits = unsafe { Q::mask(fetch, word, alive) };
+            if bits == u64::MAX {
+                for row in base..base + WORD {
+                    // SAFETY: every row of the word matches; each word goes
+                    // to one worker, and each row is visited once.
+                    f(unsafe { Q::get(fetch, row) });
+                }
+                return;
+            }
+            while bits != 0 {
+                let row = base + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                // SAFETY: as above.
+                f(unsafe { Q::get(fetch, row) });
+            }
+        });
+}
+
+#[cfg(feature = "rayon")]
+impl<Q: Query> QueryBorrow<'_, Q> {
+    /// [`for_each`](Self::for_each) on rayon's threads (feature `rayon`):
+    /// the rows are cut between threads at word boundaries of the alive and
+    /// presence bits (at least 4096 rows per task).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn_batch((0..1000u32).map(|i| (i, 0u64)));
+    /// world.query::<(&u32, &mut u64)>().par_for_each(|(a, b)| *b = u64::from(*a) * 2);
+    /// assert_eq!(world.query::<&u64>().iter().sum::<u64>(), 999_000);
+    /// ```
+    pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
+        // SAFETY: the borrows are held while `self` is mutably borrowed.
+        unsafe { par_for_each::<Q>(self.world, self.fetch, f) }
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<Q: Query> QueryMut<'_, Q> {
+    /// [`for_each`](Self::for_each) on rayon's threads (feature `rayon`),
+    /// cut at word boundaries as [`QueryBorrow::par_for_each`].
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn_batch((0..1000u32).map(|i| (i,)));
+    /// world.query_mut::<&mut u32>().par_for_each(|x| *x += 1);
+    /// assert_eq!(world.query_mut::<&u32>().into_iter().sum::<u32>(), 500_500);
+    /// ```
+    pub fn par_for_each(self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
+        // SAFETY: the world is borrowed exclusively while this runs.
+        unsafe { par_for_each::<Q>(self.world, self.fetch, f) }
+    }
+}
+
+/// One entity's query on a shared world, holding the run-time borrows until
+/// dropped. From [`World::query_one`].
+///
+/// ```
+/// let mut world = handlekit_ecs::World::new();
+/// let e = world.spawn((1u32, 'a'));
+/// let mut one = world.query_one::<(&u32, &char)>(e).unwrap();
+/// assert_eq!(one.get(), Some((&1, &'a')));
+/// ```
+pub struct QueryOne<'w, Q: Query> {
+    world: &'w World,
+    accesses: Vec<Access>,
+    fetch: Option<Q::Fetch>,
+    row: usize,
+}
+
+impl<Q: Query> QueryOne<'_, Q> {
+    /// The entity's item, or `None` if it does not match.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((1u32,));
+    /// assert!(world.query_one::<&char>(e).unwrap().get().is_none());
+    /// ```
+    pub fn get(&mut self) -> Option<Q::Item<'_>> {
+        let fetch = self.fetch.as_ref()?;
+        let row = self.row;
+        // SAFETY: `fetch` came from the borrowed world and the row is alive.
+        let matches = unsafe { Q::mask(fetch, row / WORD, bit(row)) } != 0;
+        // SAFETY: the row matches; the borrows are held while `self` is
+        // mutably borrowed, so no other item of the row exists.
+        matches.then(|| unsafe { Q::get(fetch, row) })
+    }
+}
+
+impl<Q: Query> Drop for QueryOne<'_, Q> {
+    fn drop(&mut self) {
+        release(self.world, &self.accesses);
+    }
+}
+
+impl World {
+    /// Queries a shared world. The columns the query reads are borrowed
+    /// shared and those it writes exclusively, checked at run time and held
+    /// until the returned guard is dropped, so that systems on disjoint
+    /// columns can run at once.
+    ///
+    /// # Panics
+    ///
+    /// If a column is already borrowed incompatibly (by another query, a
+    /// [`Ref`](crate::Ref), or this query itself, as in `(&A, &mut A)`). The
+    /// message names the component type. Never undefined behaviour.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn((1u32, 2u64));
+    /// let a = world.query::<&u32>();
+    /// let b = world.query::<&mut u64>(); // disjoint: fine
+    /// drop((a, b));
+    /// ```
+    #[track_caller]
+    pub fn query<Q: Query>(&self) -> QueryBorrow<'_, Q> {
+        let accesses = accesses::<Q>(self);
+        acquire(self, &accesses);
+        QueryBorrow {
+            world: self,
+            accesses,
+            fetch: Q::fetch(self),
+        }
+    }
+
+    /// Queries an exclusively borrowed world: no run-time borrow checks.
+    ///
+    /// # Panics
+    ///
+    /// If the query itself borrows a column twice incompatibly (as
+    /// `(&A, &mut A)`); the message names the type.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn((1u32,));
+    /// let sum: u32 = world.query_mut::<&u32>().into_iter().sum();
+    /// assert_eq!(sum, 1);
+    /// ```
+    #[track_caller]
+    pub fn query_mut<Q: Query>(&mut self) -> QueryMut<'_, Q> {
+        accesses::<Q>(self);
+        QueryMut {
+            world: self,
+            fetch: Q::fetch(self),
+        }
+    }
+
+    /// Queries one entity of a shared world, with run-time borrows held
+    /// until the guard is dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchEntity`] if the entity is not alive.
+    ///
+    /// # Panics
+    ///
+    /// As [`query`](Self::query).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((1u32,));
+    /// if let Some(x) = world.query_one::<&mut u32>(e).unwrap().get() {
+    ///     *x = 5;
+    /// }
+    /// assert_eq!(*world.get::<u32>(e).unwrap(), 5);
+    /// ```
+    #[track_caller]
+    pub fn query_one<Q: Query>(&self, entity: Entity) -> Result<QueryOne<'_, Q>, NoSuchEntity> {
+        let row = self.row_of(entity)?;
+        let accesses = accesses::<Q>(self);
+        acquire(self, &accesses);
+        Ok(QueryOne {
+            world: self,
+            accesses,
+            fetch: Q::fetch(self),
+            row,
+        })
+    }
+
+    /// Queries one entity of an exclusively borrowed world.
+    ///
+    /// # Errors
+    ///
+    /// [`ComponentError::NoSuchEntity`], or
+    /// [`ComponentError::MissingComponent`] (with the query's type name) if
+    /// the entity does not match.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((1u32, 2u8));
+    /// let (a, b) = world.query_one_mut::<(&mut u32, &u8)>(e).unwrap();
+    /// *a += u32::from(*b);
+    /// assert_eq!(*world.get::<u32>(e).unwrap(), 3);
+    /// ```
+    #[track_caller]
+    pub fn query_one_mut<Q: Query>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<Q::Item<'_>, ComponentError> {
+        let row = self.row_of(entity)?;
+        accesses::<Q>(self);
+        let missing = ComponentError::MissingComponent(std::any::type_name::<Q>());
+        let fetch = Q::fetch(self).ok_or(missing)?;
+        // SAFETY: `fetch` came from this world (exclusively borrowed) and the
+        // row is alive.
+        if unsafe { Q::mask(&fetch, row / WORD, bit(row)) } == 0 {
+            return Err(missing);
+        }
+        // SAFETY: the row matches; the world is borrowed exclusively for the
+        // item's lifetime.
+        Ok(unsafe { Q::get(&fetch, row) })
+    }
+}

@@ -1,0 +1,753 @@
+//! The storage layer: dense columns, sparse sets, borrow flags and the raw
+//! views queries read through. Together with the fetch code of `query.rs`
+//! (which only calls the `unsafe fn`s defined here), this module holds every
+//! `unsafe` of the crate.
+//!
+//! A component type's storage is one [`TypedStorage<T>`], reached from the
+//! world through the object-safe [`AnyStorage`] trait: the operations that do
+//! not know `T` (drop a row's component, move a row, release the front,
+//! clear) go through its vtable; the typed ones (insert, remove, get, views)
+//! downcast first.
+
+use std::any::Any;
+use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+use handlekit::VmVec;
+
+use crate::Entity;
+
+/// Rows per presence word.
+pub(crate) const WORD: usize = 64;
+
+/// The bit of `row` in its word.
+#[inline]
+pub(crate) const fn bit(row: usize) -> u64 {
+    1 << (row % WORD)
+}
+
+/// Room a column keeps beyond the world's maximum row count, in elements:
+/// after [`VmVec::rebase`] the first element may sit up to a page (64 KiB on
+/// some systems) past the start of the reservation, and the window must still
+/// fit `max_rows` rows.
+pub(crate) fn slack<T>() -> usize {
+    (64 << 10) / size_of::<T>().max(1) + WORD
+}
+
+/// Pushes `value`, moving the window back with [`VmVec::rebase`] once if it
+/// reached the end of its reservation.
+///
+/// # Panics
+///
+/// If the vector is still full after the rebase: the world keeps every
+/// window shorter than the reservation (see [`slack`]), so this is a bug or
+/// a refused commit, reported with the system's error.
+pub(crate) fn push_or_rebase<T>(vec: &mut VmVec<T>, value: T) {
+    if vec.remaining_capacity() == 0 {
+        vec.rebase();
+    }
+    vec.push(value);
+}
+
+/// A run-time borrow flag: `0` free, `n > 0` borrowed shared `n` times, `-1`
+/// borrowed exclusively.
+#[derive(Default)]
+pub(crate) struct BorrowFlag(AtomicIsize);
+
+impl BorrowFlag {
+    /// Takes a shared borrow, or returns `false` if the flag is borrowed
+    /// exclusively (or has `isize::MAX` shared borrows).
+    pub(crate) fn try_shared(&self) -> bool {
+        let mut current = self.0.load(Ordering::Relaxed);
+        loop {
+            if !(0..isize::MAX).contains(&current) {
+                return false;
+            }
+            match self.0.compare_exchange_weak(
+                current,
+                current + 1,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(now) => current = now,
+            }
+        }
+    }
+
+    /// Gives back a shared borrow taken with [`try_shared`](Self::try_shared).
+    pub(crate) fn release_shared(&self) {
+        let before = self.0.fetch_sub(1, Ordering::Release);
+        debug_assert!(before > 0, "released a shared borrow that was not taken");
+    }
+
+    /// Takes the exclusive borrow, or returns `false` if any borrow is out.
+    pub(crate) fn try_exclusive(&self) -> bool {
+        self.0
+            .compare_exchange(0, -1, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// Gives back the exclusive borrow.
+    pub(crate) fn release_exclusive(&self) {
+        let before = self.0.swap(0, Ordering::Release);
+        debug_assert_eq!(
+            before, -1,
+            "released an exclusive borrow that was not taken"
+        );
+    }
+}
+
+/// The operations on a component storage that do not need its type.
+pub(crate) trait AnyStorage: Send + Sync {
+    /// For downcasting to [`TypedStorage<T>`].
+    fn as_any(&self) -> &dyn Any;
+    /// For downcasting to [`TypedStorage<T>`].
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// Whether `entity` (at `row`) has the component.
+    fn contains(&self, entity: Entity, row: usize) -> bool;
+    /// Drops the component of `entity` (at `row`) if it has one. The slot is
+    /// marked absent before the value is dropped, so a panicking `Drop`
+    /// leaves no double drop behind.
+    fn drop_one(&mut self, entity: Entity, row: usize);
+    /// Drops the dense components of rows in `[start, end)` that `alive`
+    /// does not mark (left behind by a panicking `Drop` in a despawn).
+    /// `alive(word)` gives the alive word of word `word`.
+    fn drop_dead(&mut self, start: usize, end: usize, alive: &dyn Fn(usize) -> u64);
+    /// Moves the dense component of row `from` (if any) to row `to`, which
+    /// must have none. Sparse storage is keyed by entity and does nothing.
+    fn move_row(&mut self, from: usize, to: usize);
+    /// Gives back the memory of rows below `front`, which hold no component.
+    fn release_front(&mut self, front: usize);
+    /// Moves the windows back to the start of their reservations.
+    fn rebase(&mut self);
+    /// Drops every component (each once, even if a `Drop` panics; the first
+    /// panic propagates afterwards) and releases the memory.
+    fn clear(&mut self, front: usize);
+    /// Bytes of memory committed (dense) or allocated (sparse).
+    fn memory_bytes(&self) -> usize;
+    /// The number of components stored.
+    fn len(&self) -> usize;
+}
+
+/// The storage of one component type: a dense column or a sparse set.
+// One per component type, boxed in the world: the size difference is moot.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum TypedStorage<T> {
+    /// A column with a slot per row.
+    Dense(DenseColumn<T>),
+    /// A sparse set keyed by entity index.
+    Sparse(SparseSet<T>),
+}
+
+// SAFETY: the values sit in `UnsafeCell`s only so that a query holding a
+// borrow flag can write through a shared reference to the storage. Every
+// access to a value goes through a `&mut` to the world, or holds the
+// column's borrow flag (shared for reads, exclusive for writes), so values
+// are shared between threads only as `&T` (needs `T: Sync`) and moved or
+// mutated by one thread at a time (needs `T: Send`).
+unsafe impl<T: Send + Sync> Sync for TypedStorage<T> {}
+// SAFETY: as above; the storage owns its values.
+unsafe impl<T: Send + Sync> Send for TypedStorage<T> {}
+
+/// One dense column: a slot per row from the column's first row to the last
+/// row that ever held the component, and one presence bit per row.
+pub(crate) struct DenseColumn<T> {
+    /// The slots. The slot of row `r` sits at position `r - row_base` of the
+    /// vector. Invariant: a slot is initialized if and only if its row's
+    /// presence bit is set.
+    data: VmVec<UnsafeCell<MaybeUninit<T>>>,
+    /// The row of position 0 of `data` (the world's front row when the
+    /// column was made).
+    row_base: usize,
+    /// The presence words: word `w` (rows `64w..64w + 64`) sits at position
+    /// `w - word_base`. Invariant: a set bit lies within `data`'s window, and
+    /// no bit is set below the world's front row.
+    present: VmVec<u64>,
+    /// The word of position 0 of `present`.
+    word_base: usize,
+    /// The number of set presence bits.
+    len: usize,
+}
+
+impl<T> DenseColumn<T> {
+    /// An empty column whose first row is `front`, with room for `max_rows`
+    /// rows. Panics if the address space cannot be reserved.
+    fn new(front: usize, max_rows: usize) -> Self {
+        let data = VmVec::with_max_capacity(max_rows + slack::<T>())
+            .unwrap_or_else(|error| panic!("handlekit-ecs: reserving a column: {error}"));
+        let present = VmVec::with_max_capacity(max_rows / WORD + 2 + slack::<u64>())
+            .unwrap_or_else(|error| panic!("handlekit-ecs: reserving a column: {error}"));
+        DenseColumn {
+            data,
+            row_base: front,
+            present,
+            word_base: front / WORD,
+            len: 0,
+        }
+    }
+
+    /// The presence word `word` (0 outside the column).
+    #[inline]
+    fn word(&self, word: usize) -> u64 {
+        word.checked_sub(self.word_base)
+            .and_then(|position| self.present.get_by_position(position))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    #[inline]
+    fn has(&self, row: usize) -> bool {
+        self.word(row / WORD) & bit(row) != 0
+    }
+
+    /// The presence word of `row`, made if needed.
+    fn word_mut(&mut self, row: usize) -> &mut u64 {
+        let position = row / WORD - self.word_base;
+        while self.present.next_position() <= position {
+            push_or_rebase(&mut self.present, 0);
+        }
+        self.present
+            .get_by_position_mut(position)
+            .expect("handlekit-ecs: presence word below the front")
+    }
+
+    /// The slot of `row`, made if needed.
+    fn slot_mut(&mut self, row: usize) -> &mut MaybeUninit<T> {
+        let position = row - self.row_base;
+        while self.data.next_position() <= position {
+            push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::uninit()));
+        }
+        self.data
+            .get_by_position_mut(position)
+            .expect("handlekit-ecs: slot below the front")
+            .get_mut()
+    }
+
+    /// Puts `value` in `row`, returning the value it replaces.
+    fn insert(&mut self, row: usize, value: T) -> Option<T> {
+        if self.has(row) {
+            // SAFETY: the presence bit is set, so the slot is initialized.
+            let slot = unsafe { self.slot_mut(row).assume_init_mut() };
+            return Some(std::mem::replace(slot, value));
+        }
+        self.slot_mut(row).write(value);
+        *self.word_mut(row) |= bit(row);
+        self.len += 1;
+        None
+    }
+
+    /// Takes the value out of `row`.
+    fn remove(&mut self, row: usize) -> Option<T> {
+        if !self.has(row) {
+            return None;
+        }
+        *self.word_mut(row) &= !bit(row);
+        self.len -= 1;
+        // SAFETY: the bit was set, so the slot was initialized; clearing the
+        // bit first hands ownership of the value to this read.
+        Some(unsafe { self.slot_mut(row).assume_init_read() })
+    }
+
+    fn get_mut(&mut self, row: usize) -> Option<&mut T> {
+        if !self.has(row) {
+            return None;
+        }
+        // SAFETY: the presence bit is set, so the slot is initialized.
+        Some(unsafe { self.slot_mut(row).assume_init_mut() })
+    }
+
+    /// The raw view a query reads through.
+    fn view(&self) -> DenseView<T> {
+        let words = self.present.as_slice();
+        DenseView {
+            data: self.data.as_ptr(),
+            row_offset: self.row_base + self.data.front_position(),
+            words: words.as_ptr(),
+            words_len: words.len(),
+            word_offset: self.word_base + self.present.front_position(),
+        }
+    }
+}
+
+impl<T> Drop for DenseColumn<T> {
+    fn drop(&mut self) {
+        let front = self.row_base + self.data.front_position();
+        self.clear_values(front);
+    }
+}
+
+impl<T> DenseColumn<T> {
+    /// Drops every value; the first panic of a `Drop` propagates after all
+    /// were dropped.
+    fn clear_values(&mut self, _front: usize) {
+        let mut panic = None;
+        let first_word = self.word_base + self.present.front_position();
+        for i in 0..self.present.len() {
+            let mut bits = std::mem::take(&mut self.present[i]);
+            while bits != 0 {
+                let row = (first_word + i) * WORD + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                self.len -= 1;
+                let slot = self.slot_mut(row);
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    // SAFETY: the bit was set (and is now cleared), so the
+                    // slot is initialized and this drop owns the value.
+                    unsafe { slot.assume_init_drop() };
+                }));
+                if let Err(payload) = result {
+                    panic.get_or_insert(payload);
+                }
+            }
+        }
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
+        }
+    }
+}
+
+impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn contains(&self, entity: Entity, row: usize) -> bool {
+        match self {
+            TypedStorage::Dense(column) => column.has(row),
+            TypedStorage::Sparse(set) => set.position(entity).is_some(),
+        }
+    }
+
+    fn drop_one(&mut self, entity: Entity, row: usize) {
+        drop(self.remove(entity, row));
+    }
+
+    fn drop_dead(&mut self, start: usize, end: usize, alive: &dyn Fn(usize) -> u64) {
+        let TypedStorage::Dense(column) = self else {
+            return;
+        };
+        if start >= end {
+            return;
+        }
+        let mut panic = None;
+        for word in start / WORD..=(end - 1) / WORD {
+            let mut range = u64::MAX;
+            if word == start / WORD {
+                range &= u64::MAX << (start % WORD);
+            }
+            if word == (end - 1) / WORD && end % WORD != 0 {
+                range &= u64::MAX >> (WORD - end % WORD);
+            }
+            let mut bits = column.word(word) & !alive(word) & range;
+            while bits != 0 {
+                let row = word * WORD + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let value = column.remove(row);
+                if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    drop(value);
+                })) {
+                    panic.get_or_insert(payload);
+                }
+            }
+        }
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
+        }
+    }
+
+    fn move_row(&mut self, from: usize, to: usize) {
+        if let TypedStorage::Dense(column) = self {
+            if let Some(value) = column.remove(from) {
+                let old = column.insert(to, value);
+                debug_assert!(old.is_none(), "moved a row onto a component");
+                std::mem::forget(old);
+            }
+        }
+    }
+
+    fn release_front(&mut self, front: usize) {
+        let TypedStorage::Dense(column) = self else {
+            return;
+        };
+        let data_front = column.row_base + column.data.front_position();
+        if front > data_front {
+            let dead = (front - data_front).min(column.data.len());
+            // `MaybeUninit` drops nothing: this only releases memory.
+            column.data.drain_front(dead);
+        }
+        let word_front = column.word_base + column.present.front_position();
+        let first_word = front / WORD;
+        if first_word > word_front {
+            let dead = (first_word - word_front).min(column.present.len());
+            debug_assert!(
+                column.present[..dead].iter().all(|&w| w == 0),
+                "released a presence word with a bit set"
+            );
+            column.present.drain_front(dead);
+        }
+        // An emptied vector starts over at the front: its next push must not
+        // fill the rows it skipped (the window would outgrow `max_rows`).
+        if column.data.is_empty() {
+            column.row_base = front - column.data.front_position();
+        }
+        if column.present.is_empty() {
+            column.word_base = first_word - column.present.front_position();
+        }
+    }
+
+    fn rebase(&mut self) {
+        if let TypedStorage::Dense(column) = self {
+            column.data.rebase();
+            column.present.rebase();
+        }
+    }
+
+    fn clear(&mut self, front: usize) {
+        match self {
+            TypedStorage::Dense(column) => {
+                struct Release<'a, T>(&'a mut DenseColumn<T>, usize);
+                impl<T> Drop for Release<'_, T> {
+                    fn drop(&mut self) {
+                        let column = &mut *self.0;
+                        // Every bit is clear: give back every slot and word,
+                        // and start the column over at the world's front.
+                        column.data.clear();
+                        column.present.clear();
+                        column.data.rebase();
+                        column.present.rebase();
+                        column.row_base = self.1 - column.data.front_position();
+                        column.word_base = self.1 / WORD - column.present.front_position();
+                    }
+                }
+                let guard = Release(column, front);
+                guard.0.clear_values(front);
+            }
+            TypedStorage::Sparse(set) => set.clear(),
+        }
+    }
+
+    fn memory_bytes(&self) -> usize {
+        match self {
+            TypedStorage::Dense(column) => {
+                column.data.committed_bytes() + column.present.committed_bytes()
+            }
+            TypedStorage::Sparse(set) => {
+                set.index.capacity() * size_of::<u32>()
+                    + set.owners.capacity() * size_of::<Entity>()
+                    + set.values.capacity() * size_of::<T>()
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            TypedStorage::Dense(column) => column.len,
+            TypedStorage::Sparse(set) => set.values.len(),
+        }
+    }
+}
+
+impl<T> TypedStorage<T> {
+    /// A dense column starting at row `front`.
+    pub(crate) fn dense(front: usize, max_rows: usize) -> Self {
+        TypedStorage::Dense(DenseColumn::new(front, max_rows))
+    }
+
+    /// An empty sparse set.
+    pub(crate) fn sparse() -> Self {
+        TypedStorage::Sparse(SparseSet {
+            index: Vec::new(),
+            owners: Vec::new(),
+            values: Vec::new(),
+        })
+    }
+
+    /// Puts `value` on `entity` (at `row`), returning the value it replaces.
+    pub(crate) fn insert(&mut self, entity: Entity, row: usize, value: T) -> Option<T> {
+        match self {
+            TypedStorage::Dense(column) => column.insert(row, value),
+            TypedStorage::Sparse(set) => set.insert(entity, value),
+        }
+    }
+
+    /// Takes the component of `entity` (at `row`) out.
+    pub(crate) fn remove(&mut self, entity: Entity, row: usize) -> Option<T> {
+        match self {
+            TypedStorage::Dense(column) => column.remove(row),
+            TypedStorage::Sparse(set) => set.remove(entity),
+        }
+    }
+
+    /// The component of `entity` (at `row`), mutably.
+    pub(crate) fn get_mut(&mut self, entity: Entity, row: usize) -> Option<&mut T> {
+        match self {
+            TypedStorage::Dense(column) => column.get_mut(row),
+            TypedStorage::Sparse(set) => {
+                let position = set.position(entity)?;
+                Some(set.values[position].get_mut())
+            }
+        }
+    }
+
+    /// The raw view queries read through. `rows` is the world's row → entity
+    /// window (a sparse view looks entities up in it).
+    pub(crate) fn view(&self, rows: RowsView) -> View<T> {
+        match self {
+            TypedStorage::Dense(column) => View::Dense(column.view()),
+            TypedStorage::Sparse(set) => View::Sparse(SparseView {
+                index: set.index.as_ptr(),
+                index_len: set.index.len(),
+                owners: set.owners.as_ptr(),
+                values: set.values.as_ptr(),
+                rows,
+            }),
+        }
+    }
+}
+
+/// A sparse set: values packed in one array, found from the entity's index
+/// through a second array.
+pub(crate) struct SparseSet<T> {
+    /// By entity index: one past the position of its value in `values`, or 0.
+    /// Invariant: a nonzero entry `p` has `p - 1 < values.len()`.
+    index: Vec<u32>,
+    /// The entity owning each value. Invariant: `owners.len() ==
+    /// values.len()` and `index[owners[i].index()] == i + 1`.
+    owners: Vec<Entity>,
+    /// The values, packed.
+    values: Vec<UnsafeCell<T>>,
+}
+
+impl<T> SparseSet<T> {
+    /// The position of `entity`'s value, if it has one. A different
+    /// generation with the same index does not match.
+    #[inline]
+    fn position(&self, entity: Entity) -> Option<usize> {
+        let slot = *self.index.get(entity.index())?;
+        let position = (slot as usize).checked_sub(1)?;
+        (self.owners[position] == entity).then_some(position)
+    }
+
+    fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
+        if let Some(position) = self.position(entity) {
+            return Some(std::mem::replace(self.values[position].get_mut(), value));
+        }
+        let index = entity.index();
+        if index >= self.index.len() {
+            self.index.resize(index + 1, 0);
+        }
+        // A value left by an older entity with the same index (its `Drop`
+        // panicked in a despawn) is dropped now.
+        let stale = (self.index[index] as usize).checked_sub(1);
+        let old = stale.map(|position| self.swap_remove(position));
+        self.values.push(UnsafeCell::new(value));
+        self.owners.push(entity);
+        self.index[index] =
+            u32::try_from(self.values.len()).expect("handlekit-ecs: sparse set full");
+        drop(old);
+        None
+    }
+
+    fn remove(&mut self, entity: Entity) -> Option<T> {
+        let position = self.position(entity)?;
+        Some(self.swap_remove(position))
+    }
+
+    fn swap_remove(&mut self, position: usize) -> T {
+        let owner = self.owners.swap_remove(position);
+        self.index[owner.index()] = 0;
+        if let Some(&moved) = self.owners.get(position) {
+            self.index[moved.index()] = position as u32 + 1;
+        }
+        self.values.swap_remove(position).into_inner()
+    }
+
+    fn clear(&mut self) {
+        self.index.clear();
+        self.owners.clear();
+        // `Vec::clear` drops every value even if one panics.
+        self.values.clear();
+    }
+}
+
+/// The world's row → entity window, as raw parts.
+#[derive(Clone, Copy)]
+pub(crate) struct RowsView {
+    /// The entity of row `first_row`.
+    pub(crate) ptr: *const Entity,
+    /// The row of `ptr`.
+    pub(crate) first_row: usize,
+    /// Rows in the window.
+    pub(crate) len: usize,
+}
+
+impl RowsView {
+    /// The entity of `row`.
+    ///
+    /// # Safety
+    ///
+    /// `row` lies in the window, and the world it was taken from is still
+    /// borrowed (not changed since).
+    #[inline]
+    pub(crate) unsafe fn entity(&self, row: usize) -> Entity {
+        debug_assert!(row.wrapping_sub(self.first_row) < self.len);
+        // SAFETY: the row is in the window (the caller's contract) and the
+        // window is unchanged.
+        unsafe { *self.ptr.add(row - self.first_row) }
+    }
+}
+
+/// The raw view of a storage that a query reads through. Valid while the
+/// world it came from stays borrowed, under the column's borrow flag.
+pub(crate) enum View<T> {
+    /// A dense column.
+    Dense(DenseView<T>),
+    /// A sparse set.
+    Sparse(SparseView<T>),
+}
+
+impl<T> Clone for View<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for View<T> {}
+
+/// See [`View`].
+pub(crate) struct DenseView<T> {
+    data: *const UnsafeCell<MaybeUninit<T>>,
+    /// The row of `data[0]`.
+    row_offset: usize,
+    words: *const u64,
+    words_len: usize,
+    /// The word of `words[0]`.
+    word_offset: usize,
+}
+
+impl<T> Clone for DenseView<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for DenseView<T> {}
+
+/// See [`View`].
+pub(crate) struct SparseView<T> {
+    index: *const u32,
+    index_len: usize,
+    owners: *const Entity,
+    values: *const UnsafeCell<T>,
+    rows: RowsView,
+}
+
+impl<T> Clone for SparseView<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SparseView<T> {}
+
+impl<T> View<T> {
+    /// `candidates` (a word of rows, all in the world's window) restricted to
+    /// the rows that have the component.
+    ///
+    /// # Safety
+    ///
+    /// The world the view came from is still borrowed and unchanged, and
+    /// every set bit of `candidates` names a row in its window.
+    #[inline]
+    pub(crate) unsafe fn mask(&self, word: usize, candidates: u64) -> u64 {
+        match self {
+            View::Dense(view) => {
+                let i = word.wrapping_sub(view.word_offset);
+                if i < view.words_len {
+                    // SAFETY: in bounds; the words are unchanged while the
+                    // world is borrowed.
+                    candidates & unsafe { *view.words.add(i) }
+                } else {
+                    0
+                }
+            }
+            View::Sparse(view) => {
+                let mut out = 0;
+                let mut bits = candidates;
+                while bits != 0 {
+                    let row = word * WORD + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    // SAFETY: the row is in the window (the caller's contract).
+                    if unsafe { view.position(row) }.is_some() {
+                        out |= bit(row);
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// Whether `row` has the component.
+    ///
+    /// # Safety
+    ///
+    /// As [`mask`](Self::mask), for the one row.
+    #[inline]
+    pub(crate) unsafe fn has(&self, row: usize) -> bool {
+        // SAFETY: forwarded.
+        unsafe { self.mask(row / WORD, bit(row)) != 0 }
+    }
+
+    /// A pointer to the component of `row`, valid for reads (and, under an
+    /// exclusive borrow, writes) while the world stays borrowed.
+    ///
+    /// # Safety
+    ///
+    /// `row` has the component ([`has`](Self::has)), and the world the view
+    /// came from is still borrowed and unchanged.
+    #[inline]
+    pub(crate) unsafe fn get_unchecked(&self, row: usize) -> *mut T {
+        // SAFETY: forwarded.
+        debug_assert!(unsafe { self.has(row) });
+        match self {
+            // SAFETY: the row has the component, so its slot lies in the
+            // column's window and is initialized; `UnsafeCell::raw_get`
+            // gives a pointer that may be written through under the
+            // exclusive borrow. `MaybeUninit<T>` has the layout of `T`.
+            View::Dense(view) => unsafe {
+                UnsafeCell::raw_get(view.data.add(row - view.row_offset)).cast::<T>()
+            },
+            View::Sparse(view) => {
+                // SAFETY: the row has the component, so `position` is Some
+                // and in bounds.
+                let position = unsafe { view.position(row).unwrap_unchecked() };
+                // SAFETY: in bounds, as above.
+                UnsafeCell::raw_get(unsafe { view.values.add(position) })
+            }
+        }
+    }
+}
+
+impl<T> SparseView<T> {
+    /// The position of the value of `row`'s entity, if it has one.
+    ///
+    /// # Safety
+    ///
+    /// `row` lies in the world's window; the world is borrowed and unchanged.
+    #[inline]
+    unsafe fn position(&self, row: usize) -> Option<usize> {
+        // SAFETY: the caller's contract.
+        let entity = unsafe { self.rows.entity(row) };
+        let i = entity.index();
+        if i >= self.index_len {
+            return None;
+        }
+        // SAFETY: `i < index_len`.
+        let position = (unsafe { *self.index.add(i) } as usize).checked_sub(1)?;
+        // SAFETY: a nonzero index entry is in bounds of `owners` (the
+        // invariant of `SparseSet::index`).
+        (unsafe { *self.owners.add(position) } == entity).then_some(position)
+    }
+}

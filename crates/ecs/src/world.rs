@@ -1,0 +1,966 @@
+//! The world: entities, rows and the component storages.
+
+use std::any::{type_name, TypeId};
+use std::collections::HashMap;
+
+use handlekit::{IdTable, VmVec};
+
+use crate::bundle::Bundle;
+use crate::storage::{push_or_rebase, slack, AnyStorage, BorrowFlag, RowsView, TypedStorage, WORD};
+use crate::{ComponentError, Entity, NoSuchEntity, SpawnError};
+
+/// Anything that can be a component: `Send + Sync + 'static`.
+///
+/// ```
+/// fn takes<T: handlekit_ecs::Component>() {}
+/// takes::<[f32; 3]>();
+/// takes::<String>();
+/// ```
+pub trait Component: Send + Sync + 'static {}
+impl<T: Send + Sync + 'static> Component for T {}
+
+/// How a component type is stored; chosen once per type with
+/// [`World::register`]. Dense is the default.
+///
+/// ```
+/// use handlekit_ecs::{Storage, World};
+/// struct Burning;
+/// let mut world = World::new();
+/// assert!(world.register::<Burning>(Storage::Sparse));
+/// assert_eq!(world.storage_of::<Burning>(), Some(Storage::Sparse));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Storage {
+    /// A column with a slot per row (in virtual memory) and a presence bit
+    /// per row: iteration streams the column, adding or removing the
+    /// component writes one slot and one bit.
+    #[default]
+    Dense,
+    /// A sparse set: the values packed in one array, found through an array
+    /// indexed by entity index. For components few entities have.
+    Sparse,
+}
+
+/// How [`World::collect`] treats the live entities it finds in the rows it
+/// examines.
+///
+/// ```
+/// use handlekit_ecs::{Order, World};
+/// let mut world = World::new();
+/// let es: Vec<_> = (0..10u32).map(|i| world.spawn((i,))).collect();
+/// for &e in &es[..5] { world.despawn(e).unwrap(); }
+/// world.collect(8, Order::Preserve);
+/// let order: Vec<u32> = world.query_mut::<&u32>().into_iter().copied().collect();
+/// assert_eq!(order, [5, 6, 7, 8, 9]); // creation order kept
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Move them to the back of the world (behind the newest entity): the
+    /// fewest moves, the examined rows all become free.
+    Any,
+    /// Compact them towards the end of the examined range, keeping their
+    /// order: iteration keeps visiting entities in creation order.
+    Preserve,
+}
+
+/// What one [`World::collect`] did.
+///
+/// ```
+/// use handlekit_ecs::{Order, World};
+/// let mut world = World::new();
+/// let e = world.spawn((1u8,));
+/// world.spawn((2u8,));
+/// world.despawn(e).unwrap();
+/// let done = world.collect(100, Order::Any);
+/// assert_eq!((done.examined, done.moved), (2, 1));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Collected {
+    /// Rows examined from the front.
+    pub examined: usize,
+    /// Live entities moved to another row.
+    pub moved: usize,
+    /// Bytes of committed memory given back to the system (0 on the heap
+    /// fallback, which frees nothing before the world is dropped).
+    pub released: usize,
+}
+
+/// One component type's storage with its borrow flag.
+pub(crate) struct Column {
+    /// The run-time borrow of the storage by `&World` queries and guards.
+    pub(crate) flag: BorrowFlag,
+    /// The component type's name, for borrow-conflict panics.
+    pub(crate) name: &'static str,
+    /// Dense or sparse.
+    pub(crate) kind: Storage,
+    /// A `TypedStorage<T>` of the column's type.
+    pub(crate) storage: Box<dyn AnyStorage>,
+}
+
+/// The maximum row count of [`World::new`]: 2²⁴ rows with virtual memory
+/// (a column of 64-byte components reserves 1 GiB of address space and
+/// commits only what its rows reach), 2¹² on the heap fallback (where every
+/// column allocates its whole reservation up front).
+///
+/// ```
+/// use handlekit_ecs::{World, DEFAULT_MAX_ROWS};
+/// assert_eq!(World::new().max_rows(), DEFAULT_MAX_ROWS);
+/// ```
+pub const DEFAULT_MAX_ROWS: usize = if handlekit::vm_vec::VIRTUAL_MEMORY {
+    1 << 24
+} else {
+    1 << 12
+};
+
+/// A set of entities and their components. See the [crate docs](crate) for
+/// the design.
+///
+/// ```
+/// use handlekit_ecs::World;
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Pos(f32);
+/// struct Vel(f32);
+///
+/// let mut world = World::new();
+/// let a = world.spawn((Pos(0.0), Vel(1.0)));
+/// let b = world.spawn((Pos(5.0),));
+/// for (p, v) in world.query_mut::<(&mut Pos, &Vel)>() {
+///     p.0 += v.0;
+/// }
+/// assert_eq!(*world.get::<Pos>(a).unwrap(), Pos(1.0));
+/// assert_eq!(*world.get::<Pos>(b).unwrap(), Pos(5.0));
+/// ```
+pub struct World {
+    /// Entity → the low 32 bits of the row of every live entity (8 bytes a
+    /// slot); [`full_row`](Self::full_row) restores the row, which is the one
+    /// of the window with those bits (the window holds fewer than 2³¹ rows).
+    /// Invariant: `full_row(entities[e]) == r` if and only if row `r` is
+    /// alive and `rows[r] == e`.
+    pub(crate) entities: IdTable<u32, Entity>,
+    /// Row → entity for the rows of the window: row `r` at position `r`.
+    /// The window is `[front, next)` with `front = rows.front_position()`,
+    /// `next = rows.next_position()`. A dead row keeps its last entity.
+    pub(crate) rows: VmVec<Entity>,
+    /// The alive bits: word `w` (rows `64w..64w + 64`) at position `w`.
+    /// Invariant: a set bit names a row of the window whose entity is alive;
+    /// words cover the window (the word of `front` up to that of `next - 1`).
+    pub(crate) alive: VmVec<u64>,
+    /// The storages, in registration order.
+    pub(crate) columns: Vec<Column>,
+    /// Component type → index into `columns`.
+    types: HashMap<TypeId, usize>,
+    /// The most rows the window may hold.
+    max_rows: usize,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World::new()
+    }
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("len", &self.len())
+            .field("rows", &self.rows.len())
+            .field(
+                "components",
+                &self.columns.iter().map(|c| c.name).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl World {
+    /// An empty world with room for [`DEFAULT_MAX_ROWS`] rows.
+    ///
+    /// ```
+    /// let world = handlekit_ecs::World::new();
+    /// assert!(world.is_empty());
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        World::with_max_rows(DEFAULT_MAX_ROWS)
+    }
+
+    /// An empty world whose row window holds at most `max_rows` rows (live
+    /// entities plus dead rows not yet collected). Every dense column
+    /// reserves address space for that many components and commits memory
+    /// only as rows reach it.
+    ///
+    /// # Panics
+    ///
+    /// If the address space cannot be reserved, or `max_rows` exceeds 2³¹.
+    ///
+    /// ```
+    /// let world = handlekit_ecs::World::with_max_rows(1_000);
+    /// assert_eq!(world.max_rows(), 1_000);
+    /// ```
+    #[must_use]
+    pub fn with_max_rows(max_rows: usize) -> Self {
+        assert!(
+            max_rows <= 1 << 31,
+            "handlekit-ecs: at most 2^31 rows (asked for {max_rows})"
+        );
+        World {
+            entities: IdTable::default(),
+            rows: reserve(max_rows + slack::<Entity>()),
+            alive: reserve(max_rows / WORD + 2 + slack::<u64>()),
+            columns: Vec::new(),
+            types: HashMap::new(),
+            max_rows,
+        }
+    }
+
+    /// The most rows the window may hold (see [`with_max_rows`](Self::with_max_rows)).
+    ///
+    /// ```
+    /// assert_eq!(handlekit_ecs::World::with_max_rows(8).max_rows(), 8);
+    /// ```
+    #[must_use]
+    pub fn max_rows(&self) -> usize {
+        self.max_rows
+    }
+
+    /// Chooses the storage of component type `T`. Returns `false` (and
+    /// changes nothing) if `T` already has a storage: a type is registered
+    /// on its first use, dense unless registered before.
+    ///
+    /// ```
+    /// use handlekit_ecs::{Storage, World};
+    /// let mut world = World::new();
+    /// world.spawn((1u8,));
+    /// assert!(!world.register::<u8>(Storage::Sparse)); // already dense
+    /// assert!(world.register::<u16>(Storage::Sparse));
+    /// ```
+    pub fn register<T: Component>(&mut self, storage: Storage) -> bool {
+        if self.types.contains_key(&TypeId::of::<T>()) {
+            return false;
+        }
+        self.add_column::<T>(storage);
+        true
+    }
+
+    /// The storage of `T`, if it is registered.
+    ///
+    /// ```
+    /// use handlekit_ecs::{Storage, World};
+    /// let mut world = World::new();
+    /// assert_eq!(world.storage_of::<u8>(), None);
+    /// world.spawn((1u8,));
+    /// assert_eq!(world.storage_of::<u8>(), Some(Storage::Dense));
+    /// ```
+    #[must_use]
+    pub fn storage_of<T: Component>(&self) -> Option<Storage> {
+        self.column_index::<T>().map(|i| self.columns[i].kind)
+    }
+
+    fn add_column<T: Component>(&mut self, kind: Storage) -> usize {
+        let storage = match kind {
+            Storage::Dense => TypedStorage::<T>::dense(self.rows.front_position(), self.max_rows),
+            Storage::Sparse => TypedStorage::<T>::sparse(),
+        };
+        self.columns.push(Column {
+            flag: BorrowFlag::default(),
+            name: type_name::<T>(),
+            kind,
+            storage: Box::new(storage),
+        });
+        let index = self.columns.len() - 1;
+        self.types.insert(TypeId::of::<T>(), index);
+        index
+    }
+
+    #[inline]
+    pub(crate) fn column_index<T: Component>(&self) -> Option<usize> {
+        self.types.get(&TypeId::of::<T>()).copied()
+    }
+
+    /// The storage of `T`, registered (dense) if it has none.
+    pub(crate) fn storage_mut<T: Component>(&mut self) -> &mut TypedStorage<T> {
+        let index = match self.column_index::<T>() {
+            Some(index) => index,
+            None => self.add_column::<T>(Storage::Dense),
+        };
+        self.columns[index]
+            .storage
+            .as_any_mut()
+            .downcast_mut()
+            .expect("handlekit-ecs: column of the wrong type")
+    }
+
+    /// The storage of `T`, if registered.
+    pub(crate) fn typed<T: Component>(&self) -> Option<(&Column, &TypedStorage<T>)> {
+        let column = &self.columns[self.column_index::<T>()?];
+        let storage = column
+            .storage
+            .as_any()
+            .downcast_ref()
+            .expect("handlekit-ecs: column of the wrong type");
+        Some((column, storage))
+    }
+
+    /// The row window as raw parts, for views.
+    pub(crate) fn rows_view(&self) -> RowsView {
+        RowsView {
+            ptr: self.rows.as_ptr(),
+            first_row: self.rows.front_position(),
+            len: self.rows.len(),
+        }
+    }
+
+    /// The alive word `word` (0 outside the window).
+    #[inline]
+    pub(crate) fn alive_word(&self, word: usize) -> u64 {
+        self.alive.get_by_position(word).copied().unwrap_or(0)
+    }
+
+    fn alive_word_mut(&mut self, word: usize) -> &mut u64 {
+        while self.alive.next_position() <= word {
+            push_or_rebase(&mut self.alive, 0);
+        }
+        self.alive
+            .get_by_position_mut(word)
+            .expect("handlekit-ecs: alive word below the front")
+    }
+
+    /// The row of a live entity.
+    #[inline]
+    pub(crate) fn row_of(&self, entity: Entity) -> Result<usize, NoSuchEntity> {
+        let low = *self.entities.get(entity).ok_or(NoSuchEntity)?;
+        Ok(self.full_row(low))
+    }
+
+    /// The row of the window whose low 32 bits are `low`.
+    #[inline]
+    fn full_row(&self, low: u32) -> usize {
+        let front = self.rows.front_position();
+        // Truncation intended: rows are compared modulo 2^32.
+        front.wrapping_add(low.wrapping_sub(front as u32) as usize)
+    }
+
+    /// The number of live entities.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn((1u8,));
+    /// assert_eq!(world.len(), 1);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether no entity is alive.
+    ///
+    /// ```
+    /// assert!(handlekit_ecs::World::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// The rows of the window: live entities plus dead rows not yet
+    /// collected.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn(());
+    /// world.despawn(e).unwrap();
+    /// assert_eq!((world.len(), world.row_count()), (0, 1));
+    /// ```
+    #[must_use]
+    pub fn row_count(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether `entity` is alive in this world.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((1u8,));
+    /// assert!(world.contains(e));
+    /// world.despawn(e).unwrap();
+    /// assert!(!world.contains(e));
+    /// ```
+    #[must_use]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.entities.contains_key(entity)
+    }
+
+    /// Takes the next row at the back for a new entity.
+    fn alloc_row(&mut self) -> Result<(Entity, usize), SpawnError> {
+        if self.rows.len() >= self.max_rows {
+            return Err(SpawnError::RowsFull {
+                max_rows: self.max_rows,
+            });
+        }
+        let row = self.rows.next_position();
+        let entity = self
+            .entities
+            // Truncation intended: see `entities`.
+            .try_insert(row as u32)
+            .map_err(|_| SpawnError::EntitiesFull)?;
+        push_or_rebase(&mut self.rows, entity);
+        *self.alive_word_mut(row / WORD) |= crate::storage::bit(row);
+        Ok((entity, row))
+    }
+
+    /// Spawns an entity with the components of `bundle` (a tuple of up to 12
+    /// components; `()` for none) in the next row at the back. O(components).
+    ///
+    /// # Panics
+    ///
+    /// If the world's rows are full (the message names the limit; see
+    /// [`try_spawn`](Self::try_spawn)), or the bundle has a component type
+    /// twice.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((1u8, "name", 2.5f32));
+    /// assert_eq!(*world.get::<&str>(e).unwrap(), "name");
+    /// ```
+    #[track_caller]
+    pub fn spawn(&mut self, bundle: impl Bundle) -> Entity {
+        match self.try_spawn(bundle) {
+            Ok(entity) => entity,
+            Err(error) => panic!("handlekit-ecs: spawn: {error}"),
+        }
+    }
+
+    /// Spawns an entity, or returns why it does not fit (the bundle is
+    /// dropped then).
+    ///
+    /// # Errors
+    ///
+    /// [`SpawnError::RowsFull`] when the window holds
+    /// [`max_rows`](Self::max_rows) rows (collect to free dead ones),
+    /// [`SpawnError::EntitiesFull`] when no entity index is left.
+    ///
+    /// # Panics
+    ///
+    /// If the bundle has a component type twice.
+    ///
+    /// ```
+    /// use handlekit_ecs::{Order, World};
+    /// let mut world = World::with_max_rows(1);
+    /// let e = world.try_spawn((1u8,)).unwrap();
+    /// assert!(world.try_spawn((2u8,)).is_err());
+    /// world.despawn(e).unwrap();
+    /// world.collect(1, Order::Any); // gives the dead row back
+    /// assert!(world.try_spawn((2u8,)).is_ok());
+    /// ```
+    pub fn try_spawn<B: Bundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
+        B::check_unique();
+        let (entity, row) = self.alloc_row()?;
+        bundle.put(self, entity, row);
+        Ok(entity)
+    }
+
+    /// Spawns an entity per bundle, in order, and returns their handles.
+    ///
+    /// # Panics
+    ///
+    /// As [`spawn`](Self::spawn).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let es = world.spawn_batch((0..100u32).map(|i| (i, i as f32)));
+    /// assert_eq!(es.len(), 100);
+    /// assert_eq!(*world.get::<u32>(es[7]).unwrap(), 7);
+    /// ```
+    #[track_caller]
+    pub fn spawn_batch<B: Bundle>(&mut self, bundles: impl IntoIterator<Item = B>) -> Vec<Entity> {
+        let bundles = bundles.into_iter();
+        let mut out = Vec::with_capacity(bundles.size_hint().0);
+        for bundle in bundles {
+            out.push(self.spawn(bundle));
+        }
+        out
+    }
+
+    /// Despawns `entity`, dropping its components. Its row is marked dead;
+    /// no other entity moves. O(component types of the world).
+    ///
+    /// If a component's `Drop` panics, the entity is still gone and the
+    /// world consistent; its other components are dropped too, and the
+    /// first panic propagates afterwards.
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchEntity`] if the entity is not alive.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((1u8,));
+    /// assert_eq!(world.despawn(e), Ok(()));
+    /// assert!(world.despawn(e).is_err());
+    /// ```
+    pub fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
+        let low = self.entities.remove(entity).ok_or(NoSuchEntity)?;
+        let row = self.full_row(low);
+        *self.alive_word_mut(row / WORD) &= !crate::storage::bit(row);
+        let mut panic = None;
+        for column in &mut self.columns {
+            let storage = &mut column.storage;
+            if !storage.contains(entity, row) {
+                continue;
+            }
+            if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                storage.drop_one(entity, row);
+            })) {
+                panic.get_or_insert(payload);
+            }
+        }
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
+        }
+        Ok(())
+    }
+
+    /// Despawns every entity and gives back the memory of every row. Handles
+    /// issued before stay stale. Every component is dropped once, even if a
+    /// `Drop` panics (the first panic propagates afterwards).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((1u8,));
+    /// world.clear();
+    /// assert!(world.is_empty() && !world.contains(e));
+    /// ```
+    pub fn clear(&mut self) {
+        self.entities.clear();
+        let next = self.rows.next_position();
+        self.rows.drain_front(self.rows.len());
+        self.rows.rebase();
+        // The word of `next` stays (it is the new front's word), cleared.
+        let dead_words = (next / WORD)
+            .saturating_sub(self.alive.front_position())
+            .min(self.alive.len());
+        self.alive.drain_front(dead_words);
+        self.alive.iter_mut().for_each(|word| *word = 0);
+        self.alive.rebase();
+        let mut panic = None;
+        for column in &mut self.columns {
+            let storage = &mut column.storage;
+            if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                storage.clear(next);
+            })) {
+                panic.get_or_insert(payload);
+            }
+        }
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
+        }
+    }
+
+    /// Adds the components of `bundle` to `entity`, replacing (and dropping)
+    /// any it already has. No entity moves: a dense component is a slot and
+    /// a bit, a sparse one a push.
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchEntity`] if the entity is not alive (the bundle is dropped).
+    ///
+    /// # Panics
+    ///
+    /// If the bundle has a component type twice.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((1u8,));
+    /// world.insert(e, (2u16, 3u32)).unwrap();
+    /// assert_eq!(*world.get::<u32>(e).unwrap(), 3);
+    /// ```
+    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
+        B::check_unique();
+        let row = self.row_of(entity)?;
+        bundle.put(self, entity, row);
+        Ok(())
+    }
+
+    /// Adds one component to `entity`, replacing any it has.
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchEntity`] if the entity is not alive.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn(());
+    /// world.insert_one(e, 5i64).unwrap();
+    /// assert_eq!(*world.get::<i64>(e).unwrap(), 5);
+    /// ```
+    pub fn insert_one<T: Component>(
+        &mut self,
+        entity: Entity,
+        component: T,
+    ) -> Result<(), NoSuchEntity> {
+        let row = self.row_of(entity)?;
+        drop(self.storage_mut::<T>().insert(entity, row, component));
+        Ok(())
+    }
+
+    /// Takes the components of the bundle type `B` off `entity` and returns
+    /// them. Nothing is removed unless the entity has all of them.
+    ///
+    /// # Errors
+    ///
+    /// [`ComponentError::NoSuchEntity`], or
+    /// [`ComponentError::MissingComponent`] naming the first component type
+    /// the entity lacks.
+    ///
+    /// # Panics
+    ///
+    /// If `B` has a component type twice.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((1u8, 2u16, 3u32));
+    /// assert_eq!(world.remove::<(u8, u32)>(e), Ok((1, 3)));
+    /// assert!(world.remove::<(u8, u16)>(e).is_err());
+    /// assert_eq!(*world.get::<u16>(e).unwrap(), 2); // still there
+    /// ```
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        B::check_unique();
+        let row = self.row_of(entity)?;
+        B::has_all(self, entity, row).map_err(ComponentError::MissingComponent)?;
+        Ok(B::take(self, entity, row))
+    }
+
+    /// Takes one component off `entity`.
+    ///
+    /// # Errors
+    ///
+    /// As [`remove`](Self::remove).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((1u8,));
+    /// assert_eq!(world.remove_one::<u8>(e), Ok(1));
+    /// assert!(world.remove_one::<u8>(e).is_err());
+    /// ```
+    pub fn remove_one<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
+        let row = self.row_of(entity)?;
+        let missing = ComponentError::MissingComponent(type_name::<T>());
+        if self.column_index::<T>().is_none() {
+            return Err(missing);
+        }
+        self.storage_mut::<T>().remove(entity, row).ok_or(missing)
+    }
+
+    /// The component `T` of `entity`, behind a guard that holds a shared
+    /// borrow of `T`'s column until it is dropped (so it works on a `&World`
+    /// shared between systems, and conflicts with a `&mut T` query).
+    ///
+    /// # Errors
+    ///
+    /// [`ComponentError`] if the entity is not alive or lacks `T`.
+    ///
+    /// # Panics
+    ///
+    /// If `T`'s column is borrowed mutably (by a [`query`](Self::query));
+    /// the message names the type.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((7u8,));
+    /// let r = world.get::<u8>(e).unwrap();
+    /// assert_eq!(*r, 7);
+    /// ```
+    pub fn get<T: Component>(&self, entity: Entity) -> Result<Ref<'_, T>, ComponentError> {
+        let row = self.row_of(entity)?;
+        let missing = ComponentError::MissingComponent(type_name::<T>());
+        let (column, storage) = self.typed::<T>().ok_or(missing)?;
+        if !column.flag.try_shared() {
+            crate::query::borrow_conflict(column.name, false);
+        }
+        let view = storage.view(self.rows_view());
+        // SAFETY: the shared borrow is held and the world is borrowed; `row`
+        // is alive, so in the window.
+        if !unsafe { view.has(row) } {
+            column.flag.release_shared();
+            return Err(missing);
+        }
+        // SAFETY: as above, and the row has the component; the value stays
+        // unchanged while the shared borrow (released by the guard) is out.
+        let value = unsafe { &*view.get_unchecked(row) };
+        Ok(Ref {
+            value,
+            flag: &column.flag,
+        })
+    }
+
+    /// The component `T` of `entity`, mutably. No run-time check: `&mut
+    /// self` excludes every other borrow.
+    ///
+    /// # Errors
+    ///
+    /// [`ComponentError`] if the entity is not alive or lacks `T`.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((7u8,));
+    /// *world.get_mut::<u8>(e).unwrap() += 1;
+    /// assert_eq!(*world.get::<u8>(e).unwrap(), 8);
+    /// ```
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
+        let row = self.row_of(entity)?;
+        let missing = ComponentError::MissingComponent(type_name::<T>());
+        if self.column_index::<T>().is_none() {
+            return Err(missing);
+        }
+        self.storage_mut::<T>().get_mut(entity, row).ok_or(missing)
+    }
+
+    /// Whether `entity` has a `T` (false if it is not alive).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((7u8,));
+    /// assert!(world.has::<u8>(e) && !world.has::<u16>(e));
+    /// ```
+    #[must_use]
+    pub fn has<T: Component>(&self, entity: Entity) -> bool {
+        let (Ok(row), Some(index)) = (self.row_of(entity), self.column_index::<T>()) else {
+            return false;
+        };
+        self.columns[index].storage.contains(entity, row)
+    }
+
+    /// The number of live entities with a `T`.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn((1u8,));
+    /// world.spawn((2u8, 'c'));
+    /// assert_eq!((world.count::<u8>(), world.count::<char>(), world.count::<u16>()), (2, 1, 0));
+    /// ```
+    #[must_use]
+    pub fn count<T: Component>(&self) -> usize {
+        self.column_index::<T>()
+            .map_or(0, |i| self.columns[i].storage.len())
+    }
+
+    /// Bytes of memory the world holds for its rows and components: the
+    /// committed memory of the dense columns and row arrays, and the
+    /// allocations of the sparse sets (not the entity table).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn((1u64,));
+    /// assert!(world.memory_bytes() > 0);
+    /// ```
+    #[must_use]
+    pub fn memory_bytes(&self) -> usize {
+        self.rows.committed_bytes()
+            + self.alive.committed_bytes()
+            + self
+                .columns
+                .iter()
+                .map(|c| c.storage.memory_bytes())
+                .sum::<usize>()
+    }
+
+    /// Incremental garbage collection: examines at most `budget` rows from
+    /// the front of the window, moves the live entities among them out of
+    /// the way (to the back with [`Order::Any`], to the end of the examined
+    /// range with [`Order::Preserve`]), and gives back the memory of the rows
+    /// that became free. Handles stay valid; rows move.
+    ///
+    /// The work is O(budget × dense component types), whatever the size of
+    /// the world. Only dead rows free memory: with [`Order::Preserve`], a run
+    /// of live entities at the front as long as the budget stops progress
+    /// (each call examines it again and frees nothing); use a larger budget,
+    /// [`Order::Any`] (which moves that run to the back), or
+    /// [`compact`](Self::compact). With [`Order::Any`], if moving the live entities to the
+    /// back would exceed [`max_rows`](Self::max_rows), the call works as
+    /// [`Order::Preserve`].
+    ///
+    /// ```
+    /// use handlekit_ecs::{Order, World};
+    /// let mut world = World::new();
+    /// let es = world.spawn_batch((0..1000u64).map(|i| (i,)));
+    /// for &e in &es[..900] { world.despawn(e).unwrap(); }
+    /// let mut released = 0;
+    /// while world.row_count() > world.len() {
+    ///     released += world.collect(256, Order::Any).released;
+    /// }
+    /// if handlekit::vm_vec::VIRTUAL_MEMORY {
+    ///     assert!(released == 0 || world.memory_bytes() > 0);
+    /// }
+    /// assert_eq!(world.row_count(), 100);
+    /// assert_eq!(*world.get::<u64>(es[950]).unwrap(), 950);
+    /// ```
+    pub fn collect(&mut self, budget: usize, order: Order) -> Collected {
+        let start = self.rows.front_position();
+        let end = start + budget.min(self.rows.len());
+        if start == end {
+            return Collected::default();
+        }
+        let before = self.memory_bytes();
+        // Components left on dead rows by a panicking `Drop` go first, so
+        // that every dead row is empty.
+        self.drop_dead_leftovers(start, end);
+        let live: usize = (start..end).filter(|&row| self.is_alive(row)).count();
+        let order = if order == Order::Any && self.rows.len() + live > self.max_rows {
+            Order::Preserve
+        } else {
+            order
+        };
+        let mut moved = 0;
+        let new_front = match order {
+            Order::Any => {
+                for row in start..end {
+                    if self.is_alive(row) {
+                        let to = self.rows.next_position();
+                        let entity = self.rows[row - start];
+                        push_or_rebase(&mut self.rows, entity);
+                        *self.alive_word_mut(to / WORD) |= crate::storage::bit(to);
+                        self.move_row(entity, row, to);
+                        moved += 1;
+                    }
+                }
+                end
+            }
+            Order::Preserve => {
+                let mut write = end;
+                for row in (start..end).rev() {
+                    if self.is_alive(row) {
+                        write -= 1;
+                        if write != row {
+                            let entity = self.rows[row - start];
+                            self.rows[write - start] = entity;
+                            *self.alive_word_mut(write / WORD) |= crate::storage::bit(write);
+                            self.move_row(entity, row, write);
+                            moved += 1;
+                        }
+                    }
+                }
+                write
+            }
+        };
+        self.release_front(new_front);
+        let after = self.memory_bytes();
+        Collected {
+            examined: end - start,
+            moved,
+            released: before.saturating_sub(after),
+        }
+    }
+
+    /// Collects the whole window, keeping creation order, and moves every
+    /// array back to the start of its reservation. O(rows × dense component
+    /// types).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let a = world.spawn((1u8,));
+    /// world.spawn((2u8,));
+    /// world.despawn(a).unwrap();
+    /// world.compact();
+    /// assert_eq!(world.row_count(), 1);
+    /// ```
+    pub fn compact(&mut self) -> Collected {
+        let done = self.collect(usize::MAX, Order::Preserve);
+        self.rows.rebase();
+        self.alive.rebase();
+        for column in &mut self.columns {
+            column.storage.rebase();
+        }
+        done
+    }
+
+    #[inline]
+    fn is_alive(&self, row: usize) -> bool {
+        self.alive_word(row / WORD) & crate::storage::bit(row) != 0
+    }
+
+    /// Moves the live `entity` from row `from` to the dead row `to` (whose
+    /// alive bit and row entry are already set), in every column.
+    fn move_row(&mut self, entity: Entity, from: usize, to: usize) {
+        for column in &mut self.columns {
+            column.storage.move_row(from, to);
+        }
+        *self.alive_word_mut(from / WORD) &= !crate::storage::bit(from);
+        *self
+            .entities
+            .get_mut(entity)
+            // Truncation intended: see `entities`.
+            .expect("handlekit-ecs: a live row's entity is alive") = to as u32;
+    }
+
+    fn drop_dead_leftovers(&mut self, start: usize, end: usize) {
+        let alive = &self.alive;
+        let alive_word = |word: usize| alive.get_by_position(word).copied().unwrap_or(0);
+        let mut panic = None;
+        for column in &mut self.columns {
+            let storage = &mut column.storage;
+            if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                storage.drop_dead(start, end, &alive_word);
+            })) {
+                panic.get_or_insert(payload);
+            }
+        }
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
+        }
+    }
+
+    /// Drops the (dead, empty) rows below `front` and gives back their memory.
+    fn release_front(&mut self, front: usize) {
+        let dead = front - self.rows.front_position();
+        self.rows.drain_front(dead);
+        let first_word = front / WORD;
+        let dead_words = first_word
+            .saturating_sub(self.alive.front_position())
+            .min(self.alive.len());
+        self.alive.drain_front(dead_words);
+        for column in &mut self.columns {
+            column.storage.release_front(front);
+        }
+    }
+}
+
+/// A `VmVec` with room for `n`, or the panic of `with_max_rows`.
+fn reserve<T>(n: usize) -> VmVec<T> {
+    VmVec::with_max_capacity(n)
+        .unwrap_or_else(|error| panic!("handlekit-ecs: reserving the rows: {error}"))
+}
+
+/// A shared borrow of one component, from [`World::get`]. The column stays
+/// borrowed (shared) until the guard is dropped.
+///
+/// ```
+/// let mut world = handlekit_ecs::World::new();
+/// let e = world.spawn((String::from("x"),));
+/// let name = world.get::<String>(e).unwrap();
+/// assert_eq!(name.len(), 1);
+/// ```
+pub struct Ref<'w, T> {
+    value: &'w T,
+    flag: &'w BorrowFlag,
+}
+
+impl<T> std::ops::Deref for Ref<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T> Drop for Ref<'_, T> {
+    fn drop(&mut self) {
+        self.flag.release_shared();
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Ref<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value.fmt(f)
+    }
+}

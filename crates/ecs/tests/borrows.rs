@@ -1,0 +1,163 @@
+//! Conflicting run-time borrows panic, naming the component type.
+
+use handlekit_ecs::World;
+
+struct Position(#[allow(dead_code)] f32);
+struct Velocity(#[allow(dead_code)] f32);
+
+fn world() -> World {
+    let mut world = World::new();
+    world.spawn((Position(0.0), Velocity(1.0)));
+    world
+}
+
+#[test]
+fn disjoint_and_shared_borrows_coexist() {
+    let world = world();
+    let a = world.query::<&Position>();
+    let b = world.query::<&Position>();
+    let c = world.query::<&mut Velocity>();
+    let r = world.get::<Position>(
+        world
+            .query::<handlekit_ecs::Entity>()
+            .iter()
+            .next()
+            .unwrap(),
+    );
+    drop((a, b, c, r));
+    // Released: a mutable borrow works now.
+    let _ = world.query::<(&mut Position, &mut Velocity)>();
+}
+
+#[test]
+#[should_panic(expected = "Position")]
+fn mut_while_shared() {
+    let world = world();
+    let _a = world.query::<&Position>();
+    let _b = world.query::<&mut Position>();
+}
+
+#[test]
+#[should_panic(expected = "Velocity")]
+fn shared_while_mut() {
+    let world = world();
+    let _a = world.query::<(&Position, &mut Velocity)>();
+    let _b = world.query::<&Velocity>();
+}
+
+#[test]
+#[should_panic(expected = "Position")]
+fn within_one_query() {
+    let world = world();
+    let _ = world.query::<(&Position, &mut Position)>();
+}
+
+#[test]
+#[should_panic(expected = "Position")]
+fn within_one_query_mut() {
+    let mut world = world();
+    let _ = world.query_mut::<(&mut Position, &mut Position)>();
+}
+
+#[test]
+#[should_panic(expected = "Position")]
+fn get_while_mut_query() {
+    let world = world();
+    let e = world
+        .query::<handlekit_ecs::Entity>()
+        .iter()
+        .next()
+        .unwrap();
+    let _q = world.query::<&mut Position>();
+    let _r = world.get::<Position>(e);
+}
+
+#[test]
+fn failed_borrow_releases_what_it_took() {
+    let world = world();
+    let held = world.query::<&mut Velocity>();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = world.query::<(&mut Position, &Velocity)>();
+    }));
+    assert!(result.is_err());
+    drop(held);
+    // Position was taken then given back when Velocity failed.
+    let _ = world.query::<(&mut Position, &mut Velocity)>();
+}
+
+#[test]
+fn threads_on_disjoint_columns() {
+    let mut world = World::new();
+    let n: u32 = if cfg!(miri) { 100 } else { 1000 };
+    world.spawn_batch((0..n).map(|i| (Position(i as f32), Velocity(1.0), 0u32)));
+    std::thread::scope(|s| {
+        let w = &world;
+        s.spawn(move || w.query::<&mut Position>().for_each(|p| p.0 += 1.0));
+        s.spawn(move || {
+            w.query::<(&Velocity, &mut u32)>()
+                .for_each(|(v, n)| *n += v.0 as u32)
+        });
+    });
+    assert_eq!(world.query_mut::<&u32>().into_iter().sum::<u32>(), n);
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "rayon's crossbeam-epoch casts integers to pointers, unsupported under strict provenance"
+)]
+fn par_for_each_matches_for_each() {
+    let n = 100_000;
+    let mut world = World::with_max_rows(n + 64);
+    let es = world.spawn_batch((0..n).map(|i| (i as u64, 0u32)));
+    // Holes: every third entity despawned, every fifth loses its u64.
+    for (i, &e) in es.iter().enumerate() {
+        if i % 3 == 0 {
+            world.despawn(e).unwrap();
+        } else if i % 5 == 0 {
+            world.remove_one::<u64>(e).unwrap();
+        }
+    }
+    world.spawn_batch((0..10u32).map(|i| (i,)));
+    world
+        .query::<(&u64, Option<&mut u32>)>()
+        .par_for_each(|(x, n)| {
+            if let Some(n) = n {
+                *n += *x as u32;
+            }
+        });
+    assert!(world
+        .query::<(&u64, &u32)>()
+        .iter()
+        .all(|(x, n)| *n == *x as u32));
+    let mut sequential = 0u64;
+    world.query::<&u64>().for_each(|x| sequential += x);
+    let total = std::sync::atomic::AtomicU64::new(0);
+    world.query::<&u64>().par_for_each(|x| {
+        total.fetch_add(*x, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert_eq!(total.into_inner(), sequential);
+}
+
+#[test]
+fn filters_run_beside_a_writer_of_their_column() {
+    // `With<T>` and `Without<T>` borrow nothing: they read presence bits
+    // only, which no `&World` query writes.
+    let mut world = World::new();
+    let n: u32 = if cfg!(miri) { 70 } else { 1000 };
+    world.spawn_batch((0..n).map(|i| (Position(i as f32), 0u32)));
+    std::thread::scope(|s| {
+        let w = &world;
+        s.spawn(move || w.query::<&mut Position>().for_each(|p| p.0 += 1.0));
+        s.spawn(move || {
+            w.query::<(
+                &mut u32,
+                handlekit_ecs::With<Position>,
+                handlekit_ecs::Without<Velocity>,
+            )>()
+            .for_each(|(x, (), ())| *x += 1)
+        });
+    });
+    assert_eq!(world.query_mut::<&u32>().into_iter().sum::<u32>(), n);
+}

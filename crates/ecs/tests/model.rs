@@ -1,0 +1,380 @@
+//! A model test: a world against a `HashMap<Entity, (Option<A>, Option<B>,
+//! Option<C>)>` plus the exact row order, driven by proptest. `B` is sparse;
+//! `C` counts its drops.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use handlekit_ecs::{CommandBuffer, Entity, Order, Storage, With, Without, World};
+use proptest::prelude::*;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct A(u32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct B(u64);
+
+/// A dense component that counts its drops.
+#[derive(Debug)]
+struct C(u32, Arc<AtomicUsize>);
+
+impl Drop for C {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+type Components = (Option<A>, Option<B>, Option<u32>);
+
+#[derive(Clone, Debug)]
+enum Op {
+    Spawn(Option<u32>, Option<u64>, Option<u32>),
+    Despawn(usize),
+    InsertA(usize, u32),
+    InsertB(usize, u64),
+    InsertC(usize, u32),
+    RemoveA(usize),
+    RemoveB(usize),
+    RemoveC(usize),
+    RemoveAb(usize),
+    Get(usize),
+    Query,
+    QueryMutAddA,
+    QueryOne(usize),
+    Collect(usize, bool),
+    Compact,
+    Clear,
+    Forged(u64),
+    Commands(usize, usize, u32),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let i = 0..64usize;
+    prop_oneof![
+        8 => (any::<Option<u32>>(), any::<Option<u64>>(), any::<Option<u32>>())
+            .prop_map(|(a, b, c)| Op::Spawn(a, b, c)),
+        4 => i.clone().prop_map(Op::Despawn),
+        2 => (i.clone(), any::<u32>()).prop_map(|(e, v)| Op::InsertA(e, v)),
+        2 => (i.clone(), any::<u64>()).prop_map(|(e, v)| Op::InsertB(e, v)),
+        2 => (i.clone(), any::<u32>()).prop_map(|(e, v)| Op::InsertC(e, v)),
+        1 => i.clone().prop_map(Op::RemoveA),
+        1 => i.clone().prop_map(Op::RemoveB),
+        1 => i.clone().prop_map(Op::RemoveC),
+        1 => i.clone().prop_map(Op::RemoveAb),
+        2 => i.clone().prop_map(Op::Get),
+        1 => Just(Op::Query),
+        1 => Just(Op::QueryMutAddA),
+        1 => i.clone().prop_map(Op::QueryOne),
+        2 => (0..80usize, any::<bool>()).prop_map(|(b, o)| Op::Collect(b, o)),
+        1 => Just(Op::Compact),
+        1 => (0..20u8).prop_map(|x| if x == 0 { Op::Clear } else { Op::Query }),
+        1 => any::<u64>().prop_map(Op::Forged),
+        2 => (i.clone(), i.clone(), any::<u32>()).prop_map(|(a, b, v)| Op::Commands(a, b, v)),
+    ]
+}
+
+const MAX_ROWS: usize = 150;
+
+struct Model {
+    live: HashMap<Entity, Components>,
+    /// The row window: `None` for a dead row.
+    rows: VecDeque<Option<Entity>>,
+    /// Every entity ever spawned (ops pick from it, live or not).
+    known: Vec<Entity>,
+}
+
+fn pick(known: &[Entity], i: usize) -> Option<Entity> {
+    (!known.is_empty()).then(|| known[i % known.len()])
+}
+
+fn check(world: &mut World, model: &Model) {
+    assert_eq!(world.len(), model.live.len());
+    assert_eq!(world.row_count(), model.rows.len());
+    for &e in &model.known {
+        let expected = model.live.get(&e);
+        assert_eq!(world.contains(e), expected.is_some(), "{e:?}");
+        let got = (
+            world.get::<A>(e).ok().map(|r| *r),
+            world.get::<B>(e).ok().map(|r| *r),
+            world.get::<C>(e).ok().map(|r| r.0),
+        );
+        match expected {
+            Some(&(a, b, c)) => assert_eq!(got, (a, b, c), "{e:?}"),
+            None => assert_eq!(got, (None, None, None), "{e:?}"),
+        }
+    }
+    // Row order: every query visits live entities in row order.
+    let order: Vec<Entity> = model.rows.iter().flatten().copied().collect();
+    let got: Vec<Entity> = world.query::<Entity>().iter().collect();
+    assert_eq!(got, order);
+}
+
+fn run(ops: Vec<Op>) {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut made_c = 0usize;
+    let mut world = World::with_max_rows(MAX_ROWS);
+    assert!(world.register::<B>(Storage::Sparse));
+    let mut m = Model {
+        live: HashMap::new(),
+        rows: VecDeque::new(),
+        known: Vec::new(),
+    };
+    for op in ops {
+        match op {
+            Op::Spawn(a, b, c) => {
+                let full = m.rows.len() >= MAX_ROWS;
+                let result = if let (Some(a), Some(b), Some(c)) = (a, b, c) {
+                    made_c += 1;
+                    world.try_spawn((A(a), B(b), C(c, drops.clone())))
+                } else {
+                    world.try_spawn(()).inspect(|&e| {
+                        if let Some(a) = a {
+                            world.insert_one(e, A(a)).unwrap();
+                        }
+                        if let Some(b) = b {
+                            world.insert(e, (B(b),)).unwrap();
+                        }
+                        if let Some(c) = c {
+                            made_c += 1;
+                            world.insert_one(e, C(c, drops.clone())).unwrap();
+                        }
+                    })
+                };
+                match result {
+                    Ok(e) => {
+                        assert!(!full);
+                        m.live.insert(e, (a.map(A), b.map(B), c));
+                        m.rows.push_back(Some(e));
+                        m.known.push(e);
+                    }
+                    Err(_) => {
+                        assert!(full);
+                        if a.is_some() && b.is_some() && c.is_some() {
+                            // The bundle was dropped.
+                        }
+                    }
+                }
+            }
+            Op::Despawn(i) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                let expected = m.live.remove(&e).is_some();
+                assert_eq!(world.despawn(e).is_ok(), expected);
+                if expected {
+                    let slot = m.rows.iter_mut().find(|r| **r == Some(e)).unwrap();
+                    *slot = None;
+                }
+            }
+            Op::InsertA(i, v) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                let r = world.insert_one(e, A(v));
+                assert_eq!(r.is_ok(), m.live.contains_key(&e));
+                if let Some(entry) = m.live.get_mut(&e) {
+                    entry.0 = Some(A(v));
+                }
+            }
+            Op::InsertB(i, v) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                let r = world.insert_one(e, B(v));
+                assert_eq!(r.is_ok(), m.live.contains_key(&e));
+                if let Some(entry) = m.live.get_mut(&e) {
+                    entry.1 = Some(B(v));
+                }
+            }
+            Op::InsertC(i, v) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                made_c += 1;
+                let r = world.insert_one(e, C(v, drops.clone()));
+                assert_eq!(r.is_ok(), m.live.contains_key(&e));
+                if let Some(entry) = m.live.get_mut(&e) {
+                    entry.2 = Some(v);
+                }
+            }
+            Op::RemoveA(i) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                let got = world.remove_one::<A>(e).ok();
+                let expected = m.live.get_mut(&e).and_then(|x| x.0.take());
+                assert_eq!(got, expected);
+            }
+            Op::RemoveB(i) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                let got = world.remove::<(B,)>(e).ok().map(|(b,)| b);
+                let expected = m.live.get_mut(&e).and_then(|x| x.1.take());
+                assert_eq!(got, expected);
+            }
+            Op::RemoveC(i) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                let got = world.remove_one::<C>(e).ok().map(|c| c.0);
+                let expected = m.live.get_mut(&e).and_then(|x| x.2.take());
+                assert_eq!(got, expected);
+            }
+            Op::RemoveAb(i) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                let got = world.remove::<(A, B)>(e).ok();
+                let expected = match m.live.get_mut(&e) {
+                    Some(x) if x.0.is_some() && x.1.is_some() => {
+                        Some((x.0.take().unwrap(), x.1.take().unwrap()))
+                    }
+                    _ => None,
+                };
+                assert_eq!(got, expected);
+            }
+            Op::Get(i) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                let expected = m.live.get(&e).and_then(|x| x.0);
+                assert_eq!(world.get::<A>(e).ok().map(|r| *r), expected);
+                if let Ok(a) = world.get_mut::<A>(e) {
+                    assert_eq!(Some(*a), expected);
+                }
+            }
+            Op::Query => {
+                let order: Vec<Entity> = m.rows.iter().flatten().copied().collect();
+                // (Entity, &A, Option<&B>) over entities without C.
+                let expected: Vec<(Entity, A, Option<B>)> = order
+                    .iter()
+                    .filter_map(|e| {
+                        let x = &m.live[e];
+                        (x.0.is_some() && x.2.is_none()).then(|| (*e, x.0.unwrap(), x.1))
+                    })
+                    .collect();
+                let mut q = world.query::<(Entity, &A, Option<&B>, Without<C>)>();
+                let got: Vec<_> = q.iter().map(|(e, a, b, ())| (e, *a, b.copied())).collect();
+                assert_eq!(got, expected);
+                let mut via_for_each = Vec::new();
+                q.for_each(|(e, a, b, ())| via_for_each.push((e, *a, b.copied())));
+                assert_eq!(via_for_each, expected);
+                drop(q);
+                // Sparse required: (&B, With<C>).
+                let expected: Vec<B> = order
+                    .iter()
+                    .filter_map(|e| {
+                        let x = &m.live[e];
+                        x.2.and(x.1)
+                    })
+                    .collect();
+                let got: Vec<B> = world
+                    .query::<(&B, With<C>)>()
+                    .iter()
+                    .map(|(b, ())| *b)
+                    .collect();
+                assert_eq!(got, expected);
+            }
+            Op::QueryMutAddA => {
+                world
+                    .query_mut::<(&mut A, With<B>)>()
+                    .for_each(|(a, ())| a.0 = a.0.wrapping_add(1));
+                for x in m.live.values_mut() {
+                    if let (Some(a), Some(_)) = (&mut x.0, x.1) {
+                        a.0 = a.0.wrapping_add(1);
+                    }
+                }
+            }
+            Op::QueryOne(i) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                let expected = m.live.get(&e).map(|x| x.0.zip(x.2));
+                let got = world
+                    .query_one::<(&A, &C)>(e)
+                    .ok()
+                    .map(|mut q| q.get().map(|(a, c)| (*a, c.0)));
+                assert_eq!(got, expected);
+                let got = world
+                    .query_one_mut::<(&mut A, &C)>(e)
+                    .ok()
+                    .map(|(a, c)| (*a, c.0));
+                assert_eq!(got, expected.flatten());
+            }
+            Op::Collect(budget, any) => {
+                let examined = budget.min(m.rows.len());
+                let live: Vec<Entity> = m.rows.iter().take(examined).flatten().copied().collect();
+                let any = any && m.rows.len() + live.len() <= MAX_ROWS;
+                let done = world.collect(budget, if any { Order::Any } else { Order::Preserve });
+                assert_eq!(done.examined, examined);
+                m.rows.drain(..examined);
+                if any {
+                    assert_eq!(done.moved, live.len());
+                    m.rows.extend(live.into_iter().map(Some));
+                } else {
+                    for e in live.into_iter().rev() {
+                        m.rows.push_front(Some(e));
+                    }
+                }
+            }
+            Op::Compact => {
+                world.compact();
+                m.rows.retain(Option::is_some);
+            }
+            Op::Clear => {
+                world.clear();
+                m.live.clear();
+                m.rows.clear();
+            }
+            Op::Commands(i, j, v) => {
+                let (Some(d), Some(t)) = (pick(&m.known, i), pick(&m.known, j)) else {
+                    continue;
+                };
+                let spawn = m.rows.len() < MAX_ROWS;
+                let mut commands = CommandBuffer::new();
+                // Recorded while the world is borrowed by a query.
+                for e in world.query::<Entity>().iter() {
+                    if e == d {
+                        commands.despawn(e);
+                    }
+                }
+                commands.insert_one(t, A(v));
+                if spawn {
+                    commands.spawn((A(v), B(u64::from(v))));
+                }
+                let before: Vec<Entity> = world.query::<Entity>().iter().collect();
+                commands.run_on(&mut world);
+                if m.live.remove(&d).is_some() {
+                    *m.rows.iter_mut().find(|r| **r == Some(d)).unwrap() = None;
+                }
+                if let Some(x) = m.live.get_mut(&t) {
+                    x.0 = Some(A(v));
+                }
+                if spawn {
+                    let after: Vec<Entity> = world.query::<Entity>().iter().collect();
+                    let new = *after.iter().find(|e| !before.contains(e)).unwrap();
+                    m.live
+                        .insert(new, (Some(A(v)), Some(B(u64::from(v))), None));
+                    m.rows.push_back(Some(new));
+                    m.known.push(new);
+                }
+            }
+            Op::Forged(bits) => {
+                if let Some(e) = Entity::from_bits(bits) {
+                    assert_eq!(world.contains(e), m.live.contains_key(&e));
+                    assert_eq!(
+                        world.get::<A>(e).ok().map(|r| *r),
+                        m.live.get(&e).and_then(|x| x.0)
+                    );
+                }
+            }
+        }
+        check(&mut world, &m);
+        let live_c = m.live.values().filter(|x| x.2.is_some()).count();
+        assert_eq!(
+            drops.load(Ordering::Relaxed) + live_c,
+            made_c,
+            "C leaked or dropped twice"
+        );
+    }
+    drop(world);
+    assert_eq!(drops.load(Ordering::Relaxed), made_c);
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: if cfg!(miri) { 3 } else { 256 },
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn world_matches_model(ops in prop::collection::vec(op(), 0..if cfg!(miri) { 40 } else { 400 })) {
+        run(ops);
+    }
+}

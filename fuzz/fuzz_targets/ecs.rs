@@ -1,0 +1,202 @@
+//! Differential fuzzing of `handlekit_ecs::World` against a model: a
+//! `HashMap` of each entity's components and the exact row order (a
+//! `VecDeque` of rows, `None` for a dead one). `B` is sparse; `C` owns a
+//! `Box`, so sanitizers see double drops and leaks.
+
+#![no_main]
+
+use std::collections::{HashMap, VecDeque};
+
+use arbitrary::Arbitrary;
+use handlekit_ecs::{CommandBuffer, Entity, Order, Storage, With, Without, World};
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct A(u32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct B(u16);
+#[derive(Debug, PartialEq)]
+struct C(Box<u8>);
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    Spawn(Option<u32>, Option<u16>, Option<u8>),
+    Despawn(u8),
+    InsertA(u8, u32),
+    InsertB(u8, u16),
+    InsertC(u8, u8),
+    RemoveA(u8),
+    RemoveB(u8),
+    RemoveAc(u8),
+    Query,
+    Collect(u8, bool),
+    Compact,
+    Clear,
+    Forged(u64),
+    DeferredDespawn(u8),
+}
+
+const MAX_ROWS: usize = 100;
+
+type Row = (Option<A>, Option<B>, Option<u8>);
+
+fuzz_target!(|ops: Vec<Op>| {
+    let mut world = World::with_max_rows(MAX_ROWS);
+    world.register::<B>(Storage::Sparse);
+    let mut live: HashMap<Entity, Row> = HashMap::new();
+    let mut rows: VecDeque<Option<Entity>> = VecDeque::new();
+    let mut known: Vec<Entity> = Vec::new();
+    let pick =
+        |known: &[Entity], i: u8| (!known.is_empty()).then(|| known[usize::from(i) % known.len()]);
+    for op in ops {
+        match op {
+            Op::Spawn(a, b, c) => {
+                let r = world.try_spawn(());
+                assert_eq!(r.is_ok(), rows.len() < MAX_ROWS);
+                if let Ok(e) = r {
+                    if let Some(a) = a {
+                        world.insert_one(e, A(a)).unwrap();
+                    }
+                    if let Some(b) = b {
+                        world.insert_one(e, B(b)).unwrap();
+                    }
+                    if let Some(c) = c {
+                        world.insert_one(e, C(Box::new(c))).unwrap();
+                    }
+                    live.insert(e, (a.map(A), b.map(B), c));
+                    rows.push_back(Some(e));
+                    known.push(e);
+                }
+            }
+            Op::Despawn(i) | Op::DeferredDespawn(i) => {
+                let Some(e) = pick(&known, i) else { continue };
+                if matches!(op, Op::Despawn(_)) {
+                    assert_eq!(world.despawn(e).is_ok(), live.contains_key(&e));
+                } else {
+                    let mut commands = CommandBuffer::new();
+                    for (x, ()) in world.query::<(Entity, With<A>)>().iter() {
+                        if x == e {
+                            commands.despawn(x);
+                        }
+                    }
+                    commands.despawn(e);
+                    commands.run_on(&mut world);
+                }
+                if live.remove(&e).is_some() {
+                    *rows.iter_mut().find(|r| **r == Some(e)).unwrap() = None;
+                }
+            }
+            Op::InsertA(i, v) => {
+                let Some(e) = pick(&known, i) else { continue };
+                assert_eq!(world.insert_one(e, A(v)).is_ok(), live.contains_key(&e));
+                if let Some(x) = live.get_mut(&e) {
+                    x.0 = Some(A(v));
+                }
+            }
+            Op::InsertB(i, v) => {
+                let Some(e) = pick(&known, i) else { continue };
+                assert_eq!(world.insert(e, (B(v),)).is_ok(), live.contains_key(&e));
+                if let Some(x) = live.get_mut(&e) {
+                    x.1 = Some(B(v));
+                }
+            }
+            Op::InsertC(i, v) => {
+                let Some(e) = pick(&known, i) else { continue };
+                assert_eq!(
+                    world.insert_one(e, C(Box::new(v))).is_ok(),
+                    live.contains_key(&e)
+                );
+                if let Some(x) = live.get_mut(&e) {
+                    x.2 = Some(v);
+                }
+            }
+            Op::RemoveA(i) => {
+                let Some(e) = pick(&known, i) else { continue };
+                let expected = live.get_mut(&e).and_then(|x| x.0.take());
+                assert_eq!(world.remove_one::<A>(e).ok(), expected);
+            }
+            Op::RemoveB(i) => {
+                let Some(e) = pick(&known, i) else { continue };
+                let expected = live.get_mut(&e).and_then(|x| x.1.take());
+                assert_eq!(world.remove_one::<B>(e).ok(), expected);
+            }
+            Op::RemoveAc(i) => {
+                let Some(e) = pick(&known, i) else { continue };
+                let expected = match live.get_mut(&e) {
+                    Some(x) if x.0.is_some() && x.2.is_some() => {
+                        Some((x.0.take().unwrap(), x.2.take().unwrap()))
+                    }
+                    _ => None,
+                };
+                let got = world.remove::<(A, C)>(e).ok().map(|(a, c)| (a, *c.0));
+                assert_eq!(got, expected);
+            }
+            Op::Query => {
+                let expected: Vec<(Entity, A, Option<B>)> = rows
+                    .iter()
+                    .flatten()
+                    .filter_map(|e| {
+                        let x = &live[e];
+                        (x.0.is_some() && x.2.is_none()).then(|| (*e, x.0.unwrap(), x.1))
+                    })
+                    .collect();
+                let got: Vec<_> = world
+                    .query::<(Entity, &A, Option<&B>, Without<C>)>()
+                    .iter()
+                    .map(|(e, a, b, ())| (e, *a, b.copied()))
+                    .collect();
+                assert_eq!(got, expected);
+                world
+                    .query_mut::<(&mut A, With<B>)>()
+                    .for_each(|(a, ())| a.0 = a.0.wrapping_add(1));
+                for x in live.values_mut() {
+                    if let (Some(a), Some(_)) = (&mut x.0, x.1) {
+                        a.0 = a.0.wrapping_add(1);
+                    }
+                }
+            }
+            Op::Collect(budget, any) => {
+                let budget = usize::from(budget);
+                let examined = budget.min(rows.len());
+                let kept: Vec<Entity> = rows.iter().take(examined).flatten().copied().collect();
+                let any = any && rows.len() + kept.len() <= MAX_ROWS;
+                let done = world.collect(budget, if any { Order::Any } else { Order::Preserve });
+                assert_eq!(done.examined, examined);
+                rows.drain(..examined);
+                if any {
+                    rows.extend(kept.into_iter().map(Some));
+                } else {
+                    for e in kept.into_iter().rev() {
+                        rows.push_front(Some(e));
+                    }
+                }
+            }
+            Op::Compact => {
+                world.compact();
+                rows.retain(Option::is_some);
+            }
+            Op::Clear => {
+                world.clear();
+                live.clear();
+                rows.clear();
+            }
+            Op::Forged(bits) => {
+                if let Some(e) = Entity::from_bits(bits) {
+                    assert_eq!(world.contains(e), live.contains_key(&e));
+                }
+            }
+        }
+        assert_eq!(world.len(), live.len());
+        assert_eq!(world.row_count(), rows.len());
+        let order: Vec<Entity> = rows.iter().flatten().copied().collect();
+        assert_eq!(world.query::<Entity>().iter().collect::<Vec<_>>(), order);
+        for &e in &known {
+            let got = (
+                world.get::<A>(e).ok().map(|r| *r),
+                world.get::<B>(e).ok().map(|r| *r),
+                world.get::<C>(e).ok().map(|r| *r.0),
+            );
+            assert_eq!(got, live.get(&e).copied().unwrap_or((None, None, None)));
+        }
+    }
+});
