@@ -119,9 +119,12 @@ impl<T> SlotStore<T> {
     #[cold]
     #[inline(never)]
     fn grow_for_push(&mut self) {
-        // Doubling, as `Vec::push` does, for both arrays at once; from 16
-        // slots, since every growth reallocates two arrays.
-        let additional = self.states.len().max(16);
+        // Doubling, as `Vec::push` does, for both arrays at once, and from
+        // 64 slots: every growth reallocates two arrays, and with `Vec`'s
+        // start at 4 the reallocations of a table's first thousand inserts
+        // cost 0.5 ns per insert (1.86 against SlotMap's 1.30 at 1k `u64`;
+        // from 64, 1.5).
+        let additional = self.states.len().max(64);
         self.states.reserve(additional);
         self.payloads.reserve(additional);
         self.update_room();
@@ -306,6 +309,12 @@ impl<T> SlotStore<T> {
             Payload::vacant(next_free),
         );
         self.vacant += 1;
+    }
+
+    /// The state words, one per slot.
+    #[inline]
+    pub(crate) fn states(&self) -> &[u32] {
+        &self.states
     }
 
     /// The state word of slot `index`, without a bounds check.
