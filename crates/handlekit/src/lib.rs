@@ -177,7 +177,7 @@
 //! | fast lookups, values that never move, iteration that skips holes | [`IdTable`] |
 //! | addresses that stay fixed as well, with a known maximum | [`IdTable::with_fixed_capacity`], [`Pool::with_fixed_capacity`] or [`Hive::with_fixed_capacity`] (one allocation up front, none after) |
 //! | addresses that stay fixed while the number of values grows without bound, and inserts and removals as cheap as an [`IdTable`]'s | [`Pool`] (iteration checks every used slot) |
-//! | the same, with memory that follows the number of values both ways (blocks double up to a cap, emptied blocks are freed), or iteration as fast as a `Vec`'s over values that never move | [`Hive`] (insertions, removals and lookups mostly cost more than an [`IdTable`]'s: in one full run of the comparison runner, 1.1 to 1.7, 0.8 to 1.5 and 1.4 to 1.8 times its time across the sizes and value types) |
+//! | the same, with memory that follows the number of values both ways (blocks double up to a cap, emptied blocks are freed), or iteration as fast as a `Vec`'s over values that never move | [`Hive`] (insertions, removals and lookups mostly cost more than an [`IdTable`]'s: in one full run of the comparison runner, 0.9 to 1.5, 1.5 to 3.4 and 1.4 to 2.0 times its time across the sizes and value types; its passes over half-empty or sparse tables take 0.4 to 0.8 times an [`IdTable`]'s, since it reads a bit per slot where [`IdTable`] reads a 4-byte state word) |
 //! | the fastest iteration, or control over the order of values | [`PackedTable`] |
 //! | 32-bit keys | any table with [`Id32`], or your own [`define_key!`] |
 //! | data for most keys of another table | [`SecondaryMap`] |
