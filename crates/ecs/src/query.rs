@@ -535,9 +535,9 @@ impl<'a, Q: Query> Iterator for QueryIter<'a, Q> {
             if self.bits != 0 {
                 let row = self.base + self.bits.trailing_zeros() as usize;
                 self.bits &= self.bits - 1;
-                // SAFETY: the row matches; the borrows are held for 'a (by
-                // the guard or the `&mut World`), and each row is visited
-                // once.
+                // The borrows are held for 'a (by the guard or the
+                // `&mut World`).
+                // SAFETY: the row matches, and each row is visited once.
                 return Some(unsafe { Q::get(fetch, row) });
             }
             let alive = *self.alive.get(self.next_word)?;

@@ -712,10 +712,10 @@ impl<T> View<T> {
         // SAFETY: forwarded.
         debug_assert!(unsafe { self.has(row) });
         match self {
-            // SAFETY: the row has the component, so its slot lies in the
-            // column's window and is initialized; `UnsafeCell::raw_get`
-            // gives a pointer that may be written through under the
-            // exclusive borrow. `MaybeUninit<T>` has the layout of `T`.
+            // `UnsafeCell::raw_get` gives a pointer that may be written
+            // through under the exclusive borrow; `MaybeUninit<T>` has the
+            // layout of `T`.
+            // SAFETY: the row has the component: its slot is in the window.
             View::Dense(view) => unsafe {
                 UnsafeCell::raw_get(view.data.add(row - view.row_offset)).cast::<T>()
             },

@@ -448,9 +448,8 @@ macro_rules! define_key {
                 );
                 let bits = (u64::from(generation) << $index_bits) | u64::from(index);
                 let narrow = <$backing as $crate::__private::KeyBacking>::narrow(bits);
-                // SAFETY: the caller guarantees a generation of at least 1
-                // that fits in the generation bits (so it survives the
-                // narrowing), which makes `narrow` nonzero.
+                // The generation survives the narrowing, since it fits.
+                // SAFETY: the caller's generation is at least 1 and fits.
                 $name(unsafe { $crate::__private::core::num::NonZero::<$backing>::new_unchecked(narrow) })
             }
 
@@ -477,11 +476,12 @@ macro_rules! define_key {
 }
 
 crate::define_key! {
-    // SAFETY: the field of this type is private to this module, which
-    // makes no value of it by a struct literal; `from_bits` (and through
-    // it `from_parts` and deserialization) refuses generations above
+    // The field of this type is private to this module, which makes no
+    // value of it by a struct literal; `from_bits` (and through it
+    // `from_parts` and deserialization) refuses generations above
     // `max_generation(32) = 2^31 - 1`, and `__from_table_parts` cuts the
-    // top bit off. So every value has a generation below 2^31.
+    // top bit off.
+    // SAFETY: so every value has a generation below 2^31.
     @trust = unsafe { GenerationTrust::trusted() };
     /// The default 64-bit key: a 32-bit index and a 32-bit generation field.
     ///
@@ -518,11 +518,12 @@ crate::define_key! {
 }
 
 crate::define_key! {
-    // SAFETY: the field of this type is private to this module, which
-    // makes no value of it by a struct literal; `from_bits` (and through
-    // it `from_parts` and deserialization) refuses generations above
+    // The field of this type is private to this module, which makes no
+    // value of it by a struct literal; `from_bits` (and through it
+    // `from_parts` and deserialization) refuses generations above
     // `max_generation(32) = 2^31 - 1`, and `__from_table_parts` cuts the
-    // top bit off. So every value has a generation below 2^31.
+    // top bit off.
+    // SAFETY: so every value has a generation below 2^31.
     @trust = unsafe { GenerationTrust::trusted() };
     /// The key of a [`Pool`](crate::Pool): a 32-bit flat slot index (block
     /// number and offset) and a 32-bit generation field, like [`Id`], but a

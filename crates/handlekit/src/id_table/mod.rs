@@ -576,9 +576,9 @@ impl<T, K: Key> IdTable<T, K> {
             self.get_disjoint_mut(keys).is_some(),
             "get_disjoint_unchecked_mut with a dead or repeated key in {keys:?}"
         );
-        // SAFETY: the caller guarantees every key is live (so its slot
-        // exists and is occupied) and the keys are distinct (live keys
-        // with one index are one key, so the indices are distinct).
+        // Live keys with one index are one key, so distinct live keys have
+        // distinct indices.
+        // SAFETY: the caller guarantees every key is live and distinct.
         unsafe {
             self.arena
                 .get_disjoint_unchecked_mut(keys.map(|key| key.index()))

@@ -1691,9 +1691,8 @@ raw_iterator!(
     NodesMut<'a, T, K: Key>,
     (K, &'a mut T),
     |index, generation, link| {
-        // SAFETY: the raw cursor yields this container's own slots,
-        // which is what `table_key` asks.
         (
+            // SAFETY: the raw cursor yields this container's own slots.
             unsafe { table_key::<K>(index, generation) },
             &mut link.value,
         )

@@ -49,6 +49,23 @@ pub(crate) const SWEEP: u32 = u32::MAX - 1;
 /// `SlotArena::sweep` while no list ends in `SWEEP`.
 const NO_SWEEP: usize = usize::MAX;
 
+/// Whether the refill may take a vacant slot whose state word is `state`:
+/// it is `VACANT | last`, and the slot retired (or is parked, detached) if
+/// `last` reached `max_generation`.
+#[inline(always)]
+const fn refill_takes(state: u32, max_generation: u32) -> bool {
+    state < VACANT | max_generation
+}
+
+/// The error of an arena that cannot add a slot.
+#[cold]
+fn full_error(fixed_capacity: Option<usize>, max_slots: usize) -> CapacityError {
+    match fixed_capacity {
+        Some(fixed) => CapacityError::fixed(fixed),
+        None => CapacityError::index_space(max_slots),
+    }
+}
+
 /// What `SlotArena::general_spot` decides from.
 #[derive(Clone, Copy)]
 struct SpotInputs {
@@ -280,10 +297,7 @@ impl<T> SlotArena<T> {
     /// The error for an arena that cannot add a slot.
     #[cold]
     fn full_error(&self) -> CapacityError {
-        match self.fixed_capacity {
-            Some(fixed) => CapacityError::fixed(fixed),
-            None => CapacityError::index_space(self.limits.max_slots),
-        }
+        full_error(self.fixed_capacity, self.limits.max_slots)
     }
 
     /// Makes room for `additional` more values without reallocating.
@@ -467,12 +481,12 @@ impl<T> SlotArena<T> {
     /// Whether the slot at `sweep` exists and is free (not retired).
     #[inline(always)]
     fn sweep_is_ready(&self) -> bool {
-        // A vacant slot's state is `VACANT | last`; it retired if `last`
-        // reached the limit.
         self.sweep < self.store.slot_count()
-            // SAFETY: `sweep < slot_count`, checked first.
-            && unsafe { self.store.state_unchecked(self.sweep) }
-                < VACANT | self.limits.max_generation
+            && refill_takes(
+                // SAFETY: `sweep < slot_count`, checked first.
+                unsafe { self.store.state_unchecked(self.sweep) },
+                self.limits.max_generation,
+            )
     }
 
     /// Pops the head of the free list (which must not be empty) and fills
@@ -505,11 +519,13 @@ impl<T> SlotArena<T> {
         if head == SWEEP {
             // The refill's next slot that is not retired, if any; past the
             // last one the insertion appends.
-            for index in self.sweep..count {
-                let slot = self.store.slot(index).expect("index below slot_count");
-                if slot.generation() < self.limits.max_generation {
-                    return Ok((index, slot.generation() + 1));
-                }
+            let states = &self.store.states()[self.sweep.min(count)..];
+            if let Some(offset) = states
+                .iter()
+                .position(|&state| refill_takes(state, self.limits.max_generation))
+            {
+                // The state is `VACANT | last`: the generation is `last + 1`.
+                return Ok((self.sweep + offset, states[offset] - (VACANT - 1)));
             }
         } else if head != NO_SLOT && (head < self.pop_below || self.fifo_reuses()) {
             let last = self
@@ -530,9 +546,9 @@ impl<T> SlotArena<T> {
     #[inline(always)]
     fn fill_sweep(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32) {
         let index = self.sweep;
-        // SAFETY: `sweep_is_ready` checked that the slot exists; every slot
-        // from `sweep` on is vacant (the invariant on `free_head`).
-        // The state is `VACANT | last`, so this is `last + 1`.
+        // Every slot from `sweep` on is vacant (the invariant on
+        // `free_head`): the state is `VACANT | last`, so this is `last + 1`.
+        // SAFETY: `sweep_is_ready` checked that the slot exists.
         let generation = unsafe { self.store.state_unchecked(index) } - (VACANT - 1);
         let value = make(index, generation);
         // SAFETY: as above; `make` did not touch the arena.
@@ -581,10 +597,8 @@ impl<T> SlotArena<T> {
             ..
         } = inputs;
         if free_head == SWEEP {
-            // Skip the retired slots of the refill: a vacant slot's state
-            // is `VACANT | last`.
-            let retired_from = VACANT | inputs.max_generation;
-            while sweep < slot_count && states[sweep] >= retired_from {
+            // Skip the retired slots of the refill.
+            while sweep < slot_count && !refill_takes(states[sweep], inputs.max_generation) {
                 sweep += 1;
             }
             if sweep < slot_count {
@@ -597,10 +611,7 @@ impl<T> SlotArena<T> {
         } else if slot_count < inputs.append_limit {
             Ok((Spot::Append, free_head, sweep))
         } else {
-            Err(match inputs.fixed_capacity {
-                Some(fixed) => CapacityError::fixed(fixed),
-                None => CapacityError::index_space(inputs.max_slots),
-            })
+            Err(full_error(inputs.fixed_capacity, inputs.max_slots))
         }
     }
 

@@ -27,6 +27,15 @@ pub(crate) fn set_bit_range(words: &mut [u64], start: usize, end: usize) {
     }
 }
 
+/// Clears the lowest set bit of a nonzero `word` and returns its position.
+#[inline(always)]
+pub(crate) fn pop_lowest(word: &mut u64) -> usize {
+    debug_assert!(*word != 0);
+    let bit = word.trailing_zeros() as usize;
+    *word &= *word - 1;
+    bit
+}
+
 /// Walks the set bits of a bitset, lowest first, knowing how many remain,
 /// and then a run of indices that count as set without bits (`tail`).
 #[derive(Clone)]
@@ -156,10 +165,8 @@ impl<'a> BitIter<'a> {
             self.current = *self.rest.next()?;
             self.base = self.base.wrapping_add(WORD_BITS);
         }
-        let bit = self.current.trailing_zeros() as usize;
-        self.current &= self.current - 1;
         self.remaining -= 1;
-        Some(self.base + bit)
+        Some(self.base + pop_lowest(&mut self.current))
     }
 
     /// Folds `f` over every remaining index, in order. Full words and the

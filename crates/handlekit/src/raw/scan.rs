@@ -11,8 +11,9 @@
 
 use core::ops::Range;
 
-use super::bitset::WORD_BITS;
+use super::bitset::{pop_lowest, WORD_BITS};
 use super::slot::VACANT;
+use super::store::IndexWalk;
 
 /// The occupied slots among 64 state words, as a mask: bit `i` is set iff
 /// `states[i]` has the vacant bit clear.
@@ -43,11 +44,10 @@ fn sse2_vacant_mask(states: &[u32; WORD_BITS]) -> u64 {
     let vectors = states.as_ptr().cast::<__m128i>();
     let mut mask = 0u64;
     for group in 0..4 {
-        // SAFETY: `states` holds 64 `u32`s, 16 vectors of 16 bytes, and
-        // `group * 4 + 3 < 16`; unaligned loads need no alignment. SSE2
-        // is enabled on every x86-64 target, so the intrinsics are
-        // available.
+        // SSE2 is enabled on every x86-64 target, so the intrinsics are
+        // available; unaligned loads need no alignment.
         #[allow(unused_unsafe)]
+        // SAFETY: `states` is 16 vectors of 16 bytes; `group * 4 + 3 < 16`.
         let bits = unsafe {
             let a = _mm_loadu_si128(vectors.add(group * 4));
             let b = _mm_loadu_si128(vectors.add(group * 4 + 1));
@@ -117,12 +117,6 @@ impl<'a> StateScan<'a> {
         }
     }
 
-    /// Indices left.
-    #[inline]
-    pub(crate) fn len(&self) -> usize {
-        self.remaining
-    }
-
     /// Turns the next chunk (64 slots, or what is left before `end`) into
     /// `current`. `next < end` must hold.
     #[inline]
@@ -142,10 +136,16 @@ impl<'a> StateScan<'a> {
         self.base = start;
         mask
     }
+}
 
-    /// The next occupied index.
+impl IndexWalk for StateScan<'_> {
     #[inline]
-    pub(crate) fn next_index(&mut self) -> Option<usize> {
+    fn len(&self) -> usize {
+        self.remaining
+    }
+
+    #[inline]
+    fn next_index(&mut self) -> Option<usize> {
         if self.remaining == 0 {
             return None;
         }
@@ -155,10 +155,8 @@ impl<'a> StateScan<'a> {
             }
             self.current = self.load();
         }
-        let bit = self.current.trailing_zeros() as usize;
-        self.current &= self.current - 1;
         self.remaining -= 1;
-        Some(self.base + bit)
+        Some(self.base + pop_lowest(&mut self.current))
     }
 
     /// Folds `f` over every remaining index, in order. A rest that is all
@@ -166,7 +164,7 @@ impl<'a> StateScan<'a> {
     /// plain counted loop, and so does every chunk of 64 occupied slots:
     /// both are loops the compiler can unroll or vectorize.
     #[inline]
-    pub(crate) fn fold_indices<B>(mut self, init: B, mut f: impl FnMut(B, usize) -> B) -> B {
+    fn fold_indices<B>(mut self, init: B, mut f: impl FnMut(B, usize) -> B) -> B {
         let mut acc = init;
         let mut word = self.current;
         let mut remaining = self.remaining;
@@ -211,7 +209,7 @@ impl<'a> StateScan<'a> {
     /// chunk already loaded; every index goes to exactly one part, and the
     /// parts together yield the same indices in the same order.
     #[cfg(any(test, feature = "rayon"))]
-    pub(crate) fn split(self) -> (Self, Option<Self>) {
+    fn split(self) -> (Self, Option<Self>) {
         /// Below this, a part is too small to be worth a task.
         const SPLIT_MIN_SLOTS: usize = 1024;
         let slots = self.end - self.next;

@@ -149,10 +149,10 @@ impl<T> SlotStore<T> {
             self.grow_for_push();
         }
         debug_assert!(index < self.states.capacity() && index < self.payloads.capacity());
-        // SAFETY: `index < room`, and `room` is at most the capacity of
-        // both arrays, whose lengths are both `index` (the invariant on
-        // `states`); the writes initialize element `index` of each before
-        // the lengths cover it.
+        // `room` is at most the capacity of both arrays, whose lengths are
+        // both `index` (the invariant on `states`); the writes initialize
+        // element `index` of each before the lengths cover it.
+        // SAFETY: `index < room`, so both arrays have room for element `index`.
         unsafe {
             self.states.as_mut_ptr().add(index).write(state);
             self.payloads.as_mut_ptr().add(index).write(payload);
@@ -414,9 +414,9 @@ impl<T> SlotStore<T> {
     #[inline(always)]
     pub(crate) unsafe fn vacate(&mut self, index: usize, next_free: u32) -> T {
         debug_assert!(self.is_occupied(index));
-        // SAFETY: the caller guarantees the slot exists and is occupied:
-        // the value is read once, and the state is marked vacant and the
-        // link written right after, so it is never read again.
+        // The value is read once; the state is marked vacant and the link
+        // written right after, so it is never read again.
+        // SAFETY: the caller guarantees the slot exists and is occupied.
         unsafe {
             let payload = self.payloads.as_mut_ptr().add(index);
             let value = Payload::value_ptr(payload).read();
@@ -591,15 +591,11 @@ impl<T> SlotStore<T> {
     /// Iterates the live values in index order, mutably.
     #[inline]
     pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T> {
-        let access = Exclusive {
-            len: self.payloads.len(),
-            states: self.states.as_ptr(),
-            payloads: self.payloads.as_mut_ptr(),
-            _marker: PhantomData,
-        };
+        let len = self.len();
+        let (states, payloads) = (&self.states, &mut self.payloads);
         RawCursor {
-            walk: StateScan::new(&self.states, 0..self.states.len(), self.len()),
-            access,
+            walk: StateScan::new(states, 0..states.len(), len),
+            access: Exclusive::over(states, payloads),
             _marker: PhantomData,
         }
     }
@@ -609,12 +605,7 @@ impl<T> SlotStore<T> {
     /// their links); see [`Exclusive::value_at`].
     #[inline]
     pub(crate) fn exclusive(&mut self) -> Exclusive<'_, T> {
-        Exclusive {
-            len: self.payloads.len(),
-            states: self.states.as_ptr(),
-            payloads: self.payloads.as_mut_ptr(),
-            _marker: PhantomData,
-        }
+        Exclusive::over(&self.states, &mut self.payloads)
     }
 
     /// Checks the storage invariants; panics on the first one broken.
@@ -784,9 +775,8 @@ unsafe impl<'a, T> SlotAccess<'a> for Shared<'a, T> {
     #[inline]
     unsafe fn item(&self, index: usize) -> (u32, &'a T) {
         debug_assert!(index < self.payloads.len());
-        // SAFETY: the caller guarantees `index` is in bounds of both arrays
-        // and occupied, so the state word is the generation and the value
-        // is initialized.
+        // An occupied slot's state word is its generation.
+        // SAFETY: the caller guarantees `index` is in bounds and occupied.
         unsafe {
             let generation = *self.states.get_unchecked(index);
             let payload = self.payloads.as_ptr().add(index);
@@ -798,8 +788,8 @@ unsafe impl<'a, T> SlotAccess<'a> for Shared<'a, T> {
 /// Exclusive access to a store's arrays borrowed mutably for `'a`.
 /// Deliberately not `Clone`: two copies could hand out the same `&mut T`.
 pub(crate) struct Exclusive<'a, T> {
-    /// Start of the state words (read only); derived from the store's
-    /// array while it is borrowed mutably, so nothing writes them.
+    /// Start of the state words (read only), borrowed for `'a` with the
+    /// payloads (see `over`), so nothing writes them meanwhile.
     states: *const u32,
     /// Start of the payloads; derived from a `&'a mut [Payload<T>]`.
     payloads: *mut Payload<T>,
@@ -831,6 +821,19 @@ unsafe impl<T: Send> Send for Exclusive<'_, T> {}
 unsafe impl<T: Sync> Sync for Exclusive<'_, T> {}
 
 impl<'a, T> Exclusive<'a, T> {
+    /// Exclusive access to a store's `payloads`, reading `states` (as long
+    /// as `payloads`, and describing it) to tell which are occupied.
+    #[inline]
+    fn over(states: &'a [u32], payloads: &'a mut [Payload<T>]) -> Self {
+        debug_assert_eq!(states.len(), payloads.len());
+        Exclusive {
+            len: payloads.len(),
+            states: states.as_ptr(),
+            payloads: payloads.as_mut_ptr(),
+            _marker: PhantomData,
+        }
+    }
+
     /// The value in slot `index`, if that slot exists and is occupied.
     ///
     /// # Safety
@@ -878,8 +881,8 @@ unsafe impl<'a, T> SlotAccess<'a> for Exclusive<'a, T> {
 }
 
 /// A walk over occupied indices, ascending, each once: the occupancy bits
-/// of a `Block` ([`BitIter`]) or the state words of a store
-/// ([`StateScan`]).
+/// of a `Block` ([`BitIter`], whose own methods this forwards to) or the
+/// state words of a store ([`StateScan`], which implements it directly).
 pub(crate) trait IndexWalk: Clone {
     /// Indices left.
     fn len(&self) -> usize;
@@ -909,25 +912,6 @@ impl IndexWalk for BitIter<'_> {
     #[cfg(any(test, feature = "rayon"))]
     fn split(self) -> (Self, Option<Self>) {
         BitIter::split(self)
-    }
-}
-
-impl IndexWalk for StateScan<'_> {
-    #[inline]
-    fn len(&self) -> usize {
-        StateScan::len(self)
-    }
-    #[inline]
-    fn next_index(&mut self) -> Option<usize> {
-        StateScan::next_index(self)
-    }
-    #[inline]
-    fn fold_indices<B>(self, init: B, f: impl FnMut(B, usize) -> B) -> B {
-        StateScan::fold_indices(self, init, f)
-    }
-    #[cfg(any(test, feature = "rayon"))]
-    fn split(self) -> (Self, Option<Self>) {
-        StateScan::split(self)
     }
 }
 

@@ -359,9 +359,9 @@ impl<K: Key, V> SecondaryMap<K, V> {
             self.get_disjoint_mut(keys).is_some(),
             "get_disjoint_unchecked_mut with a key without a value, or a repeated key, in {keys:?}"
         );
-        // SAFETY: the caller guarantees every key has a value (its slot
-        // exists and is occupied) and the keys are distinct (keys with
-        // values and one index are one key, so the indices are distinct).
+        // Keys with values and one index are one key, so distinct such keys
+        // have distinct indices.
+        // SAFETY: the caller guarantees every key has a value and is distinct.
         unsafe {
             self.store
                 .get_disjoint_unchecked_mut(keys.map(|key| key.index()))
