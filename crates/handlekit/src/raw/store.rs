@@ -10,27 +10,22 @@
 //! reads only live payloads.
 
 use alloc::collections::TryReserveError;
-use alloc::vec::Vec;
 use core::marker::PhantomData;
 use core::mem;
 
 use super::bitset::BitIter;
+use super::buf::SlotBuf;
 use super::scan::StateScan;
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
 
 /// Slots, which of them hold values, and how many do.
 pub(crate) struct SlotStore<T> {
-    /// The state word of every slot, as `Slot::state` describes it: the
-    /// generation while occupied, `VACANT | last` while vacant.
-    /// Invariant: `states.len() == payloads.len()`, and `states[i]`
-    /// describes `payloads[i]`.
-    states: Vec<u32>,
-    /// The payload of every slot: the value while occupied, the free-list
-    /// link while vacant (see `states`).
-    payloads: Vec<Payload<T>>,
-    /// Slots both arrays can hold without reallocating: the smaller of
-    /// their capacities. Kept so the append path checks one number.
-    room: usize,
+    /// The slots, in one allocation: the state word of every slot, as
+    /// `Slot::state` describes it (the generation while occupied,
+    /// `VACANT | last` while vacant), and its payload (the value while
+    /// occupied, the free-list link while vacant).
+    /// Invariant: the state word of slot `i` describes payload `i`.
+    buf: SlotBuf<T>,
     /// Number of vacant slots, so that `len` is `states.len() - vacant`.
     /// Counting the vacant slots rather than the occupied ones keeps the
     /// append path free of a counter update (a dependency chain from one
@@ -47,9 +42,7 @@ impl<T> SlotStore<T> {
     #[inline]
     pub(crate) const fn new() -> Self {
         SlotStore {
-            states: Vec::new(),
-            payloads: Vec::new(),
-            room: 0,
+            buf: SlotBuf::new(),
             vacant: 0,
         }
     }
@@ -57,20 +50,14 @@ impl<T> SlotStore<T> {
     /// An empty store with room for `capacity` slots.
     pub(crate) fn with_capacity(capacity: usize) -> Self {
         let mut store = Self::new();
-        store.states.reserve_exact(capacity);
-        store.payloads.reserve_exact(capacity);
-        store.update_room();
+        store.buf.reserve_exact(capacity);
         store
-    }
-
-    fn update_room(&mut self) {
-        self.room = self.states.capacity().min(self.payloads.capacity());
     }
 
     /// Occupied slots.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.states.len() - self.vacant
+        self.buf.len() - self.vacant
     }
 
     /// Vacant slots.
@@ -82,82 +69,66 @@ impl<T> SlotStore<T> {
     /// All slots, occupied or not.
     #[inline]
     pub(crate) fn slot_count(&self) -> usize {
-        self.states.len()
+        self.buf.len()
     }
 
     /// Slots the allocation can hold.
     #[inline]
     pub(crate) fn slot_capacity(&self) -> usize {
-        self.room
+        self.buf.capacity()
     }
 
     /// Makes room for `additional` more slots.
     pub(crate) fn try_reserve_slots(&mut self, additional: usize) -> Result<(), TryReserveError> {
-        let result = self
-            .states
-            .try_reserve(additional)
-            .and_then(|()| self.payloads.try_reserve(additional));
-        self.update_room();
-        result
+        self.buf.try_reserve(additional)
     }
 
     /// Makes room for exactly `additional` more slots (a fixed-capacity
     /// table allocates once).
     pub(crate) fn reserve_exact(&mut self, additional: usize) {
-        self.states.reserve_exact(additional);
-        self.payloads.reserve_exact(additional);
-        self.update_room();
+        self.buf.reserve_exact(additional);
     }
 
     pub(crate) fn shrink_to_fit(&mut self) {
-        self.states.shrink_to_fit();
-        self.payloads.shrink_to_fit();
-        self.update_room();
+        self.buf.shrink_to_fit();
     }
 
     /// Makes room for one more slot; the append path's slow side. The
-    /// arrays are moved out and back rather than the store lent, so that a
+    /// buffer is moved out and back rather than the store lent, so that a
     /// caller's loop of appends can keep the store's fields in registers
     /// (see `SlotArena::general_spot`).
     #[inline(always)]
     fn grow_for_push(&mut self) {
-        let (states, payloads) = (mem::take(&mut self.states), mem::take(&mut self.payloads));
-        (self.states, self.payloads) = Self::grown(states, payloads);
-        self.update_room();
+        let buf = mem::replace(&mut self.buf, SlotBuf::new());
+        self.buf = Self::grown(buf);
     }
 
-    /// `states` and `payloads` with room for one more slot each.
+    /// `buf` with room for at least one more slot.
     #[cold]
     #[inline(never)]
-    fn grown(mut states: Vec<u32>, mut payloads: Vec<Payload<T>>) -> (Vec<u32>, Vec<Payload<T>>) {
-        // Doubling, as `Vec::push` does, for both arrays at once, and from
-        // 64 slots: every growth reallocates two arrays, and with `Vec`'s
+    fn grown(mut buf: SlotBuf<T>) -> SlotBuf<T> {
+        // Doubling, as `Vec::push` does, and from 64 slots: with `Vec`'s
         // start at 4 the reallocations of a table's first thousand inserts
         // cost 0.5 ns per insert (1.86 against SlotMap's 1.30 at 1k `u64`;
         // from 64, 1.5).
-        let additional = states.len().max(64);
-        states.reserve(additional);
-        payloads.reserve(additional);
-        (states, payloads)
+        buf.reserve(buf.len().max(64));
+        buf
     }
 
     /// Appends a slot made of `state` and `payload`.
     #[inline(always)]
     fn push_parts(&mut self, state: u32, payload: Payload<T>) -> usize {
-        let index = self.states.len();
-        if index == self.room {
+        let index = self.buf.len();
+        if index == self.buf.capacity() {
             self.grow_for_push();
         }
-        debug_assert!(index < self.states.capacity() && index < self.payloads.capacity());
-        // `room` is at most the capacity of both arrays, whose lengths are
-        // both `index` (the invariant on `states`); the writes initialize
-        // element `index` of each before the lengths cover it.
-        // SAFETY: `index < room`, so both arrays have room for element `index`.
+        // The writes initialize slot `index` before the length covers it.
+        // SAFETY: `index < capacity`, so both areas have room for slot
+        // `index`.
         unsafe {
-            self.states.as_mut_ptr().add(index).write(state);
-            self.payloads.as_mut_ptr().add(index).write(payload);
-            self.states.set_len(index + 1);
-            self.payloads.set_len(index + 1);
+            self.buf.states_ptr().add(index).write(state);
+            self.buf.payloads_ptr().add(index).write(payload);
+            self.buf.set_len(index + 1);
         }
         index
     }
@@ -165,32 +136,41 @@ impl<T> SlotStore<T> {
     /// The slot at `index`.
     #[inline]
     pub(crate) fn slot(&self, index: usize) -> Option<SlotRef<'_, T>> {
-        let state = self.states.get(index)?;
-        // SAFETY: `index < states.len() == payloads.len()`, and `states[i]`
-        // describes `payloads[i]` (the invariant on `states`).
-        Some(unsafe { SlotRef::from_parts(state, self.payloads.get_unchecked(index)) })
+        let state = self.buf.states().get(index)?;
+        // SAFETY: `index < len`, and the state word describes the payload
+        // (the invariant on `buf`).
+        Some(unsafe { SlotRef::from_parts(state, self.buf.payloads().get_unchecked(index)) })
     }
 
     /// The slot at `index`, for its value or free-list link. A slot's state
     /// cannot be changed through `SlotMut` from outside the raw layer.
     #[inline]
     pub(crate) fn slot_mut(&mut self, index: usize) -> Option<SlotMut<'_, T>> {
-        let state = self.states.get_mut(index)?;
-        // SAFETY: as in `slot`; the two arrays are distinct borrows.
-        Some(unsafe { SlotMut::from_parts(state, self.payloads.get_unchecked_mut(index)) })
+        if index >= self.buf.len() {
+            return None;
+        }
+        // SAFETY: as in `slot`; the two areas do not overlap, so the two
+        // borrows are distinct.
+        unsafe {
+            Some(SlotMut::from_parts(
+                &mut *self.buf.states_ptr().add(index),
+                &mut *self.buf.payloads_ptr().add(index),
+            ))
+        }
     }
 
     /// The slots in index order, for serialization.
     #[cfg(feature = "serde")]
     pub(crate) fn slot_refs(&self) -> SlotRefs<'_, T> {
         SlotRefs {
-            slots: self.states.iter().zip(self.payloads.iter()),
+            slots: self.buf.states().iter().zip(self.buf.payloads().iter()),
         }
     }
 
     #[inline]
     pub(crate) fn contains(&self, index: usize, generation: u32) -> bool {
-        self.states
+        self.buf
+            .states()
             .get(index)
             .is_some_and(|&state| state == Slot::<T>::matched_generation(generation))
     }
@@ -219,7 +199,8 @@ impl<T> SlotStore<T> {
     /// Whether slot `index` exists and is occupied.
     #[inline]
     fn is_occupied(&self, index: usize) -> bool {
-        self.states
+        self.buf
+            .states()
             .get(index)
             .is_some_and(|&state| state & VACANT == 0)
     }
@@ -234,7 +215,7 @@ impl<T> SlotStore<T> {
         debug_assert!(self.is_occupied(index));
         // SAFETY: the caller guarantees slot `index` exists (so does its
         // payload) and is occupied (so the value is initialized).
-        unsafe { &*Payload::value_ptr(self.payloads.as_ptr().add(index).cast_mut()) }
+        unsafe { &*Payload::value_ptr(self.buf.payloads_ptr().add(index)) }
     }
 
     /// The value in slot `index`.
@@ -246,7 +227,7 @@ impl<T> SlotStore<T> {
     pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
         debug_assert!(self.is_occupied(index));
         // SAFETY: as in `get_unchecked`, through the unique borrow.
-        unsafe { &mut *Payload::value_ptr(self.payloads.as_mut_ptr().add(index)) }
+        unsafe { &mut *Payload::value_ptr(self.buf.payloads_ptr().add(index)) }
     }
 
     /// Mutable references to `N` distinct live values, or `None` if any
@@ -264,7 +245,7 @@ impl<T> SlotStore<T> {
                 return None;
             }
         }
-        let base = self.payloads.as_mut_ptr();
+        let base = self.buf.payloads_ptr();
         // The references come from one pointer, with no reference to the
         // whole array in between, and `&mut self` outlives them.
         // SAFETY: every index is in bounds, occupied and distinct (above).
@@ -288,7 +269,7 @@ impl<T> SlotStore<T> {
             .iter()
             .enumerate()
             .all(|(n, &index)| self.is_occupied(index) && !indices[..n].contains(&index)));
-        let base = self.payloads.as_mut_ptr();
+        let base = self.buf.payloads_ptr();
         // The references come from one pointer, with no reference to the
         // whole array in between, and `&mut self` outlives them.
         // SAFETY: every index is in bounds, occupied and distinct (the
@@ -304,7 +285,7 @@ impl<T> SlotStore<T> {
         generation: u32,
         make: impl FnOnce(usize) -> T,
     ) -> usize {
-        let index = self.states.len();
+        let index = self.buf.len();
         let value = make(index);
         self.push_parts(
             Slot::<T>::occupied_state(generation),
@@ -325,7 +306,7 @@ impl<T> SlotStore<T> {
     /// The state words, one per slot.
     #[inline]
     pub(crate) fn states(&self) -> &[u32] {
-        &self.states
+        self.buf.states()
     }
 
     /// The state word of slot `index`, without a bounds check.
@@ -335,9 +316,9 @@ impl<T> SlotStore<T> {
     /// Slot `index` must exist.
     #[inline(always)]
     pub(crate) unsafe fn state_unchecked(&self, index: usize) -> u32 {
-        debug_assert!(index < self.states.len());
+        debug_assert!(index < self.buf.len());
         // SAFETY: the caller guarantees the slot exists.
-        unsafe { *self.states.get_unchecked(index) }
+        unsafe { self.buf.states_ptr().add(index).read() }
     }
 
     /// Puts `value` into vacant slot `index` with `generation`.
@@ -347,7 +328,7 @@ impl<T> SlotStore<T> {
     /// If the slot does not exist or is occupied.
     #[inline]
     pub(crate) fn occupy(&mut self, index: usize, generation: u32, value: T) {
-        let state = self.states[index];
+        let state = self.buf.states()[index];
         assert!(state & VACANT != 0, "occupying an occupied slot");
         // SAFETY: the slot exists and is vacant (checked above).
         unsafe { self.occupy_unchecked(index, generation, value) };
@@ -358,7 +339,7 @@ impl<T> SlotStore<T> {
     /// to an occupied slot or a missing one.
     pub(crate) fn set_vacant_generation(&mut self, index: usize, last: u32) {
         debug_assert!(last & VACANT == 0);
-        if let Some(state) = self.states.get_mut(index) {
+        if let Some(state) = self.buf.states_mut().get_mut(index) {
             if *state & VACANT != 0 {
                 *state = VACANT | last;
             }
@@ -373,12 +354,16 @@ impl<T> SlotStore<T> {
     /// Slot `index` must exist and be vacant.
     #[inline(always)]
     pub(crate) unsafe fn vacant_parts_unchecked(&self, index: usize) -> (u32, u32) {
-        debug_assert!(self.states.get(index).is_some_and(|&s| s & VACANT != 0));
+        debug_assert!(self
+            .buf
+            .states()
+            .get(index)
+            .is_some_and(|&s| s & VACANT != 0));
         // SAFETY: the caller guarantees the slot exists and is vacant, so
         // `next_free` is the payload's initialized field.
         unsafe {
-            let state = *self.states.get_unchecked(index);
-            let next = Payload::next_free_ptr(self.payloads.as_ptr().add(index).cast_mut()).read();
+            let state = self.buf.states_ptr().add(index).read();
+            let next = Payload::next_free_ptr(self.buf.payloads_ptr().add(index)).read();
             (next, state & !VACANT)
         }
     }
@@ -392,15 +377,22 @@ impl<T> SlotStore<T> {
     /// Slot `index` must exist and be vacant.
     #[inline(always)]
     pub(crate) unsafe fn occupy_unchecked(&mut self, index: usize, generation: u32, value: T) {
-        debug_assert!(self.states.get(index).is_some_and(|&s| s & VACANT != 0));
+        debug_assert!(self
+            .buf
+            .states()
+            .get(index)
+            .is_some_and(|&s| s & VACANT != 0));
         // SAFETY: the caller guarantees the slot exists; it is vacant, so
         // overwriting the payload drops nothing.
         unsafe {
-            self.payloads
-                .as_mut_ptr()
+            self.buf
+                .payloads_ptr()
                 .add(index)
                 .write(Payload::occupied(value));
-            *self.states.get_unchecked_mut(index) = Slot::<T>::occupied_state(generation);
+            self.buf
+                .states_ptr()
+                .add(index)
+                .write(Slot::<T>::occupied_state(generation));
         }
         self.vacant -= 1;
     }
@@ -418,9 +410,9 @@ impl<T> SlotStore<T> {
         // written right after, so it is never read again.
         // SAFETY: the caller guarantees the slot exists and is occupied.
         unsafe {
-            let payload = self.payloads.as_mut_ptr().add(index);
+            let payload = self.buf.payloads_ptr().add(index);
             let value = Payload::value_ptr(payload).read();
-            *self.states.get_unchecked_mut(index) |= VACANT;
+            *self.buf.states_ptr().add(index) |= VACANT;
             payload.write(Payload::vacant(next_free));
             self.vacant += 1;
             value
@@ -463,12 +455,10 @@ impl<T> SlotStore<T> {
 
     /// Appends never-used vacant slots until there are `slots`.
     pub(crate) fn grow_vacant_to(&mut self, slots: usize) {
-        let count = self.states.len();
+        let count = self.buf.len();
         if slots > count {
-            self.states.reserve(slots - count);
-            self.payloads.reserve(slots - count);
-            self.update_room();
-            while self.states.len() < slots {
+            self.buf.reserve(slots - count);
+            while self.buf.len() < slots {
                 self.push_vacant(0, NO_SLOT);
             }
         }
@@ -477,8 +467,9 @@ impl<T> SlotStore<T> {
     /// The lowest occupied index at or after `from`.
     #[inline]
     pub(crate) fn next_occupied(&self, from: usize) -> Option<usize> {
-        let start = from.min(self.states.len());
-        self.states[start..]
+        let states = self.buf.states();
+        let start = from.min(states.len());
+        states[start..]
             .iter()
             .position(|&state| state & VACANT == 0)
             .map(|offset| start + offset)
@@ -496,7 +487,7 @@ impl<T> SlotStore<T> {
         let slots = owner.as_mut().slot_count();
         for index in 0..slots {
             let store = owner.as_mut();
-            let state = store.states[index];
+            let state = store.buf.states()[index];
             if state & VACANT != 0 {
                 continue;
             }
@@ -516,13 +507,8 @@ impl<T> SlotStore<T> {
         // One pass with the list's head in a local: no field write per
         // slot.
         let (mut head, mut retired) = (NO_SLOT, 0);
-        for (index, (&state, payload)) in self
-            .states
-            .iter()
-            .zip(self.payloads.iter_mut())
-            .enumerate()
-            .rev()
-        {
+        let (states, payloads) = self.buf.parts_mut();
+        for (index, (&state, payload)) in states.iter().zip(payloads.iter_mut()).enumerate().rev() {
             if state & VACANT == 0 {
                 continue;
             }
@@ -564,15 +550,17 @@ impl<T> SlotStore<T> {
     /// Drops every value and forgets every slot.
     pub(crate) fn reset(&mut self) {
         self.drop_values();
-        self.states.clear();
-        self.payloads.clear();
+        // SAFETY: no slots is a valid length; the payloads have no drop
+        // glue left (every value was dropped above).
+        unsafe { self.buf.set_len(0) };
         self.vacant = 0;
     }
 
     /// The walk over the occupied indices.
     #[inline]
     fn scan(&self) -> StateScan<'_> {
-        StateScan::new(&self.states, 0..self.states.len(), self.len())
+        let states = self.buf.states();
+        StateScan::new(states, 0..states.len(), self.len())
     }
 
     /// Iterates the live values in index order.
@@ -581,8 +569,8 @@ impl<T> SlotStore<T> {
         RawCursor {
             walk: self.scan(),
             access: Shared {
-                states: &self.states,
-                payloads: &self.payloads,
+                states: self.buf.states(),
+                payloads: self.buf.payloads(),
             },
             _marker: PhantomData,
         }
@@ -592,7 +580,7 @@ impl<T> SlotStore<T> {
     #[inline]
     pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T> {
         let len = self.len();
-        let (states, payloads) = (&self.states, &mut self.payloads);
+        let (states, payloads) = self.buf.parts_mut();
         RawCursor {
             walk: StateScan::new(states, 0..states.len(), len),
             access: Exclusive::over(states, payloads),
@@ -605,23 +593,18 @@ impl<T> SlotStore<T> {
     /// their links); see [`Exclusive::value_at`].
     #[inline]
     pub(crate) fn exclusive(&mut self) -> Exclusive<'_, T> {
-        Exclusive::over(&self.states, &mut self.payloads)
+        let (states, payloads) = self.buf.parts_mut();
+        Exclusive::over(states, payloads)
     }
 
     /// Checks the storage invariants; panics on the first one broken.
     pub(crate) fn check_invariants(&self) {
-        assert_eq!(
-            self.states.len(),
-            self.payloads.len(),
-            "state and payload arrays differ in length"
-        );
-        assert_eq!(
-            self.room,
-            self.states.capacity().min(self.payloads.capacity()),
-            "room disagrees with the capacities"
+        assert!(
+            self.buf.len() <= self.buf.capacity(),
+            "more slots than the buffer holds"
         );
         let mut occupied = 0;
-        for (index, &state) in self.states.iter().enumerate() {
+        for (index, &state) in self.buf.states().iter().enumerate() {
             if state & VACANT == 0 {
                 assert!(state >= 1, "occupied slot {index} has generation 0");
                 occupied += 1;
@@ -654,10 +637,10 @@ impl<T: Clone> SlotStore<T> {
     /// this empty store. If a `clone` panics, this store holds the slots
     /// cloned so far, consistent, and drops their values normally.
     pub(crate) fn clone_slots_from(&mut self, source: &Self) {
-        debug_assert!(self.states.is_empty() && self.vacant == 0);
-        let additional = source.slot_count().saturating_sub(self.room);
+        debug_assert!(self.buf.len() == 0 && self.vacant == 0);
+        let additional = source.slot_count().saturating_sub(self.buf.capacity());
         self.reserve_exact(additional);
-        for slot in source.states.iter().zip(&source.payloads) {
+        for slot in source.buf.states().iter().zip(source.buf.payloads()) {
             // SAFETY: `states[i]` describes `payloads[i]` in `source`.
             let slot = unsafe { SlotRef::from_parts(slot.0, slot.1) };
             let (state, payload) = slot.cloned_parts();
