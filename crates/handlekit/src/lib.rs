@@ -130,9 +130,8 @@
 //! per value on the dense side and 8 bytes per slot on the sparse side. An
 //! [`IndexLists`] node is a slot holding the value and a 4-byte link: `4 +
 //! size_of::<T>() + 4` rounded as above (24 bytes for a 16-byte particle);
-//! each list costs its 4-byte [`Head`]. [`Pool`] slots keep the state word
-//! beside the value (`4 + size_of::<T>()` rounded up to the alignment, 16
-//! bytes for `u64`, so a lookup reads one cache line), plus an 8-byte
+//! each list costs its 4-byte [`Head`]. [`Pool`] slots are laid out as
+//! `IdTable`'s, a block at a time (12 bytes for `u64`), plus a 16-byte
 //! directory entry per block.
 //! A [`Hive`] block keeps the state words in one array and the payloads in
 //! another, so a slot costs `4 + max(size_of::<T>(), 4)` bytes with no

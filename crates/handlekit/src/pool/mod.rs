@@ -8,7 +8,7 @@ use core::marker::PhantomData;
 
 use crate::raw::block::block_shift_for;
 use crate::raw::flat::{FlatIter, FlatIterMut};
-use crate::raw::layout::Interleaved;
+use crate::raw::layout::Split;
 use crate::raw::pool::RawPool;
 use crate::raw::KeyLimits;
 use crate::slot_iter::table_key;
@@ -19,7 +19,7 @@ use crate::{CapacityError, Key, PoolKey};
 /// that carving a block (one allocation) costs little per insert; small
 /// enough that a pool of a few values does not hold much more.
 const fn default_shift<T>() -> u32 {
-    block_shift_for::<T, Interleaved<T>>(64 * 1024, 64, 16384)
+    block_shift_for::<T, Split<T>>(64 * 1024, 64, 16384)
 }
 
 /// A typed free-list block allocator: values live in blocks that are never
@@ -82,28 +82,30 @@ const fn default_shift<T>() -> u32 {
 ///
 /// # Iteration
 ///
-/// A pool keeps no occupancy bits: `remove` and a reusing `insert` write
-/// the slot and the pool's own counters and nothing else. That is what
-/// puts them at or below [`IdTable`](crate::IdTable)'s cost, whose removal
-/// also clears a bit. Iteration therefore reads the state word of every
-/// slot ever used, in index order, as `slotmap`'s `SlotMap` does, so its
-/// cost follows the slots used, not the values live. In the comparison
-/// runner (`u64` and 64-byte values, 1k to 1M of them, six runs):
+/// A pool keeps no occupancy bits and no per-block counters: `remove` and
+/// a reusing `insert` write the slot and the pool's own counters and
+/// nothing else. A block keeps its slots' state words in one array and
+/// their payloads in another (as [`IdTable`](crate::IdTable) does), and the
+/// state words are the occupancy: a pass turns 64 of them into a mask at a
+/// time and reads only the live payloads, so its cost follows the values
+/// live, not the slots used. Counted with callgrind over 100,000 `u64`
+/// slots (instructions per live value, Pool / `IdTable` / `SlotMap`):
 ///
-/// | pass | Pool ÷ `IdTable` | Pool ÷ `SlotMap` |
-/// | --- | --- | --- |
-/// | every slot live | 1.4–3.1 (`u64`), 0.8–1.2 (64 bytes) | 0.7–1.1 |
-/// | half the slots live | 1.3–7.4 | 0.8–1.3 |
-/// | 5% live | 6–30 | 0.7–1.2 (one outlier at 2.0) |
+/// | `iter()` pass over `(key, value)` | Pool | `IdTable` | `SlotMap` |
+/// | --- | --- | --- | --- |
+/// | every slot live | 6.0 | 5.8 | 19.0 |
+/// | half the slots live | 15.5 | 14.8 | 26.0 |
+/// | 5% live | 38 | 31 | 152 |
 ///
-/// [`Hive`](crate::Hive) skips 64 vacant slots per word read and keeps
-/// its values apart from the state words: choose it for values that are
-/// walked often and thinned out by removals.
+/// An earlier pool kept each state word beside its value, for one cache
+/// line per lookup: the same passes cost 15, 22 and 148 instructions per
+/// value, took 2 to 25 times as long as `IdTable`'s in the comparison
+/// runner, and its writes measured no faster than with the split layout.
 ///
-/// Memory: `size_of::<Slot<T>>()` per slot, that is
-/// `4 + max(size_of::<T>(), 4)` rounded up to `max(align_of::<T>(), 4)`,
-/// and per block an 8-byte entry in the directory that lookups by key go
-/// through. A block has no header.
+/// Memory: `4 + max(size_of::<T>(), 4)` bytes per slot, the payload
+/// rounded up to `max(align_of::<T>(), 4)` (12 bytes for `u64`), and per
+/// block a 16-byte entry in the directory that lookups by key go through.
+/// A block has no header.
 ///
 /// # Stale keys
 ///
@@ -356,12 +358,13 @@ impl<T, K: Key> Pool<T, K> {
         self.raw.retired()
     }
 
-    /// Bytes of heap memory the pool holds: its blocks' slots and the
-    /// directory of blocks (8 bytes per block).
+    /// Bytes of heap memory the pool holds: its blocks' slots (a 4-byte
+    /// state word plus the value, or a 4-byte link, whichever is larger,
+    /// per slot) and the directory of blocks (16 bytes per block).
     ///
     /// ```
     /// let pool: handlekit::Pool<u64> = handlekit::Pool::with_fixed_capacity(64);
-    /// assert_eq!(pool.heap_bytes(), 64 * 16 + 8);
+    /// assert_eq!(pool.heap_bytes(), 64 * (4 + 8) + 16);
     /// ```
     #[must_use]
     pub fn heap_bytes(&self) -> usize {

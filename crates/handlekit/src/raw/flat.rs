@@ -3,10 +3,11 @@
 //! directory of block pointers; and `FlatCursor`, iteration over them.
 //!
 //! Flat index `index` is slot `index & mask` of block `index >> shift`.
-//! A block is a bare allocation of slots: no header, no occupancy bits, no
-//! counters. Everything a pool counts lives in this one struct (`used`,
-//! `slots`) or in `RawPool`, so an operation by key reads the directory
-//! entry (8 bytes per block, one cache line per eight blocks) and the slot,
+//! A block is a bare `Split` allocation: an array of state words and an
+//! array of payloads, with no header, no occupancy bits and no counters.
+//! Everything a pool counts lives in this one struct (`used`, `slots`) or
+//! in `RawPool`, so an operation by key reads the directory entry (16
+//! bytes per block, four per cache line), the state word and the payload,
 //! and writes only the slot and the pool's own fields. The slots ever used
 //! are the flat indices `0..used`, initialized; a key is checked against
 //! `used` once, then against the slot's state word.
@@ -14,9 +15,9 @@
 //! Why no occupancy bits: `Pool` is the allocator of seed 001, made to
 //! insert and remove fast and to keep its values in place. Clearing and
 //! setting a bit on every removal and reuse measured 0.5 to 0.8 ns per
-//! removal in `IdTable` (the same word loop). Iterating a pool instead
-//! checks each used slot's state word, as `slotmap` does; `Hive` is the
-//! container made for iteration.
+//! removal in `IdTable` (the same word loop). The state words, in an array
+//! of their own, are the occupancy instead: `FlatCursor` turns 64 of them
+//! into a mask at a time, as `StateScan` does for the slot store.
 //!
 //! # Why raw pointers
 //!
@@ -33,18 +34,20 @@ use core::marker::PhantomData;
 use core::mem;
 use core::ptr::NonNull;
 
-use super::layout::{Interleaved, SlotLayout};
+use super::bitset::{pop_lowest, WORD_BITS};
+use super::layout::{SlotLayout, Split};
+use super::scan::{occupied_mask, partial_occupied_mask};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
 
 /// Slots in blocks of `1 << shift` (the last may be shorter) over the flat
 /// indices `0..slots`, of which `0..used` have been used.
 pub(crate) struct FlatSlots<T> {
     /// The storage of each block, in index order. Invariant: `blocks[b]`
-    /// was made by `Interleaved::allocate(self.block_len(b))`, holds the
+    /// was made by `Split::allocate(self.block_len(b))`, holds the
     /// flat indices from `b << shift`, is freed only in `Drop` and never
     /// moved or reallocated; no reference to a whole block is ever made,
     /// only to the parts of single slots.
-    blocks: Vec<Interleaved<T>>,
+    blocks: Vec<Split<T>>,
     /// Slots per block, as a power of two. Invariant: `shift <= 31`.
     shift: u32,
     /// `(1 << shift) - 1`, kept so that a lookup's block offset is one
@@ -59,13 +62,16 @@ pub(crate) struct FlatSlots<T> {
     /// initialized (each state word describes its payload as `Slot::state`
     /// says), slots `used..slots` are not.
     used: usize,
-    /// Where `append` writes: slot `used` is at
-    /// `append_base.wrapping_add(used)` (see `Interleaved::flat_base`).
+    /// Where `append` writes: slot `used` has its state word at
+    /// `append_states.wrapping_add(used)` and its payload at
+    /// `append_payloads.wrapping_add(used)` (see `Split::flat_bases`).
     /// Kept so that an append reads neither `shift`, `mask` nor the
-    /// directory, and its store does not wait on a directory load.
-    /// Invariant: if `used < append_end`, this is `blocks[b].flat_base(b
+    /// directory, and its stores do not wait on a directory load.
+    /// Invariant: if `used < append_end`, these are `blocks[b].flat_bases(b
     /// << shift)` for the block `b` that holds `used`; else unused.
-    append_base: *mut Slot<T>,
+    append_states: *mut u32,
+    /// See `append_states`.
+    append_payloads: *mut Payload<T>,
     /// Invariant: `used <= append_end <= slots`; if `used < append_end`,
     /// it is the end of the block that holds `used`.
     append_end: usize,
@@ -90,7 +96,8 @@ impl<T> FlatSlots<T> {
             mask: (1 << shift) - 1,
             slots: 0,
             used: 0,
-            append_base: core::ptr::null_mut(),
+            append_states: core::ptr::null_mut(),
+            append_payloads: core::ptr::null_mut(),
             append_end: 0,
             _owns: PhantomData,
         }
@@ -122,8 +129,8 @@ impl<T> FlatSlots<T> {
 
     /// Heap bytes: the slots and the directory.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.slots * <Interleaved<T> as SlotLayout<T>>::SLOT_BYTES
-            + self.blocks.capacity() * mem::size_of::<Interleaved<T>>()
+        self.slots * <Split<T> as SlotLayout<T>>::SLOT_BYTES
+            + self.blocks.capacity() * mem::size_of::<Split<T>>()
     }
 
     /// Block and offset of flat index `index`.
@@ -161,7 +168,7 @@ impl<T> FlatSlots<T> {
         assert!(self.can_add_block(), "block after a short block");
         assert!(self.slots + len <= u32::MAX as usize, "slots past u32::MAX");
         self.blocks.try_reserve(1)?;
-        self.blocks.push(Interleaved::allocate(len));
+        self.blocks.push(Split::allocate(len));
         self.slots += len;
         Ok(())
     }
@@ -377,7 +384,7 @@ impl<T> FlatSlots<T> {
         }
         let b = self.used >> self.shift;
         let start = b << self.shift;
-        self.append_base = self.blocks[b].flat_base(start);
+        (self.append_states, self.append_payloads) = self.blocks[b].flat_bases(start);
         self.append_end = start + self.block_len(b);
         true
     }
@@ -393,14 +400,17 @@ impl<T> FlatSlots<T> {
             assert!(self.seek_append(), "append past the last block");
         }
         let index = self.used;
-        // `used < append_end`, so `append_base` is the flat base of the
-        // block that holds `index` (invariant on `append_base`).
-        let slot = self.append_base.wrapping_add(index);
-        // SAFETY: so `slot` is in that block's storage, and not initialized
+        // `used < append_end`, so the append bases are the flat bases of
+        // the block that holds `index` (invariant on `append_states`).
+        let (state_at, payload_at) = (
+            self.append_states.wrapping_add(index),
+            self.append_payloads.wrapping_add(index),
+        );
+        // SAFETY: so both are in that block's storage, and not initialized
         // (`index >= used`): writing drops nothing.
         unsafe {
-            Slot::state_ptr(slot).write(state);
-            Slot::payload_ptr(slot).write(payload);
+            state_at.write(state);
+            payload_at.write(payload);
         }
         self.used = index + 1;
         index
@@ -500,9 +510,9 @@ impl<T> FlatSlots<T> {
                 "append end"
             );
             assert_eq!(
-                self.append_base,
-                self.blocks[b].flat_base(b << self.shift),
-                "append base"
+                (self.append_states, self.append_payloads),
+                self.blocks[b].flat_bases(b << self.shift),
+                "append bases"
             );
         }
         assert!(self.slots <= u32::MAX as usize, "slots past u32::MAX");
@@ -538,7 +548,7 @@ impl<T> Drop for FlatSlots<T> {
                     let len = self.0.block_len(b);
                     // Freeing drops no value twice: every value was dropped
                     // above, and the blocks are not used again.
-                    // SAFETY: block `b` came from `Interleaved::allocate(len)`
+                    // SAFETY: block `b` came from `Split::allocate(len)`
                     // (invariant on `blocks`) and is freed once, here.
                     unsafe { self.0.blocks[b].deallocate(len) };
                 }
@@ -561,7 +571,7 @@ impl<T: Clone> Clone for FlatSlots<T> {
         let mut copy = FlatSlots::new(self.shift);
         copy.blocks.reserve_exact(self.blocks.len());
         for b in 0..self.blocks.len() {
-            copy.blocks.push(Interleaved::allocate(self.block_len(b)));
+            copy.blocks.push(Split::allocate(self.block_len(b)));
             copy.slots += self.block_len(b);
         }
         for index in 0..self.used {
@@ -611,22 +621,36 @@ unsafe impl<T> ValueRef<T> for &mut T {
 }
 
 /// Iterates the live values of a [`FlatSlots`] in index order, as
-/// `(index, generation, value)`, checking each used slot's state word.
+/// `(index, generation, value)`. It turns up to 64 state words of a block
+/// at a time into a mask of the occupied slots (as `StateScan` does for a
+/// slot store) and jumps from live slot to live slot, so a pass reads 4
+/// bytes per vacant slot and no branch depends on each slot's occupancy.
 pub(crate) struct FlatCursor<'a, T, R> {
     /// The directory of the table borrowed for `'a` (mutably, if `R` is
     /// `&mut T`).
-    blocks: &'a [Interleaved<T>],
+    blocks: &'a [Split<T>],
     shift: u32,
-    /// The next flat index to look at.
+    /// The next flat index to turn into a mask. Invariant: `next <= used`,
+    /// and every index in `next..used` is an initialized slot of `blocks`,
+    /// not yet looked at.
     next: usize,
-    /// The table's `used`. Invariant: every index in `next..used` is an
-    /// initialized slot of `blocks`.
+    /// The table's `used`.
     used: usize,
-    /// Live values at `next..used`, not yet yielded; only an upper bound
-    /// on them in the parts of a cursor split for parallel iteration,
-    /// which are folded and never handed out as iterators (the bound only
-    /// ends a walk early).
+    /// Occupied slots at `base..next` not yet yielded, bit `i` for index
+    /// `base + i`. Invariant: each bit was read from an initialized state
+    /// word with the vacant bit clear, and is yielded at most once.
+    current: u64,
+    /// Index of bit 0 of `current`.
+    base: usize,
+    /// Live values not yet yielded, `current`'s included: exact if `exact`,
+    /// else (in the parts of a cursor split for parallel iteration) an
+    /// upper bound. The walk stops when it reaches zero.
     remaining: usize,
+    /// Whether `remaining` is exact. Invariant: if so, `next..used` holds
+    /// exactly `remaining - current.count_ones()` occupied slots, so when
+    /// that equals `used - next` the rest is all occupied and is walked
+    /// without reading its state words for occupancy.
+    exact: bool,
     _values: PhantomData<R>,
 }
 
@@ -657,7 +681,10 @@ impl<'a, T, R: ValueRef<T>> FlatCursor<'a, T, R> {
             shift: slots.shift,
             next: 0,
             used: slots.used,
+            current: 0,
+            base: 0,
             remaining: len,
+            exact: true,
             _values: PhantomData,
         }
     }
@@ -668,48 +695,161 @@ impl<'a, T, R: ValueRef<T>> FlatCursor<'a, T, R> {
         self.remaining
     }
 
-    /// The item at `index` of block `storage` (slot `i`), if occupied.
+    /// The storage of the block that holds `index`, and `index`'s offset in
+    /// it.
+    #[inline]
+    fn locate(&self, index: usize) -> (Split<T>, usize) {
+        (
+            self.blocks[index >> self.shift],
+            index & ((1 << self.shift) - 1),
+        )
+    }
+
+    /// The occupied slots of the next run of up to 64 slots from `next`
+    /// that lie in one block, as a mask from `next`; moves `next` past
+    /// them. `next < used` must hold.
+    #[inline]
+    fn load(&mut self) -> u64 {
+        let start = self.next;
+        let (storage, i) = self.locate(start);
+        let block_end = ((start >> self.shift) + 1) << self.shift;
+        let len = (block_end.min(self.used) - start).min(WORD_BITS);
+        // The state words of `start..start + len` are initialized, in one
+        // block, and not written while the cursor borrows the table.
+        // SAFETY: `start + len <= used` and `i + len` is within the block
+        // (the invariant on `next`).
+        let states = unsafe { core::slice::from_raw_parts(storage.state(i), len) };
+        self.base = start;
+        self.next = start + len;
+        match states.first_chunk::<WORD_BITS>() {
+            Some(chunk) => occupied_mask(chunk),
+            None => partial_occupied_mask(states),
+        }
+    }
+
+    /// The item of occupied slot `i` of block `storage` (flat `index`).
     ///
     /// # Safety
     ///
-    /// `index` is in `next..used` of this cursor, slot `i` of `storage`,
-    /// and is looked at once.
+    /// Slot `i` of `storage` is initialized and occupied (its state word
+    /// read so), flat `index`, and handed out once.
     #[inline]
-    unsafe fn item(storage: Interleaved<T>, index: usize, i: usize) -> Option<(usize, u32, R)> {
-        // SAFETY: slot `i` is an initialized slot of `storage` (the
-        // caller's guarantee and the invariant on `used`).
-        let state = unsafe { *storage.state(i) };
-        if state & VACANT != 0 {
-            return None;
+    unsafe fn occupied_item(storage: Split<T>, index: usize, i: usize) -> (usize, u32, R) {
+        // The value is handed out once, and the table is borrowed for `'a`
+        // as `R` needs (`new`); an occupied slot's state word is its
+        // generation.
+        // SAFETY: the caller's guarantee: initialized and occupied.
+        unsafe {
+            let generation = *storage.state(i);
+            let value = R::from_value_ptr(Payload::value_ptr(storage.payload(i)));
+            (index, generation, value)
         }
-        // The value is handed out once (each index is looked at once), and
-        // the table is borrowed for `'a` as `R` needs (`new`).
-        // SAFETY: occupied, so the value is initialized.
-        let value = unsafe { R::from_value_ptr(Payload::value_ptr(storage.payload(i))) };
-        Some((index, state, value))
     }
 
-    /// Folds over the remaining values, a block at a time.
+    /// Folds over the remaining values. A rest that is all occupied (a
+    /// table with no holes, or past the last one) runs as a plain loop per
+    /// block, and so does each run of 64 occupied slots.
     #[inline]
-    pub(crate) fn fold_items<B>(self, init: B, mut f: impl FnMut(B, (usize, u32, R)) -> B) -> B {
+    pub(crate) fn fold_items<B>(
+        mut self,
+        init: B,
+        mut f: impl FnMut(B, (usize, u32, R)) -> B,
+    ) -> B {
         let mut acc = init;
-        let mut left = self.remaining;
+        let mut remaining = self.remaining;
+        if self.current != 0 {
+            let (storage, offset) = self.locate(self.base);
+            let mut word = mem::take(&mut self.current);
+            // `remaining` bounds the live values from above, so it cannot
+            // run out before the set bits do.
+            while word != 0 {
+                let bit = pop_lowest(&mut word);
+                // SAFETY: a set bit is an occupied, initialized slot of the
+                // chunk at `base`, which lies in one block; yielded once
+                // (the invariant on `current`).
+                acc = f(acc, unsafe {
+                    Self::occupied_item(storage, self.base + bit, offset + bit)
+                });
+                remaining -= 1;
+            }
+        }
+        while remaining != 0 && self.next < self.used {
+            if remaining == self.used - self.next {
+                return if self.exact {
+                    self.fold_dense(acc, &mut f)
+                } else {
+                    self.fold_rest(acc, &mut f)
+                };
+            }
+            let mut word = self.load();
+            let (storage, offset) = self.locate(self.base);
+            let base = self.base;
+            if word == u64::MAX {
+                for bit in 0..WORD_BITS {
+                    // SAFETY: as above: every bit of a full chunk is set.
+                    acc = f(acc, unsafe {
+                        Self::occupied_item(storage, base + bit, offset + bit)
+                    });
+                }
+                remaining -= WORD_BITS;
+            } else {
+                while word != 0 {
+                    let bit = pop_lowest(&mut word);
+                    // SAFETY: as above.
+                    acc = f(acc, unsafe {
+                        Self::occupied_item(storage, base + bit, offset + bit)
+                    });
+                    remaining -= 1;
+                }
+            }
+        }
+        acc
+    }
+
+    /// Folds over `next..used`, which the exact count says is all
+    /// occupied, a block at a time, as plain counted loops.
+    #[inline]
+    fn fold_dense<B>(self, init: B, f: &mut impl FnMut(B, (usize, u32, R)) -> B) -> B {
+        debug_assert!(self.exact && self.current == 0);
+        let mut acc = init;
         let mut index = self.next;
-        let mask = (1 << self.shift) - 1;
-        while left > 0 && index < self.used {
-            let b = index >> self.shift;
-            let block_end = ((b + 1) << self.shift).min(self.used);
-            let storage = self.blocks[b];
-            let base = b << self.shift;
-            for i in (index & mask)..block_end - base {
-                // SAFETY: `base + i` is in `next..used` (each once, in
-                // order), slot `i` of block `b`.
-                if let Some(item) = unsafe { Self::item(storage, base + i, i) } {
-                    acc = f(acc, item);
-                    left -= 1;
-                    if left == 0 {
-                        break;
-                    }
+        while index < self.used {
+            let (storage, offset) = self.locate(index);
+            let block_end = (((index >> self.shift) + 1) << self.shift).min(self.used);
+            for i in offset..offset + (block_end - index) {
+                // `remaining == used - next` with an exact count: every
+                // slot of `next..used` is occupied (the invariant on
+                // `exact`).
+                // SAFETY: so slot `i` is initialized and occupied, looked
+                // at once.
+                acc = f(acc, unsafe {
+                    Self::occupied_item(storage, index + (i - offset), i)
+                });
+            }
+            index = block_end;
+        }
+        acc
+    }
+
+    /// Folds over `next..used`, which a bound says may be all occupied, a
+    /// block at a time, checking each state word in a loop without masks
+    /// (the count of a split part is only a bound).
+    #[inline]
+    fn fold_rest<B>(self, init: B, f: &mut impl FnMut(B, (usize, u32, R)) -> B) -> B {
+        let mut acc = init;
+        let mut index = self.next;
+        while index < self.used {
+            let (storage, offset) = self.locate(index);
+            let block_end = (((index >> self.shift) + 1) << self.shift).min(self.used);
+            for i in offset..offset + (block_end - index) {
+                // SAFETY: `index + (i - offset) < used`: an initialized slot
+                // of this block, looked at once.
+                let state = unsafe { *storage.state(i) };
+                if state & VACANT == 0 {
+                    // SAFETY: occupied, as just read.
+                    acc = f(acc, unsafe {
+                        Self::occupied_item(storage, index + (i - offset), i)
+                    });
                 }
             }
             index = block_end;
@@ -732,15 +872,20 @@ impl<'a, T, R: ValueRef<T>> super::SplitCursor for FlatCursor<'a, T, R> {
             return (self, None);
         }
         // Disjoint index ranges: each slot is still looked at once, by one
-        // part (the contract of `item`).
+        // part (the invariants on `next` and `current`); the slots not yet
+        // yielded of `current` lie before `next`, so they stay left.
+        let pending = self.current.count_ones() as usize;
         let left = FlatCursor {
             used: cut,
-            remaining: self.remaining.min(cut - self.next),
+            remaining: self.remaining.min(cut - self.next + pending),
+            exact: false,
             ..self
         };
         let right = FlatCursor {
             next: cut,
+            current: 0,
             remaining: self.remaining.min(self.used - cut),
+            exact: false,
             ..self
         };
         (left, Some(right))
@@ -757,18 +902,21 @@ impl<'a, T, R: ValueRef<T>> Iterator for FlatCursor<'a, T, R> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        while self.remaining > 0 && self.next < self.used {
-            let index = self.next;
-            self.next += 1;
-            let (b, i) = (index >> self.shift, index & ((1 << self.shift) - 1));
-            // SAFETY: `index` was in `next..used` and `next` has moved past
-            // it, so it is looked at once; it is slot `i` of block `b`.
-            if let Some(item) = unsafe { Self::item(self.blocks[b], index, i) } {
-                self.remaining -= 1;
-                return Some(item);
-            }
+        if self.remaining == 0 {
+            return None;
         }
-        None
+        while self.current == 0 {
+            if self.next >= self.used {
+                return None;
+            }
+            self.current = self.load();
+        }
+        self.remaining -= 1;
+        let index = self.base + pop_lowest(&mut self.current);
+        let (storage, i) = self.locate(index);
+        // SAFETY: a set bit of `current` is an occupied, initialized slot,
+        // yielded once (the invariant on `current`).
+        Some(unsafe { Self::occupied_item(storage, index, i) })
     }
 
     #[inline]

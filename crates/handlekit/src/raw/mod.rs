@@ -12,17 +12,18 @@
 //! - [`scan`]: the same walk made from state words, 64 at a time (the
 //!   store's occupancy);
 //! - [`store`]: `SlotStore`, state words and payloads in two parallel
-//!   arrays: lookup, iteration, drop, clone;
+//!   arrays of one `SlotBuf`: lookup, iteration, drop, clone;
 //! - [`block`]: `Block`, a fixed run of slots that never moves, with its
 //!   own occupancy words, and iteration over a list of blocks (the storage
 //!   of `Hive`);
 //! - [`flat`]: `FlatSlots`, bare blocks of one size laid end to end behind a
 //!   directory, with no header or occupancy bits, and `FlatCursor`, which
-//!   iterates them by state word (the storage of `Pool`);
-//! - [`layout`]: where a block keeps its slots: side by side
-//!   (`Interleaved`, for `Pool`) or as an array of state words beside an
-//!   array of payloads (`Split`, for `Hive`), and the accesses that iterate
-//!   either;
+//!   iterates them by masks of 64 state words (the storage of `Pool`);
+//! - [`layout`]: where a block keeps its slots (`Split`: an array of state
+//!   words beside an array of payloads, for `Hive` and `Pool`), and the
+//!   accesses that iterate them;
+//! - [`buf`]: `SlotBuf`, the one allocation behind a `SlotStore`: payloads,
+//!   then state words;
 //! - [`hive`]: `RawHive`, blocks of growing size, each with its own free
 //!   list, plus the list of blocks with room and the freed ranges;
 //! - [`pool`]: `RawPool`, blocks of one size plus one free list threaded
