@@ -441,6 +441,30 @@ impl<'w, Q: Query> QueryBorrow<'w, Q> {
         // SAFETY: the borrows are held while `self` is mutably borrowed.
         unsafe { for_each::<Q>(self.world, self.fetch, f) }
     }
+
+    /// The item of `entity`, or `None` if it is not alive or does not
+    /// match: a lookup by handle through the borrows this query already
+    /// holds, with no type lookup and no borrow flag per call (for many
+    /// random lookups, as hecs's `View::get`).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let a = world.spawn((1u32, 'a'));
+    /// let b = world.spawn((2u32,));
+    /// let mut q = world.query::<(&u32, &char)>();
+    /// assert_eq!(q.get(a), Some((&1, &'a')));
+    /// assert_eq!(q.get(b), None); // no char
+    /// ```
+    pub fn get(&mut self, entity: Entity) -> Option<Q::Item<'_>> {
+        let fetch = self.fetch.as_ref()?;
+        let row = self.world.row_of(entity).ok()?;
+        // SAFETY: `fetch` came from the borrowed world, and the row is
+        // alive (its entity is).
+        let matches = unsafe { Q::mask(fetch, row / WORD, bit(row)) } != 0;
+        // SAFETY: the row matches; the borrows are held while `self` is
+        // mutably borrowed, so no other item of the row exists.
+        matches.then(|| unsafe { Q::get(fetch, row) })
+    }
 }
 
 impl<'q, Q: Query> IntoIterator for &'q mut QueryBorrow<'_, Q> {

@@ -18,6 +18,46 @@ use handlekit::VmVec;
 
 use crate::Entity;
 
+/// The hasher of the world's component-type map: a multiply-and-rotate
+/// fold (as FxHash) instead of the default SipHash. A `TypeId` hashes as
+/// one `u64` that is already a hash of the type, so a keyed hash buys
+/// nothing here, and SipHash's cost was most of a `get`, `insert_one` or
+/// `remove_one` (each looks the type up).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct TypeIdHasher(u64);
+
+impl TypeIdHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(26) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+impl std::hash::Hasher for TypeIdHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, word: u64) {
+        self.add(word);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by component type, hashed with [`TypeIdHasher`].
+pub(crate) type TypeMap<V> =
+    std::collections::HashMap<std::any::TypeId, V, std::hash::BuildHasherDefault<TypeIdHasher>>;
+
 /// Rows per presence word.
 pub(crate) const WORD: usize = 64;
 

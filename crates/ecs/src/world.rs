@@ -1,12 +1,13 @@
 //! The world: entities, rows and the component storages.
 
 use std::any::{type_name, TypeId};
-use std::collections::HashMap;
 
 use handlekit::{IdTable, VmVec};
 
 use crate::bundle::Bundle;
-use crate::storage::{push_or_rebase, slack, AnyStorage, BorrowFlag, RowsView, TypedStorage, WORD};
+use crate::storage::{
+    push_or_rebase, slack, AnyStorage, BorrowFlag, RowsView, TypeMap, TypedStorage, WORD,
+};
 use crate::{ComponentError, Entity, NoSuchEntity, SpawnError};
 
 /// Anything that can be a component: `Send + Sync + 'static`.
@@ -150,7 +151,7 @@ pub struct World {
     /// The storages, in registration order.
     pub(crate) columns: Vec<Column>,
     /// Component type → index into `columns`.
-    types: HashMap<TypeId, usize>,
+    types: TypeMap<usize>,
     /// The most rows the window may hold.
     max_rows: usize,
 }
@@ -210,7 +211,7 @@ impl World {
             rows: reserve(max_rows + slack::<Entity>()),
             alive: reserve(max_rows / WORD + 2 + slack::<u64>()),
             columns: Vec::new(),
-            types: HashMap::new(),
+            types: TypeMap::default(),
             max_rows,
         }
     }
