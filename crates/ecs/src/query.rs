@@ -114,6 +114,24 @@ pub unsafe trait Query {
     /// same row is alive.
     #[doc(hidden)]
     unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a>;
+    /// Whether [`get_dense`](Self::get_dense) may be called: every
+    /// component view of the fetch is dense. Not part of the public API.
+    #[doc(hidden)]
+    fn all_dense(_fetch: &Self::Fetch) -> bool {
+        true
+    }
+    /// [`get`](Self::get) without testing the storage kind. Not part of the
+    /// public API.
+    ///
+    /// # Safety
+    ///
+    /// As [`get`](Self::get), and [`all_dense`](Self::all_dense) said `true`.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn get_dense<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+        // SAFETY: forwarded.
+        unsafe { Self::get(fetch, row) }
+    }
 }
 
 fn view_of<T: Component>(world: &World) -> Option<View<T>> {
@@ -147,6 +165,14 @@ unsafe impl<T: Component> Query for &T {
         // SAFETY: the row has the component, the shared borrow is held.
         unsafe { &*fetch.0.get_unchecked(row) }
     }
+    fn all_dense(fetch: &Self::Fetch) -> bool {
+        fetch.0.is_dense()
+    }
+    #[inline]
+    unsafe fn get_dense<'a>(fetch: &Self::Fetch, row: usize) -> &'a T {
+        // SAFETY: as `get`; the view is dense (the caller's contract).
+        unsafe { &*fetch.0.get_dense_unchecked(row) }
+    }
 }
 
 // SAFETY: writes through a view of `T`'s column under the exclusive borrow;
@@ -170,6 +196,14 @@ unsafe impl<T: Component> Query for &mut T {
         // SAFETY: the row has the component, the exclusive borrow is held,
         // and no other item of the row exists.
         unsafe { &mut *fetch.0.get_unchecked(row) }
+    }
+    fn all_dense(fetch: &Self::Fetch) -> bool {
+        fetch.0.is_dense()
+    }
+    #[inline]
+    unsafe fn get_dense<'a>(fetch: &Self::Fetch, row: usize) -> &'a mut T {
+        // SAFETY: as `get`; the view is dense (the caller's contract).
+        unsafe { &mut *fetch.0.get_dense_unchecked(row) }
     }
 }
 
@@ -328,6 +362,18 @@ macro_rules! query_tuple {
                 let ($($name,)*) = fetch;
                 // SAFETY: forwarded.
                 ($(unsafe { $name::get($name, row) },)*)
+            }
+            #[allow(unused_variables, non_snake_case)]
+            fn all_dense(fetch: &Self::Fetch) -> bool {
+                let ($($name,)*) = fetch;
+                true $(&& $name::all_dense($name))*
+            }
+            #[inline]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn get_dense<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded; every element's views are dense.
+                ($(unsafe { $name::get_dense($name, row) },)*)
             }
         }
     };
@@ -589,15 +635,17 @@ unsafe fn for_each<'a, Q: Query>(
         return;
     };
     let first_word = world.alive.front_position();
+    let dense = Q::all_dense(&fetch);
     for (i, &alive) in world.alive.as_slice().iter().enumerate() {
         let word = first_word + i;
         let base = word * WORD;
         // SAFETY: the caller's contract; alive bits name alive rows.
         let mut bits = unsafe { Q::mask(&fetch, word, alive) };
-        if bits == u64::MAX {
+        if bits == u64::MAX && dense {
             for row in base..base + WORD {
-                // SAFETY: every row of the word matches; each is visited once.
-                f(unsafe { Q::get(&fetch, row) });
+                // SAFETY: every row of the word matches, each is visited
+                // once, and every view is dense.
+                f(unsafe { Q::get_dense(&fetch, row) });
             }
             continue;
         }
@@ -650,6 +698,7 @@ unsafe fn par_for_each<Q: Query>(
     let Some(fetch) = fetch else {
         return;
     };
+    let dense = Q::all_dense(&fetch);
     let fetch = SendFetch(fetch);
     let first_word = world.alive.front_position();
     world
@@ -664,11 +713,12 @@ unsafe fn par_for_each<Q: Query>(
             let base = word * WORD;
             // SAFETY: the caller's contract; alive bits name alive rows.
             let mut bits = unsafe { Q::mask(fetch, word, alive) };
-            if bits == u64::MAX {
+            if bits == u64::MAX && dense {
                 for row in base..base + WORD {
                     // SAFETY: every row of the word matches; each word goes
-                    // to one worker, and each row is visited once.
-                    f(unsafe { Q::get(fetch, row) });
+                    // to one worker, each row is visited once, and every
+                    // view is dense.
+                    f(unsafe { Q::get_dense(fetch, row) });
                 }
                 return;
             }

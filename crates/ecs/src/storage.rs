@@ -770,6 +770,33 @@ impl<T> View<T> {
     }
 }
 
+impl<T> View<T> {
+    /// Whether this is a dense column's view.
+    #[inline]
+    pub(crate) fn is_dense(&self) -> bool {
+        matches!(self, View::Dense(_))
+    }
+
+    /// [`get_unchecked`](Self::get_unchecked) for a view known to be dense:
+    /// the loops over full words call it, so that the storage kind is not
+    /// tested per row (the test kept LLVM from streamlining those loops).
+    ///
+    /// # Safety
+    ///
+    /// As [`get_unchecked`](Self::get_unchecked), and the view is dense.
+    #[inline]
+    pub(crate) unsafe fn get_dense_unchecked(&self, row: usize) -> *mut T {
+        match self {
+            // SAFETY: the row has the component: its slot is in the window.
+            View::Dense(view) => unsafe {
+                UnsafeCell::raw_get(view.data.add(row - view.row_offset)).cast::<T>()
+            },
+            // SAFETY: the caller's contract: the view is dense.
+            View::Sparse(_) => unsafe { std::hint::unreachable_unchecked() },
+        }
+    }
+}
+
 impl<T> SparseView<T> {
     /// The position of the value of `row`'s entity, if it has one.
     ///
