@@ -162,7 +162,7 @@
 //! - `serde`: [`Entity`] serializes as its bits.
 //! - `rayon`: [`QueryBorrow::par_for_each`] and [`QueryMut::par_for_each`],
 //!   which cut the rows between threads at word boundaries of the presence
-//!   bits (at least 4096 rows per task).
+//!   bits (at least 64 rows per task).
 //!
 //! # Implementation
 //!

@@ -682,7 +682,9 @@ unsafe impl<F> Send for SendFetch<F> {}
 unsafe impl<F> Sync for SendFetch<F> {}
 
 /// The loop behind `par_for_each`: rayon cuts the alive words between
-/// threads (at least 64 words, 4096 rows, per task), and each word is
+/// threads (at least one word, 64 rows, per task: rayon splits adaptively,
+/// so a cheap pass over many rows is not cut finer than the threads need,
+/// while 1,000 entities of heavy work still reach every thread), and each word is
 /// visited as [`for_each`] visits it.
 ///
 /// # Safety
@@ -706,7 +708,6 @@ unsafe fn par_for_each<Q: Query>(
         .as_slice()
         .par_iter()
         .enumerate()
-        .with_min_len(64)
         .for_each(|(i, &alive)| {
             let fetch = fetch.get();
             let word = first_word + i;
@@ -735,7 +736,7 @@ unsafe fn par_for_each<Q: Query>(
 impl<Q: Query> QueryBorrow<'_, Q> {
     /// [`for_each`](Self::for_each) on rayon's threads (feature `rayon`):
     /// the rows are cut between threads at word boundaries of the alive and
-    /// presence bits (at least 4096 rows per task).
+    /// presence bits (at least 64 rows per task).
     ///
     /// ```
     /// let mut world = handlekit_ecs::World::new();
