@@ -83,11 +83,22 @@ pub(crate) fn slack<T>() -> usize {
 /// If the vector is still full after the rebase: the world keeps every
 /// window shorter than the reservation (see [`slack`]), so this is a bug or
 /// a refused commit, reported with the system's error.
+#[inline]
 pub(crate) fn push_or_rebase<T>(vec: &mut VmVec<T>, value: T) {
-    if vec.remaining_capacity() == 0 {
+    if let Err(error) = vec.try_push(value) {
+        push_after_rebase(vec, error);
+    }
+}
+
+/// The rare path of [`push_or_rebase`]: a full window moves back, then the
+/// push is tried again (and panics with `VmVec`'s message if it fails).
+#[cold]
+#[inline(never)]
+fn push_after_rebase<T>(vec: &mut VmVec<T>, error: handlekit::vm_vec::PushError<T>) {
+    if error.is_full() {
         vec.rebase();
     }
-    vec.push(value);
+    vec.push(error.into_inner());
 }
 
 /// A run-time borrow flag: `0` free, `n > 0` borrowed shared `n` times, `-1`
@@ -267,6 +278,15 @@ impl<T> DenseColumn<T> {
 
     /// Puts `value` in `row`, returning the value it replaces.
     fn insert(&mut self, row: usize, value: T) -> Option<T> {
+        // The common case of a spawn: the row is the column's next slot.
+        // Pushing the value itself writes it once; the general path below
+        // pushes an empty slot, finds it again and writes into it.
+        if row - self.row_base == self.data.next_position() {
+            push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::new(value)));
+            *self.word_mut(row) |= bit(row);
+            self.len += 1;
+            return None;
+        }
         if self.has(row) {
             // SAFETY: the presence bit is set, so the slot is initialized.
             let slot = unsafe { self.slot_mut(row).assume_init_mut() };

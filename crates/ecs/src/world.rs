@@ -286,6 +286,11 @@ impl World {
             Some(index) => index,
             None => self.add_column::<T>(Storage::Dense),
         };
+        self.typed_mut_at(index)
+    }
+
+    /// The storage at `index` of `columns`, which is `T`'s.
+    fn typed_mut_at<T: Component>(&mut self, index: usize) -> &mut TypedStorage<T> {
         self.columns[index]
             .storage
             .as_any_mut()
@@ -476,10 +481,17 @@ impl World {
     /// ```
     #[track_caller]
     pub fn spawn_batch<B: Bundle>(&mut self, bundles: impl IntoIterator<Item = B>) -> Vec<Entity> {
+        // Once for the batch, not per entity.
+        B::check_unique();
         let bundles = bundles.into_iter();
         let mut out = Vec::with_capacity(bundles.size_hint().0);
         for bundle in bundles {
-            out.push(self.spawn(bundle));
+            let (entity, row) = match self.alloc_row() {
+                Ok(spot) => spot,
+                Err(error) => panic!("handlekit-ecs: spawn: {error}"),
+            };
+            bundle.put(self, entity, row);
+            out.push(entity);
         }
         out
     }
@@ -648,10 +660,12 @@ impl World {
     pub fn remove_one<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
         let row = self.row_of(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
-        if self.column_index::<T>().is_none() {
+        let Some(index) = self.column_index::<T>() else {
             return Err(missing);
-        }
-        self.storage_mut::<T>().remove(entity, row).ok_or(missing)
+        };
+        self.typed_mut_at::<T>(index)
+            .remove(entity, row)
+            .ok_or(missing)
     }
 
     /// The component `T` of `entity`, behind a guard that holds a shared
