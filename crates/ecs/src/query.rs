@@ -89,6 +89,11 @@ pub unsafe trait Query {
     /// The raw views. Not part of the public API.
     #[doc(hidden)]
     type Fetch: Copy;
+    /// The most column borrows [`access`](Self::access) lists: a query with
+    /// at most one cannot conflict with itself, so `query_mut` skips the
+    /// check (and its allocation). Not part of the public API.
+    #[doc(hidden)]
+    const BORROWS: usize;
     /// Lists the columns the query borrows. Not part of the public API.
     #[doc(hidden)]
     fn access(world: &World, out: &mut Vec<Access>);
@@ -149,6 +154,7 @@ fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Vec<Access>
 unsafe impl<T: Component> Query for &T {
     type Item<'a> = &'a T;
     type Fetch = Fetch<T>;
+    const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Vec<Access>) {
         access_of::<T>(world, false, out);
     }
@@ -180,6 +186,7 @@ unsafe impl<T: Component> Query for &T {
 unsafe impl<T: Component> Query for &mut T {
     type Item<'a> = &'a mut T;
     type Fetch = Fetch<T>;
+    const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Vec<Access>) {
         access_of::<T>(world, true, out);
     }
@@ -211,6 +218,7 @@ unsafe impl<T: Component> Query for &mut T {
 unsafe impl<T: Component> Query for Option<&T> {
     type Item<'a> = Option<&'a T>;
     type Fetch = OptionFetch<T>;
+    const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Vec<Access>) {
         access_of::<T>(world, false, out);
     }
@@ -233,6 +241,7 @@ unsafe impl<T: Component> Query for Option<&T> {
 unsafe impl<T: Component> Query for Option<&mut T> {
     type Item<'a> = Option<&'a mut T>;
     type Fetch = OptionFetch<T>;
+    const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Vec<Access>) {
         access_of::<T>(world, true, out);
     }
@@ -256,6 +265,7 @@ unsafe impl<T: Component> Query for Option<&mut T> {
 unsafe impl Query for Entity {
     type Item<'a> = Entity;
     type Fetch = EntityFetch;
+    const BORROWS: usize = 0;
     fn access(_: &World, _: &mut Vec<Access>) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         Some(EntityFetch(world.rows_view()))
@@ -299,6 +309,7 @@ pub struct Without<T>(PhantomData<fn() -> T>);
 unsafe impl<T: Component> Query for With<T> {
     type Item<'a> = ();
     type Fetch = Fetch<T>;
+    const BORROWS: usize = 0;
     fn access(_: &World, _: &mut Vec<Access>) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         view_of::<T>(world).map(Fetch)
@@ -316,6 +327,7 @@ unsafe impl<T: Component> Query for With<T> {
 unsafe impl<T: Component> Query for Without<T> {
     type Item<'a> = ();
     type Fetch = OptionFetch<T>;
+    const BORROWS: usize = 0;
     fn access(_: &World, _: &mut Vec<Access>) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         Some(OptionFetch(view_of::<T>(world)))
@@ -339,6 +351,7 @@ macro_rules! query_tuple {
         unsafe impl<$($name: Query),*> Query for ($($name,)*) {
             type Item<'a> = ($($name::Item<'a>,)*);
             type Fetch = ($($name::Fetch,)*);
+            const BORROWS: usize = 0 $(+ $name::BORROWS)*;
             #[allow(unused_variables)]
             fn access(world: &World, out: &mut Vec<Access>) {
                 $($name::access(world, out);)*
@@ -853,7 +866,9 @@ impl World {
     /// ```
     #[track_caller]
     pub fn query_mut<Q: Query>(&mut self) -> QueryMut<'_, Q> {
-        accesses::<Q>(self);
+        if Q::BORROWS > 1 {
+            accesses::<Q>(self);
+        }
         QueryMut {
             world: self,
             fetch: Q::fetch(self),
@@ -913,7 +928,9 @@ impl World {
         entity: Entity,
     ) -> Result<Q::Item<'_>, ComponentError> {
         let row = self.row_of(entity)?;
-        accesses::<Q>(self);
+        if Q::BORROWS > 1 {
+            accesses::<Q>(self);
+        }
         let missing = ComponentError::MissingComponent(std::any::type_name::<Q>());
         let fetch = Q::fetch(self).ok_or(missing)?;
         // SAFETY: `fetch` came from this world (exclusively borrowed) and the
