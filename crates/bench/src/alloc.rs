@@ -105,3 +105,38 @@ fn set_thresholds() -> &'static str {
 fn set_thresholds() -> &'static str {
     "system allocator, default settings"
 }
+
+/// Asks the C allocator to give the free memory it holds back to the
+/// system (`malloc_trim(0)`), whatever [`keep_freed_memory`] set, so that
+/// the process's resident memory shows what is in use. For the ECS
+/// section's `despawn_front`; elsewhere the runner keeps freed memory.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub fn trim() {
+    // SAFETY: `malloc_trim` only returns free memory of the allocator to
+    // the system; any pad value is valid.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// See the Linux version: nothing to do here.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn trim() {}
+
+/// The size of a memory page, for `/proc/self/statm` (4 KiB where it
+/// cannot be asked).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub fn page_size() -> usize {
+    // SAFETY: `sysconf` reads a system constant.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(size)
+        .ok()
+        .filter(|&s| s > 0)
+        .unwrap_or(4096)
+}
+
+/// The size of a memory page (4 KiB assumed off glibc Linux).
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn page_size() -> usize {
+    4096
+}

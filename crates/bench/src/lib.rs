@@ -11,6 +11,7 @@
 
 pub mod alloc;
 pub mod containers;
+pub mod ecs;
 pub mod grid;
 pub mod report;
 pub mod skipfield;
@@ -106,4 +107,15 @@ pub struct Memory {
     pub value_type: &'static str,
     pub n: usize,
     pub bytes_per_value: f64,
+}
+
+/// The median of sorted values (the mean of the middle two for an even
+/// count).
+pub fn median(sorted: &[f64]) -> f64 {
+    let mid = sorted.len() / 2;
+    if sorted.len().is_multiple_of(2) {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    } else {
+        sorted[mid]
+    }
 }

@@ -12,8 +12,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use handlekit_bench::containers::{Blob64, Value};
+use handlekit_bench::ecs::{self, Contender, EcsResults, EcsWorkload};
 use handlekit_bench::workloads::{Budget, Workload};
-use handlekit_bench::{entries_for, report, Cell, Config, Memory};
+use handlekit_bench::{entries_for, median, report, Cell, Config, Memory};
 
 #[global_allocator]
 static ALLOCATOR: handlekit_bench::alloc::Counting = handlekit_bench::alloc::Counting;
@@ -164,9 +165,18 @@ impl Filter {
                 (containers, &mut filter.containers),
                 (value_types, &mut filter.value_types),
             ];
+            // A word equal to a name of any kind picks that name alone
+            // (`ecs`, the ECS section's value type, is not every container
+            // whose name contains it).
+            let exact_anywhere = kinds
+                .iter()
+                .any(|(names, _)| names.contains(&word.as_str()));
             let mut named = false;
             for (names, picked) in kinds {
                 let exact = names.contains(&word.as_str());
+                if exact_anywhere && !exact {
+                    continue;
+                }
                 let hits = names.iter().filter(|name| {
                     **name == word.as_str() || (!exact && name.contains(word.as_str()))
                 });
@@ -213,15 +223,6 @@ fn picked(picked: &[&str], name: &str) -> bool {
     picked.is_empty() || picked.contains(&name)
 }
 
-fn median(sorted: &[f64]) -> f64 {
-    let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 0 {
-        (sorted[mid - 1] + sorted[mid]) / 2.0
-    } else {
-        sorted[mid]
-    }
-}
-
 fn main() {
     let config = match parse_args() {
         Ok(config) => config,
@@ -239,18 +240,23 @@ fn main() {
     let started = Instant::now();
     let mut entries = entries_for::<u64>();
     entries.extend(entries_for::<Blob64>());
-    let workload_names: Vec<&'static str> = Workload::ALL.iter().map(|w| w.name()).collect();
+    let mut workload_names: Vec<&'static str> = Workload::ALL.iter().map(|w| w.name()).collect();
+    workload_names.extend(ecs::workload_names());
     let mut container_names: Vec<&'static str> = Vec::new();
-    for entry in &entries {
-        if !container_names.contains(&entry.container) {
-            container_names.push(entry.container);
+    for name in entries
+        .iter()
+        .map(|entry| entry.container)
+        .chain(ecs::container_names())
+    {
+        if !container_names.contains(&name) {
+            container_names.push(name);
         }
     }
     let filter = match Filter::new(
         &config.filter,
         &workload_names,
         &container_names,
-        &[u64::NAME, Blob64::NAME],
+        &[u64::NAME, Blob64::NAME, ecs::SECTION],
     ) {
         Ok(filter) => filter,
         Err(problem) => {
@@ -279,9 +285,26 @@ fn main() {
             }
         }
     }
+    // The ECS section's plan: every (workload, N) with its contenders.
+    let ecs_sizes = ecs::Sizes::for_mode(config.mode);
+    let mut ecs_plan: Vec<(EcsWorkload, usize, Vec<Contender>)> = Vec::new();
+    for workload in EcsWorkload::ALL {
+        for n in ecs_sizes.of(workload) {
+            let members: Vec<Contender> = Contender::ALL
+                .into_iter()
+                .filter(|c| c.runs(workload))
+                .filter(|c| filter.keeps(workload.name(), c.name(), ecs::SECTION))
+                .collect();
+            if !members.is_empty() {
+                ecs_plan.push((workload, n, members));
+            }
+        }
+    }
     let runs: u64 = plan
         .iter()
-        .map(|(_, _, _, members)| members.len() as u64 * u64::from(config.repeats))
+        .map(|(_, _, _, members)| members.len())
+        .chain(ecs_plan.iter().map(|(_, _, members)| members.len()))
+        .map(|members| members as u64 * u64::from(config.repeats))
         .sum();
     let progress = if config.progress {
         indicatif::ProgressBar::new(runs)
@@ -339,6 +362,7 @@ fn main() {
             });
         }
     }
+    let ecs_results = run_ecs(&config, &filter, ecs_sizes, &ecs_plan, budget, &progress);
     progress.finish_and_clear();
 
     let mut memory = Vec::new();
@@ -354,7 +378,13 @@ fn main() {
         }
     }
 
-    let report = report::Report::new(config.clone(), cells, memory, started.elapsed());
+    let report = report::Report::new(
+        config.clone(),
+        cells,
+        memory,
+        ecs_results,
+        started.elapsed(),
+    );
     print!("{}", report.terminal_table());
     match report.write(&config.out_dir) {
         Ok(paths) => {
@@ -368,13 +398,105 @@ fn main() {
         }
     }
     if config.mode == "smoke" {
-        if let Err(problem) = report.smoke_check(&entries, &config.out_dir) {
+        let ecs_planned = ecs_plan.iter().map(|(_, _, members)| members.len()).sum();
+        let checked = report
+            .smoke_check(&entries, &config.out_dir)
+            .and_then(|()| report.ecs.smoke_check(ecs_planned));
+        if let Err(problem) = checked {
             eprintln!("smoke check FAILED: {problem}");
             std::process::exit(1);
         }
         println!("smoke check passed: every container and workload produced a number, and report.json parses");
     }
     println!("total time {:.1} s", started.elapsed().as_secs_f64());
+}
+
+/// The ECS section: its cells (interleaved as the core cells are), then
+/// `despawn_front` per contender and `collect_pause`.
+fn run_ecs(
+    config: &Config,
+    filter: &Filter,
+    sizes: ecs::Sizes,
+    plan: &[(EcsWorkload, usize, Vec<Contender>)],
+    budget: Budget,
+    progress: &indicatif::ProgressBar,
+) -> EcsResults {
+    let mut results = EcsResults {
+        sizes: Some(sizes),
+        ..EcsResults::default()
+    };
+    for (workload, n, members) in plan {
+        progress.set_message(format!("ECS {} N={}", workload.name(), n));
+        if config.warmup {
+            let once = Budget {
+                min_time: Duration::ZERO,
+                max_rounds: 1,
+            };
+            for &member in members {
+                // Not measured; a pending cell says so here already.
+                let _ = ecs::sample(member, *workload, (*n).min(10_000), config.seed, once);
+            }
+        }
+        let mut samples = vec![Vec::new(); members.len()];
+        let mut pending = vec![None; members.len()];
+        for repeat in 0..config.repeats as usize {
+            for offset in 0..members.len() {
+                let slot = (offset + repeat) % members.len();
+                let seed = config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9);
+                match ecs::sample(members[slot], *workload, *n, seed, budget) {
+                    Ok(ns) => samples[slot].push(ns),
+                    Err(reason) => pending[slot] = Some(reason),
+                }
+                progress.inc(1);
+            }
+        }
+        for (slot, mut values) in samples.into_iter().enumerate() {
+            let contender = members[slot];
+            if let Some(reason) = pending[slot] {
+                results.pending.push(ecs::Pending {
+                    workload: workload.name(),
+                    container: contender.name(),
+                    n: *n,
+                    reason,
+                });
+                continue;
+            }
+            values.sort_by(f64::total_cmp);
+            results.cells.push(Cell {
+                workload: workload.name(),
+                container: contender.name(),
+                family: contender.family(),
+                value_type: ecs::SECTION,
+                n: *n,
+                median_ns: median(&values),
+                min_ns: values[0],
+                max_ns: values[values.len() - 1],
+                samples: values,
+            });
+        }
+    }
+    progress.set_message("ECS despawn_front");
+    for contender in Contender::ALL {
+        if filter.keeps("despawn_front", contender.name(), ecs::SECTION) {
+            results
+                .despawn_front
+                .extend(ecs::despawn_front(contender, sizes.despawn));
+        }
+    }
+    progress.set_message("ECS collect_pause");
+    let orders: Vec<_> = ecs::PAUSE_ORDERS
+        .into_iter()
+        .filter(|(name, _)| {
+            filter.keeps("collect_pause", name, ecs::SECTION)
+                || filter.keeps("collect_pause", Contender::Handlekit.name(), ecs::SECTION)
+        })
+        .collect();
+    if !orders.is_empty() {
+        // One call is tens of microseconds: many samples cost nothing.
+        let repeats = 5 * config.repeats as usize;
+        results.collect_pause = ecs::collect_pause(&orders, sizes.pause, repeats, config.seed);
+    }
+    results
 }
 
 #[cfg(test)]
@@ -419,6 +541,31 @@ mod tests {
         assert!(filter.keeps("iter_half", "IdTable<Id32>", "u64"));
         assert!(!filter.keeps("insert", "IdTable<Id>", "u64"));
         assert!(!filter.keeps("iter_half", "Hive", "u64"));
+    }
+
+    #[test]
+    fn filter_word_equal_to_a_name_of_a_later_kind_picks_that_name_alone() {
+        // `ecs` is a value type; container names that contain it stay out.
+        let filter = Filter::new(
+            &parse_filter("ecs"),
+            &["insert", "simple_iter"],
+            &["Hive", "hecs", "bevy_ecs", "shipyard"],
+            &["u64", "64B", "ecs"],
+        )
+        .unwrap();
+        assert!(filter.keeps("simple_iter", "shipyard", "ecs"));
+        assert!(filter.keeps("simple_iter", "hecs", "ecs"));
+        assert!(!filter.keeps("insert", "Hive", "u64"));
+        // A part of a name still picks every container containing it.
+        let filter = Filter::new(
+            &parse_filter("bevy"),
+            &["insert"],
+            &["bevy_ecs", "bevy_ecs(sparse)", "hecs"],
+            &["ecs"],
+        )
+        .unwrap();
+        assert!(filter.keeps("insert", "bevy_ecs(sparse)", "ecs"));
+        assert!(!filter.keeps("insert", "hecs", "ecs"));
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::containers::Family;
+use crate::ecs::EcsResults;
 use crate::workloads::Workload;
 use crate::{Cell, Config, Entry, Memory};
 
@@ -74,6 +75,9 @@ pub struct Goal {
     pub rows: Vec<GoalRow>,
     /// `None` when the run did not measure what the goal needs.
     pub pass: Option<bool>,
+    /// Why the goal is not measured, when that is on purpose (a cell not
+    /// written yet); shown with the verdict.
+    pub note: Option<String>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -84,6 +88,8 @@ pub struct Report {
     pub duration_s: f64,
     pub cells: Vec<Cell>,
     pub memory: Vec<Memory>,
+    /// The ECS section (issue 21).
+    pub ecs: EcsResults,
     pub goals: Vec<Goal>,
 }
 
@@ -91,7 +97,13 @@ pub struct Report {
 const SUBJECTS: [&str; 2] = ["IdTable<Id>", "IdTable<Id32>"];
 
 impl Report {
-    pub fn new(config: Config, cells: Vec<Cell>, memory: Vec<Memory>, duration: Duration) -> Self {
+    pub fn new(
+        config: Config,
+        cells: Vec<Cell>,
+        memory: Vec<Memory>,
+        ecs: EcsResults,
+        duration: Duration,
+    ) -> Self {
         let mut report = Report {
             generated_unix: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -101,9 +113,11 @@ impl Report {
             duration_s: duration.as_secs_f64(),
             cells,
             memory,
+            ecs,
             goals: Vec::new(),
         };
         report.goals = report.check_goals();
+        report.goals.extend(report.ecs.goals());
         report
     }
 
@@ -182,7 +196,12 @@ impl Report {
             let main: Vec<_> = rows.iter().filter(|r| r.subject == SUBJECTS[0]).collect();
             Some(!main.is_empty() && main.iter().all(|r| r.pass))
         };
-        Goal { goal, rows, pass }
+        Goal {
+            goal,
+            rows,
+            pass,
+            note: None,
+        }
     }
 
     fn check_goals(&self) -> Vec<Goal> {
@@ -372,6 +391,7 @@ impl Report {
             goal: goal.into(),
             rows,
             pass,
+            note: None,
         }
     }
 
@@ -475,9 +495,13 @@ impl Report {
                 memory.container, memory.value_type, memory.n, memory.bytes_per_value
             );
         }
+        out.push_str(&self.ecs.terminal());
         let _ = writeln!(out, "\ngoals");
         for goal in &self.goals {
             let _ = writeln!(out, "  [{}] {}", verdict(goal.pass), goal.goal);
+            if let Some(note) = &goal.note {
+                let _ = writeln!(out, "      {note}");
+            }
             for row in &goal.rows {
                 let _ = writeln!(
                     out,
@@ -541,6 +565,9 @@ impl Report {
                     row.value_type, row.n, row.figure
                 ));
             }
+            if let Some(note) = &goal.note {
+                figures.push(note.clone());
+            }
             let _ = writeln!(
                 out,
                 "| {} | {} | {} |",
@@ -561,6 +588,7 @@ impl Report {
                 let _ = writeln!(out, "| {label} | {} | {ratio} |", cells.join(" | "));
             }
         }
+        out.push_str(&self.ecs.markdown());
         let _ = writeln!(out, "\n## Memory: bytes per value after N inserts\n");
         let _ = writeln!(
             out,
@@ -611,13 +639,23 @@ impl Report {
                 }
             }
         }
-        out.push_str("<h2>Goals</h2><table><tr><th>verdict</th><th>goal</th></tr>");
+        out.push_str(&self.ecs.html());
+        out.push_str("<h2>Goals</h2><table><tr><th>verdict</th><th>goal</th><th>figures</th></tr>");
         for goal in &self.goals {
+            let mut figures: Vec<String> = goal
+                .rows
+                .iter()
+                .map(|r| format!("{} {} N={}: {:.2}", r.subject, r.value_type, r.n, r.figure))
+                .collect();
+            if let Some(note) = &goal.note {
+                figures.push(note.clone());
+            }
             let _ = write!(
                 out,
-                "<tr><td>{}</td><td style=\"text-align:left\">{}</td></tr>",
+                "<tr><td>{}</td><td style=\"text-align:left\">{}</td><td style=\"text-align:left\">{}</td></tr>",
                 verdict(goal.pass),
-                escape(&goal.goal)
+                escape(&goal.goal),
+                escape(&figures.join("; "))
             );
         }
         out.push_str("</table></body></html>\n");
@@ -855,7 +893,12 @@ impl Report {
                 self.cells.len()
             ));
         }
-        if self.goals.iter().any(|g| g.pass.is_none()) && self.config.filter.is_empty() {
+        if self
+            .goals
+            .iter()
+            .any(|g| g.pass.is_none() && g.note.is_none())
+            && self.config.filter.is_empty()
+        {
             return Err("a goal could not be evaluated".into());
         }
         Ok(())
@@ -888,7 +931,7 @@ fn verdict(pass: Option<bool>) -> &'static str {
 }
 
 /// Nanoseconds, with a precision that suits their size.
-fn format_ns(ns: f64) -> String {
+pub(crate) fn format_ns(ns: f64) -> String {
     if ns >= 100.0 {
         format!("{ns:.0}")
     } else if ns >= 10.0 {
@@ -898,7 +941,7 @@ fn format_ns(ns: f64) -> String {
     }
 }
 
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

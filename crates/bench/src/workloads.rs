@@ -117,9 +117,9 @@ impl Rng {
 
 /// One timed section: how long it took and how many operations it did.
 #[derive(Clone, Copy, Default)]
-struct Timed {
-    elapsed: Duration,
-    ops: u64,
+pub(crate) struct Timed {
+    pub(crate) elapsed: Duration,
+    pub(crate) ops: u64,
 }
 
 /// Inserts `n` values and returns the container and the keys in order.
@@ -147,7 +147,7 @@ fn thin_out<V: Value, C: Container<V>>(
     keys
 }
 
-fn time(ops: usize, section: impl FnOnce()) -> Timed {
+pub(crate) fn time(ops: usize, section: impl FnOnce()) -> Timed {
     let start = Instant::now();
     section();
     Timed {
@@ -171,7 +171,7 @@ const MIN_TIMED: Duration = Duration::from_micros(5);
 ///
 /// Passes shorter than [`MIN_TIMED`] are timed in groups, doubling the
 /// group until one takes that long.
-fn time_passes(ops: usize, budget: Budget, mut section: impl FnMut()) -> Timed {
+pub(crate) fn time_passes(ops: usize, budget: Budget, mut section: impl FnMut()) -> Timed {
     let mut total = Timed::default();
     let mut passes = 0;
     let mut group = 1u32;

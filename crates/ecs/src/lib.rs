@@ -70,7 +70,9 @@
 //! Single components: [`World::get`] returns a [`Ref`] guard that holds a
 //! shared borrow of the column (so it works on a shared world and conflicts
 //! with a `&mut` query); [`World::get_mut`] takes `&mut World` and returns a
-//! plain `&mut T`.
+//! plain `&mut T`. For many lookups by handle, [`QueryBorrow::get`] looks
+//! entities up through a query's held borrows, with no type lookup and no
+//! borrow flag per call.
 //!
 //! # Collection
 //!
@@ -160,7 +162,7 @@
 //! - `serde`: [`Entity`] serializes as its bits.
 //! - `rayon`: [`QueryBorrow::par_for_each`] and [`QueryMut::par_for_each`],
 //!   which cut the rows between threads at word boundaries of the presence
-//!   bits (at least 4096 rows per task).
+//!   bits (at least 64 rows per task).
 //!
 //! # Implementation
 //!

@@ -89,6 +89,11 @@ pub unsafe trait Query {
     /// The raw views. Not part of the public API.
     #[doc(hidden)]
     type Fetch: Copy;
+    /// The most column borrows [`access`](Self::access) lists: a query with
+    /// at most one cannot conflict with itself, so `query_mut` skips the
+    /// check (and its allocation). Not part of the public API.
+    #[doc(hidden)]
+    const BORROWS: usize;
     /// Lists the columns the query borrows. Not part of the public API.
     #[doc(hidden)]
     fn access(world: &World, out: &mut Vec<Access>);
@@ -114,6 +119,24 @@ pub unsafe trait Query {
     /// same row is alive.
     #[doc(hidden)]
     unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a>;
+    /// Whether [`get_dense`](Self::get_dense) may be called: every
+    /// component view of the fetch is dense. Not part of the public API.
+    #[doc(hidden)]
+    fn all_dense(_fetch: &Self::Fetch) -> bool {
+        true
+    }
+    /// [`get`](Self::get) without testing the storage kind. Not part of the
+    /// public API.
+    ///
+    /// # Safety
+    ///
+    /// As [`get`](Self::get), and [`all_dense`](Self::all_dense) said `true`.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn get_dense<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+        // SAFETY: forwarded.
+        unsafe { Self::get(fetch, row) }
+    }
 }
 
 fn view_of<T: Component>(world: &World) -> Option<View<T>> {
@@ -131,6 +154,7 @@ fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Vec<Access>
 unsafe impl<T: Component> Query for &T {
     type Item<'a> = &'a T;
     type Fetch = Fetch<T>;
+    const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Vec<Access>) {
         access_of::<T>(world, false, out);
     }
@@ -147,6 +171,14 @@ unsafe impl<T: Component> Query for &T {
         // SAFETY: the row has the component, the shared borrow is held.
         unsafe { &*fetch.0.get_unchecked(row) }
     }
+    fn all_dense(fetch: &Self::Fetch) -> bool {
+        fetch.0.is_dense()
+    }
+    #[inline]
+    unsafe fn get_dense<'a>(fetch: &Self::Fetch, row: usize) -> &'a T {
+        // SAFETY: as `get`; the view is dense (the caller's contract).
+        unsafe { &*fetch.0.get_dense_unchecked(row) }
+    }
 }
 
 // SAFETY: writes through a view of `T`'s column under the exclusive borrow;
@@ -154,6 +186,7 @@ unsafe impl<T: Component> Query for &T {
 unsafe impl<T: Component> Query for &mut T {
     type Item<'a> = &'a mut T;
     type Fetch = Fetch<T>;
+    const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Vec<Access>) {
         access_of::<T>(world, true, out);
     }
@@ -171,12 +204,21 @@ unsafe impl<T: Component> Query for &mut T {
         // and no other item of the row exists.
         unsafe { &mut *fetch.0.get_unchecked(row) }
     }
+    fn all_dense(fetch: &Self::Fetch) -> bool {
+        fetch.0.is_dense()
+    }
+    #[inline]
+    unsafe fn get_dense<'a>(fetch: &Self::Fetch, row: usize) -> &'a mut T {
+        // SAFETY: as `get`; the view is dense (the caller's contract).
+        unsafe { &mut *fetch.0.get_dense_unchecked(row) }
+    }
 }
 
 // SAFETY: as `&T`, for the rows that have the component.
 unsafe impl<T: Component> Query for Option<&T> {
     type Item<'a> = Option<&'a T>;
     type Fetch = OptionFetch<T>;
+    const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Vec<Access>) {
         access_of::<T>(world, false, out);
     }
@@ -199,6 +241,7 @@ unsafe impl<T: Component> Query for Option<&T> {
 unsafe impl<T: Component> Query for Option<&mut T> {
     type Item<'a> = Option<&'a mut T>;
     type Fetch = OptionFetch<T>;
+    const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Vec<Access>) {
         access_of::<T>(world, true, out);
     }
@@ -222,6 +265,7 @@ unsafe impl<T: Component> Query for Option<&mut T> {
 unsafe impl Query for Entity {
     type Item<'a> = Entity;
     type Fetch = EntityFetch;
+    const BORROWS: usize = 0;
     fn access(_: &World, _: &mut Vec<Access>) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         Some(EntityFetch(world.rows_view()))
@@ -265,6 +309,7 @@ pub struct Without<T>(PhantomData<fn() -> T>);
 unsafe impl<T: Component> Query for With<T> {
     type Item<'a> = ();
     type Fetch = Fetch<T>;
+    const BORROWS: usize = 0;
     fn access(_: &World, _: &mut Vec<Access>) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         view_of::<T>(world).map(Fetch)
@@ -282,6 +327,7 @@ unsafe impl<T: Component> Query for With<T> {
 unsafe impl<T: Component> Query for Without<T> {
     type Item<'a> = ();
     type Fetch = OptionFetch<T>;
+    const BORROWS: usize = 0;
     fn access(_: &World, _: &mut Vec<Access>) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         Some(OptionFetch(view_of::<T>(world)))
@@ -305,6 +351,7 @@ macro_rules! query_tuple {
         unsafe impl<$($name: Query),*> Query for ($($name,)*) {
             type Item<'a> = ($($name::Item<'a>,)*);
             type Fetch = ($($name::Fetch,)*);
+            const BORROWS: usize = 0 $(+ $name::BORROWS)*;
             #[allow(unused_variables)]
             fn access(world: &World, out: &mut Vec<Access>) {
                 $($name::access(world, out);)*
@@ -328,6 +375,18 @@ macro_rules! query_tuple {
                 let ($($name,)*) = fetch;
                 // SAFETY: forwarded.
                 ($(unsafe { $name::get($name, row) },)*)
+            }
+            #[allow(unused_variables, non_snake_case)]
+            fn all_dense(fetch: &Self::Fetch) -> bool {
+                let ($($name,)*) = fetch;
+                true $(&& $name::all_dense($name))*
+            }
+            #[inline]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn get_dense<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded; every element's views are dense.
+                ($(unsafe { $name::get_dense($name, row) },)*)
             }
         }
     };
@@ -440,6 +499,30 @@ impl<'w, Q: Query> QueryBorrow<'w, Q> {
     pub fn for_each(&mut self, f: impl FnMut(Q::Item<'_>)) {
         // SAFETY: the borrows are held while `self` is mutably borrowed.
         unsafe { for_each::<Q>(self.world, self.fetch, f) }
+    }
+
+    /// The item of `entity`, or `None` if it is not alive or does not
+    /// match: a lookup by handle through the borrows this query already
+    /// holds, with no type lookup and no borrow flag per call (for many
+    /// random lookups, as hecs's `View::get`).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let a = world.spawn((1u32, 'a'));
+    /// let b = world.spawn((2u32,));
+    /// let mut q = world.query::<(&u32, &char)>();
+    /// assert_eq!(q.get(a), Some((&1, &'a')));
+    /// assert_eq!(q.get(b), None); // no char
+    /// ```
+    pub fn get(&mut self, entity: Entity) -> Option<Q::Item<'_>> {
+        let fetch = self.fetch.as_ref()?;
+        let row = self.world.row_of(entity).ok()?;
+        // SAFETY: `fetch` came from the borrowed world, and the row is
+        // alive (its entity is).
+        let matches = unsafe { Q::mask(fetch, row / WORD, bit(row)) } != 0;
+        // SAFETY: the row matches; the borrows are held while `self` is
+        // mutably borrowed, so no other item of the row exists.
+        matches.then(|| unsafe { Q::get(fetch, row) })
     }
 }
 
@@ -565,15 +648,17 @@ unsafe fn for_each<'a, Q: Query>(
         return;
     };
     let first_word = world.alive.front_position();
+    let dense = Q::all_dense(&fetch);
     for (i, &alive) in world.alive.as_slice().iter().enumerate() {
         let word = first_word + i;
         let base = word * WORD;
         // SAFETY: the caller's contract; alive bits name alive rows.
         let mut bits = unsafe { Q::mask(&fetch, word, alive) };
-        if bits == u64::MAX {
+        if bits == u64::MAX && dense {
             for row in base..base + WORD {
-                // SAFETY: every row of the word matches; each is visited once.
-                f(unsafe { Q::get(&fetch, row) });
+                // SAFETY: every row of the word matches, each is visited
+                // once, and every view is dense.
+                f(unsafe { Q::get_dense(&fetch, row) });
             }
             continue;
         }
@@ -610,7 +695,9 @@ unsafe impl<F> Send for SendFetch<F> {}
 unsafe impl<F> Sync for SendFetch<F> {}
 
 /// The loop behind `par_for_each`: rayon cuts the alive words between
-/// threads (at least 64 words, 4096 rows, per task), and each word is
+/// threads (at least one word, 64 rows, per task: rayon splits adaptively,
+/// so a cheap pass over many rows is not cut finer than the threads need,
+/// while 1,000 entities of heavy work still reach every thread), and each word is
 /// visited as [`for_each`] visits it.
 ///
 /// # Safety
@@ -626,6 +713,7 @@ unsafe fn par_for_each<Q: Query>(
     let Some(fetch) = fetch else {
         return;
     };
+    let dense = Q::all_dense(&fetch);
     let fetch = SendFetch(fetch);
     let first_word = world.alive.front_position();
     world
@@ -633,18 +721,18 @@ unsafe fn par_for_each<Q: Query>(
         .as_slice()
         .par_iter()
         .enumerate()
-        .with_min_len(64)
         .for_each(|(i, &alive)| {
             let fetch = fetch.get();
             let word = first_word + i;
             let base = word * WORD;
             // SAFETY: the caller's contract; alive bits name alive rows.
             let mut bits = unsafe { Q::mask(fetch, word, alive) };
-            if bits == u64::MAX {
+            if bits == u64::MAX && dense {
                 for row in base..base + WORD {
                     // SAFETY: every row of the word matches; each word goes
-                    // to one worker, and each row is visited once.
-                    f(unsafe { Q::get(fetch, row) });
+                    // to one worker, each row is visited once, and every
+                    // view is dense.
+                    f(unsafe { Q::get_dense(fetch, row) });
                 }
                 return;
             }
@@ -661,7 +749,7 @@ unsafe fn par_for_each<Q: Query>(
 impl<Q: Query> QueryBorrow<'_, Q> {
     /// [`for_each`](Self::for_each) on rayon's threads (feature `rayon`):
     /// the rows are cut between threads at word boundaries of the alive and
-    /// presence bits (at least 4096 rows per task).
+    /// presence bits (at least 64 rows per task).
     ///
     /// ```
     /// let mut world = handlekit_ecs::World::new();
@@ -778,7 +866,9 @@ impl World {
     /// ```
     #[track_caller]
     pub fn query_mut<Q: Query>(&mut self) -> QueryMut<'_, Q> {
-        accesses::<Q>(self);
+        if Q::BORROWS > 1 {
+            accesses::<Q>(self);
+        }
         QueryMut {
             world: self,
             fetch: Q::fetch(self),
@@ -838,7 +928,9 @@ impl World {
         entity: Entity,
     ) -> Result<Q::Item<'_>, ComponentError> {
         let row = self.row_of(entity)?;
-        accesses::<Q>(self);
+        if Q::BORROWS > 1 {
+            accesses::<Q>(self);
+        }
         let missing = ComponentError::MissingComponent(std::any::type_name::<Q>());
         let fetch = Q::fetch(self).ok_or(missing)?;
         // SAFETY: `fetch` came from this world (exclusively borrowed) and the

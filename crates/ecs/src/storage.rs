@@ -18,6 +18,46 @@ use handlekit::VmVec;
 
 use crate::Entity;
 
+/// The hasher of the world's component-type map: a multiply-and-rotate
+/// fold (as FxHash) instead of the default SipHash. A `TypeId` hashes as
+/// one `u64` that is already a hash of the type, so a keyed hash buys
+/// nothing here, and SipHash's cost was most of a `get`, `insert_one` or
+/// `remove_one` (each looks the type up).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct TypeIdHasher(u64);
+
+impl TypeIdHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(26) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+impl std::hash::Hasher for TypeIdHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, word: u64) {
+        self.add(word);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by component type, hashed with [`TypeIdHasher`].
+pub(crate) type TypeMap<V> =
+    std::collections::HashMap<std::any::TypeId, V, std::hash::BuildHasherDefault<TypeIdHasher>>;
+
 /// Rows per presence word.
 pub(crate) const WORD: usize = 64;
 
@@ -43,11 +83,22 @@ pub(crate) fn slack<T>() -> usize {
 /// If the vector is still full after the rebase: the world keeps every
 /// window shorter than the reservation (see [`slack`]), so this is a bug or
 /// a refused commit, reported with the system's error.
+#[inline]
 pub(crate) fn push_or_rebase<T>(vec: &mut VmVec<T>, value: T) {
-    if vec.remaining_capacity() == 0 {
+    if let Err(error) = vec.try_push(value) {
+        push_after_rebase(vec, error);
+    }
+}
+
+/// The rare path of [`push_or_rebase`]: a full window moves back, then the
+/// push is tried again (and panics with `VmVec`'s message if it fails).
+#[cold]
+#[inline(never)]
+fn push_after_rebase<T>(vec: &mut VmVec<T>, error: handlekit::vm_vec::PushError<T>) {
+    if error.is_full() {
         vec.rebase();
     }
-    vec.push(value);
+    vec.push(error.into_inner());
 }
 
 /// A run-time borrow flag: `0` free, `n > 0` borrowed shared `n` times, `-1`
@@ -227,6 +278,15 @@ impl<T> DenseColumn<T> {
 
     /// Puts `value` in `row`, returning the value it replaces.
     fn insert(&mut self, row: usize, value: T) -> Option<T> {
+        // The common case of a spawn: the row is the column's next slot.
+        // Pushing the value itself writes it once; the general path below
+        // pushes an empty slot, finds it again and writes into it.
+        if row - self.row_base == self.data.next_position() {
+            push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::new(value)));
+            *self.word_mut(row) |= bit(row);
+            self.len += 1;
+            return None;
+        }
         if self.has(row) {
             // SAFETY: the presence bit is set, so the slot is initialized.
             let slot = unsafe { self.slot_mut(row).assume_init_mut() };
@@ -726,6 +786,33 @@ impl<T> View<T> {
                 // SAFETY: in bounds, as above.
                 UnsafeCell::raw_get(unsafe { view.values.add(position) })
             }
+        }
+    }
+}
+
+impl<T> View<T> {
+    /// Whether this is a dense column's view.
+    #[inline]
+    pub(crate) fn is_dense(&self) -> bool {
+        matches!(self, View::Dense(_))
+    }
+
+    /// [`get_unchecked`](Self::get_unchecked) for a view known to be dense:
+    /// the loops over full words call it, so that the storage kind is not
+    /// tested per row (the test kept LLVM from streamlining those loops).
+    ///
+    /// # Safety
+    ///
+    /// As [`get_unchecked`](Self::get_unchecked), and the view is dense.
+    #[inline]
+    pub(crate) unsafe fn get_dense_unchecked(&self, row: usize) -> *mut T {
+        match self {
+            // SAFETY: the row has the component: its slot is in the window.
+            View::Dense(view) => unsafe {
+                UnsafeCell::raw_get(view.data.add(row - view.row_offset)).cast::<T>()
+            },
+            // SAFETY: the caller's contract: the view is dense.
+            View::Sparse(_) => unsafe { std::hint::unreachable_unchecked() },
         }
     }
 }

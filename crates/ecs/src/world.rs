@@ -1,12 +1,13 @@
 //! The world: entities, rows and the component storages.
 
 use std::any::{type_name, TypeId};
-use std::collections::HashMap;
 
 use handlekit::{IdTable, VmVec};
 
 use crate::bundle::Bundle;
-use crate::storage::{push_or_rebase, slack, AnyStorage, BorrowFlag, RowsView, TypedStorage, WORD};
+use crate::storage::{
+    push_or_rebase, slack, AnyStorage, BorrowFlag, RowsView, TypeMap, TypedStorage, WORD,
+};
 use crate::{ComponentError, Entity, NoSuchEntity, SpawnError};
 
 /// Anything that can be a component: `Send + Sync + 'static`.
@@ -150,7 +151,7 @@ pub struct World {
     /// The storages, in registration order.
     pub(crate) columns: Vec<Column>,
     /// Component type → index into `columns`.
-    types: HashMap<TypeId, usize>,
+    types: TypeMap<usize>,
     /// The most rows the window may hold.
     max_rows: usize,
 }
@@ -210,7 +211,7 @@ impl World {
             rows: reserve(max_rows + slack::<Entity>()),
             alive: reserve(max_rows / WORD + 2 + slack::<u64>()),
             columns: Vec::new(),
-            types: HashMap::new(),
+            types: TypeMap::default(),
             max_rows,
         }
     }
@@ -285,6 +286,11 @@ impl World {
             Some(index) => index,
             None => self.add_column::<T>(Storage::Dense),
         };
+        self.typed_mut_at(index)
+    }
+
+    /// The storage at `index` of `columns`, which is `T`'s.
+    fn typed_mut_at<T: Component>(&mut self, index: usize) -> &mut TypedStorage<T> {
         self.columns[index]
             .storage
             .as_any_mut()
@@ -475,10 +481,17 @@ impl World {
     /// ```
     #[track_caller]
     pub fn spawn_batch<B: Bundle>(&mut self, bundles: impl IntoIterator<Item = B>) -> Vec<Entity> {
+        // Once for the batch, not per entity.
+        B::check_unique();
         let bundles = bundles.into_iter();
         let mut out = Vec::with_capacity(bundles.size_hint().0);
         for bundle in bundles {
-            out.push(self.spawn(bundle));
+            let (entity, row) = match self.alloc_row() {
+                Ok(spot) => spot,
+                Err(error) => panic!("handlekit-ecs: spawn: {error}"),
+            };
+            bundle.put(self, entity, row);
+            out.push(entity);
         }
         out
     }
@@ -647,10 +660,12 @@ impl World {
     pub fn remove_one<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
         let row = self.row_of(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
-        if self.column_index::<T>().is_none() {
+        let Some(index) = self.column_index::<T>() else {
             return Err(missing);
-        }
-        self.storage_mut::<T>().remove(entity, row).ok_or(missing)
+        };
+        self.typed_mut_at::<T>(index)
+            .remove(entity, row)
+            .ok_or(missing)
     }
 
     /// The component `T` of `entity`, behind a guard that holds a shared

@@ -1,0 +1,216 @@
+//! The loops of the runner's ECS section, one per process, for counting
+//! instructions with callgrind (as `instructions.rs` does for the core
+//! tables):
+//!
+//! ```sh
+//! cargo build --release -p handlekit-bench --example ecs_instructions
+//! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured*' \
+//!     target/release/examples/ecs_instructions add_remove handlekit 10000
+//! ```
+//!
+//! Only the measured section (a function whose name has `measured` in it)
+//! is counted; divide by N. Workloads: `spawn` (into an existing world;
+//! `insert`, the runner's `simple_insert`, also makes and drops the world),
+//! `insert`, `iter` (one `simple_iter` pass), `add_remove`, `get`.
+//! Contenders: `handlekit`, `hecs`, `shipyard`. handlekit-ecs's worlds
+//! reserve room for `2 N` rows here, not `World::new`'s 2²⁴ (valgrind does
+//! not take reservations of gigabytes).
+
+use std::hint::black_box;
+
+use handlekit_bench::ecs::data::{self, Position, Simple, Velocity, SA, SB};
+use shipyard::{EntitiesViewMut, Get as _, IntoIter as _, Remove as _, View, ViewMut};
+
+/// A handlekit-ecs world for `n` entities (see the module docs).
+fn hk_world(n: usize) -> handlekit_ecs::World {
+    handlekit_ecs::World::with_max_rows(2 * n.max(4096))
+}
+
+#[inline(never)]
+fn measured_hk_spawn(world: &mut handlekit_ecs::World, n: usize) {
+    world.spawn_batch((0..n).map(|_| data::simple()));
+}
+
+#[inline(never)]
+fn measured_hk_insert(n: usize) {
+    let mut world = hk_world(n);
+    world.spawn_batch((0..n).map(|_| data::simple()));
+    black_box(&world);
+}
+
+#[inline(never)]
+fn measured_hk_iter(world: &mut handlekit_ecs::World) {
+    world
+        .query_mut::<(&mut Position, &Velocity)>()
+        .for_each(|(p, v)| p.0 += v.0);
+}
+
+#[inline(never)]
+fn measured_hk_add_remove(world: &mut handlekit_ecs::World, es: &[handlekit_ecs::Entity]) {
+    for &e in es {
+        world.insert_one(e, SB(0.0)).unwrap();
+    }
+    for &e in es {
+        black_box(world.remove_one::<SB>(e).unwrap());
+    }
+}
+
+#[inline(never)]
+fn measured_hk_get(world: &handlekit_ecs::World, es: &[handlekit_ecs::Entity]) -> f32 {
+    let mut q = world.query::<&Position>();
+    es.iter().map(|&e| q.get(e).map_or(0.0, |p| p.0.x)).sum()
+}
+
+#[inline(never)]
+fn measured_hecs_spawn(world: &mut hecs::World, n: usize) {
+    world.spawn_batch((0..n).map(|_| data::simple()));
+}
+
+#[inline(never)]
+fn measured_hecs_insert(n: usize) {
+    let mut world = hecs::World::new();
+    world.spawn_batch((0..n).map(|_| data::simple()));
+    black_box(&world);
+}
+
+#[inline(never)]
+fn measured_hecs_iter(world: &mut hecs::World) {
+    world
+        .query_mut::<(&mut Position, &Velocity)>()
+        .into_iter()
+        .for_each(|(p, v)| p.0 += v.0);
+}
+
+#[inline(never)]
+fn measured_hecs_add_remove(world: &mut hecs::World, es: &[hecs::Entity]) {
+    for &e in es {
+        world.insert_one(e, SB(0.0)).unwrap();
+    }
+    for &e in es {
+        black_box(world.remove_one::<SB>(e).unwrap());
+    }
+}
+
+#[inline(never)]
+fn measured_hecs_get(world: &hecs::World, es: &[hecs::Entity]) -> f32 {
+    let view = world.view::<&Position>();
+    es.iter().map(|&e| view.get(e).map_or(0.0, |p| p.0.x)).sum()
+}
+
+#[inline(never)]
+fn measured_shipyard_spawn(world: &mut shipyard::World, n: usize) {
+    world.bulk_add_entity((0..n).map(|_| data::simple()));
+}
+
+#[inline(never)]
+fn measured_shipyard_insert(n: usize) {
+    let mut world = shipyard::World::new();
+    world.bulk_add_entity((0..n).map(|_| data::simple()));
+    black_box(&world);
+}
+
+#[inline(never)]
+fn measured_shipyard_iter(world: &shipyard::World) {
+    world.run(|mut p: ViewMut<Position>, v: View<Velocity>| {
+        (&mut p, &v).iter().for_each(|(p, v)| p.0 += v.0);
+    });
+}
+
+#[inline(never)]
+fn measured_shipyard_add_remove(world: &shipyard::World, es: &[shipyard::EntityId]) {
+    world.run(|entities: EntitiesViewMut, mut b: ViewMut<SB>| {
+        for &e in es {
+            entities.add_component(e, &mut b, SB(0.0));
+        }
+        for &e in es {
+            black_box(b.remove(e));
+        }
+    });
+}
+
+#[inline(never)]
+fn measured_shipyard_get(world: &shipyard::World, es: &[shipyard::EntityId]) -> f32 {
+    world.run(|p: View<Position>| es.iter().map(|&e| p.get(e).map_or(0.0, |p| p.0.x)).sum())
+}
+
+/// `n` handles of `entities`, in a scrambled order.
+fn scrambled<E: Copy>(entities: &[E]) -> Vec<E> {
+    let mut rng = handlekit_bench::workloads::Rng::new(7);
+    let mut out = entities.to_vec();
+    rng.shuffle(&mut out);
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (work, who) = (args[1].as_str(), args[2].as_str());
+    let n: usize = args.get(3).map_or(10_000, |s| s.parse().expect("N"));
+    let base = |i: usize| (SA(i as f32),);
+    let pv = |_| (Position(data::Vec3::X), Velocity(data::Vec3::X));
+    match (work, who) {
+        ("spawn", "handlekit") => {
+            let mut world = hk_world(n);
+            world.spawn(data::simple());
+            measured_hk_spawn(&mut world, n);
+        }
+        ("spawn", "hecs") => {
+            let mut world = hecs::World::new();
+            world.spawn(data::simple());
+            measured_hecs_spawn(&mut world, n);
+        }
+        ("spawn", "shipyard") => {
+            let mut world = shipyard::World::new();
+            world.add_entity(data::simple());
+            measured_shipyard_spawn(&mut world, n);
+        }
+        ("insert", "handlekit") => measured_hk_insert(n),
+        ("insert", "hecs") => measured_hecs_insert(n),
+        ("insert", "shipyard") => measured_shipyard_insert(n),
+        ("iter", "handlekit") => {
+            let mut world = hk_world(n);
+            world.spawn_batch((0..n).map(|_| data::simple()));
+            measured_hk_iter(&mut world);
+        }
+        ("iter", "hecs") => {
+            let mut world = hecs::World::new();
+            world.spawn_batch((0..n).map(|_| -> Simple { data::simple() }));
+            measured_hecs_iter(&mut world);
+        }
+        ("iter", "shipyard") => {
+            let mut world = shipyard::World::new();
+            world.bulk_add_entity((0..n).map(|_| data::simple()));
+            measured_shipyard_iter(&world);
+        }
+        ("add_remove", "handlekit") => {
+            let mut world = hk_world(n);
+            let es = world.spawn_batch((0..n).map(base));
+            measured_hk_add_remove(&mut world, &es);
+        }
+        ("add_remove", "hecs") => {
+            let mut world = hecs::World::new();
+            let es: Vec<_> = world.spawn_batch((0..n).map(base)).collect();
+            measured_hecs_add_remove(&mut world, &es);
+        }
+        ("add_remove", "shipyard") => {
+            let mut world = shipyard::World::new();
+            let es: Vec<_> = world.bulk_add_entity((0..n).map(base)).collect();
+            measured_shipyard_add_remove(&world, &es);
+        }
+        ("get", "handlekit") => {
+            let mut world = hk_world(n);
+            let es = scrambled(&world.spawn_batch((0..n).map(pv)));
+            black_box(measured_hk_get(&world, &es));
+        }
+        ("get", "hecs") => {
+            let mut world = hecs::World::new();
+            let es: Vec<_> = world.spawn_batch((0..n).map(pv)).collect();
+            black_box(measured_hecs_get(&world, &scrambled(&es)));
+        }
+        ("get", "shipyard") => {
+            let mut world = shipyard::World::new();
+            let es: Vec<_> = world.bulk_add_entity((0..n).map(pv)).collect();
+            black_box(measured_shipyard_get(&world, &scrambled(&es)));
+        }
+        _ => panic!("unknown workload or contender: {work} {who}"),
+    }
+}

@@ -1,0 +1,1040 @@
+//! The runner's ECS section (issue 21): the workloads of the community's
+//! ECS benchmark suite (rust-gamedev/ecs_bench_suite) on its data, plus
+//! `simple_iter` and `add_remove` at a million entities, a random `get`,
+//! and seed 004's `despawn_front` and `collect_pause`, on handlekit-ecs and
+//! its peers hecs (archetype tables), bevy_ecs (tables, and sparse sets for
+//! a second `add_remove` row) and shipyard (sparse sets). A loop over
+//! plain `Vec`s is the physical bound of `simple_iter`.
+//!
+//! Each contender uses its own fastest idiom (`query_mut`, batch spawning,
+//! cached query states, views borrowed once per pass); the code of each is
+//! in its own module. The cells are sampled like the core cells: the
+//! contenders of a cell interleaved, the median of several samples.
+
+pub mod data;
+mod hk;
+mod peer_bevy;
+mod peer_hecs;
+mod peer_shipyard;
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use crate::containers::Family;
+use crate::report::{Goal, GoalRow};
+use crate::workloads::{time_passes, Budget, Rng, Timed};
+use crate::Cell;
+
+/// The value-type column of ECS cells: `--filter ecs` picks the section.
+pub const SECTION: &str = "ecs";
+
+/// What an ECS cell measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcsWorkload {
+    SimpleInsert,
+    SimpleIter,
+    FragIter,
+    HeavyCompute,
+    Schedule,
+    AddRemove,
+    RandomGet,
+    SerializeBinary,
+    SerializeText,
+}
+
+impl EcsWorkload {
+    pub const ALL: [EcsWorkload; 9] = [
+        EcsWorkload::SimpleInsert,
+        EcsWorkload::SimpleIter,
+        EcsWorkload::FragIter,
+        EcsWorkload::HeavyCompute,
+        EcsWorkload::Schedule,
+        EcsWorkload::AddRemove,
+        EcsWorkload::RandomGet,
+        EcsWorkload::SerializeBinary,
+        EcsWorkload::SerializeText,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EcsWorkload::SimpleInsert => "simple_insert",
+            EcsWorkload::SimpleIter => "simple_iter",
+            EcsWorkload::FragIter => "frag_iter",
+            EcsWorkload::HeavyCompute => "heavy_compute",
+            EcsWorkload::Schedule => "schedule",
+            EcsWorkload::AddRemove => "add_remove",
+            EcsWorkload::RandomGet => "random_get",
+            EcsWorkload::SerializeBinary => "serialize_binary",
+            EcsWorkload::SerializeText => "serialize_text",
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            EcsWorkload::SimpleInsert => "ns per entity: new world, spawn N, drop",
+            EcsWorkload::SimpleIter => "ns per entity: position += velocity",
+            EcsWorkload::FragIter => "ns per entity: data *= 2 over 26 types × 20 entities",
+            EcsWorkload::HeavyCompute => {
+                "ns per entity, parallel: invert a 4×4 matrix 100 times, transform"
+            }
+            EcsWorkload::Schedule => "ns per entity: swap A↔B, C↔D, C↔E over N/4 each of 4 kinds",
+            EcsWorkload::AddRemove => "ns per entity: add B to each, then remove it",
+            EcsWorkload::RandomGet => "ns per lookup of a component by entity, random order",
+            EcsWorkload::SerializeBinary => "ns per entity: serialize (postcard) and load",
+            EcsWorkload::SerializeText => "ns per entity: serialize (JSON) and load",
+        }
+    }
+}
+
+/// The two seed-004 measurements that are not a cell of the table above.
+pub const SCALE_NAMES: [&str; 2] = ["despawn_front", "collect_pause"];
+
+/// Who runs an ECS workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contender {
+    Handlekit,
+    Hecs,
+    Bevy,
+    /// bevy_ecs with the added component in `SparseSet` storage
+    /// (`add_remove` only).
+    BevySparse,
+    Shipyard,
+    /// Plain `Vec`s: the physical bound (`simple_iter` only).
+    Vec,
+}
+
+impl Contender {
+    pub const ALL: [Contender; 6] = [
+        Contender::Handlekit,
+        Contender::Hecs,
+        Contender::Bevy,
+        Contender::BevySparse,
+        Contender::Shipyard,
+        Contender::Vec,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Contender::Handlekit => HANDLEKIT,
+            Contender::Hecs => "hecs",
+            Contender::Bevy => "bevy_ecs",
+            Contender::BevySparse => "bevy_ecs(sparse)",
+            Contender::Shipyard => "shipyard",
+            Contender::Vec => "Vec",
+        }
+    }
+
+    pub fn family(self) -> Family {
+        match self {
+            Contender::Handlekit => Family::Handlekit,
+            Contender::Vec => Family::Bound,
+            _ => Family::Generational,
+        }
+    }
+
+    /// Whether it runs `workload` at all (a cell, measured or pending).
+    pub fn runs(self, workload: EcsWorkload) -> bool {
+        match self {
+            Contender::Vec => workload == EcsWorkload::SimpleIter,
+            Contender::BevySparse => workload == EcsWorkload::AddRemove,
+            // Neither has a whole-world serializer; hecs has (its column
+            // format), and the goal is against hecs.
+            Contender::Bevy | Contender::Shipyard => !matches!(
+                workload,
+                EcsWorkload::SerializeBinary | EcsWorkload::SerializeText
+            ),
+            Contender::Handlekit | Contender::Hecs => true,
+        }
+    }
+}
+
+const HANDLEKIT: &str = "handlekit-ecs";
+
+/// Every name the filter may pick: the contenders and the two
+/// `collect_pause` rows.
+pub fn container_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Contender::ALL.iter().map(|c| c.name()).collect();
+    names.extend(PAUSE_ORDERS.iter().map(|(name, _)| *name));
+    names
+}
+
+/// Every workload name of the section.
+pub fn workload_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = EcsWorkload::ALL.iter().map(|w| w.name()).collect();
+    names.extend(SCALE_NAMES);
+    names
+}
+
+/// The sizes of the section in one mode.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct Sizes {
+    /// The suite's size: 10,000 entities.
+    pub small: usize,
+    /// Beyond the suite: 1,000,000 entities.
+    pub large: usize,
+    /// `heavy_compute` and the serialization workloads: 1,000.
+    pub heavy: usize,
+    /// `despawn_front`: 1,000,000.
+    pub despawn: usize,
+    /// `collect_pause`: 100,000 and 10,000,000 rows.
+    pub pause: [usize; 2],
+}
+
+impl Sizes {
+    pub fn for_mode(mode: &str) -> Sizes {
+        match mode {
+            "smoke" => Sizes {
+                small: 256,
+                large: 2048,
+                heavy: 64,
+                despawn: 8192,
+                pause: [8192, 65_536],
+            },
+            "quick" => Sizes {
+                small: 10_000,
+                large: 100_000,
+                heavy: 1000,
+                despawn: 100_000,
+                pause: [100_000, 1_000_000],
+            },
+            _ => Sizes {
+                small: 10_000,
+                large: 1_000_000,
+                heavy: 1000,
+                despawn: 1_000_000,
+                pause: [100_000, 10_000_000],
+            },
+        }
+    }
+
+    /// The entity counts `workload` runs at.
+    pub fn of(&self, workload: EcsWorkload) -> Vec<usize> {
+        match workload {
+            EcsWorkload::SimpleInsert => vec![self.small],
+            EcsWorkload::SimpleIter | EcsWorkload::AddRemove | EcsWorkload::RandomGet => {
+                vec![self.small, self.large]
+            }
+            EcsWorkload::FragIter => vec![26 * data::FRAG_PER_TYPE],
+            EcsWorkload::HeavyCompute
+            | EcsWorkload::SerializeBinary
+            | EcsWorkload::SerializeText => vec![self.heavy],
+            // N/4 entities of each of the four kinds.
+            EcsWorkload::Schedule => vec![4 * self.small],
+        }
+    }
+}
+
+/// What one run of a contender gave.
+pub(crate) enum Outcome {
+    Timed(Timed),
+    /// Not measured yet, and why (shown in the report, never a number).
+    Pending(&'static str),
+}
+
+/// One run of `workload` on `contender` at `n`, with its own setup.
+fn run(
+    contender: Contender,
+    workload: EcsWorkload,
+    n: usize,
+    rng: &mut Rng,
+    budget: Budget,
+) -> Outcome {
+    use Contender as C;
+    use EcsWorkload as W;
+    let timed = match (workload, contender) {
+        (W::SimpleInsert, C::Handlekit) => hk::simple_insert(n),
+        (W::SimpleInsert, C::Hecs) => peer_hecs::simple_insert(n),
+        (W::SimpleInsert, C::Bevy) => peer_bevy::simple_insert(n),
+        (W::SimpleInsert, C::Shipyard) => peer_shipyard::simple_insert(n),
+        (W::SimpleIter, C::Handlekit) => hk::simple_iter(n, budget),
+        (W::SimpleIter, C::Hecs) => peer_hecs::simple_iter(n, budget),
+        (W::SimpleIter, C::Bevy) => peer_bevy::simple_iter(n, budget),
+        (W::SimpleIter, C::Shipyard) => peer_shipyard::simple_iter(n, budget),
+        (W::SimpleIter, C::Vec) => plain_vec_iter(n, budget),
+        (W::FragIter, C::Handlekit) => hk::frag_iter(budget),
+        (W::FragIter, C::Hecs) => peer_hecs::frag_iter(budget),
+        (W::FragIter, C::Bevy) => peer_bevy::frag_iter(budget),
+        (W::FragIter, C::Shipyard) => peer_shipyard::frag_iter(budget),
+        (W::HeavyCompute, C::Handlekit) => hk::heavy_compute(n, budget),
+        (W::HeavyCompute, C::Hecs) => peer_hecs::heavy_compute(n, budget),
+        (W::HeavyCompute, C::Bevy) => peer_bevy::heavy_compute(n, budget),
+        (W::HeavyCompute, C::Shipyard) => peer_shipyard::heavy_compute(n, budget),
+        (W::Schedule, C::Handlekit) => hk::schedule(n / 4, budget),
+        (W::Schedule, C::Hecs) => peer_hecs::schedule(n / 4, budget),
+        (W::Schedule, C::Bevy) => peer_bevy::schedule(n / 4, budget),
+        (W::Schedule, C::Shipyard) => peer_shipyard::schedule(n / 4, budget),
+        (W::AddRemove, C::Handlekit) => hk::add_remove(n),
+        (W::AddRemove, C::Hecs) => peer_hecs::add_remove(n),
+        (W::AddRemove, C::Bevy) => peer_bevy::add_remove(n),
+        (W::AddRemove, C::BevySparse) => peer_bevy::add_remove_sparse(n),
+        (W::AddRemove, C::Shipyard) => peer_shipyard::add_remove(n),
+        (W::RandomGet, C::Handlekit) => hk::random_get(n, rng, budget),
+        (W::RandomGet, C::Hecs) => peer_hecs::random_get(n, rng, budget),
+        (W::RandomGet, C::Bevy) => peer_bevy::random_get(n, rng, budget),
+        (W::RandomGet, C::Shipyard) => peer_shipyard::random_get(n, rng, budget),
+        (W::SerializeBinary | W::SerializeText, C::Handlekit) => {
+            return hk::serialize(n, workload == W::SerializeText)
+        }
+        (W::SerializeBinary | W::SerializeText, C::Hecs) => {
+            return peer_hecs::serialize(n, workload == W::SerializeText)
+        }
+        (workload, contender) => {
+            unreachable!("{} does not run {}", contender.name(), workload.name())
+        }
+    };
+    Outcome::Timed(timed)
+}
+
+/// The physical bound of `simple_iter`: two `Vec`s zipped.
+fn plain_vec_iter(n: usize, budget: Budget) -> Timed {
+    let (_, mut position, _, velocity) = data::simple();
+    let mut positions = vec![position; n];
+    let velocities = vec![velocity; n];
+    let timed = time_passes(n, budget, || {
+        for (p, v) in positions.iter_mut().zip(&velocities) {
+            p.0 += v.0;
+        }
+    });
+    position = positions[n / 2];
+    black_box(position);
+    timed
+}
+
+/// One sample: ns per operation, repeating the run (each with its own
+/// setup) until the budget's time is reached; `None` if pending.
+pub fn sample(
+    contender: Contender,
+    workload: EcsWorkload,
+    n: usize,
+    seed: u64,
+    budget: Budget,
+) -> Result<f64, &'static str> {
+    let mut rng = Rng::new(seed);
+    let mut total = Timed::default();
+    let mut rounds = 0;
+    while rounds < budget.max_rounds && (rounds == 0 || total.elapsed < budget.min_time) {
+        match run(contender, workload, n, &mut rng, budget) {
+            Outcome::Timed(timed) => {
+                total.elapsed += timed.elapsed;
+                total.ops += timed.ops;
+            }
+            Outcome::Pending(why) => return Err(why),
+        }
+        rounds += 1;
+    }
+    Ok(total.elapsed.as_nanos() as f64 / total.ops.max(1) as f64)
+}
+
+/// A cell left unmeasured on purpose, and why.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Pending {
+    pub workload: &'static str,
+    pub container: &'static str,
+    pub n: usize,
+    pub reason: &'static str,
+}
+
+/// Memory a world holds, as the system and the allocator see it.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Footprint {
+    /// Growth of the process's resident memory (`/proc/self/statm`), after
+    /// the C allocator was asked to give its free memory back
+    /// (`malloc_trim`); `None` where it cannot be read.
+    pub resident: Option<usize>,
+    /// Growth of the bytes allocated through the global allocator (the
+    /// counting allocator; handlekit-ecs's columns are mapped directly and
+    /// do not show here).
+    pub heap: usize,
+}
+
+/// The baseline of a memory measurement.
+pub(crate) struct Probe {
+    resident: Option<usize>,
+    heap: usize,
+}
+
+impl Probe {
+    /// Trims the C allocator and notes the process's memory.
+    pub(crate) fn start() -> Probe {
+        crate::alloc::trim();
+        Probe {
+            resident: resident_bytes(),
+            heap: crate::alloc::live_bytes(),
+        }
+    }
+
+    /// The growth since [`start`](Self::start), after trimming again.
+    pub(crate) fn read(&self) -> Footprint {
+        crate::alloc::trim();
+        Footprint {
+            resident: resident_bytes()
+                .zip(self.resident)
+                .map(|(now, then)| now.saturating_sub(then)),
+            heap: crate::alloc::live_bytes().saturating_sub(self.heap),
+        }
+    }
+}
+
+/// The process's resident memory, from `/proc/self/statm`.
+pub fn resident_bytes() -> Option<usize> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: usize = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * crate::alloc::page_size())
+}
+
+/// What a contender's `despawn_front` did.
+pub(crate) struct DespawnFront {
+    peak: Footprint,
+    after: Footprint,
+    elapsed: Duration,
+    despawned: usize,
+    release: &'static str,
+}
+
+/// One contender's `despawn_front`: spawn N simple entities, despawn the
+/// oldest 90%, give memory back as the contender can.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DespawnRow {
+    pub container: &'static str,
+    pub n: usize,
+    pub peak: Footprint,
+    pub after: Footprint,
+    /// `after.resident ÷ peak.resident`.
+    pub resident_ratio: Option<f64>,
+    /// ns per despawned entity, despawn and collection together (one run).
+    pub ns_per_despawn: f64,
+    /// What the contender did to give memory back.
+    pub release: &'static str,
+}
+
+/// The orders `collect_pause` measures, as the names of its rows.
+///
+/// `Order::Any` only: it frees every row it examines, so successive calls
+/// each meet fresh half-dead rows. `Order::Preserve` compacts the live rows
+/// it finds at the front of the window, so in a half-dead world the next
+/// calls meet a growing live run until a whole budget is live and a call
+/// frees nothing (as `World::collect` documents); timed that way, its
+/// calls measure that state, not a pause.
+pub const PAUSE_ORDERS: [(&str, handlekit_ecs::Order); 1] =
+    [("collect(Any)", handlekit_ecs::Order::Any)];
+
+/// The rows one `collect(PAUSE_BUDGET, ..)` examines.
+pub const PAUSE_BUDGET: usize = 4096;
+
+/// Everything the ECS section measured.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct EcsResults {
+    pub sizes: Option<Sizes>,
+    pub cells: Vec<Cell>,
+    pub pending: Vec<Pending>,
+    pub despawn_front: Vec<DespawnRow>,
+    /// `collect_pause`: workload `collect_pause`, container the order, ns
+    /// per call.
+    pub collect_pause: Vec<Cell>,
+}
+
+/// Runs `despawn_front` on `contender` (one run: the figures are memory,
+/// and the time is informative).
+pub fn despawn_front(contender: Contender, n: usize) -> Option<DespawnRow> {
+    let done = match contender {
+        Contender::Handlekit => hk::despawn_front(n),
+        Contender::Hecs => peer_hecs::despawn_front(n),
+        Contender::Bevy => peer_bevy::despawn_front(n),
+        Contender::Shipyard => peer_shipyard::despawn_front(n),
+        Contender::BevySparse | Contender::Vec => return None,
+    };
+    let resident_ratio = done
+        .after
+        .resident
+        .zip(done.peak.resident)
+        .filter(|&(_, peak)| peak > 0)
+        .map(|(after, peak)| after as f64 / peak as f64);
+    Some(DespawnRow {
+        container: contender.name(),
+        n,
+        peak: done.peak,
+        after: done.after,
+        resident_ratio,
+        ns_per_despawn: done.elapsed.as_nanos() as f64 / done.despawned.max(1) as f64,
+        release: done.release,
+    })
+}
+
+/// `collect_pause`: worlds of `sizes` rows with a random half dead, one
+/// per order and size; `repeats` interleaved samples of the time of one
+/// `collect(PAUSE_BUDGET, order)` each. A world is rebuilt (untimed) once
+/// calls have examined half of its first rows, so every call meets rows of
+/// the same density.
+pub fn collect_pause(
+    orders: &[(&'static str, handlekit_ecs::Order)],
+    sizes: [usize; 2],
+    repeats: usize,
+    seed: u64,
+) -> Vec<Cell> {
+    let mut rng = Rng::new(seed);
+    type Pause = (
+        &'static str,
+        handlekit_ecs::Order,
+        usize,
+        handlekit_ecs::World,
+        usize,
+    );
+    let mut worlds: Vec<Pause> = Vec::new();
+    for &(name, order) in orders {
+        for n in sizes {
+            worlds.push((name, order, n, hk::half_dead_world(n, &mut rng), 0));
+        }
+    }
+    let mut samples = vec![Vec::new(); worlds.len()];
+    for repeat in 0..repeats {
+        for offset in 0..worlds.len() {
+            let slot = (offset + repeat) % worlds.len();
+            let (_, order, n, world, calls) = &mut worlds[slot];
+            if *calls >= (*n / 2 / PAUSE_BUDGET).max(1) {
+                *world = hk::half_dead_world(*n, &mut rng);
+                *calls = 0;
+            }
+            *calls += 1;
+            let start = Instant::now();
+            let done = world.collect(PAUSE_BUDGET, *order);
+            let elapsed = start.elapsed();
+            black_box(done);
+            samples[slot].push(elapsed.as_nanos() as f64);
+        }
+    }
+    worlds
+        .iter()
+        .zip(samples)
+        .map(|((name, _, n, _, _), mut values)| {
+            values.sort_by(f64::total_cmp);
+            Cell {
+                workload: "collect_pause",
+                container: name,
+                family: Family::Handlekit,
+                value_type: SECTION,
+                n: *n,
+                median_ns: crate::median(&values),
+                min_ns: values[0],
+                max_ns: values[values.len() - 1],
+                samples: values,
+            }
+        })
+        .collect()
+}
+
+impl EcsResults {
+    fn cell(&self, workload: &str, container: &str, n: usize) -> Option<&Cell> {
+        self.cells
+            .iter()
+            .find(|c| c.workload == workload && c.container == container && c.n == n)
+    }
+
+    /// The fastest peer's cell (not handlekit, not the `Vec` bound).
+    fn best_peer(&self, workload: &str, n: usize) -> Option<&Cell> {
+        self.cells
+            .iter()
+            .filter(|c| c.workload == workload && c.n == n)
+            .filter(|c| c.family == Family::Generational)
+            .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
+    }
+
+    fn sizes_of(&self, workload: &str) -> Vec<usize> {
+        let mut sizes: Vec<usize> = self
+            .cells
+            .iter()
+            .chain(&self.collect_pause)
+            .filter(|c| c.workload == workload)
+            .map(|c| c.n)
+            .collect();
+        sizes.extend(
+            self.pending
+                .iter()
+                .filter(|p| p.workload == workload)
+                .map(|p| p.n),
+        );
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes
+    }
+
+    fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+            && self.pending.is_empty()
+            && self.despawn_front.is_empty()
+            && self.collect_pause.is_empty()
+    }
+
+    /// A goal of handlekit-ecs against another cell of the same row, at
+    /// every size measured: the figure is handlekit ÷ `other`.
+    fn ratio_goal(
+        &self,
+        goal: String,
+        workload: &str,
+        other: impl Fn(&Self, usize) -> Option<&Cell>,
+        limit: f64,
+    ) -> Goal {
+        let mut rows = Vec::new();
+        for n in self.sizes_of(workload) {
+            let ours = self.cell(workload, HANDLEKIT, n);
+            if let (Some(ours), Some(theirs)) = (ours, other(self, n)) {
+                let figure = ours.median_ns / theirs.median_ns;
+                rows.push(GoalRow {
+                    subject: HANDLEKIT,
+                    value_type: SECTION,
+                    n,
+                    figure,
+                    pass: figure <= limit,
+                });
+            }
+        }
+        let pending = self
+            .pending
+            .iter()
+            .find(|p| p.workload == workload && p.container == HANDLEKIT);
+        Goal {
+            goal,
+            pass: (!rows.is_empty()).then(|| rows.iter().all(|r| r.pass)),
+            rows,
+            note: pending.map(|p| format!("not yet measured: {}", p.reason)),
+        }
+    }
+
+    /// Issue 21's goals, as ratios from this run.
+    pub fn goals(&self) -> Vec<Goal> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let mut goals = Vec::new();
+        for workload in [
+            EcsWorkload::SimpleIter,
+            EcsWorkload::FragIter,
+            EcsWorkload::SimpleInsert,
+            EcsWorkload::HeavyCompute,
+            EcsWorkload::Schedule,
+            EcsWorkload::AddRemove,
+            EcsWorkload::RandomGet,
+        ] {
+            let name = workload.name();
+            let extra = if workload == EcsWorkload::AddRemove {
+                " (bevy_ecs's tables and sparse sets, shipyard, hecs)"
+            } else {
+                ""
+            };
+            goals.push(self.ratio_goal(
+                format!("ECS {name}: handlekit-ecs ≤ 1.0× the fastest peer{extra} (figure: handlekit-ecs ÷ fastest peer)"),
+                name,
+                move |results, n| results.best_peer(name, n),
+                1.0,
+            ));
+            if workload == EcsWorkload::SimpleIter {
+                goals.push(self.ratio_goal(
+                    "ECS simple_iter: handlekit-ecs ≤ 1.2× the loop over plain Vecs (figure: handlekit-ecs ÷ Vec)".into(),
+                    name,
+                    move |results, n| results.cell(name, "Vec", n),
+                    1.2,
+                ));
+            }
+        }
+        for workload in [EcsWorkload::SerializeBinary, EcsWorkload::SerializeText] {
+            let name = workload.name();
+            goals.push(self.ratio_goal(
+                format!("ECS {name}: handlekit-ecs ≤ 1.0× hecs (figure: handlekit-ecs ÷ hecs)"),
+                name,
+                move |results, n| results.cell(name, "hecs", n),
+                1.0,
+            ));
+        }
+        let rows: Vec<GoalRow> = self
+            .despawn_front
+            .iter()
+            .filter(|row| row.container == HANDLEKIT)
+            .filter_map(|row| {
+                row.resident_ratio.map(|figure| GoalRow {
+                    subject: HANDLEKIT,
+                    value_type: SECTION,
+                    n: row.n,
+                    figure,
+                    pass: figure <= 0.15,
+                })
+            })
+            .collect();
+        goals.push(Goal {
+            goal: "ECS despawn_front: after collection, handlekit-ecs's resident memory ≤ 15% of its peak (figure: after ÷ peak)".into(),
+            pass: (!rows.is_empty()).then(|| rows.iter().all(|r| r.pass)),
+            rows,
+            note: None,
+        });
+        let mut rows = Vec::new();
+        for (name, _) in PAUSE_ORDERS {
+            let pause = |n: usize| {
+                self.collect_pause
+                    .iter()
+                    .find(|c| c.container == name && c.n == n)
+            };
+            let sizes = self.sizes_of("collect_pause");
+            if let (Some(&small), Some(&large)) = (sizes.first(), sizes.last()) {
+                if let (Some(small), Some(large)) = (pause(small), pause(large)) {
+                    if large.n > small.n {
+                        let figure = large.median_ns / small.median_ns;
+                        rows.push(GoalRow {
+                            subject: HANDLEKIT,
+                            value_type: name,
+                            n: large.n,
+                            figure,
+                            pass: figure <= 1.2,
+                        });
+                    }
+                }
+            }
+        }
+        goals.push(Goal {
+            goal: format!(
+                "ECS collect_pause: one collect({PAUSE_BUDGET}, ..) in the largest world ≤ 1.2× in the smallest (figure: largest ÷ smallest, per order)"
+            ),
+            pass: (!rows.is_empty()).then(|| rows.iter().all(|r| r.pass)),
+            rows,
+            note: None,
+        });
+        goals
+    }
+
+    /// The contenders in table order.
+    fn contenders(&self) -> Vec<&'static str> {
+        Contender::ALL
+            .iter()
+            .map(|c| c.name())
+            .filter(|name| {
+                self.cells.iter().any(|c| c.container == *name)
+                    || self.pending.iter().any(|p| p.container == *name)
+            })
+            .collect()
+    }
+
+    /// For each workload: its rows (label, one entry per contender, ratio).
+    #[allow(clippy::type_complexity)]
+    fn tables(&self) -> Vec<(EcsWorkload, Vec<(String, Vec<String>, String)>)> {
+        let contenders = self.contenders();
+        let mut tables = Vec::new();
+        for workload in EcsWorkload::ALL {
+            let name = workload.name();
+            let mut rows = Vec::new();
+            for n in self.sizes_of(name) {
+                let best = self
+                    .cells
+                    .iter()
+                    .filter(|c| c.workload == name && c.n == n)
+                    .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
+                    .map(|c| c.container);
+                let cells = contenders
+                    .iter()
+                    .map(|&contender| {
+                        if let Some(cell) = self.cell(name, contender, n) {
+                            let mark = if Some(contender) == best { "*" } else { "" };
+                            format!("{}{mark}", crate::report::format_ns(cell.median_ns))
+                        } else if self
+                            .pending
+                            .iter()
+                            .any(|p| p.workload == name && p.container == contender && p.n == n)
+                        {
+                            "pending".into()
+                        } else {
+                            "-".into()
+                        }
+                    })
+                    .collect();
+                let ratio = match (self.cell(name, HANDLEKIT, n), self.best_peer(name, n)) {
+                    (Some(ours), Some(peer)) => {
+                        format!(
+                            "{:.2}× ({})",
+                            ours.median_ns / peer.median_ns,
+                            peer.container
+                        )
+                    }
+                    _ => "-".into(),
+                };
+                rows.push((format!("N={n}"), cells, ratio));
+            }
+            if !rows.is_empty() {
+                tables.push((workload, rows));
+            }
+        }
+        tables
+    }
+
+    pub fn terminal(&self) -> String {
+        let mut out = String::new();
+        if self.is_empty() {
+            return out;
+        }
+        let contenders = self.contenders();
+        let widths: Vec<usize> = contenders.iter().map(|name| name.len().max(8)).collect();
+        let _ = writeln!(
+            out,
+            "\nECS section — median ns, * = best in row, ratio = handlekit-ecs ÷ fastest peer (Vec is the bound, not a peer)"
+        );
+        for (workload, rows) in self.tables() {
+            let _ = writeln!(out, "\n{} ({})", workload.name(), workload.unit());
+            let _ = write!(out, "{:<12}", "");
+            for (name, width) in contenders.iter().zip(&widths) {
+                let _ = write!(out, " {name:>width$}");
+            }
+            let _ = writeln!(out, "  hk/best peer");
+            for (label, cells, ratio) in rows {
+                let _ = write!(out, "{label:<12}");
+                for (cell, width) in cells.iter().zip(&widths) {
+                    let _ = write!(out, " {cell:>width$}");
+                }
+                let _ = writeln!(out, "  {ratio}");
+            }
+        }
+        for pending in &self.pending {
+            let _ = writeln!(
+                out,
+                "  pending: {} {} N={}: {}",
+                pending.workload, pending.container, pending.n, pending.reason
+            );
+        }
+        if !self.despawn_front.is_empty() {
+            let _ = writeln!(
+                out,
+                "\ndespawn_front (spawn N simple entities, despawn the oldest 90%, give memory back; MiB of growth over the start)"
+            );
+            let _ = writeln!(
+                out,
+                "  {:<14} {:>9} {:>12} {:>12} {:>8} {:>10} {:>10} {:>11}  release",
+                "",
+                "N",
+                "peak RSS",
+                "after RSS",
+                "after/pk",
+                "peak heap",
+                "after heap",
+                "ns/despawn"
+            );
+            for row in &self.despawn_front {
+                let _ = writeln!(
+                    out,
+                    "  {:<14} {:>9} {:>12} {:>12} {:>8} {:>10.1} {:>10.1} {:>11.1}  {}",
+                    row.container,
+                    row.n,
+                    mib(row.peak.resident),
+                    mib(row.after.resident),
+                    row.resident_ratio
+                        .map_or_else(|| "-".into(), |r| format!("{:.1}%", 100.0 * r)),
+                    row.peak.heap as f64 / MIB,
+                    row.after.heap as f64 / MIB,
+                    row.ns_per_despawn,
+                    row.release
+                );
+            }
+        }
+        if !self.collect_pause.is_empty() {
+            let _ = writeln!(
+                out,
+                "\ncollect_pause (µs for one collect({PAUSE_BUDGET}, ..), half the rows dead, median of {} calls)",
+                self.collect_pause[0].samples.len()
+            );
+            for cell in &self.collect_pause {
+                let _ = writeln!(
+                    out,
+                    "  {:<18} rows={:<9} {:>9.1} µs (min {:.1}, max {:.1})",
+                    cell.container,
+                    cell.n,
+                    cell.median_ns / 1e3,
+                    cell.min_ns / 1e3,
+                    cell.max_ns / 1e3
+                );
+            }
+        }
+        out
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        if self.is_empty() {
+            return out;
+        }
+        let contenders = self.contenders();
+        let _ = writeln!(
+            out,
+            "\n## ECS section\n\nThe workloads of rust-gamedev/ecs_bench_suite on its data, and seed 004's. Each \
+             contender uses its own fastest idiom. `*` marks the best cell of a row; the last column is \
+             handlekit-ecs ÷ the fastest peer (`Vec` is the physical bound, not a peer). `pending` is a cell \
+             not measured yet."
+        );
+        for (workload, rows) in self.tables() {
+            let _ = writeln!(out, "\n### {} ({})\n", workload.name(), workload.unit());
+            let _ = write!(out, "| |");
+            for name in &contenders {
+                let _ = write!(out, " {name} |");
+            }
+            let _ = writeln!(out, " handlekit-ecs ÷ fastest peer |");
+            let _ = writeln!(out, "|{}", " --- |".repeat(contenders.len() + 2));
+            for (label, cells, ratio) in rows {
+                let _ = writeln!(out, "| {label} | {} | {ratio} |", cells.join(" | "));
+            }
+        }
+        for pending in &self.pending {
+            let _ = writeln!(
+                out,
+                "\nPending: {} on {} (N={}): {}.",
+                pending.workload, pending.container, pending.n, pending.reason
+            );
+        }
+        if !self.despawn_front.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n### despawn_front\n\nSpawn N simple entities, despawn the oldest 90%, give memory back as the \
+                 contender can. Resident: growth of the process's resident memory over the start (after \
+                 `malloc_trim`); heap: growth of the bytes allocated through the global allocator (handlekit-ecs's \
+                 columns are mapped directly, so they show in the resident figure only).\n\n\
+                 | contender | N | peak resident MiB | after MiB | after ÷ peak | peak heap MiB | after heap MiB | ns per despawn | release |\n\
+                 | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+            );
+            for row in &self.despawn_front {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {} |",
+                    row.container,
+                    row.n,
+                    mib(row.peak.resident),
+                    mib(row.after.resident),
+                    row.resident_ratio
+                        .map_or_else(|| "-".into(), |r| format!("{:.1}%", 100.0 * r)),
+                    row.peak.heap as f64 / MIB,
+                    row.after.heap as f64 / MIB,
+                    row.ns_per_despawn,
+                    row.release
+                );
+            }
+        }
+        if !self.collect_pause.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n### collect_pause\n\nOne `collect({PAUSE_BUDGET}, ..)` in a world with half its rows dead (at \
+                 random); median of {} calls.\n\n| order | rows | median µs | min µs | max µs |\n| --- | --- | --- | --- | --- |",
+                self.collect_pause[0].samples.len()
+            );
+            for cell in &self.collect_pause {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {:.1} | {:.1} | {:.1} |",
+                    cell.container,
+                    cell.n,
+                    cell.median_ns / 1e3,
+                    cell.min_ns / 1e3,
+                    cell.max_ns / 1e3
+                );
+            }
+        }
+        out
+    }
+
+    pub fn html(&self) -> String {
+        let markdown_free = |text: &str| crate::report::escape(text);
+        let mut out = String::new();
+        if self.is_empty() {
+            return out;
+        }
+        let contenders = self.contenders();
+        out.push_str("<h2>ECS section</h2><p>The workloads of rust-gamedev/ecs_bench_suite on its data, and seed 004's; median ns. \
+                      * marks the best of a row; the last column is handlekit-ecs ÷ the fastest peer (Vec is the bound).</p>\n");
+        for (workload, rows) in self.tables() {
+            let _ = write!(
+                out,
+                "<h3>{} <small>({})</small></h3><table><tr><th></th>",
+                workload.name(),
+                markdown_free(workload.unit())
+            );
+            for name in &contenders {
+                let _ = write!(out, "<th>{}</th>", markdown_free(name));
+            }
+            out.push_str("<th>handlekit-ecs ÷ fastest peer</th></tr>");
+            for (label, cells, ratio) in rows {
+                let _ = write!(out, "<tr><td>{label}</td>");
+                for cell in cells {
+                    let _ = write!(out, "<td>{cell}</td>");
+                }
+                let _ = write!(out, "<td>{}</td></tr>", markdown_free(&ratio));
+            }
+            out.push_str("</table>\n");
+        }
+        if !self.despawn_front.is_empty() {
+            out.push_str("<h3>despawn_front</h3><table><tr><th>contender</th><th>N</th><th>peak resident MiB</th>\
+                          <th>after MiB</th><th>after ÷ peak</th><th>peak heap MiB</th><th>after heap MiB</th>\
+                          <th>ns per despawn</th><th>release</th></tr>");
+            for row in &self.despawn_front {
+                let _ = write!(
+                    out,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td style=\"text-align:left\">{}</td></tr>",
+                    markdown_free(row.container),
+                    row.n,
+                    mib(row.peak.resident),
+                    mib(row.after.resident),
+                    row.resident_ratio
+                        .map_or_else(|| "-".into(), |r| format!("{:.1}%", 100.0 * r)),
+                    row.peak.heap as f64 / MIB,
+                    row.after.heap as f64 / MIB,
+                    row.ns_per_despawn,
+                    markdown_free(row.release)
+                );
+            }
+            out.push_str("</table>\n");
+        }
+        if !self.collect_pause.is_empty() {
+            let _ = write!(
+                out,
+                "<h3>collect_pause</h3><table><tr><th>order</th><th>rows</th><th>median µs</th><th>min µs</th><th>max µs</th></tr>"
+            );
+            for cell in &self.collect_pause {
+                let _ = write!(
+                    out,
+                    "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td></tr>",
+                    markdown_free(cell.container),
+                    cell.n,
+                    cell.median_ns / 1e3,
+                    cell.min_ns / 1e3,
+                    cell.max_ns / 1e3
+                );
+            }
+            out.push_str("</table>\n");
+        }
+        out
+    }
+
+    /// For `--smoke`: every cell of the plan has a finite number (or is
+    /// pending on purpose), and the seed-004 rows are there.
+    pub fn smoke_check(&self, planned: usize) -> Result<(), String> {
+        if self.cells.len() + self.pending.len() != planned {
+            return Err(format!(
+                "ECS: {} cells and {} pending, {planned} planned",
+                self.cells.len(),
+                self.pending.len()
+            ));
+        }
+        for cell in self.cells.iter().chain(&self.collect_pause) {
+            if !(cell.median_ns.is_finite() && cell.median_ns > 0.0) {
+                return Err(format!(
+                    "ECS {} {} N={}: not a time ({})",
+                    cell.workload, cell.container, cell.n, cell.median_ns
+                ));
+            }
+        }
+        for row in &self.despawn_front {
+            if row.peak.resident.is_some_and(|peak| peak == 0) {
+                return Err(format!(
+                    "ECS despawn_front {}: no resident growth",
+                    row.container
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+const MIB: f64 = (1 << 20) as f64;
+
+fn mib(bytes: Option<usize>) -> String {
+    bytes.map_or_else(|| "-".into(), |b| format!("{:.1}", b as f64 / MIB))
+}

@@ -1,0 +1,297 @@
+//! The ECS workloads on hecs (archetype tables): `spawn_batch`,
+//! `query_mut`, a `view` for lookups, `iter_batched` under rayon for
+//! `heavy_compute`, and its column serialization.
+
+use std::any::TypeId;
+use std::hint::black_box;
+use std::time::Instant;
+
+use hecs::serialize::column::{self, DeserializeContext, SerializeContext};
+use hecs::{Archetype, ColumnBatchBuilder, ColumnBatchType, Entity, World};
+use postcard::ser_flavors::Flavor as _;
+use rayon::iter::{ParallelBridge, ParallelIterator};
+use serde::de::SeqAccess;
+use serde::ser::SerializeTuple;
+
+use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
+use super::{DespawnFront, Outcome, Probe};
+use crate::workloads::{time, time_passes, Budget, Rng, Timed};
+
+pub(super) fn simple_insert(n: usize) -> Timed {
+    time(n, || {
+        let mut world = World::new();
+        world.spawn_batch((0..n).map(|_| data::simple()));
+        black_box(&world);
+    })
+}
+
+fn simple_world(n: usize) -> World {
+    let mut world = World::new();
+    world.spawn_batch((0..n).map(|_| data::simple()));
+    world
+}
+
+pub(super) fn simple_iter(n: usize, budget: Budget) -> Timed {
+    let mut world = simple_world(n);
+    time_passes(n, budget, || {
+        world
+            .query_mut::<(&mut Position, &Velocity)>()
+            .into_iter()
+            .for_each(|(p, v)| p.0 += v.0);
+    })
+}
+
+pub(super) fn frag_iter(budget: Budget) -> Timed {
+    let mut world = World::new();
+    macro_rules! spawn {
+        ($ty:path) => {
+            world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
+        };
+    }
+    crate::for_each_frag_type!(spawn);
+    let n = world.len() as usize;
+    time_passes(n, budget, || {
+        world
+            .query_mut::<&mut Data>()
+            .into_iter()
+            .for_each(|d| d.0 *= 2.0);
+    })
+}
+
+pub(super) fn heavy_compute(n: usize, budget: Budget) -> Timed {
+    let world = simple_world(n);
+    time_passes(n, budget, || {
+        world
+            .query::<(&mut Position, &mut Transform)>()
+            .iter_batched(64)
+            .par_bridge()
+            .for_each(|batch| batch.for_each(|(p, t)| data::heavy(p, t)));
+    })
+}
+
+macro_rules! swap {
+    ($x:ident, $y:ident) => {
+        |(x, y): (&mut $x, &mut $y)| std::mem::swap(&mut x.0, &mut y.0)
+    };
+}
+
+pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
+    let mut world = World::new();
+    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
+    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
+    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
+    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+    let world = &world;
+    // hecs has no scheduler; the same plan as handlekit-ecs's: A↔B beside
+    // C↔D then C↔E, through run-time-checked queries on the shared world.
+    time_passes(4 * n_each, budget, || {
+        rayon::join(
+            || {
+                world
+                    .query::<(&mut SA, &mut SB)>()
+                    .iter()
+                    .for_each(swap!(SA, SB))
+            },
+            || {
+                world
+                    .query::<(&mut SC, &mut SD)>()
+                    .iter()
+                    .for_each(swap!(SC, SD));
+                world
+                    .query::<(&mut SC, &mut SE)>()
+                    .iter()
+                    .for_each(swap!(SC, SE));
+            },
+        );
+    })
+}
+
+pub(super) fn add_remove(n: usize) -> Timed {
+    let mut world = World::new();
+    let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
+    time(n, || {
+        for &e in &entities {
+            world.insert_one(e, SB(0.0)).expect("alive");
+        }
+        for &e in &entities {
+            black_box(world.remove_one::<SB>(e).expect("has SB"));
+        }
+    })
+}
+
+pub(super) fn random_get(n: usize, rng: &mut Rng, budget: Budget) -> Timed {
+    let mut world = World::new();
+    let entities: Vec<Entity> = world
+        .spawn_batch((0..n).map(|i| {
+            (
+                Position(data::Vec3 {
+                    x: i as f32,
+                    ..data::Vec3::X
+                }),
+                Velocity(data::Vec3::X),
+            )
+        }))
+        .collect();
+    let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
+    time_passes(n, budget, || {
+        let view = world.view::<&Position>();
+        let mut sum = 0.0f32;
+        for &e in &lookups {
+            sum += view.get(e).map_or(0.0, |p| p.0.x);
+        }
+        black_box(sum);
+    })
+}
+
+/// The component ids of the column format.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy)]
+enum Id {
+    Transform,
+    Position,
+    Rotation,
+    Velocity,
+}
+
+/// hecs's column (de)serialization context for the simple entity.
+#[derive(Default)]
+struct Context {
+    ids: Vec<Id>,
+}
+
+impl SerializeContext for Context {
+    fn component_count(&self, archetype: &Archetype) -> usize {
+        archetype
+            .component_types()
+            .filter(|&t| {
+                t == TypeId::of::<Transform>()
+                    || t == TypeId::of::<Position>()
+                    || t == TypeId::of::<Rotation>()
+                    || t == TypeId::of::<Velocity>()
+            })
+            .count()
+    }
+
+    fn serialize_component_ids<S: SerializeTuple>(
+        &mut self,
+        archetype: &Archetype,
+        mut out: S,
+    ) -> Result<S::Ok, S::Error> {
+        column::try_serialize_id::<Transform, _, _>(archetype, &Id::Transform, &mut out)?;
+        column::try_serialize_id::<Position, _, _>(archetype, &Id::Position, &mut out)?;
+        column::try_serialize_id::<Rotation, _, _>(archetype, &Id::Rotation, &mut out)?;
+        column::try_serialize_id::<Velocity, _, _>(archetype, &Id::Velocity, &mut out)?;
+        out.end()
+    }
+
+    fn serialize_components<S: SerializeTuple>(
+        &mut self,
+        archetype: &Archetype,
+        mut out: S,
+    ) -> Result<S::Ok, S::Error> {
+        column::try_serialize::<Transform, _>(archetype, &mut out)?;
+        column::try_serialize::<Position, _>(archetype, &mut out)?;
+        column::try_serialize::<Rotation, _>(archetype, &mut out)?;
+        column::try_serialize::<Velocity, _>(archetype, &mut out)?;
+        out.end()
+    }
+}
+
+impl DeserializeContext for Context {
+    fn deserialize_component_ids<'de, A: SeqAccess<'de>>(
+        &mut self,
+        mut seq: A,
+    ) -> Result<ColumnBatchType, A::Error> {
+        self.ids.clear();
+        let mut batch = ColumnBatchType::new();
+        while let Some(id) = seq.next_element::<Id>()? {
+            match id {
+                Id::Transform => batch.add::<Transform>(),
+                Id::Position => batch.add::<Position>(),
+                Id::Rotation => batch.add::<Rotation>(),
+                Id::Velocity => batch.add::<Velocity>(),
+            };
+            self.ids.push(id);
+        }
+        Ok(batch)
+    }
+
+    fn deserialize_components<'de, A: SeqAccess<'de>>(
+        &mut self,
+        entity_count: u32,
+        mut seq: A,
+        batch: &mut ColumnBatchBuilder,
+    ) -> Result<(), A::Error> {
+        for &id in &self.ids {
+            match id {
+                Id::Transform => {
+                    column::deserialize_column::<Transform, _>(entity_count, &mut seq, batch)?
+                }
+                Id::Position => {
+                    column::deserialize_column::<Position, _>(entity_count, &mut seq, batch)?
+                }
+                Id::Rotation => {
+                    column::deserialize_column::<Rotation, _>(entity_count, &mut seq, batch)?
+                }
+                Id::Velocity => {
+                    column::deserialize_column::<Velocity, _>(entity_count, &mut seq, batch)?
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A world of `n` simple entities serialized with hecs's column format,
+/// and deserialized into a new world (postcard, or serde_json if `text`).
+pub(super) fn serialize(n: usize, text: bool) -> Outcome {
+    let world = simple_world(n);
+    let timed = time(n, || {
+        let loaded = if text {
+            let mut bytes = Vec::new();
+            let mut serializer = serde_json::Serializer::new(&mut bytes);
+            column::serialize(&world, &mut Context::default(), &mut serializer).expect("serialize");
+            let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
+            column::deserialize(&mut Context::default(), &mut deserializer).expect("deserialize")
+        } else {
+            let mut serializer = postcard::Serializer {
+                output: postcard::ser_flavors::StdVec::new(),
+            };
+            column::serialize(&world, &mut Context::default(), &mut serializer).expect("serialize");
+            let bytes = serializer.output.finalize().expect("serialize");
+            let mut deserializer = postcard::Deserializer::from_bytes(&bytes);
+            column::deserialize(&mut Context::default(), &mut deserializer).expect("deserialize")
+        };
+        assert_eq!(loaded.len(), world.len());
+        black_box(loaded);
+    });
+    Outcome::Timed(timed)
+}
+
+pub(super) fn despawn_front(n: usize) -> DespawnFront {
+    let mut handles = vec![Entity::DANGLING; n];
+    let probe = Probe::start();
+    let mut world = World::new();
+    for (slot, e) in handles
+        .iter_mut()
+        .zip(world.spawn_batch((0..n).map(|_| data::simple())))
+    {
+        *slot = e;
+    }
+    let peak = probe.read();
+    let despawned = n - n / 10;
+    let start = Instant::now();
+    for &e in &handles[..despawned] {
+        world.despawn(e).expect("alive");
+    }
+    let elapsed = start.elapsed();
+    let after = probe.read();
+    assert_eq!(world.len() as usize, n - despawned);
+    drop(world);
+    DespawnFront {
+        peak,
+        after,
+        elapsed,
+        despawned,
+        release: "despawn only (hecs has no shrink call)",
+    }
+}
