@@ -5,6 +5,7 @@
 use alloc::collections::BTreeMap;
 use core::mem;
 
+use super::buf::{BufLayout, SplitLayout, StateView};
 use super::slot::{NO_SLOT, VACANT};
 use super::store::{Exclusive, RawIter, RawIterMut, SlotStore};
 use crate::key::max_generation;
@@ -92,12 +93,17 @@ enum Spot {
     Append,
 }
 
-/// The shared core of the slot-based tables.
-pub(crate) struct SlotArena<T> {
+/// The shared core of the slot-based tables. `L` lays out the slots: state
+/// words apart from the payloads ([`SplitLayout`], for tables whose passes
+/// scan the state words) or beside them
+/// ([`InterleavedLayout`](super::buf::InterleavedLayout), for
+/// `PackedTable`'s sparse side, which is only looked up); the policy here
+/// is the same for both.
+pub(crate) struct SlotArena<T, L: BufLayout = SplitLayout> {
     /// The slots. Invariant: `store.slot_count() <= append_limit <=
     /// limits.max_slots <= SWEEP`, so every index fits in a `u32` other
     /// than the two list ends `SWEEP` and `NO_SLOT`.
-    store: SlotStore<T>,
+    store: SlotStore<T, L>,
     /// First slot of the free list, or one of its two ends: `NO_SLOT`, or
     /// `SWEEP` when the slots from `sweep` on follow the list.
     ///
@@ -156,7 +162,7 @@ pub(crate) struct SlotArena<T> {
     limits: KeyLimits,
 }
 
-impl<T> SlotArena<T> {
+impl<T, L: BufLayout> SlotArena<T, L> {
     /// An empty arena.
     #[inline]
     pub(crate) const fn new(limits: KeyLimits) -> Self {
@@ -392,7 +398,7 @@ impl<T> SlotArena<T> {
     /// Exclusive access for handing out `&mut` to values slot by slot; see
     /// [`Exclusive::value_at`](super::store::Exclusive::value_at).
     #[inline]
-    pub(crate) fn exclusive(&mut self) -> Exclusive<'_, T> {
+    pub(crate) fn exclusive(&mut self) -> Exclusive<'_, T, L> {
         self.store.exclusive()
     }
 
@@ -519,13 +525,15 @@ impl<T> SlotArena<T> {
         if head == SWEEP {
             // The refill's next slot that is not retired, if any; past the
             // last one the insertion appends.
-            let states = &self.store.states()[self.sweep.min(count)..];
-            if let Some(offset) = states
-                .iter()
-                .position(|&state| refill_takes(state, self.limits.max_generation))
-            {
+            let states = self.store.states();
+            if let Some((index, state)) = (self.sweep.min(count)..count).find_map(|index| {
+                states
+                    .get(index)
+                    .filter(|&state| refill_takes(state, self.limits.max_generation))
+                    .map(|state| (index, state))
+            }) {
                 // The state is `VACANT | last`: the generation is `last + 1`.
-                return Ok((self.sweep + offset, states[offset] - (VACANT - 1)));
+                return Ok((index, state - (VACANT - 1)));
             }
         } else if head != NO_SLOT && (head < self.pop_below || self.fifo_reuses()) {
             let last = self
@@ -588,7 +596,7 @@ impl<T> SlotArena<T> {
     #[inline(never)]
     fn general_spot(
         inputs: SpotInputs,
-        states: &[u32],
+        states: StateView<'_, T, L>,
     ) -> Result<(Spot, u32, usize), CapacityError> {
         let SpotInputs {
             mut free_head,
@@ -598,7 +606,10 @@ impl<T> SlotArena<T> {
         } = inputs;
         if free_head == SWEEP {
             // Skip the retired slots of the refill.
-            while sweep < slot_count && !refill_takes(states[sweep], inputs.max_generation) {
+            while states
+                .get(sweep)
+                .is_some_and(|state| !refill_takes(state, inputs.max_generation))
+            {
                 sweep += 1;
             }
             if sweep < slot_count {
@@ -726,8 +737,8 @@ impl<T> SlotArena<T> {
     /// is rebuilt, and the panic then propagates.
     pub(crate) fn clear(&mut self) {
         /// Rebuilds the free list if a value's `Drop` panics.
-        struct Guard<'a, T>(&'a mut SlotArena<T>);
-        impl<T> Drop for Guard<'_, T> {
+        struct Guard<'a, T, L: BufLayout>(&'a mut SlotArena<T, L>);
+        impl<T, L: BufLayout> Drop for Guard<'_, T, L> {
             fn drop(&mut self) {
                 self.0.rebuild_free_list();
             }
@@ -813,13 +824,13 @@ impl<T> SlotArena<T> {
 
     /// Iterates the live values in index order.
     #[inline]
-    pub(crate) fn iter(&self) -> RawIter<'_, T> {
+    pub(crate) fn iter(&self) -> RawIter<'_, T, L> {
         self.store.iter()
     }
 
     /// Iterates the live values in index order, mutably.
     #[inline]
-    pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T> {
+    pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T, L> {
         self.store.iter_mut()
     }
 
@@ -837,7 +848,7 @@ impl<T> SlotArena<T> {
     /// accessors.
     #[inline]
     #[cfg(feature = "serde")]
-    pub(crate) fn slot_refs(&self) -> super::store::SlotRefs<'_, T> {
+    pub(crate) fn slot_refs(&self) -> super::store::SlotRefs<'_, T, L> {
         self.store.slot_refs()
     }
 
@@ -901,7 +912,7 @@ impl<T> SlotArena<T> {
 
     /// The slots alone, for a container without a free list.
     #[cfg(feature = "serde")]
-    pub(crate) fn into_store(self) -> SlotStore<T> {
+    pub(crate) fn into_store(self) -> SlotStore<T, L> {
         self.store
     }
 
@@ -1013,8 +1024,8 @@ impl<T> SlotArena<T> {
     }
 }
 
-impl<T> AsMut<SlotStore<T>> for SlotArena<T> {
-    fn as_mut(&mut self) -> &mut SlotStore<T> {
+impl<T, L: BufLayout> AsMut<SlotStore<T, L>> for SlotArena<T, L> {
+    fn as_mut(&mut self) -> &mut SlotStore<T, L> {
         &mut self.store
     }
 }
@@ -1053,7 +1064,7 @@ impl core::fmt::Display for BuildError {
     }
 }
 
-impl<T: Clone> Clone for SlotArena<T> {
+impl<T: Clone, L: BufLayout> Clone for SlotArena<T, L> {
     fn clone(&self) -> Self {
         let mut store =
             SlotStore::with_capacity(self.fixed_capacity.unwrap_or(self.store.slot_count()));
@@ -1067,8 +1078,8 @@ impl<T: Clone> Clone for SlotArena<T> {
     fn clone_from(&mut self, source: &Self) {
         /// Repairs the free list and counts if a `clone` panics, so the
         /// target stays a sound arena holding what was cloned so far.
-        struct Guard<'a, T>(&'a mut SlotArena<T>);
-        impl<T> Drop for Guard<'_, T> {
+        struct Guard<'a, T, L: BufLayout>(&'a mut SlotArena<T, L>);
+        impl<T, L: BufLayout> Drop for Guard<'_, T, L> {
             fn drop(&mut self) {
                 self.0.rebuild_free_list();
             }
@@ -1098,9 +1109,9 @@ impl<T: Clone> Clone for SlotArena<T> {
     }
 }
 
-impl<T> SlotArena<T> {
+impl<T, L: BufLayout> SlotArena<T, L> {
     /// Everything but the slots, for building a copy.
-    fn header<U>(&self) -> SlotArena<U> {
+    fn header<U>(&self) -> SlotArena<U, L> {
         SlotArena {
             store: SlotStore::new(),
             free_head: self.free_head,

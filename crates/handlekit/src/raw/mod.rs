@@ -10,9 +10,13 @@
 //! - [`bitset`]: the word-at-a-time iterator over occupancy words (a
 //!   `Block`'s);
 //! - [`scan`]: the same walk made from state words, 64 at a time (the
-//!   store's occupancy);
-//! - [`store`]: `SlotStore`, state words and payloads in two parallel
-//!   arrays: lookup, iteration, drop, clone;
+//!   store's occupancy), and a slot-by-slot walk for interleaved stores;
+//! - [`buf`]: `SlotBuf`, the one allocation behind a store, in one of two
+//!   layouts (`BufLayout`): state words in an area apart from the payloads
+//!   (`SplitLayout`, the default) or each beside its payload
+//!   (`InterleavedLayout`, `PackedTable`'s sparse side);
+//! - [`store`]: `SlotStore`, slots in a `SlotBuf`: lookup, iteration, drop,
+//!   clone;
 //! - [`block`]: `Block`, a fixed run of slots that never moves, with its
 //!   own occupancy words, and iteration over a list of blocks (the storage
 //!   of `Hive`);
@@ -177,4 +181,5 @@ where
 #[cfg(feature = "serde")]
 pub(crate) use arena::BuildError;
 pub(crate) use arena::{KeyLimits, SlotArena};
+pub(crate) use buf::{BufLayout, InterleavedLayout};
 pub(crate) use store::{Exclusive, RawIter, RawIterMut, SlotStore};
