@@ -85,14 +85,14 @@ pub(crate) unsafe trait BufLayout: Sized + 'static {
     /// # Safety
     ///
     /// `i` is below the capacity of the buffer `ptrs` belongs to.
-    unsafe fn state_ptr<T>(ptrs: BufPtrs<T, Self>, i: usize) -> *mut u32;
+    unsafe fn state_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut u32;
 
     /// The payload of slot `i`.
     ///
     /// # Safety
     ///
     /// As for [`state_ptr`](Self::state_ptr).
-    unsafe fn payload_ptr<T>(ptrs: BufPtrs<T, Self>, i: usize) -> *mut Payload<T>;
+    unsafe fn payload_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut Payload<T>;
 
     /// A walk over the occupied slots among `states`, of which there are
     /// exactly `count`.
@@ -132,14 +132,14 @@ unsafe impl BufLayout for SplitLayout {
     }
 
     #[inline(always)]
-    unsafe fn state_ptr<T>(ptrs: BufPtrs<T, Self>, i: usize) -> *mut u32 {
+    unsafe fn state_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut u32 {
         // SAFETY: `i < capacity` (the caller's guarantee), and the state
         // area holds `capacity` words.
         unsafe { ptrs.states.as_ptr().add(i) }
     }
 
     #[inline(always)]
-    unsafe fn payload_ptr<T>(ptrs: BufPtrs<T, Self>, i: usize) -> *mut Payload<T> {
+    unsafe fn payload_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut Payload<T> {
         // SAFETY: `i < capacity` (the caller's guarantee), and the payload
         // area holds `capacity` payloads.
         unsafe { ptrs.base.as_ptr().add(i) }
@@ -172,14 +172,14 @@ unsafe impl BufLayout for InterleavedLayout {
     }
 
     #[inline(always)]
-    unsafe fn state_ptr<T>(ptrs: BufPtrs<T, Self>, i: usize) -> *mut u32 {
+    unsafe fn state_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut u32 {
         // SAFETY: `i < capacity` (the caller's guarantee), so slot `i` is
         // in the allocation.
         unsafe { Slot::state_ptr(ptrs.base.as_ptr().add(i)) }
     }
 
     #[inline(always)]
-    unsafe fn payload_ptr<T>(ptrs: BufPtrs<T, Self>, i: usize) -> *mut Payload<T> {
+    unsafe fn payload_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut Payload<T> {
         // SAFETY: as in `state_ptr`.
         unsafe { Slot::payload_ptr(ptrs.base.as_ptr().add(i)) }
     }
@@ -224,7 +224,7 @@ impl<T, L: BufLayout> BufPtrs<T, L> {
     ///
     /// `i` is below the capacity of the buffer these pointers belong to.
     #[inline(always)]
-    pub(crate) unsafe fn state(self, i: usize) -> *mut u32 {
+    pub(crate) unsafe fn state(&self, i: usize) -> *mut u32 {
         // SAFETY: the caller's guarantee is the layout's.
         unsafe { L::state_ptr(self, i) }
     }
@@ -235,7 +235,7 @@ impl<T, L: BufLayout> BufPtrs<T, L> {
     ///
     /// As for [`state`](Self::state).
     #[inline(always)]
-    pub(crate) unsafe fn payload(self, i: usize) -> *mut Payload<T> {
+    pub(crate) unsafe fn payload(&self, i: usize) -> *mut Payload<T> {
         // SAFETY: the caller's guarantee is the layout's.
         unsafe { L::payload_ptr(self, i) }
     }
