@@ -1128,3 +1128,175 @@ impl<T, L: BufLayout> SlotArena<T, L> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::{String, ToString};
+    use alloc::vec::Vec;
+
+    use super::{KeyLimits, SlotArena};
+    use crate::raw::buf::{BufLayout, InterleavedLayout, SplitLayout};
+    use crate::Reuse;
+
+    /// Small limits, so that slots retire within a test.
+    const LIMITS: KeyLimits = KeyLimits {
+        max_slots: 1 << 12,
+        max_generation: 6,
+    };
+
+    /// A little generator (SplitMix64), so runs repeat.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) % n as u64) as usize
+        }
+    }
+
+    /// What an arena looks like from outside: its live `(index,
+    /// generation, value)` in index order, its counts and its next spot.
+    fn observe<L: BufLayout>(
+        arena: &SlotArena<String, L>,
+    ) -> (Vec<(usize, u32, String)>, usize, usize) {
+        arena.check_invariants();
+        let live: Vec<_> = arena
+            .iter()
+            .map(|(index, generation, value)| (index, generation, value.clone()))
+            .collect();
+        assert_eq!(live.len(), arena.len());
+        for (index, generation, value) in &live {
+            assert_eq!(arena.get(*index, *generation), Some(value));
+        }
+        (
+            live,
+            arena.retired(),
+            arena.next_spot().map_or(usize::MAX, |s| s.0),
+        )
+    }
+
+    /// Runs one seeded series of operations on an arena of layout `L` and
+    /// returns what it saw after each.
+    fn run<L: BufLayout>(
+        seed: u64,
+        steps: usize,
+    ) -> Vec<(Vec<(usize, u32, String)>, usize, usize)> {
+        let mut rng = Rng(seed);
+        let mut arena = SlotArena::<String, L>::new(LIMITS);
+        let mut keys: Vec<(usize, u32)> = Vec::new();
+        let mut detached: Vec<((usize, u32), String)> = Vec::new();
+        let mut seen = Vec::new();
+        for step in 0..steps {
+            match rng.below(20) {
+                0..=7 => {
+                    let key = arena
+                        .try_insert_with(|index, generation| {
+                            alloc::format!("{index}v{generation}s{step}")
+                        })
+                        .expect("room");
+                    keys.push(key);
+                }
+                8..=12 if !keys.is_empty() => {
+                    let (index, generation) = keys.swap_remove(rng.below(keys.len()));
+                    let value = arena.remove(index, generation).expect("live");
+                    assert!(value.starts_with(&alloc::format!("{index}v{generation}s")));
+                    // A stale key misses.
+                    assert_eq!(arena.remove(index, generation), None);
+                    assert!(!arena.contains(index, generation));
+                }
+                13 if !keys.is_empty() => {
+                    let key = keys.swap_remove(rng.below(keys.len()));
+                    let value = arena.detach_slot(key.0, key.1).expect("live");
+                    detached.push((key, value));
+                }
+                14 if !detached.is_empty() => {
+                    let (key, value) = detached.swap_remove(rng.below(detached.len()));
+                    assert!(arena.is_detached(key.0, key.1));
+                    arena.reattach_slot(key.0, key.1, value).expect("detached");
+                    keys.push(key);
+                }
+                15 => {
+                    let keep = rng.below(3);
+                    arena.retain(|index, _, value| {
+                        value.push('.');
+                        (index + keep) % 3 != 0
+                    });
+                    keys.retain(|&(index, generation)| arena.contains(index, generation));
+                }
+                16 => {
+                    let reuse = if rng.below(2) == 0 {
+                        Reuse::Lifo
+                    } else {
+                        Reuse::Fifo {
+                            min_free: rng.below(4) as u32,
+                        }
+                    };
+                    arena.set_reuse(reuse);
+                }
+                17 => {
+                    for (_, _, value) in arena.iter_mut() {
+                        value.push('!');
+                    }
+                }
+                18 => {
+                    let copy = arena.clone();
+                    assert_eq!(observe(&copy), observe(&arena));
+                    arena = copy;
+                    if rng.below(4) == 0 {
+                        arena.shrink_to_fit();
+                    }
+                }
+                19 if rng.below(8) == 0 => {
+                    arena.clear();
+                    keys.clear();
+                }
+                _ => {}
+            }
+            seen.push(observe(&arena));
+        }
+        seen
+    }
+
+    /// The interleaved layout runs the same policy as the split one: the
+    /// same keys, values, retirements and reuse order, step for step.
+    #[test]
+    fn both_layouts_behave_alike() {
+        let (seeds, steps) = if cfg!(miri) { (2, 150) } else { (20, 800) };
+        for seed in 0..seeds {
+            let split = run::<SplitLayout>(seed, steps);
+            let interleaved = run::<InterleavedLayout>(seed, steps);
+            assert_eq!(split, interleaved, "seed {seed}");
+        }
+    }
+
+    /// Iteration over an interleaved arena, split for parallel passes,
+    /// yields every value once and in order (Miri checks that the `&mut`s
+    /// of the parts never alias).
+    #[test]
+    fn interleaved_iteration_splits() {
+        let slots: usize = if cfg!(miri) { 2100 } else { 5000 };
+        let mut arena = SlotArena::<u64, InterleavedLayout>::new(KeyLimits::of::<crate::Id>());
+        let keys: Vec<_> = (0..slots as u64)
+            .map(|value| arena.try_insert_with(|_, _| value).expect("room"))
+            .collect();
+        for &(index, generation) in keys.iter().filter(|key| key.0 % 3 == 1) {
+            arena.remove(index, generation);
+        }
+        let (expected, parts) = crate::raw::check_split_round!(arena);
+        assert!(parts > 1);
+        assert_eq!(expected.len(), (0..slots).filter(|i| i % 3 != 1).count());
+        let values: Vec<u64> = arena.iter().map(|(_, _, value)| *value).collect();
+        let want: Vec<u64> = expected.iter().map(|&(_, _, value)| value + 1).collect();
+        assert_eq!(values, want);
+        // A value's `Drop` is run once per value, through the same walk.
+        let mut strings = SlotArena::<String, InterleavedLayout>::new(LIMITS);
+        for n in 0..100 {
+            strings.try_insert_with(|_, _| n.to_string()).expect("room");
+        }
+        strings.retain(|index, _, _| index % 2 == 0);
+        assert_eq!(strings.iter().count(), 50);
+        drop(strings);
+    }
+}
