@@ -1157,10 +1157,12 @@ mod tests {
     }
 
     /// What an arena looks like from outside: its live `(index,
-    /// generation, value)` in index order, its counts and its next spot.
-    fn observe<L: BufLayout>(
-        arena: &SlotArena<String, L>,
-    ) -> (Vec<(usize, u32, String)>, usize, usize) {
+    /// generation, value)` in index order, its retired count and the index
+    /// of its next spot.
+    type Seen = (Vec<(usize, u32, String)>, usize, usize);
+
+    /// What `arena` looks like from outside (see [`Seen`]).
+    fn observe<L: BufLayout>(arena: &SlotArena<String, L>) -> Seen {
         arena.check_invariants();
         let live: Vec<_> = arena
             .iter()
@@ -1179,10 +1181,7 @@ mod tests {
 
     /// Runs one seeded series of operations on an arena of layout `L` and
     /// returns what it saw after each.
-    fn run<L: BufLayout>(
-        seed: u64,
-        steps: usize,
-    ) -> Vec<(Vec<(usize, u32, String)>, usize, usize)> {
+    fn run<L: BufLayout>(seed: u64, steps: usize) -> Vec<Seen> {
         let mut rng = Rng(seed);
         let mut arena = SlotArena::<String, L>::new(LIMITS);
         let mut keys: Vec<(usize, u32)> = Vec::new();
