@@ -127,7 +127,9 @@
 //! value). No padding goes between the state word and the value, so that is
 //! at most slotmap's `SlotMap` (16 bytes for `u64`, 72 for a 64-byte value
 //! aligned to 8). A [`PackedTable`] spends `size_of::<T>() + size_of::<K>()`
-//! per value on the dense side and 8 bytes per slot on the sparse side. An
+//! per value on the dense side and 8 bytes per slot on the sparse side (the
+//! state word and the dense position side by side, so a lookup reads one
+//! cache line there). An
 //! [`IndexLists`] node is a slot holding the value and a 4-byte link: `4 +
 //! size_of::<T>() + 4` rounded as above (24 bytes for a 16-byte particle);
 //! each list costs its 4-byte [`Head`]. [`Pool`] slots are laid out as
@@ -228,9 +230,14 @@
 //!
 //! The unsafe code that touches slot memory lives in one private module,
 //! the raw slot layer: a `Slot` (the tagged union), a `SlotStore` (state
-//! words and payloads in two parallel arrays, the state words doubling as
-//! the occupancy that iteration scans; lookup, iteration, drop, clone) and
-//! a `SlotArena` (a store plus the free list, reuse policy and retirement).
+//! words and payloads in one allocation, the state words doubling as the
+//! occupancy that iteration scans; lookup, iteration, drop, clone) and a
+//! `SlotArena` (a store plus the free list, reuse policy and retirement).
+//! The store's layout is a type parameter: the state words in an area of
+//! their own, which a pass scans 64 at a time (`IdTable`, the secondary
+//! map, `IndexLists`), or each beside its payload, so a lookup reads one
+//! cache line (the sparse side of `PackedTable`, which is only looked up);
+//! the policy is the same code for both.
 //! The arena's fast paths check one compare each: the reuse policy and the
 //! retirement limit are folded into two numbers, and a LIFO table that
 //! empties is reset in O(1) to a refill that takes its slots in index

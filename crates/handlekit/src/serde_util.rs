@@ -14,13 +14,15 @@ use serde::ser::{Serialize, SerializeSeq, Serializer};
 use crate::raw::pool::RawPool;
 use crate::raw::slot::SlotRef;
 use crate::raw::store::SlotRefs;
-use crate::raw::{BuildError, KeyLimits, SlotArena};
+use crate::raw::{BufLayout, BuildError, KeyLimits, SlotArena};
 use crate::Key;
 
 /// Slots, borrowed for serialization.
-pub(crate) struct SlotsRef<'a, T>(pub(crate) SlotRefs<'a, T>);
+pub(crate) struct SlotsRef<'a, T, L: BufLayout = crate::raw::buf::SplitLayout>(
+    pub(crate) SlotRefs<'a, T, L>,
+);
 
-impl<T: Serialize> Serialize for SlotsRef<'_, T> {
+impl<T: Serialize, L: BufLayout> Serialize for SlotsRef<'_, T, L> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serialize_slots(serializer, self.0.len(), self.0.clone())
     }
@@ -48,7 +50,7 @@ pub(crate) trait SlotSink<T> {
     fn push_slot(&mut self, generation: u32, value: Option<T>) -> Result<(), BuildError>;
 }
 
-impl<T> SlotSink<T> for SlotArena<T> {
+impl<T, L: BufLayout> SlotSink<T> for SlotArena<T, L> {
     fn push_slot(&mut self, generation: u32, value: Option<T>) -> Result<(), BuildError> {
         match value {
             Some(value) => self.push_occupied(generation, value),
@@ -94,9 +96,11 @@ impl<'de, S: SlotSink<T>, T: Deserialize<'de>> Visitor<'de> for SlotsInto<'_, S,
 /// The detached slots of an arena, serialized as a sequence of
 /// `(index, generation)`: the slot index and the generation of the detached
 /// key. The slot itself serializes as a vacant slot at the last generation.
-pub(crate) struct DetachedRef<'a, T>(pub(crate) &'a SlotArena<T>);
+pub(crate) struct DetachedRef<'a, T, L: BufLayout = crate::raw::buf::SplitLayout>(
+    pub(crate) &'a SlotArena<T, L>,
+);
 
-impl<T> Serialize for DetachedRef<'_, T> {
+impl<T, L: BufLayout> Serialize for DetachedRef<'_, T, L> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.0.detached_slots())
     }
@@ -104,8 +108,8 @@ impl<T> Serialize for DetachedRef<'_, T> {
 
 /// Marks the deserialized `(index, generation)` pairs detached in `arena`
 /// (built already), validating each.
-pub(crate) fn restore_detached<T, E: de::Error>(
-    arena: &mut SlotArena<T>,
+pub(crate) fn restore_detached<T, L: BufLayout, E: de::Error>(
+    arena: &mut SlotArena<T, L>,
     detached: &[(u32, u32)],
 ) -> Result<(), E> {
     for &(index, generation) in detached {
@@ -117,9 +121,12 @@ pub(crate) fn restore_detached<T, E: de::Error>(
 }
 
 /// A slot arena deserialized for key type `K`, with its free list built.
-pub(crate) struct ArenaOf<T, K>(pub(crate) SlotArena<T>, pub(crate) PhantomData<fn(K) -> K>);
+pub(crate) struct ArenaOf<T, K, L: BufLayout = crate::raw::buf::SplitLayout>(
+    pub(crate) SlotArena<T, L>,
+    pub(crate) PhantomData<fn(K) -> K>,
+);
 
-impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for ArenaOf<T, K> {
+impl<'de, T: Deserialize<'de>, K: Key, L: BufLayout> Deserialize<'de> for ArenaOf<T, K, L> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         // Nothing is reserved from the length hint: the slots vector grows
         // as slots arrive.

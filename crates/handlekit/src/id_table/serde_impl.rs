@@ -55,7 +55,7 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for IdTable<T, K> {
             detached,
         } = Owned::<T, K>::deserialize(deserializer)?;
         let mut arena = slots.0;
-        restore_detached::<T, D::Error>(&mut arena, &detached)?;
+        restore_detached::<T, _, D::Error>(&mut arena, &detached)?;
         arena.set_reuse(reuse);
         Ok(IdTable {
             arena,

@@ -12,6 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::PackedTable;
 use crate::dense::Dense;
+use crate::raw::InterleavedLayout;
 use crate::serde_util::{restore_detached, ArenaOf, DetachedRef, SlotsRef};
 use crate::{Key, Reuse};
 
@@ -19,9 +20,9 @@ use crate::{Key, Reuse};
 #[serde(rename = "PackedTable", bound(serialize = "T: Serialize"))]
 struct Repr<'a, T> {
     reuse: Reuse,
-    slots: SlotsRef<'a, u32>,
+    slots: SlotsRef<'a, u32, InterleavedLayout>,
     values: &'a [T],
-    detached: DetachedRef<'a, u32>,
+    detached: DetachedRef<'a, u32, InterleavedLayout>,
 }
 
 #[derive(Deserialize)]
@@ -32,7 +33,7 @@ struct Repr<'a, T> {
 )]
 struct Owned<T, K: Key> {
     reuse: Reuse,
-    slots: ArenaOf<u32, K>,
+    slots: ArenaOf<u32, K, InterleavedLayout>,
     values: Vec<T>,
     #[serde(default)]
     detached: Vec<(u32, u32)>,
@@ -59,7 +60,7 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for PackedTable<T, K> {
             detached,
         } = Owned::<T, K>::deserialize(deserializer)?;
         let mut sparse = slots.0;
-        restore_detached::<u32, D::Error>(&mut sparse, &detached)?;
+        restore_detached::<u32, _, D::Error>(&mut sparse, &detached)?;
         sparse.set_reuse(reuse);
         if sparse.len() != values.len() {
             return Err(D::Error::custom(format_args!(

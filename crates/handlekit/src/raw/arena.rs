@@ -5,6 +5,7 @@
 use alloc::collections::BTreeMap;
 use core::mem;
 
+use super::buf::{BufLayout, SplitLayout, StateView};
 use super::slot::{NO_SLOT, VACANT};
 use super::store::{Exclusive, RawIter, RawIterMut, SlotStore};
 use crate::key::max_generation;
@@ -92,12 +93,17 @@ enum Spot {
     Append,
 }
 
-/// The shared core of the slot-based tables.
-pub(crate) struct SlotArena<T> {
+/// The shared core of the slot-based tables. `L` lays out the slots: state
+/// words apart from the payloads ([`SplitLayout`], for tables whose passes
+/// scan the state words) or beside them
+/// ([`InterleavedLayout`](super::buf::InterleavedLayout), for
+/// `PackedTable`'s sparse side, which is only looked up); the policy here
+/// is the same for both.
+pub(crate) struct SlotArena<T, L: BufLayout = SplitLayout> {
     /// The slots. Invariant: `store.slot_count() <= append_limit <=
     /// limits.max_slots <= SWEEP`, so every index fits in a `u32` other
     /// than the two list ends `SWEEP` and `NO_SLOT`.
-    store: SlotStore<T>,
+    store: SlotStore<T, L>,
     /// First slot of the free list, or one of its two ends: `NO_SLOT`, or
     /// `SWEEP` when the slots from `sweep` on follow the list.
     ///
@@ -156,7 +162,7 @@ pub(crate) struct SlotArena<T> {
     limits: KeyLimits,
 }
 
-impl<T> SlotArena<T> {
+impl<T, L: BufLayout> SlotArena<T, L> {
     /// An empty arena.
     #[inline]
     pub(crate) const fn new(limits: KeyLimits) -> Self {
@@ -392,7 +398,7 @@ impl<T> SlotArena<T> {
     /// Exclusive access for handing out `&mut` to values slot by slot; see
     /// [`Exclusive::value_at`](super::store::Exclusive::value_at).
     #[inline]
-    pub(crate) fn exclusive(&mut self) -> Exclusive<'_, T> {
+    pub(crate) fn exclusive(&mut self) -> Exclusive<'_, T, L> {
         self.store.exclusive()
     }
 
@@ -519,13 +525,15 @@ impl<T> SlotArena<T> {
         if head == SWEEP {
             // The refill's next slot that is not retired, if any; past the
             // last one the insertion appends.
-            let states = &self.store.states()[self.sweep.min(count)..];
-            if let Some(offset) = states
-                .iter()
-                .position(|&state| refill_takes(state, self.limits.max_generation))
-            {
+            let states = self.store.states();
+            if let Some((index, state)) = (self.sweep.min(count)..count).find_map(|index| {
+                states
+                    .get(index)
+                    .filter(|&state| refill_takes(state, self.limits.max_generation))
+                    .map(|state| (index, state))
+            }) {
                 // The state is `VACANT | last`: the generation is `last + 1`.
-                return Ok((self.sweep + offset, states[offset] - (VACANT - 1)));
+                return Ok((index, state - (VACANT - 1)));
             }
         } else if head != NO_SLOT && (head < self.pop_below || self.fifo_reuses()) {
             let last = self
@@ -588,7 +596,7 @@ impl<T> SlotArena<T> {
     #[inline(never)]
     fn general_spot(
         inputs: SpotInputs,
-        states: &[u32],
+        states: StateView<'_, T, L>,
     ) -> Result<(Spot, u32, usize), CapacityError> {
         let SpotInputs {
             mut free_head,
@@ -598,7 +606,10 @@ impl<T> SlotArena<T> {
         } = inputs;
         if free_head == SWEEP {
             // Skip the retired slots of the refill.
-            while sweep < slot_count && !refill_takes(states[sweep], inputs.max_generation) {
+            while states
+                .get(sweep)
+                .is_some_and(|state| !refill_takes(state, inputs.max_generation))
+            {
                 sweep += 1;
             }
             if sweep < slot_count {
@@ -726,8 +737,8 @@ impl<T> SlotArena<T> {
     /// is rebuilt, and the panic then propagates.
     pub(crate) fn clear(&mut self) {
         /// Rebuilds the free list if a value's `Drop` panics.
-        struct Guard<'a, T>(&'a mut SlotArena<T>);
-        impl<T> Drop for Guard<'_, T> {
+        struct Guard<'a, T, L: BufLayout>(&'a mut SlotArena<T, L>);
+        impl<T, L: BufLayout> Drop for Guard<'_, T, L> {
             fn drop(&mut self) {
                 self.0.rebuild_free_list();
             }
@@ -813,13 +824,13 @@ impl<T> SlotArena<T> {
 
     /// Iterates the live values in index order.
     #[inline]
-    pub(crate) fn iter(&self) -> RawIter<'_, T> {
+    pub(crate) fn iter(&self) -> RawIter<'_, T, L> {
         self.store.iter()
     }
 
     /// Iterates the live values in index order, mutably.
     #[inline]
-    pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T> {
+    pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T, L> {
         self.store.iter_mut()
     }
 
@@ -837,7 +848,7 @@ impl<T> SlotArena<T> {
     /// accessors.
     #[inline]
     #[cfg(feature = "serde")]
-    pub(crate) fn slot_refs(&self) -> super::store::SlotRefs<'_, T> {
+    pub(crate) fn slot_refs(&self) -> super::store::SlotRefs<'_, T, L> {
         self.store.slot_refs()
     }
 
@@ -901,7 +912,7 @@ impl<T> SlotArena<T> {
 
     /// The slots alone, for a container without a free list.
     #[cfg(feature = "serde")]
-    pub(crate) fn into_store(self) -> SlotStore<T> {
+    pub(crate) fn into_store(self) -> SlotStore<T, L> {
         self.store
     }
 
@@ -1013,8 +1024,8 @@ impl<T> SlotArena<T> {
     }
 }
 
-impl<T> AsMut<SlotStore<T>> for SlotArena<T> {
-    fn as_mut(&mut self) -> &mut SlotStore<T> {
+impl<T, L: BufLayout> AsMut<SlotStore<T, L>> for SlotArena<T, L> {
+    fn as_mut(&mut self) -> &mut SlotStore<T, L> {
         &mut self.store
     }
 }
@@ -1053,7 +1064,7 @@ impl core::fmt::Display for BuildError {
     }
 }
 
-impl<T: Clone> Clone for SlotArena<T> {
+impl<T: Clone, L: BufLayout> Clone for SlotArena<T, L> {
     fn clone(&self) -> Self {
         let mut store =
             SlotStore::with_capacity(self.fixed_capacity.unwrap_or(self.store.slot_count()));
@@ -1067,8 +1078,8 @@ impl<T: Clone> Clone for SlotArena<T> {
     fn clone_from(&mut self, source: &Self) {
         /// Repairs the free list and counts if a `clone` panics, so the
         /// target stays a sound arena holding what was cloned so far.
-        struct Guard<'a, T>(&'a mut SlotArena<T>);
-        impl<T> Drop for Guard<'_, T> {
+        struct Guard<'a, T, L: BufLayout>(&'a mut SlotArena<T, L>);
+        impl<T, L: BufLayout> Drop for Guard<'_, T, L> {
             fn drop(&mut self) {
                 self.0.rebuild_free_list();
             }
@@ -1098,9 +1109,9 @@ impl<T: Clone> Clone for SlotArena<T> {
     }
 }
 
-impl<T> SlotArena<T> {
+impl<T, L: BufLayout> SlotArena<T, L> {
     /// Everything but the slots, for building a copy.
-    fn header<U>(&self) -> SlotArena<U> {
+    fn header<U>(&self) -> SlotArena<U, L> {
         SlotArena {
             store: SlotStore::new(),
             free_head: self.free_head,
@@ -1115,5 +1126,176 @@ impl<T> SlotArena<T> {
             append_limit: self.append_limit,
             limits: self.limits,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::{String, ToString};
+    use alloc::vec::Vec;
+
+    use super::{KeyLimits, SlotArena};
+    use crate::raw::buf::{BufLayout, InterleavedLayout, SplitLayout};
+    use crate::Reuse;
+
+    /// Small limits, so that slots retire within a test.
+    const LIMITS: KeyLimits = KeyLimits {
+        max_slots: 1 << 12,
+        max_generation: 6,
+    };
+
+    /// A little generator (SplitMix64), so runs repeat.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) % n as u64) as usize
+        }
+    }
+
+    /// What an arena looks like from outside: its live `(index,
+    /// generation, value)` in index order, its retired count and the index
+    /// of its next spot.
+    type Seen = (Vec<(usize, u32, String)>, usize, usize);
+
+    /// What `arena` looks like from outside (see [`Seen`]).
+    fn observe<L: BufLayout>(arena: &SlotArena<String, L>) -> Seen {
+        arena.check_invariants();
+        let live: Vec<_> = arena
+            .iter()
+            .map(|(index, generation, value)| (index, generation, value.clone()))
+            .collect();
+        assert_eq!(live.len(), arena.len());
+        for (index, generation, value) in &live {
+            assert_eq!(arena.get(*index, *generation), Some(value));
+        }
+        (
+            live,
+            arena.retired(),
+            arena.next_spot().map_or(usize::MAX, |s| s.0),
+        )
+    }
+
+    /// Runs one seeded series of operations on an arena of layout `L` and
+    /// returns what it saw after each.
+    fn run<L: BufLayout>(seed: u64, steps: usize) -> Vec<Seen> {
+        let mut rng = Rng(seed);
+        let mut arena = SlotArena::<String, L>::new(LIMITS);
+        let mut keys: Vec<(usize, u32)> = Vec::new();
+        let mut detached: Vec<((usize, u32), String)> = Vec::new();
+        let mut seen = Vec::new();
+        for step in 0..steps {
+            match rng.below(20) {
+                0..=7 => {
+                    let key = arena
+                        .try_insert_with(|index, generation| {
+                            alloc::format!("{index}v{generation}s{step}")
+                        })
+                        .expect("room");
+                    keys.push(key);
+                }
+                8..=12 if !keys.is_empty() => {
+                    let (index, generation) = keys.swap_remove(rng.below(keys.len()));
+                    let value = arena.remove(index, generation).expect("live");
+                    assert!(value.starts_with(&alloc::format!("{index}v{generation}s")));
+                    // A stale key misses.
+                    assert_eq!(arena.remove(index, generation), None);
+                    assert!(!arena.contains(index, generation));
+                }
+                13 if !keys.is_empty() => {
+                    let key = keys.swap_remove(rng.below(keys.len()));
+                    let value = arena.detach_slot(key.0, key.1).expect("live");
+                    detached.push((key, value));
+                }
+                14 if !detached.is_empty() => {
+                    let (key, value) = detached.swap_remove(rng.below(detached.len()));
+                    assert!(arena.is_detached(key.0, key.1));
+                    arena.reattach_slot(key.0, key.1, value).expect("detached");
+                    keys.push(key);
+                }
+                15 => {
+                    let keep = rng.below(3);
+                    arena.retain(|index, _, value| {
+                        value.push('.');
+                        (index + keep) % 3 != 0
+                    });
+                    keys.retain(|&(index, generation)| arena.contains(index, generation));
+                }
+                16 => {
+                    let reuse = if rng.below(2) == 0 {
+                        Reuse::Lifo
+                    } else {
+                        Reuse::Fifo {
+                            min_free: rng.below(4) as u32,
+                        }
+                    };
+                    arena.set_reuse(reuse);
+                }
+                17 => {
+                    for (_, _, value) in arena.iter_mut() {
+                        value.push('!');
+                    }
+                }
+                18 => {
+                    let copy = arena.clone();
+                    assert_eq!(observe(&copy), observe(&arena));
+                    arena = copy;
+                    if rng.below(4) == 0 {
+                        arena.shrink_to_fit();
+                    }
+                }
+                19 if rng.below(8) == 0 => {
+                    arena.clear();
+                    keys.clear();
+                }
+                _ => {}
+            }
+            seen.push(observe(&arena));
+        }
+        seen
+    }
+
+    /// The interleaved layout runs the same policy as the split one: the
+    /// same keys, values, retirements and reuse order, step for step.
+    #[test]
+    fn both_layouts_behave_alike() {
+        let (seeds, steps) = if cfg!(miri) { (2, 150) } else { (20, 800) };
+        for seed in 0..seeds {
+            let split = run::<SplitLayout>(seed, steps);
+            let interleaved = run::<InterleavedLayout>(seed, steps);
+            assert_eq!(split, interleaved, "seed {seed}");
+        }
+    }
+
+    /// Iteration over an interleaved arena, split for parallel passes,
+    /// yields every value once and in order (Miri checks that the `&mut`s
+    /// of the parts never alias).
+    #[test]
+    fn interleaved_iteration_splits() {
+        let slots: usize = if cfg!(miri) { 2100 } else { 5000 };
+        let mut arena = SlotArena::<u64, InterleavedLayout>::new(KeyLimits::of::<crate::Id>());
+        let keys: Vec<_> = (0..slots as u64)
+            .map(|value| arena.try_insert_with(|_, _| value).expect("room"))
+            .collect();
+        for &(index, generation) in keys.iter().filter(|key| key.0 % 3 == 1) {
+            arena.remove(index, generation);
+        }
+        let (expected, parts) = crate::raw::check_split_round!(arena);
+        assert!(parts > 1);
+        assert_eq!(expected.len(), (0..slots).filter(|i| i % 3 != 1).count());
+        let values: Vec<u64> = arena.iter().map(|(_, _, value)| *value).collect();
+        let want: Vec<u64> = expected.iter().map(|&(_, _, value)| value + 1).collect();
+        assert_eq!(values, want);
+        // A value's `Drop` is run once per value, through the same walk.
+        let mut strings = SlotArena::<String, InterleavedLayout>::new(LIMITS);
+        for n in 0..100 {
+            strings.try_insert_with(|_, _| n.to_string()).expect("room");
+        }
+        strings.retain(|index, _, _| index % 2 == 0);
+        assert_eq!(strings.iter().count(), 50);
+        drop(strings);
     }
 }

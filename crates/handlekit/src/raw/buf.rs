@@ -1,24 +1,40 @@
-//! `SlotBuf`: the one allocation behind a [`SlotStore`](super::SlotStore):
-//! room for `capacity` payloads, followed by room for `capacity` state
-//! words.
+//! `SlotBuf`: the one allocation behind a [`SlotStore`](super::SlotStore),
+//! in one of two layouts ([`BufLayout`]):
 //!
-//! Why one allocation rather than two `Vec`s: a table that grows by
-//! doubling reallocates its buffer about log2(N) times, and an allocator
-//! can often grow the block in place (the top of the heap, or `mremap` for
-//! big blocks). With two buffers, at most one of them can be the block
-//! that grows in place, and the other is copied every time: a `u64` table
-//! filled from empty took about 1.4 ns per insert with two buffers against
-//! 0.6 ns with one (100,000 inserts, glibc with the runner's fixed
-//! thresholds). With one buffer, growing moves only the state words (4
-//! bytes a slot) from the end of the old payload area to the end of the
-//! new one.
+//! - [`SplitLayout`]: room for `capacity` payloads, followed by room for
+//!   `capacity` state words. A pass reads the state words 64 at a time
+//!   (`StateScan`) and only the live payloads; a lookup reads a state word
+//!   and a payload from two places. `IdTable`, `SecondaryMap` and
+//!   `IndexLists` use it: their passes are among their goals.
+//! - [`InterleavedLayout`]: `capacity` [`Slot`]s, each state word beside
+//!   its payload, as `Pool`'s blocks keep them. A lookup reads one slot
+//!   (one cache line, one page); a pass reads every slot. `PackedTable`'s
+//!   sparse side uses it: it is looked up on every access and never
+//!   iterated for values (the dense array is).
 //!
-//! The buffer is allocated as a `Vec<MaybeUninit<Payload<T>>>` whose length
-//! is always its capacity (uninitialized elements are valid values of
+//! Everything else (growth, the store's policy, the arena's free list) is
+//! written once for both: the layout only says where slot `i`'s state word
+//! and payload are ([`BufPtrs`]), how many units a capacity takes, and how
+//! a pass walks the occupied slots.
+//!
+//! Why one allocation rather than two `Vec`s for the split layout: a table
+//! that grows by doubling reallocates its buffer about log2(N) times, and
+//! an allocator can often grow the block in place (the top of the heap, or
+//! `mremap` for big blocks). With two buffers, at most one of them can be
+//! the block that grows in place, and the other is copied every time: a
+//! `u64` table filled from empty took about 1.4 ns per insert with two
+//! buffers against 0.6 ns with one (100,000 inserts, glibc with the
+//! runner's fixed thresholds). With one buffer, growing moves only the
+//! state words (4 bytes a slot) from the end of the old payload area to
+//! the end of the new one.
+//!
+//! The buffer is allocated as a `Vec<MaybeUninit<Unit>>` (a payload for
+//! the split layout, a whole slot for the interleaved one) whose length is
+//! always its capacity (uninitialized elements are valid values of
 //! `MaybeUninit`), so `Vec`'s growth preserves every byte, and allocation
-//! errors are `Vec`'s own. The state words fit in the trailing payload
-//! units, since a payload (which holds at least a `u32` link) is a multiple
-//! of 4 bytes in size and alignment.
+//! errors are `Vec`'s own. In the split layout the state words fit in the
+//! trailing payload units, since a payload (which holds at least a `u32`
+//! link) is a multiple of 4 bytes in size and alignment.
 
 use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
@@ -26,27 +42,304 @@ use core::marker::PhantomData;
 use core::mem::{self, ManuallyDrop, MaybeUninit};
 use core::ptr::{self, NonNull};
 
-use super::slot::Payload;
+use super::scan::{SlotWalk, StateScan};
+use super::slot::{Payload, Slot};
+use super::store::IndexWalk;
 
-/// One payload-sized unit of the allocation.
-type Unit<T> = MaybeUninit<Payload<T>>;
+/// Where a [`SlotBuf`] keeps each slot's state word and payload, and how a
+/// pass walks the occupied slots.
+///
+/// # Safety
+///
+/// For an allocation of `units` units of `Unit<T>` (the buffer's) holding
+/// `capacity` slots, where `units_for::<T>(capacity) <= units` (and
+/// `slots_in::<T>(units)` is the largest such `capacity`), and its pointers
+/// as [`BufPtrs`] describes them: for every `i < capacity`,
+/// `state_ptr(ptrs, i)` and `payload_ptr(ptrs, i)` must point to properly
+/// aligned memory for a `u32` and a `Payload<T>`, inside the allocation,
+/// disjoint from each other and from those of every other index, derived
+/// from `ptrs`'s pointers (so with the allocation's provenance). If
+/// `SPLIT` is false, they must lie in unit `i`, so that the allocation's
+/// first `len` units hold exactly slots `0..len`. `walk` must yield
+/// exactly the occupied indices of the view, ascending, each once.
+pub(crate) unsafe trait BufLayout: Sized + 'static {
+    /// One unit of the allocation.
+    type Unit<T>;
 
-/// Payloads and state words in one allocation. It knows nothing of what the
-/// slots mean: the store says which payloads are values.
-pub(crate) struct SlotBuf<T> {
-    /// Start of the allocation and of the payload area: `units` units, from
-    /// a `Vec<Unit<T>>` with length and capacity `units` that this buffer
-    /// owns (dangling, and owning nothing, while `units == 0`). Payloads
-    /// `0..len` are initialized (as the store's state words describe).
-    payloads: NonNull<Payload<T>>,
-    /// Start of the state words: `capacity` units into the same allocation
-    /// (derived from `payloads`), room for `capacity` words. Words `0..len`
-    /// are initialized.
+    /// Whether the state words are an area of their own, `capacity` units
+    /// into the allocation (so they move when the capacity changes), rather
+    /// than part of each unit.
+    const SPLIT: bool;
+
+    /// The walk a pass takes over the occupied slots.
+    type Walk<'a, T: 'a>: IndexWalk;
+
+    /// Units needed for `slots` slots, if that fits in a `usize`.
+    fn units_for<T>(slots: usize) -> Option<usize>;
+
+    /// The most slots `units` units hold.
+    fn slots_in<T>(units: usize) -> usize;
+
+    /// The state word of slot `i`.
+    ///
+    /// # Safety
+    ///
+    /// `i` is below the capacity of the buffer `ptrs` belongs to.
+    unsafe fn state_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut u32;
+
+    /// The payload of slot `i`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`state_ptr`](Self::state_ptr).
+    unsafe fn payload_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut Payload<T>;
+
+    /// A walk over the occupied slots among `states`, of which there are
+    /// exactly `count`.
+    fn walk<T>(states: StateView<'_, T, Self>, count: usize) -> Self::Walk<'_, T>;
+}
+
+/// The state words in an area of their own after the payloads: see the
+/// module docs.
+pub(crate) enum SplitLayout {}
+
+/// Each state word beside its payload, as a [`Slot`]: see the module docs.
+pub(crate) enum InterleavedLayout {}
+
+// SAFETY: payload `i` is unit `i`; state word `i` is word `i` of the state
+// area, which starts `capacity` units in (`BufPtrs::states`) and has room
+// for `capacity` words (`units_for` counts them); the two areas do not
+// overlap. Both pointers are derived from the allocation's. `StateScan`
+// yields the occupied indices of the words it is given, each once.
+unsafe impl BufLayout for SplitLayout {
+    type Unit<T> = Payload<T>;
+    const SPLIT: bool = true;
+    type Walk<'a, T: 'a> = StateScan<'a>;
+
+    #[inline]
+    fn units_for<T>(slots: usize) -> Option<usize> {
+        let state_bytes = slots.checked_mul(4)?;
+        slots.checked_add(state_bytes.div_ceil(mem::size_of::<Payload<T>>()))
+    }
+
+    #[inline]
+    fn slots_in<T>(units: usize) -> usize {
+        let payload = mem::size_of::<Payload<T>>();
+        // `units * payload` bytes were allocated, so the product fits.
+        let slots = units * payload / (payload + 4);
+        debug_assert!(Self::units_for::<T>(slots).is_some_and(|needed| needed <= units));
+        slots
+    }
+
+    #[inline(always)]
+    unsafe fn state_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut u32 {
+        // SAFETY: `i < capacity` (the caller's guarantee), and the state
+        // area holds `capacity` words.
+        unsafe { ptrs.states.as_ptr().add(i) }
+    }
+
+    #[inline(always)]
+    unsafe fn payload_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut Payload<T> {
+        // SAFETY: `i < capacity` (the caller's guarantee), and the payload
+        // area holds `capacity` payloads.
+        unsafe { ptrs.base.as_ptr().add(i) }
+    }
+
+    #[inline]
+    fn walk<T>(states: StateView<'_, T, Self>, count: usize) -> StateScan<'_> {
+        let words = states.as_slice();
+        StateScan::new(words, 0..words.len(), count)
+    }
+}
+
+// SAFETY: slot `i` is unit `i`, and its two fields are disjoint, aligned,
+// and reached by `addr_of_mut!` from the allocation's pointer. `SlotWalk`
+// reads the state words one by one and yields the occupied ones, each
+// once.
+unsafe impl BufLayout for InterleavedLayout {
+    type Unit<T> = Slot<T>;
+    const SPLIT: bool = false;
+    type Walk<'a, T: 'a> = SlotWalk<'a, T, Self>;
+
+    #[inline]
+    fn units_for<T>(slots: usize) -> Option<usize> {
+        Some(slots)
+    }
+
+    #[inline]
+    fn slots_in<T>(units: usize) -> usize {
+        units
+    }
+
+    #[inline(always)]
+    unsafe fn state_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut u32 {
+        // SAFETY: `i < capacity` (the caller's guarantee), so slot `i` is
+        // in the allocation.
+        unsafe { Slot::state_ptr(ptrs.base.as_ptr().add(i)) }
+    }
+
+    #[inline(always)]
+    unsafe fn payload_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut Payload<T> {
+        // SAFETY: as in `state_ptr`.
+        unsafe { Slot::payload_ptr(ptrs.base.as_ptr().add(i)) }
+    }
+
+    #[inline]
+    fn walk<T>(states: StateView<'_, T, Self>, count: usize) -> SlotWalk<'_, T, Self> {
+        SlotWalk::new(states, 0..states.len(), count)
+    }
+}
+
+/// Where a buffer's slots are: the pointers of its allocation, from which
+/// the layout finds slot `i`'s state word and payload. Only pointers: what
+/// they may be used for is the business of whoever holds them (the
+/// buffer, a view or an access, each with its own invariant).
+pub(crate) struct BufPtrs<T, L: BufLayout> {
+    /// Start of the allocation (dangling while nothing is allocated).
+    base: NonNull<L::Unit<T>>,
+    /// Start of the state area, `capacity` units into the allocation and
+    /// derived from `base`, for a split layout (`L::SPLIT`); dangling and
+    /// unused for an interleaved one.
     states: NonNull<u32>,
+}
+
+impl<T, L: BufLayout> Clone for BufPtrs<T, L> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, L: BufLayout> Copy for BufPtrs<T, L> {}
+
+impl<T, L: BufLayout> BufPtrs<T, L> {
+    const DANGLING: Self = BufPtrs {
+        base: NonNull::dangling(),
+        states: NonNull::dangling(),
+    };
+
+    /// The state word of slot `i`. Made without a reference to any array,
+    /// so pointers from several calls may be used together.
+    ///
+    /// # Safety
+    ///
+    /// `i` is below the capacity of the buffer these pointers belong to.
+    #[inline(always)]
+    pub(crate) unsafe fn state(&self, i: usize) -> *mut u32 {
+        // SAFETY: the caller's guarantee is the layout's.
+        unsafe { L::state_ptr(self, i) }
+    }
+
+    /// The payload of slot `i` (see [`state`](Self::state)).
+    ///
+    /// # Safety
+    ///
+    /// As for [`state`](Self::state).
+    #[inline(always)]
+    pub(crate) unsafe fn payload(&self, i: usize) -> *mut Payload<T> {
+        // SAFETY: the caller's guarantee is the layout's.
+        unsafe { L::payload_ptr(self, i) }
+    }
+}
+
+/// The state words of a buffer's slots in use, borrowed for `'a` and read
+/// one at a time, whatever the layout.
+pub(crate) struct StateView<'a, T, L: BufLayout> {
+    /// Invariant: slots `0..len` of the buffer these point into are
+    /// initialized, and their state words are not written for `'a`.
+    ptrs: BufPtrs<T, L>,
+    len: usize,
+    _borrow: PhantomData<&'a u32>,
+}
+
+impl<T, L: BufLayout> Clone for StateView<'_, T, L> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, L: BufLayout> Copy for StateView<'_, T, L> {}
+
+// SAFETY: a view reads only `u32` state words that nothing writes for
+// `'a`, never a payload, so it may be sent and shared as a `&[u32]` may.
+unsafe impl<T, L: BufLayout> Send for StateView<'_, T, L> {}
+// SAFETY: as for `Send`.
+unsafe impl<T, L: BufLayout> Sync for StateView<'_, T, L> {}
+
+impl<T, L: BufLayout> StateView<'_, T, L> {
+    /// A view of the state words of slots `0..len`.
+    ///
+    /// # Safety
+    ///
+    /// Slots `0..len` of the buffer `ptrs` belongs to are initialized, and
+    /// their state words are not written for the view's lifetime.
+    #[inline(always)]
+    pub(crate) unsafe fn new(ptrs: BufPtrs<T, L>, len: usize) -> Self {
+        StateView {
+            ptrs,
+            len,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Slots in the view.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The state word of slot `i`, if it is in the view.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> Option<u32> {
+        if i < self.len {
+            // SAFETY: `i < len`.
+            Some(unsafe { self.get_unchecked(i) })
+        } else {
+            None
+        }
+    }
+
+    /// The state word of slot `i`, without a bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `i < len`.
+    #[inline(always)]
+    pub(crate) unsafe fn get_unchecked(&self, i: usize) -> u32 {
+        debug_assert!(i < self.len);
+        // The word is initialized and not written meanwhile (the invariant
+        // on `ptrs`).
+        // SAFETY: `i < len <= capacity` (the caller's guarantee).
+        unsafe { self.ptrs.state(i).read() }
+    }
+}
+
+impl<'a, T> StateView<'a, T, SplitLayout> {
+    /// The state words as a slice: in the split layout they are one array.
+    #[inline(always)]
+    pub(crate) fn as_slice(self) -> &'a [u32] {
+        // The split layout's state words are `len` consecutive `u32`s from
+        // `states`, initialized and not written for `'a` (the invariant on
+        // `ptrs`).
+        // SAFETY: as just said; `states` is aligned and non-null.
+        unsafe { core::slice::from_raw_parts(self.ptrs.states.as_ptr(), self.len) }
+    }
+}
+
+/// Payloads and state words in one allocation, laid out as `L` says. It
+/// knows nothing of what the slots mean: the store says which payloads are
+/// values.
+pub(crate) struct SlotBuf<T, L: BufLayout = SplitLayout> {
+    /// The allocation: `units` units, from a `Vec<MaybeUninit<L::Unit<T>>>`
+    /// with length and capacity `units` that this buffer owns (`base`
+    /// dangling, and owning nothing, while `units == 0`), and, for a split
+    /// layout, the state area `capacity` units in. The state words and
+    /// payloads of slots `0..len` are initialized (the payloads as the
+    /// store's state words describe).
+    ptrs: BufPtrs<T, L>,
     /// Size of the allocation in units (the `Vec`'s capacity).
     units: usize,
-    /// Slots the allocation holds: the largest count whose payloads and
-    /// state words fit in `units` (`units_for(capacity) <= units`).
+    /// Slots the allocation holds: `L::slots_in(units)`, the largest count
+    /// whose state words and payloads fit.
     capacity: usize,
     /// Slots in use. Invariant: `len <= capacity`.
     len: usize,
@@ -55,13 +348,11 @@ pub(crate) struct SlotBuf<T> {
 
 // SAFETY: `SlotBuf` owns its allocation as a `Vec<Payload<T>>` would, and
 // hands out access to it only through `&self`/`&mut self`.
-unsafe impl<T: Send> Send for SlotBuf<T> {}
+unsafe impl<T: Send, L: BufLayout> Send for SlotBuf<T, L> {}
 // SAFETY: as for `Send`; `&SlotBuf` gives only shared access.
-unsafe impl<T: Sync> Sync for SlotBuf<T> {}
+unsafe impl<T: Sync, L: BufLayout> Sync for SlotBuf<T, L> {}
 
-impl<T> SlotBuf<T> {
-    const PAYLOAD: usize = mem::size_of::<Payload<T>>();
-
+impl<T, L: BufLayout> SlotBuf<T, L> {
     /// A buffer with no allocation.
     #[inline]
     pub(crate) const fn new() -> Self {
@@ -71,28 +362,12 @@ impl<T> SlotBuf<T> {
             assert!(mem::size_of::<Payload<T>>() >= 4 && mem::align_of::<Payload<T>>() >= 4);
         }
         SlotBuf {
-            payloads: NonNull::dangling(),
-            states: NonNull::dangling(),
+            ptrs: BufPtrs::DANGLING,
             units: 0,
             capacity: 0,
             len: 0,
             _owns: PhantomData,
         }
-    }
-
-    /// Units needed for `slots` payloads and state words, if that fits in a
-    /// `usize`.
-    fn units_for(slots: usize) -> Option<usize> {
-        let state_bytes = slots.checked_mul(4)?;
-        slots.checked_add(state_bytes.div_ceil(Self::PAYLOAD))
-    }
-
-    /// The most slots `units` units hold.
-    fn slots_in(units: usize) -> usize {
-        // `units * PAYLOAD` bytes were allocated, so the product fits.
-        let slots = units * Self::PAYLOAD / (Self::PAYLOAD + 4);
-        debug_assert!(Self::units_for(slots).is_some_and(|needed| needed <= units));
-        slots
     }
 
     /// Slots in use.
@@ -111,64 +386,51 @@ impl<T> SlotBuf<T> {
     ///
     /// # Safety
     ///
-    /// `len <= capacity`, and the payloads and state words `0..len` are
-    /// initialized.
+    /// `len <= capacity`, and the state words and payloads of slots
+    /// `0..len` are initialized.
     #[inline(always)]
     pub(crate) unsafe fn set_len(&mut self, len: usize) {
         debug_assert!(len <= self.capacity);
         self.len = len;
     }
 
-    /// Start of the payloads, for reads and writes of single slots. Made
-    /// without a reference to the array, so pointers from several calls
-    /// may be used together.
+    /// Where the slots are, for reads and writes of single slots (see
+    /// [`BufPtrs::state`]); valid until the buffer reallocates.
     #[inline(always)]
-    pub(crate) fn payloads_ptr(&self) -> *mut Payload<T> {
-        self.payloads.as_ptr()
+    pub(crate) fn ptrs(&self) -> BufPtrs<T, L> {
+        self.ptrs
     }
 
-    /// Start of the state words (see [`payloads_ptr`](Self::payloads_ptr)).
+    /// The state word of slot `index`, for a read or a write.
+    ///
+    /// # Safety
+    ///
+    /// `index < capacity`.
     #[inline(always)]
-    pub(crate) fn states_ptr(&self) -> *mut u32 {
-        self.states.as_ptr()
+    pub(crate) unsafe fn state_ptr(&self, index: usize) -> *mut u32 {
+        debug_assert!(index < self.capacity);
+        // SAFETY: the caller's guarantee.
+        unsafe { self.ptrs.state(index) }
+    }
+
+    /// The payload of slot `index`, for a read or a write.
+    ///
+    /// # Safety
+    ///
+    /// `index < capacity`.
+    #[inline(always)]
+    pub(crate) unsafe fn payload_ptr(&self, index: usize) -> *mut Payload<T> {
+        debug_assert!(index < self.capacity);
+        // SAFETY: the caller's guarantee.
+        unsafe { self.ptrs.payload(index) }
     }
 
     /// The state words in use.
     #[inline(always)]
-    pub(crate) fn states(&self) -> &[u32] {
-        // SAFETY: words `0..len` are initialized (the invariant on
-        // `states`), and `&self` keeps them from being written.
-        unsafe { core::slice::from_raw_parts(self.states.as_ptr(), self.len) }
-    }
-
-    /// The payloads in use.
-    #[inline(always)]
-    pub(crate) fn payloads(&self) -> &[Payload<T>] {
-        // SAFETY: as in `states`.
-        unsafe { core::slice::from_raw_parts(self.payloads.as_ptr(), self.len) }
-    }
-
-    /// The state words and payloads in use, the state words shared and the
-    /// payloads unique.
-    #[inline(always)]
-    pub(crate) fn parts_mut(&mut self) -> (&[u32], &mut [Payload<T>]) {
-        // The two areas do not overlap (`states` starts `capacity` units
-        // after `payloads`).
-        // SAFETY: both runs are initialized (the invariants on `states` and
-        // `payloads`), and `&mut self` makes the payloads' borrow unique.
-        unsafe {
-            (
-                core::slice::from_raw_parts(self.states.as_ptr(), self.len),
-                core::slice::from_raw_parts_mut(self.payloads.as_ptr(), self.len),
-            )
-        }
-    }
-
-    /// The state words in use, mutably.
-    #[inline(always)]
-    pub(crate) fn states_mut(&mut self) -> &mut [u32] {
-        // SAFETY: as in `states`, through the unique borrow.
-        unsafe { core::slice::from_raw_parts_mut(self.states.as_ptr(), self.len) }
+    pub(crate) fn states(&self) -> StateView<'_, T, L> {
+        // SAFETY: slots `0..len` are initialized (the invariant on `ptrs`),
+        // and `&self` keeps them from being written.
+        unsafe { StateView::new(self.ptrs, self.len) }
     }
 
     /// Makes room for at least `additional` more slots, growing
@@ -217,7 +479,7 @@ impl<T> SlotBuf<T> {
         if wanted <= self.capacity {
             return None;
         }
-        Some(Self::units_for(wanted).map_or(usize::MAX, |units| units - self.units))
+        Some(L::units_for::<T>(wanted).map_or(usize::MAX, |units| units - self.units))
     }
 
     /// Shrinks the allocation to the slots in use (or as close as the
@@ -228,7 +490,7 @@ impl<T> SlotBuf<T> {
             return;
         }
         // Both fit: `units_for(len) <= units_for(capacity) <= units`.
-        let units = Self::units_for(wanted).unwrap_or(self.units);
+        let units = L::units_for::<T>(wanted).unwrap_or(self.units);
         // The state words move down first, to where `wanted` slots put
         // them, so that the truncated allocation keeps them.
         self.move_states(wanted);
@@ -241,40 +503,40 @@ impl<T> SlotBuf<T> {
     }
 
     /// Moves the state words to where a capacity of `capacity` slots puts
-    /// them, and records that capacity.
+    /// them (for a split layout), and records that capacity.
     fn move_states(&mut self, capacity: usize) {
-        debug_assert!(Self::units_for(capacity).is_some_and(|units| units <= self.units));
+        debug_assert!(L::units_for::<T>(capacity).is_some_and(|units| units <= self.units));
         debug_assert!(self.len <= capacity);
-        if self.units == 0 {
+        self.capacity = capacity;
+        if !L::SPLIT || self.units == 0 {
             return;
         }
         // SAFETY: `capacity` units plus `len` state words lie inside the
         // allocation (the first assertion), so does the current area (the
-        // invariant on `states`), and `ptr::copy` allows them to overlap.
+        // invariant on `ptrs`), and `ptr::copy` allows them to overlap.
         unsafe {
-            let to = self.payloads.as_ptr().add(capacity).cast::<u32>();
-            ptr::copy(self.states.as_ptr(), to, self.len);
-            self.states = NonNull::new_unchecked(to);
+            let to = self.ptrs.base.as_ptr().add(capacity).cast::<u32>();
+            ptr::copy(self.ptrs.states.as_ptr(), to, self.len);
+            self.ptrs.states = NonNull::new_unchecked(to);
         }
-        self.capacity = capacity;
     }
 
     /// Lends the allocation to `change` as its `Vec`, then takes it back
-    /// with the state words moved to the end of the new payload area. If
-    /// `change` fails or panics, the buffer is as it was.
+    /// (for a split layout, with the state words moved to the end of the
+    /// new payload area). If `change` fails or panics, the buffer is as it
+    /// was.
     fn regrow(
         &mut self,
-        change: impl FnOnce(&mut Vec<Unit<T>>) -> Result<(), TryReserveError>,
+        change: impl FnOnce(&mut Vec<MaybeUninit<L::Unit<T>>>) -> Result<(), TryReserveError>,
     ) -> Result<(), TryReserveError> {
         // `ManuallyDrop`: if `change` panics, the allocation stays owned
         // by `self` (a `Vec` that fails to grow keeps its block).
-        // SAFETY: `payloads` and `units` are the parts of a `Vec<Unit<T>>`
-        // of length and capacity `units` (the invariant on `payloads`;
-        // for `units == 0`, a dangling pointer and no allocation, as
-        // `Vec::new` has).
+        // SAFETY: `base` and `units` are the parts of a `Vec` of length and
+        // capacity `units` (the invariant on `ptrs`; for `units == 0`, a
+        // dangling pointer and no allocation, as `Vec::new` has).
         let mut vec = ManuallyDrop::new(unsafe {
             Vec::from_raw_parts(
-                self.payloads.as_ptr().cast::<Unit<T>>(),
+                self.ptrs.base.as_ptr().cast::<MaybeUninit<L::Unit<T>>>(),
                 self.units,
                 self.units,
             )
@@ -286,38 +548,42 @@ impl<T> SlotBuf<T> {
         // is a valid value.
         unsafe { vec.set_len(units) };
         // SAFETY: a `Vec`'s pointer is never null.
-        self.payloads = unsafe { NonNull::new_unchecked(vec.as_mut_ptr().cast::<Payload<T>>()) };
+        self.ptrs.base = unsafe { NonNull::new_unchecked(vec.as_mut_ptr().cast::<L::Unit<T>>()) };
         self.units = units;
         if units == 0 {
-            self.states = NonNull::dangling();
+            self.ptrs.states = NonNull::dangling();
             self.capacity = 0;
             return Ok(());
         }
-        // The allocation kept its bytes, so the state words sit
-        // `old_capacity` units in; move them to the new capacity's place.
-        // SAFETY: the old state area lies inside the new allocation:
-        // growing keeps all old units, and shrinking came after
-        // `move_states(len)` put the words inside the kept units.
-        self.states = unsafe {
-            NonNull::new_unchecked(
-                self.payloads
-                    .as_ptr()
-                    .add(old_capacity.min(units))
-                    .cast::<u32>(),
-            )
-        };
-        self.move_states(Self::slots_in(units));
+        if L::SPLIT {
+            // The allocation kept its bytes, so the state words sit
+            // `old_capacity` units in; `move_states` moves them to the new
+            // capacity's place.
+            // SAFETY: the old state area lies inside the new allocation:
+            // growing keeps all old units, and shrinking came after
+            // `move_states(len)` put the words inside the kept units.
+            self.ptrs.states = unsafe {
+                NonNull::new_unchecked(
+                    self.ptrs
+                        .base
+                        .as_ptr()
+                        .add(old_capacity.min(units))
+                        .cast::<u32>(),
+                )
+            };
+        }
+        self.move_states(L::slots_in::<T>(units));
         Ok(())
     }
 }
 
-impl<T> Drop for SlotBuf<T> {
+impl<T, L: BufLayout> Drop for SlotBuf<T, L> {
     fn drop(&mut self) {
         // The store drops the values; the units have no drop glue.
         // SAFETY: as in `regrow`; the buffer is not used again.
         drop(unsafe {
             Vec::from_raw_parts(
-                self.payloads.as_ptr().cast::<Unit<T>>(),
+                self.ptrs.base.as_ptr().cast::<MaybeUninit<L::Unit<T>>>(),
                 self.units,
                 self.units,
             )
@@ -327,10 +593,10 @@ impl<T> Drop for SlotBuf<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::SlotBuf;
+    use super::{BufLayout, InterleavedLayout, SlotBuf, SplitLayout};
     use crate::raw::slot::Payload;
 
-    fn fill<T>(buf: &mut SlotBuf<T>, slots: usize) {
+    fn fill<T, L: BufLayout>(buf: &mut SlotBuf<T, L>, slots: usize) {
         for index in buf.len()..slots {
             if index == buf.capacity() {
                 buf.reserve(1);
@@ -338,30 +604,29 @@ mod tests {
             // SAFETY: `index < capacity`, and the slot is written before
             // `len` covers it.
             unsafe {
-                buf.states_ptr()
-                    .add(index)
-                    .write(index as u32 | 0x8000_0000);
-                buf.payloads_ptr()
-                    .add(index)
+                buf.state_ptr(index).write(index as u32 | 0x8000_0000);
+                buf.payload_ptr(index)
                     .write(Payload::vacant(!(index as u32)));
                 buf.set_len(index + 1);
             }
         }
     }
 
-    fn check<T>(buf: &SlotBuf<T>) {
+    fn check<T, L: BufLayout>(buf: &SlotBuf<T, L>) {
         assert!(buf.len() <= buf.capacity());
-        for (index, &state) in buf.states().iter().enumerate() {
-            assert_eq!(state, index as u32 | 0x8000_0000);
+        let states = buf.states();
+        assert_eq!(states.len(), buf.len());
+        for index in 0..buf.len() {
+            assert_eq!(states.get(index), Some(index as u32 | 0x8000_0000));
             // SAFETY: every payload was written as a vacant link.
-            let link = unsafe { Payload::next_free_ptr(buf.payloads_ptr().add(index)).read() };
+            let link = unsafe { Payload::next_free_ptr(buf.payload_ptr(index)).read() };
             assert_eq!(link, !(index as u32));
         }
+        assert_eq!(states.get(buf.len()), None);
     }
 
-    #[test]
-    fn growth_and_shrinking_keep_both_areas() {
-        let mut buf = SlotBuf::<u64>::new();
+    fn growth_and_shrinking<L: BufLayout>() {
+        let mut buf = SlotBuf::<u64, L>::new();
         for slots in [1, 2, 3, 10, 64, 65, 200, 1000] {
             fill(&mut buf, slots);
             check(&buf);
@@ -377,13 +642,22 @@ mod tests {
     }
 
     #[test]
-    fn payload_sizes_from_4_to_large() {
-        let mut small = SlotBuf::<u8>::new();
+    fn growth_and_shrinking_keep_both_areas() {
+        growth_and_shrinking::<SplitLayout>();
+    }
+
+    #[test]
+    fn growth_and_shrinking_keep_interleaved_slots() {
+        growth_and_shrinking::<InterleavedLayout>();
+    }
+
+    fn payload_sizes<L: BufLayout>() {
+        let mut small = SlotBuf::<u8, L>::new();
         fill(&mut small, 300);
         check(&small);
         small.shrink_to_fit();
         check(&small);
-        let mut large = SlotBuf::<[u64; 9]>::new();
+        let mut large = SlotBuf::<[u64; 9], L>::new();
         fill(&mut large, 300);
         check(&large);
         large.shrink_to_fit();
@@ -391,8 +665,31 @@ mod tests {
     }
 
     #[test]
-    fn shrinking_an_empty_buffer_frees_it() {
-        let mut buf = SlotBuf::<u32>::new();
+    fn payload_sizes_from_4_to_large() {
+        payload_sizes::<SplitLayout>();
+        payload_sizes::<InterleavedLayout>();
+    }
+
+    #[test]
+    fn interleaved_slots_sit_side_by_side() {
+        let mut buf = SlotBuf::<u32, InterleavedLayout>::new();
+        fill(&mut buf, 3);
+        // SAFETY: slots 0..3 exist; only addresses are compared.
+        let (state, payload, next) = unsafe {
+            (
+                buf.state_ptr(1) as usize,
+                buf.payload_ptr(1) as usize,
+                buf.state_ptr(2) as usize,
+            )
+        };
+        // A `Slot<u32>` is 8 bytes: the state word and the payload share
+        // it, whichever order the fields are in.
+        assert_eq!(next - state, 8);
+        assert_eq!(state.abs_diff(payload), 4);
+    }
+
+    fn shrinking_empty<L: BufLayout>() {
+        let mut buf = SlotBuf::<u32, L>::new();
         buf.reserve(100);
         assert!(buf.capacity() >= 100);
         buf.shrink_to_fit();
@@ -402,11 +699,22 @@ mod tests {
     }
 
     #[test]
-    fn overflowing_sizes_are_errors() {
-        let mut buf = SlotBuf::<u64>::new();
+    fn shrinking_an_empty_buffer_frees_it() {
+        shrinking_empty::<SplitLayout>();
+        shrinking_empty::<InterleavedLayout>();
+    }
+
+    fn overflowing<L: BufLayout>() {
+        let mut buf = SlotBuf::<u64, L>::new();
         fill(&mut buf, 10);
         assert!(buf.try_reserve(usize::MAX).is_err());
         assert!(buf.try_reserve(usize::MAX / 8).is_err());
         check(&buf);
+    }
+
+    #[test]
+    fn overflowing_sizes_are_errors() {
+        overflowing::<SplitLayout>();
+        overflowing::<InterleavedLayout>();
     }
 }

@@ -10,9 +10,13 @@
 //! - [`bitset`]: the word-at-a-time iterator over occupancy words (a
 //!   `Block`'s);
 //! - [`scan`]: the same walk made from state words, 64 at a time (the
-//!   store's occupancy);
-//! - [`store`]: `SlotStore`, state words and payloads in two parallel
-//!   arrays of one `SlotBuf`: lookup, iteration, drop, clone;
+//!   store's occupancy), and a slot-by-slot walk for interleaved stores;
+//! - [`buf`]: `SlotBuf`, the one allocation behind a store, in one of two
+//!   layouts (`BufLayout`): state words in an area apart from the payloads
+//!   (`SplitLayout`, the default) or each beside its payload
+//!   (`InterleavedLayout`, `PackedTable`'s sparse side);
+//! - [`store`]: `SlotStore`, slots in a `SlotBuf`: lookup, iteration, drop,
+//!   clone;
 //! - [`block`]: `Block`, a fixed run of slots that never moves, with its
 //!   own occupancy words, and iteration over a list of blocks (the storage
 //!   of `Hive`);
@@ -22,8 +26,6 @@
 //! - [`layout`]: where a block keeps its slots (`Split`: an array of state
 //!   words beside an array of payloads, for `Hive` and `Pool`), and the
 //!   accesses that iterate them;
-//! - [`buf`]: `SlotBuf`, the one allocation behind a `SlotStore`: payloads,
-//!   then state words;
 //! - [`hive`]: `RawHive`, blocks of growing size, each with its own free
 //!   list, plus the list of blocks with room and the freed ranges;
 //! - [`pool`]: `RawPool`, blocks of one size plus one free list threaded
@@ -178,4 +180,5 @@ where
 #[cfg(feature = "serde")]
 pub(crate) use arena::BuildError;
 pub(crate) use arena::{KeyLimits, SlotArena};
+pub(crate) use buf::{BufLayout, InterleavedLayout};
 pub(crate) use store::{Exclusive, RawIter, RawIterMut, SlotStore};

@@ -8,10 +8,16 @@
 //! from live slot to live slot with `trailing_zeros`, as over a bitset.
 //! A pass reads 4 bytes per slot instead of a bit, but never a vacant
 //! slot's payload.
+//!
+//! An interleaved store (each state word beside its payload, see
+//! [`InterleavedLayout`](super::buf::InterleavedLayout)) has no array of
+//! state words to turn into masks; [`SlotWalk`] reads its state words one
+//! slot at a time.
 
 use core::ops::Range;
 
 use super::bitset::{pop_lowest, WORD_BITS};
+use super::buf::{BufLayout, StateView};
 use super::slot::VACANT;
 use super::store::IndexWalk;
 
@@ -227,6 +233,109 @@ impl IndexWalk for StateScan<'_> {
             remaining: right_count,
         };
         let left = StateScan {
+            end: middle,
+            remaining: self.remaining - right_count,
+            ..self
+        };
+        (left, Some(right))
+    }
+}
+
+/// Walks the occupied indices of a store's state words one slot at a
+/// time, lowest first, knowing how many remain: the walk of a layout whose
+/// state words are not one array (`InterleavedLayout`). It reads every
+/// slot's state word, vacant or not, until the occupied ones run out.
+pub(crate) struct SlotWalk<'a, T, L: BufLayout> {
+    /// The state words; indices are positions in the view.
+    states: StateView<'a, T, L>,
+    /// The next index to read. Invariant: `next <= end <= states.len()`.
+    next: usize,
+    /// Where the walk ends (a split walk ends before the view does).
+    end: usize,
+    /// Occupied indices in `next..end`; the walk stops when it reaches
+    /// zero.
+    remaining: usize,
+}
+
+impl<T, L: BufLayout> Clone for SlotWalk<'_, T, L> {
+    fn clone(&self) -> Self {
+        SlotWalk { ..*self }
+    }
+}
+
+impl<'a, T, L: BufLayout> SlotWalk<'a, T, L> {
+    /// Walks `states[range]`, which holds exactly `count` occupied slots.
+    #[inline]
+    pub(crate) fn new(states: StateView<'a, T, L>, range: Range<usize>, count: usize) -> Self {
+        debug_assert!(range.start <= range.end && range.end <= states.len());
+        debug_assert_eq!(count, Self::count(states, range.clone()));
+        SlotWalk {
+            states,
+            next: range.start,
+            end: range.end,
+            remaining: count,
+        }
+    }
+
+    /// How many of `states[range]` are occupied.
+    fn count(states: StateView<'a, T, L>, range: Range<usize>) -> usize {
+        range
+            .filter(|&i| states.get(i).is_some_and(|state| state & VACANT == 0))
+            .count()
+    }
+}
+
+impl<T, L: BufLayout> IndexWalk for SlotWalk<'_, T, L> {
+    #[inline]
+    fn len(&self) -> usize {
+        self.remaining
+    }
+
+    #[inline]
+    fn next_index(&mut self) -> Option<usize> {
+        if self.remaining == 0 {
+            return None;
+        }
+        while self.next < self.end {
+            let index = self.next;
+            self.next += 1;
+            // SAFETY: `index < end <= states.len()` (the invariant on
+            // `next`).
+            if unsafe { self.states.get_unchecked(index) } & VACANT == 0 {
+                self.remaining -= 1;
+                return Some(index);
+            }
+        }
+        None
+    }
+
+    #[inline]
+    fn fold_indices<B>(mut self, init: B, mut f: impl FnMut(B, usize) -> B) -> B {
+        let mut acc = init;
+        while let Some(index) = self.next_index() {
+            acc = f(acc, index);
+        }
+        acc
+    }
+
+    /// Cuts the walk in two near the middle of the slots left, if there
+    /// are at least `2 * SPLIT_MIN_SLOTS`; else not at all.
+    #[cfg(any(test, feature = "rayon"))]
+    fn split(self) -> (Self, Option<Self>) {
+        /// Below this, a part is too small to be worth a task.
+        const SPLIT_MIN_SLOTS: usize = 1024;
+        let slots = self.end - self.next;
+        if slots < 2 * SPLIT_MIN_SLOTS {
+            return (self, None);
+        }
+        let middle = self.next + slots / 2;
+        let right_count = Self::count(self.states, middle..self.end);
+        let right = SlotWalk {
+            next: middle,
+            remaining: right_count,
+            ..self
+        };
+        let left = SlotWalk {
             end: middle,
             remaining: self.remaining - right_count,
             ..self

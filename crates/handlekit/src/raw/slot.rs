@@ -156,6 +156,32 @@ impl<T> Slot<T> {
         }
     }
 
+    /// A raw pointer to the state word of the slot behind `slot`, made
+    /// without creating a reference.
+    ///
+    /// # Safety
+    ///
+    /// `slot` must point into a live allocation of at least one `Slot<T>`.
+    #[inline]
+    pub(crate) unsafe fn state_ptr(slot: *mut Self) -> *mut u32 {
+        // SAFETY: the caller guarantees `slot` points to a live slot;
+        // `addr_of_mut!` only computes the field's address.
+        unsafe { core::ptr::addr_of_mut!((*slot).state) }
+    }
+
+    /// A raw pointer to the payload of the slot behind `slot`, made
+    /// without creating a reference.
+    ///
+    /// # Safety
+    ///
+    /// `slot` must point into a live allocation of at least one `Slot<T>`.
+    #[inline]
+    pub(crate) unsafe fn payload_ptr(slot: *mut Self) -> *mut Payload<T> {
+        // SAFETY: the caller guarantees `slot` points to a live slot;
+        // `addr_of_mut!` only computes the field's address.
+        unsafe { core::ptr::addr_of_mut!((*slot).payload) }
+    }
+
     /// The generation of a slot that `matches(generation)`: a key's
     /// generation without the bit `matches` ignores. A container files a
     /// slot it took a value from by this, never by the key's raw bits.

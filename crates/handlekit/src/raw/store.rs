@@ -1,32 +1,37 @@
-//! `SlotStore`: slots as two parallel arrays, state words and payloads,
-//! plus a count. It knows how to find, iterate, take out, drop and clone
-//! values, but not which slot to use next: that is the free list's
-//! business (`SlotArena`), or the caller's (a secondary map puts values at
-//! the index of a foreign key).
+//! `SlotStore`: slots, each a state word and a payload, in one buffer laid
+//! out as its [`BufLayout`] says (state words apart from the payloads, or
+//! beside them), plus a count. It knows how to find, iterate, take out,
+//! drop and clone values, but not which slot to use next: that is the
+//! free list's business (`SlotArena`), or the caller's (a secondary map
+//! puts values at the index of a foreign key).
 //!
 //! The state words are the occupancy (their top bit marks a vacant slot),
 //! so a write touches a slot's own state word and payload and nothing
-//! else; a pass reads the state words 64 at a time (`StateScan`) and
-//! reads only live payloads.
+//! else. In the split layout a pass reads the state words 64 at a time
+//! (`StateScan`) and reads only live payloads; in the interleaved layout
+//! it reads every slot (`SlotWalk`).
+//!
+//! Every method reaches a slot through its index (`BufPtrs`), so one body
+//! serves both layouts; the layout only chooses where the index leads and
+//! how a pass walks.
 
 use alloc::collections::TryReserveError;
 use core::marker::PhantomData;
 use core::mem;
 
 use super::bitset::BitIter;
-use super::buf::SlotBuf;
-use super::scan::StateScan;
+use super::buf::{BufLayout, BufPtrs, SlotBuf, SplitLayout, StateView};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
 
 /// Slots, which of them hold values, and how many do.
-pub(crate) struct SlotStore<T> {
+pub(crate) struct SlotStore<T, L: BufLayout = SplitLayout> {
     /// The slots, in one allocation: the state word of every slot, as
     /// `Slot::state` describes it (the generation while occupied,
     /// `VACANT | last` while vacant), and its payload (the value while
     /// occupied, the free-list link while vacant).
     /// Invariant: the state word of slot `i` describes payload `i`.
-    buf: SlotBuf<T>,
-    /// Number of vacant slots, so that `len` is `states.len() - vacant`.
+    buf: SlotBuf<T, L>,
+    /// Number of vacant slots, so that `len` is `slot_count - vacant`.
     /// Counting the vacant slots rather than the occupied ones keeps the
     /// append path free of a counter update (a dependency chain from one
     /// insert to the next).
@@ -38,7 +43,7 @@ pub(crate) struct SlotStore<T> {
     vacant: usize,
 }
 
-impl<T> SlotStore<T> {
+impl<T, L: BufLayout> SlotStore<T, L> {
     #[inline]
     pub(crate) const fn new() -> Self {
         SlotStore {
@@ -106,7 +111,7 @@ impl<T> SlotStore<T> {
     /// `buf` with room for at least one more slot.
     #[cold]
     #[inline(never)]
-    fn grown(mut buf: SlotBuf<T>) -> SlotBuf<T> {
+    fn grown(mut buf: SlotBuf<T, L>) -> SlotBuf<T, L> {
         // Doubling, as `Vec::push` does, and from 64 slots: with `Vec`'s
         // start at 4 the reallocations of a table's first thousand inserts
         // cost 0.5 ns per insert (1.86 against SlotMap's 1.30 at 1k `u64`;
@@ -123,23 +128,37 @@ impl<T> SlotStore<T> {
             self.grow_for_push();
         }
         // The writes initialize slot `index` before the length covers it.
-        // SAFETY: `index < capacity`, so both areas have room for slot
+        // SAFETY: `index < capacity`, so the buffer has room for slot
         // `index`.
         unsafe {
-            self.buf.states_ptr().add(index).write(state);
-            self.buf.payloads_ptr().add(index).write(payload);
+            self.buf.state_ptr(index).write(state);
+            self.buf.payload_ptr(index).write(payload);
             self.buf.set_len(index + 1);
         }
         index
     }
 
+    /// The state words of the slots, read one at a time.
+    #[inline(always)]
+    pub(crate) fn states(&self) -> StateView<'_, T, L> {
+        self.buf.states()
+    }
+
     /// The slot at `index`.
     #[inline]
     pub(crate) fn slot(&self, index: usize) -> Option<SlotRef<'_, T>> {
-        let state = self.buf.states().get(index)?;
-        // SAFETY: `index < len`, and the state word describes the payload
-        // (the invariant on `buf`).
-        Some(unsafe { SlotRef::from_parts(state, self.buf.payloads().get_unchecked(index)) })
+        if index >= self.buf.len() {
+            return None;
+        }
+        // The state word describes the payload (the invariant on `buf`).
+        // SAFETY: `index < len`, so both parts are initialized; `&self`
+        // keeps them from being written.
+        unsafe {
+            Some(SlotRef::from_parts(
+                &*self.buf.state_ptr(index),
+                &*self.buf.payload_ptr(index),
+            ))
+        }
     }
 
     /// The slot at `index`, for its value or free-list link. A slot's state
@@ -149,21 +168,22 @@ impl<T> SlotStore<T> {
         if index >= self.buf.len() {
             return None;
         }
-        // SAFETY: as in `slot`; the two areas do not overlap, so the two
-        // borrows are distinct.
+        // SAFETY: as in `slot`; a slot's state word and payload do not
+        // overlap (the layout's contract), so the two borrows are distinct.
         unsafe {
             Some(SlotMut::from_parts(
-                &mut *self.buf.states_ptr().add(index),
-                &mut *self.buf.payloads_ptr().add(index),
+                &mut *self.buf.state_ptr(index),
+                &mut *self.buf.payload_ptr(index),
             ))
         }
     }
 
     /// The slots in index order, for serialization.
     #[cfg(feature = "serde")]
-    pub(crate) fn slot_refs(&self) -> SlotRefs<'_, T> {
+    pub(crate) fn slot_refs(&self) -> SlotRefs<'_, T, L> {
         SlotRefs {
-            slots: self.buf.states().iter().zip(self.buf.payloads().iter()),
+            store: self,
+            next: 0,
         }
     }
 
@@ -172,7 +192,7 @@ impl<T> SlotStore<T> {
         self.buf
             .states()
             .get(index)
-            .is_some_and(|&state| state == Slot::<T>::matched_generation(generation))
+            .is_some_and(|state| state == Slot::<T>::matched_generation(generation))
     }
 
     #[inline]
@@ -202,7 +222,7 @@ impl<T> SlotStore<T> {
         self.buf
             .states()
             .get(index)
-            .is_some_and(|&state| state & VACANT == 0)
+            .is_some_and(|state| state & VACANT == 0)
     }
 
     /// The value in slot `index`.
@@ -215,7 +235,7 @@ impl<T> SlotStore<T> {
         debug_assert!(self.is_occupied(index));
         // SAFETY: the caller guarantees slot `index` exists (so does its
         // payload) and is occupied (so the value is initialized).
-        unsafe { &*Payload::value_ptr(self.buf.payloads_ptr().add(index)) }
+        unsafe { &*Payload::value_ptr(self.buf.payload_ptr(index)) }
     }
 
     /// The value in slot `index`.
@@ -227,7 +247,7 @@ impl<T> SlotStore<T> {
     pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
         debug_assert!(self.is_occupied(index));
         // SAFETY: as in `get_unchecked`, through the unique borrow.
-        unsafe { &mut *Payload::value_ptr(self.buf.payloads_ptr().add(index)) }
+        unsafe { &mut *Payload::value_ptr(self.buf.payload_ptr(index)) }
     }
 
     /// Mutable references to `N` distinct live values, or `None` if any
@@ -245,12 +265,13 @@ impl<T> SlotStore<T> {
                 return None;
             }
         }
-        let base = self.buf.payloads_ptr();
-        // The references come from one pointer, with no reference to the
-        // whole array in between, and `&mut self` outlives them.
+        let ptrs = self.buf.ptrs();
+        // The references come from the buffer's pointers, with no
+        // reference to the whole array in between, and `&mut self`
+        // outlives them.
         // SAFETY: every index is in bounds, occupied and distinct (above).
         Some(core::array::from_fn(|n| unsafe {
-            &mut *Payload::value_ptr(base.add(keys[n].0))
+            &mut *Payload::value_ptr(ptrs.payload(keys[n].0))
         }))
     }
 
@@ -269,12 +290,13 @@ impl<T> SlotStore<T> {
             .iter()
             .enumerate()
             .all(|(n, &index)| self.is_occupied(index) && !indices[..n].contains(&index)));
-        let base = self.buf.payloads_ptr();
-        // The references come from one pointer, with no reference to the
-        // whole array in between, and `&mut self` outlives them.
+        let ptrs = self.buf.ptrs();
+        // The references come from the buffer's pointers, with no
+        // reference to the whole array in between, and `&mut self`
+        // outlives them.
         // SAFETY: every index is in bounds, occupied and distinct (the
         // caller's guarantee).
-        core::array::from_fn(|n| unsafe { &mut *Payload::value_ptr(base.add(indices[n])) })
+        core::array::from_fn(|n| unsafe { &mut *Payload::value_ptr(ptrs.payload(indices[n])) })
     }
 
     /// Appends an occupied slot holding `make(index)` with `generation`,
@@ -303,12 +325,6 @@ impl<T> SlotStore<T> {
         self.vacant += 1;
     }
 
-    /// The state words, one per slot.
-    #[inline]
-    pub(crate) fn states(&self) -> &[u32] {
-        self.buf.states()
-    }
-
     /// The state word of slot `index`, without a bounds check.
     ///
     /// # Safety
@@ -318,7 +334,7 @@ impl<T> SlotStore<T> {
     pub(crate) unsafe fn state_unchecked(&self, index: usize) -> u32 {
         debug_assert!(index < self.buf.len());
         // SAFETY: the caller guarantees the slot exists.
-        unsafe { self.buf.states_ptr().add(index).read() }
+        unsafe { self.buf.states().get_unchecked(index) }
     }
 
     /// Puts `value` into vacant slot `index` with `generation`.
@@ -328,8 +344,11 @@ impl<T> SlotStore<T> {
     /// If the slot does not exist or is occupied.
     #[inline]
     pub(crate) fn occupy(&mut self, index: usize, generation: u32, value: T) {
-        let state = self.buf.states()[index];
-        assert!(state & VACANT != 0, "occupying an occupied slot");
+        let state = self.buf.states().get(index);
+        assert!(
+            state.is_some_and(|state| state & VACANT != 0),
+            "occupying a missing or occupied slot"
+        );
         // SAFETY: the slot exists and is vacant (checked above).
         unsafe { self.occupy_unchecked(index, generation, value) };
     }
@@ -339,10 +358,16 @@ impl<T> SlotStore<T> {
     /// to an occupied slot or a missing one.
     pub(crate) fn set_vacant_generation(&mut self, index: usize, last: u32) {
         debug_assert!(last & VACANT == 0);
-        if let Some(state) = self.buf.states_mut().get_mut(index) {
-            if *state & VACANT != 0 {
-                *state = VACANT | last;
-            }
+        if self
+            .buf
+            .states()
+            .get(index)
+            .is_some_and(|state| state & VACANT != 0)
+        {
+            // A vacant slot's state word only changes its generation.
+            // SAFETY: `index < len` (checked above), and `&mut self` is the
+            // only access.
+            unsafe { self.buf.state_ptr(index).write(VACANT | last) };
         }
     }
 
@@ -358,12 +383,12 @@ impl<T> SlotStore<T> {
             .buf
             .states()
             .get(index)
-            .is_some_and(|&s| s & VACANT != 0));
+            .is_some_and(|s| s & VACANT != 0));
         // SAFETY: the caller guarantees the slot exists and is vacant, so
         // `next_free` is the payload's initialized field.
         unsafe {
-            let state = self.buf.states_ptr().add(index).read();
-            let next = Payload::next_free_ptr(self.buf.payloads_ptr().add(index)).read();
+            let state = self.buf.state_ptr(index).read();
+            let next = Payload::next_free_ptr(self.buf.payload_ptr(index)).read();
             (next, state & !VACANT)
         }
     }
@@ -381,17 +406,13 @@ impl<T> SlotStore<T> {
             .buf
             .states()
             .get(index)
-            .is_some_and(|&s| s & VACANT != 0));
+            .is_some_and(|s| s & VACANT != 0));
         // SAFETY: the caller guarantees the slot exists; it is vacant, so
         // overwriting the payload drops nothing.
         unsafe {
+            self.buf.payload_ptr(index).write(Payload::occupied(value));
             self.buf
-                .payloads_ptr()
-                .add(index)
-                .write(Payload::occupied(value));
-            self.buf
-                .states_ptr()
-                .add(index)
+                .state_ptr(index)
                 .write(Slot::<T>::occupied_state(generation));
         }
         self.vacant -= 1;
@@ -410,9 +431,9 @@ impl<T> SlotStore<T> {
         // written right after, so it is never read again.
         // SAFETY: the caller guarantees the slot exists and is occupied.
         unsafe {
-            let payload = self.buf.payloads_ptr().add(index);
+            let payload = self.buf.payload_ptr(index);
             let value = Payload::value_ptr(payload).read();
-            *self.buf.states_ptr().add(index) |= VACANT;
+            *self.buf.state_ptr(index) |= VACANT;
             payload.write(Payload::vacant(next_free));
             self.vacant += 1;
             value
@@ -468,11 +489,8 @@ impl<T> SlotStore<T> {
     #[inline]
     pub(crate) fn next_occupied(&self, from: usize) -> Option<usize> {
         let states = self.buf.states();
-        let start = from.min(states.len());
-        states[start..]
-            .iter()
-            .position(|&state| state & VACANT == 0)
-            .map(|offset| start + offset)
+        // SAFETY: every index of the range is below `len`.
+        (from..states.len()).find(|&index| unsafe { states.get_unchecked(index) } & VACANT == 0)
     }
 
     /// Calls `visit(index, generation, &mut value)` for every value in index
@@ -487,7 +505,9 @@ impl<T> SlotStore<T> {
         let slots = owner.as_mut().slot_count();
         for index in 0..slots {
             let store = owner.as_mut();
-            let state = store.buf.states()[index];
+            let Some(state) = store.buf.states().get(index) else {
+                break;
+            };
             if state & VACANT != 0 {
                 continue;
             }
@@ -507,8 +527,9 @@ impl<T> SlotStore<T> {
         // One pass with the list's head in a local: no field write per
         // slot.
         let (mut head, mut retired) = (NO_SLOT, 0);
-        let (states, payloads) = self.buf.parts_mut();
-        for (index, (&state, payload)) in states.iter().zip(payloads.iter_mut()).enumerate().rev() {
+        for index in (0..self.buf.len()).rev() {
+            // SAFETY: `index < len`, so the state word is initialized.
+            let state = unsafe { self.buf.state_ptr(index).read() };
             if state & VACANT == 0 {
                 continue;
             }
@@ -518,7 +539,8 @@ impl<T> SlotStore<T> {
             }
             // The slot is vacant: its payload is the link, which has no
             // drop glue to run.
-            *payload = Payload::vacant(head);
+            // SAFETY: `index < len`, and `&mut self` is the only access.
+            unsafe { self.buf.payload_ptr(index).write(Payload::vacant(head)) };
             head = index as u32;
         }
         (head, retired)
@@ -556,34 +578,27 @@ impl<T> SlotStore<T> {
         self.vacant = 0;
     }
 
-    /// The walk over the occupied indices.
-    #[inline]
-    fn scan(&self) -> StateScan<'_> {
-        let states = self.buf.states();
-        StateScan::new(states, 0..states.len(), self.len())
-    }
-
     /// Iterates the live values in index order.
     #[inline]
-    pub(crate) fn iter(&self) -> RawIter<'_, T> {
+    pub(crate) fn iter(&self) -> RawIter<'_, T, L> {
+        let states = self.buf.states();
         RawCursor {
-            walk: self.scan(),
-            access: Shared {
-                states: self.buf.states(),
-                payloads: self.buf.payloads(),
-            },
+            walk: L::walk(states, self.len()),
+            // SAFETY: slots `0..len` are initialized, and `&self` keeps
+            // them from being written.
+            access: unsafe { Shared::new(self.buf.ptrs(), states.len()) },
             _marker: PhantomData,
         }
     }
 
     /// Iterates the live values in index order, mutably.
     #[inline]
-    pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T> {
+    pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T, L> {
         let len = self.len();
-        let (states, payloads) = self.buf.parts_mut();
+        let access = Exclusive::over(&mut self.buf);
         RawCursor {
-            walk: StateScan::new(states, 0..states.len(), len),
-            access: Exclusive::over(states, payloads),
+            walk: L::walk(access.states(), len),
+            access,
             _marker: PhantomData,
         }
     }
@@ -592,9 +607,8 @@ impl<T> SlotStore<T> {
     /// an order the caller chooses (the lists of `IndexLists` walk it along
     /// their links); see [`Exclusive::value_at`].
     #[inline]
-    pub(crate) fn exclusive(&mut self) -> Exclusive<'_, T> {
-        let (states, payloads) = self.buf.parts_mut();
-        Exclusive::over(states, payloads)
+    pub(crate) fn exclusive(&mut self) -> Exclusive<'_, T, L> {
+        Exclusive::over(&mut self.buf)
     }
 
     /// Checks the storage invariants; panics on the first one broken.
@@ -603,8 +617,10 @@ impl<T> SlotStore<T> {
             self.buf.len() <= self.buf.capacity(),
             "more slots than the buffer holds"
         );
+        let states = self.buf.states();
         let mut occupied = 0;
-        for (index, &state) in self.buf.states().iter().enumerate() {
+        for index in 0..states.len() {
+            let state = states.get(index).expect("index below len");
             if state & VACANT == 0 {
                 assert!(state >= 1, "occupied slot {index} has generation 0");
                 occupied += 1;
@@ -618,13 +634,13 @@ impl<T> SlotStore<T> {
     }
 }
 
-impl<T> AsMut<SlotStore<T>> for SlotStore<T> {
-    fn as_mut(&mut self) -> &mut SlotStore<T> {
+impl<T, L: BufLayout> AsMut<SlotStore<T, L>> for SlotStore<T, L> {
+    fn as_mut(&mut self) -> &mut SlotStore<T, L> {
         self
     }
 }
 
-impl<T> Drop for SlotStore<T> {
+impl<T, L: BufLayout> Drop for SlotStore<T, L> {
     fn drop(&mut self) {
         if mem::needs_drop::<T>() {
             self.drop_values();
@@ -632,7 +648,7 @@ impl<T> Drop for SlotStore<T> {
     }
 }
 
-impl<T: Clone> SlotStore<T> {
+impl<T: Clone, L: BufLayout> SlotStore<T, L> {
     /// Appends clones of `source`'s slots (free-list links included) to
     /// this empty store. If a `clone` panics, this store holds the slots
     /// cloned so far, consistent, and drops their values normally.
@@ -640,9 +656,10 @@ impl<T: Clone> SlotStore<T> {
         debug_assert!(self.buf.len() == 0 && self.vacant == 0);
         let additional = source.slot_count().saturating_sub(self.buf.capacity());
         self.reserve_exact(additional);
-        for slot in source.buf.states().iter().zip(source.buf.payloads()) {
-            // SAFETY: `states[i]` describes `payloads[i]` in `source`.
-            let slot = unsafe { SlotRef::from_parts(slot.0, slot.1) };
+        for index in 0..source.slot_count() {
+            let Some(slot) = source.slot(index) else {
+                break;
+            };
             let (state, payload) = slot.cloned_parts();
             self.push_parts(state, payload);
             if state & VACANT != 0 {
@@ -652,7 +669,7 @@ impl<T: Clone> SlotStore<T> {
     }
 }
 
-impl<T: Clone> Clone for SlotStore<T> {
+impl<T: Clone, L: BufLayout> Clone for SlotStore<T, L> {
     fn clone(&self) -> Self {
         let mut out = SlotStore::new();
         out.clone_slots_from(self);
@@ -662,37 +679,40 @@ impl<T: Clone> Clone for SlotStore<T> {
 
 /// The slots of a store as views, in index order.
 #[cfg(feature = "serde")]
-pub(crate) struct SlotRefs<'a, T> {
-    /// Invariant: pairs a store's `states[i]` with its `payloads[i]`.
-    slots: core::iter::Zip<core::slice::Iter<'a, u32>, core::slice::Iter<'a, Payload<T>>>,
+pub(crate) struct SlotRefs<'a, T, L: BufLayout = SplitLayout> {
+    store: &'a SlotStore<T, L>,
+    /// The next slot to yield.
+    next: usize,
 }
 
 #[cfg(feature = "serde")]
-impl<T> Clone for SlotRefs<'_, T> {
+impl<T, L: BufLayout> Clone for SlotRefs<'_, T, L> {
     fn clone(&self) -> Self {
         SlotRefs {
-            slots: self.slots.clone(),
+            store: self.store,
+            next: self.next,
         }
     }
 }
 
 #[cfg(feature = "serde")]
-impl<'a, T> Iterator for SlotRefs<'a, T> {
+impl<'a, T, L: BufLayout> Iterator for SlotRefs<'a, T, L> {
     type Item = SlotRef<'a, T>;
 
     fn next(&mut self) -> Option<SlotRef<'a, T>> {
-        let (state, payload) = self.slots.next()?;
-        // SAFETY: `state` describes `payload` (the invariant on `slots`).
-        Some(unsafe { SlotRef::from_parts(state, payload) })
+        let slot = self.store.slot(self.next)?;
+        self.next += 1;
+        Some(slot)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.slots.size_hint()
+        let left = self.store.slot_count().saturating_sub(self.next);
+        (left, Some(left))
     }
 }
 
 #[cfg(feature = "serde")]
-impl<T> ExactSizeIterator for SlotRefs<'_, T> {}
+impl<T, L: BufLayout> ExactSizeIterator for SlotRefs<'_, T, L> {}
 
 /// How a [`RawCursor`] reaches the slots: shared or exclusive.
 ///
@@ -727,69 +747,91 @@ pub(crate) trait SplitAccess<'a>: SlotAccess<'a> + Sized {
     unsafe fn duplicate(&self) -> Self;
 }
 
-/// Shared access to a store's two arrays.
-pub(crate) struct Shared<'a, T> {
-    /// Invariant: as long as `payloads`, and `states[i]` describes
-    /// `payloads[i]` (the store's invariant, borrowed).
-    states: &'a [u32],
-    payloads: &'a [Payload<T>],
+/// Shared access to a store's slots for `'a`.
+pub(crate) struct Shared<'a, T, L: BufLayout = SplitLayout> {
+    /// Invariant: slots `0..len` of the buffer these point into are
+    /// initialized and not written for `'a`.
+    ptrs: BufPtrs<T, L>,
+    len: usize,
+    _marker: PhantomData<&'a T>,
+}
+
+impl<T, L: BufLayout> Shared<'_, T, L> {
+    /// Shared access to slots `0..len`.
+    ///
+    /// # Safety
+    ///
+    /// Slots `0..len` of the buffer `ptrs` belongs to are initialized, and
+    /// not written for the access's lifetime.
+    #[inline]
+    unsafe fn new(ptrs: BufPtrs<T, L>, len: usize) -> Self {
+        Shared {
+            ptrs,
+            len,
+            _marker: PhantomData,
+        }
+    }
 }
 
 #[cfg(any(test, feature = "rayon"))]
-impl<'a, T> SplitAccess<'a> for Shared<'a, T> {
+impl<'a, T, L: BufLayout> SplitAccess<'a> for Shared<'a, T, L> {
     #[inline]
     unsafe fn duplicate(&self) -> Self {
         *self
     }
 }
 
-impl<T> Clone for Shared<'_, T> {
+impl<T, L: BufLayout> Clone for Shared<'_, T, L> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T> Copy for Shared<'_, T> {}
+impl<T, L: BufLayout> Copy for Shared<'_, T, L> {}
+
+// SAFETY: `Shared` is a `&[T]` (plus state words nobody writes) in
+// disguise: it hands out `&T` only.
+unsafe impl<T: Sync, L: BufLayout> Send for Shared<'_, T, L> {}
+// SAFETY: as for `Send`.
+unsafe impl<T: Sync, L: BufLayout> Sync for Shared<'_, T, L> {}
 
 // SAFETY: shared references to occupied slots' values; any number may
 // coexist.
-unsafe impl<'a, T> SlotAccess<'a> for Shared<'a, T> {
+unsafe impl<'a, T, L: BufLayout> SlotAccess<'a> for Shared<'a, T, L> {
     type Value = &'a T;
 
     #[inline]
     unsafe fn item(&self, index: usize) -> (u32, &'a T) {
-        debug_assert!(index < self.payloads.len());
+        debug_assert!(index < self.len);
         // An occupied slot's state word is its generation.
         // SAFETY: the caller guarantees `index` is in bounds and occupied.
         unsafe {
-            let generation = *self.states.get_unchecked(index);
-            let payload = self.payloads.as_ptr().add(index);
-            (generation, &*Payload::value_ptr(payload.cast_mut()))
+            let generation = self.ptrs.state(index).read();
+            (generation, &*Payload::value_ptr(self.ptrs.payload(index)))
         }
     }
 }
 
-/// Exclusive access to a store's arrays borrowed mutably for `'a`.
+/// Exclusive access to a store's slots, borrowed mutably for `'a`: it
+/// reads their state words and hands out `&mut` to their values.
 /// Deliberately not `Clone`: two copies could hand out the same `&mut T`.
-pub(crate) struct Exclusive<'a, T> {
-    /// Start of the state words (read only), borrowed for `'a` with the
-    /// payloads (see `over`), so nothing writes them meanwhile.
-    states: *const u32,
-    /// Start of the payloads; derived from a `&'a mut [Payload<T>]`.
-    payloads: *mut Payload<T>,
-    /// Slots in both arrays.
+pub(crate) struct Exclusive<'a, T, L: BufLayout = SplitLayout> {
+    /// Derived from a `&'a mut SlotBuf` (see `over`): slots `0..len` are
+    /// initialized, nothing else reaches them for `'a`, and the access
+    /// itself never writes a state word.
+    ptrs: BufPtrs<T, L>,
+    /// Slots in use.
     len: usize,
     _marker: PhantomData<&'a mut [Payload<T>]>,
 }
 
 #[cfg(any(test, feature = "rayon"))]
-impl<'a, T> SplitAccess<'a> for Exclusive<'a, T> {
+impl<'a, T, L: BufLayout> SplitAccess<'a> for Exclusive<'a, T, L> {
     #[inline]
     unsafe fn duplicate(&self) -> Self {
         // Two copies of one exclusive access are sound only while they are
         // never asked for the same index, which the caller guarantees.
         Exclusive {
-            states: self.states,
-            payloads: self.payloads,
+            ptrs: self.ptrs,
             len: self.len,
             _marker: PhantomData,
         }
@@ -799,22 +841,28 @@ impl<'a, T> SplitAccess<'a> for Exclusive<'a, T> {
 // SAFETY: `Exclusive` is a `&mut [Payload<T>]` (plus shared state words)
 // in disguise: it hands out `&mut T` to distinct slots, so it may cross
 // threads when `T: Send`.
-unsafe impl<T: Send> Send for Exclusive<'_, T> {}
+unsafe impl<T: Send, L: BufLayout> Send for Exclusive<'_, T, L> {}
 // SAFETY: shared access to it gives no access to the values.
-unsafe impl<T: Sync> Sync for Exclusive<'_, T> {}
+unsafe impl<T: Sync, L: BufLayout> Sync for Exclusive<'_, T, L> {}
 
-impl<'a, T> Exclusive<'a, T> {
-    /// Exclusive access to a store's `payloads`, reading `states` (as long
-    /// as `payloads`, and describing it) to tell which are occupied.
+impl<'a, T, L: BufLayout> Exclusive<'a, T, L> {
+    /// Exclusive access to the slots in use of `buf`.
     #[inline]
-    fn over(states: &'a [u32], payloads: &'a mut [Payload<T>]) -> Self {
-        debug_assert_eq!(states.len(), payloads.len());
+    fn over(buf: &'a mut SlotBuf<T, L>) -> Self {
         Exclusive {
-            len: payloads.len(),
-            states: states.as_ptr(),
-            payloads: payloads.as_mut_ptr(),
+            ptrs: buf.ptrs(),
+            len: buf.len(),
             _marker: PhantomData,
         }
+    }
+
+    /// The state words, for a walk over the slots: the access never writes
+    /// them, and nothing else reaches them for `'a`.
+    #[inline]
+    fn states(&self) -> StateView<'a, T, L> {
+        // SAFETY: slots `0..len` are initialized, and their state words
+        // are not written for `'a` (the invariant on `ptrs`).
+        unsafe { StateView::new(self.ptrs, self.len) }
     }
 
     /// The value in slot `index`, if that slot exists and is occupied.
@@ -825,27 +873,23 @@ impl<'a, T> Exclusive<'a, T> {
     /// alive: the caller asks for each index at most once.
     #[inline]
     pub(crate) unsafe fn value_at(&self, index: usize) -> Option<&'a mut T> {
-        if index >= self.len {
-            return None;
-        }
-        // SAFETY: `index < len`, so both reads stay inside the arrays; the
-        // state words are not written while the access lives.
-        let state = unsafe { self.states.add(index).read() };
+        let state = self.states().get(index)?;
         if state & VACANT != 0 {
             return None;
         }
         // The `&mut` is unique because the caller asks for each index at
         // most once, and it is derived from the raw pointer without a
         // reference to the whole array, so earlier ones stay valid.
-        // SAFETY: the slot is occupied, so its value is initialized.
-        Some(unsafe { &mut *Payload::value_ptr(self.payloads.add(index)) })
+        // SAFETY: the slot exists and is occupied, so its value is
+        // initialized.
+        Some(unsafe { &mut *Payload::value_ptr(self.ptrs.payload(index)) })
     }
 }
 
 // SAFETY: each index is yielded at most once (the trait's contract), so the
 // `&mut T` handed out never alias; they are derived from the raw pointer
 // without a reference to the whole array, so earlier ones stay valid.
-unsafe impl<'a, T> SlotAccess<'a> for Exclusive<'a, T> {
+unsafe impl<'a, T, L: BufLayout> SlotAccess<'a> for Exclusive<'a, T, L> {
     type Value = &'a mut T;
 
     #[inline]
@@ -854,10 +898,10 @@ unsafe impl<'a, T> SlotAccess<'a> for Exclusive<'a, T> {
         // SAFETY: the caller guarantees `index` is in bounds, occupied and
         // not yielded before.
         unsafe {
-            let generation = self.states.add(index).read();
+            let generation = self.ptrs.state(index).read();
             (
                 generation,
-                &mut *Payload::value_ptr(self.payloads.add(index)),
+                &mut *Payload::value_ptr(self.ptrs.payload(index)),
             )
         }
     }
@@ -865,7 +909,8 @@ unsafe impl<'a, T> SlotAccess<'a> for Exclusive<'a, T> {
 
 /// A walk over occupied indices, ascending, each once: the occupancy bits
 /// of a `Block` ([`BitIter`], whose own methods this forwards to) or the
-/// state words of a store ([`StateScan`], which implements it directly).
+/// state words of a store ([`StateScan`](super::scan::StateScan) and
+/// [`SlotWalk`](super::scan::SlotWalk), which implement it directly).
 pub(crate) trait IndexWalk: Clone {
     /// Indices left.
     fn len(&self) -> usize;
@@ -908,9 +953,11 @@ pub(crate) struct RawCursor<'a, A, W = BitIter<'a>> {
 }
 
 /// Shared iteration over a store.
-pub(crate) type RawIter<'a, T> = RawCursor<'a, Shared<'a, T>, StateScan<'a>>;
+pub(crate) type RawIter<'a, T, L = SplitLayout> =
+    RawCursor<'a, Shared<'a, T, L>, <L as BufLayout>::Walk<'a, T>>;
 /// Exclusive iteration over a store.
-pub(crate) type RawIterMut<'a, T> = RawCursor<'a, Exclusive<'a, T>, StateScan<'a>>;
+pub(crate) type RawIterMut<'a, T, L = SplitLayout> =
+    RawCursor<'a, Exclusive<'a, T, L>, <L as BufLayout>::Walk<'a, T>>;
 
 impl<A: Clone, W: Clone> Clone for RawCursor<'_, A, W> {
     fn clone(&self) -> Self {
