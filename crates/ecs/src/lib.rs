@@ -157,7 +157,11 @@
 //! # Features
 //!
 //! - `std` (default): required; forwarded to `handlekit`.
-//! - `serde`: [`Entity`] serializes as its bits.
+//! - `serde`: [`Entity`] serializes as its bits, and a whole world saves
+//!   and loads through a [`serialize::Registry`] that names the saved
+//!   component types (see [`serialize`]): entities keep their ids and the
+//!   entity table its free-list order, so a loaded world spawns the
+//!   entities the saved one would have.
 //! - `rayon`: [`QueryBorrow::par_for_each`] and [`QueryMut::par_for_each`],
 //!   which cut the rows between threads at word boundaries of the presence
 //!   bits (at least 4096 rows per task).
@@ -182,6 +186,8 @@ mod command;
 mod entity;
 mod error;
 mod query;
+#[cfg(feature = "serde")]
+pub mod serialize;
 mod storage;
 mod world;
 
