@@ -128,6 +128,17 @@ pub(crate) struct FreeRef<'a, T>(pub(crate) &'a SlotArena<T>);
 
 impl<T> Serialize for FreeRef<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Read back as an `Option` (data written before the order was has
+        // none): a format without field names needs its tag.
+        serializer.serialize_some(&FreeStruct(self.0))
+    }
+}
+
+/// The `{ list, refill }` struct of [`FreeRef`].
+struct FreeStruct<'a, T>(&'a SlotArena<T>);
+
+impl<T> Serialize for FreeStruct<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut free = serializer.serialize_struct("FreeList", 2)?;
         free.serialize_field("list", &FreeListRef(self.0))?;

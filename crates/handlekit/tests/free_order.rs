@@ -113,6 +113,47 @@ fn id_table_hands_out_the_same_keys_after_a_round_trip() {
 }
 
 #[test]
+fn a_format_without_field_names_keeps_the_order_too() {
+    for &reuse in POLICIES {
+        let mut table: IdTable<u32> = IdTable::with_reuse(reuse);
+        let keys: Vec<Id> = (0..8).map(|i| table.insert(i)).collect();
+        for i in [5, 1, 6, 3] {
+            table.remove(keys[i]);
+        }
+        let bytes = postcard::to_allocvec(&table).unwrap();
+        let mut loaded: IdTable<u32> = postcard::from_bytes(&bytes).unwrap();
+        loaded.check_invariants();
+        same_next_keys_u32(&mut table, &mut loaded);
+        let mut packed: PackedTable<u32> = PackedTable::with_reuse(reuse);
+        let keys: Vec<Id> = (0..8).map(|i| packed.insert(i)).collect();
+        for i in [5, 1, 6, 3] {
+            packed.remove(keys[i]);
+        }
+        let bytes = postcard::to_allocvec(&packed).unwrap();
+        let mut loaded: PackedTable<u32> = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(loaded.insert(9), packed.insert(9));
+    }
+    let mut lists: IndexLists<u32> = IndexLists::new();
+    let mut head = Head::EMPTY;
+    let nodes: Vec<Id> = (0..6).map(|i| lists.push_front(&mut head, i)).collect();
+    lists.remove(&mut head, nodes[4]);
+    lists.remove(&mut head, nodes[1]);
+    let bytes = postcard::to_allocvec(&lists).unwrap();
+    let mut loaded: IndexLists<u32> = postcard::from_bytes(&bytes).unwrap();
+    let mut loaded_head = head;
+    assert_eq!(
+        loaded.push_front(&mut loaded_head, 0),
+        lists.push_front(&mut head, 0)
+    );
+}
+
+fn same_next_keys_u32(a: &mut IdTable<u32>, b: &mut IdTable<u32>) {
+    for i in 0..6 {
+        assert_eq!(a.insert(i), b.insert(i));
+    }
+}
+
+#[test]
 fn lifo_order_after_removals_is_kept() {
     let mut table: IdTable<u32> = IdTable::new();
     let keys: Vec<Id> = (0..8).map(|i| table.insert(i)).collect();
