@@ -3,6 +3,8 @@
 # unit tests and the integration tests (doc tests with MIRI_DOCTESTS=1), split
 # between a pass with the default features and one with `--features serde`
 # (see "The two passes" below; MIRI_ALL_TESTS=1 runs all of them in both).
+# Then the entity-component store's (handlekit-ecs, with its `serde`
+# feature), after the first pass (see "The ECS crate" below).
 #
 #   scripts/miri.sh                       # both passes
 #   scripts/miri.sh stale                 # extra arguments go to the test harness: a filter on test
@@ -11,6 +13,7 @@
 #   MIRI_DOCTESTS=1 scripts/miri.sh       # also the doc tests (slow: one build per example)
 #   MIRI_JOBS=1 scripts/miri.sh           # run the passes one after the other
 #   MIRI_TOOLCHAIN=nightly-2026-05-01 scripts/miri.sh
+#   MIRI_ECS=0 scripts/miri.sh            # leave out handlekit-ecs
 #
 # Needs a nightly toolchain with the miri and rust-src components:
 #   rustup toolchain install nightly --profile minimal
@@ -115,6 +118,24 @@ pass_cmd() {
     cmd+=(-- "$@")
 }
 
+# The ECS crate: its lib and every test file (doc tests with
+# MIRI_DOCTESTS=1), with `--features serde` so that the whole-world
+# serialization and the model test's save-and-load run too. Its tests scale
+# themselves down under cfg(miri) (the columns are `VmVec`s, which fall back
+# to one heap allocation each under Miri). It runs in the foreground after
+# the first pass, while the second (longer) pass goes on in the background,
+# with the base flags: serde_json's memchr rules out the symbolic alignment
+# check here too.
+ecs_cmd=()
+if [[ "${MIRI_ECS:-1}" != 0 ]]; then
+    ecs_cmd=(env "MIRIFLAGS=${user_flags:-$base_flags}" cargo "+$toolchain" miri test --no-fail-fast
+        -p handlekit-ecs --features serde)
+    if [[ "${MIRI_DOCTESTS:-0}" != 1 ]]; then
+        ecs_cmd+=(--lib --tests)
+    fi
+    ecs_cmd+=(-- "$@")
+fi
+
 bg_pid=""
 bg_log=""
 cleanup() {
@@ -160,6 +181,17 @@ for features in "${feature_sets[@]}"; do
     fi
 
 done
+
+if [[ ${#ecs_cmd[@]} -gt 0 ]]; then
+    echo
+    echo "=== miri [ecs]: ${ecs_cmd[*]} ==="
+    s=$SECONDS
+    if "${ecs_cmd[@]}"; then
+        echo "=== miri [ecs]: finished in $((SECONDS - s))s ==="
+    else
+        failed+=(ecs)
+    fi
+fi
 
 if [[ -n "$bg_pid" ]]; then
     echo
