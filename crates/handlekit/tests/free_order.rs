@@ -22,7 +22,7 @@ const POLICIES: &[Reuse] = &[
 ];
 
 /// Steps of each random run (one round trip per step).
-const STEPS: u64 = if cfg!(miri) { 24 } else { 400 };
+const STEPS: u64 = if cfg!(miri) { 6 } else { 400 };
 
 /// A small deterministic generator.
 struct Lcg(u64);
