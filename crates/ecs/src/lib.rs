@@ -148,6 +148,38 @@
 //! while the world is borrowed (during a query) and applies them afterwards
 //! with [`CommandBuffer::run_on`].
 //!
+//! # Saving and loading
+//!
+//! With the `serde` feature, a `serialize::Registry` names the component
+//! types that are saved, each under a stable name; it serializes a `&World`
+//! with any serde format and deserializes into a new [`World`]. Entities
+//! keep their ids and the entity table its free-list order, so the loaded
+//! world spawns the entities the saved one would have; each type keeps its
+//! [`Storage`]; live entities keep their order. Hostile input is refused
+//! with the format's error, with bounded allocation. See the `serialize` module for
+//! the format.
+//!
+//! ```
+//! # #[cfg(feature = "serde")] {
+//! use handlekit_ecs::{serialize::Registry, World};
+//! use serde::de::DeserializeSeed;
+//!
+//! #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+//! struct Pos([f32; 3]);
+//!
+//! let registry = Registry::new().component::<Pos>("pos");
+//! let mut world = World::new();
+//! let e = world.spawn((Pos([1.0, 2.0, 3.0]),));
+//! let json = serde_json::to_string(&registry.save(&world)).unwrap();
+//! let mut loaded = registry
+//!     .load()
+//!     .deserialize(&mut serde_json::Deserializer::from_str(&json))
+//!     .unwrap();
+//! assert_eq!(*loaded.get::<Pos>(e).unwrap(), Pos([1.0, 2.0, 3.0]));
+//! assert_eq!(loaded.spawn(()), world.spawn(()));
+//! # }
+//! ```
+//!
 //! # Panic safety
 //!
 //! A panicking `Drop` of a component never causes a double drop. In
@@ -159,7 +191,11 @@
 //! # Features
 //!
 //! - `std` (default): required; forwarded to `handlekit`.
-//! - `serde`: [`Entity`] serializes as its bits.
+//! - `serde`: [`Entity`] serializes as its bits, and a whole world saves
+//!   and loads through a `serialize::Registry` that names the saved
+//!   component types (see the `serialize` module): entities keep their ids and the
+//!   entity table its free-list order, so a loaded world spawns the
+//!   entities the saved one would have.
 //! - `rayon`: [`QueryBorrow::par_for_each`] and [`QueryMut::par_for_each`],
 //!   which cut the rows between threads at word boundaries of the presence
 //!   bits (at least 64 rows per task).
@@ -184,6 +220,8 @@ mod command;
 mod entity;
 mod error;
 mod query;
+#[cfg(feature = "serde")]
+pub mod serialize;
 mod storage;
 mod world;
 

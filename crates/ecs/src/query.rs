@@ -281,6 +281,32 @@ unsafe impl Query for Entity {
     }
 }
 
+/// The row of each matching entity (crate-internal: rows move under
+/// collection, so they are not part of the public API). Whole-world
+/// serialization reads it to write which rows have a component.
+#[cfg(feature = "serde")]
+pub(crate) struct Row;
+
+// SAFETY: yields the row number and reads nothing.
+#[cfg(feature = "serde")]
+unsafe impl Query for Row {
+    type Item<'a> = usize;
+    type Fetch = ();
+    const BORROWS: usize = 0;
+    fn access(_: &World, _: &mut Vec<Access>) {}
+    fn fetch(_: &World) -> Option<Self::Fetch> {
+        Some(())
+    }
+    #[inline]
+    unsafe fn mask(_: &Self::Fetch, _: usize, candidates: u64) -> u64 {
+        candidates
+    }
+    #[inline]
+    unsafe fn get<'a>(_: &Self::Fetch, row: usize) -> Self::Item<'a> {
+        row
+    }
+}
+
 /// A filter: only entities that have a `T` (yields `()`, borrows nothing).
 ///
 /// ```

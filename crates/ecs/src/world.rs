@@ -941,6 +941,45 @@ impl World {
     }
 }
 
+/// What whole-world serialization (`serialize.rs`) needs of the world's
+/// internals.
+#[cfg(feature = "serde")]
+impl World {
+    /// The component types in registration order: type, name, storage and
+    /// the number of components stored.
+    pub(crate) fn column_types(&self) -> Vec<(TypeId, &'static str, Storage, usize)> {
+        let mut types: Vec<(usize, TypeId)> = self.types.iter().map(|(&t, &i)| (i, t)).collect();
+        types.sort_unstable_by_key(|&(index, _)| index);
+        types
+            .into_iter()
+            .map(|(index, ty)| {
+                let column = &self.columns[index];
+                (ty, column.name, column.kind, column.storage.len())
+            })
+            .collect()
+    }
+
+    /// A world of `max_rows` rows holding the entities of `entities`, whose
+    /// value for each live entity is its row: `rows[r]` is the entity of
+    /// row `r`, every row alive, no component yet. The caller checked that
+    /// the values are exactly `0..rows.len()`, once each, and that
+    /// `rows.len() <= max_rows`.
+    pub(crate) fn from_rows(
+        max_rows: usize,
+        entities: IdTable<u32, Entity>,
+        rows: &[Entity],
+    ) -> World {
+        debug_assert!(rows.len() <= max_rows && rows.len() == entities.len());
+        let mut world = World::with_max_rows(max_rows);
+        for (row, &entity) in rows.iter().enumerate() {
+            push_or_rebase(&mut world.rows, entity);
+            *world.alive_word_mut(row / WORD) |= crate::storage::bit(row);
+        }
+        world.entities = entities;
+        world
+    }
+}
+
 /// A `VmVec` with room for `n`, or the panic of `with_max_rows`.
 fn reserve<T>(n: usize) -> VmVec<T> {
     VmVec::with_max_capacity(n)

@@ -1,6 +1,8 @@
 //! A model test: a world against a `HashMap<Entity, (Option<A>, Option<B>,
 //! Option<C>)>` plus the exact row order, driven by proptest. `B` is sparse;
-//! `C` counts its drops.
+//! `C` counts its drops. With the `serde` feature, one operation saves the
+//! world (JSON or postcard) and goes on with the loaded one, after checking
+//! that the loaded world spawns the entities the saved one would have.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -9,9 +11,9 @@ use std::sync::Arc;
 use handlekit_ecs::{CommandBuffer, Entity, Order, Storage, With, Without, World};
 use proptest::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct A(u32);
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct B(u64);
 
 /// A dense component that counts its drops.
@@ -21,6 +23,27 @@ struct C(u32, Arc<AtomicUsize>);
 impl Drop for C {
     fn drop(&mut self) {
         self.1.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+thread_local! {
+    /// The drop counter of the running case, for deserialized `C`s.
+    static DROPS: std::cell::RefCell<Option<Arc<AtomicUsize>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A `C` serializes as its number; a deserialized one counts its drops on
+/// the running case's counter.
+impl serde::Serialize for C {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for C {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = u32::deserialize(deserializer)?;
+        let drops = DROPS.with(|d| d.borrow().clone()).expect("no running case");
+        Ok(C(value, drops))
     }
 }
 
@@ -46,6 +69,9 @@ enum Op {
     Clear,
     Forged(u64),
     Commands(usize, usize, u32),
+    /// Save and load the world (postcard if set, else JSON); then spawn
+    /// this many entities in both and despawn every other one of them.
+    RoundTrip(bool, usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -70,6 +96,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..20u8).prop_map(|x| if x == 0 { Op::Clear } else { Op::Query }),
         1 => any::<u64>().prop_map(Op::Forged),
         2 => (i.clone(), i.clone(), any::<u32>()).prop_map(|(a, b, v)| Op::Commands(a, b, v)),
+        1 => (any::<bool>(), 0..4usize).prop_map(|(p, n)| Op::RoundTrip(p, n)),
     ]
 }
 
@@ -109,8 +136,70 @@ fn check(world: &mut World, model: &Model) {
     assert_eq!(got, order);
 }
 
+/// Saves the world and loads it back; checks that the loaded world spawns
+/// (and, after despawns, spawns again) exactly the entities the saved one
+/// does, then goes on with the loaded world. The spawned entities that stay
+/// are recorded in the model. Returns the number of `C`s deserialized.
+#[cfg(feature = "serde")]
+fn round_trip(world: &mut World, m: &mut Model, postcard: bool, spawns: usize) -> usize {
+    use handlekit_ecs::serialize::Registry;
+    use serde::de::DeserializeSeed;
+
+    let registry = Registry::new()
+        .component::<A>("a")
+        .component::<B>("b")
+        .component::<C>("c");
+    let load = registry.load().max_rows(MAX_ROWS);
+    let mut loaded = if postcard {
+        let bytes = postcard::to_allocvec(&registry.save(world)).unwrap();
+        load.deserialize(&mut postcard::Deserializer::from_bytes(&bytes))
+            .unwrap()
+    } else {
+        let json = serde_json::to_string(&registry.save(world)).unwrap();
+        load.deserialize(&mut serde_json::Deserializer::from_str(&json))
+            .unwrap()
+    };
+    assert_eq!(loaded.storage_of::<B>(), Some(Storage::Sparse));
+    // Dead rows are not saved.
+    m.rows.retain(Option::is_some);
+    let spawns = spawns.min(MAX_ROWS - m.rows.len());
+    let mut new = Vec::new();
+    for _ in 0..spawns {
+        let e = loaded.spawn(());
+        assert_eq!(world.spawn(()), e, "the loaded world spawns another entity");
+        new.push(e);
+    }
+    for (k, &e) in new.iter().enumerate() {
+        if k % 2 == 1 {
+            world.despawn(e).unwrap();
+            loaded.despawn(e).unwrap();
+        }
+    }
+    if !new.is_empty() && m.rows.len() + spawns < MAX_ROWS {
+        let e = loaded.spawn(());
+        assert_eq!(
+            world.spawn(()),
+            e,
+            "the loaded world respawns another entity"
+        );
+        new.push(e);
+    }
+    for (k, &e) in new.iter().enumerate() {
+        let stays = k % 2 == 0 || k == spawns;
+        m.rows.push_back(stays.then_some(e));
+        if stays {
+            m.live.insert(e, (None, None, None));
+        }
+        m.known.push(e);
+    }
+    let made = loaded.count::<C>();
+    *world = loaded;
+    made
+}
+
 fn run(ops: Vec<Op>) {
     let drops = Arc::new(AtomicUsize::new(0));
+    DROPS.with(|d| *d.borrow_mut() = Some(drops.clone()));
     let mut made_c = 0usize;
     let mut world = World::with_max_rows(MAX_ROWS);
     assert!(world.register::<B>(Storage::Sparse));
@@ -340,6 +429,12 @@ fn run(ops: Vec<Op>) {
                     m.known.push(new);
                 }
             }
+            #[cfg(feature = "serde")]
+            Op::RoundTrip(postcard, spawns) => {
+                made_c += round_trip(&mut world, &mut m, postcard, spawns);
+            }
+            #[cfg(not(feature = "serde"))]
+            Op::RoundTrip(..) => {}
             Op::Forged(bits) => {
                 if let Some(e) = Entity::from_bits(bits) {
                     assert_eq!(world.contains(e), m.live.contains_key(&e));

@@ -1,7 +1,56 @@
-//! `Entity` serializes as its bits (feature `serde`).
+//! Serde (feature `serde`): `Entity` as its bits, and whole-world saving and
+//! loading through `serialize::Registry`: what a round trip keeps (ids,
+//! generations, free-list order, components, storage, row order), and the
+//! hostile inputs a load refuses, with bounded allocation.
 #![cfg(feature = "serde")]
 
-use handlekit_ecs::{Entity, World};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use handlekit_ecs::serialize::{Components, Registry};
+use handlekit_ecs::{Entity, Order, Storage, World};
+use serde::de::DeserializeSeed;
+use serde::{Deserialize, Serialize};
+
+/// Counts the bytes each thread has allocated, for the bounded-allocation
+/// checks (tests run on several threads; each measures its own).
+struct Counting;
+
+thread_local! {
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards to the system allocator; the counters are plain
+// thread-locals without destructors, so touching them never allocates.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = LIVE.try_with(|live| {
+            live.set(live.get() + layout.size());
+            let _ = PEAK.try_with(|peak| peak.set(peak.get().max(live.get())));
+        });
+        // SAFETY: the caller's contract is the system allocator's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        let _ = LIVE.try_with(|live| live.set(live.get().saturating_sub(layout.size())));
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The most bytes this thread had allocated at once while `f` ran, above
+/// what it held before.
+fn peak_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let base = LIVE.with(Cell::get);
+    PEAK.with(|peak| peak.set(base));
+    let result = f();
+    (result, PEAK.with(Cell::get) - base)
+}
 
 #[test]
 fn entity_round_trips_as_bits() {
@@ -19,4 +68,541 @@ fn invalid_bits_are_refused() {
     assert!(serde_json::from_str::<Entity>("5").is_err());
     assert!(serde_json::from_str::<Entity>(&u64::MAX.to_string()).is_err());
     assert!(serde_json::from_str::<Entity>("-1").is_err());
+}
+
+// The components of ecs_bench_suite's serialization workloads, plus a sparse
+// tag and a component that owns memory.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+struct Transform([[f32; 4]; 4]);
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+struct Position([f32; 3]);
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+struct Rotation([f32; 3]);
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+struct Velocity([f32; 3]);
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+struct Tag;
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+struct Name(String);
+
+fn registry() -> Registry<impl Components> {
+    Registry::new()
+        .component::<Transform>("transform")
+        .component::<Position>("position")
+        .component::<Rotation>("rotation")
+        .component::<Velocity>("velocity")
+        .component::<Tag>("tag")
+        .component::<Name>("name")
+}
+
+/// The loaded worlds' rows (small under Miri, where the columns are heap
+/// allocations of the whole reservation).
+const MAX_ROWS: usize = if cfg!(miri) { 64 } else { 512 };
+
+fn to_json(world: &World) -> String {
+    serde_json::to_string(&registry().save(world)).unwrap()
+}
+
+fn from_json(json: &str) -> Result<World, String> {
+    registry()
+        .load()
+        .max_rows(MAX_ROWS)
+        .deserialize(&mut serde_json::Deserializer::from_reader(json.as_bytes()))
+        .map_err(|e| e.to_string())
+}
+
+fn to_postcard(world: &World) -> Vec<u8> {
+    postcard::to_allocvec(&registry().save(world)).unwrap()
+}
+
+fn from_postcard(bytes: &[u8]) -> Result<World, String> {
+    registry()
+        .load()
+        .max_rows(MAX_ROWS)
+        .deserialize(&mut postcard::Deserializer::from_bytes(bytes))
+        .map_err(|e| e.to_string())
+}
+
+type Row = (
+    Entity,
+    Option<Transform>,
+    Option<Position>,
+    Option<Rotation>,
+    Option<Velocity>,
+    bool,
+    Option<Name>,
+);
+
+/// Every live entity with its components, in row order.
+fn contents(world: &World) -> Vec<Row> {
+    world
+        .query::<(
+            Entity,
+            Option<&Transform>,
+            Option<&Position>,
+            Option<&Rotation>,
+            Option<&Velocity>,
+            Option<&Tag>,
+            Option<&Name>,
+        )>()
+        .iter()
+        .map(|(e, t, p, r, v, tag, n)| {
+            (
+                e,
+                t.copied(),
+                p.copied(),
+                r.copied(),
+                v.copied(),
+                tag.is_some(),
+                n.cloned(),
+            )
+        })
+        .collect()
+}
+
+/// Spawns, despawns and spawns again in both worlds, checking that they
+/// hand out the same entities.
+fn same_spawns(a: &mut World, b: &mut World, n: usize) {
+    let mut spawned = Vec::new();
+    for _ in 0..n {
+        let (x, y) = (a.spawn(()), b.spawn(()));
+        assert_eq!(x, y, "the loaded world spawns another entity");
+        spawned.push(x);
+    }
+    for &e in spawned.iter().step_by(2) {
+        a.despawn(e).unwrap();
+        b.despawn(e).unwrap();
+    }
+    for _ in 0..n {
+        assert_eq!(a.spawn(()), b.spawn(()), "after despawns");
+    }
+}
+
+/// A world with every kind of history: despawns, a collection that moved
+/// rows (so the front is not row 0 and the order is not creation order),
+/// dead rows left, a sparse type, some rows without some components.
+fn busy_world(n: u32) -> World {
+    let mut world = World::with_max_rows(MAX_ROWS);
+    world.register::<Tag>(Storage::Sparse);
+    let mut entities = Vec::new();
+    for i in 0..n {
+        let f = i as f32;
+        let e = world.spawn((Position([f, 0.0, 1.0]), Velocity([1.0, f, 0.0])));
+        if i % 3 == 0 {
+            world.insert_one(e, Rotation([0.0, 0.0, f])).unwrap();
+        }
+        if i % 5 == 0 {
+            world.insert_one(e, Tag).unwrap();
+        }
+        if i % 7 == 0 {
+            world.insert_one(e, Name(format!("entity {i}"))).unwrap();
+        }
+        if i % 2 == 0 {
+            world.insert_one(e, Transform([[f; 4]; 4])).unwrap();
+        }
+        entities.push(e);
+    }
+    for (i, &e) in entities.iter().enumerate() {
+        if i % 4 == 1 || i % 9 == 2 {
+            world.despawn(e).unwrap();
+        }
+    }
+    world.collect(n as usize / 3, Order::Any);
+    // Dead rows after the collection, too.
+    for &e in entities.iter().skip(n as usize / 2).step_by(5) {
+        let _ = world.despawn(e);
+    }
+    world
+}
+
+#[test]
+fn a_round_trip_keeps_entities_components_storage_and_order() {
+    let n = if cfg!(miri) { 12 } else { 300 };
+    for postcard in [false, true] {
+        let mut world = busy_world(n);
+        assert!(world.row_count() > world.len(), "dead rows to leave out");
+        let mut loaded = if postcard {
+            from_postcard(&to_postcard(&world)).unwrap()
+        } else {
+            from_json(&to_json(&world)).unwrap()
+        };
+        assert_eq!(contents(&loaded), contents(&world));
+        assert_eq!(loaded.len(), world.len());
+        assert_eq!(
+            loaded.row_count(),
+            world.len(),
+            "the loaded world is compact"
+        );
+        assert_eq!(loaded.storage_of::<Tag>(), Some(Storage::Sparse));
+        assert_eq!(loaded.storage_of::<Position>(), Some(Storage::Dense));
+        assert_eq!(loaded.max_rows(), MAX_ROWS);
+        // A second round trip writes the same data.
+        if postcard {
+            assert_eq!(to_postcard(&loaded), to_postcard(&world));
+        } else {
+            assert_eq!(to_json(&loaded), to_json(&world));
+        }
+        same_spawns(&mut world, &mut loaded, 10);
+        assert_eq!(contents(&loaded), contents(&world));
+    }
+}
+
+#[test]
+fn a_loaded_world_hands_out_the_same_ids() {
+    // hecs#332: after despawns, the next spawns reuse indices in the order
+    // of the free list, which a load must keep.
+    let mut world = World::new();
+    let es: Vec<Entity> = (0..10u32).map(|i| world.spawn((i,))).collect();
+    for i in [3, 7, 5] {
+        world.despawn(es[i]).unwrap();
+    }
+    let registry = Registry::new().component::<u32>("n");
+    let json = serde_json::to_string(&registry.save(&world)).unwrap();
+    let mut loaded = registry
+        .load()
+        .deserialize(&mut serde_json::Deserializer::from_str(&json))
+        .unwrap();
+    let next: Vec<Entity> = (0..4).map(|_| loaded.spawn(())).collect();
+    let indices: Vec<usize> = next.iter().map(|e| e.index()).collect();
+    assert_eq!(indices, [5, 7, 3, 10]);
+    assert!(next[..3].iter().all(|e| e.generation() == 2));
+    let original: Vec<Entity> = (0..4).map(|_| world.spawn(())).collect();
+    assert_eq!(next, original);
+}
+
+#[test]
+fn emptied_and_cleared_worlds_hand_out_the_same_ids() {
+    for clear in [false, true] {
+        let mut world = World::with_max_rows(MAX_ROWS);
+        let es: Vec<Entity> = (0..20).map(|_| world.spawn((Tag,))).collect();
+        if clear {
+            world.clear();
+        } else {
+            // Emptied by despawns (in an order the refill does not follow).
+            for &e in es.iter().rev().step_by(2).chain(es.iter().step_by(2)) {
+                world.despawn(e).unwrap();
+            }
+        }
+        world.spawn(());
+        let mut loaded = from_json(&to_json(&world)).unwrap();
+        same_spawns(&mut world, &mut loaded, 12);
+        let mut loaded = from_postcard(&to_postcard(&world)).unwrap();
+        same_spawns(&mut world, &mut loaded, 5);
+    }
+}
+
+#[test]
+fn an_empty_world_round_trips() {
+    let world = World::new();
+    let mut loaded = from_json(&to_json(&world)).unwrap();
+    assert!(loaded.is_empty());
+    assert_eq!(loaded.spawn(()), World::new().spawn(()));
+    assert!(from_postcard(&to_postcard(&world)).unwrap().is_empty());
+}
+
+#[test]
+fn the_bench_world_round_trips_in_both_formats() {
+    // ecs_bench_suite's serialize_binary / serialize_text world.
+    let n = if cfg!(miri) { 10 } else { 1000 };
+    let mut world = World::new();
+    world.spawn_batch((0..n).map(|i| {
+        let f = i as f32;
+        (
+            Transform([[f; 4]; 4]),
+            Position([f; 3]),
+            Rotation([f; 3]),
+            Velocity([f; 3]),
+        )
+    }));
+    let registry = Registry::new()
+        .component::<Transform>("transform")
+        .component::<Position>("position")
+        .component::<Rotation>("rotation")
+        .component::<Velocity>("velocity");
+    let bytes = postcard::to_allocvec(&registry.save(&world)).unwrap();
+    let binary: World = registry
+        .load()
+        .deserialize(&mut postcard::Deserializer::from_bytes(&bytes))
+        .unwrap();
+    let json = serde_json::to_string(&registry.save(&world)).unwrap();
+    let text: World = registry
+        .load()
+        .deserialize(&mut serde_json::Deserializer::from_str(&json))
+        .unwrap();
+    for loaded in [binary, text] {
+        assert_eq!(contents(&loaded), contents(&world));
+    }
+    // One run per column: 4 components of 1000 rows cost their floats plus a
+    // few bytes of framing.
+    let floats = n * (16 + 3 * 3);
+    assert!(
+        bytes.len() < floats * 4 + 64 + 4 * n,
+        "{} bytes",
+        bytes.len()
+    );
+}
+
+#[test]
+fn unregistered_components_fail_to_save_unless_skipped() {
+    struct Cache;
+    let mut world = World::new();
+    let e = world.spawn((Position([0.0; 3]), Cache));
+    let error = serde_json::to_string(&registry().save(&world)).unwrap_err();
+    assert!(error.to_string().contains("Cache"), "{error}");
+    let skipping = registry().skip::<Cache>();
+    let json = serde_json::to_string(&skipping.save(&world)).unwrap();
+    let loaded = from_json(&json).unwrap();
+    assert!(loaded.has::<Position>(e) && !loaded.has::<Cache>(e));
+    // A type whose column is empty holds no data: saved without it.
+    world.remove_one::<Cache>(e).unwrap();
+    assert!(serde_json::to_string(&registry().save(&world)).is_ok());
+}
+
+#[test]
+#[should_panic(expected = "registered already")]
+fn a_name_cannot_be_registered_twice() {
+    let _ = Registry::new()
+        .component::<Position>("p")
+        .component::<Velocity>("p");
+}
+
+#[test]
+#[should_panic(expected = "registered already")]
+fn a_type_cannot_be_registered_twice() {
+    let _ = Registry::new()
+        .component::<Position>("p")
+        .component::<Position>("q");
+}
+
+/// Hostile inputs: each is refused with an error, never a panic or a
+/// broken world.
+mod hostile {
+    use super::*;
+
+    /// A world of three entities (indices 0, 1, 2 in rows 1, 0, 2, index 3
+    /// free), with `components` as its components.
+    fn saved(components: &str) -> String {
+        format!(
+            r#"{{"entities":{{"reuse":"Lifo","slots":[[1,1],[1,0],[2,2],[1,null]],"free":{{"list":[3],"refill":null}}}},"components":{components}}}"#
+        )
+    }
+
+    const POSITIONS: &str = r#"{"position":{"Dense":{"runs":[[0,2]],"values":[[1,1,1],[2,2,2]]}}}"#;
+
+    #[test]
+    fn the_base_case_loads() {
+        let world = from_json(&saved(POSITIONS)).unwrap();
+        let got: Vec<(usize, Position)> = world
+            .query::<(Entity, &Position)>()
+            .iter()
+            .map(|(e, p)| (e.index(), *p))
+            .collect();
+        assert_eq!(
+            got,
+            [(1, Position([1.0; 3])), (0, Position([2.0; 3]))],
+            "rows 0 and 1 are entities 1 and 0"
+        );
+        let tagged = from_json(&saved(
+            r#"{"tag":{"Sparse":{"runs":[[2,1]],"values":[null]}}}"#,
+        ))
+        .unwrap();
+        assert_eq!(tagged.storage_of::<Tag>(), Some(Storage::Sparse));
+        assert_eq!(tagged.count::<Tag>(), 1);
+    }
+
+    #[test]
+    fn bad_entity_tables_are_refused() {
+        let bad = |entities: &str, why: &str| {
+            let json = format!(r#"{{"entities":{entities},"components":{{}}}}"#);
+            assert!(from_json(&json).is_err(), "accepted {why}: {json}");
+        };
+        bad(
+            r#"{"reuse":"Lifo","slots":[[1,0],[1,0]]}"#,
+            "two entities in one row (a duplicate entity)",
+        );
+        bad(
+            r#"{"reuse":"Lifo","slots":[[1,0],[1,2]]}"#,
+            "a row past the live rows",
+        );
+        bad(
+            r#"{"reuse":"Lifo","slots":[[2147483648,0]]}"#,
+            "a generation past the maximum",
+        );
+        bad(r#"{"reuse":"Lifo","slots":[[0,0]]}"#, "a live generation 0");
+        bad(
+            r#"{"reuse":"Lifo","slots":[[1,0],[1,null],[1,null]],"free":{"list":[1,1],"refill":null}}"#,
+            "a free list with a cycle",
+        );
+        bad(
+            r#"{"reuse":"Lifo","slots":[[1,0],[1,null],[1,null]],"free":{"list":[1],"refill":null}}"#,
+            "a free list missing a vacant slot",
+        );
+        bad(
+            r#"{"reuse":"Lifo","slots":[[1,0],[1,null]],"free":{"list":[0],"refill":null}}"#,
+            "a free list naming a live entity",
+        );
+        bad(r#"{"reuse":"Lifo","slots":[[1,-1]]}"#, "a negative row");
+        bad(r#"{"reuse":"Lifo"}"#, "no slots");
+        // More entities than the loader's rows.
+        let slots: Vec<String> = (0..=MAX_ROWS).map(|i| format!("[1,{i}]")).collect();
+        bad(
+            &format!(r#"{{"reuse":"Lifo","slots":[{}]}}"#, slots.join(",")),
+            "more entities than max_rows",
+        );
+    }
+
+    #[test]
+    fn bad_components_are_refused() {
+        for (components, why) in [
+            (
+                r#"{"nope":{"Dense":{"runs":[],"values":[]}}}"#,
+                "an unknown name",
+            ),
+            (
+                r#"{"position":{"Dense":{"runs":[],"values":[]}},"position":{"Dense":{"runs":[],"values":[]}}}"#,
+                "a name twice",
+            ),
+            (
+                r#"{"position":{"Dense":{"runs":[[2,2]],"values":[[1,1,1],[2,2,2]]}}}"#,
+                "a run past the live rows (a component for a dead row)",
+            ),
+            (
+                r#"{"position":{"Dense":{"runs":[[3,1]],"values":[[1,1,1]]}}}"#,
+                "a run wholly past the live rows",
+            ),
+            (
+                r#"{"position":{"Dense":{"runs":[[0,2],[1,1]],"values":[[1,1,1],[2,2,2],[3,3,3]]}}}"#,
+                "overlapping runs (a component twice)",
+            ),
+            (
+                r#"{"position":{"Dense":{"runs":[[2,1],[0,1]],"values":[[1,1,1],[2,2,2]]}}}"#,
+                "runs out of order",
+            ),
+            (
+                r#"{"position":{"Dense":{"runs":[[0,0]],"values":[]}}}"#,
+                "an empty run",
+            ),
+            (
+                r#"{"position":{"Dense":{"runs":[[4294967295,4294967295]],"values":[]}}}"#,
+                "a run whose end overflows",
+            ),
+            (
+                r#"{"position":{"Dense":{"runs":[[0,2]],"values":[[1,1,1]]}}}"#,
+                "fewer values than rows",
+            ),
+            (
+                r#"{"position":{"Dense":{"runs":[[0,1]],"values":[[1,1,1],[2,2,2]]}}}"#,
+                "more values than rows",
+            ),
+            (
+                r#"{"position":{"Dense":{"values":[[1,1,1]],"runs":[[0,1]]}}}"#,
+                "values before runs",
+            ),
+            (r#"{"position":{"Dense":{"runs":[[0,1]]}}}"#, "no values"),
+            (
+                r#"{"position":{"Packed":{"runs":[],"values":[]}}}"#,
+                "an unknown storage",
+            ),
+            (
+                r#"{"position":{"Dense":{"runs":[[0,1]],"values":[[1,1]]}}}"#,
+                "a value of the wrong shape",
+            ),
+            (
+                r#"{"name":{"Dense":{"runs":[[0,2]],"values":["a",7]}}}"#,
+                "a bad value after a good one (the good one is dropped)",
+            ),
+            (r#"[]"#, "components that are not a map"),
+        ] {
+            let json = saved(components);
+            assert!(from_json(&json).is_err(), "accepted {why}: {json}");
+        }
+        let reordered = r#"{"components":{},"entities":{"reuse":"Lifo","slots":[]}}"#;
+        assert!(from_json(reordered).is_err(), "components before entities");
+        assert!(from_json(r#"{"entities":{"reuse":"Lifo","slots":[]}}"#).is_err());
+        assert!(from_json(
+            r#"{"entities":{"reuse":"Lifo","slots":[]},"components":{},"components":{}}"#
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn truncated_input_is_refused() {
+        let world = busy_world(if cfg!(miri) { 5 } else { 40 });
+        // Every cut (under Miri, eight spread over the input).
+        let cuts = |len: usize| -> Vec<usize> {
+            if cfg!(miri) {
+                (0..8).map(|k| k * len / 8).collect()
+            } else {
+                (0..len).collect()
+            }
+        };
+        let bytes = to_postcard(&world);
+        for len in cuts(bytes.len()) {
+            assert!(
+                from_postcard(&bytes[..len]).is_err(),
+                "accepted {len} bytes"
+            );
+        }
+        let json = to_json(&world);
+        for len in cuts(json.len()) {
+            assert!(from_json(&json[..len]).is_err(), "accepted {len} chars");
+        }
+    }
+
+    /// Postcard varint of `n`.
+    fn varint(mut n: u64, out: &mut Vec<u8>) {
+        while n >= 0x80 {
+            out.push(n as u8 | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+    }
+
+    #[test]
+    fn huge_lengths_allocate_a_bounded_amount() {
+        // Postcard data whose sequences claim 2^64 - 1 elements (slots, the
+        // free list, the component map, runs, values), each cut short.
+        let huge = u64::MAX;
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        // Slots: reuse Lifo, then the slot count.
+        let mut slots = vec![0];
+        varint(huge, &mut slots);
+        slots.extend([1, 1, 0]); // one live slot (generation 1, row 0)
+        cases.push(slots);
+        // The free list: no slots, no detached, Some(free), the list length.
+        let mut free = vec![0, 0, 0, 1];
+        varint(huge, &mut free);
+        free.extend([0, 0]);
+        cases.push(free);
+        // An empty table (Lifo, no slots, no detached, no free order), then
+        // the component map's length.
+        let empty = [0u8, 0, 0, 0];
+        let mut map = empty.to_vec();
+        varint(huge, &mut map);
+        cases.push(map);
+        // One column, "position" (Dense), with a huge run count.
+        let column = |runs: u64, values: Option<u64>| {
+            let mut out = empty.to_vec();
+            out.push(1);
+            out.push(8);
+            out.extend(b"position");
+            out.push(0);
+            varint(runs, &mut out);
+            if let Some(values) = values {
+                varint(values, &mut out);
+            }
+            out
+        };
+        cases.push(column(huge, None));
+        // No live rows, no runs, a huge value count.
+        cases.push(column(0, Some(huge)));
+        for bytes in cases {
+            let (result, peak) = peak_during(|| from_postcard(&bytes));
+            assert!(result.is_err(), "accepted {bytes:?}");
+            // Serde preallocates at most 1 MiB from a length hint, and the
+            // world's reservations (`MAX_ROWS` rows; on the heap fallback
+            // they are allocated) come on top.
+            assert!(peak < 4 << 20, "{peak} bytes allocated for {bytes:?}");
+        }
+    }
 }

@@ -214,7 +214,10 @@
 //!   under Miri, [`VmVec`] is a heap fallback with the same API and address
 //!   stability ([`vm_vec::VIRTUAL_MEMORY`] tells which).
 //! - `serde`: `Serialize`/`Deserialize` for keys (as their bits) and tables
-//!   (validated on the way in).
+//!   (validated on the way in). [`IdTable`], [`PackedTable`] and
+//!   [`IndexLists`] keep the order of their free list, so a loaded table
+//!   hands out the same keys as the saved one would have; [`Pool`] and
+//!   [`Hive`] rebuild theirs in slot order.
 //! - `rayon`: `par_iter` and `par_iter_mut` on [`IdTable`], [`PackedTable`],
 //!   [`SecondaryMap`], [`SparseSecondaryMap`], [`Pool`] and [`Hive`]. The
 //!   work is cut between threads where the storage divides: at a chunk of

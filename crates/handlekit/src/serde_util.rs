@@ -3,7 +3,9 @@
 //! deserializes into a [`SlotSink`] (a slot arena, a pool, a hive block)
 //! with every generation range-checked, the slot count bounded by the key
 //! type, the free lists and counts rebuilt rather than read, and no
-//! allocation sized from an untrusted length.
+//! allocation sized from an untrusted length. The order of a slot arena's
+//! free list is written beside its slots ([`FreeRef`]) and put back,
+//! validated, after the rebuild ([`restore_free_order`]).
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -118,6 +120,79 @@ pub(crate) fn restore_detached<T, L: BufLayout, E: de::Error>(
             .map_err(E::custom)?;
     }
     Ok(())
+}
+
+/// The order of an arena's free list, serialized as `{ list, refill }`:
+/// the listed free slots from the head (the next insertion's) to the
+/// tail, and where the refill of an emptied table goes on if the list ends
+/// in it (else `None`). Written by the tables whose keys come from a
+/// [`SlotArena`] (`IdTable`, `PackedTable`), so that a round-tripped table
+/// hands out the keys the original would have.
+pub(crate) struct FreeRef<'a, T, L: BufLayout = crate::raw::buf::SplitLayout>(
+    pub(crate) &'a SlotArena<T, L>,
+);
+
+impl<T, L: BufLayout> Serialize for FreeRef<'_, T, L> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Read back as an `Option` (data written before the order was has
+        // none): a format without field names needs its tag.
+        serializer.serialize_some(&FreeStruct(self.0))
+    }
+}
+
+/// The `{ list, refill }` struct of [`FreeRef`].
+struct FreeStruct<'a, T, L: BufLayout>(&'a SlotArena<T, L>);
+
+impl<T, L: BufLayout> Serialize for FreeStruct<'_, T, L> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut free = serializer.serialize_struct("FreeList", 2)?;
+        free.serialize_field("list", &FreeListRef(self.0))?;
+        free.serialize_field("refill", &self.0.refill_start())?;
+        free.end()
+    }
+}
+
+/// The listed free slots, as a sequence of known length.
+struct FreeListRef<'a, T, L: BufLayout>(&'a SlotArena<T, L>);
+
+impl<T, L: BufLayout> Serialize for FreeListRef<'_, T, L> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Some formats need the length first: walk the list twice.
+        let mut seq = serializer.serialize_seq(Some(self.0.free_list().count()))?;
+        for index in self.0.free_list() {
+            seq.serialize_element(&index)?;
+        }
+        seq.end()
+    }
+}
+
+/// A deserialized free-list order (see [`FreeRef`]). The list's `Vec` grows
+/// as indices arrive (serde preallocates only a bounded amount from a
+/// length hint), and [`restore_free_order`] refuses a list longer than the
+/// slots before it allocates anything.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename = "FreeList")]
+pub(crate) struct FreeOrder {
+    list: alloc::vec::Vec<u32>,
+    refill: Option<u32>,
+}
+
+/// Puts the saved free-list order back into `arena`, which was built (its
+/// free list rebuilt in index order) and given its reuse policy; with no
+/// saved order (data written before the order was), keeps the rebuilt one.
+/// Refuses an order the arena cannot have (see
+/// `SlotArena::restore_free_order`).
+pub(crate) fn restore_free_order<T, L: BufLayout, E: de::Error>(
+    arena: &mut SlotArena<T, L>,
+    free: Option<&FreeOrder>,
+) -> Result<(), E> {
+    match free {
+        Some(free) => arena
+            .restore_free_order(&free.list, free.refill)
+            .map_err(E::custom),
+        None => Ok(()),
+    }
 }
 
 /// A slot arena deserialized for key type `K`, with its free list built.

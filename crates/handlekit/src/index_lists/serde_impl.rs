@@ -2,7 +2,10 @@
 //! `(generation, Option<(next, value)>)`, where `next` is the slot index of
 //! the next node of the list, or null at the end. A round trip keeps every
 //! node at its index and generation, so every key and every head stays
-//! valid (and every stale key stale).
+//! valid (and every stale key stale). The order of the free list is
+//! written beside the slots (`free`, as for `IdTable`), so a round-tripped
+//! pool gives new nodes the indices and generations the original would
+//! have; data without it reads with the free list rebuilt in index order.
 //!
 //! Deserialization validates everything: the slots and generations (see
 //! `serde_util`), the node count, and the list invariant: every link names
@@ -17,7 +20,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{Head, IndexLists, Link, MAX_NODES, NIL};
-use crate::serde_util::{ArenaOf, SlotsRef};
+use crate::serde_util::{restore_free_order, ArenaOf, FreeOrder, FreeRef, SlotsRef};
 use crate::Key;
 
 impl<T: Serialize> Serialize for Link<T> {
@@ -48,6 +51,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Link<T> {
 #[serde(rename = "IndexLists", bound(serialize = "T: Serialize"))]
 struct Repr<'a, T> {
     slots: SlotsRef<'a, Link<T>>,
+    free: FreeRef<'a, Link<T>>,
 }
 
 #[derive(Deserialize)]
@@ -58,12 +62,15 @@ struct Repr<'a, T> {
 )]
 struct Owned<T, K: Key> {
     slots: ArenaOf<Link<T>, K>,
+    #[serde(default)]
+    free: Option<FreeOrder>,
 }
 
 impl<T: Serialize, K: Key> Serialize for IndexLists<T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         Repr {
             slots: SlotsRef(self.arena.slot_refs()),
+            free: FreeRef(&self.arena),
         }
         .serialize(serializer)
     }
@@ -71,9 +78,10 @@ impl<T: Serialize, K: Key> Serialize for IndexLists<T, K> {
 
 impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for IndexLists<T, K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let Owned { slots } = Owned::<T, K>::deserialize(deserializer)?;
+        let Owned { slots, free } = Owned::<T, K>::deserialize(deserializer)?;
         let mut arena = slots.0;
         arena.limit_slots(MAX_NODES).map_err(D::Error::custom)?;
+        restore_free_order::<Link<T>, _, D::Error>(&mut arena, free.as_ref())?;
         IndexLists::from_arena(arena).map_err(D::Error::custom)
     }
 }

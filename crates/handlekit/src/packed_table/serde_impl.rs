@@ -2,7 +2,10 @@
 //! (`(generation, Option<dense position>)`) and its values in dense order, so
 //! a round trip keeps every key, every stale key and the dense order; and its
 //! detached slots as `(index, generation)` pairs, so detached keys stay
-//! detached (data without the field reads as none detached).
+//! detached (data without the field reads as none detached); and the
+//! order of its free list, as `IdTable` does (see `id_table::serde_impl`),
+//! so a round trip hands out the same keys (data without the `free` field
+//! reads with the free list rebuilt in index order).
 //! Deserialization checks that the positions are exactly `0..len`, once each.
 
 use alloc::vec::Vec;
@@ -13,7 +16,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::PackedTable;
 use crate::dense::Dense;
 use crate::raw::InterleavedLayout;
-use crate::serde_util::{restore_detached, ArenaOf, DetachedRef, SlotsRef};
+use crate::serde_util::{
+    restore_detached, restore_free_order, ArenaOf, DetachedRef, FreeOrder, FreeRef, SlotsRef,
+};
 use crate::{Key, Reuse};
 
 #[derive(Serialize)]
@@ -23,6 +28,7 @@ struct Repr<'a, T> {
     slots: SlotsRef<'a, u32, InterleavedLayout>,
     values: &'a [T],
     detached: DetachedRef<'a, u32, InterleavedLayout>,
+    free: FreeRef<'a, u32, InterleavedLayout>,
 }
 
 #[derive(Deserialize)]
@@ -37,6 +43,8 @@ struct Owned<T, K: Key> {
     values: Vec<T>,
     #[serde(default)]
     detached: Vec<(u32, u32)>,
+    #[serde(default)]
+    free: Option<FreeOrder>,
 }
 
 impl<T: Serialize, K: Key> Serialize for PackedTable<T, K> {
@@ -46,6 +54,7 @@ impl<T: Serialize, K: Key> Serialize for PackedTable<T, K> {
             slots: SlotsRef(self.sparse.slot_refs()),
             values: &self.dense.values,
             detached: DetachedRef(&self.sparse),
+            free: FreeRef(&self.sparse),
         }
         .serialize(serializer)
     }
@@ -58,10 +67,12 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for PackedTable<T, K> {
             slots,
             values,
             detached,
+            free,
         } = Owned::<T, K>::deserialize(deserializer)?;
         let mut sparse = slots.0;
         restore_detached::<u32, _, D::Error>(&mut sparse, &detached)?;
         sparse.set_reuse(reuse);
+        restore_free_order::<u32, _, D::Error>(&mut sparse, free.as_ref())?;
         if sparse.len() != values.len() {
             return Err(D::Error::custom(format_args!(
                 "{} live slots but {} values",

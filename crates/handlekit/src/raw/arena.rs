@@ -11,6 +11,11 @@ use super::store::{Exclusive, RawIter, RawIterMut, SlotStore};
 use crate::key::max_generation;
 use crate::{CapacityError, Key, Reuse};
 
+/// The free-list order, for serialization (`free_list`, `refill_start`,
+/// `restore_free_order`).
+#[cfg(feature = "serde")]
+mod free_order;
+
 /// What a key type allows: how many slots it can index and how many
 /// generations it can tell apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,1115 @@
+//! Saving and loading a whole [`World`] (feature `serde`).
+//!
+//! Components are stored by type, and a world does not know how to
+//! serialize a type or what to call it in a file: a [`Registry`], built once,
+//! names each component type that is saved. [`Registry::save`] gives a
+//! [`Serialize`] view of a world; [`Registry::load`] gives a
+//! [`DeserializeSeed`] that builds a new world. Any serde format works
+//! (binary ones such as postcard or bincode, text ones such as JSON or
+//! RON).
+//!
+//! ```
+//! use handlekit_ecs::serialize::Registry;
+//! use handlekit_ecs::{Storage, World};
+//! use serde::de::DeserializeSeed;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! struct Position([f32; 3]);
+//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! struct Burning;
+//!
+//! // Once, at start-up: the saved types and their stable names.
+//! let registry = Registry::new()
+//!     .component::<Position>("position")
+//!     .component::<Burning>("burning");
+//!
+//! let mut world = World::new();
+//! world.register::<Burning>(Storage::Sparse);
+//! let a = world.spawn((Position([1.0, 2.0, 3.0]),));
+//! let b = world.spawn((Position([0.0; 3]), Burning));
+//! world.despawn(a).unwrap();
+//!
+//! let json = serde_json::to_string(&registry.save(&world)).unwrap();
+//! let mut loaded: World = registry
+//!     .load()
+//!     .deserialize(&mut serde_json::Deserializer::from_str(&json))
+//!     .unwrap();
+//!
+//! assert_eq!(*loaded.get::<Position>(b).unwrap(), Position([0.0; 3]));
+//! assert!(loaded.has::<Burning>(b) && !loaded.contains(a));
+//! assert_eq!(loaded.storage_of::<Burning>(), Some(Storage::Sparse));
+//! // The loaded world hands out the ids the saved one would have.
+//! assert_eq!(loaded.spawn(()), world.spawn(()));
+//! ```
+//!
+//! # What is kept
+//!
+//! - **Entities**: every live entity with its id (index and generation), and
+//!   the whole entity table: the generations of free and retired indices and
+//!   the order of the free list, so the loaded world's next spawns get the
+//!   entities the saved world's would have (hecs#332 asks for this).
+//! - **Components** of the registered types, and each type's storage
+//!   ([`Storage::Dense`] or [`Storage::Sparse`]).
+//! - **Row order**: the live entities keep their relative order (so queries
+//!   visit them in the same order). Dead rows are not saved: the loaded
+//!   world is compact, with its rows from 0.
+//!
+//! Not kept: the maximum row count (the loader chooses it with
+//! [`Load::max_rows`]; it is a property of the reservation, not of the
+//! contents), and components of types the registry does not name. Saving a
+//! world that holds components of an unregistered type fails, unless the
+//! type is [`skip`](Registry::skip)ped.
+//!
+//! # Format
+//!
+//! A world serializes as a struct `World` with two fields:
+//!
+//! - `entities`: the entity table, as [`handlekit::IdTable`] serializes
+//!   (its reuse policy, its slots as `(generation, Option<row>)`, its
+//!   detached slots and its free-list order), where the value of each live
+//!   entity is its row in the saved world, `0..len`.
+//! - `components`: a map from each registered name to the component's
+//!   storage, an enum `Dense` or `Sparse` whose content is a struct with
+//!   `runs`, the rows that have the component as `(first row, count)`
+//!   pairs in ascending order, and `values`, the components of those rows
+//!   in order.
+//!
+//! In JSON a world of one entity with a position reads:
+//!
+//! ```text
+//! {"entities":{"reuse":"Lifo","slots":[[1,0]],"detached":[],"free":{"list":[],"refill":null}},
+//!  "components":{"position":{"Dense":{"runs":[[0,1]],"values":[[1.0,2.0,3.0]]}}}}
+//! ```
+//!
+//! # Untrusted data
+//!
+//! Loading checks everything and returns the format's error for data a
+//! world cannot have, never panics or builds an inconsistent world: a
+//! truncated input; slots, generations or a free-list order the entity
+//! table refuses (see `handlekit`'s `IdTable`); two entities in one row or
+//! a row out of range; more entities than the maximum row count; a
+//! component name the registry does not know, or one given twice; runs out
+//! of order, overlapping (a component given twice) or past the live rows
+//! (a component for a dead row); fewer or more values than the runs name.
+//! Nothing is allocated from a length the input claims: every array grows
+//! as its elements arrive, so memory is bounded by the size of the input
+//! (and the loader's maximum row count, which sizes the reservations).
+
+use std::any::{type_name, TypeId};
+use std::fmt;
+use std::marker::PhantomData;
+
+use handlekit::IdTable;
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess,
+    SeqAccess, VariantAccess, Visitor,
+};
+use serde::ser::{self, SerializeMap, SerializeSeq, SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+
+use crate::query::Row;
+use crate::storage::WORD;
+use crate::world::{Component, Storage, World, DEFAULT_MAX_ROWS};
+use crate::{Entity, With};
+
+/// The component types a world is saved with, each under a stable name;
+/// built once with [`Registry::new`] and [`component`](Registry::component).
+/// See the [module docs](self) for an example and the format.
+///
+/// The type parameter lists the registered types (a chain of hidden
+/// types); a function that builds a registry can return
+/// `Registry<impl Components>`.
+///
+/// ```
+/// use handlekit_ecs::serialize::{Components, Registry};
+///
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct Health(u32);
+///
+/// fn registry() -> Registry<impl Components> {
+///     Registry::new().component::<Health>("health")
+/// }
+/// assert_eq!(registry().names().collect::<Vec<_>>(), ["health"]);
+/// ```
+pub struct Registry<C = ()> {
+    /// The typed chain that serializes and deserializes each type.
+    components: C,
+    /// Every registered type with its name, in registration order; names
+    /// and types are distinct.
+    names: Vec<(String, TypeId)>,
+    /// Types whose components are not saved ([`skip`](Self::skip)).
+    skipped: Vec<TypeId>,
+}
+
+impl Registry {
+    /// A registry with no component type.
+    ///
+    /// ```
+    /// let registry = handlekit_ecs::serialize::Registry::new();
+    /// assert_eq!(registry.names().count(), 0);
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Registry {
+            components: (),
+            names: Vec::new(),
+            skipped: Vec::new(),
+        }
+    }
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry::new()
+    }
+}
+
+impl<C> fmt::Debug for Registry<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry")
+            .field("names", &self.names().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<C> Registry<C> {
+    /// The registered names, in registration order.
+    ///
+    /// ```
+    /// let registry = handlekit_ecs::serialize::Registry::new().component::<u8>("byte");
+    /// assert_eq!(registry.names().next(), Some("byte"));
+    /// ```
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.names.iter().map(|(name, _)| name.as_str())
+    }
+
+    /// The registered type of `name`.
+    fn type_of(&self, name: &str) -> Option<TypeId> {
+        self.names.iter().find(|(n, _)| n == name).map(|&(_, t)| t)
+    }
+
+    /// The name of registered type `ty`.
+    fn name_of(&self, ty: TypeId) -> Option<&str> {
+        self.names
+            .iter()
+            .find(|&&(_, t)| t == ty)
+            .map(|(name, _)| name.as_str())
+    }
+}
+
+impl<C: Components> Registry<C> {
+    /// Adds component type `T`, saved under `name`. The name is what the
+    /// saved data calls the type: keep it stable across versions of the
+    /// program (a renamed Rust type can keep its name).
+    ///
+    /// # Panics
+    ///
+    /// If `name` or `T` is registered already (or `T` is skipped).
+    ///
+    /// ```
+    /// use handlekit_ecs::serialize::Registry;
+    /// let registry = Registry::new().component::<u32>("score").component::<String>("name");
+    /// assert_eq!(registry.names().collect::<Vec<_>>(), ["score", "name"]);
+    /// ```
+    #[must_use]
+    #[track_caller]
+    pub fn component<T>(mut self, name: impl Into<String>) -> Registry<(Entry<T>, C)>
+    where
+        T: Component + Serialize + DeserializeOwned,
+    {
+        let name = name.into();
+        let ty = TypeId::of::<T>();
+        if let Some((_, other)) = self.names.iter().find(|(n, _)| *n == name) {
+            let what = if *other == ty {
+                "this type"
+            } else {
+                "another type"
+            };
+            panic!("handlekit-ecs: the component name {name:?} is registered already (for {what})");
+        }
+        if self.names.iter().any(|&(_, t)| t == ty) || self.skipped.contains(&ty) {
+            panic!(
+                "handlekit-ecs: the component type {} is registered already",
+                type_name::<T>()
+            );
+        }
+        self.names.push((name, ty));
+        Registry {
+            components: (Entry(PhantomData), self.components),
+            names: self.names,
+            skipped: self.skipped,
+        }
+    }
+
+    /// Leaves the components of type `T` out of saved worlds (caches,
+    /// handles to resources of this run). Saving a world that holds
+    /// components of a type that is neither registered nor skipped fails.
+    ///
+    /// # Panics
+    ///
+    /// If `T` is registered.
+    ///
+    /// ```
+    /// use handlekit_ecs::{serialize::Registry, World};
+    /// struct Cache; // say, a handle to this run's GPU buffers
+    /// let mut world = World::new();
+    /// world.spawn((1u32, Cache));
+    /// let strict = Registry::new().component::<u32>("score");
+    /// assert!(serde_json::to_string(&strict.save(&world)).is_err());
+    /// let lenient = Registry::new().component::<u32>("score").skip::<Cache>();
+    /// assert!(serde_json::to_string(&lenient.save(&world)).is_ok());
+    /// ```
+    #[must_use]
+    #[track_caller]
+    pub fn skip<T: Component>(mut self) -> Self {
+        let ty = TypeId::of::<T>();
+        assert!(
+            !self.names.iter().any(|&(_, t)| t == ty),
+            "handlekit-ecs: the component type {} is registered, it cannot be skipped",
+            type_name::<T>()
+        );
+        if !self.skipped.contains(&ty) {
+            self.skipped.push(ty);
+        }
+        self
+    }
+
+    /// A view of `world` that serializes it whole (see the [module
+    /// docs](self) for the format).
+    ///
+    /// Serializing borrows each saved column shared, as
+    /// [`World::query`] does, so it panics if a query on another thread
+    /// holds one of them mutably. It fails (with the format's error) if the
+    /// world holds components of a type that is neither registered nor
+    /// [`skip`](Self::skip)ped.
+    ///
+    /// ```
+    /// use handlekit_ecs::{serialize::Registry, World};
+    /// let registry = Registry::new().component::<u32>("score");
+    /// let mut world = World::new();
+    /// world.spawn((7u32,));
+    /// let json = serde_json::to_string(&registry.save(&world)).unwrap();
+    /// assert!(json.contains(r#""score":{"Dense":{"runs":[[0,1]],"values":[7]}}"#));
+    /// ```
+    #[must_use]
+    pub fn save<'a>(&'a self, world: &'a World) -> Save<'a, C> {
+        Save {
+            registry: self,
+            world,
+        }
+    }
+
+    /// A seed that deserializes a world saved with [`save`](Self::save)
+    /// into a new [`World`] with [`DEFAULT_MAX_ROWS`] rows (see
+    /// [`Load::max_rows`]). Use it with the format's deserializer:
+    ///
+    /// ```
+    /// use handlekit_ecs::{serialize::Registry, World};
+    /// use serde::de::DeserializeSeed;
+    ///
+    /// let registry = Registry::new().component::<u32>("score");
+    /// let json = r#"{"entities":{"reuse":"Lifo","slots":[[1,0]]},
+    ///               "components":{"score":{"Dense":{"runs":[[0,1]],"values":[7]}}}}"#;
+    /// let world: World = registry
+    ///     .load()
+    ///     .deserialize(&mut serde_json::Deserializer::from_str(json))
+    ///     .unwrap();
+    /// assert_eq!(world.query::<&u32>().iter().copied().collect::<Vec<_>>(), [7]);
+    /// ```
+    #[must_use]
+    pub fn load(&self) -> Load<'_, C> {
+        Load {
+            registry: self,
+            max_rows: DEFAULT_MAX_ROWS,
+        }
+    }
+}
+
+/// One registered component type `T` in a [`Registry`]'s chain. Not part of
+/// the public API.
+#[doc(hidden)]
+pub struct Entry<T>(PhantomData<fn() -> T>);
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for () {}
+    impl<T, C> Sealed for (super::Entry<T>, C) {}
+}
+
+/// The chain of component types a [`Registry`] holds: `()` or
+/// `(Entry<T>, rest)`, made by [`Registry::component`]. Sealed; its methods
+/// are not part of the public API. Name it to return a registry:
+/// `Registry<impl Components>`.
+pub trait Components: sealed::Sealed {
+    /// Serializes the column of type `ty` as the map entry `name`, if `ty`
+    /// is in the chain. Not part of the public API.
+    #[doc(hidden)]
+    fn save_entry<M: SerializeMap>(
+        &self,
+        ty: TypeId,
+        name: &str,
+        world: &World,
+        ranks: &Ranks<'_>,
+        map: &mut M,
+    ) -> Option<Result<(), M::Error>>;
+
+    /// Deserializes the map value of the column of type `ty` into `world`.
+    /// Not part of the public API.
+    #[doc(hidden)]
+    fn load_entry<'de, A: MapAccess<'de>>(
+        &self,
+        ty: TypeId,
+        name: &str,
+        map: &mut A,
+        world: &mut World,
+        rows: &[Entity],
+    ) -> Result<(), A::Error>;
+}
+
+impl Components for () {
+    fn save_entry<M: SerializeMap>(
+        &self,
+        _: TypeId,
+        _: &str,
+        _: &World,
+        _: &Ranks<'_>,
+        _: &mut M,
+    ) -> Option<Result<(), M::Error>> {
+        None
+    }
+
+    fn load_entry<'de, A: MapAccess<'de>>(
+        &self,
+        _: TypeId,
+        name: &str,
+        _: &mut A,
+        _: &mut World,
+        _: &[Entity],
+    ) -> Result<(), A::Error> {
+        // `type_of` found the name, so some entry has its type.
+        Err(de::Error::custom(format_args!(
+            "component {name:?} has no type in the registry"
+        )))
+    }
+}
+
+impl<T, C> Components for (Entry<T>, C)
+where
+    T: Component + Serialize + DeserializeOwned,
+    C: Components,
+{
+    fn save_entry<M: SerializeMap>(
+        &self,
+        ty: TypeId,
+        name: &str,
+        world: &World,
+        ranks: &Ranks<'_>,
+        map: &mut M,
+    ) -> Option<Result<(), M::Error>> {
+        if ty == TypeId::of::<T>() {
+            let column = ColumnRef::<T> {
+                world,
+                ranks,
+                _type: PhantomData,
+            };
+            Some(map.serialize_entry(name, &column))
+        } else {
+            self.1.save_entry(ty, name, world, ranks, map)
+        }
+    }
+
+    fn load_entry<'de, A: MapAccess<'de>>(
+        &self,
+        ty: TypeId,
+        name: &str,
+        map: &mut A,
+        world: &mut World,
+        rows: &[Entity],
+    ) -> Result<(), A::Error> {
+        if ty == TypeId::of::<T>() {
+            map.next_value_seed(ColumnSeed::<T> {
+                name,
+                world,
+                rows,
+                _type: PhantomData,
+            })
+        } else {
+            self.1.load_entry(ty, name, map, world, rows)
+        }
+    }
+}
+
+/// The row each live row of a world gets in the saved world: its rank
+/// among the live rows. Not part of the public API.
+#[doc(hidden)]
+pub struct Ranks<'a> {
+    /// The world's front row.
+    front: usize,
+    /// The alive words, from the word of `front`.
+    alive: &'a [u64],
+    /// The word of `alive[0]`.
+    first_word: usize,
+    /// Live rows in the words before each word of `alive`, or `None` if the
+    /// window has no dead row (the rank is then `row - front`).
+    before: Option<Vec<u32>>,
+}
+
+impl<'a> Ranks<'a> {
+    fn new(world: &'a World) -> Self {
+        let alive = world.alive.as_slice();
+        let before = (world.row_count() != world.len()).then(|| {
+            let mut count = 0u32;
+            alive
+                .iter()
+                .map(|word| {
+                    let at = count;
+                    count += word.count_ones();
+                    at
+                })
+                .collect()
+        });
+        Ranks {
+            front: world.rows.front_position(),
+            alive,
+            first_word: world.alive.front_position(),
+            before,
+        }
+    }
+
+    /// The saved row of the live `row`. Below 2³¹, as every row count.
+    #[inline]
+    fn rank(&self, row: usize) -> u32 {
+        match &self.before {
+            // Truncation cannot happen: the window holds at most 2^31 rows.
+            None => (row - self.front) as u32,
+            Some(before) => {
+                let i = row / WORD - self.first_word;
+                let below = self.alive[i] & (crate::storage::bit(row) - 1);
+                before[i] + below.count_ones()
+            }
+        }
+    }
+}
+
+/// A world, serialized whole with a [`Registry`]: from [`Registry::save`].
+pub struct Save<'a, C> {
+    registry: &'a Registry<C>,
+    world: &'a World,
+}
+
+impl<C> fmt::Debug for Save<'_, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Save")
+            .field("registry", self.registry)
+            .field("world", self.world)
+            .finish()
+    }
+}
+
+impl<C: Components> Serialize for Save<'_, C> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let world = self.world;
+        // The saved columns, in the world's registration order.
+        let mut saved = Vec::new();
+        for (ty, type_name, _, stored) in world.column_types() {
+            match self.registry.name_of(ty) {
+                Some(name) => saved.push((ty, name)),
+                None if stored == 0 || self.registry.skipped.contains(&ty) => {}
+                None => {
+                    return Err(ser::Error::custom(format_args!(
+                        "the world holds components of type {type_name}, \
+                         which the registry neither names nor skips"
+                    )))
+                }
+            }
+        }
+        let ranks = Ranks::new(world);
+        let mut out = serializer.serialize_struct("World", 2)?;
+        out.serialize_field(
+            "entities",
+            &EntitiesRef {
+                world,
+                ranks: &ranks,
+            },
+        )?;
+        out.serialize_field(
+            "components",
+            &ColumnsRef {
+                registry: self.registry,
+                world,
+                ranks: &ranks,
+                saved: &saved,
+            },
+        )?;
+        out.end()
+    }
+}
+
+/// The entity table with each live entity's saved row as its value.
+struct EntitiesRef<'a> {
+    world: &'a World,
+    ranks: &'a Ranks<'a>,
+}
+
+impl Serialize for EntitiesRef<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let world = self.world;
+        if self.ranks.before.is_none() && self.ranks.front == 0 {
+            // The table's values (the rows' low 32 bits) are the saved rows.
+            return world.entities.serialize(serializer);
+        }
+        // A copy keeps the free list, its order and every generation.
+        let mut table = world.entities.clone();
+        for (entity, row) in table.iter_mut() {
+            let live = world
+                .row_of(entity)
+                .map_err(|_| ser::Error::custom("a live entity has no row"))?;
+            *row = self.ranks.rank(live);
+        }
+        table.serialize(serializer)
+    }
+}
+
+/// The saved columns, as a map from name to column.
+struct ColumnsRef<'a, C> {
+    registry: &'a Registry<C>,
+    world: &'a World,
+    ranks: &'a Ranks<'a>,
+    saved: &'a [(TypeId, &'a str)],
+}
+
+impl<C: Components> Serialize for ColumnsRef<'_, C> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.saved.len()))?;
+        for &(ty, name) in self.saved {
+            self.registry
+                .components
+                .save_entry(ty, name, self.world, self.ranks, &mut map)
+                .unwrap_or_else(|| Err(ser::Error::custom("a registered type has no entry")))?;
+        }
+        map.end()
+    }
+}
+
+/// One column: its storage, as an enum whose content is the runs and the
+/// values.
+struct ColumnRef<'a, T> {
+    world: &'a World,
+    ranks: &'a Ranks<'a>,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: Component + Serialize> Serialize for ColumnRef<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let world = self.world;
+        // The saved rows with a `T`, as runs (rows in ascending order).
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        world.query::<(Row, With<T>)>().for_each(|(row, ())| {
+            let rank = self.ranks.rank(row);
+            match runs.last_mut() {
+                Some((start, count)) if *start + *count == rank => *count += 1,
+                _ => runs.push((rank, 1)),
+            }
+        });
+        let values = runs.iter().map(|&(_, count)| count as usize).sum();
+        let data = ColumnData {
+            runs: &runs,
+            values: Values::<T> {
+                world,
+                len: values,
+                _type: PhantomData,
+            },
+        };
+        match world.storage_of::<T>() {
+            Some(Storage::Sparse) => {
+                serializer.serialize_newtype_variant("Storage", 1, "Sparse", &data)
+            }
+            _ => serializer.serialize_newtype_variant("Storage", 0, "Dense", &data),
+        }
+    }
+}
+
+/// The content of a saved column.
+struct ColumnData<'a, T> {
+    runs: &'a [(u32, u32)],
+    values: Values<'a, T>,
+}
+
+impl<T: Component + Serialize> Serialize for ColumnData<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_struct("Column", 2)?;
+        out.serialize_field("runs", self.runs)?;
+        out.serialize_field("values", &self.values)?;
+        out.end()
+    }
+}
+
+/// The components of a column in row order (`len` of them).
+struct Values<'a, T> {
+    world: &'a World,
+    len: usize,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: Component + Serialize> Serialize for Values<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.len))?;
+        let mut error = None;
+        let mut written = 0;
+        self.world.query::<&T>().for_each(|value| {
+            if error.is_none() {
+                match seq.serialize_element(value) {
+                    Ok(()) => written += 1,
+                    Err(e) => error = Some(e),
+                }
+            }
+        });
+        if let Some(error) = error {
+            return Err(error);
+        }
+        // The runs were counted from the same rows under the same borrow of
+        // the world.
+        debug_assert_eq!(written, self.len);
+        seq.end()
+    }
+}
+
+/// A world deserialized with a [`Registry`]: from [`Registry::load`]; a
+/// [`DeserializeSeed`] whose value is a new [`World`].
+pub struct Load<'r, C> {
+    registry: &'r Registry<C>,
+    max_rows: usize,
+}
+
+impl<C> fmt::Debug for Load<'_, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Load")
+            .field("registry", self.registry)
+            .field("max_rows", &self.max_rows)
+            .finish()
+    }
+}
+
+impl<C> Load<'_, C> {
+    /// Loads into a world with room for `max_rows` rows (see
+    /// [`World::with_max_rows`]); data with more entities is refused.
+    ///
+    /// # Panics
+    ///
+    /// When deserializing, as [`World::with_max_rows`] (more than 2³¹ rows,
+    /// or no address space).
+    ///
+    /// ```
+    /// use handlekit_ecs::{serialize::Registry, World};
+    /// use serde::de::DeserializeSeed;
+    ///
+    /// let registry = Registry::new();
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..3).map(|_| ()));
+    /// let json = serde_json::to_string(&registry.save(&world)).unwrap();
+    /// let load = |max_rows| {
+    ///     registry
+    ///         .load()
+    ///         .max_rows(max_rows)
+    ///         .deserialize(&mut serde_json::Deserializer::from_str(&json))
+    /// };
+    /// assert_eq!(load(3).unwrap().max_rows(), 3);
+    /// assert!(load(2).is_err());
+    /// ```
+    #[must_use]
+    pub fn max_rows(mut self, max_rows: usize) -> Self {
+        self.max_rows = max_rows;
+        self
+    }
+}
+
+impl<'de, C: Components> DeserializeSeed<'de> for Load<'_, C> {
+    type Value = World;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<World, D::Error> {
+        deserializer.deserialize_struct("World", &["entities", "components"], self)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum WorldField {
+    Entities,
+    Components,
+}
+
+impl<'de, C: Components> Visitor<'de> for Load<'_, C> {
+    type Value = World;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a world: its entity table, then its components")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<World, A::Error> {
+        let entities = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let (mut world, rows) = self.world_of(entities)?;
+        seq.next_element_seed(self.columns(&mut world, &rows))?
+            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        Ok(world)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<World, A::Error> {
+        // The components are read into the world the entities make, so the
+        // entities come first (as `save` writes them).
+        match map.next_key()? {
+            Some(WorldField::Entities) => {}
+            Some(WorldField::Components) => {
+                return Err(de::Error::custom(
+                    "the entities must come before the components",
+                ))
+            }
+            None => return Err(de::Error::missing_field("entities")),
+        }
+        let (mut world, rows) = self.world_of(map.next_value()?)?;
+        match map.next_key()? {
+            Some(WorldField::Components) => {}
+            Some(WorldField::Entities) => return Err(de::Error::duplicate_field("entities")),
+            None => return Err(de::Error::missing_field("components")),
+        }
+        map.next_value_seed(self.columns(&mut world, &rows))?;
+        match map.next_key::<WorldField>()? {
+            None => Ok(world),
+            Some(WorldField::Entities) => Err(de::Error::duplicate_field("entities")),
+            Some(WorldField::Components) => Err(de::Error::duplicate_field("components")),
+        }
+    }
+}
+
+impl<C: Components> Load<'_, C> {
+    /// The world of a deserialized entity table (every live entity's value
+    /// its row) and its rows, row → entity.
+    fn world_of<E: de::Error>(
+        &self,
+        entities: IdTable<u32, Entity>,
+    ) -> Result<(World, Vec<Entity>), E> {
+        let len = entities.len();
+        if len > self.max_rows {
+            return Err(E::custom(format_args!(
+                "{len} entities do not fit in {} rows",
+                self.max_rows
+            )));
+        }
+        // `len` live slots were read from the input.
+        let mut rows: Vec<Option<Entity>> = vec![None; len];
+        for (entity, &row) in entities.iter() {
+            let Some(slot) = rows.get_mut(row as usize) else {
+                return Err(E::custom(format_args!(
+                    "entity {entity:?} is in row {row}, past the {len} live rows"
+                )));
+            };
+            if let Some(other) = slot {
+                return Err(E::custom(format_args!(
+                    "entities {other:?} and {entity:?} are both in row {row}"
+                )));
+            }
+            *slot = Some(entity);
+        }
+        // `len` entities in distinct rows below `len`: every row is filled.
+        let rows: Vec<Entity> = rows.into_iter().flatten().collect();
+        debug_assert_eq!(rows.len(), len);
+        Ok((World::from_rows(self.max_rows, entities, &rows), rows))
+    }
+
+    fn columns<'w>(&self, world: &'w mut World, rows: &'w [Entity]) -> ColumnsSeed<'w, '_, C> {
+        ColumnsSeed {
+            registry: self.registry,
+            world,
+            rows,
+        }
+    }
+}
+
+/// Deserializes the map of columns into a world.
+struct ColumnsSeed<'w, 'r, C> {
+    registry: &'r Registry<C>,
+    world: &'w mut World,
+    rows: &'w [Entity],
+}
+
+impl<'de, C: Components> DeserializeSeed<'de> for ColumnsSeed<'_, '_, C> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de, C: Components> Visitor<'de> for ColumnsSeed<'_, '_, C> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map from component names to columns")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(ty) = map.next_key_seed(NameSeed(self.registry))? {
+            let name = self.registry.name_of(ty).unwrap_or("?");
+            self.registry
+                .components
+                .load_entry(ty, name, &mut map, self.world, self.rows)?;
+        }
+        Ok(())
+    }
+}
+
+/// A component name, looked up in the registry without allocating.
+struct NameSeed<'r, C>(&'r Registry<C>);
+
+impl<'de, C: Components> DeserializeSeed<'de> for NameSeed<'_, C> {
+    type Value = TypeId;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<TypeId, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<C: Components> Visitor<'_> for NameSeed<'_, C> {
+    type Value = TypeId;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a component name")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<TypeId, E> {
+        self.0.type_of(name).ok_or_else(|| {
+            E::custom(format_args!(
+                "unknown component {name:?} (not in the registry)"
+            ))
+        })
+    }
+}
+
+/// Deserializes one column of type `T`: registers `T` with the saved
+/// storage, then reads the runs and the values into it.
+struct ColumnSeed<'a, T> {
+    name: &'a str,
+    world: &'a mut World,
+    rows: &'a [Entity],
+    _type: PhantomData<fn() -> T>,
+}
+
+#[derive(Deserialize)]
+#[serde(variant_identifier)]
+enum StorageTag {
+    Dense,
+    Sparse,
+}
+
+impl<'de, T: Component + DeserializeOwned> DeserializeSeed<'de> for ColumnSeed<'_, T> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_enum("Storage", &["Dense", "Sparse"], self)
+    }
+}
+
+impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnSeed<'_, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a column: Dense or Sparse")
+    }
+
+    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<(), A::Error> {
+        let (tag, variant) = data.variant::<StorageTag>()?;
+        let storage = match tag {
+            StorageTag::Dense => Storage::Dense,
+            StorageTag::Sparse => Storage::Sparse,
+        };
+        if !self.world.register::<T>(storage) {
+            return Err(de::Error::custom(format_args!(
+                "component {:?} is given twice",
+                self.name
+            )));
+        }
+        variant.newtype_variant_seed(ColumnDataSeed::<T> {
+            world: self.world,
+            rows: self.rows,
+            _type: PhantomData,
+        })
+    }
+}
+
+/// The content of a column: `runs`, then `values`.
+struct ColumnDataSeed<'a, T> {
+    world: &'a mut World,
+    rows: &'a [Entity],
+    _type: PhantomData<fn() -> T>,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum ColumnField {
+    Runs,
+    Values,
+}
+
+impl<'de, T: Component + DeserializeOwned> DeserializeSeed<'de> for ColumnDataSeed<'_, T> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_struct("Column", &["runs", "values"], self)
+    }
+}
+
+impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnDataSeed<'_, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a column's runs, then its values")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let runs = seq
+            .next_element_seed(RunsSeed(self.rows.len()))?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let values = ValuesSeed::<T> {
+            runs: &runs,
+            world: self.world,
+            rows: self.rows,
+            _type: PhantomData,
+        };
+        seq.next_element_seed(values)?
+            .ok_or_else(|| de::Error::invalid_length(1, &"a column's runs, then its values"))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        match map.next_key()? {
+            Some(ColumnField::Runs) => {}
+            Some(ColumnField::Values) => {
+                return Err(de::Error::custom(
+                    "a column's runs must come before its values",
+                ))
+            }
+            None => return Err(de::Error::missing_field("runs")),
+        }
+        let runs = map.next_value_seed(RunsSeed(self.rows.len()))?;
+        match map.next_key()? {
+            Some(ColumnField::Values) => {}
+            Some(ColumnField::Runs) => return Err(de::Error::duplicate_field("runs")),
+            None => return Err(de::Error::missing_field("values")),
+        }
+        map.next_value_seed(ValuesSeed::<T> {
+            runs: &runs,
+            world: self.world,
+            rows: self.rows,
+            _type: PhantomData,
+        })?;
+        match map.next_key::<ColumnField>()? {
+            None => Ok(()),
+            Some(ColumnField::Runs) => Err(de::Error::duplicate_field("runs")),
+            Some(ColumnField::Values) => Err(de::Error::duplicate_field("values")),
+        }
+    }
+}
+
+/// A column's runs, checked against the number of live rows: each
+/// `(first row, count)` has `count >= 1`, starts at or after the end of the
+/// one before (ascending, no overlap: no component twice) and ends at or
+/// below the live rows (no component for a dead row). So there are at most
+/// as many runs as live rows.
+struct RunsSeed(usize);
+
+impl<'de> DeserializeSeed<'de> for RunsSeed {
+    type Value = Vec<(u32, u32)>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RunsSeed {
+    type Value = Vec<(u32, u32)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence of (first row, count) runs")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let live = self.0 as u64;
+        let mut runs = Vec::new();
+        let mut end = 0u64;
+        while let Some((start, count)) = seq.next_element::<(u32, u32)>()? {
+            let (start64, stop) = (u64::from(start), u64::from(start) + u64::from(count));
+            if count == 0 {
+                return Err(de::Error::custom(format_args!(
+                    "an empty run at row {start}"
+                )));
+            }
+            if start64 < end {
+                return Err(de::Error::custom(format_args!(
+                    "the run at row {start} overlaps or precedes the one before \
+                     (a component given twice, or runs out of order)"
+                )));
+            }
+            if stop > live {
+                return Err(de::Error::custom(format_args!(
+                    "the run of rows {start}..{stop} goes past the {live} live rows \
+                     (a component for a dead row)"
+                )));
+            }
+            end = stop;
+            runs.push((start, count));
+        }
+        Ok(runs)
+    }
+}
+
+/// A column's values, one for each row of its runs, put into the world.
+struct ValuesSeed<'a, T> {
+    runs: &'a [(u32, u32)],
+    world: &'a mut World,
+    rows: &'a [Entity],
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<'de, T: Component + DeserializeOwned> DeserializeSeed<'de> for ValuesSeed<'_, T> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ValuesSeed<'_, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value for each row of the runs")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let expected: usize = self.runs.iter().map(|&(_, count)| count as usize).sum();
+        let storage = self.world.storage_mut::<T>();
+        let mut read = 0;
+        for &(start, count) in self.runs {
+            for row in start as usize..(start + count) as usize {
+                let Some(value) = seq.next_element::<T>()? else {
+                    return Err(de::Error::invalid_length(
+                        read,
+                        &&*format!("{expected} values"),
+                    ));
+                };
+                read += 1;
+                // The runs are checked: `row` is a live row, and no value
+                // was put there before.
+                let old = storage.insert(self.rows[row], row, value);
+                debug_assert!(old.is_none());
+            }
+        }
+        if seq.next_element::<IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom(format_args!(
+                "more values than the {expected} rows of the runs"
+            )));
+        }
+        Ok(())
+    }
+}

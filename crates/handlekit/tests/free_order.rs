@@ -1,0 +1,410 @@
+//! A serde round trip keeps the order of the free list (feature `serde`):
+//! a loaded `IdTable`, `PackedTable` or `IndexLists` hands out exactly the
+//! keys the original would have, under LIFO and FIFO reuse, after removals,
+//! during the refill of an emptied table, with retired and detached slots.
+//! And a saved order the table cannot have is refused.
+#![cfg(feature = "serde")]
+
+mod common;
+
+use common::from_json;
+use handlekit::{define_key, Head, Id, IdTable, IndexLists, Key, PackedTable, Reuse};
+
+define_key! {
+    /// Two generation bits (generations 1..=3): slots retire quickly.
+    pub struct G2(u32; index_bits = 30);
+}
+
+const POLICIES: &[Reuse] = &[
+    Reuse::Lifo,
+    Reuse::Fifo { min_free: 0 },
+    Reuse::Fifo { min_free: 3 },
+];
+
+/// Steps of each random run (one round trip per step).
+const STEPS: u64 = if cfg!(miri) { 6 } else { 400 };
+
+/// A small deterministic generator.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+}
+
+fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
+    from_json(&serde_json::to_string(value).unwrap()).unwrap()
+}
+
+/// Inserts `n` values into both tables and checks they get the same keys;
+/// removes them again from both (so the caller's run goes on unchanged).
+fn same_next_keys<K: Key + std::fmt::Debug>(
+    a: &mut IdTable<u64, K>,
+    b: &mut IdTable<u64, K>,
+    n: u64,
+) {
+    let mut keys = Vec::new();
+    for i in 0..n {
+        let (ka, kb) = (a.try_insert(i), b.try_insert(i));
+        assert_eq!(ka.is_ok(), kb.is_ok());
+        if let (Ok(ka), Ok(kb)) = (ka, kb) {
+            assert_eq!(ka, kb, "insertion {i} after the round trip");
+            keys.push(ka);
+        }
+    }
+    a.check_invariants();
+    b.check_invariants();
+    // The removals are made on both, in the same order, so the tables stay
+    // alike (their free lists now hold these slots, in the same order).
+    for key in keys.into_iter().rev() {
+        assert_eq!(a.remove(key), b.remove(key));
+    }
+}
+
+fn id_table_run<K: Key + std::fmt::Debug + serde::Serialize + serde::de::DeserializeOwned>(
+    reuse: Reuse,
+    seed: u64,
+) {
+    let mut table: IdTable<u64, K> = IdTable::with_reuse(reuse);
+    let mut live: Vec<K> = Vec::new();
+    let mut rng = Lcg(seed);
+    for step in 0..STEPS {
+        match rng.next() % 8 {
+            // Remove a random live key (so the free list is shuffled).
+            0..=2 if !live.is_empty() => {
+                let key = live.swap_remove(rng.next() as usize % live.len());
+                table.remove(key).unwrap();
+            }
+            // Empty the table (a LIFO table then refills in index order).
+            3 if rng.next() % 8 == 0 => {
+                for key in live.drain(..) {
+                    table.remove(key).unwrap();
+                }
+            }
+            _ => {
+                if let Ok(key) = table.try_insert(step) {
+                    live.push(key);
+                }
+            }
+        }
+        let mut loaded = round_trip(&table);
+        loaded.check_invariants();
+        assert_eq!(loaded.reuse(), table.reuse());
+        assert_eq!(loaded.retired_count(), table.retired_count());
+        same_next_keys(&mut table, &mut loaded, 1 + rng.next() % 6);
+        // Go on with the loaded table: a later round trip starts from a
+        // restored order.
+        table = loaded;
+    }
+}
+
+#[test]
+fn id_table_hands_out_the_same_keys_after_a_round_trip() {
+    for (seed, &reuse) in POLICIES.iter().enumerate() {
+        id_table_run::<Id>(reuse, seed as u64 + 1);
+        // Narrow generations: slots retire along the way.
+        id_table_run::<G2>(reuse, seed as u64 + 11);
+    }
+}
+
+#[test]
+fn a_format_without_field_names_keeps_the_order_too() {
+    for &reuse in POLICIES {
+        let mut table: IdTable<u32> = IdTable::with_reuse(reuse);
+        let keys: Vec<Id> = (0..8).map(|i| table.insert(i)).collect();
+        for i in [5, 1, 6, 3] {
+            table.remove(keys[i]);
+        }
+        let bytes = postcard::to_allocvec(&table).unwrap();
+        let mut loaded: IdTable<u32> = postcard::from_bytes(&bytes).unwrap();
+        loaded.check_invariants();
+        same_next_keys_u32(&mut table, &mut loaded);
+        let mut packed: PackedTable<u32> = PackedTable::with_reuse(reuse);
+        let keys: Vec<Id> = (0..8).map(|i| packed.insert(i)).collect();
+        for i in [5, 1, 6, 3] {
+            packed.remove(keys[i]);
+        }
+        let bytes = postcard::to_allocvec(&packed).unwrap();
+        let mut loaded: PackedTable<u32> = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(loaded.insert(9), packed.insert(9));
+    }
+    let mut lists: IndexLists<u32> = IndexLists::new();
+    let mut head = Head::EMPTY;
+    let nodes: Vec<Id> = (0..6).map(|i| lists.push_front(&mut head, i)).collect();
+    lists.remove(&mut head, nodes[4]);
+    lists.remove(&mut head, nodes[1]);
+    let bytes = postcard::to_allocvec(&lists).unwrap();
+    let mut loaded: IndexLists<u32> = postcard::from_bytes(&bytes).unwrap();
+    let mut loaded_head = head;
+    assert_eq!(
+        loaded.push_front(&mut loaded_head, 0),
+        lists.push_front(&mut head, 0)
+    );
+}
+
+fn same_next_keys_u32(a: &mut IdTable<u32>, b: &mut IdTable<u32>) {
+    for i in 0..6 {
+        assert_eq!(a.insert(i), b.insert(i));
+    }
+}
+
+#[test]
+fn lifo_order_after_removals_is_kept() {
+    let mut table: IdTable<u32> = IdTable::new();
+    let keys: Vec<Id> = (0..8).map(|i| table.insert(i)).collect();
+    for i in [5, 1, 6, 3] {
+        table.remove(keys[i]);
+    }
+    let mut loaded = round_trip(&table);
+    // LIFO: the last removed first. Before the free-list order was kept,
+    // the loaded table took them in index order (1, 3, 5, 6).
+    let order: Vec<usize> = (0..4).map(|i| loaded.insert(i).index()).collect();
+    assert_eq!(order, [3, 6, 1, 5]);
+    let original: Vec<usize> = (0..4).map(|i| table.insert(i).index()).collect();
+    assert_eq!(order, original);
+}
+
+#[test]
+fn fifo_order_and_reserve_are_kept() {
+    let mut table: IdTable<u32> = IdTable::with_reuse(Reuse::Fifo { min_free: 2 });
+    let keys: Vec<Id> = (0..8).map(|i| table.insert(i)).collect();
+    for i in [6, 2, 4, 0] {
+        table.remove(keys[i]);
+    }
+    let mut loaded = round_trip(&table);
+    assert_eq!(loaded.reuse(), Reuse::Fifo { min_free: 2 });
+    // Oldest removal first, while more than `min_free` are free; then
+    // appends.
+    let order: Vec<usize> = (0..4).map(|i| loaded.insert(i).index()).collect();
+    assert_eq!(order, [6, 2, 8, 9]);
+    let original: Vec<usize> = (0..4).map(|i| table.insert(i).index()).collect();
+    assert_eq!(order, original);
+}
+
+#[test]
+fn the_refill_of_an_emptied_table_is_kept() {
+    let mut table: IdTable<u32> = IdTable::new();
+    let keys: Vec<Id> = (0..10).map(|i| table.insert(i)).collect();
+    for &key in keys.iter().rev() {
+        table.remove(key);
+    }
+    // Refilling: three taken, then one removed (it goes on the list, which
+    // ends in the refill).
+    let a = table.insert(0);
+    table.insert(1);
+    table.insert(2);
+    table.remove(a);
+    let json = serde_json::to_string(&table).unwrap();
+    assert!(json.contains(r#""free":{"list":[0],"refill":3}"#), "{json}");
+    let mut loaded: IdTable<u32> = from_json(&json).unwrap();
+    loaded.check_invariants();
+    let order: Vec<usize> = (0..6).map(|i| loaded.insert(i).index()).collect();
+    assert_eq!(order, [0, 3, 4, 5, 6, 7]);
+    let original: Vec<usize> = (0..6).map(|i| table.insert(i).index()).collect();
+    assert_eq!(order, original);
+}
+
+#[test]
+fn detached_and_retired_slots_stay_out_of_the_list() {
+    let mut table: IdTable<u32, G2> = IdTable::default();
+    let keys: Vec<G2> = (0..6).map(|i| table.insert(i)).collect();
+    assert_eq!(table.detach(keys[1]), Some(1));
+    // Age slot 4 to its last generation and retire it.
+    let mut key = keys[4];
+    for i in 0..2 {
+        table.remove(key);
+        key = table.insert(10 + i);
+        assert_eq!(key.index(), 4);
+    }
+    table.remove(key);
+    assert_eq!(table.retired_count(), 1);
+    table.remove(keys[3]);
+    table.remove(keys[0]);
+    let mut loaded = round_trip(&table);
+    loaded.check_invariants();
+    assert!(loaded.is_detached(keys[1]));
+    assert_eq!(loaded.retired_count(), 1);
+    let order: Vec<usize> = (0..3).map(|i| loaded.insert(i).index()).collect();
+    assert_eq!(order, [0, 3, 6]);
+    let original: Vec<usize> = (0..3).map(|i| table.insert(i).index()).collect();
+    assert_eq!(order, original);
+}
+
+#[test]
+fn packed_table_hands_out_the_same_keys() {
+    for &reuse in POLICIES {
+        let mut table: PackedTable<u64> = PackedTable::with_reuse(reuse);
+        let mut live = Vec::new();
+        let mut rng = Lcg(5);
+        for step in 0..STEPS {
+            if rng.next() % 3 == 0 && !live.is_empty() {
+                let key = live.swap_remove(rng.next() as usize % live.len());
+                table.remove(key).unwrap();
+            } else {
+                live.push(table.insert(step));
+            }
+            let mut loaded: PackedTable<u64> = round_trip(&table);
+            loaded.check_invariants();
+            let (a, b) = (table.insert(u64::MAX), loaded.insert(u64::MAX));
+            assert_eq!(a, b);
+            table.remove(a);
+            loaded.remove(b);
+            table = loaded;
+        }
+    }
+}
+
+#[test]
+fn index_lists_hand_out_the_same_nodes() {
+    let mut lists: IndexLists<u32> = IndexLists::new();
+    let mut head = Head::EMPTY;
+    let nodes: Vec<Id> = (0..10).map(|i| lists.push_front(&mut head, i)).collect();
+    for i in [7, 2, 9, 4] {
+        lists.remove(&mut head, nodes[i]);
+    }
+    let mut loaded: IndexLists<u32> = round_trip(&lists);
+    loaded.check_invariants();
+    let mut loaded_head = head;
+    for i in 0..6 {
+        assert_eq!(
+            loaded.push_front(&mut loaded_head, i),
+            lists.push_front(&mut head, i)
+        );
+    }
+}
+
+/// Hostile orders. `IdTable<u64, G2>`: generations 1..=3, so a vacant slot
+/// at generation 3 is retired.
+mod hostile {
+    use super::*;
+
+    type Table = IdTable<u64, G2>;
+
+    /// A table of five slots: 0 and 2 occupied, 1 and 3 free, 4 retired.
+    fn with_free(reuse: &str, free: &str) -> Result<Table, String> {
+        from_json(&format!(
+            r#"{{"reuse":{reuse},"slots":[[1,10],[1,null],[2,20],[2,null],[3,null]],"free":{free}}}"#
+        ))
+    }
+
+    #[test]
+    fn a_valid_order_is_taken() {
+        let mut table = with_free(r#""Lifo""#, r#"{"list":[3,1],"refill":null}"#).unwrap();
+        table.check_invariants();
+        assert_eq!(table.insert(0).index(), 3);
+        assert_eq!(table.insert(0).index(), 1);
+        assert_eq!(table.insert(0).index(), 5);
+        let mut fifo = with_free(
+            r#"{"Fifo":{"min_free":0}}"#,
+            r#"{"list":[1,3],"refill":null}"#,
+        )
+        .unwrap();
+        fifo.check_invariants();
+        assert_eq!(fifo.insert(0).index(), 1);
+        fifo.check_invariants();
+        // A refill from the end of the slots (every slot taken once).
+        let mut refill = with_free(r#""Lifo""#, r#"{"list":[1,3],"refill":5}"#).unwrap();
+        refill.check_invariants();
+        assert_eq!(refill.insert(0).index(), 1);
+        // A refill over a free and a retired slot: it takes the free one
+        // after the list, skips the retired one, then appends.
+        let mut refill = with_free(r#""Lifo""#, r#"{"list":[1],"refill":3}"#).unwrap();
+        refill.check_invariants();
+        let order: Vec<usize> = (0..3).map(|i| refill.insert(i).index()).collect();
+        assert_eq!(order, [1, 3, 5]);
+    }
+
+    #[test]
+    fn data_without_the_order_reads_in_index_order() {
+        let mut table: Table =
+            from_json(r#"{"reuse":"Lifo","slots":[[1,10],[1,null],[2,20],[2,null],[3,null]]}"#)
+                .unwrap();
+        table.check_invariants();
+        assert_eq!(table.insert(0).index(), 1);
+        assert_eq!(table.insert(0).index(), 3);
+    }
+
+    #[test]
+    fn impossible_orders_are_refused() {
+        for (free, why) in [
+            (
+                r#"{"list":[3,1,3],"refill":null}"#,
+                "a slot twice (a cycle)",
+            ),
+            (r#"{"list":[1,1],"refill":null}"#, "a slot twice"),
+            (r#"{"list":[3,7],"refill":null}"#, "an index past the slots"),
+            (r#"{"list":[3,4294967295],"refill":null}"#, "u32::MAX"),
+            (r#"{"list":[3,1,0],"refill":null}"#, "an occupied slot"),
+            (r#"{"list":[3,1,4],"refill":null}"#, "a retired slot"),
+            (r#"{"list":[3],"refill":null}"#, "a free slot missing"),
+            (r#"{"list":[],"refill":null}"#, "every free slot missing"),
+            (r#"{"list":[1,3],"refill":6}"#, "a refill past the slots"),
+            (
+                r#"{"list":[1,3],"refill":3}"#,
+                "a listed slot in the refill",
+            ),
+            (
+                r#"{"list":[1,3],"refill":2}"#,
+                "a refill over an occupied slot",
+            ),
+            (
+                r#"{"list":[1,3,2,0,4,1],"refill":null}"#,
+                "longer than the slots",
+            ),
+            (r#"{"list":"x","refill":null}"#, "not a list"),
+            (r#"{"list":[1,3],"refill":null,"x":1}"#, "an unknown field"),
+        ] {
+            assert!(
+                with_free(r#""Lifo""#, free).is_err(),
+                "accepted {why}: {free}"
+            );
+        }
+        assert!(
+            with_free(r#"{"Fifo":{"min_free":0}}"#, r#"{"list":[1,3],"refill":5}"#).is_err(),
+            "accepted a FIFO list ending in a refill"
+        );
+    }
+
+    #[test]
+    fn a_detached_slot_cannot_be_listed() {
+        // Slot 1 is detached (parked at generation 3), slot 3 is free.
+        let json = |list: &str| {
+            format!(
+                r#"{{"reuse":"Lifo","slots":[[1,10],[3,null],[2,20],[2,null]],"detached":[[1,1]],"free":{{"list":{list},"refill":null}}}}"#
+            )
+        };
+        let table: Table = from_json(&json("[3]")).unwrap();
+        table.check_invariants();
+        assert!(table.is_detached(G2::from_parts(1, 1).unwrap()));
+        assert!(from_json::<Table>(&json("[3,1]")).is_err());
+        assert!(from_json::<Table>(&json("[1]")).is_err());
+    }
+
+    #[test]
+    fn packed_tables_and_lists_validate_the_order_too() {
+        let packed = |free: &str| {
+            from_json::<PackedTable<u8>>(&format!(
+                r#"{{"reuse":"Lifo","slots":[[1,0],[1,null],[1,null]],"values":[7],"free":{free}}}"#
+            ))
+        };
+        let mut ok = packed(r#"{"list":[2,1],"refill":null}"#).unwrap();
+        assert_eq!(ok.insert(0).index(), 2);
+        assert!(packed(r#"{"list":[2],"refill":null}"#).is_err());
+        assert!(packed(r#"{"list":[2,0,1],"refill":null}"#).is_err());
+        let lists = |free: &str| {
+            from_json::<IndexLists<u8>>(&format!(
+                r#"{{"slots":[[1,[null,7]],[1,null],[1,null]],"free":{free}}}"#
+            ))
+        };
+        let mut ok = lists(r#"{"list":[2,1],"refill":null}"#).unwrap();
+        let mut head = Head::EMPTY;
+        assert_eq!(ok.push_front(&mut head, 0).index(), 2);
+        assert!(lists(r#"{"list":[1,1],"refill":null}"#).is_err());
+        assert!(lists(r#"{"list":[1],"refill":null}"#).is_err());
+    }
+}
