@@ -433,34 +433,20 @@ fn run_ecs(
                 max_rounds: 1,
             };
             for &member in members {
-                // Not measured; a pending cell says so here already.
-                let _ = ecs::sample(member, *workload, (*n).min(10_000), config.seed, once);
+                ecs::sample(member, *workload, (*n).min(10_000), config.seed, once);
             }
         }
         let mut samples = vec![Vec::new(); members.len()];
-        let mut pending = vec![None; members.len()];
         for repeat in 0..config.repeats as usize {
             for offset in 0..members.len() {
                 let slot = (offset + repeat) % members.len();
                 let seed = config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9);
-                match ecs::sample(members[slot], *workload, *n, seed, budget) {
-                    Ok(ns) => samples[slot].push(ns),
-                    Err(reason) => pending[slot] = Some(reason),
-                }
+                samples[slot].push(ecs::sample(members[slot], *workload, *n, seed, budget));
                 progress.inc(1);
             }
         }
         for (slot, mut values) in samples.into_iter().enumerate() {
             let contender = members[slot];
-            if let Some(reason) = pending[slot] {
-                results.pending.push(ecs::Pending {
-                    workload: workload.name(),
-                    container: contender.name(),
-                    n: *n,
-                    reason,
-                });
-                continue;
-            }
             values.sort_by(f64::total_cmp);
             results.cells.push(Cell {
                 workload: workload.name(),

@@ -4,12 +4,13 @@
 
 use std::hint::black_box;
 
+use handlekit_ecs::serialize::Registry;
 use handlekit_ecs::{Entity, Order, World};
 
 use std::time::Instant;
 
-use super::data::{self, Data, Position, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{DespawnFront, Outcome, Probe};
+use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
+use super::{DespawnFront, Probe};
 use crate::workloads::{time, time_passes, Budget, Rng, Timed};
 
 pub(super) fn simple_insert(n: usize) -> Timed {
@@ -128,10 +129,36 @@ pub(super) fn random_get(n: usize, rng: &mut Rng, budget: Budget) -> Timed {
     })
 }
 
-/// handlekit-ecs's whole-world serde is being written; its cells stay
-/// unmeasured until then.
-pub(super) fn serialize(_n: usize, _text: bool) -> Outcome {
-    Outcome::Pending("handlekit-ecs's whole-world serde is not merged yet")
+/// Saves the world and loads it into a new one, through a registry that
+/// names the four component types (as hecs's column format does with its
+/// context): postcard for binary, JSON for text.
+pub(super) fn serialize(n: usize, text: bool) -> Timed {
+    use serde::de::DeserializeSeed;
+    let world = simple_world(n);
+    let registry = Registry::new()
+        .component::<Transform>("transform")
+        .component::<Position>("position")
+        .component::<Rotation>("rotation")
+        .component::<Velocity>("velocity");
+    time(n, || {
+        let loaded: World = if text {
+            let json = serde_json::to_vec(&registry.save(&world)).expect("serialize");
+            let mut deserializer = serde_json::Deserializer::from_slice(&json);
+            registry
+                .load()
+                .deserialize(&mut deserializer)
+                .expect("deserialize")
+        } else {
+            let bytes = postcard::to_allocvec(&registry.save(&world)).expect("serialize");
+            let mut deserializer = postcard::Deserializer::from_bytes(&bytes);
+            registry
+                .load()
+                .deserialize(&mut deserializer)
+                .expect("deserialize")
+        };
+        assert_eq!(loaded.len(), world.len());
+        black_box(loaded);
+    })
 }
 
 pub(super) fn despawn_front(n: usize) -> DespawnFront {

@@ -133,7 +133,7 @@ impl Contender {
         }
     }
 
-    /// Whether it runs `workload` at all (a cell, measured or pending).
+    /// Whether it runs `workload` at all.
     pub fn runs(self, workload: EcsWorkload) -> bool {
         match self {
             Contender::Vec => workload == EcsWorkload::SimpleIter,
@@ -225,13 +225,6 @@ impl Sizes {
     }
 }
 
-/// What one run of a contender gave.
-pub(crate) enum Outcome {
-    Timed(Timed),
-    /// Not measured yet, and why (shown in the report, never a number).
-    Pending(&'static str),
-}
-
 /// One run of `workload` on `contender` at `n`, with its own setup.
 fn run(
     contender: Contender,
@@ -239,10 +232,10 @@ fn run(
     n: usize,
     rng: &mut Rng,
     budget: Budget,
-) -> Outcome {
+) -> Timed {
     use Contender as C;
     use EcsWorkload as W;
-    let timed = match (workload, contender) {
+    match (workload, contender) {
         (W::SimpleInsert, C::Handlekit) => hk::simple_insert(n),
         (W::SimpleInsert, C::Hecs) => peer_hecs::simple_insert(n),
         (W::SimpleInsert, C::Bevy) => peer_bevy::simple_insert(n),
@@ -274,16 +267,15 @@ fn run(
         (W::RandomGet, C::Bevy) => peer_bevy::random_get(n, rng, budget),
         (W::RandomGet, C::Shipyard) => peer_shipyard::random_get(n, rng, budget),
         (W::SerializeBinary | W::SerializeText, C::Handlekit) => {
-            return hk::serialize(n, workload == W::SerializeText)
+            hk::serialize(n, workload == W::SerializeText)
         }
         (W::SerializeBinary | W::SerializeText, C::Hecs) => {
-            return peer_hecs::serialize(n, workload == W::SerializeText)
+            peer_hecs::serialize(n, workload == W::SerializeText)
         }
         (workload, contender) => {
             unreachable!("{} does not run {}", contender.name(), workload.name())
         }
-    };
-    Outcome::Timed(timed)
+    }
 }
 
 /// The physical bound of `simple_iter`: two `Vec`s zipped.
@@ -302,37 +294,24 @@ fn plain_vec_iter(n: usize, budget: Budget) -> Timed {
 }
 
 /// One sample: ns per operation, repeating the run (each with its own
-/// setup) until the budget's time is reached; `None` if pending.
+/// setup) until the budget's time is reached.
 pub fn sample(
     contender: Contender,
     workload: EcsWorkload,
     n: usize,
     seed: u64,
     budget: Budget,
-) -> Result<f64, &'static str> {
+) -> f64 {
     let mut rng = Rng::new(seed);
     let mut total = Timed::default();
     let mut rounds = 0;
     while rounds < budget.max_rounds && (rounds == 0 || total.elapsed < budget.min_time) {
-        match run(contender, workload, n, &mut rng, budget) {
-            Outcome::Timed(timed) => {
-                total.elapsed += timed.elapsed;
-                total.ops += timed.ops;
-            }
-            Outcome::Pending(why) => return Err(why),
-        }
+        let timed = run(contender, workload, n, &mut rng, budget);
+        total.elapsed += timed.elapsed;
+        total.ops += timed.ops;
         rounds += 1;
     }
-    Ok(total.elapsed.as_nanos() as f64 / total.ops.max(1) as f64)
-}
-
-/// A cell left unmeasured on purpose, and why.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Pending {
-    pub workload: &'static str,
-    pub container: &'static str,
-    pub n: usize,
-    pub reason: &'static str,
+    total.elapsed.as_nanos() as f64 / total.ops.max(1) as f64
 }
 
 /// Memory a world holds, as the system and the allocator see it.
@@ -427,7 +406,6 @@ pub const PAUSE_BUDGET: usize = 4096;
 pub struct EcsResults {
     pub sizes: Option<Sizes>,
     pub cells: Vec<Cell>,
-    pub pending: Vec<Pending>,
     pub despawn_front: Vec<DespawnRow>,
     /// `collect_pause`: workload `collect_pause`, container the order, ns
     /// per call.
@@ -547,22 +525,13 @@ impl EcsResults {
             .filter(|c| c.workload == workload)
             .map(|c| c.n)
             .collect();
-        sizes.extend(
-            self.pending
-                .iter()
-                .filter(|p| p.workload == workload)
-                .map(|p| p.n),
-        );
         sizes.sort_unstable();
         sizes.dedup();
         sizes
     }
 
     fn is_empty(&self) -> bool {
-        self.cells.is_empty()
-            && self.pending.is_empty()
-            && self.despawn_front.is_empty()
-            && self.collect_pause.is_empty()
+        self.cells.is_empty() && self.despawn_front.is_empty() && self.collect_pause.is_empty()
     }
 
     /// A goal of handlekit-ecs against another cell of the same row, at
@@ -588,15 +557,11 @@ impl EcsResults {
                 });
             }
         }
-        let pending = self
-            .pending
-            .iter()
-            .find(|p| p.workload == workload && p.container == HANDLEKIT);
         Goal {
             goal,
             pass: (!rows.is_empty()).then(|| rows.iter().all(|r| r.pass)),
             rows,
-            note: pending.map(|p| format!("not yet measured: {}", p.reason)),
+            note: None,
         }
     }
 
@@ -704,10 +669,7 @@ impl EcsResults {
         Contender::ALL
             .iter()
             .map(|c| c.name())
-            .filter(|name| {
-                self.cells.iter().any(|c| c.container == *name)
-                    || self.pending.iter().any(|p| p.container == *name)
-            })
+            .filter(|name| self.cells.iter().any(|c| c.container == *name))
             .collect()
     }
 
@@ -732,12 +694,6 @@ impl EcsResults {
                         if let Some(cell) = self.cell(name, contender, n) {
                             let mark = if Some(contender) == best { "*" } else { "" };
                             format!("{}{mark}", crate::report::format_ns(cell.median_ns))
-                        } else if self
-                            .pending
-                            .iter()
-                            .any(|p| p.workload == name && p.container == contender && p.n == n)
-                        {
-                            "pending".into()
                         } else {
                             "-".into()
                         }
@@ -787,13 +743,6 @@ impl EcsResults {
                 }
                 let _ = writeln!(out, "  {ratio}");
             }
-        }
-        for pending in &self.pending {
-            let _ = writeln!(
-                out,
-                "  pending: {} {} N={}: {}",
-                pending.workload, pending.container, pending.n, pending.reason
-            );
         }
         if !self.despawn_front.is_empty() {
             let _ = writeln!(
@@ -860,8 +809,7 @@ impl EcsResults {
             out,
             "\n## ECS section\n\nThe workloads of rust-gamedev/ecs_bench_suite on its data, and seed 004's. Each \
              contender uses its own fastest idiom. `*` marks the best cell of a row; the last column is \
-             handlekit-ecs ÷ the fastest peer (`Vec` is the physical bound, not a peer). `pending` is a cell \
-             not measured yet."
+             handlekit-ecs ÷ the fastest peer (`Vec` is the physical bound, not a peer)."
         );
         for (workload, rows) in self.tables() {
             let _ = writeln!(out, "\n### {} ({})\n", workload.name(), workload.unit());
@@ -874,13 +822,6 @@ impl EcsResults {
             for (label, cells, ratio) in rows {
                 let _ = writeln!(out, "| {label} | {} | {ratio} |", cells.join(" | "));
             }
-        }
-        for pending in &self.pending {
-            let _ = writeln!(
-                out,
-                "\nPending: {} on {} (N={}): {}.",
-                pending.workload, pending.container, pending.n, pending.reason
-            );
         }
         if !self.despawn_front.is_empty() {
             let _ = writeln!(
@@ -1003,14 +944,13 @@ impl EcsResults {
         out
     }
 
-    /// For `--smoke`: every cell of the plan has a finite number (or is
-    /// pending on purpose), and the seed-004 rows are there.
+    /// For `--smoke`: every cell of the plan has a finite number, and the
+    /// seed-004 rows are there.
     pub fn smoke_check(&self, planned: usize) -> Result<(), String> {
-        if self.cells.len() + self.pending.len() != planned {
+        if self.cells.len() != planned {
             return Err(format!(
-                "ECS: {} cells and {} pending, {planned} planned",
-                self.cells.len(),
-                self.pending.len()
+                "ECS: {} cells, {planned} planned",
+                self.cells.len()
             ));
         }
         for cell in self.cells.iter().chain(&self.collect_pause) {

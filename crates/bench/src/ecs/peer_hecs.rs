@@ -14,7 +14,7 @@ use serde::de::SeqAccess;
 use serde::ser::SerializeTuple;
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{DespawnFront, Outcome, Probe};
+use super::{DespawnFront, Probe};
 use crate::workloads::{time, time_passes, Budget, Rng, Timed};
 
 pub(super) fn simple_insert(n: usize) -> Timed {
@@ -243,9 +243,9 @@ impl DeserializeContext for Context {
 
 /// A world of `n` simple entities serialized with hecs's column format,
 /// and deserialized into a new world (postcard, or serde_json if `text`).
-pub(super) fn serialize(n: usize, text: bool) -> Outcome {
+pub(super) fn serialize(n: usize, text: bool) -> Timed {
     let world = simple_world(n);
-    let timed = time(n, || {
+    time(n, || {
         let loaded = if text {
             let mut bytes = Vec::new();
             let mut serializer = serde_json::Serializer::new(&mut bytes);
@@ -263,8 +263,7 @@ pub(super) fn serialize(n: usize, text: bool) -> Outcome {
         };
         assert_eq!(loaded.len(), world.len());
         black_box(loaded);
-    });
-    Outcome::Timed(timed)
+    })
 }
 
 pub(super) fn despawn_front(n: usize) -> DespawnFront {
