@@ -387,6 +387,26 @@ pub struct DespawnRow {
     pub release: &'static str,
 }
 
+impl DespawnRow {
+    /// The row's figures as the terminal and Markdown tables print them:
+    /// contender, N, peak and after resident MiB, after ÷ peak, peak and
+    /// after heap MiB, ns per despawn, release.
+    fn fields(&self) -> [String; 9] {
+        [
+            self.container.to_owned(),
+            self.n.to_string(),
+            mib(self.peak.resident),
+            mib(self.after.resident),
+            self.resident_ratio
+                .map_or_else(|| "-".into(), |r| format!("{:.1}%", 100.0 * r)),
+            format!("{:.1}", self.peak.heap as f64 / MIB),
+            format!("{:.1}", self.after.heap as f64 / MIB),
+            format!("{:.1}", self.ns_per_despawn),
+            self.release.to_owned(),
+        ]
+    }
+}
+
 /// The orders `collect_pause` measures, as the names of its rows.
 ///
 /// `Order::Any` only: it frees every row it examines, so successive calls
@@ -762,19 +782,12 @@ impl EcsResults {
                 "ns/despawn"
             );
             for row in &self.despawn_front {
+                let [container, n, peak, after, ratio, peak_heap, after_heap, ns, release] =
+                    row.fields();
                 let _ = writeln!(
                     out,
-                    "  {:<14} {:>9} {:>12} {:>12} {:>8} {:>10.1} {:>10.1} {:>11.1}  {}",
-                    row.container,
-                    row.n,
-                    mib(row.peak.resident),
-                    mib(row.after.resident),
-                    row.resident_ratio
-                        .map_or_else(|| "-".into(), |r| format!("{:.1}%", 100.0 * r)),
-                    row.peak.heap as f64 / MIB,
-                    row.after.heap as f64 / MIB,
-                    row.ns_per_despawn,
-                    row.release
+                    "  {container:<14} {n:>9} {peak:>12} {after:>12} {ratio:>8} {peak_heap:>10} \
+                     {after_heap:>10} {ns:>11}  {release}"
                 );
             }
         }
@@ -834,20 +847,7 @@ impl EcsResults {
                  | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
             );
             for row in &self.despawn_front {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {} |",
-                    row.container,
-                    row.n,
-                    mib(row.peak.resident),
-                    mib(row.after.resident),
-                    row.resident_ratio
-                        .map_or_else(|| "-".into(), |r| format!("{:.1}%", 100.0 * r)),
-                    row.peak.heap as f64 / MIB,
-                    row.after.heap as f64 / MIB,
-                    row.ns_per_despawn,
-                    row.release
-                );
+                let _ = writeln!(out, "| {} |", row.fields().join(" | "));
             }
         }
         if !self.collect_pause.is_empty() {
