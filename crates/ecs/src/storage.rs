@@ -101,6 +101,26 @@ fn push_after_rebase<T>(vec: &mut VmVec<T>, error: handlekit::vm_vec::PushError<
     vec.push(error.into_inner());
 }
 
+/// Sets the bits of rows `start..end` in `words`, a vector of presence or
+/// alive words whose position `p` holds word `p + word_base`, a word at a
+/// time (pushing zero words up to the last one first).
+pub(crate) fn set_bits(words: &mut VmVec<u64>, word_base: usize, start: usize, end: usize) {
+    let mut row = start;
+    while row < end {
+        let word = row / WORD;
+        let word_end = ((word + 1) * WORD).min(end);
+        let mask = (u64::MAX << (row % WORD)) & (u64::MAX >> ((word + 1) * WORD - word_end));
+        let position = word - word_base;
+        while words.next_position() <= position {
+            push_or_rebase(words, 0);
+        }
+        *words
+            .get_by_position_mut(position)
+            .expect("handlekit-ecs: bit word below the front") |= mask;
+        row = word_end;
+    }
+}
+
 /// A run-time borrow flag: `0` free, `n > 0` borrowed shared `n` times, `-1`
 /// borrowed exclusively.
 #[derive(Default)]
@@ -342,6 +362,12 @@ impl<T> DenseColumn<T> {
     /// Drops every value; the first panic of a `Drop` propagates after all
     /// were dropped.
     fn clear_values(&mut self, _front: usize) {
+        if !std::mem::needs_drop::<T>() {
+            // Nothing to drop: clear the bits a word at a time.
+            self.present.iter_mut().for_each(|word| *word = 0);
+            self.len = 0;
+            return;
+        }
         let mut panic = None;
         let first_word = self.word_base + self.present.front_position();
         for i in 0..self.present.len() {
@@ -566,6 +592,89 @@ impl<T> TypedStorage<T> {
                 values: set.values.as_ptr(),
                 rows,
             }),
+        }
+    }
+}
+
+/// Writes one component type of a [`World::spawn_batch`](crate::World::spawn_batch)
+/// into its storage: the batch's rows are consecutive from `start`, so a
+/// dense column takes each value with a plain push into its next slot, and
+/// the presence bits of the pushed rows are set a word at a time (and the
+/// column's count raised) when the writer is dropped, also on a panic.
+pub(crate) struct BatchWriter<'a, T> {
+    target: BatchTarget<'a, T>,
+    /// The batch's first row.
+    start: usize,
+    /// Values pushed into a dense column, at rows `start..start + pushed`.
+    /// Invariant: their slots are initialized and their presence bits not
+    /// yet set; the drop sets them.
+    pushed: usize,
+}
+
+enum BatchTarget<'a, T> {
+    /// A dense column whose next slot is the batch's next row.
+    Push(&'a mut DenseColumn<T>),
+    /// Anything else (a sparse set): one insert per value.
+    Insert(&'a mut TypedStorage<T>),
+}
+
+impl<'a, T> BatchWriter<'a, T> {
+    /// A writer for rows from `start` on, the world's next row. A dense
+    /// column gets empty slots up to `start` (the rows it skipped).
+    pub(crate) fn new(storage: &'a mut TypedStorage<T>, start: usize) -> Self {
+        // A dense column gets its skipped slots; then it takes pushes if its
+        // next slot is `start` (always: a column holds no slot past the
+        // world's last row; the general path stays correct anyway).
+        let push = match storage {
+            TypedStorage::Dense(column) => {
+                let position = start - column.row_base;
+                while column.data.next_position() < position {
+                    push_or_rebase(&mut column.data, UnsafeCell::new(MaybeUninit::uninit()));
+                }
+                column.data.next_position() == position
+            }
+            TypedStorage::Sparse(_) => false,
+        };
+        let target = if push {
+            match storage {
+                TypedStorage::Dense(column) => BatchTarget::Push(column),
+                TypedStorage::Sparse(_) => unreachable!("a sparse set takes no pushes"),
+            }
+        } else {
+            BatchTarget::Insert(storage)
+        };
+        BatchWriter {
+            target,
+            start,
+            pushed: 0,
+        }
+    }
+
+    /// Puts `value` on the new `entity` at `row`, the batch's next row.
+    #[inline]
+    pub(crate) fn put(&mut self, entity: Entity, row: usize, value: T) {
+        match &mut self.target {
+            BatchTarget::Push(column) => {
+                debug_assert_eq!(row, self.start + self.pushed);
+                push_or_rebase(&mut column.data, UnsafeCell::new(MaybeUninit::new(value)));
+                self.pushed += 1;
+            }
+            BatchTarget::Insert(storage) => drop(storage.insert(entity, row, value)),
+        }
+    }
+}
+
+impl<T> Drop for BatchWriter<'_, T> {
+    fn drop(&mut self) {
+        if let BatchTarget::Push(column) = &mut self.target {
+            let word_base = column.word_base;
+            set_bits(
+                &mut column.present,
+                word_base,
+                self.start,
+                self.start + self.pushed,
+            );
+            column.len += self.pushed;
         }
     }
 }
