@@ -12,7 +12,10 @@
 //! is counted; divide by N. Workloads: `spawn` (into an existing world;
 //! `insert`, the runner's `simple_insert`, also makes and drops the world),
 //! `insert`, `iter` (one `simple_iter` pass), `add_remove`, `get`.
-//! Contenders: `handlekit`, `hecs`, `shipyard`. handlekit-ecs's worlds
+//! Contenders: `handlekit`, `hecs`, `shipyard`; for `add_remove` also
+//! `handlekit-one` (the world's per-call `insert_one` / `remove_one`, where
+//! `handlekit` holds a `ColumnMut` across the loop as shipyard holds its
+//! `ViewMut`). handlekit-ecs's worlds
 //! reserve room for `2 N` rows here, not `World::new`'s 2²⁴ (valgrind does
 //! not take reservations of gigabytes).
 
@@ -47,6 +50,18 @@ fn measured_hk_iter(world: &mut handlekit_ecs::World) {
 
 #[inline(never)]
 fn measured_hk_add_remove(world: &mut handlekit_ecs::World, es: &[handlekit_ecs::Entity]) {
+    let mut b = world.column_mut::<SB>();
+    for &e in es {
+        b.insert(e, SB(0.0)).unwrap();
+    }
+    for &e in es {
+        black_box(b.remove(e).unwrap());
+    }
+}
+
+/// `add_remove` through the world's per-call `insert_one` / `remove_one`.
+#[inline(never)]
+fn measured_hk_add_remove_one(world: &mut handlekit_ecs::World, es: &[handlekit_ecs::Entity]) {
     for &e in es {
         world.insert_one(e, SB(0.0)).unwrap();
     }
@@ -185,6 +200,11 @@ fn main() {
             let mut world = hk_world(n);
             let es = world.spawn_batch((0..n).map(base));
             measured_hk_add_remove(&mut world, &es);
+        }
+        ("add_remove", "handlekit-one") => {
+            let mut world = hk_world(n);
+            let es = world.spawn_batch((0..n).map(base));
+            measured_hk_add_remove_one(&mut world, &es);
         }
         ("add_remove", "hecs") => {
             let mut world = hecs::World::new();

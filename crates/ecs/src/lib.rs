@@ -180,6 +180,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod bundle;
+mod column;
 mod command;
 mod entity;
 mod error;
@@ -188,6 +189,7 @@ mod storage;
 mod world;
 
 pub use bundle::Bundle;
+pub use column::ColumnMut;
 pub use command::CommandBuffer;
 pub use entity::Entity;
 pub use error::{ComponentError, NoSuchEntity, SpawnError};

@@ -274,14 +274,24 @@ impl<T> DenseColumn<T> {
     }
 
     /// The presence word of `row`, made if needed.
+    #[inline]
     fn word_mut(&mut self, row: usize) -> &mut u64 {
         let position = row / WORD - self.word_base;
-        while self.present.next_position() <= position {
-            push_or_rebase(&mut self.present, 0);
+        if position >= self.present.next_position() {
+            self.grow_words(position);
         }
         self.present
             .get_by_position_mut(position)
             .expect("handlekit-ecs: presence word below the front")
+    }
+
+    /// Pushes zero words up to `position`.
+    #[cold]
+    #[inline(never)]
+    fn grow_words(&mut self, position: usize) {
+        while self.present.next_position() <= position {
+            push_or_rebase(&mut self.present, 0);
+        }
     }
 
     /// The slot of `row`, made if needed.
@@ -297,16 +307,42 @@ impl<T> DenseColumn<T> {
     }
 
     /// Puts `value` in `row`, returning the value it replaces.
+    #[inline]
     fn insert(&mut self, row: usize, value: T) -> Option<T> {
-        // The common case of a spawn: the row is the column's next slot.
-        // Pushing the value itself writes it once; the general path below
-        // pushes an empty slot, finds it again and writes into it.
-        if row - self.row_base == self.data.next_position() {
+        let position = row - self.row_base;
+        // The common case of a spawn or of adding to entities in row order:
+        // the row is the column's next slot. Pushing the value itself writes
+        // it once.
+        if position == self.data.next_position() {
             push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::new(value)));
             *self.word_mut(row) |= bit(row);
             self.len += 1;
             return None;
         }
+        // A slot in the window whose word exists: one lookup each.
+        let word_position = (row / WORD).wrapping_sub(self.word_base);
+        if let (Some(slot), Some(word)) = (
+            self.data.get_by_position_mut(position),
+            self.present.get_by_position_mut(word_position),
+        ) {
+            let slot = slot.get_mut();
+            if *word & bit(row) != 0 {
+                // SAFETY: the presence bit is set, so the slot is initialized.
+                return Some(std::mem::replace(unsafe { slot.assume_init_mut() }, value));
+            }
+            slot.write(value);
+            *word |= bit(row);
+            self.len += 1;
+            return None;
+        }
+        self.insert_slow(row, value)
+    }
+
+    /// [`insert`](Self::insert) into a row past the column's slots, or whose
+    /// presence word is not made yet.
+    #[cold]
+    #[inline(never)]
+    fn insert_slow(&mut self, row: usize, value: T) -> Option<T> {
         if self.has(row) {
             // SAFETY: the presence bit is set, so the slot is initialized.
             let slot = unsafe { self.slot_mut(row).assume_init_mut() };
@@ -319,15 +355,23 @@ impl<T> DenseColumn<T> {
     }
 
     /// Takes the value out of `row`.
+    #[inline]
     fn remove(&mut self, row: usize) -> Option<T> {
-        if !self.has(row) {
+        let word = self
+            .present
+            .get_by_position_mut((row / WORD).wrapping_sub(self.word_base))?;
+        if *word & bit(row) == 0 {
             return None;
         }
-        *self.word_mut(row) &= !bit(row);
+        *word &= !bit(row);
         self.len -= 1;
+        let slot = self
+            .data
+            .get_by_position_mut(row - self.row_base)
+            .expect("handlekit-ecs: a present row's slot is in the window");
         // SAFETY: the bit was set, so the slot was initialized; clearing the
         // bit first hands ownership of the value to this read.
-        Some(unsafe { self.slot_mut(row).assume_init_read() })
+        Some(unsafe { slot.get_mut().assume_init_read() })
     }
 
     fn get_mut(&mut self, row: usize) -> Option<&mut T> {
@@ -554,6 +598,7 @@ impl<T> TypedStorage<T> {
     }
 
     /// Puts `value` on `entity` (at `row`), returning the value it replaces.
+    #[inline]
     pub(crate) fn insert(&mut self, entity: Entity, row: usize, value: T) -> Option<T> {
         match self {
             TypedStorage::Dense(column) => column.insert(row, value),
@@ -562,6 +607,7 @@ impl<T> TypedStorage<T> {
     }
 
     /// Takes the component of `entity` (at `row`) out.
+    #[inline]
     pub(crate) fn remove(&mut self, entity: Entity, row: usize) -> Option<T> {
         match self {
             TypedStorage::Dense(column) => column.remove(row),
@@ -576,6 +622,27 @@ impl<T> TypedStorage<T> {
             TypedStorage::Sparse(set) => {
                 let position = set.position(entity)?;
                 Some(set.values[position].get_mut())
+            }
+        }
+    }
+
+    /// The component of `entity` (at `row`).
+    pub(crate) fn get(&self, entity: Entity, row: usize) -> Option<&T> {
+        match self {
+            TypedStorage::Dense(column) => {
+                if !column.has(row) {
+                    return None;
+                }
+                let slot = column.data.get_by_position(row - column.row_base)?;
+                // SAFETY: the presence bit is set, so the slot is
+                // initialized. The caller (`ColumnMut`) borrows the world
+                // exclusively, so no query writes the value meanwhile.
+                Some(unsafe { (*slot.get()).assume_init_ref() })
+            }
+            TypedStorage::Sparse(set) => {
+                let position = set.position(entity)?;
+                // SAFETY: as above, for the sparse set's value.
+                Some(unsafe { &*set.values[position].get() })
             }
         }
     }

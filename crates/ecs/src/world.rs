@@ -8,7 +8,7 @@ use crate::bundle::Bundle;
 use crate::storage::{
     push_or_rebase, slack, AnyStorage, BorrowFlag, RowsView, TypeMap, TypedStorage, WORD,
 };
-use crate::{ComponentError, Entity, NoSuchEntity, SpawnError};
+use crate::{ColumnMut, ComponentError, Entity, NoSuchEntity, SpawnError};
 
 /// Anything that can be a component: `Send + Sync + 'static`.
 ///
@@ -343,9 +343,7 @@ impl World {
     /// The row of the window whose low 32 bits are `low`.
     #[inline]
     fn full_row(&self, low: u32) -> usize {
-        let front = self.rows.front_position();
-        // Truncation intended: rows are compared modulo 2^32.
-        front.wrapping_add(low.wrapping_sub(front as u32) as usize)
+        full_row(self.rows.front_position(), low)
     }
 
     /// The number of live entities.
@@ -637,6 +635,33 @@ impl World {
         let row = self.row_of(entity)?;
         drop(self.storage_mut::<T>().insert(entity, row, component));
         Ok(())
+    }
+
+    /// `T`'s storage (registered dense if it has none), held across a loop
+    /// of inserts, removals and lookups by entity: the fastest way to add or
+    /// remove one component type on many entities, as the type is resolved
+    /// once. See [`ColumnMut`].
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let es = world.spawn_batch((0..10u32).map(|i| (i,)));
+    /// let mut flags = world.column_mut::<bool>();
+    /// for &e in &es {
+    ///     flags.insert(e, true).unwrap();
+    /// }
+    /// for &e in &es[..5] {
+    ///     assert_eq!(flags.remove(e), Ok(true));
+    /// }
+    /// assert_eq!(world.count::<bool>(), 5);
+    /// ```
+    pub fn column_mut<T: Component>(&mut self) -> ColumnMut<'_, T> {
+        let index = self.column_or_register::<T>();
+        let front = self.rows.front_position();
+        ColumnMut::new(
+            &self.entities,
+            front,
+            typed_column::<T>(&mut self.columns[index]),
+        )
     }
 
     /// Takes the components of the bundle type `B` off `entity` and returns
@@ -960,6 +985,14 @@ impl World {
             column.storage.release_front(front);
         }
     }
+}
+
+/// The row of the window starting at row `front` whose low 32 bits are
+/// `low` (the window holds fewer than 2³¹ rows).
+#[inline]
+pub(crate) fn full_row(front: usize, low: u32) -> usize {
+    // Truncation intended: rows are compared modulo 2^32.
+    front.wrapping_add(low.wrapping_sub(front as u32) as usize)
 }
 
 /// Allocates the rows of a [`World::spawn_batch`]: the entity table and the

@@ -129,3 +129,53 @@ fn rows_full_midway_panics_with_the_limit() {
     world.clear();
     assert_eq!(drops.load(Ordering::SeqCst), 101);
 }
+
+#[test]
+fn column_mut_matches_the_world_calls() {
+    let mut world = World::new();
+    world.register::<Tag>(Storage::Sparse);
+    let es = world.spawn_batch((0..200u32).map(|i| (i,)));
+    let stale = es[5];
+    world.despawn(stale).unwrap();
+    // Dense: in row order (pushes), then out of order (slots in the window).
+    {
+        let mut column = world.column_mut::<u64>();
+        assert_eq!(column.insert(stale, 1), Err(handlekit_ecs::NoSuchEntity));
+        for &e in es.iter().rev().step_by(3) {
+            assert_eq!(column.insert(e, 7), Ok(None));
+        }
+        for &e in es.iter().step_by(2) {
+            if e != stale {
+                column.insert(e, 9).unwrap();
+            }
+        }
+        assert_eq!(column.get(es[0]), Some(&9));
+        *column.get_mut(es[0]).unwrap() += 1;
+        assert_eq!(column.remove(es[0]), Ok(10));
+        assert!(column.remove(es[0]).is_err());
+        assert!(column.remove(stale).is_err());
+        assert!(!column.contains(es[0]) && column.get(stale).is_none());
+    }
+    let expected = es
+        .iter()
+        .enumerate()
+        .filter(|&(i, &e)| e != stale && i != 0 && (i % 2 == 0 || (199 - i) % 3 == 0))
+        .count();
+    assert_eq!(world.count::<u64>(), expected);
+    assert_eq!(world.query_mut::<&u64>().into_iter().count(), expected);
+    // Sparse.
+    {
+        let mut tags = world.column_mut::<Tag>();
+        for (i, &e) in es.iter().enumerate().skip(100) {
+            tags.insert(e, Tag(i as u32)).unwrap();
+        }
+        assert_eq!(tags.len(), 100);
+        assert_eq!(tags.remove(es[150]), Ok(Tag(150)));
+        assert_eq!(tags.get(es[151]), Some(&Tag(151)));
+        assert!(tags.get(es[150]).is_none() && !tags.is_empty());
+    }
+    assert_eq!(*world.get::<Tag>(es[199]).unwrap(), Tag(199));
+    assert_eq!(world.count::<Tag>(), 99);
+    world.compact();
+    assert_eq!(*world.get::<u64>(es[2]).unwrap(), 9);
+}
