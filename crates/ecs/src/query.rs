@@ -655,10 +655,18 @@ unsafe fn for_each<'a, Q: Query>(
         // SAFETY: the caller's contract; alive bits name alive rows.
         let mut bits = unsafe { Q::mask(&fetch, word, alive) };
         if bits == u64::MAX && dense {
-            for row in base..base + WORD {
+            // A counted loop of exactly 64 (not a range from `base`, whose
+            // end LLVM must check for overflow), four rows per step: one
+            // induction variable, a quarter of the loop tests.
+            for i in (0..WORD).step_by(4) {
                 // SAFETY: every row of the word matches, each is visited
                 // once, and every view is dense.
-                f(unsafe { Q::get_dense(&fetch, row) });
+                unsafe {
+                    f(Q::get_dense(&fetch, base + i));
+                    f(Q::get_dense(&fetch, base + i + 1));
+                    f(Q::get_dense(&fetch, base + i + 2));
+                    f(Q::get_dense(&fetch, base + i + 3));
+                }
             }
             continue;
         }
@@ -728,11 +736,11 @@ unsafe fn par_for_each<Q: Query>(
             // SAFETY: the caller's contract; alive bits name alive rows.
             let mut bits = unsafe { Q::mask(fetch, word, alive) };
             if bits == u64::MAX && dense {
-                for row in base..base + WORD {
+                for i in 0..WORD {
                     // SAFETY: every row of the word matches; each word goes
                     // to one worker, each row is visited once, and every
                     // view is dense.
-                    f(unsafe { Q::get_dense(fetch, row) });
+                    f(unsafe { Q::get_dense(fetch, base + i) });
                 }
                 return;
             }
