@@ -656,17 +656,14 @@ unsafe fn for_each<'a, Q: Query>(
         let mut bits = unsafe { Q::mask(&fetch, word, alive) };
         if bits == u64::MAX && dense {
             // A counted loop of exactly 64 (not a range from `base`, whose
-            // end LLVM must check for overflow), four rows per step: one
-            // induction variable, a quarter of the loop tests.
-            for i in (0..WORD).step_by(4) {
+            // end LLVM must check for overflow): one induction variable, and
+            // LLVM vectorizes it where it can (schedule's swaps). Unrolling
+            // it by hand cut simple_iter's instructions (10.7 -> 8.4 per
+            // entity) but stopped that vectorization (schedule 17 -> 36).
+            for i in 0..WORD {
                 // SAFETY: every row of the word matches, each is visited
                 // once, and every view is dense.
-                unsafe {
-                    f(Q::get_dense(&fetch, base + i));
-                    f(Q::get_dense(&fetch, base + i + 1));
-                    f(Q::get_dense(&fetch, base + i + 2));
-                    f(Q::get_dense(&fetch, base + i + 3));
-                }
+                f(unsafe { Q::get_dense(&fetch, base + i) });
             }
             continue;
         }
