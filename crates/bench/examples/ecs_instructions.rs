@@ -11,14 +11,19 @@
 //! Only the measured section (a function whose name has `measured` in it)
 //! is counted; divide by N. Workloads: `spawn` (into an existing world;
 //! `insert`, the runner's `simple_insert`, also makes and drops the world),
-//! `insert`, `iter` (one `simple_iter` pass), `add_remove`, `get`.
-//! Contenders: `handlekit`, `hecs`, `shipyard`. handlekit-ecs's worlds
+//! `insert`, `iter` (one `simple_iter` pass), `add_remove`, `get`,
+//! `schedule` (its three systems on one thread; N entities of each kind,
+//! handlekit and hecs only).
+//! Contenders: `handlekit`, `hecs`, `shipyard`; for `add_remove` also
+//! `handlekit-one` (the world's per-call `insert_one` / `remove_one`, where
+//! `handlekit` holds a `ColumnMut` across the loop as shipyard holds its
+//! `ViewMut`). handlekit-ecs's worlds
 //! reserve room for `2 N` rows here, not `World::new`'s 2²⁴ (valgrind does
 //! not take reservations of gigabytes).
 
 use std::hint::black_box;
 
-use handlekit_bench::ecs::data::{self, Position, Simple, Velocity, SA, SB};
+use handlekit_bench::ecs::data::{self, Position, Simple, Velocity, SA, SB, SC, SD, SE};
 use shipyard::{EntitiesViewMut, Get as _, IntoIter as _, Remove as _, View, ViewMut};
 
 /// A handlekit-ecs world for `n` entities (see the module docs).
@@ -47,12 +52,54 @@ fn measured_hk_iter(world: &mut handlekit_ecs::World) {
 
 #[inline(never)]
 fn measured_hk_add_remove(world: &mut handlekit_ecs::World, es: &[handlekit_ecs::Entity]) {
+    let mut b = world.column_mut::<SB>();
+    for &e in es {
+        b.insert(e, SB(0.0)).unwrap();
+    }
+    for &e in es {
+        black_box(b.remove(e).unwrap());
+    }
+}
+
+/// `add_remove` through the world's per-call `insert_one` / `remove_one`.
+#[inline(never)]
+fn measured_hk_add_remove_one(world: &mut handlekit_ecs::World, es: &[handlekit_ecs::Entity]) {
     for &e in es {
         world.insert_one(e, SB(0.0)).unwrap();
     }
     for &e in es {
         black_box(world.remove_one::<SB>(e).unwrap());
     }
+}
+
+/// `schedule`'s three systems, one after the other on one thread.
+#[inline(never)]
+fn measured_hk_schedule(world: &handlekit_ecs::World) {
+    world
+        .query::<(&mut SA, &mut SB)>()
+        .for_each(|(x, y)| std::mem::swap(&mut x.0, &mut y.0));
+    world
+        .query::<(&mut SC, &mut SD)>()
+        .for_each(|(x, y)| std::mem::swap(&mut x.0, &mut y.0));
+    world
+        .query::<(&mut SC, &mut SE)>()
+        .for_each(|(x, y)| std::mem::swap(&mut x.0, &mut y.0));
+}
+
+#[inline(never)]
+fn measured_hecs_schedule(world: &hecs::World) {
+    world
+        .query::<(&mut SA, &mut SB)>()
+        .iter()
+        .for_each(|(x, y)| std::mem::swap(&mut x.0, &mut y.0));
+    world
+        .query::<(&mut SC, &mut SD)>()
+        .iter()
+        .for_each(|(x, y)| std::mem::swap(&mut x.0, &mut y.0));
+    world
+        .query::<(&mut SC, &mut SE)>()
+        .iter()
+        .for_each(|(x, y)| std::mem::swap(&mut x.0, &mut y.0));
 }
 
 #[inline(never)]
@@ -186,6 +233,11 @@ fn main() {
             let es = world.spawn_batch((0..n).map(base));
             measured_hk_add_remove(&mut world, &es);
         }
+        ("add_remove", "handlekit-one") => {
+            let mut world = hk_world(n);
+            let es = world.spawn_batch((0..n).map(base));
+            measured_hk_add_remove_one(&mut world, &es);
+        }
         ("add_remove", "hecs") => {
             let mut world = hecs::World::new();
             let es: Vec<_> = world.spawn_batch((0..n).map(base)).collect();
@@ -195,6 +247,22 @@ fn main() {
             let mut world = shipyard::World::new();
             let es: Vec<_> = world.bulk_add_entity((0..n).map(base)).collect();
             measured_shipyard_add_remove(&world, &es);
+        }
+        ("schedule", "handlekit") => {
+            let mut world = hk_world(4 * n);
+            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0))));
+            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
+            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
+            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+            measured_hk_schedule(&world);
+        }
+        ("schedule", "hecs") => {
+            let mut world = hecs::World::new();
+            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0))));
+            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
+            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
+            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+            measured_hecs_schedule(&world);
         }
         ("get", "handlekit") => {
             let mut world = hk_world(n);

@@ -2,7 +2,8 @@
 
 use std::any::{type_name, TypeId};
 
-use crate::world::{Component, World};
+use crate::storage::BatchWriter;
+use crate::world::{disjoint_columns, typed_column, Component, World};
 use crate::Entity;
 
 /// A tuple of up to 12 components of distinct types (`()` for none), spawned,
@@ -29,6 +30,11 @@ pub trait Bundle: Send + Sync + 'static + Sized {
     /// `Ok`.
     #[doc(hidden)]
     fn take(world: &mut World, entity: Entity, row: usize) -> Self;
+    /// Spawns an entity per bundle at the back of the world and pushes its
+    /// handle to `out`: each column is resolved once, then the values are
+    /// written in one loop (see [`World::spawn_batch`]).
+    #[doc(hidden)]
+    fn spawn_batch(world: &mut World, bundles: impl Iterator<Item = Self>, out: &mut Vec<Entity>);
 }
 
 /// Panics if `ids` has a duplicate.
@@ -50,7 +56,7 @@ fn has<T: Component>(world: &World, entity: Entity, row: usize) -> Result<(), &'
 }
 
 macro_rules! bundle_tuple {
-    ($($name:ident),*) => {
+    ($(($name:ident, $writer:ident)),*) => {
         impl<$($name: Component),*> Bundle for ($($name,)*) {
             #[allow(unused_variables)]
             fn check_unique() {
@@ -76,20 +82,94 @@ macro_rules! bundle_tuple {
                     .remove(entity, row)
                     .expect("handlekit-ecs: has_all said the component is there"),)*)
             }
+
+            #[allow(unused_variables, unused_mut, non_snake_case)]
+            fn spawn_batch(
+                world: &mut World,
+                bundles: impl Iterator<Item = Self>,
+                out: &mut Vec<Entity>,
+            ) {
+                let indices = [$(world.column_or_register::<$name>()),*];
+                let (mut rows, columns) = world.batch_parts(bundles.size_hint().0);
+                let start = rows.start();
+                let [$($writer),*] = disjoint_columns(columns, indices);
+                $(let mut $writer = BatchWriter::new(typed_column::<$name>($writer), start);)*
+                for bundle in bundles {
+                    let (entity, row) = rows.alloc();
+                    let ($($name,)*) = bundle;
+                    $($writer.put(entity, row, $name);)*
+                    out.push(entity);
+                }
+            }
         }
     };
 }
 
 bundle_tuple!();
-bundle_tuple!(A);
-bundle_tuple!(A, B);
-bundle_tuple!(A, B, C);
-bundle_tuple!(A, B, C, D);
-bundle_tuple!(A, B, C, D, E);
-bundle_tuple!(A, B, C, D, E, F);
-bundle_tuple!(A, B, C, D, E, F, G);
-bundle_tuple!(A, B, C, D, E, F, G, H);
-bundle_tuple!(A, B, C, D, E, F, G, H, I);
-bundle_tuple!(A, B, C, D, E, F, G, H, I, J);
-bundle_tuple!(A, B, C, D, E, F, G, H, I, J, K);
-bundle_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
+bundle_tuple!((A, a));
+bundle_tuple!((A, a), (B, b));
+bundle_tuple!((A, a), (B, b), (C, c));
+bundle_tuple!((A, a), (B, b), (C, c), (D, d));
+bundle_tuple!((A, a), (B, b), (C, c), (D, d), (E, e));
+bundle_tuple!((A, a), (B, b), (C, c), (D, d), (E, e), (F, f));
+bundle_tuple!((A, a), (B, b), (C, c), (D, d), (E, e), (F, f), (G, g));
+bundle_tuple!(
+    (A, a),
+    (B, b),
+    (C, c),
+    (D, d),
+    (E, e),
+    (F, f),
+    (G, g),
+    (H, h)
+);
+bundle_tuple!(
+    (A, a),
+    (B, b),
+    (C, c),
+    (D, d),
+    (E, e),
+    (F, f),
+    (G, g),
+    (H, h),
+    (I, i)
+);
+bundle_tuple!(
+    (A, a),
+    (B, b),
+    (C, c),
+    (D, d),
+    (E, e),
+    (F, f),
+    (G, g),
+    (H, h),
+    (I, i),
+    (J, j)
+);
+bundle_tuple!(
+    (A, a),
+    (B, b),
+    (C, c),
+    (D, d),
+    (E, e),
+    (F, f),
+    (G, g),
+    (H, h),
+    (I, i),
+    (J, j),
+    (K, k)
+);
+bundle_tuple!(
+    (A, a),
+    (B, b),
+    (C, c),
+    (D, d),
+    (E, e),
+    (F, f),
+    (G, g),
+    (H, h),
+    (I, i),
+    (J, j),
+    (K, k),
+    (L, l)
+);

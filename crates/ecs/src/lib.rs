@@ -142,6 +142,31 @@
 //! [`IdTable`](handlekit::IdTable) when values must not move, a
 //! [`PackedTable`](handlekit::PackedTable) for the fastest iteration.
 //!
+//! # Fast paths
+//!
+//! - [`World::spawn_batch`] resolves each component type's column once per
+//!   batch, pushes the values in one loop and sets the alive and presence
+//!   bits a word at a time at the end: use it to spawn many entities of one
+//!   bundle type.
+//! - [`World::column_mut`] holds one component type's storage across a
+//!   loop ([`ColumnMut`]): adding, removing or reading that component on
+//!   many entities then costs the entity-table lookup and a slot and a bit
+//!   per call, with no type lookup (as shipyard's `ViewMut`).
+//! - [`QueryBorrow::get`] looks many entities up through one query's
+//!   borrows.
+//!
+//! ```
+//! use handlekit_ecs::World;
+//! struct Burning;
+//! let mut world = World::new();
+//! let es = world.spawn_batch((0..1000u32).map(|i| (i, i as f32)));
+//! let mut burning = world.column_mut::<Burning>();
+//! for &e in es.iter().step_by(2) {
+//!     burning.insert(e, Burning).unwrap();
+//! }
+//! assert_eq!(world.count::<Burning>(), 500);
+//! ```
+//!
 //! # Deferred changes
 //!
 //! A [`CommandBuffer`] records spawns, despawns, insertions and removals
@@ -216,6 +241,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod bundle;
+mod column;
 mod command;
 mod entity;
 mod error;
@@ -226,6 +252,7 @@ mod storage;
 mod world;
 
 pub use bundle::Bundle;
+pub use column::ColumnMut;
 pub use command::CommandBuffer;
 pub use entity::Entity;
 pub use error::{ComponentError, NoSuchEntity, SpawnError};

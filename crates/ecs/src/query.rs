@@ -681,10 +681,15 @@ unsafe fn for_each<'a, Q: Query>(
         // SAFETY: the caller's contract; alive bits name alive rows.
         let mut bits = unsafe { Q::mask(&fetch, word, alive) };
         if bits == u64::MAX && dense {
-            for row in base..base + WORD {
+            // A counted loop of exactly 64 (not a range from `base`, whose
+            // end LLVM must check for overflow): one induction variable, and
+            // LLVM vectorizes it where it can (schedule's swaps). Unrolling
+            // it by hand cut simple_iter's instructions (10.7 -> 8.4 per
+            // entity) but stopped that vectorization (schedule 17 -> 36).
+            for i in 0..WORD {
                 // SAFETY: every row of the word matches, each is visited
                 // once, and every view is dense.
-                f(unsafe { Q::get_dense(&fetch, row) });
+                f(unsafe { Q::get_dense(&fetch, base + i) });
             }
             continue;
         }
@@ -754,11 +759,11 @@ unsafe fn par_for_each<Q: Query>(
             // SAFETY: the caller's contract; alive bits name alive rows.
             let mut bits = unsafe { Q::mask(fetch, word, alive) };
             if bits == u64::MAX && dense {
-                for row in base..base + WORD {
+                for i in 0..WORD {
                     // SAFETY: every row of the word matches; each word goes
                     // to one worker, each row is visited once, and every
                     // view is dense.
-                    f(unsafe { Q::get_dense(fetch, row) });
+                    f(unsafe { Q::get_dense(fetch, base + i) });
                 }
                 return;
             }

@@ -101,6 +101,26 @@ fn push_after_rebase<T>(vec: &mut VmVec<T>, error: handlekit::vm_vec::PushError<
     vec.push(error.into_inner());
 }
 
+/// Sets the bits of rows `start..end` in `words`, a vector of presence or
+/// alive words whose position `p` holds word `p + word_base`, a word at a
+/// time (pushing zero words up to the last one first).
+pub(crate) fn set_bits(words: &mut VmVec<u64>, word_base: usize, start: usize, end: usize) {
+    let mut row = start;
+    while row < end {
+        let word = row / WORD;
+        let word_end = ((word + 1) * WORD).min(end);
+        let mask = (u64::MAX << (row % WORD)) & (u64::MAX >> ((word + 1) * WORD - word_end));
+        let position = word - word_base;
+        while words.next_position() <= position {
+            push_or_rebase(words, 0);
+        }
+        *words
+            .get_by_position_mut(position)
+            .expect("handlekit-ecs: bit word below the front") |= mask;
+        row = word_end;
+    }
+}
+
 /// A run-time borrow flag: `0` free, `n > 0` borrowed shared `n` times, `-1`
 /// borrowed exclusively.
 #[derive(Default)]
@@ -254,14 +274,24 @@ impl<T> DenseColumn<T> {
     }
 
     /// The presence word of `row`, made if needed.
+    #[inline]
     fn word_mut(&mut self, row: usize) -> &mut u64 {
         let position = row / WORD - self.word_base;
-        while self.present.next_position() <= position {
-            push_or_rebase(&mut self.present, 0);
+        if position >= self.present.next_position() {
+            self.grow_words(position);
         }
         self.present
             .get_by_position_mut(position)
             .expect("handlekit-ecs: presence word below the front")
+    }
+
+    /// Pushes zero words up to `position`.
+    #[cold]
+    #[inline(never)]
+    fn grow_words(&mut self, position: usize) {
+        while self.present.next_position() <= position {
+            push_or_rebase(&mut self.present, 0);
+        }
     }
 
     /// The slot of `row`, made if needed.
@@ -277,16 +307,42 @@ impl<T> DenseColumn<T> {
     }
 
     /// Puts `value` in `row`, returning the value it replaces.
+    #[inline]
     fn insert(&mut self, row: usize, value: T) -> Option<T> {
-        // The common case of a spawn: the row is the column's next slot.
-        // Pushing the value itself writes it once; the general path below
-        // pushes an empty slot, finds it again and writes into it.
-        if row - self.row_base == self.data.next_position() {
+        let position = row - self.row_base;
+        // The common case of a spawn or of adding to entities in row order:
+        // the row is the column's next slot. Pushing the value itself writes
+        // it once.
+        if position == self.data.next_position() {
             push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::new(value)));
             *self.word_mut(row) |= bit(row);
             self.len += 1;
             return None;
         }
+        // A slot in the window whose word exists: one lookup each.
+        let word_position = (row / WORD).wrapping_sub(self.word_base);
+        if let (Some(slot), Some(word)) = (
+            self.data.get_by_position_mut(position),
+            self.present.get_by_position_mut(word_position),
+        ) {
+            let slot = slot.get_mut();
+            if *word & bit(row) != 0 {
+                // SAFETY: the presence bit is set, so the slot is initialized.
+                return Some(std::mem::replace(unsafe { slot.assume_init_mut() }, value));
+            }
+            slot.write(value);
+            *word |= bit(row);
+            self.len += 1;
+            return None;
+        }
+        self.insert_slow(row, value)
+    }
+
+    /// [`insert`](Self::insert) into a row past the column's slots, or whose
+    /// presence word is not made yet.
+    #[cold]
+    #[inline(never)]
+    fn insert_slow(&mut self, row: usize, value: T) -> Option<T> {
         if self.has(row) {
             // SAFETY: the presence bit is set, so the slot is initialized.
             let slot = unsafe { self.slot_mut(row).assume_init_mut() };
@@ -299,15 +355,23 @@ impl<T> DenseColumn<T> {
     }
 
     /// Takes the value out of `row`.
+    #[inline]
     fn remove(&mut self, row: usize) -> Option<T> {
-        if !self.has(row) {
+        let word = self
+            .present
+            .get_by_position_mut((row / WORD).wrapping_sub(self.word_base))?;
+        if *word & bit(row) == 0 {
             return None;
         }
-        *self.word_mut(row) &= !bit(row);
+        *word &= !bit(row);
         self.len -= 1;
+        let slot = self
+            .data
+            .get_by_position_mut(row - self.row_base)
+            .expect("handlekit-ecs: a present row's slot is in the window");
         // SAFETY: the bit was set, so the slot was initialized; clearing the
         // bit first hands ownership of the value to this read.
-        Some(unsafe { self.slot_mut(row).assume_init_read() })
+        Some(unsafe { slot.get_mut().assume_init_read() })
     }
 
     fn get_mut(&mut self, row: usize) -> Option<&mut T> {
@@ -342,6 +406,12 @@ impl<T> DenseColumn<T> {
     /// Drops every value; the first panic of a `Drop` propagates after all
     /// were dropped.
     fn clear_values(&mut self, _front: usize) {
+        if !std::mem::needs_drop::<T>() {
+            // Nothing to drop: clear the bits a word at a time.
+            self.present.iter_mut().for_each(|word| *word = 0);
+            self.len = 0;
+            return;
+        }
         let mut panic = None;
         let first_word = self.word_base + self.present.front_position();
         for i in 0..self.present.len() {
@@ -528,6 +598,7 @@ impl<T> TypedStorage<T> {
     }
 
     /// Puts `value` on `entity` (at `row`), returning the value it replaces.
+    #[inline]
     pub(crate) fn insert(&mut self, entity: Entity, row: usize, value: T) -> Option<T> {
         match self {
             TypedStorage::Dense(column) => column.insert(row, value),
@@ -536,6 +607,7 @@ impl<T> TypedStorage<T> {
     }
 
     /// Takes the component of `entity` (at `row`) out.
+    #[inline]
     pub(crate) fn remove(&mut self, entity: Entity, row: usize) -> Option<T> {
         match self {
             TypedStorage::Dense(column) => column.remove(row),
@@ -554,6 +626,27 @@ impl<T> TypedStorage<T> {
         }
     }
 
+    /// The component of `entity` (at `row`).
+    pub(crate) fn get(&self, entity: Entity, row: usize) -> Option<&T> {
+        match self {
+            TypedStorage::Dense(column) => {
+                if !column.has(row) {
+                    return None;
+                }
+                let slot = column.data.get_by_position(row - column.row_base)?;
+                // SAFETY: the presence bit is set, so the slot is
+                // initialized. The caller (`ColumnMut`) borrows the world
+                // exclusively, so no query writes the value meanwhile.
+                Some(unsafe { (*slot.get()).assume_init_ref() })
+            }
+            TypedStorage::Sparse(set) => {
+                let position = set.position(entity)?;
+                // SAFETY: as above, for the sparse set's value.
+                Some(unsafe { &*set.values[position].get() })
+            }
+        }
+    }
+
     /// The raw view queries read through. `rows` is the world's row → entity
     /// window (a sparse view looks entities up in it).
     pub(crate) fn view(&self, rows: RowsView) -> View<T> {
@@ -566,6 +659,89 @@ impl<T> TypedStorage<T> {
                 values: set.values.as_ptr(),
                 rows,
             }),
+        }
+    }
+}
+
+/// Writes one component type of a [`World::spawn_batch`](crate::World::spawn_batch)
+/// into its storage: the batch's rows are consecutive from `start`, so a
+/// dense column takes each value with a plain push into its next slot, and
+/// the presence bits of the pushed rows are set a word at a time (and the
+/// column's count raised) when the writer is dropped, also on a panic.
+pub(crate) struct BatchWriter<'a, T> {
+    target: BatchTarget<'a, T>,
+    /// The batch's first row.
+    start: usize,
+    /// Values pushed into a dense column, at rows `start..start + pushed`.
+    /// Invariant: their slots are initialized and their presence bits not
+    /// yet set; the drop sets them.
+    pushed: usize,
+}
+
+enum BatchTarget<'a, T> {
+    /// A dense column whose next slot is the batch's next row.
+    Push(&'a mut DenseColumn<T>),
+    /// Anything else (a sparse set): one insert per value.
+    Insert(&'a mut TypedStorage<T>),
+}
+
+impl<'a, T> BatchWriter<'a, T> {
+    /// A writer for rows from `start` on, the world's next row. A dense
+    /// column gets empty slots up to `start` (the rows it skipped).
+    pub(crate) fn new(storage: &'a mut TypedStorage<T>, start: usize) -> Self {
+        // A dense column gets its skipped slots; then it takes pushes if its
+        // next slot is `start` (always: a column holds no slot past the
+        // world's last row; the general path stays correct anyway).
+        let push = match storage {
+            TypedStorage::Dense(column) => {
+                let position = start - column.row_base;
+                while column.data.next_position() < position {
+                    push_or_rebase(&mut column.data, UnsafeCell::new(MaybeUninit::uninit()));
+                }
+                column.data.next_position() == position
+            }
+            TypedStorage::Sparse(_) => false,
+        };
+        let target = if push {
+            match storage {
+                TypedStorage::Dense(column) => BatchTarget::Push(column),
+                TypedStorage::Sparse(_) => unreachable!("a sparse set takes no pushes"),
+            }
+        } else {
+            BatchTarget::Insert(storage)
+        };
+        BatchWriter {
+            target,
+            start,
+            pushed: 0,
+        }
+    }
+
+    /// Puts `value` on the new `entity` at `row`, the batch's next row.
+    #[inline]
+    pub(crate) fn put(&mut self, entity: Entity, row: usize, value: T) {
+        match &mut self.target {
+            BatchTarget::Push(column) => {
+                debug_assert_eq!(row, self.start + self.pushed);
+                push_or_rebase(&mut column.data, UnsafeCell::new(MaybeUninit::new(value)));
+                self.pushed += 1;
+            }
+            BatchTarget::Insert(storage) => drop(storage.insert(entity, row, value)),
+        }
+    }
+}
+
+impl<T> Drop for BatchWriter<'_, T> {
+    fn drop(&mut self) {
+        if let BatchTarget::Push(column) = &mut self.target {
+            let word_base = column.word_base;
+            set_bits(
+                &mut column.present,
+                word_base,
+                self.start,
+                self.start + self.pushed,
+            );
+            column.len += self.pushed;
         }
     }
 }

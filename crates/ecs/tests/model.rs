@@ -60,6 +60,11 @@ enum Op {
     RemoveB(usize),
     RemoveC(usize),
     RemoveAb(usize),
+    /// `spawn_batch` of `n` entities with (A, B, C), as many as fit.
+    SpawnBatch(usize, u32),
+    /// Through a `ColumnMut<B>` (sparse) and a `ColumnMut<A>` (dense): insert
+    /// on one entity, remove from another, read a third.
+    Columns(usize, usize, usize, u32),
     Get(usize),
     Query,
     QueryMutAddA,
@@ -87,6 +92,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => i.clone().prop_map(Op::RemoveB),
         1 => i.clone().prop_map(Op::RemoveC),
         1 => i.clone().prop_map(Op::RemoveAb),
+        1 => (0..70usize, any::<u32>()).prop_map(|(n, v)| Op::SpawnBatch(n, v)),
+        2 => (i.clone(), i.clone(), i.clone(), any::<u32>())
+            .prop_map(|(a, b, c, v)| Op::Columns(a, b, c, v)),
         2 => i.clone().prop_map(Op::Get),
         1 => Just(Op::Query),
         1 => Just(Op::QueryMutAddA),
@@ -160,9 +168,12 @@ fn round_trip(world: &mut World, m: &mut Model, postcard: bool, spawns: usize) -
             .unwrap()
     };
     assert_eq!(loaded.storage_of::<B>(), Some(Storage::Sparse));
-    // Dead rows are not saved.
+    // The saved world still counts its dead rows (the model's `None`s), so
+    // its room bounds the spawns made in both worlds; the loaded world is
+    // compact, as dead rows are not saved.
+    let room = MAX_ROWS - m.rows.len();
     m.rows.retain(Option::is_some);
-    let spawns = spawns.min(MAX_ROWS - m.rows.len());
+    let spawns = spawns.min(room);
     let mut new = Vec::new();
     for _ in 0..spawns {
         let e = loaded.spawn(());
@@ -175,7 +186,7 @@ fn round_trip(world: &mut World, m: &mut Model, postcard: bool, spawns: usize) -
             loaded.despawn(e).unwrap();
         }
     }
-    if !new.is_empty() && m.rows.len() + spawns < MAX_ROWS {
+    if !new.is_empty() && spawns < room {
         let e = loaded.spawn(());
         assert_eq!(
             world.spawn(()),
@@ -306,6 +317,54 @@ fn run(ops: Vec<Op>) {
                     _ => None,
                 };
                 assert_eq!(got, expected);
+            }
+            Op::SpawnBatch(n, v) => {
+                let n = n.min(MAX_ROWS - m.rows.len());
+                made_c += n;
+                let es = world.spawn_batch(
+                    (0..n as u32).map(|k| (A(v ^ k), B(u64::from(k)), C(k, drops.clone()))),
+                );
+                assert_eq!(es.len(), n);
+                for (k, e) in (0..n as u32).zip(es) {
+                    m.live
+                        .insert(e, (Some(A(v ^ k)), Some(B(u64::from(k))), Some(k)));
+                    m.rows.push_back(Some(e));
+                    m.known.push(e);
+                }
+            }
+            Op::Columns(i, j, k, v) => {
+                let (Some(ei), Some(ej), Some(ek)) =
+                    (pick(&m.known, i), pick(&m.known, j), pick(&m.known, k))
+                else {
+                    continue;
+                };
+                let mut bs = world.column_mut::<B>();
+                let old = m.live.get(&ei).map(|x| x.1);
+                assert_eq!(bs.insert(ei, B(u64::from(v))).ok(), old);
+                if let Some(entry) = m.live.get_mut(&ei) {
+                    entry.1 = Some(B(u64::from(v)));
+                }
+                let expected = m.live.get_mut(&ej).and_then(|x| x.1.take());
+                assert_eq!(bs.remove(ej).ok(), expected);
+                assert_eq!(bs.get(ek).copied(), m.live.get(&ek).and_then(|x| x.1));
+                let mut as_ = world.column_mut::<A>();
+                let old = m.live.get(&ek).map(|x| x.0);
+                assert_eq!(as_.insert(ek, A(v)).ok(), old);
+                if let Some(entry) = m.live.get_mut(&ek) {
+                    entry.0 = Some(A(v));
+                }
+                let expected = m.live.get_mut(&ei).and_then(|x| x.0.take());
+                assert_eq!(as_.remove(ei).ok(), expected);
+                if let Some(a) = as_.get_mut(ej) {
+                    a.0 = a.0.wrapping_add(1);
+                }
+                if let Some(Some(a)) = m.live.get_mut(&ej).map(|x| x.0.as_mut()) {
+                    a.0 = a.0.wrapping_add(1);
+                }
+                assert_eq!(
+                    as_.contains(ej),
+                    m.live.get(&ej).is_some_and(|x| x.0.is_some())
+                );
             }
             Op::Get(i) => {
                 let Some(e) = pick(&m.known, i) else { continue };
