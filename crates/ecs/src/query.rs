@@ -760,9 +760,8 @@ unsafe fn par_for_each<Q: Query>(
             let mut bits = unsafe { Q::mask(fetch, word, alive) };
             if bits == u64::MAX && dense {
                 for i in 0..WORD {
-                    // SAFETY: every row of the word matches; each word goes
-                    // to one worker, each row is visited once, and every
-                    // view is dense.
+                    // Each word goes to one worker and every view is dense.
+                    // SAFETY: every row of the word matches, visited once.
                     f(unsafe { Q::get_dense(fetch, base + i) });
                 }
                 return;

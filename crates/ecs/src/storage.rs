@@ -634,9 +634,9 @@ impl<T> TypedStorage<T> {
                     return None;
                 }
                 let slot = column.data.get_by_position(row - column.row_base)?;
-                // SAFETY: the presence bit is set, so the slot is
-                // initialized. The caller (`ColumnMut`) borrows the world
-                // exclusively, so no query writes the value meanwhile.
+                // The caller (`ColumnMut`) borrows the world exclusively, so
+                // no query writes the value meanwhile.
+                // SAFETY: the presence bit is set: the slot is initialized.
                 Some(unsafe { (*slot.get()).assume_init_ref() })
             }
             TypedStorage::Sparse(set) => {

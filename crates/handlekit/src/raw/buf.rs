@@ -511,9 +511,10 @@ impl<T, L: BufLayout> SlotBuf<T, L> {
         if !L::SPLIT || self.units == 0 {
             return;
         }
-        // SAFETY: `capacity` units plus `len` state words lie inside the
-        // allocation (the first assertion), so does the current area (the
-        // invariant on `ptrs`), and `ptr::copy` allows them to overlap.
+        // `capacity` units plus `len` state words lie inside the allocation
+        // (the first assertion), and so does the current area (the
+        // invariant on `ptrs`).
+        // SAFETY: both areas are in bounds; `ptr::copy` allows overlap.
         unsafe {
             let to = self.ptrs.base.as_ptr().add(capacity).cast::<u32>();
             ptr::copy(self.ptrs.states.as_ptr(), to, self.len);
@@ -530,10 +531,11 @@ impl<T, L: BufLayout> SlotBuf<T, L> {
         change: impl FnOnce(&mut Vec<MaybeUninit<L::Unit<T>>>) -> Result<(), TryReserveError>,
     ) -> Result<(), TryReserveError> {
         // `ManuallyDrop`: if `change` panics, the allocation stays owned
-        // by `self` (a `Vec` that fails to grow keeps its block).
+        // by `self` (a `Vec` that fails to grow keeps its block). For
+        // `units == 0` the parts are a dangling pointer and no allocation,
+        // as `Vec::new` has.
         // SAFETY: `base` and `units` are the parts of a `Vec` of length and
-        // capacity `units` (the invariant on `ptrs`; for `units == 0`, a
-        // dangling pointer and no allocation, as `Vec::new` has).
+        // capacity `units` (the invariant on `ptrs`).
         let mut vec = ManuallyDrop::new(unsafe {
             Vec::from_raw_parts(
                 self.ptrs.base.as_ptr().cast::<MaybeUninit<L::Unit<T>>>(),
@@ -559,9 +561,9 @@ impl<T, L: BufLayout> SlotBuf<T, L> {
             // The allocation kept its bytes, so the state words sit
             // `old_capacity` units in; `move_states` moves them to the new
             // capacity's place.
-            // SAFETY: the old state area lies inside the new allocation:
-            // growing keeps all old units, and shrinking came after
+            // Growing keeps all old units, and shrinking came after
             // `move_states(len)` put the words inside the kept units.
+            // SAFETY: so the old state area lies inside the new allocation.
             self.ptrs.states = unsafe {
                 NonNull::new_unchecked(
                     self.ptrs

@@ -764,9 +764,9 @@ impl<'a, T, R: ValueRef<T>> FlatCursor<'a, T, R> {
             // run out before the set bits do.
             while word != 0 {
                 let bit = pop_lowest(&mut word);
-                // SAFETY: a set bit is an occupied, initialized slot of the
-                // chunk at `base`, which lies in one block; yielded once
-                // (the invariant on `current`).
+                // The chunk at `base` lies in one block (see `load`).
+                // SAFETY: a set bit is an occupied, initialized slot,
+                // yielded once (the invariant on `current`).
                 acc = f(acc, unsafe {
                     Self::occupied_item(storage, self.base + bit, offset + bit)
                 });
