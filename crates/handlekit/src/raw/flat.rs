@@ -773,35 +773,60 @@ impl<'a, T, R: ValueRef<T>> FlatCursor<'a, T, R> {
                 remaining -= 1;
             }
         }
+        // A block at a time, so that its directory entry is read once and
+        // each run of 64 slots costs only its mask and its set bits.
         while remaining != 0 && self.next < self.used {
-            if remaining == self.used - self.next {
-                return if self.exact {
-                    self.fold_dense(acc, &mut f)
-                } else {
-                    self.fold_rest(acc, &mut f)
+            let start = self.next;
+            let (storage, offset) = self.locate(start);
+            let block_end = (((start >> self.shift) + 1) << self.shift).min(self.used);
+            let mut index = start;
+            while index < block_end {
+                if remaining == self.used - index {
+                    self.next = index;
+                    return if self.exact {
+                        self.fold_dense(acc, &mut f)
+                    } else {
+                        self.fold_rest(acc, &mut f)
+                    };
+                }
+                let i = offset + (index - start);
+                let len = (block_end - index).min(WORD_BITS);
+                // The state words of `index..index + len` are initialized,
+                // in this block, and not written while the cursor borrows
+                // the table.
+                // SAFETY: `index + len <= used` and `i + len` is within the
+                // block (the invariant on `next`).
+                let states = unsafe { core::slice::from_raw_parts(storage.state(i), len) };
+                let mut word = match states.first_chunk::<WORD_BITS>() {
+                    Some(chunk) => occupied_mask(chunk),
+                    None => partial_occupied_mask(states),
                 };
-            }
-            let mut word = self.load();
-            let (storage, offset) = self.locate(self.base);
-            let base = self.base;
-            if word == u64::MAX {
-                for bit in 0..WORD_BITS {
-                    // SAFETY: as above: every bit of a full chunk is set.
-                    acc = f(acc, unsafe {
-                        Self::occupied_item(storage, base + bit, offset + bit)
-                    });
+                if word == u64::MAX {
+                    for bit in 0..WORD_BITS {
+                        // SAFETY: a set bit is an occupied, initialized
+                        // slot of this block, looked at once (every bit of
+                        // a full chunk is set).
+                        acc = f(acc, unsafe {
+                            Self::occupied_item(storage, index + bit, i + bit)
+                        });
+                    }
+                    remaining -= WORD_BITS;
+                } else {
+                    while word != 0 {
+                        let bit = pop_lowest(&mut word);
+                        // SAFETY: as above.
+                        acc = f(acc, unsafe {
+                            Self::occupied_item(storage, index + bit, i + bit)
+                        });
+                        remaining -= 1;
+                    }
+                    if remaining == 0 {
+                        return acc;
+                    }
                 }
-                remaining -= WORD_BITS;
-            } else {
-                while word != 0 {
-                    let bit = pop_lowest(&mut word);
-                    // SAFETY: as above.
-                    acc = f(acc, unsafe {
-                        Self::occupied_item(storage, base + bit, offset + bit)
-                    });
-                    remaining -= 1;
-                }
+                index += len;
             }
+            self.next = block_end;
         }
         acc
     }
