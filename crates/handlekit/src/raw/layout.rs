@@ -211,10 +211,12 @@ impl<T, L: SlotLayout<T>, R> LayoutAccess<'_, T, L, R> {
     #[inline]
     unsafe fn parts(&self, index: usize) -> (u32, *mut T) {
         debug_assert!(index < self.len);
-        // The slots are initialized (invariant on `layout`).
-        // SAFETY: the caller guarantees `index` is in bounds.
+        // The slots are initialized (invariant on `layout`), and an
+        // occupied slot's state word is its generation, with no bit to mask.
+        // SAFETY: the caller guarantees `index` is in bounds and occupied.
         unsafe {
-            let generation = *self.layout.state(index) & !VACANT;
+            let generation = *self.layout.state(index);
+            debug_assert!(generation & VACANT == 0);
             (generation, Payload::value_ptr(self.layout.payload(index)))
         }
     }
