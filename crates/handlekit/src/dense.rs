@@ -79,6 +79,46 @@ impl<K: Key, V> Dense<K, V> {
         value
     }
 
+    /// [`swap_remove`](Self::swap_remove) without its bounds checks.
+    ///
+    /// # Safety
+    ///
+    /// `position` must be below both `keys.len()` and `values.len()`.
+    #[inline]
+    pub(crate) unsafe fn swap_remove_unchecked(
+        &mut self,
+        position: usize,
+        index: &mut impl Positions<K>,
+    ) -> V {
+        debug_assert!(position < self.values.len() && position < self.keys.len());
+        let last = self.values.len() - 1;
+        let values = self.values.as_mut_ptr();
+        // The value leaves by a read, the last one fills its place by a
+        // copy (onto itself when it is the last), and the length drops
+        // over both, so no value is dropped twice or lost.
+        // SAFETY: `position <= last < values.len()`, the caller's promise.
+        let value = unsafe {
+            let value = values.add(position).read();
+            core::ptr::copy(values.add(last), values.add(position), 1);
+            self.values.set_len(last);
+            value
+        };
+        let last_key = self.keys.len() - 1;
+        // `K: Copy`, so the keys need no care over drops.
+        // SAFETY: `position <= last_key < keys.len()`, the caller's promise.
+        let moved = unsafe {
+            let keys = self.keys.as_mut_ptr();
+            let moved = *keys.add(last_key);
+            *keys.add(position) = moved;
+            self.keys.set_len(last_key);
+            moved
+        };
+        if position < last_key {
+            index.set_position(moved, position);
+        }
+        value
+    }
+
     /// Swaps two positions and repoints both keys.
     pub(crate) fn swap_positions(&mut self, a: usize, b: usize, index: &mut impl Positions<K>) {
         self.values.swap(a, b);
