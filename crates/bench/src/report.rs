@@ -349,6 +349,16 @@ impl Report {
                 ));
             }
         }
+        // Issue 22: the dense secondary map against slotmap's.
+        for workload in ["insert", "remove"] {
+            goals.push(self.ratio_goal(
+                &format!("{workload}: SecondaryMap ≤ 1.0× slotmap::SecondaryMap (figure: SecondaryMap ÷ slotmap::SecondaryMap)"),
+                workload,
+                "SecondaryMap",
+                "slotmap::SecondaryMap",
+                |r| r <= 1.0,
+            ));
+        }
         for workload in ["insert", "remove"] {
             goals.push(self.ratio_goal(
                 &format!("{workload}: Pool ≤ IdTable (figure: Pool ÷ IdTable)"),
@@ -855,7 +865,7 @@ impl Report {
         if self.config.filter.is_empty() {
             for entry in entries {
                 for workload in Workload::ALL {
-                    if workload.needs_remove() && !entry.can_remove {
+                    if !entry.runs(workload) {
                         continue;
                     }
                     for &n in &self.config.sizes {
