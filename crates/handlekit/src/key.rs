@@ -449,13 +449,15 @@ macro_rules! define_key {
             const GENERATION_BITS: u32 =
                 <$backing as $crate::__private::KeyBacking>::BITS - $index_bits;
             const __GENERATION_TRUST: $crate::__private::GenerationTrust = $trust;
-            // The macro writes every method that makes or reads a key:
-            // `__from_table_parts_unchecked` puts the generation above
-            // `$index_bits` bits of index, which the default `index()` and
-            // `generation()` split apart again, for any parts in range.
-            // SAFETY: so a key built from a table's parts gives them back.
-            const __PARTS_TRUST: $crate::__private::PartsTrust =
-                unsafe { $crate::__private::PartsTrust::trusted() };
+            const __PARTS_TRUST: $crate::__private::PartsTrust = {
+                // The macro writes every method that makes or reads a key:
+                // `__from_table_parts(_unchecked)` put the generation above
+                // `$index_bits` bits of index, which the default `index()`
+                // and `generation()` split apart again, for any parts in
+                // range, from the key's bits alone.
+                // SAFETY: so a key built from a table's parts gives them back.
+                unsafe { $crate::__private::PartsTrust::trusted() }
+            };
 
             #[inline]
             fn from_bits(bits: u64) -> ::core::option::Option<Self> {
