@@ -83,14 +83,16 @@ impl<K: Key, V> Dense<K, V> {
     ///
     /// # Safety
     ///
-    /// `position` must be below both `keys.len()` and `values.len()`.
+    /// `position` must be below `values.len()`, and `keys.len()` must equal
+    /// `values.len()`.
     #[inline]
     pub(crate) unsafe fn swap_remove_unchecked(
         &mut self,
         position: usize,
         index: &mut impl Positions<K>,
     ) -> V {
-        debug_assert!(position < self.values.len() && position < self.keys.len());
+        debug_assert!(position < self.values.len() && self.keys.len() == self.values.len());
+        // One length for both arrays: they are equally long.
         let last = self.values.len() - 1;
         let values = self.values.as_mut_ptr();
         // The value leaves by a read, the last one fills its place by a
@@ -103,17 +105,16 @@ impl<K: Key, V> Dense<K, V> {
             self.values.set_len(last);
             value
         };
-        let last_key = self.keys.len() - 1;
         // `K: Copy`, so the keys need no care over drops.
-        // SAFETY: `position <= last_key < keys.len()`, the caller's promise.
+        // SAFETY: `position <= last < keys.len()`, the caller's promise.
         let moved = unsafe {
             let keys = self.keys.as_mut_ptr();
-            let moved = *keys.add(last_key);
+            let moved = *keys.add(last);
             *keys.add(position) = moved;
-            self.keys.set_len(last_key);
+            self.keys.set_len(last);
             moved
         };
-        if position < last_key {
+        if position < last {
             index.set_position(moved, position);
         }
         value

@@ -697,9 +697,10 @@ impl<T, K: Key> PackedTable<T, K> {
     fn take_position(&mut self, position: usize) -> T {
         if Self::TRUSTED {
             // The slot was occupied until now, so with a trusted key type
-            // `position` is below `len` (see `TRUSTED`), and the two dense
-            // arrays are equally long.
-            // SAFETY: so `position` is in bounds of both.
+            // `position` is below `len` (see `TRUSTED`); and the two dense
+            // arrays are equally long (every push follows `reserve_one` or
+            // fits a fixed capacity, so none stops halfway).
+            // SAFETY: so `position` is in bounds and the lengths agree.
             unsafe { self.dense.swap_remove_unchecked(position, &mut self.sparse) }
         } else {
             self.dense.swap_remove(position, &mut self.sparse)
