@@ -56,7 +56,7 @@ fn bench_entries(c: &mut Criterion, entries: &[Entry], value_type: &str) {
         for &n in &sizes() {
             group.throughput(Throughput::Elements(n as u64));
             for entry in entries {
-                if workload.needs_remove() && !entry.can_remove {
+                if !entry.runs(workload) {
                     continue;
                 }
                 if let Some(words) = &wanted {

@@ -16,13 +16,17 @@
 //! of the values at random; divide the passes by the live count.
 //! Containers: `IdTable`, `IdTable32`, `PackedTable`, `Hive`, `Pool`,
 //! `SlotMap`, `HopSlotMap`, `DenseSlotMap`, `thunderdome`, `slab`, `Vec`
-//! (`Vec` only for the workloads that remove nothing); and the secondary
-//! maps `SecondaryMap` and `slotmap-SecondaryMap` (`insert`: the keys of a
-//! primary table in order into an empty map; `remove`: all, shuffled).
+//! (`Vec` only for the workloads that remove nothing), `SecondaryCell`
+//! and `slotmap-SecondaryCell` (the runner's secondary-map containers,
+//! which compute each insertion's key in the loop); and the secondary
+//! maps `SecondaryMap` and `slotmap-SecondaryMap`, over `u64` or, with
+//! the suffix `64B`, 64-byte values (`insert`: the keys of a primary table
+//! in order into an empty map; `remove`: all, shuffled; `get`: random
+//! keys).
 
 use std::hint::black_box;
 
-use handlekit_bench::containers::Container;
+use handlekit_bench::containers::{Blob64, Container};
 use handlekit_bench::workloads::Rng;
 
 #[inline(never)]
@@ -145,45 +149,70 @@ fn run<C: Container<u64>>(work: &str, n: usize) {
 }
 
 /// The secondary maps: `insert` fills an empty map with the keys of a
-/// primary table in order, `remove` empties a filled map in random order.
+/// primary table in order, `remove` empties a filled map in random order,
+/// `get` looks up random keys of a filled map.
 trait Secondary: Default {
     type Key: Copy;
+    type Value;
     fn primary_keys(n: usize) -> Vec<Self::Key>;
-    fn put(&mut self, key: Self::Key, value: u64) -> Option<u64>;
-    fn take(&mut self, key: Self::Key) -> Option<u64>;
+    fn put(&mut self, key: Self::Key, value: u64) -> Option<Self::Value>;
+    fn take(&mut self, key: Self::Key) -> Option<Self::Value>;
+    fn peek(&self, key: Self::Key) -> Option<u64>;
 }
 
-impl Secondary for handlekit::SecondaryMap<handlekit::Id, u64> {
-    type Key = handlekit::Id;
-    fn primary_keys(n: usize) -> Vec<handlekit::Id> {
-        let mut primary = handlekit::IdTable::<()>::new();
-        (0..n).map(|_| primary.insert(())).collect()
-    }
-    #[inline(always)]
-    fn put(&mut self, key: handlekit::Id, value: u64) -> Option<u64> {
-        self.insert(key, value)
-    }
-    #[inline(always)]
-    fn take(&mut self, key: handlekit::Id) -> Option<u64> {
-        self.remove(key)
-    }
+macro_rules! secondary {
+    ($map:ty, $key:ty, $value:ty, $primary:expr) => {
+        impl Secondary for $map {
+            type Key = $key;
+            type Value = $value;
+            fn primary_keys(n: usize) -> Vec<$key> {
+                let mut primary = $primary;
+                (0..n).map(|_| primary.insert(())).collect()
+            }
+            #[inline(always)]
+            fn put(&mut self, key: $key, value: u64) -> Option<$value> {
+                self.insert(
+                    key,
+                    <$value as handlekit_bench::containers::Value>::make(value),
+                )
+            }
+            #[inline(always)]
+            fn take(&mut self, key: $key) -> Option<$value> {
+                self.remove(key)
+            }
+            #[inline(always)]
+            fn peek(&self, key: $key) -> Option<u64> {
+                self.get(key)
+                    .map(handlekit_bench::containers::Value::weight)
+            }
+        }
+    };
 }
 
-impl Secondary for slotmap::SecondaryMap<slotmap::DefaultKey, u64> {
-    type Key = slotmap::DefaultKey;
-    fn primary_keys(n: usize) -> Vec<slotmap::DefaultKey> {
-        let mut primary = slotmap::SlotMap::<slotmap::DefaultKey, ()>::new();
-        (0..n).map(|_| primary.insert(())).collect()
-    }
-    #[inline(always)]
-    fn put(&mut self, key: slotmap::DefaultKey, value: u64) -> Option<u64> {
-        self.insert(key, value)
-    }
-    #[inline(always)]
-    fn take(&mut self, key: slotmap::DefaultKey) -> Option<u64> {
-        self.remove(key)
-    }
-}
+secondary!(
+    handlekit::SecondaryMap<handlekit::Id, u64>,
+    handlekit::Id,
+    u64,
+    handlekit::IdTable::<()>::new()
+);
+secondary!(
+    handlekit::SecondaryMap<handlekit::Id, Blob64>,
+    handlekit::Id,
+    Blob64,
+    handlekit::IdTable::<()>::new()
+);
+secondary!(
+    slotmap::SecondaryMap<slotmap::DefaultKey, u64>,
+    slotmap::DefaultKey,
+    u64,
+    slotmap::SlotMap::<slotmap::DefaultKey, ()>::new()
+);
+secondary!(
+    slotmap::SecondaryMap<slotmap::DefaultKey, Blob64>,
+    slotmap::DefaultKey,
+    Blob64,
+    slotmap::SlotMap::<slotmap::DefaultKey, ()>::new()
+);
 
 #[inline(never)]
 fn measured_secondary_insert<M: Secondary>(map: &mut M, keys: &[M::Key]) {
@@ -199,19 +228,43 @@ fn measured_secondary_remove<M: Secondary>(map: &mut M, keys: &[M::Key]) {
     }
 }
 
+#[inline(never)]
+fn measured_secondary_get<M: Secondary>(map: &M, keys: &[M::Key]) -> u64 {
+    let mut sum = 0u64;
+    for &key in keys {
+        sum = sum.wrapping_add(map.peek(key).unwrap_or(0));
+    }
+    sum
+}
+
 fn run_secondary<M: Secondary>(work: &str, n: usize) {
+    if std::env::var_os("SHOW_ADDRESS").is_some() {
+        let address = match work {
+            "insert" => measured_secondary_insert::<M> as fn(&mut M, &[M::Key]) as usize,
+            "remove" => measured_secondary_remove::<M> as fn(&mut M, &[M::Key]) as usize,
+            _ => measured_secondary_get::<M> as fn(&M, &[M::Key]) -> u64 as usize,
+        };
+        println!("{address:#x}");
+        return;
+    }
     let mut keys = M::primary_keys(n);
     let mut map = M::default();
     match work {
         "insert" => measured_secondary_insert(&mut map, &keys),
-        "remove" => {
+        "remove" | "get" => {
             for (i, &key) in keys.iter().enumerate() {
                 map.put(key, i as u64);
             }
-            Rng::new(7).shuffle(&mut keys);
-            measured_secondary_remove(&mut map, &keys);
+            let mut rng = Rng::new(7);
+            if work == "remove" {
+                rng.shuffle(&mut keys);
+                measured_secondary_remove(&mut map, &keys);
+            } else {
+                let lookups: Vec<M::Key> = (0..n).map(|_| keys[rng.below(n)]).collect();
+                black_box(measured_secondary_get(&map, &lookups));
+            }
         }
-        _ => panic!("secondary maps run insert and remove only"),
+        _ => panic!("secondary maps run insert, remove and get only"),
     }
     black_box(map);
 }
@@ -233,9 +286,20 @@ fn main() {
         "DenseSlotMap" => run::<slotmap::DenseSlotMap<slotmap::DefaultKey, u64>>(work, n),
         "thunderdome" => run::<thunderdome::Arena<u64>>(work, n),
         "slab" => run::<slab::Slab<u64>>(work, n),
+        // The runner's secondary-map cells (keys computed in the loop).
+        "SecondaryCell" => run::<handlekit_bench::containers::HkSecondary<u64>>(work, n),
+        "slotmap-SecondaryCell" => {
+            run::<handlekit_bench::containers::SlotmapSecondary<u64>>(work, n);
+        }
         "SecondaryMap" => run_secondary::<handlekit::SecondaryMap<handlekit::Id, u64>>(work, n),
+        "SecondaryMap64B" => {
+            run_secondary::<handlekit::SecondaryMap<handlekit::Id, Blob64>>(work, n);
+        }
         "slotmap-SecondaryMap" => {
             run_secondary::<slotmap::SecondaryMap<slotmap::DefaultKey, u64>>(work, n);
+        }
+        "slotmap-SecondaryMap64B" => {
+            run_secondary::<slotmap::SecondaryMap<slotmap::DefaultKey, Blob64>>(work, n);
         }
         _ => panic!("unknown container {container}"),
     }

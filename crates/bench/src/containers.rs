@@ -5,6 +5,8 @@ use handlekit::Key as _;
 use handlekit::{Hive, Id, Id32, IdTable, PackedTable, Pool, PoolKey};
 use std::collections::{BTreeMap, HashMap};
 
+use crate::workloads::Workload;
+
 /// A value type the workloads store: `u64`, or a 64-byte block.
 pub trait Value: Copy + 'static {
     /// Name in reports.
@@ -57,6 +59,9 @@ pub enum Family {
     Map,
     /// `Vec<T>` with plain indices: the physical bound.
     Bound,
+    /// A secondary map, ours or a peer's: compared with each other only
+    /// (by their own goals), never in the tables' ratios.
+    Secondary,
 }
 
 /// A container as the workloads see it.
@@ -74,6 +79,9 @@ pub trait Container<V: Value> {
     const FAMILY: Family;
     /// `false` for containers that cannot remove (plain `Vec`).
     const CAN_REMOVE: bool = true;
+    /// The only workloads the container takes part in, if not all (the
+    /// secondary maps: insert, remove, get).
+    const ONLY: Option<&'static [Workload]> = None;
 
     fn new() -> Self;
     fn insert(&mut self, value: V) -> Self::Key;
@@ -414,5 +422,125 @@ impl<V: Value> Container<V> for PlainVec<V> {
     }
     fn len(&self) -> usize {
         self.0.len()
+    }
+}
+
+/// The workloads a secondary map runs: attaching values to the keys of a
+/// primary table, in the order it issued them (`insert`), looking them up
+/// (`get`) and detaching them in random order (`remove`).
+const SECONDARY_WORKLOADS: &[Workload] = &[Workload::Insert, Workload::Remove, Workload::Get];
+
+/// A secondary map as a runner container: its `insert` attaches the value
+/// to the next key a fresh primary table would issue (key `i` for the
+/// `i`-th insertion: slot `i`, first generation), and returns that key.
+/// The key is computed, not drawn from a table, so the timed loop holds
+/// the map's own insertion and nothing else (`issued_keys_match_a_primary`
+/// checks that the keys are the ones a primary issues).
+pub struct Secondary<M> {
+    map: M,
+    /// Insertions so far: the index of the next key.
+    next: u32,
+}
+
+/// handlekit's dense `SecondaryMap`, attached to the keys of an
+/// `IdTable`.
+pub type HkSecondary<V> = Secondary<handlekit::SecondaryMap<Id, V>>;
+/// slotmap's `SecondaryMap`, attached to the keys of a `SlotMap`.
+pub type SlotmapSecondary<V> = Secondary<slotmap::SecondaryMap<slotmap::DefaultKey, V>>;
+
+/// The `i`-th key a fresh `IdTable` issues.
+#[inline(always)]
+pub fn hk_primary_key(i: u32) -> Id {
+    Id::from_bits((1 << 32) | u64::from(i)).expect("generation 1 is valid")
+}
+
+/// The `i`-th key a fresh `SlotMap` issues (its slot 0 is a sentinel, so
+/// slot `i + 1`, version 1).
+#[inline(always)]
+pub fn slotmap_primary_key(i: u32) -> slotmap::DefaultKey {
+    slotmap::KeyData::from_ffi((1 << 32) | u64::from(i + 1)).into()
+}
+
+/// The two secondary maps, written once.
+macro_rules! secondary_container {
+    ($map:ty, $key:ty, $name:literal, $family:expr, $make_key:ident, |$k:ident| $bits:expr) => {
+        impl<V: Value> Container<V> for Secondary<$map> {
+            type Key = $key;
+            const NAME: &'static str = $name;
+            const FAMILY: Family = $family;
+            const ONLY: Option<&'static [Workload]> = Some(SECONDARY_WORKLOADS);
+            fn new() -> Self {
+                Secondary {
+                    map: <$map>::new(),
+                    next: 0,
+                }
+            }
+            #[inline(always)]
+            fn insert(&mut self, value: V) -> $key {
+                let key = $make_key(self.next);
+                self.next += 1;
+                // Every key is new to the map: no old value comes back.
+                let _old = self.map.insert(key, value);
+                key
+            }
+            #[inline(always)]
+            fn get(&self, key: $key) -> Option<&V> {
+                self.map.get(key)
+            }
+            #[inline(always)]
+            fn remove(&mut self, key: $key) -> Option<V> {
+                self.map.remove(key)
+            }
+            #[inline(always)]
+            fn sum(&self) -> u64 {
+                self.map
+                    .values()
+                    .fold(0, |acc, v| acc.wrapping_add(v.weight()))
+            }
+            #[inline(always)]
+            fn keyed_sum(&self) -> u64 {
+                self.map.iter().fold(0, |acc, ($k, v)| {
+                    acc.wrapping_add(v.weight()).wrapping_add($bits)
+                })
+            }
+            fn len(&self) -> usize {
+                self.map.len()
+            }
+        }
+    };
+}
+
+secondary_container!(
+    handlekit::SecondaryMap<Id, V>,
+    Id,
+    "SecondaryMap",
+    Family::Secondary,
+    hk_primary_key,
+    |k| k.to_bits()
+);
+secondary_container!(
+    slotmap::SecondaryMap<slotmap::DefaultKey, V>,
+    slotmap::DefaultKey,
+    "slotmap::SecondaryMap",
+    Family::Secondary,
+    slotmap_primary_key,
+    |k| {
+        use slotmap::Key as _;
+        k.data().as_ffi()
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issued_keys_match_a_primary() {
+        let mut table = IdTable::<()>::new();
+        let mut slots = slotmap::SlotMap::<slotmap::DefaultKey, ()>::new();
+        for i in 0..1000 {
+            assert_eq!(table.insert(()), hk_primary_key(i));
+            assert_eq!(slots.insert(()), slotmap_primary_key(i));
+        }
     }
 }

@@ -20,7 +20,9 @@ pub mod workloads;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use containers::{BTreeIds, Container, Family, HashIds, PlainVec, Value};
+use containers::{
+    BTreeIds, Container, Family, HashIds, HkSecondary, PlainVec, SlotmapSecondary, Value,
+};
 use handlekit::{Hive, Id, Id32, IdTable, PackedTable, Pool};
 use workloads::{Budget, Rng, Workload};
 
@@ -30,6 +32,8 @@ pub struct Entry {
     pub family: Family,
     pub value_type: &'static str,
     pub can_remove: bool,
+    /// The only workloads it runs, if not all.
+    pub only: Option<&'static [Workload]>,
     /// One sample: ns per operation.
     pub sample: fn(Workload, usize, u64, Budget) -> f64,
     /// One timed run of a workload, with its own setup: (time, operations).
@@ -44,9 +48,18 @@ pub fn entry<V: Value, C: Container<V>>() -> Entry {
         family: C::FAMILY,
         value_type: V::NAME,
         can_remove: C::CAN_REMOVE,
+        only: C::ONLY,
         sample: workloads::sample::<V, C>,
         run: workloads::timed_run::<V, C>,
         memory: workloads::bytes_per_value::<V, C>,
+    }
+}
+
+impl Entry {
+    /// Whether the container takes part in `workload`.
+    pub fn runs(&self, workload: Workload) -> bool {
+        (self.can_remove || !workload.needs_remove())
+            && self.only.is_none_or(|only| only.contains(&workload))
     }
 }
 
@@ -67,6 +80,8 @@ pub fn entries_for<V: Value>() -> Vec<Entry> {
         entry::<V, BTreeIds<V>>(),
         entry::<V, HashIds<V>>(),
         entry::<V, PlainVec<V>>(),
+        entry::<V, HkSecondary<V>>(),
+        entry::<V, SlotmapSecondary<V>>(),
     ]
 }
 

@@ -275,7 +275,7 @@ fn main() {
                     .iter()
                     .enumerate()
                     .filter(|(_, e)| e.value_type == value_type)
-                    .filter(|(_, e)| e.can_remove || !workload.needs_remove())
+                    .filter(|(_, e)| e.runs(workload))
                     .filter(|(_, e)| filter.keeps(workload.name(), e.container, value_type))
                     .map(|(i, _)| i)
                     .collect();

@@ -349,6 +349,16 @@ impl Report {
                 ));
             }
         }
+        // Issue 22: the dense secondary map against slotmap's.
+        for workload in ["insert", "remove"] {
+            goals.push(self.ratio_goal(
+                &format!("{workload}: SecondaryMap ≤ 1.0× slotmap::SecondaryMap (figure: SecondaryMap ÷ slotmap::SecondaryMap)"),
+                workload,
+                "SecondaryMap",
+                "slotmap::SecondaryMap",
+                |r| r <= 1.0,
+            ));
+        }
         for workload in ["insert", "remove"] {
             goals.push(self.ratio_goal(
                 &format!("{workload}: Pool ≤ IdTable (figure: Pool ÷ IdTable)"),
@@ -406,6 +416,19 @@ impl Report {
         names
     }
 
+    /// The containers with a cell in `workload`, in report order (the
+    /// secondary maps run only some workloads).
+    fn containers_in(&self, workload: &str) -> Vec<&'static str> {
+        self.containers()
+            .into_iter()
+            .filter(|&name| {
+                self.cells
+                    .iter()
+                    .any(|c| c.workload == workload && c.container == name)
+            })
+            .collect()
+    }
+
     fn workloads(&self) -> Vec<Workload> {
         Workload::ALL
             .into_iter()
@@ -416,7 +439,7 @@ impl Report {
     /// One table row per (value type, N): the median of every container,
     /// the best marked, and handlekit's ratio to the best peer.
     fn table_rows(&self, workload: &str) -> Vec<(String, Vec<String>, String)> {
-        let containers = self.containers();
+        let containers = self.containers_in(workload);
         let mut out = Vec::new();
         for (value_type, n) in self.rows(workload) {
             let best = self
@@ -464,8 +487,6 @@ impl Report {
     }
 
     pub fn terminal_table(&self) -> String {
-        let containers = self.containers();
-        let widths: Vec<usize> = containers.iter().map(|name| name.len().max(8)).collect();
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -473,6 +494,8 @@ impl Report {
             self.config.mode, self.config.repeats
         );
         for workload in self.workloads() {
+            let containers = self.containers_in(workload.name());
+            let widths: Vec<usize> = containers.iter().map(|name| name.len().max(8)).collect();
             let _ = writeln!(out, "\n{} ({})", workload.name(), workload.unit());
             let _ = write!(out, "{:<14}", "");
             for (name, width) in containers.iter().zip(&widths) {
@@ -518,7 +541,6 @@ impl Report {
     }
 
     pub fn markdown(&self) -> String {
-        let containers = self.containers();
         let mut out = String::new();
         let _ = writeln!(out, "# handlekit comparison report\n");
         let _ = writeln!(
@@ -577,6 +599,7 @@ impl Report {
             );
         }
         for workload in self.workloads() {
+            let containers = self.containers_in(workload.name());
             let _ = writeln!(out, "\n## {} ({})\n", workload.name(), workload.unit());
             let _ = write!(out, "| |");
             for name in &containers {
@@ -855,7 +878,7 @@ impl Report {
         if self.config.filter.is_empty() {
             for entry in entries {
                 for workload in Workload::ALL {
-                    if workload.needs_remove() && !entry.can_remove {
+                    if !entry.runs(workload) {
                         continue;
                     }
                     for &n in &self.config.sizes {

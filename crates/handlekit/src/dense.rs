@@ -79,6 +79,47 @@ impl<K: Key, V> Dense<K, V> {
         value
     }
 
+    /// [`swap_remove`](Self::swap_remove) without its bounds checks.
+    ///
+    /// # Safety
+    ///
+    /// `position` must be below `values.len()`, and `keys.len()` must equal
+    /// `values.len()`.
+    #[inline]
+    pub(crate) unsafe fn swap_remove_unchecked(
+        &mut self,
+        position: usize,
+        index: &mut impl Positions<K>,
+    ) -> V {
+        debug_assert!(position < self.values.len() && self.keys.len() == self.values.len());
+        // One length for both arrays: they are equally long.
+        let last = self.values.len() - 1;
+        let values = self.values.as_mut_ptr();
+        // The value leaves by a read, the last one fills its place by a
+        // copy (onto itself when it is the last), and the length drops
+        // over both, so no value is dropped twice or lost.
+        // SAFETY: `position <= last < values.len()`, the caller's promise.
+        let value = unsafe {
+            let value = values.add(position).read();
+            core::ptr::copy(values.add(last), values.add(position), 1);
+            self.values.set_len(last);
+            value
+        };
+        // `K: Copy`, so the keys need no care over drops.
+        // SAFETY: `position <= last < keys.len()`, the caller's promise.
+        let moved = unsafe {
+            let keys = self.keys.as_mut_ptr();
+            let moved = *keys.add(last);
+            *keys.add(position) = moved;
+            self.keys.set_len(last);
+            moved
+        };
+        if position < last {
+            index.set_position(moved, position);
+        }
+        value
+    }
+
     /// Swaps two positions and repoints both keys.
     pub(crate) fn swap_positions(&mut self, a: usize, b: usize, index: &mut impl Positions<K>) {
         self.values.swap(a, b);

@@ -78,6 +78,15 @@ pub trait Key: Copy + Eq + Ord + Hash + Debug + Send + Sync + 'static {
     #[doc(hidden)]
     const __GENERATION_TRUST: GenerationTrust = GenerationTrust::CHECKED;
 
+    /// Whether a key built from a table's own parts gives those parts back,
+    /// so a table may use the keys it stored itself to find their slots
+    /// without checking them. Not part of the stable API. The default,
+    /// [`PartsTrust::CHECKED`], is always sound; every
+    /// [`define_key!`](crate::define_key) type is trusted (see
+    /// [`PartsTrust::trusted`]).
+    #[doc(hidden)]
+    const __PARTS_TRUST: PartsTrust = PartsTrust::CHECKED;
+
     /// Builds a key from its raw bits, or `None` if the bits do not describe
     /// a valid key (a zero or too-large generation, or bits above the key's
     /// width). Never panics.
@@ -183,6 +192,38 @@ impl GenerationTrust {
     }
 }
 
+/// Whether a key type gives back the parts a table built its keys from;
+/// see [`Key::__PARTS_TRUST`]. Not part of the stable API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartsTrust(pub(crate) bool);
+
+impl PartsTrust {
+    /// No promise: a table checks the slot a stored key names before it
+    /// writes there, as it checks a user's key.
+    pub const CHECKED: Self = PartsTrust(false);
+
+    /// The promise that a key built from a table's own parts names those
+    /// parts.
+    ///
+    /// # Safety
+    ///
+    /// For every `index` below `2^INDEX_BITS` that fits in a `u32` and
+    /// every `generation` in `1..=MAX_GENERATION`, the key `k` returned by
+    /// `__from_table_parts_unchecked(index, generation)` (and by
+    /// `__from_table_parts`) must have `k.index() == index as usize` and
+    /// `k.generation() == generation`; and `index()` and `generation()`
+    /// must depend on nothing but the key's value (every call, on every
+    /// copy, gives the same answer). [`PackedTable`](crate::PackedTable) keeps such keys beside its
+    /// values and repoints their slots, and reads a value at the position a
+    /// slot holds, without checks: a key that named another slot would
+    /// leave a slot pointing past the values.
+    #[must_use]
+    pub const unsafe fn trusted() -> Self {
+        PartsTrust(true)
+    }
+}
+
 /// The generation of `key` for a lookup: the same number, but for a key
 /// type that promises generations below `2^31` the compiler is told so,
 /// and drops the mask the raw layer applies to every generation.
@@ -221,7 +262,7 @@ pub const fn validate_bits(bits: u64, total_bits: u32, index_bits: u32) -> Optio
 /// the stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use super::{validate_bits, GenerationTrust};
+    pub use super::{validate_bits, GenerationTrust, PartsTrust};
     pub use core;
 
     #[cfg(feature = "serde")]
@@ -408,6 +449,15 @@ macro_rules! define_key {
             const GENERATION_BITS: u32 =
                 <$backing as $crate::__private::KeyBacking>::BITS - $index_bits;
             const __GENERATION_TRUST: $crate::__private::GenerationTrust = $trust;
+            const __PARTS_TRUST: $crate::__private::PartsTrust = {
+                // The macro writes every method that makes or reads a key:
+                // `__from_table_parts(_unchecked)` put the generation above
+                // `$index_bits` bits of index, which the default `index()`
+                // and `generation()` split apart again, for any parts in
+                // range, from the key's bits alone.
+                // SAFETY: so a key built from a table's parts gives them back.
+                unsafe { $crate::__private::PartsTrust::trusted() }
+            };
 
             #[inline]
             fn from_bits(bits: u64) -> ::core::option::Option<Self> {

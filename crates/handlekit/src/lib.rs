@@ -250,10 +250,16 @@
 //! value array without bounds checks), and [`IndexLists`]' mutable
 //! list iterator, which asks the raw layer for each node of a list once and
 //! relies on the lists being acyclic (an invariant every operation keeps
-//! and deserialization checks). [`IndexLists`] keeps its nodes in the same
-//! slot arena as [`IdTable`]. The packed containers share a
-//! second, safe core (`Dense`: keys and values with swap-remove, retain and
-//! sort). The stable-address containers ([`Pool`], [`Hive`]) keep their
+//! and deserialization checks); and [`PackedTable`]'s lookups and removals
+//! for the key types of [`define_key!`] (which promise, with `unsafe`, that
+//! a key built from a table's index and generation gives them back), which
+//! use the dense position a live slot holds without a bounds check: with
+//! such keys no user key can make a slot point past the values (a
+//! hand-written [`Key`] gets every position checked). [`IndexLists`] keeps
+//! its nodes in the same slot arena as [`IdTable`]. The packed containers
+//! share a second core (`Dense`: keys and values with swap-remove, retain
+//! and sort), safe code but for the unchecked swap-remove those removals
+//! use. The stable-address containers ([`Pool`], [`Hive`]) keep their
 //! slots in runs allocated once and reached only through the pointer each
 //! was allocated with, so a pointer to one value survives any access to the
 //! others: `Pool` in `FlatSlots` (bare blocks behind a directory), `Hive`

@@ -1351,3 +1351,101 @@ fn serde_round_trip_keeps_dense_order_and_stale_keys() {
         back.check_invariants();
     }
 }
+
+/// A hand-written key that lies: every few calls `index()` names the next
+/// slot and `generation()` a newer generation, so the keys the table keeps
+/// beside its values do not always name their own slots. Such a key type
+/// is not trusted (`Key::__PARTS_TRUST` keeps its default), so the table
+/// checks every position and slot it takes from a key: whatever the key
+/// says, operations give wrong answers or panic, never undefined behaviour
+/// (Miri runs this).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+struct LyingKey(u64);
+
+thread_local! {
+    static LIES: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Whether this call lies (one call in three).
+fn lie_now() -> bool {
+    LIES.with(|lies| {
+        let n = lies.get().wrapping_add(1);
+        lies.set(n);
+        n % 3 == 0
+    })
+}
+
+impl Key for LyingKey {
+    const INDEX_BITS: u32 = 32;
+    const GENERATION_BITS: u32 = 32;
+    fn from_bits(bits: u64) -> Option<Self> {
+        (bits >> 32 != 0).then_some(LyingKey(bits))
+    }
+    fn to_bits(self) -> u64 {
+        self.0
+    }
+    fn index(self) -> usize {
+        (self.0 & 0xffff_ffff) as usize + usize::from(lie_now())
+    }
+    fn generation(self) -> u32 {
+        (self.0 >> 32) as u32 + u32::from(lie_now())
+    }
+}
+
+#[test]
+fn lying_keys_never_reach_past_the_values() {
+    quiet_intentional_panics();
+    let mut table: PackedTable<String, LyingKey> = PackedTable::default();
+    let mut keys = Vec::new();
+    let mut rng = Lcg(7);
+    let steps = if cfg!(miri) { 120 } else { 4000 };
+    for step in 0..steps {
+        let roll = rng.next() % 8;
+        let pick = |rng: &mut Lcg, keys: &[LyingKey]| {
+            if keys.is_empty() {
+                LyingKey(1 << 32)
+            } else {
+                keys[rng.next() as usize % keys.len()]
+            }
+        };
+        let key = pick(&mut rng, &keys);
+        // Any of these may panic on a lie (a position out of bounds); the
+        // table stays memory-safe either way.
+        let _ = catch_unwind(AssertUnwindSafe(|| match roll {
+            0..=2 => keys.push(table.insert(step.to_string())),
+            3 => drop(table.remove(key)),
+            4 => drop(table.get(key).map(String::len)),
+            5 => {
+                if let Some(value) = table.get_mut(key) {
+                    value.push('!');
+                }
+            }
+            6 => table.retain(|_, value| value.len() % 3 != 0),
+            _ => {
+                if let Some(value) = table.detach(key) {
+                    let _ = table.try_reattach_for_test(key, value);
+                }
+            }
+        }));
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            let total: usize = table.values().map(String::len).sum();
+            let reached: usize = keys
+                .iter()
+                .filter_map(|&key| table.get(key))
+                .map(String::len)
+                .sum();
+            std::hint::black_box((total, reached, table.len()));
+        }));
+    }
+}
+
+/// `reattach` panics on a key that is not detached (a lie can make it so).
+trait TryReattach<K> {
+    fn try_reattach_for_test(&mut self, key: K, value: String) -> Result<(), ()>;
+}
+
+impl<K: Key> TryReattach<K> for PackedTable<String, K> {
+    fn try_reattach_for_test(&mut self, key: K, value: String) -> Result<(), ()> {
+        catch_unwind(AssertUnwindSafe(|| self.reattach(key, value))).map_err(|_| ())
+    }
+}

@@ -122,6 +122,29 @@ impl<T> PackedTable<T, Id> {
 }
 
 impl<T, K: Key> PackedTable<T, K> {
+    /// Whether the key type gives back the parts its keys were built from
+    /// ([`Key::__PARTS_TRUST`]). Then the table's invariant, that every
+    /// occupied sparse slot holds a position below `len` and
+    /// `dense.keys[p]` names the slot holding `p`, is kept whatever keys a
+    /// user passes, and unsafe code relies on it: `get`, `get_mut` and
+    /// `remove` use the position without a bounds check, and a removal
+    /// repoints the moved key's slot without checking it
+    /// (`Positions::set_position`). What keeps it:
+    ///
+    /// - A user's key only ever finds an occupied slot (the slot core's
+    ///   generation compare), whose position is in range.
+    /// - The dense keys are built from their slot's parts
+    ///   ([`table_key`]) or are the very key `reattach` filled the slot
+    ///   under, so each names its slot; removals and moves take the slot
+    ///   apart through them exactly.
+    /// - Every change to the two sides completes without a call into user
+    ///   code in between (values are made before and dropped after), and
+    ///   `retain`, `clone_from` and `clear` keep or restore it on a panic.
+    ///
+    /// With an untrusted key type a lying key could leave a slot pointing
+    /// past the values, so every position is checked instead.
+    const TRUSTED: bool = K::__PARTS_TRUST.0;
+
     /// The key for parts of this container's own slots.
     ///
     /// # Safety
@@ -503,7 +526,17 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn get(&self, key: K) -> Option<&T> {
-        self.dense.values.get(self.position(key)?)
+        let position = self.position(key)?;
+        if Self::TRUSTED {
+            debug_assert!(position < self.dense.values.len());
+            // A key finds only an occupied slot, and with a trusted key
+            // type every occupied slot holds a position below `len` (see
+            // `TRUSTED`).
+            // SAFETY: so `position` is in bounds.
+            Some(unsafe { self.dense.values.get_unchecked(position) })
+        } else {
+            self.dense.values.get(position)
+        }
     }
 
     /// The value for `key`, mutably.
@@ -518,7 +551,14 @@ impl<T, K: Key> PackedTable<T, K> {
     #[must_use]
     pub fn get_mut(&mut self, key: K) -> Option<&mut T> {
         let position = self.position(key)?;
-        self.dense.values.get_mut(position)
+        if Self::TRUSTED {
+            debug_assert!(position < self.dense.values.len());
+            // As in `get`: an occupied slot's position is below `len`.
+            // SAFETY: so `position` is in bounds.
+            Some(unsafe { self.dense.values.get_unchecked_mut(position) })
+        } else {
+            self.dense.values.get_mut(position)
+        }
     }
 
     /// The value for `key`, without checking the key's generation.
@@ -647,7 +687,24 @@ impl<T, K: Key> PackedTable<T, K> {
         let position =
             self.sparse
                 .remove(key.index(), crate::key::lookup_generation(key))? as usize;
-        Some(self.dense.swap_remove(position, &mut self.sparse))
+        Some(self.take_position(position))
+    }
+
+    /// Takes the value at `position` out of the dense array, the slot that
+    /// held `position` just vacated: swaps the last value into the hole
+    /// and repoints its key.
+    #[inline(always)]
+    fn take_position(&mut self, position: usize) -> T {
+        if Self::TRUSTED {
+            // The slot was occupied until now, so with a trusted key type
+            // `position` is below `len` (see `TRUSTED`); and the two dense
+            // arrays are equally long (every push follows `reserve_one` or
+            // fits a fixed capacity, so none stops halfway).
+            // SAFETY: so `position` is in bounds and the lengths agree.
+            unsafe { self.dense.swap_remove_unchecked(position, &mut self.sparse) }
+        } else {
+            self.dense.swap_remove(position, &mut self.sparse)
+        }
     }
 
     /// Takes the value for `key` out (moving the last value into its
@@ -671,7 +728,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     pub fn detach(&mut self, key: K) -> Option<T> {
         let position = self.sparse.detach_slot(key.index(), key.generation())? as usize;
-        Some(self.dense.swap_remove(position, &mut self.sparse))
+        Some(self.take_position(position))
     }
 
     /// Puts `value` back under a key [`detach`](Self::detach) took a value
@@ -1218,16 +1275,27 @@ impl<T, K: Key> IntoIterator for PackedTable<T, K> {
 }
 
 /// The sparse side is the dense side's index.
+/// `PackedTable`'s sparse side: the keys it is given are the dense side's
+/// own, live by the table's invariant.
 impl<K: Key> Positions<K> for SlotArena<u32, InterleavedLayout> {
-    /// The keys repointed are the dense side's own, live by the table's
-    /// invariant, so the slot's occupancy is checked, not the generation
-    /// (one instruction less per removal: the generation is not taken out
-    /// of the key). A broken invariant could only misplace a position,
-    /// never touch a vacant slot's free-list link.
+    /// With a trusted key type (`PackedTable::TRUSTED`) the key names its
+    /// occupied slot, which is written unchecked; otherwise the slot's
+    /// existence and occupancy are checked (not the generation: the dense
+    /// key is live), so a lying key could only misplace a position, never
+    /// touch a vacant slot's free-list link.
     #[inline]
     fn set_position(&mut self, key: K, position: usize) {
-        debug_assert!(self.contains(key.index(), crate::key::lookup_generation(key)));
-        if let Some(entry) = self.value_at_mut(key.index()) {
+        // (A lying key of an untrusted type may name any slot.)
+        debug_assert!(
+            !K::__PARTS_TRUST.0 || self.contains(key.index(), crate::key::lookup_generation(key))
+        );
+        if K::__PARTS_TRUST.0 {
+            // A dense key of a trusted key type names its own slot, which
+            // is occupied while the key is in the dense array (see
+            // `PackedTable::TRUSTED`).
+            // SAFETY: so slot `key.index()` exists and is occupied.
+            unsafe { *self.get_unchecked_mut(key.index()) = position as u32 };
+        } else if let Some(entry) = self.value_at_mut(key.index()) {
             *entry = position as u32;
         }
     }
