@@ -109,7 +109,7 @@ use serde::ser::{self, SerializeMap, SerializeSeq, SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::query::Row;
-use crate::storage::WORD;
+use crate::storage::{BatchWriter, WORD};
 use crate::world::{Component, Storage, World, DEFAULT_MAX_ROWS};
 use crate::{Entity, With};
 
@@ -1091,7 +1091,14 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ValuesSeed<'_, T> {
         let storage = self.world.storage_mut::<T>();
         let mut read = 0;
         for &(start, count) in self.runs {
-            for row in start as usize..(start + count) as usize {
+            let (start, end) = (start as usize, start as usize + count as usize);
+            // The runs are checked: ascending, not overlapping, within the
+            // live rows, so each starts at or past the column's last slot
+            // and a dense column takes the run's values as pushes (its
+            // presence bits set a word at a time when the writer drops, also
+            // when a value fails to deserialize).
+            let mut writer = BatchWriter::new(storage, start);
+            for (row, &entity) in (start..end).zip(&self.rows[start..end]) {
                 let Some(value) = seq.next_element::<T>()? else {
                     return Err(de::Error::invalid_length(
                         read,
@@ -1099,10 +1106,7 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ValuesSeed<'_, T> {
                     ));
                 };
                 read += 1;
-                // The runs are checked: `row` is a live row, and no value
-                // was put there before.
-                let old = storage.insert(self.rows[row], row, value);
-                debug_assert!(old.is_none());
+                writer.put(entity, row, value);
             }
         }
         if seq.next_element::<IgnoredAny>()?.is_some() {

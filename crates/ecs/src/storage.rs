@@ -663,11 +663,12 @@ impl<T> TypedStorage<T> {
     }
 }
 
-/// Writes one component type of a [`World::spawn_batch`](crate::World::spawn_batch)
-/// into its storage: the batch's rows are consecutive from `start`, so a
-/// dense column takes each value with a plain push into its next slot, and
-/// the presence bits of the pushed rows are set a word at a time (and the
-/// column's count raised) when the writer is dropped, also on a panic.
+/// Writes one component type of a [`World::spawn_batch`](crate::World::spawn_batch),
+/// or one run of a loaded column, into its storage: the batch's rows are
+/// consecutive from `start`, so a dense column takes each value with a plain
+/// push into its next slot, and the presence bits of the pushed rows are set
+/// a word at a time (and the column's count raised) when the writer is
+/// dropped, also on a panic.
 pub(crate) struct BatchWriter<'a, T> {
     target: BatchTarget<'a, T>,
     /// The batch's first row.
@@ -686,8 +687,10 @@ enum BatchTarget<'a, T> {
 }
 
 impl<'a, T> BatchWriter<'a, T> {
-    /// A writer for rows from `start` on, the world's next row. A dense
-    /// column gets empty slots up to `start` (the rows it skipped).
+    /// A writer for rows from `start` on: the world's next row (a spawn
+    /// batch), or a run of rows holding no `T` at or past the column's last
+    /// slot (a load). A dense column gets empty slots up to `start` (the rows
+    /// it skipped).
     pub(crate) fn new(storage: &'a mut TypedStorage<T>, start: usize) -> Self {
         // A dense column gets its skipped slots; then it takes pushes if its
         // next slot is `start` (always: a column holds no slot past the
