@@ -281,32 +281,6 @@ unsafe impl Query for Entity {
     }
 }
 
-/// The row of each matching entity (crate-internal: rows move under
-/// collection, so they are not part of the public API). Whole-world
-/// serialization reads it to write which rows have a component.
-#[cfg(feature = "serde")]
-pub(crate) struct Row;
-
-// SAFETY: yields the row number and reads nothing.
-#[cfg(feature = "serde")]
-unsafe impl Query for Row {
-    type Item<'a> = usize;
-    type Fetch = ();
-    const BORROWS: usize = 0;
-    fn access(_: &World, _: &mut Vec<Access>) {}
-    fn fetch(_: &World) -> Option<Self::Fetch> {
-        Some(())
-    }
-    #[inline]
-    unsafe fn mask(_: &Self::Fetch, _: usize, candidates: u64) -> u64 {
-        candidates
-    }
-    #[inline]
-    unsafe fn get<'a>(_: &Self::Fetch, row: usize) -> Self::Item<'a> {
-        row
-    }
-}
-
 /// A filter: only entities that have a `T` (yields `()`, borrows nothing).
 ///
 /// ```
@@ -698,6 +672,30 @@ unsafe fn for_each<'a, Q: Query>(
             bits &= bits - 1;
             // SAFETY: as above.
             f(unsafe { Q::get(&fetch, row) });
+        }
+    }
+}
+
+/// Calls `f(first row, bits)` for every word of the window with a matching
+/// row: the rows that match `Q` among rows `first row..first row + 64` (bit
+/// `i` for row `first row + i`), in row order. Whole-world serialization
+/// reads which rows have a component this way, a word at a time. `Q` must
+/// borrow no column (a filter such as [`With`]); its items are not made.
+#[cfg(feature = "serde")]
+pub(crate) fn for_each_word<Q: Query>(world: &World, mut f: impl FnMut(usize, u64)) {
+    debug_assert_eq!(Q::BORROWS, 0, "for_each_word reads no component");
+    let Some(fetch) = Q::fetch(world) else {
+        return;
+    };
+    let first_word = world.alive.front_position();
+    for (i, &alive) in world.alive.as_slice().iter().enumerate() {
+        let word = first_word + i;
+        // `fetch` came from `world`, which is borrowed shared and unchanged
+        // for this call; the query borrows no column, and no item is made.
+        // SAFETY: alive bits name alive rows.
+        let bits = unsafe { Q::mask(&fetch, word, alive) };
+        if bits != 0 {
+            f(word * WORD, bits);
         }
     }
 }

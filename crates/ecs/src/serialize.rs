@@ -108,7 +108,7 @@ use serde::de::{
 use serde::ser::{self, SerializeMap, SerializeSeq, SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
-use crate::query::Row;
+use crate::query::for_each_word;
 use crate::storage::{BatchWriter, WORD};
 use crate::world::{Component, Storage, World, DEFAULT_MAX_ROWS};
 use crate::{Entity, With};
@@ -603,13 +603,34 @@ struct ColumnRef<'a, T> {
 impl<T: Component + Serialize> Serialize for ColumnRef<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let world = self.world;
-        // The saved rows with a `T`, as runs (rows in ascending order).
+        // The saved rows with a `T`, as runs (rows in ascending order), read
+        // from the presence words a word at a time.
         let mut runs: Vec<(u32, u32)> = Vec::new();
-        world.query::<(Row, With<T>)>().for_each(|(row, ())| {
-            let rank = self.ranks.rank(row);
-            match runs.last_mut() {
-                Some((start, count)) if *start + *count == rank => *count += 1,
-                _ => runs.push((rank, 1)),
+        let mut extend = |rank: u32, count: u32| match runs.last_mut() {
+            Some((start, n)) if *start + *n == rank => *n += count,
+            _ => runs.push((rank, count)),
+        };
+        for_each_word::<With<T>>(world, |base, mut bits| {
+            if self.ranks.before.is_some() {
+                // Dead rows in the window: ranks skip them, row by row.
+                while bits != 0 {
+                    let row = base + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    extend(self.ranks.rank(row), 1);
+                }
+                return;
+            }
+            // Every row of the window is alive: a run of set bits is a run
+            // of saved rows.
+            while bits != 0 {
+                let skip = bits.trailing_zeros();
+                let ones = (!(bits >> skip)).trailing_zeros();
+                let row = base + skip as usize;
+                extend(self.ranks.rank(row), ones);
+                // `skip + ones <= 64`; a shift by 64 would overflow.
+                bits = bits
+                    .checked_shr(skip + ones)
+                    .map_or(0, |b| b << (skip + ones));
             }
         });
         let values = runs.iter().map(|&(_, count)| count as usize).sum();
