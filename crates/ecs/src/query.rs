@@ -125,18 +125,31 @@ pub unsafe trait Query {
     fn all_dense(_fetch: &Self::Fetch) -> bool {
         true
     }
-    /// [`get`](Self::get) without testing the storage kind. Not part of the
+    /// The views of a word whose 64 rows all match, resolved once for the
+    /// word (a pointer to the first row's slot of each dense column), so
+    /// that the loop over its rows is a loop over slices. Not part of the
+    /// public API.
+    #[doc(hidden)]
+    type Word: Copy;
+    /// The [`Word`](Self::Word) of rows `base..base + 64`. Not part of the
     /// public API.
     ///
     /// # Safety
     ///
-    /// As [`get`](Self::get), and [`all_dense`](Self::all_dense) said `true`.
+    /// Every row of `base..base + 64` matches ([`mask`](Self::mask) gave all
+    /// ones for the word of `base`, a multiple of 64), and
+    /// [`all_dense`](Self::all_dense) said `true`.
     #[doc(hidden)]
-    #[inline]
-    unsafe fn get_dense<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
-        // SAFETY: forwarded.
-        unsafe { Self::get(fetch, row) }
-    }
+    unsafe fn word(fetch: &Self::Fetch, base: usize) -> Self::Word;
+    /// The item of row `base + i` of a [`word`](Self::word). Not part of
+    /// the public API.
+    ///
+    /// # Safety
+    ///
+    /// `word` came from [`word`](Self::word) under the contract of
+    /// [`get`](Self::get) for row `base + i`, and `i < 64`.
+    #[doc(hidden)]
+    unsafe fn get_in_word<'a>(word: &Self::Word, i: usize) -> Self::Item<'a>;
 }
 
 fn view_of<T: Component>(world: &World) -> Option<View<T>> {
@@ -174,10 +187,18 @@ unsafe impl<T: Component> Query for &T {
     fn all_dense(fetch: &Self::Fetch) -> bool {
         fetch.0.is_dense()
     }
+    type Word = *const T;
     #[inline]
-    unsafe fn get_dense<'a>(fetch: &Self::Fetch, row: usize) -> &'a T {
-        // SAFETY: as `get`; the view is dense (the caller's contract).
-        unsafe { &*fetch.0.get_dense_unchecked(row) }
+    unsafe fn word(fetch: &Self::Fetch, base: usize) -> *const T {
+        // SAFETY: the row has the component and the view is dense (the
+        // caller's contract).
+        unsafe { fetch.0.get_dense_unchecked(base) }
+    }
+    #[inline]
+    unsafe fn get_in_word<'a>(word: &*const T, i: usize) -> &'a T {
+        // SAFETY: the slots of the word's 64 rows are consecutive in the
+        // column and initialized; the shared borrow is held.
+        unsafe { &*word.add(i) }
     }
 }
 
@@ -207,10 +228,19 @@ unsafe impl<T: Component> Query for &mut T {
     fn all_dense(fetch: &Self::Fetch) -> bool {
         fetch.0.is_dense()
     }
+    type Word = *mut T;
     #[inline]
-    unsafe fn get_dense<'a>(fetch: &Self::Fetch, row: usize) -> &'a mut T {
-        // SAFETY: as `get`; the view is dense (the caller's contract).
-        unsafe { &mut *fetch.0.get_dense_unchecked(row) }
+    unsafe fn word(fetch: &Self::Fetch, base: usize) -> *mut T {
+        // SAFETY: the row has the component and the view is dense (the
+        // caller's contract).
+        unsafe { fetch.0.get_dense_unchecked(base) }
+    }
+    #[inline]
+    unsafe fn get_in_word<'a>(word: &*mut T, i: usize) -> &'a mut T {
+        // The slots of the word's 64 rows are consecutive in the column and
+        // initialized; the exclusive borrow is held.
+        // SAFETY: and no other item of the row exists.
+        unsafe { &mut *word.add(i) }
     }
 }
 
@@ -234,6 +264,16 @@ unsafe impl<T: Component> Query for Option<&T> {
         let view = fetch.0.as_ref()?;
         // SAFETY: the row is alive (in the window); the shared borrow is held.
         unsafe { view.has(row).then(|| &*view.get_unchecked(row)) }
+    }
+    type Word = (OptionFetch<T>, usize);
+    #[inline]
+    unsafe fn word(fetch: &Self::Fetch, base: usize) -> Self::Word {
+        (*fetch, base)
+    }
+    #[inline]
+    unsafe fn get_in_word<'a>(&(fetch, base): &Self::Word, i: usize) -> Option<&'a T> {
+        // SAFETY: forwarded (row `base + i` of the word).
+        unsafe { Self::get(&fetch, base + i) }
     }
 }
 
@@ -259,6 +299,16 @@ unsafe impl<T: Component> Query for Option<&mut T> {
         // held and no other item of the row exists.
         unsafe { view.has(row).then(|| &mut *view.get_unchecked(row)) }
     }
+    type Word = (OptionFetch<T>, usize);
+    #[inline]
+    unsafe fn word(fetch: &Self::Fetch, base: usize) -> Self::Word {
+        (*fetch, base)
+    }
+    #[inline]
+    unsafe fn get_in_word<'a>(&(fetch, base): &Self::Word, i: usize) -> Option<&'a mut T> {
+        // SAFETY: forwarded (row `base + i` of the word).
+        unsafe { Self::get(&fetch, base + i) }
+    }
 }
 
 // SAFETY: reads the row → entity window, which no query writes.
@@ -278,6 +328,17 @@ unsafe impl Query for Entity {
     unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
         // SAFETY: a matching row is alive, so in the window.
         unsafe { fetch.0.entity(row) }
+    }
+    type Word = *const Entity;
+    #[inline]
+    unsafe fn word(fetch: &Self::Fetch, base: usize) -> *const Entity {
+        // SAFETY: the word's rows match, so they are alive, in the window.
+        unsafe { fetch.0.entity_ptr(base) }
+    }
+    #[inline]
+    unsafe fn get_in_word<'a>(word: &*const Entity, i: usize) -> Self::Item<'a> {
+        // SAFETY: the word's 64 rows are consecutive in the window.
+        unsafe { *word.add(i) }
     }
 }
 
@@ -321,6 +382,11 @@ unsafe impl<T: Component> Query for With<T> {
     }
     #[inline]
     unsafe fn get<'a>(_: &Self::Fetch, _: usize) -> Self::Item<'a> {}
+    type Word = ();
+    #[inline]
+    unsafe fn word(_: &Self::Fetch, _: usize) {}
+    #[inline]
+    unsafe fn get_in_word<'a>(_: &(), _: usize) -> Self::Item<'a> {}
 }
 
 // SAFETY: as `With`.
@@ -342,6 +408,11 @@ unsafe impl<T: Component> Query for Without<T> {
     }
     #[inline]
     unsafe fn get<'a>(_: &Self::Fetch, _: usize) -> Self::Item<'a> {}
+    type Word = ();
+    #[inline]
+    unsafe fn word(_: &Self::Fetch, _: usize) {}
+    #[inline]
+    unsafe fn get_in_word<'a>(_: &(), _: usize) -> Self::Item<'a> {}
 }
 
 macro_rules! query_tuple {
@@ -381,12 +452,20 @@ macro_rules! query_tuple {
                 let ($($name,)*) = fetch;
                 true $(&& $name::all_dense($name))*
             }
+            type Word = ($($name::Word,)*);
             #[inline]
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
-            unsafe fn get_dense<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+            unsafe fn word(fetch: &Self::Fetch, base: usize) -> Self::Word {
                 let ($($name,)*) = fetch;
                 // SAFETY: forwarded; every element's views are dense.
-                ($(unsafe { $name::get_dense($name, row) },)*)
+                ($(unsafe { $name::word($name, base) },)*)
+            }
+            #[inline]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn get_in_word<'a>(word: &Self::Word, i: usize) -> Self::Item<'a> {
+                let ($($name,)*) = word;
+                // SAFETY: forwarded.
+                ($(unsafe { $name::get_in_word($name, i) },)*)
             }
         }
     };
@@ -660,10 +739,13 @@ unsafe fn for_each<'a, Q: Query>(
             // LLVM vectorizes it where it can (schedule's swaps). Unrolling
             // it by hand cut simple_iter's instructions (10.7 -> 8.4 per
             // entity) but stopped that vectorization (schedule 17 -> 36).
+            // The views are resolved once for the word: a pointer to the
+            // word's first slot in each column, indexed by `i`.
+            // SAFETY: every row of the word matches and every view is dense.
+            let slots = unsafe { Q::word(&fetch, base) };
             for i in 0..WORD {
-                // SAFETY: every row of the word matches, each is visited
-                // once, and every view is dense.
-                f(unsafe { Q::get_dense(&fetch, base + i) });
+                // SAFETY: each row of the word is visited once.
+                f(unsafe { Q::get_in_word(&slots, i) });
             }
             continue;
         }
@@ -757,10 +839,12 @@ unsafe fn par_for_each<Q: Query>(
             // SAFETY: the caller's contract; alive bits name alive rows.
             let mut bits = unsafe { Q::mask(fetch, word, alive) };
             if bits == u64::MAX && dense {
+                // SAFETY: every row of the word matches and every view is dense.
+                let slots = unsafe { Q::word(fetch, base) };
                 for i in 0..WORD {
-                    // Each word goes to one worker and every view is dense.
-                    // SAFETY: every row of the word matches, visited once.
-                    f(unsafe { Q::get_dense(fetch, base + i) });
+                    // Each word goes to one worker.
+                    // SAFETY: each row of the word is visited once.
+                    f(unsafe { Q::get_in_word(&slots, i) });
                 }
                 return;
             }

@@ -839,6 +839,18 @@ impl RowsView {
         // window is unchanged.
         unsafe { *self.ptr.add(row - self.first_row) }
     }
+    /// A pointer to the entity of `row`, from which the entities of the
+    /// rows after it in the window follow.
+    ///
+    /// # Safety
+    ///
+    /// As [`entity`](Self::entity).
+    #[inline]
+    pub(crate) unsafe fn entity_ptr(&self, row: usize) -> *const Entity {
+        debug_assert!(row.wrapping_sub(self.first_row) < self.len);
+        // SAFETY: the row is in the window (the caller's contract).
+        unsafe { self.ptr.add(row - self.first_row) }
+    }
 }
 
 /// The raw view of a storage that a query reads through. Valid while the
