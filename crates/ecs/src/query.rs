@@ -7,6 +7,7 @@
 //! 64 consecutive slots of each column.
 
 use std::marker::PhantomData;
+use std::ops::Range;
 
 use crate::storage::{bit, RowsView, View, WORD};
 use crate::world::{Component, World};
@@ -125,6 +126,14 @@ pub unsafe trait Query {
     fn all_dense(_fetch: &Self::Fetch) -> bool {
         true
     }
+    /// `words` narrowed to the words where a row can match: the words of
+    /// every required dense column's presence bits. Not part of the public
+    /// API.
+    #[doc(hidden)]
+    #[inline]
+    fn words(_fetch: &Self::Fetch, words: Range<usize>) -> Range<usize> {
+        words
+    }
     /// The views of a word whose 64 rows all match, resolved once for the
     /// word (a pointer to the first row's slot of each dense column), so
     /// that the loop over its rows is a loop over slices. Not part of the
@@ -180,6 +189,10 @@ unsafe impl<T: Component> Query for &T {
         unsafe { fetch.0.mask(word, candidates) }
     }
     #[inline]
+    fn words(fetch: &Self::Fetch, words: Range<usize>) -> Range<usize> {
+        fetch.0.words(words)
+    }
+    #[inline]
     unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> &'a T {
         // SAFETY: the row has the component, the shared borrow is held.
         unsafe { &*fetch.0.get_unchecked(row) }
@@ -218,6 +231,10 @@ unsafe impl<T: Component> Query for &mut T {
     unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
         // SAFETY: forwarded.
         unsafe { fetch.0.mask(word, candidates) }
+    }
+    #[inline]
+    fn words(fetch: &Self::Fetch, words: Range<usize>) -> Range<usize> {
+        fetch.0.words(words)
     }
     #[inline]
     unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> &'a mut T {
@@ -381,6 +398,10 @@ unsafe impl<T: Component> Query for With<T> {
         unsafe { fetch.0.mask(word, candidates) }
     }
     #[inline]
+    fn words(fetch: &Self::Fetch, words: Range<usize>) -> Range<usize> {
+        fetch.0.words(words)
+    }
+    #[inline]
     unsafe fn get<'a>(_: &Self::Fetch, _: usize) -> Self::Item<'a> {}
     type Word = ();
     #[inline]
@@ -446,6 +467,14 @@ macro_rules! query_tuple {
                 let ($($name,)*) = fetch;
                 // SAFETY: forwarded.
                 ($(unsafe { $name::get($name, row) },)*)
+            }
+            #[inline]
+            #[allow(unused_variables, unused_mut, non_snake_case)]
+            fn words(fetch: &Self::Fetch, words: Range<usize>) -> Range<usize> {
+                let ($($name,)*) = fetch;
+                let mut words = words;
+                $(words = $name::words($name, words);)*
+                words
             }
             #[allow(unused_variables, non_snake_case)]
             fn all_dense(fetch: &Self::Fetch) -> bool {
@@ -728,8 +757,11 @@ unsafe fn for_each<'a, Q: Query>(
     };
     let first_word = world.alive.front_position();
     let dense = Q::all_dense(&fetch);
-    for (i, &alive) in world.alive.as_slice().iter().enumerate() {
-        let word = first_word + i;
+    let alive = world.alive.as_slice();
+    // Only the words where the required dense columns have bits.
+    let words = Q::words(&fetch, first_word..first_word + alive.len());
+    let alive = &alive[words.start - first_word..words.end - first_word];
+    for (&alive, word) in alive.iter().zip(words) {
         let base = word * WORD;
         // SAFETY: the caller's contract; alive bits name alive rows.
         let mut bits = unsafe { Q::mask(&fetch, word, alive) };
@@ -740,7 +772,10 @@ unsafe fn for_each<'a, Q: Query>(
             // it by hand cut simple_iter's instructions (10.7 -> 8.4 per
             // entity) but stopped that vectorization (schedule 17 -> 36).
             // The views are resolved once for the word: a pointer to the
-            // word's first slot in each column, indexed by `i`.
+            // word's first slot in each column, indexed by `i`. (Merging
+            // consecutive full words into one loop over the run vectorized
+            // worse: schedule 134.7k -> 169.8k instructions, 197.7k with
+            // one loop over the whole run.)
             // SAFETY: every row of the word matches and every view is dense.
             let slots = unsafe { Q::word(&fetch, base) };
             for i in 0..WORD {
@@ -825,36 +860,36 @@ unsafe fn par_for_each<Q: Query>(
         return;
     };
     let dense = Q::all_dense(&fetch);
-    let fetch = SendFetch(fetch);
     let first_word = world.alive.front_position();
-    world
-        .alive
-        .as_slice()
-        .par_iter()
-        .enumerate()
-        .for_each(|(i, &alive)| {
-            let fetch = fetch.get();
-            let word = first_word + i;
-            let base = word * WORD;
-            // SAFETY: the caller's contract; alive bits name alive rows.
-            let mut bits = unsafe { Q::mask(fetch, word, alive) };
-            if bits == u64::MAX && dense {
-                // SAFETY: every row of the word matches and every view is dense.
-                let slots = unsafe { Q::word(fetch, base) };
-                for i in 0..WORD {
-                    // Each word goes to one worker.
-                    // SAFETY: each row of the word is visited once.
-                    f(unsafe { Q::get_in_word(&slots, i) });
-                }
-                return;
+    let alive = world.alive.as_slice();
+    // Only the words where the required dense columns have bits.
+    let words = Q::words(&fetch, first_word..first_word + alive.len());
+    let alive = &alive[words.start - first_word..words.end - first_word];
+    let first_word = words.start;
+    let fetch = SendFetch(fetch);
+    alive.par_iter().enumerate().for_each(|(i, &alive)| {
+        let fetch = fetch.get();
+        let word = first_word + i;
+        let base = word * WORD;
+        // SAFETY: the caller's contract; alive bits name alive rows.
+        let mut bits = unsafe { Q::mask(fetch, word, alive) };
+        if bits == u64::MAX && dense {
+            // SAFETY: every row of the word matches and every view is dense.
+            let slots = unsafe { Q::word(fetch, base) };
+            for i in 0..WORD {
+                // Each word goes to one worker.
+                // SAFETY: each row of the word is visited once.
+                f(unsafe { Q::get_in_word(&slots, i) });
             }
-            while bits != 0 {
-                let row = base + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                // SAFETY: as above.
-                f(unsafe { Q::get(fetch, row) });
-            }
-        });
+            return;
+        }
+        while bits != 0 {
+            let row = base + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            // SAFETY: as above.
+            f(unsafe { Q::get(fetch, row) });
+        }
+    });
 }
 
 #[cfg(feature = "rayon")]

@@ -982,6 +982,25 @@ impl<T> View<T> {
 }
 
 impl<T> View<T> {
+    /// `words` narrowed to the words of a dense column's presence bits
+    /// (outside them no row has the component); a sparse set's are not
+    /// narrowed. An empty range keeps its start within `words`.
+    #[inline]
+    pub(crate) fn words(&self, words: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        match self {
+            View::Dense(view) => {
+                // Both ends stay within `words`: `start <= end`.
+                let end = words
+                    .end
+                    .min(view.word_offset.saturating_add(view.words_len))
+                    .max(words.start);
+                let start = words.start.max(view.word_offset).min(end);
+                start..end
+            }
+            View::Sparse(_) => words,
+        }
+    }
+
     /// Whether this is a dense column's view.
     #[inline]
     pub(crate) fn is_dense(&self) -> bool {
