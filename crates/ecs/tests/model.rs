@@ -571,7 +571,8 @@ fn for_each_over_full_and_partial_words_matches_iter() {
         With<D>,
         Without<C>,
     );
-    let expected: Vec<(Entity, A, D, Option<B>, Option<E>)> = world
+    type Seen = (Entity, A, D, Option<B>, Option<E>);
+    let expected: Vec<Seen> = world
         .query::<Q<'_>>()
         .iter()
         .map(|(e, a, d, b, x, (), ())| (e, *a, *d, b.copied(), x.copied()))
