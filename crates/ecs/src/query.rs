@@ -120,8 +120,8 @@ pub unsafe trait Query {
     /// same row is alive.
     #[doc(hidden)]
     unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a>;
-    /// Whether [`get_dense`](Self::get_dense) may be called: every
-    /// component view of the fetch is dense. Not part of the public API.
+    /// Whether [`word`](Self::word) may be called: every component view of
+    /// the fetch is dense. Not part of the public API.
     #[doc(hidden)]
     fn all_dense(_fetch: &Self::Fetch) -> bool {
         true
