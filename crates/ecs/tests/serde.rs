@@ -310,7 +310,7 @@ fn runs_of_every_shape_round_trip() {
         // The runs are written as the rows say.
         let json = to_json(&world);
         assert!(
-            json.contains(r#""name":{"Dense":{"runs":[[63,2],[127,1],"#),
+            json.contains(r#""name":{"Dense":{"runs":[[63,2],[127,1]"#),
             "{json}"
         );
         assert!(
