@@ -13,7 +13,10 @@
 //! `insert`, the runner's `simple_insert`, also makes and drops the world),
 //! `insert`, `iter` (one `simple_iter` pass), `add_remove`, `get`,
 //! `schedule` (its three systems on one thread; N entities of each kind,
-//! handlekit and hecs only).
+//! handlekit and hecs only), `save` / `load` / `serde` (the save, the load,
+//! or both, of `serialize_binary` over N simple entities; add `text` after N
+//! for `serialize_text`'s JSON; `save` and `load` for handlekit only, `serde`
+//! also for hecs).
 //! Contenders: `handlekit`, `hecs`, `shipyard`; for `add_remove` also
 //! `handlekit-one` (the world's per-call `insert_one` / `remove_one`, where
 //! `handlekit` holds a `ColumnMut` across the loop as shipyard holds its
@@ -100,6 +103,44 @@ fn measured_hecs_schedule(world: &hecs::World) {
         .query::<(&mut SC, &mut SE)>()
         .iter()
         .for_each(|(x, y)| std::mem::swap(&mut x.0, &mut y.0));
+}
+
+/// The registry of the serialization workloads.
+fn hk_registry() -> handlekit_ecs::serialize::Registry<impl handlekit_ecs::serialize::Components> {
+    handlekit_ecs::serialize::Registry::new()
+        .component::<data::Transform>("transform")
+        .component::<Position>("position")
+        .component::<data::Rotation>("rotation")
+        .component::<Velocity>("velocity")
+}
+
+#[inline(never)]
+fn measured_hk_save(world: &handlekit_ecs::World, text: bool) -> Vec<u8> {
+    let registry = hk_registry();
+    if text {
+        serde_json::to_vec(&registry.save(world)).unwrap()
+    } else {
+        postcard::to_allocvec(&registry.save(world)).unwrap()
+    }
+}
+
+#[inline(never)]
+fn measured_hk_load(bytes: &[u8], text: bool, max_rows: usize) -> handlekit_ecs::World {
+    use serde::de::DeserializeSeed;
+    let registry = hk_registry();
+    let load = registry.load().max_rows(max_rows);
+    if text {
+        load.deserialize(&mut serde_json::Deserializer::from_slice(bytes))
+            .unwrap()
+    } else {
+        load.deserialize(&mut postcard::Deserializer::from_bytes(bytes))
+            .unwrap()
+    }
+}
+
+#[inline(never)]
+fn measured_hecs_serde(world: &hecs::World, text: bool) {
+    black_box(handlekit_bench::ecs::hecs_serialize_round_trip(world, text));
 }
 
 #[inline(never)]
@@ -192,6 +233,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (work, who) = (args[1].as_str(), args[2].as_str());
     let n: usize = args.get(3).map_or(10_000, |s| s.parse().expect("N"));
+    let text = args.get(4).is_some_and(|s| s == "text");
     let base = |i: usize| (SA(i as f32),);
     let pv = |_| (Position(data::Vec3::X), Velocity(data::Vec3::X));
     match (work, who) {
@@ -263,6 +305,28 @@ fn main() {
             world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
             world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
             measured_hecs_schedule(&world);
+        }
+        ("save" | "load" | "serde", "handlekit") => {
+            let mut world = hk_world(n);
+            world.spawn_batch((0..n).map(|_| data::simple()));
+            let bytes = if work == "load" {
+                let registry = hk_registry();
+                if text {
+                    serde_json::to_vec(&registry.save(&world)).unwrap()
+                } else {
+                    postcard::to_allocvec(&registry.save(&world)).unwrap()
+                }
+            } else {
+                measured_hk_save(&world, text)
+            };
+            if work != "save" {
+                black_box(measured_hk_load(&bytes, text, 2 * n.max(4096)));
+            }
+        }
+        ("serde", "hecs") => {
+            let mut world = hecs::World::new();
+            world.spawn_batch((0..n).map(|_| -> Simple { data::simple() }));
+            measured_hecs_serde(&world, text);
         }
         ("get", "handlekit") => {
             let mut world = hk_world(n);

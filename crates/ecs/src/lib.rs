@@ -59,7 +59,9 @@
 //! time, and visits the set bits; a sparse requirement tests the rows'
 //! entities in its set. A word that is all ones is a run of 64 rows that
 //! [`QueryBorrow::for_each`] and [`QueryMut::for_each`] visit as a plain
-//! loop over 64 consecutive slots of each column, without bit tests.
+//! loop over 64 consecutive slots of each column, without bit tests, each
+//! column's slot found once for the word; and they visit only the words
+//! where every required dense column has presence words.
 //!
 //! [`World::query`] works on a `&World` and checks borrows at run time, one
 //! flag per column (shared for `&A`, exclusive for `&mut A`), so systems on

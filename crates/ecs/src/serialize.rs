@@ -108,8 +108,8 @@ use serde::de::{
 use serde::ser::{self, SerializeMap, SerializeSeq, SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
-use crate::query::Row;
-use crate::storage::WORD;
+use crate::query::for_each_word;
+use crate::storage::{BatchWriter, WORD};
 use crate::world::{Component, Storage, World, DEFAULT_MAX_ROWS};
 use crate::{Entity, With};
 
@@ -603,13 +603,34 @@ struct ColumnRef<'a, T> {
 impl<T: Component + Serialize> Serialize for ColumnRef<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let world = self.world;
-        // The saved rows with a `T`, as runs (rows in ascending order).
+        // The saved rows with a `T`, as runs (rows in ascending order), read
+        // from the presence words a word at a time.
         let mut runs: Vec<(u32, u32)> = Vec::new();
-        world.query::<(Row, With<T>)>().for_each(|(row, ())| {
-            let rank = self.ranks.rank(row);
-            match runs.last_mut() {
-                Some((start, count)) if *start + *count == rank => *count += 1,
-                _ => runs.push((rank, 1)),
+        let mut extend = |rank: u32, count: u32| match runs.last_mut() {
+            Some((start, n)) if *start + *n == rank => *n += count,
+            _ => runs.push((rank, count)),
+        };
+        for_each_word::<With<T>>(world, |base, mut bits| {
+            if self.ranks.before.is_some() {
+                // Dead rows in the window: ranks skip them, row by row.
+                while bits != 0 {
+                    let row = base + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    extend(self.ranks.rank(row), 1);
+                }
+                return;
+            }
+            // Every row of the window is alive: a run of set bits is a run
+            // of saved rows.
+            while bits != 0 {
+                let skip = bits.trailing_zeros();
+                let ones = (!(bits >> skip)).trailing_zeros();
+                let row = base + skip as usize;
+                extend(self.ranks.rank(row), ones);
+                // `skip + ones <= 64`; a shift by 64 would overflow.
+                bits = bits
+                    .checked_shr(skip + ones)
+                    .map_or(0, |b| b << (skip + ones));
             }
         });
         let values = runs.iter().map(|&(_, count)| count as usize).sum();
@@ -1091,7 +1112,14 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ValuesSeed<'_, T> {
         let storage = self.world.storage_mut::<T>();
         let mut read = 0;
         for &(start, count) in self.runs {
-            for row in start as usize..(start + count) as usize {
+            let (start, end) = (start as usize, start as usize + count as usize);
+            // The runs are checked: ascending, not overlapping, within the
+            // live rows, so each starts at or past the column's last slot
+            // and a dense column takes the run's values as pushes (its
+            // presence bits set a word at a time when the writer drops, also
+            // when a value fails to deserialize).
+            let mut writer = BatchWriter::new(storage, start);
+            for (row, &entity) in (start..end).zip(&self.rows[start..end]) {
                 let Some(value) = seq.next_element::<T>()? else {
                     return Err(de::Error::invalid_length(
                         read,
@@ -1099,10 +1127,7 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ValuesSeed<'_, T> {
                     ));
                 };
                 read += 1;
-                // The runs are checked: `row` is a live row, and no value
-                // was put there before.
-                let old = storage.insert(self.rows[row], row, value);
-                debug_assert!(old.is_none());
+                writer.put(entity, row, value);
             }
         }
         if seq.next_element::<IgnoredAny>()?.is_some() {

@@ -663,11 +663,12 @@ impl<T> TypedStorage<T> {
     }
 }
 
-/// Writes one component type of a [`World::spawn_batch`](crate::World::spawn_batch)
-/// into its storage: the batch's rows are consecutive from `start`, so a
-/// dense column takes each value with a plain push into its next slot, and
-/// the presence bits of the pushed rows are set a word at a time (and the
-/// column's count raised) when the writer is dropped, also on a panic.
+/// Writes one component type of a [`World::spawn_batch`](crate::World::spawn_batch),
+/// or one run of a loaded column, into its storage: the batch's rows are
+/// consecutive from `start`, so a dense column takes each value with a plain
+/// push into its next slot, and the presence bits of the pushed rows are set
+/// a word at a time (and the column's count raised) when the writer is
+/// dropped, also on a panic.
 pub(crate) struct BatchWriter<'a, T> {
     target: BatchTarget<'a, T>,
     /// The batch's first row.
@@ -686,8 +687,10 @@ enum BatchTarget<'a, T> {
 }
 
 impl<'a, T> BatchWriter<'a, T> {
-    /// A writer for rows from `start` on, the world's next row. A dense
-    /// column gets empty slots up to `start` (the rows it skipped).
+    /// A writer for rows from `start` on: the world's next row (a spawn
+    /// batch), or a run of rows holding no `T` at or past the column's last
+    /// slot (a load). A dense column gets empty slots up to `start` (the rows
+    /// it skipped).
     pub(crate) fn new(storage: &'a mut TypedStorage<T>, start: usize) -> Self {
         // A dense column gets its skipped slots; then it takes pushes if its
         // next slot is `start` (always: a column holds no slot past the
@@ -836,6 +839,18 @@ impl RowsView {
         // window is unchanged.
         unsafe { *self.ptr.add(row - self.first_row) }
     }
+    /// A pointer to the entity of `row`, from which the entities of the
+    /// rows after it in the window follow.
+    ///
+    /// # Safety
+    ///
+    /// As [`entity`](Self::entity).
+    #[inline]
+    pub(crate) unsafe fn entity_ptr(&self, row: usize) -> *const Entity {
+        debug_assert!(row.wrapping_sub(self.first_row) < self.len);
+        // SAFETY: the row is in the window (the caller's contract).
+        unsafe { self.ptr.add(row - self.first_row) }
+    }
 }
 
 /// The raw view of a storage that a query reads through. Valid while the
@@ -967,6 +982,25 @@ impl<T> View<T> {
 }
 
 impl<T> View<T> {
+    /// `words` narrowed to the words of a dense column's presence bits
+    /// (outside them no row has the component); a sparse set's are not
+    /// narrowed. An empty range keeps its start within `words`.
+    #[inline]
+    pub(crate) fn words(&self, words: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        match self {
+            View::Dense(view) => {
+                // Both ends stay within `words`: `start <= end`.
+                let end = words
+                    .end
+                    .min(view.word_offset.saturating_add(view.words_len))
+                    .max(words.start);
+                let start = words.start.max(view.word_offset).min(end);
+                start..end
+            }
+            View::Sparse(_) => words,
+        }
+    }
+
     /// Whether this is a dense column's view.
     #[inline]
     pub(crate) fn is_dense(&self) -> bool {
@@ -974,14 +1008,16 @@ impl<T> View<T> {
     }
 
     /// [`get_unchecked`](Self::get_unchecked) for a view known to be dense:
-    /// the loops over full words call it, so that the storage kind is not
-    /// tested per row (the test kept LLVM from streamlining those loops).
+    /// the loops over full words call it once per word, for the slot of the
+    /// word's first row (the slots of its 64 rows follow it), so that
+    /// neither the storage kind nor the slot address is worked out per row.
     ///
     /// # Safety
     ///
     /// As [`get_unchecked`](Self::get_unchecked), and the view is dense.
     #[inline]
     pub(crate) unsafe fn get_dense_unchecked(&self, row: usize) -> *mut T {
+        debug_assert!(self.is_dense(), "get_dense_unchecked on a sparse view");
         match self {
             // SAFETY: the row has the component: its slot is in the window.
             View::Dense(view) => unsafe {

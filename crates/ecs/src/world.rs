@@ -1021,10 +1021,9 @@ impl World {
     ) -> World {
         debug_assert!(rows.len() <= max_rows && rows.len() == entities.len());
         let mut world = World::with_max_rows(max_rows);
-        for (row, &entity) in rows.iter().enumerate() {
-            push_or_rebase(&mut world.rows, entity);
-            *world.alive_word_mut(row / WORD) |= crate::storage::bit(row);
-        }
+        // A fresh window from row 0 has room for `max_rows` rows: no rebase.
+        world.rows.extend(rows.iter().copied());
+        crate::storage::set_bits(&mut world.alive, 0, 0, rows.len());
         world.entities = entities;
         world
     }

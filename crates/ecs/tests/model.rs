@@ -532,3 +532,70 @@ proptest! {
         run(ops);
     }
 }
+
+/// `for_each` resolves the views once per word whose 64 rows all match and
+/// walks the other words bit by bit: over full words, partial words and a
+/// sparse column, every element kind (`Entity`, `&mut`, `&`, `Option`,
+/// filters) yields what `iter` yields, in the same order.
+#[test]
+fn for_each_over_full_and_partial_words_matches_iter() {
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct D(u32);
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct E(u16);
+    let n = if cfg!(miri) { 200 } else { 1000 };
+    let mut world = World::with_max_rows(n);
+    world.register::<B>(Storage::Sparse);
+    let es = world.spawn_batch((0..n as u32).map(|i| (A(i), D(i * 2))));
+    for (i, &e) in es.iter().enumerate() {
+        // Full words up to row 128; then holes of every kind.
+        if i >= 128 && i % 3 == 0 {
+            world.remove_one::<D>(e).unwrap();
+        }
+        if i % 5 == 0 {
+            world.insert_one(e, B(i as u64)).unwrap();
+        }
+        if i >= 64 && i % 7 == 0 {
+            world.insert_one(e, E(i as u16)).unwrap();
+        }
+        if i >= 150 && i % 11 == 0 {
+            world.despawn(e).unwrap();
+        }
+    }
+    type Q<'a> = (
+        Entity,
+        &'a mut A,
+        &'a D,
+        Option<&'a B>,
+        Option<&'a mut E>,
+        With<D>,
+        Without<C>,
+    );
+    type Seen = (Entity, A, D, Option<B>, Option<E>);
+    let expected: Vec<Seen> = world
+        .query::<Q<'_>>()
+        .iter()
+        .map(|(e, a, d, b, x, (), ())| (e, *a, *d, b.copied(), x.copied()))
+        .collect();
+    assert!(expected.len() > 128);
+    let mut got = Vec::new();
+    world.query::<Q<'_>>().for_each(|(e, a, d, b, x, (), ())| {
+        a.0 += 1;
+        let before = x.map(|x| {
+            x.0 += 1;
+            E(x.0 - 1)
+        });
+        got.push((e, A(a.0 - 1), *d, b.copied(), before));
+    });
+    assert_eq!(got, expected);
+    // The writes reached every visited row.
+    let mut via_query_mut = Vec::new();
+    world
+        .query_mut::<(Entity, &A, Option<&E>, With<D>)>()
+        .for_each(|(e, a, x, ())| via_query_mut.push((e, *a, x.copied())));
+    let bumped: Vec<_> = expected
+        .iter()
+        .map(|&(e, a, _, _, x)| (e, A(a.0 + 1), x.map(|x| E(x.0 + 1))))
+        .collect();
+    assert_eq!(via_query_mut, bumped);
+}

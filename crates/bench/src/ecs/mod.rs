@@ -17,6 +17,10 @@ mod peer_bevy;
 mod peer_hecs;
 mod peer_shipyard;
 
+/// hecs's column-format round trip of `serialize_*`, for the
+/// `ecs_instructions` example.
+pub use peer_hecs::round_trip as hecs_serialize_round_trip;
+
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};

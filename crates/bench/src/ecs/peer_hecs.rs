@@ -246,24 +246,31 @@ impl DeserializeContext for Context {
 pub(super) fn serialize(n: usize, text: bool) -> Timed {
     let world = simple_world(n);
     time(n, || {
-        let loaded = if text {
-            let mut bytes = Vec::new();
-            let mut serializer = serde_json::Serializer::new(&mut bytes);
-            column::serialize(&world, &mut Context::default(), &mut serializer).expect("serialize");
-            let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
-            column::deserialize(&mut Context::default(), &mut deserializer).expect("deserialize")
-        } else {
-            let mut serializer = postcard::Serializer {
-                output: postcard::ser_flavors::StdVec::new(),
-            };
-            column::serialize(&world, &mut Context::default(), &mut serializer).expect("serialize");
-            let bytes = serializer.output.finalize().expect("serialize");
-            let mut deserializer = postcard::Deserializer::from_bytes(&bytes);
-            column::deserialize(&mut Context::default(), &mut deserializer).expect("deserialize")
-        };
+        let loaded = round_trip(&world, text);
         assert_eq!(loaded.len(), world.len());
         black_box(loaded);
     })
+}
+
+/// `world` serialized with hecs's column format and deserialized into a
+/// new world (postcard, or serde_json if `text`): the measured part of
+/// `serialize`, also run by the `ecs_instructions` example.
+pub fn round_trip(world: &World, text: bool) -> World {
+    if text {
+        let mut bytes = Vec::new();
+        let mut serializer = serde_json::Serializer::new(&mut bytes);
+        column::serialize(world, &mut Context::default(), &mut serializer).expect("serialize");
+        let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
+        column::deserialize(&mut Context::default(), &mut deserializer).expect("deserialize")
+    } else {
+        let mut serializer = postcard::Serializer {
+            output: postcard::ser_flavors::StdVec::new(),
+        };
+        column::serialize(world, &mut Context::default(), &mut serializer).expect("serialize");
+        let bytes = serializer.output.finalize().expect("serialize");
+        let mut deserializer = postcard::Deserializer::from_bytes(&bytes);
+        column::deserialize(&mut Context::default(), &mut deserializer).expect("deserialize")
+    }
 }
 
 pub(super) fn despawn_front(n: usize) -> DespawnFront {

@@ -76,12 +76,6 @@ impl Region {
             .checked_add(granule - page)
             .filter(|&len| len <= isize::MAX as usize)
             .ok_or_else(ReserveError::capacity_overflow)?;
-        let limit = address_space_limit();
-        if let Some(limit) = limit {
-            if map_len as u64 > limit {
-                return Err(ReserveError::address_space(bytes, Some(limit)));
-            }
-        }
         // SAFETY: a fresh anonymous mapping at an address the kernel picks
         // (no `MAP_FIXED`) cannot affect any memory the program uses.
         let map = unsafe {
@@ -94,7 +88,11 @@ impl Region {
         }
         .map_err(|errno| {
             if errno == Errno::NOMEM {
-                ReserveError::address_space(bytes, limit)
+                // The limit is read only to report it: a mapping past
+                // `RLIMIT_AS` fails with `ENOMEM` anyway, and asking for it
+                // on every reservation was a system call per reservation
+                // (ten per loaded ECS world).
+                ReserveError::address_space(bytes, address_space_limit())
             } else {
                 ReserveError::os(bytes, errno.raw_os_error())
             }
