@@ -13,10 +13,11 @@ use core::marker::PhantomData;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
+use crate::raw::buf::BufLayout;
 use crate::raw::pool::RawPool;
 use crate::raw::slot::SlotRef;
 use crate::raw::store::SlotRefs;
-use crate::raw::{BufLayout, BuildError, KeyLimits, SlotArena};
+use crate::raw::{BuildError, KeyLimits, SlotArena};
 use crate::Key;
 
 /// Slots, borrowed for serialization.

@@ -180,5 +180,5 @@ where
 #[cfg(feature = "serde")]
 pub(crate) use arena::BuildError;
 pub(crate) use arena::{KeyLimits, SlotArena};
-pub(crate) use buf::{BufLayout, InterleavedLayout};
+pub(crate) use buf::InterleavedLayout;
 pub(crate) use store::{Exclusive, RawIter, RawIterMut, SlotStore};
