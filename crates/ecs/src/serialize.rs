@@ -100,7 +100,7 @@ use std::any::{type_name, TypeId};
 use std::fmt;
 use std::marker::PhantomData;
 
-use handlekit::IdTable;
+use handlekit::LookupTable;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess,
     SeqAccess, VariantAccess, Visitor,
@@ -788,7 +788,7 @@ impl<C: Components> Load<'_, C> {
     /// its row) and its rows, row → entity.
     fn world_of<E: de::Error>(
         &self,
-        entities: IdTable<u32, Entity>,
+        entities: LookupTable<u32, Entity>,
     ) -> Result<(World, Vec<Entity>), E> {
         let len = entities.len();
         if len > self.max_rows {
