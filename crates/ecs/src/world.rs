@@ -744,7 +744,7 @@ impl World {
         if !column.flag.try_shared() {
             crate::query::borrow_conflict(column.name, false);
         }
-        let view = storage.view(self.rows_view());
+        let view = storage.view(self.rows_view(), self.len());
         // SAFETY: the shared borrow is held and the world is borrowed; `row`
         // is alive, so in the window.
         if !unsafe { view.has(row) } {
