@@ -695,9 +695,13 @@ enum BatchTarget<'a, T> {
 }
 
 impl<'a, T> BatchWriter<'a, T> {
-    /// A writer for rows from `start` on, the world's next row. A dense
-    /// column gets empty slots up to `start` (the rows it skipped).
-    pub(crate) fn new(storage: &'a mut TypedStorage<T>, start: usize) -> Self {
+    /// A writer for rows from `start` on, the world's next row, for a batch
+    /// of about `additional` entities (the iterator's lower bound). A dense
+    /// column gets empty slots up to `start` (the rows it skipped), and the
+    /// memory of `additional` more slots and their presence words is
+    /// prepared at once ([`VmVec::reserve`]), rather than a page fault at a
+    /// time.
+    pub(crate) fn new(storage: &'a mut TypedStorage<T>, start: usize, additional: usize) -> Self {
         // A dense column gets its skipped slots; then it takes pushes if its
         // next slot is `start` (always: a column holds no slot past the
         // world's last row; the general path stays correct anyway).
@@ -707,6 +711,8 @@ impl<'a, T> BatchWriter<'a, T> {
                 while column.data.next_position() < position {
                     push_or_rebase(&mut column.data, UnsafeCell::new(MaybeUninit::uninit()));
                 }
+                column.data.reserve(additional);
+                column.present.reserve(additional / WORD + 2);
                 column.data.next_position() == position
             }
             TypedStorage::Sparse(_) => false,

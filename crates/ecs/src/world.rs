@@ -505,8 +505,12 @@ impl World {
     /// row allocator and the columns.
     pub(crate) fn batch_parts(&mut self, additional: usize) -> (RowBatch<'_>, &mut [Column]) {
         let start = self.rows.next_position();
-        self.entities
-            .reserve(additional.min(self.max_rows - self.rows.len()));
+        let additional = additional.min(self.max_rows - self.rows.len());
+        self.entities.reserve(additional);
+        // The row window's and the alive words' memory at once, rather than
+        // a page fault at a time.
+        self.rows.reserve(additional);
+        self.alive.reserve(additional / WORD + 2);
         (
             RowBatch {
                 entities: &mut self.entities,
@@ -1056,6 +1060,11 @@ impl RowBatch<'_> {
     /// The first row of the batch.
     pub(crate) fn start(&self) -> usize {
         self.start
+    }
+
+    /// How many more rows the window takes.
+    pub(crate) fn room(&self) -> usize {
+        self.max_rows - self.rows.len()
     }
 
     /// Takes the next row at the back for a new entity, or panics as

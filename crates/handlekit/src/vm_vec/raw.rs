@@ -228,6 +228,23 @@ impl<T> RawVmVec<T> {
         }
     }
 
+    /// [`reserve`](Self::reserve), then asks the system to back the room
+    /// with memory now, in one call, instead of a page fault per page as
+    /// the pushes first write it.
+    pub(crate) fn reserve_populated(&mut self, additional: usize) {
+        self.reserve(additional);
+        if !Self::PAGED {
+            return;
+        }
+        let tail = self.tail();
+        let end = tail
+            .saturating_add(additional.saturating_mul(Self::STRIDE))
+            .min(self.committed);
+        if end > tail {
+            self.region.populate(tail..end);
+        }
+    }
+
     pub(crate) fn pop_front(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;

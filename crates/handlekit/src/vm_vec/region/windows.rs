@@ -149,6 +149,13 @@ impl Region {
         }
     }
 
+    /// A hint that the committed pages of `range` are about to be written.
+    /// Windows backs committed pages on first touch; nothing is done here.
+    #[inline]
+    pub(crate) fn populate(&mut self, range: Range<usize>) {
+        debug_assert!(range.end <= self.size);
+    }
+
     /// Decommits `range`; it stays reserved.
     ///
     /// # Safety
