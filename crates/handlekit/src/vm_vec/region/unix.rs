@@ -215,6 +215,35 @@ impl Region {
         }
     }
 
+    /// Gives the pages of `range` (page-aligned, committed) back to the
+    /// system but keeps them committed: they read as zeros when next
+    /// touched. Linux and Android (`madvise(MADV_DONTNEED)`); elsewhere it
+    /// does nothing, since `MADV_DONTNEED` may only be a hint there.
+    ///
+    /// # Safety
+    ///
+    /// No live value lies in `range` and nothing reads it expecting its
+    /// contents: they are lost.
+    pub(crate) unsafe fn discard(&mut self, range: Range<usize>) {
+        if range.is_empty() {
+            return;
+        }
+        let start = self.at_aligned(&range, self.page);
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            // Dropping the pages (they read back as zeros) loses nothing.
+            // SAFETY: the range lies inside our mapping (checked by
+            // `at_aligned`), and the caller guarantees it holds nothing
+            // anyone will read.
+            let freed = unsafe { mm::madvise(start, range.len(), mm::Advice::LinuxDontNeed) };
+            debug_assert!(freed.is_ok(), "madvise(MADV_DONTNEED): {freed:?}");
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        {
+            let _ = start;
+        }
+    }
+
     /// Gives the pages of `range` back to the system and makes the range
     /// inaccessible. The addresses stay reserved.
     ///
