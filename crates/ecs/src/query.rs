@@ -236,9 +236,9 @@ unsafe impl<T: Component> Query for &mut T {
     }
     #[inline]
     unsafe fn get_one<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a mut T> {
-        // SAFETY: the row is alive; a pointer found is to the row's
-        // component, the exclusive borrow is held, and no other item of
-        // the row exists (the caller's contract).
+        // The row is alive; a pointer found is to the row's component.
+        // SAFETY: the exclusive borrow is held, and no other item of the
+        // row exists (the caller's contract).
         unsafe { fetch.0.lookup(row).map(|value| &mut *value) }
     }
 }
@@ -572,9 +572,9 @@ impl<'w, Q: Query> QueryBorrow<'w, Q> {
     pub fn get(&mut self, entity: Entity) -> Option<Q::Item<'_>> {
         let fetch = self.fetch.as_ref()?;
         let row = self.world.row_of(entity).ok()?;
-        // SAFETY: `fetch` came from the borrowed world, and the row is
-        // alive (its entity is); the borrows are held while `self` is
-        // mutably borrowed, so no other item of the row exists.
+        // The borrows are held while `self` is mutably borrowed, so no
+        // other item of the row exists.
+        // SAFETY: `fetch` came from the borrowed world; the row is alive.
         unsafe { Q::get_one(fetch, row) }
     }
 }
@@ -863,9 +863,9 @@ impl<Q: Query> QueryOne<'_, Q> {
     /// ```
     pub fn get(&mut self) -> Option<Q::Item<'_>> {
         let fetch = self.fetch.as_ref()?;
-        // SAFETY: `fetch` came from the borrowed world and the row is alive;
-        // the borrows are held while `self` is mutably borrowed, so no
+        // The borrows are held while `self` is mutably borrowed, so no
         // other item of the row exists.
+        // SAFETY: `fetch` came from the borrowed world; the row is alive.
         unsafe { Q::get_one(fetch, self.row) }
     }
 }

@@ -345,10 +345,9 @@ impl<T> RawVmVec<T> {
     #[inline(never)]
     fn discard_front_to(&mut self, to: usize) {
         let from = self.discarded.max(self.released);
-        // A drain calls this only after its values are gone.
-        // SAFETY: `[from, to)` lies before `head` and inside the committed
-        // part: no live value is there, and with `&mut self` nothing reads
-        // it.
+        // A drain calls this only after its values are gone; `[from, to)`
+        // lies before `head`, inside the committed part.
+        // SAFETY: no live value is there; with `&mut self` nothing reads it.
         unsafe { self.region.discard(from..to) };
         self.discarded = to;
     }

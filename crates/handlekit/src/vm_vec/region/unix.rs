@@ -231,10 +231,9 @@ impl Region {
         let start = self.at_aligned(&range, self.page);
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
-            // Dropping the pages (they read back as zeros) loses nothing.
-            // SAFETY: the range lies inside our mapping (checked by
-            // `at_aligned`), and the caller guarantees it holds nothing
-            // anyone will read.
+            // Dropping the pages (they read back as zeros) loses nothing; the
+            // range lies inside our mapping (checked by `at_aligned`).
+            // SAFETY: the caller guarantees it holds nothing anyone reads.
             let freed = unsafe { mm::madvise(start, range.len(), mm::Advice::LinuxDontNeed) };
             debug_assert!(freed.is_ok(), "madvise(MADV_DONTNEED): {freed:?}");
         }
