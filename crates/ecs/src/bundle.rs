@@ -90,10 +90,12 @@ macro_rules! bundle_tuple {
                 out: &mut Vec<Entity>,
             ) {
                 let indices = [$(world.column_or_register::<$name>()),*];
-                let (mut rows, columns) = world.batch_parts(bundles.size_hint().0);
+                let additional = bundles.size_hint().0;
+                let (mut rows, columns) = world.batch_parts(additional);
                 let start = rows.start();
+                let additional = additional.min(rows.room());
                 let [$($writer),*] = disjoint_columns(columns, indices);
-                $(let mut $writer = BatchWriter::new(typed_column::<$name>($writer), start);)*
+                $(let mut $writer = BatchWriter::new(typed_column::<$name>($writer), start, additional);)*
                 for bundle in bundles {
                     let (entity, row) = rows.alloc();
                     let ($($name,)*) = bundle;

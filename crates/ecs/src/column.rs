@@ -3,7 +3,7 @@
 
 use std::any::type_name;
 
-use handlekit::IdTable;
+use handlekit::LookupTable;
 
 use crate::storage::TypedStorage;
 use crate::world::{full_row, Component};
@@ -35,7 +35,7 @@ use crate::{ComponentError, Entity, NoSuchEntity};
 /// ```
 pub struct ColumnMut<'w, T> {
     /// The world's entity table (entity → low 32 bits of its row).
-    entities: &'w IdTable<u32, Entity>,
+    entities: &'w LookupTable<u32, Entity>,
     /// The world's front row, which restores a row from its low bits.
     front: usize,
     /// `T`'s storage.
@@ -44,7 +44,7 @@ pub struct ColumnMut<'w, T> {
 
 impl<'w, T: Component> ColumnMut<'w, T> {
     pub(crate) fn new(
-        entities: &'w IdTable<u32, Entity>,
+        entities: &'w LookupTable<u32, Entity>,
         front: usize,
         storage: &'w mut TypedStorage<T>,
     ) -> Self {

@@ -31,9 +31,10 @@
 //!
 //! A [`World`] keeps:
 //!
-//! - an **entity table**, a [`handlekit::IdTable`] from [`Entity`] to row:
-//!   the generational index that makes a handle resolve to its row in O(1)
-//!   and detects stale handles exactly as `IdTable` does. Rows move under
+//! - an **entity table**, a [`handlekit::LookupTable`] from [`Entity`] to
+//!   row: the generational index that makes a handle resolve to its row in
+//!   O(1), reading one 8-byte slot (the generation beside the row), and
+//!   detects stale handles exactly as `IdTable` does. Rows move under
 //!   [`World::collect`]; handles do not.
 //! - a **row window** `[front, next)`: row → entity in a
 //!   [`VmVec`](handlekit::VmVec), and one *alive* bit per row. A new entity
@@ -82,7 +83,9 @@
 //! the front. It moves the live entities among them out of the way
 //! ([`Order::Any`]: to the back of the world; [`Order::Preserve`]: to the end
 //! of the examined range, keeping creation order), then drops the dead
-//! prefix of every array, which gives whole dead pages back to the system.
+//! prefix of every array, which gives whole dead pages back to the system
+//! (whole 2 MiB chunks, and within the chunk the window starts in, its dead
+//! pages once 64 KiB of them gather).
 //! Its cost depends on the budget and the number of dense component types,
 //! not on the size of the world. [`World::compact`] collects everything and
 //! moves every array back to the start of its reservation (with `mremap` on
@@ -99,8 +102,8 @@
 //! memory; shorter holes cost their bytes). Per sparse component: the value,
 //! an [`Entity`] (8 bytes) and 4 bytes in the index array, which grows to the
 //! highest entity index that ever had the component. Per entity: 8 bytes in
-//! the entity table (the slot of an `IdTable<u32>` holding the low 32 bits
-//! of the row), which keeps a slot per entity index ever used. Address space: every
+//! the entity table (the slot of a `LookupTable<u32>` holding the low 32
+//! bits of the row), which keeps a slot per entity index ever used. Address space: every
 //! dense column reserves `max_rows × size_of::<T>()` bytes (rounded up to
 //! 2 MiB) when it is first used.
 //!
@@ -155,7 +158,12 @@
 //!   many entities then costs the entity-table lookup and a slot and a bit
 //!   per call, with no type lookup (as shipyard's `ViewMut`).
 //! - [`QueryBorrow::get`] looks many entities up through one query's
-//!   borrows.
+//!   borrows: the entity table's slot, then the component. A dense column
+//!   that every live entity has (in a world with no dead row left to
+//!   collect) needs no presence bit test.
+//! - [`World::spawn_batch`] prepares the memory of the whole batch at once
+//!   (`VmVec::reserve`: one system call per array on Linux rather than a
+//!   page fault per page).
 //!
 //! ```
 //! use handlekit_ecs::World;

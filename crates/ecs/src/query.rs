@@ -159,11 +159,27 @@ pub unsafe trait Query {
     /// [`get`](Self::get) for row `base + i`, and `i < 64`.
     #[doc(hidden)]
     unsafe fn get_in_word<'a>(word: &Self::Word, i: usize) -> Self::Item<'a>;
+    /// The item of the live `row`, or `None` if it does not match:
+    /// [`mask`](Self::mask) of the one row, then [`get`](Self::get). Not
+    /// part of the public API.
+    ///
+    /// # Safety
+    ///
+    /// As [`get`](Self::get), for a row that is alive (whether it matches
+    /// is checked).
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn get_one<'a>(fetch: &Self::Fetch, row: usize) -> Option<Self::Item<'a>> {
+        // SAFETY: the row is alive (the caller's contract).
+        let matches = unsafe { Self::mask(fetch, row / WORD, bit(row)) } != 0;
+        // SAFETY: the row matches; the rest is the caller's contract.
+        matches.then(|| unsafe { Self::get(fetch, row) })
+    }
 }
 
 fn view_of<T: Component>(world: &World) -> Option<View<T>> {
     let (_, storage) = world.typed::<T>()?;
-    Some(storage.view(world.rows_view()))
+    Some(storage.view(world.rows_view(), world.len()))
 }
 
 fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Vec<Access>) {
@@ -213,6 +229,12 @@ unsafe impl<T: Component> Query for &T {
         // column and initialized; the shared borrow is held.
         unsafe { &*word.add(i) }
     }
+    #[inline]
+    unsafe fn get_one<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a T> {
+        // SAFETY: the row is alive; a pointer found is to the row's
+        // component, and the shared borrow is held.
+        unsafe { fetch.0.lookup(row).map(|value| &*value) }
+    }
 }
 
 // SAFETY: writes through a view of `T`'s column under the exclusive borrow;
@@ -258,6 +280,13 @@ unsafe impl<T: Component> Query for &mut T {
         // initialized; the exclusive borrow is held.
         // SAFETY: and no other item of the row exists.
         unsafe { &mut *word.add(i) }
+    }
+    #[inline]
+    unsafe fn get_one<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a mut T> {
+        // The row is alive; a pointer found is to the row's component.
+        // SAFETY: the exclusive borrow is held, and no other item of the
+        // row exists (the caller's contract).
+        unsafe { fetch.0.lookup(row).map(|value| &mut *value) }
     }
 }
 
@@ -625,12 +654,10 @@ impl<'w, Q: Query> QueryBorrow<'w, Q> {
     pub fn get(&mut self, entity: Entity) -> Option<Q::Item<'_>> {
         let fetch = self.fetch.as_ref()?;
         let row = self.world.row_of(entity).ok()?;
-        // SAFETY: `fetch` came from the borrowed world, and the row is
-        // alive (its entity is).
-        let matches = unsafe { Q::mask(fetch, row / WORD, bit(row)) } != 0;
-        // SAFETY: the row matches; the borrows are held while `self` is
-        // mutably borrowed, so no other item of the row exists.
-        matches.then(|| unsafe { Q::get(fetch, row) })
+        // The borrows are held while `self` is mutably borrowed, so no
+        // other item of the row exists.
+        // SAFETY: `fetch` came from the borrowed world; the row is alive.
+        unsafe { Q::get_one(fetch, row) }
     }
 }
 
@@ -953,12 +980,10 @@ impl<Q: Query> QueryOne<'_, Q> {
     /// ```
     pub fn get(&mut self) -> Option<Q::Item<'_>> {
         let fetch = self.fetch.as_ref()?;
-        let row = self.row;
-        // SAFETY: `fetch` came from the borrowed world and the row is alive.
-        let matches = unsafe { Q::mask(fetch, row / WORD, bit(row)) } != 0;
-        // SAFETY: the row matches; the borrows are held while `self` is
-        // mutably borrowed, so no other item of the row exists.
-        matches.then(|| unsafe { Q::get(fetch, row) })
+        // The borrows are held while `self` is mutably borrowed, so no
+        // other item of the row exists.
+        // SAFETY: `fetch` came from the borrowed world; the row is alive.
+        unsafe { Q::get_one(fetch, self.row) }
     }
 }
 

@@ -100,7 +100,7 @@ use std::any::{type_name, TypeId};
 use std::fmt;
 use std::marker::PhantomData;
 
-use handlekit::IdTable;
+use handlekit::LookupTable;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess,
     SeqAccess, VariantAccess, Visitor,
@@ -809,7 +809,7 @@ impl<C: Components> Load<'_, C> {
     /// its row) and its rows, row → entity.
     fn world_of<E: de::Error>(
         &self,
-        entities: IdTable<u32, Entity>,
+        entities: LookupTable<u32, Entity>,
     ) -> Result<(World, Vec<Entity>), E> {
         let len = entities.len();
         if len > self.max_rows {
@@ -1118,7 +1118,7 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ValuesSeed<'_, T> {
             // and a dense column takes the run's values as pushes (its
             // presence bits set a word at a time when the writer drops, also
             // when a value fails to deserialize).
-            let mut writer = BatchWriter::new(storage, start);
+            let mut writer = BatchWriter::new(storage, start, end - start);
             for (row, &entity) in (start..end).zip(&self.rows[start..end]) {
                 let Some(value) = seq.next_element::<T>()? else {
                     return Err(de::Error::invalid_length(

@@ -391,6 +391,7 @@ impl<T> DenseColumn<T> {
             words: words.as_ptr(),
             words_len: words.len(),
             word_offset: self.word_base + self.present.front_position(),
+            every_live_row: false,
         }
     }
 }
@@ -648,10 +649,18 @@ impl<T> TypedStorage<T> {
     }
 
     /// The raw view queries read through. `rows` is the world's row → entity
-    /// window (a sparse view looks entities up in it).
-    pub(crate) fn view(&self, rows: RowsView) -> View<T> {
+    /// window (a sparse view looks entities up in it), `live` the number of
+    /// live entities.
+    pub(crate) fn view(&self, rows: RowsView, live: usize) -> View<T> {
         match self {
-            TypedStorage::Dense(column) => View::Dense(column.view()),
+            TypedStorage::Dense(column) => {
+                let mut view = column.view();
+                // Every row of the window is alive (no dead row can hold a
+                // component) and the column holds as many components as
+                // there are live entities: then every live row has one.
+                view.every_live_row = rows.len == live && column.len == live;
+                View::Dense(view)
+            }
             TypedStorage::Sparse(set) => View::Sparse(SparseView {
                 index: set.index.as_ptr(),
                 index_len: set.index.len(),
@@ -689,9 +698,12 @@ enum BatchTarget<'a, T> {
 impl<'a, T> BatchWriter<'a, T> {
     /// A writer for rows from `start` on: the world's next row (a spawn
     /// batch), or a run of rows holding no `T` at or past the column's last
-    /// slot (a load). A dense column gets empty slots up to `start` (the rows
-    /// it skipped).
-    pub(crate) fn new(storage: &'a mut TypedStorage<T>, start: usize) -> Self {
+    /// slot (a load); for about `additional` entities (a batch iterator's
+    /// lower bound, a saved run's length). A dense column gets empty slots
+    /// up to `start` (the rows it skipped), and the memory of `additional`
+    /// more slots and their presence words is prepared at once
+    /// ([`VmVec::reserve`]), rather than a page fault at a time.
+    pub(crate) fn new(storage: &'a mut TypedStorage<T>, start: usize, additional: usize) -> Self {
         // A dense column gets its skipped slots; then it takes pushes if its
         // next slot is `start` (always: a column holds no slot past the
         // world's last row; the general path stays correct anyway).
@@ -701,6 +713,8 @@ impl<'a, T> BatchWriter<'a, T> {
                 while column.data.next_position() < position {
                     push_or_rebase(&mut column.data, UnsafeCell::new(MaybeUninit::uninit()));
                 }
+                column.data.reserve(additional);
+                column.present.reserve(additional / WORD + 2);
                 column.data.next_position() == position
             }
             TypedStorage::Sparse(_) => false,
@@ -878,6 +892,10 @@ pub(crate) struct DenseView<T> {
     words_len: usize,
     /// The word of `words[0]`.
     word_offset: usize,
+    /// Whether every live row of the window has the component (set by
+    /// [`TypedStorage::view`] when it can tell in O(1)): then
+    /// [`View::mask`] of live rows needs no presence word.
+    every_live_row: bool,
 }
 
 impl<T> Clone for DenseView<T> {
@@ -904,17 +922,22 @@ impl<T> Clone for SparseView<T> {
 impl<T> Copy for SparseView<T> {}
 
 impl<T> View<T> {
-    /// `candidates` (a word of rows, all in the world's window) restricted to
-    /// the rows that have the component.
+    /// `candidates` (a word of live rows, all in the world's window)
+    /// restricted to the rows that have the component.
     ///
     /// # Safety
     ///
     /// The world the view came from is still borrowed and unchanged, and
-    /// every set bit of `candidates` names a row in its window.
+    /// every set bit of `candidates` names a live row in its window.
     #[inline]
     pub(crate) unsafe fn mask(&self, word: usize, candidates: u64) -> u64 {
         match self {
             View::Dense(view) => {
+                if view.every_live_row {
+                    // The rows are live (the caller's contract), and every
+                    // live row has the component.
+                    return candidates;
+                }
                 let i = word.wrapping_sub(view.word_offset);
                 if i < view.words_len {
                     // SAFETY: in bounds; the words are unchanged while the
@@ -937,6 +960,41 @@ impl<T> View<T> {
                 }
                 out
             }
+        }
+    }
+
+    /// A pointer to the component of the live `row` (as
+    /// [`get_unchecked`](Self::get_unchecked) gives), or `None` if the row
+    /// lacks it: [`has`](Self::has) and `get_unchecked` in one step, for
+    /// lookups by entity. A dense view that every live row has reads no
+    /// presence word; a sparse view's lookup is out of line, so that a loop
+    /// of dense lookups keeps its registers.
+    ///
+    /// # Safety
+    ///
+    /// As [`mask`](Self::mask), for the one row.
+    #[inline]
+    pub(crate) unsafe fn lookup(&self, row: usize) -> Option<*mut T> {
+        match self {
+            View::Dense(view) => {
+                if !view.every_live_row {
+                    let i = (row / WORD).wrapping_sub(view.word_offset);
+                    // SAFETY: in bounds; the words are unchanged while the
+                    // world is borrowed.
+                    if i >= view.words_len || unsafe { *view.words.add(i) } & bit(row) == 0 {
+                        return None;
+                    }
+                }
+                // The row is live (the caller's contract) and has the
+                // component (every live row has it, or its bit is set), so
+                // its slot is in the column's window.
+                // SAFETY: as `get_unchecked`'s dense arm.
+                Some(unsafe {
+                    UnsafeCell::raw_get(view.data.add(row - view.row_offset)).cast::<T>()
+                })
+            }
+            // SAFETY: forwarded.
+            View::Sparse(view) => unsafe { view.lookup(row) },
         }
     }
 
@@ -1030,6 +1088,19 @@ impl<T> View<T> {
 }
 
 impl<T> SparseView<T> {
+    /// [`View::lookup`] of a sparse set, out of line.
+    ///
+    /// # Safety
+    ///
+    /// As [`View::lookup`].
+    #[inline(never)]
+    unsafe fn lookup(&self, row: usize) -> Option<*mut T> {
+        // SAFETY: the row is in the window (the caller's contract).
+        let position = unsafe { self.position(row) }?;
+        // SAFETY: a position found is in bounds of `values`.
+        Some(UnsafeCell::raw_get(unsafe { self.values.add(position) }))
+    }
+
     /// The position of the value of `row`'s entity, if it has one.
     ///
     /// # Safety

@@ -2,7 +2,7 @@
 
 use std::any::{type_name, TypeId};
 
-use handlekit::{IdTable, VmVec};
+use handlekit::{LookupTable, VmVec};
 
 use crate::bundle::Bundle;
 use crate::storage::{
@@ -139,7 +139,7 @@ pub struct World {
     /// of the window with those bits (the window holds fewer than 2³¹ rows).
     /// Invariant: `full_row(entities[e]) == r` if and only if row `r` is
     /// alive and `rows[r] == e`.
-    pub(crate) entities: IdTable<u32, Entity>,
+    pub(crate) entities: LookupTable<u32, Entity>,
     /// Row → entity for the rows of the window: row `r` at position `r`.
     /// The window is `[front, next)` with `front = rows.front_position()`,
     /// `next = rows.next_position()`. A dead row keeps its last entity.
@@ -207,7 +207,7 @@ impl World {
             "handlekit-ecs: at most 2^31 rows (asked for {max_rows})"
         );
         World {
-            entities: IdTable::default(),
+            entities: LookupTable::default(),
             rows: reserve(max_rows + slack::<Entity>()),
             alive: reserve(max_rows / WORD + 2 + slack::<u64>()),
             columns: Vec::new(),
@@ -505,8 +505,12 @@ impl World {
     /// row allocator and the columns.
     pub(crate) fn batch_parts(&mut self, additional: usize) -> (RowBatch<'_>, &mut [Column]) {
         let start = self.rows.next_position();
-        self.entities
-            .reserve(additional.min(self.max_rows - self.rows.len()));
+        let additional = additional.min(self.max_rows - self.rows.len());
+        self.entities.reserve(additional);
+        // The row window's and the alive words' memory at once, rather than
+        // a page fault at a time.
+        self.rows.reserve(additional);
+        self.alive.reserve(additional / WORD + 2);
         (
             RowBatch {
                 entities: &mut self.entities,
@@ -744,7 +748,7 @@ impl World {
         if !column.flag.try_shared() {
             crate::query::borrow_conflict(column.name, false);
         }
-        let view = storage.view(self.rows_view());
+        let view = storage.view(self.rows_view(), self.len());
         // SAFETY: the shared borrow is held and the world is borrowed; `row`
         // is alive, so in the window.
         if !unsafe { view.has(row) } {
@@ -1016,7 +1020,7 @@ impl World {
     /// `rows.len() <= max_rows`.
     pub(crate) fn from_rows(
         max_rows: usize,
-        entities: IdTable<u32, Entity>,
+        entities: LookupTable<u32, Entity>,
         rows: &[Entity],
     ) -> World {
         debug_assert!(rows.len() <= max_rows && rows.len() == entities.len());
@@ -1041,7 +1045,7 @@ pub(crate) fn full_row(front: usize, low: u32) -> usize {
 /// row → entity window per entity, the alive bits of the rows it allocated
 /// a word at a time when dropped (also on a panic).
 pub(crate) struct RowBatch<'a> {
-    entities: &'a mut IdTable<u32, Entity>,
+    entities: &'a mut LookupTable<u32, Entity>,
     rows: &'a mut VmVec<Entity>,
     alive: &'a mut VmVec<u64>,
     max_rows: usize,
@@ -1055,6 +1059,11 @@ impl RowBatch<'_> {
     /// The first row of the batch.
     pub(crate) fn start(&self) -> usize {
         self.start
+    }
+
+    /// How many more rows the window takes.
+    pub(crate) fn room(&self) -> usize {
+        self.max_rows - self.rows.len()
     }
 
     /// Takes the next row at the back for a new entity, or panics as

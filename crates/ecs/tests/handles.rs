@@ -179,3 +179,57 @@ fn idle_column_follows_the_front() {
 fn more_than_2_pow_31_rows_is_refused() {
     let _ = World::with_max_rows((1 << 31) + 1);
 }
+
+/// Lookups by entity through a query skip the presence word of a column
+/// that every live row has (no dead row in the window, as many components
+/// as live entities); every other case reads it. Both must agree with the
+/// components each entity really has.
+#[test]
+fn lookups_with_and_without_presence_words() {
+    let mut world = World::new();
+    let es = world.spawn_batch((0..200u32).map(|i| (i,)));
+    let check = |world: &World, with_char: &[Entity]| {
+        let mut q = world.query::<(Entity, &u32, Option<&char>)>();
+        for &e in &es {
+            let alive = world.contains(e);
+            let got = q.get(e);
+            assert_eq!(got.is_some(), alive);
+            if let Some((entity, &value, c)) = got {
+                assert_eq!(entity, e);
+                assert_eq!(value, es.iter().position(|&x| x == e).unwrap() as u32);
+                assert_eq!(c.is_some(), with_char.contains(&e));
+            }
+        }
+        let mut chars = world.query::<&char>();
+        for &e in &es {
+            assert_eq!(
+                chars.get(e).is_some(),
+                with_char.contains(&e) && world.contains(e)
+            );
+        }
+    };
+    // Every row alive, every entity with a u32: the u32 column is full.
+    check(&world, &[]);
+    // A char on some: that column is not full.
+    let some = [es[3], es[70], es[199]];
+    for &e in &some {
+        world.insert_one(e, 'x').unwrap();
+    }
+    check(&world, &some);
+    // Dead rows in the window: the presence words decide for every column.
+    for &e in &es[..197] {
+        if !some.contains(&e) {
+            world.despawn(e).unwrap();
+        }
+    }
+    world.despawn(es[3]).unwrap();
+    world.spawn((7u32,));
+    assert_eq!((world.len(), world.count::<char>()), (5, 2));
+    check(&world, &some);
+    // Collected: no dead row is left, and the full column is found again.
+    while world.row_count() > world.len() {
+        world.collect(64, Order::Preserve);
+    }
+    check(&world, &some);
+    assert_eq!(world.get::<u32>(es[70]).map(|v| *v), Ok(70));
+}

@@ -4,11 +4,14 @@
 //! so no other test's memory is counted. Linux only, not under Miri.
 //!
 //! The figures go to stdout (`cargo test --test resident -- --nocapture`).
-//! The assertion is the structural one: the world gives back at least 60% of
-//! what it added to the process. The goal (≤ 15% of the peak) is not
-//! met yet: the entity table (an `IdTable<u32, Entity>`, 8 bytes per slot)
-//! keeps a slot per entity ever alive at once, 8 MB here, and each array
-//! keeps its partly used pages at both ends of the window.
+//! The assertion: after collection the world holds at most 20% of what it
+//! added to the process (18.1% measured: 16.3 of 90.3 MiB). The columns and
+//! row arrays give back every dead page at the front (whole chunks, and the
+//! dead pages of the chunk the window starts in), so what stays is the live
+//! entities' rows and components (about 8 MiB here) and the entity table
+//! (a `LookupTable<u32, Entity>`, 8 bytes per slot), which keeps a slot per
+//! entity index ever used, 7.6 MiB here: the goal (≤ 15% of the
+//! peak) is not met while it does.
 
 #[test]
 #[cfg(target_os = "linux")]
@@ -49,5 +52,5 @@ fn despawn_front_resident_memory() {
         after as f64 * 100.0 / peak as f64,
         world.memory_bytes() >> 10
     );
-    assert!(after * 10 <= peak * 4, "after {after}, peak {peak}");
+    assert!(after * 5 <= peak, "after {after}, peak {peak}");
 }

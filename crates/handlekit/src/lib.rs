@@ -285,6 +285,7 @@ pub mod index_lists;
 mod key;
 #[cfg(feature = "radsort")]
 mod locality;
+pub mod lookup_table;
 pub mod packed_table;
 pub mod pool;
 mod raw;
@@ -307,6 +308,7 @@ pub use key::__private;
 pub use key::{max_generation, Id, Id32, Key, PoolKey};
 #[cfg(feature = "radsort")]
 pub use locality::{sort_indices, sort_keys};
+pub use lookup_table::LookupTable;
 pub use packed_table::PackedTable;
 pub use pool::Pool;
 pub use reuse::Reuse;

@@ -78,6 +78,26 @@ fn resident_memory_follows_the_window() {
         mib(rebased.saturating_sub(drained))
     );
 
+    // Dead pages short of a whole chunk go back too (the chunk stays
+    // committed): drain all but the last MiB of the first chunk.
+    let chunk = v.chunk_size();
+    let before_partial = rss();
+    let in_first_chunk = (chunk - v.head_offset() % chunk) / 8;
+    v.drain_front(in_first_chunk - MIB / 8);
+    let partial = rss();
+    let dead = (in_first_chunk * 8 - MIB) as isize;
+    let fell_partial = before_partial as isize - partial as isize;
+    assert!(
+        dead < (MIB as isize) || fell_partial >= dead - (MIB as isize) / 2,
+        "draining {:.1} MiB inside a chunk freed {:.1} MiB",
+        dead as f64 / MIB as f64,
+        fell_partial as f64 / MIB as f64
+    );
+    assert_eq!(v.committed_bytes() % chunk, 0);
+    let first = v[0];
+    v.push(7);
+    assert_eq!((v[0], v[v.len() - 1]), (first, 7));
+
     // Dropping returns the rest.
     drop(v);
     let dropped = rss();

@@ -16,6 +16,11 @@ use super::error::{PushFailure, ReserveError};
 use super::region::{round_down, round_up, Region, CAN_REMAP, VIRTUAL};
 use super::Rebased;
 
+/// The least run of dead pages at the front, in bytes, that
+/// [`RawVmVec::release_front`] gives back short of a whole granule: fewer
+/// would cost a system call every few pages of a queue's pops.
+const DISCARD_MIN: usize = 64 << 10;
+
 /// The live elements of a `VmVec` and the state of the memory under them.
 ///
 /// The memory of the region, by offset:
@@ -49,6 +54,13 @@ pub(crate) struct RawVmVec<T> {
     /// drained values are still read), and catches up at the next release.
     /// Always 0 for a heap region and a zero-sized `T`.
     released: usize,
+    /// A multiple of the page size (0 for a heap region and a zero-sized
+    /// `T`): the dead pages of `[released, discarded)` were given back to
+    /// the system while staying committed (they read as zeros), so that a
+    /// window whose front has moved less than a granule past `released`
+    /// does not keep that granule's dead pages resident. At most `head`
+    /// rounded down to the page; reset with `released`.
+    discarded: usize,
     /// `min(committed, limit)`: a push below it needs no system call.
     fast_end: usize,
     /// The position of the first live element (wrapping).
@@ -88,6 +100,7 @@ impl<T> RawVmVec<T> {
             limit,
             committed,
             released: 0,
+            discarded: 0,
             fast_end: committed.min(limit),
             front: 0,
             max_capacity,
@@ -228,6 +241,23 @@ impl<T> RawVmVec<T> {
         }
     }
 
+    /// [`reserve`](Self::reserve), then asks the system to back the room
+    /// with memory now, in one call, instead of a page fault per page as
+    /// the pushes first write it.
+    pub(crate) fn reserve_populated(&mut self, additional: usize) {
+        self.reserve(additional);
+        if !Self::PAGED {
+            return;
+        }
+        let tail = self.tail();
+        let end = tail
+            .saturating_add(additional.saturating_mul(Self::STRIDE))
+            .min(self.committed);
+        if end > tail {
+            self.region.populate(tail..end);
+        }
+    }
+
     pub(crate) fn pop_front(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;
@@ -291,7 +321,9 @@ impl<T> RawVmVec<T> {
         }
     }
 
-    /// Gives every whole granule before `head` back to the system.
+    /// Gives every whole granule before `head` back to the system, and the
+    /// whole dead pages before `head` in the granule after them once at
+    /// least [`DISCARD_MIN`] bytes of them have gathered.
     #[inline]
     fn release_front(&mut self) {
         if !Self::PAGED {
@@ -301,6 +333,23 @@ impl<T> RawVmVec<T> {
         if target > self.released {
             self.release_front_to(target);
         }
+        let pages = round_down(self.head, self.region.page());
+        if pages >= self.discarded.max(self.released) + DISCARD_MIN {
+            self.discard_front_to(pages);
+        }
+    }
+
+    /// Drops the dead pages of `[max(discarded, released), to)`, keeping
+    /// them committed.
+    #[cold]
+    #[inline(never)]
+    fn discard_front_to(&mut self, to: usize) {
+        let from = self.discarded.max(self.released);
+        // A drain calls this only after its values are gone; `[from, to)`
+        // lies before `head`, inside the committed part.
+        // SAFETY: no live value is there; with `&mut self` nothing reads it.
+        unsafe { self.region.discard(from..to) };
+        self.discarded = to;
     }
 
     #[cold]
@@ -311,6 +360,7 @@ impl<T> RawVmVec<T> {
         // there, and with `&mut self` nothing reads it.
         unsafe { self.region.release(self.released..target) };
         self.released = target;
+        self.discarded = self.discarded.max(target);
     }
 
     /// Gives the committed memory past the last live element's granule back.
@@ -386,6 +436,7 @@ impl<T> RawVmVec<T> {
             unsafe { self.region.release(self.released..self.committed) };
             self.committed = 0;
             self.released = 0;
+            self.discarded = 0;
             self.fast_end = 0;
         }
         self.head = 0;
@@ -480,6 +531,7 @@ impl<T> RawVmVec<T> {
         self.head -= shift;
         self.committed = new_committed;
         self.released = 0;
+        self.discarded = 0;
         self.fast_end = self.committed.min(self.limit);
         Rebased {
             shift,
@@ -514,6 +566,7 @@ impl<T> RawVmVec<T> {
         self.head = 0;
         self.committed = new_committed;
         self.released = 0;
+        self.discarded = 0;
         self.fast_end = self.committed.min(self.limit);
         Rebased {
             shift,
@@ -544,6 +597,12 @@ impl<T> RawVmVec<T> {
             );
             assert!(self.released % g == 0, "released granule");
             assert!(self.released <= round_down(self.head, g), "released");
+            let page = self.region.page();
+            assert!(self.discarded % page == 0, "discarded page");
+            assert!(
+                self.discarded <= round_down(self.head, page).max(self.released),
+                "discarded"
+            );
             if !VIRTUAL {
                 assert_eq!(self.released, 0);
                 assert_eq!(self.committed, self.region.size());

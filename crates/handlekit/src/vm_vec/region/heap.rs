@@ -81,6 +81,22 @@ impl Region {
         Ok(())
     }
 
+    /// Nothing to do: the heap backend frees nothing before it is dropped.
+    ///
+    /// # Safety
+    ///
+    /// As for the virtual backends: no live value lies in `range`.
+    #[inline]
+    pub(crate) unsafe fn discard(&mut self, range: Range<usize>) {
+        debug_assert!(range.end <= self.size);
+    }
+
+    /// Nothing to do: the whole allocation is there from the start.
+    #[inline]
+    pub(crate) fn populate(&mut self, range: Range<usize>) {
+        debug_assert!(range.end <= self.size);
+    }
+
     /// # Safety
     ///
     /// No live value or reference lies in `range` (the heap backend does

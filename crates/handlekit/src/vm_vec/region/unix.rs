@@ -183,6 +183,64 @@ impl Region {
         .map_err(|errno| errno.raw_os_error())
     }
 
+    /// Asks the system to back the committed pages of `range` with memory
+    /// now, in one call, rather than one page fault at a time as they are
+    /// first written (`madvise(MADV_POPULATE_WRITE)`, Linux 5.14 and
+    /// later). Only a hint: where the system refuses (an older kernel, no
+    /// memory), the pages fault in as they are written, as without it.
+    /// Both ends of `range` are rounded out to pages.
+    pub(crate) fn populate(&mut self, range: Range<usize>) {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            let start = super::round_down(range.start, self.page);
+            let end = round_up(range.end, self.page).map_or(self.size, |end| end.min(self.size));
+            if start >= end {
+                return;
+            }
+            let at = self.at_aligned(&(start..end), self.page);
+            // Populating writes nothing the program can see: committed
+            // pages read as before (zeros if never written), and pages
+            // already present are left as they are.
+            // SAFETY: the range lies inside our mapping (checked by
+            // `at_aligned`); the caller committed it.
+            let populated = unsafe { mm::madvise(at, end - start, mm::Advice::LinuxPopulateWrite) };
+            // A refusal only means the pages fault in one at a time.
+            let _ = populated;
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        {
+            let _ = range;
+        }
+    }
+
+    /// Gives the pages of `range` (page-aligned, committed) back to the
+    /// system but keeps them committed: they read as zeros when next
+    /// touched. Linux and Android (`madvise(MADV_DONTNEED)`); elsewhere it
+    /// does nothing, since `MADV_DONTNEED` may only be a hint there.
+    ///
+    /// # Safety
+    ///
+    /// No live value lies in `range` and nothing reads it expecting its
+    /// contents: they are lost.
+    pub(crate) unsafe fn discard(&mut self, range: Range<usize>) {
+        if range.is_empty() {
+            return;
+        }
+        let start = self.at_aligned(&range, self.page);
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            // Dropping the pages (they read back as zeros) loses nothing; the
+            // range lies inside our mapping (checked by `at_aligned`).
+            // SAFETY: the caller guarantees it holds nothing anyone reads.
+            let freed = unsafe { mm::madvise(start, range.len(), mm::Advice::LinuxDontNeed) };
+            debug_assert!(freed.is_ok(), "madvise(MADV_DONTNEED): {freed:?}");
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        {
+            let _ = start;
+        }
+    }
+
     /// Gives the pages of `range` back to the system and makes the range
     /// inaccessible. The addresses stay reserved.
     ///

@@ -149,6 +149,24 @@ impl Region {
         }
     }
 
+    /// Nothing is done on Windows: the pages stay until their granule is
+    /// released.
+    ///
+    /// # Safety
+    ///
+    /// As for the virtual backends: no live value lies in `range`.
+    #[inline]
+    pub(crate) unsafe fn discard(&mut self, range: Range<usize>) {
+        debug_assert!(range.end <= self.size);
+    }
+
+    /// A hint that the committed pages of `range` are about to be written.
+    /// Windows backs committed pages on first touch; nothing is done here.
+    #[inline]
+    pub(crate) fn populate(&mut self, range: Range<usize>) {
+        debug_assert!(range.end <= self.size);
+    }
+
     /// Decommits `range`; it stays reserved.
     ///
     /// # Safety
