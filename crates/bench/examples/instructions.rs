@@ -14,7 +14,7 @@
 //! pass over (key, value) pairs), and both passes after removing half
 //! (`values_half`, `keyed_half`) or 95% (`values_sparse`, `keyed_sparse`)
 //! of the values at random; divide the passes by the live count.
-//! Containers: `IdTable`, `IdTable32`, `PackedTable`, `Hive`, `Pool`,
+//! Containers: `IdTable`, `IdTable32`, `LookupTable`, `PackedTable`, `Hive`, `Pool`,
 //! `SlotMap`, `HopSlotMap`, `DenseSlotMap`, `thunderdome`, `slab`, `Vec`
 //! (`Vec` only for the workloads that remove nothing), `SecondaryCell`
 //! and `slotmap-SecondaryCell` (the runner's secondary-map containers,
@@ -277,6 +277,7 @@ fn main() {
         "IdTable" => run::<handlekit::IdTable<u64, handlekit::Id>>(work, n),
         "IdTable32" => run::<handlekit::IdTable<u64, handlekit::Id32>>(work, n),
         "PackedTable" => run::<handlekit::PackedTable<u64, handlekit::Id>>(work, n),
+        "LookupTable" => run::<handlekit::LookupTable<u64, handlekit::Id>>(work, n),
         "Hive" => run::<handlekit::Hive<u64, handlekit::Id>>(work, n),
         "Pool" => run::<handlekit::Pool<u64, handlekit::PoolKey>>(work, n),
         "Vec" => run::<handlekit_bench::containers::PlainVec<u64>>(work, n),

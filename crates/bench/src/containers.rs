@@ -2,7 +2,7 @@
 //! written once and runs the same code on all of them.
 
 use handlekit::Key as _;
-use handlekit::{Hive, Id, Id32, IdTable, PackedTable, Pool, PoolKey};
+use handlekit::{Hive, Id, Id32, IdTable, LookupTable, PackedTable, Pool, PoolKey};
 use std::collections::{BTreeMap, HashMap};
 
 use crate::workloads::Workload;
@@ -144,6 +144,7 @@ keyed!(IdTable, "IdTable<Id>", Id);
 keyed!(IdTable, "IdTable<Id32>", Id32);
 keyed!(Pool, "Pool", PoolKey);
 keyed!(Hive, "Hive", Id);
+keyed!(LookupTable, "LookupTable", Id);
 
 impl<V: Value> Container<V> for PackedTable<V, Id> {
     type Key = Id;

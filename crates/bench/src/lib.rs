@@ -23,7 +23,7 @@ use std::time::Duration;
 use containers::{
     BTreeIds, Container, Family, HashIds, HkSecondary, PlainVec, SlotmapSecondary, Value,
 };
-use handlekit::{Hive, Id, Id32, IdTable, PackedTable, Pool};
+use handlekit::{Hive, Id, Id32, IdTable, LookupTable, PackedTable, Pool};
 use workloads::{Budget, Rng, Workload};
 
 /// One container at one value type: what the runner can do with it.
@@ -68,6 +68,7 @@ pub fn entries_for<V: Value>() -> Vec<Entry> {
     vec![
         entry::<V, IdTable<V, Id>>(),
         entry::<V, IdTable<V, Id32>>(),
+        entry::<V, LookupTable<V, Id>>(),
         entry::<V, PackedTable<V, Id>>(),
         entry::<V, Pool<V>>(),
         entry::<V, Hive<V>>(),

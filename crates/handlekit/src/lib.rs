@@ -28,6 +28,12 @@
 //!   words (generation plus a vacant bit) sit in an array of their own, so
 //!   a write touches its slot only, and iteration turns 64 state words into
 //!   a mask at a time and reads only live values.
+//! - [`LookupTable`]: `IdTable`'s slot core (free list, reuse, retirement,
+//!   stale keys) with each state word beside its value, so a lookup, an
+//!   insertion or a removal reads one slot, one cache line, where
+//!   `IdTable` reads a state word and a value from two arrays. Its passes
+//!   read every slot. For indexes looked up far more often than iterated
+//!   (the entity table of `handlekit-ecs` is one).
 //! - [`PackedTable`]: the *packed array* behind an index. Values sit with no
 //!   holes, so iteration is a slice walk; removal swaps the last value in;
 //!   `sort_by` reorders for locality and keeps every key valid.
@@ -126,7 +132,9 @@
 //! (8 bytes for `u32`, 12 for `u64` and for `[u8; 5]`, 68 for a 64-byte
 //! value). No padding goes between the state word and the value, so that is
 //! at most slotmap's `SlotMap` (16 bytes for `u64`, 72 for a 64-byte value
-//! aligned to 8). A [`PackedTable`] spends `size_of::<T>() + size_of::<K>()`
+//! aligned to 8). A [`LookupTable`] slot holds the same two parts side by
+//! side, rounded up to the alignment of `max(align_of::<T>(), 4)` (8 bytes
+//! for `u32`, 16 for `u64`, as slotmap's). A [`PackedTable`] spends `size_of::<T>() + size_of::<K>()`
 //! per value on the dense side and 8 bytes per slot on the sparse side (the
 //! state word and the dense position side by side, so a lookup reads one
 //! cache line there). An
@@ -153,6 +161,7 @@
 //! | | insert | remove | get | iterate |
 //! | --- | --- | --- | --- | --- |
 //! | [`IdTable`] | O(1) | O(1) | O(1), one slot read | O(len + slots/64) |
+//! | [`LookupTable`] | O(1) | O(1) | O(1), one slot read (one cache line) | O(slots), every slot read |
 //! | [`PackedTable`] | O(1) | O(1), moves one value | O(1), two reads | O(len), a slice |
 //! | [`SecondaryMap`] | O(1)\* | O(1) | O(1), one slot read | O(len + slots/64) |
 //! | [`SparseSecondaryMap`] | O(1)\* | O(1), moves one value | O(1), three reads | O(len), a slice |
@@ -179,6 +188,7 @@
 //! | addresses that stay fixed as well, with a known maximum | [`IdTable::with_fixed_capacity`], [`Pool::with_fixed_capacity`] or [`Hive::with_fixed_capacity`] (one allocation up front, none after) |
 //! | addresses that stay fixed while the number of values grows without bound, and inserts and removals as cheap as an [`IdTable`]'s | [`Pool`] (iteration checks every used slot) |
 //! | the same, with memory that follows the number of values both ways (blocks double up to a cap, emptied blocks are freed), or iteration as fast as a `Vec`'s over values that never move | [`Hive`] (insertions, removals and lookups mostly cost more than an [`IdTable`]'s: in one full run of the comparison runner, 0.9 to 1.5, 1.5 to 3.4 and 1.4 to 2.0 times its time across the sizes and value types; its passes over half-empty or sparse tables take 0.4 to 0.8 times an [`IdTable`]'s, since it reads a bit per slot where [`IdTable`] reads a 4-byte state word) |
+//! | lookups by key above all (an index from a key to where something lives), over a table too big for the cache, and few passes | [`LookupTable`] (one cache line per lookup, insertion or removal; in one run of the comparison runner at 1,000,000 `u64` values, lookups and removals at SlotMap's speed where `IdTable` took 1.2 and 1.3 times as long; its passes read every slot) |
 //! | the fastest iteration, or control over the order of values | [`PackedTable`] |
 //! | 32-bit keys | any table with [`Id32`], or your own [`define_key!`] |
 //! | data for most keys of another table | [`SecondaryMap`] |
