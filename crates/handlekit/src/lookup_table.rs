@@ -487,68 +487,25 @@ crate::slot_iter::borrowing_iterators!(
 /// deserializes with the same validation.
 #[cfg(feature = "serde")]
 mod serde_impl {
-    use alloc::vec::Vec;
     use core::marker::PhantomData;
 
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     use super::LookupTable;
+    use crate::id_table::serde_impl::{deserialize_arena, serialize_arena};
     use crate::raw::InterleavedLayout;
-    use crate::serde_util::{
-        restore_detached, restore_free_order, ArenaOf, DetachedRef, FreeOrder, FreeRef, SlotsRef,
-    };
-    use crate::{Key, Reuse};
-
-    #[derive(Serialize)]
-    #[serde(rename = "IdTable", bound(serialize = "T: Serialize"))]
-    struct Repr<'a, T> {
-        reuse: Reuse,
-        slots: SlotsRef<'a, T, InterleavedLayout>,
-        detached: DetachedRef<'a, T, InterleavedLayout>,
-        free: FreeRef<'a, T, InterleavedLayout>,
-    }
-
-    #[derive(Deserialize)]
-    #[serde(
-        deny_unknown_fields,
-        rename = "IdTable",
-        bound(deserialize = "T: Deserialize<'de>")
-    )]
-    struct Owned<T, K: Key> {
-        reuse: Reuse,
-        slots: ArenaOf<T, K, InterleavedLayout>,
-        #[serde(default)]
-        detached: Vec<(u32, u32)>,
-        #[serde(default)]
-        free: Option<FreeOrder>,
-    }
+    use crate::Key;
 
     impl<T: Serialize, K: Key> Serialize for LookupTable<T, K> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            Repr {
-                reuse: self.arena.reuse(),
-                slots: SlotsRef(self.arena.slot_refs()),
-                detached: DetachedRef(&self.arena),
-                free: FreeRef(&self.arena),
-            }
-            .serialize(serializer)
+            serialize_arena(&self.arena, serializer)
         }
     }
 
     impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for LookupTable<T, K> {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            let Owned {
-                reuse,
-                slots,
-                detached,
-                free,
-            } = Owned::<T, K>::deserialize(deserializer)?;
-            let mut arena = slots.0;
-            restore_detached::<T, _, D::Error>(&mut arena, &detached)?;
-            arena.set_reuse(reuse);
-            restore_free_order::<T, _, D::Error>(&mut arena, free.as_ref())?;
             Ok(LookupTable {
-                arena,
+                arena: deserialize_arena::<T, K, InterleavedLayout, D>(deserializer)?,
                 _key: PhantomData,
             })
         }

@@ -13,7 +13,7 @@ use crate::{CapacityError, Id, Key, Reuse};
 #[cfg(feature = "rayon")]
 mod par;
 #[cfg(feature = "serde")]
-mod serde_impl;
+pub(crate) mod serde_impl;
 
 #[cfg(feature = "rayon")]
 pub use crate::slot_par::{ParIter, ParIterMut};

@@ -17,6 +17,8 @@ use core::marker::PhantomData;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::IdTable;
+use crate::raw::buf::{BufLayout, SplitLayout};
+use crate::raw::SlotArena;
 use crate::serde_util::{
     restore_detached, restore_free_order, ArenaOf, DetachedRef, FreeOrder, FreeRef, SlotsRef,
 };
@@ -24,11 +26,11 @@ use crate::{Key, Reuse};
 
 #[derive(Serialize)]
 #[serde(rename = "IdTable", bound(serialize = "T: Serialize"))]
-struct Repr<'a, T> {
+struct Repr<'a, T, L: BufLayout> {
     reuse: Reuse,
-    slots: SlotsRef<'a, T>,
-    detached: DetachedRef<'a, T>,
-    free: FreeRef<'a, T>,
+    slots: SlotsRef<'a, T, L>,
+    detached: DetachedRef<'a, T, L>,
+    free: FreeRef<'a, T, L>,
 }
 
 #[derive(Deserialize)]
@@ -37,41 +39,61 @@ struct Repr<'a, T> {
     rename = "IdTable",
     bound(deserialize = "T: Deserialize<'de>")
 )]
-struct Owned<T, K: Key> {
+struct Owned<T, K: Key, L: BufLayout> {
     reuse: Reuse,
-    slots: ArenaOf<T, K>,
+    slots: ArenaOf<T, K, L>,
     #[serde(default)]
     detached: Vec<(u32, u32)>,
     #[serde(default)]
     free: Option<FreeOrder>,
 }
 
+/// Serializes the slot core of an `IdTable`, in either slot layout (a
+/// [`LookupTable`](crate::LookupTable) is written exactly as an `IdTable`).
+pub(crate) fn serialize_arena<T: Serialize, L: BufLayout, S: Serializer>(
+    arena: &SlotArena<T, L>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    Repr {
+        reuse: arena.reuse(),
+        slots: SlotsRef(arena.slot_refs()),
+        detached: DetachedRef(arena),
+        free: FreeRef(arena),
+    }
+    .serialize(serializer)
+}
+
+/// Reads what [`serialize_arena`] wrote, for keys `K`, into either slot
+/// layout, validating every part.
+pub(crate) fn deserialize_arena<'de, T: Deserialize<'de>, K: Key, L: BufLayout, D>(
+    deserializer: D,
+) -> Result<SlotArena<T, L>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let Owned {
+        reuse,
+        slots,
+        detached,
+        free,
+    } = Owned::<T, K, L>::deserialize(deserializer)?;
+    let mut arena = slots.0;
+    restore_detached::<T, _, D::Error>(&mut arena, &detached)?;
+    arena.set_reuse(reuse);
+    restore_free_order::<T, _, D::Error>(&mut arena, free.as_ref())?;
+    Ok(arena)
+}
+
 impl<T: Serialize, K: Key> Serialize for IdTable<T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        Repr {
-            reuse: self.arena.reuse(),
-            slots: SlotsRef(self.arena.slot_refs()),
-            detached: DetachedRef(&self.arena),
-            free: FreeRef(&self.arena),
-        }
-        .serialize(serializer)
+        serialize_arena(&self.arena, serializer)
     }
 }
 
 impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for IdTable<T, K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let Owned {
-            reuse,
-            slots,
-            detached,
-            free,
-        } = Owned::<T, K>::deserialize(deserializer)?;
-        let mut arena = slots.0;
-        restore_detached::<T, _, D::Error>(&mut arena, &detached)?;
-        arena.set_reuse(reuse);
-        restore_free_order::<T, _, D::Error>(&mut arena, free.as_ref())?;
         Ok(IdTable {
-            arena,
+            arena: deserialize_arena::<T, K, SplitLayout, D>(deserializer)?,
             _key: PhantomData,
         })
     }
