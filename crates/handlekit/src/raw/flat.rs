@@ -803,9 +803,8 @@ impl<'a, T, R: ValueRef<T>> FlatCursor<'a, T, R> {
                 };
                 if word == u64::MAX {
                     for bit in 0..WORD_BITS {
-                        // SAFETY: a set bit is an occupied, initialized
-                        // slot of this block, looked at once (every bit of
-                        // a full chunk is set).
+                        // Every bit of a full chunk is set.
+                        // SAFETY: a set bit is an occupied slot, looked at once.
                         acc = f(acc, unsafe {
                             Self::occupied_item(storage, index + bit, i + bit)
                         });
