@@ -363,6 +363,12 @@ macro_rules! __impl_key_serde {
 /// and the generation the rest. Keys of different types do not mix: a table
 /// typed with one key type rejects every other at compile time.
 ///
+/// A key written `(u64; index_bits = 32)` is stored as two `u32` fields, the
+/// index and the generation, rather than one `u64` (its alignment is 4), so
+/// a table reads each part of a key with one load; its bits, `Ord`, `Hash`
+/// and niche are those of the `u64`. Write the split as the literal `32`
+/// to get this layout.
+///
 /// # Examples
 ///
 /// ```
@@ -419,14 +425,148 @@ macro_rules! __impl_key_serde {
 macro_rules! define_key {
     ($(
         $(#[$meta:meta])*
-        $vis:vis struct $name:ident($backing:ident; index_bits = $index_bits:expr);
+        $vis:vis struct $name:ident($backing:ident; index_bits = $($index_bits:tt)+);
     )+) => {$(
+        // The split stays a token tree, so the arms below can match a
+        // literal `u64; index_bits = 32`.
         $crate::define_key! {
             @trust = $crate::__private::GenerationTrust::CHECKED;
             $(#[$meta])*
-            $vis struct $name($backing; index_bits = $index_bits);
+            $vis struct $name($backing; index_bits = $($index_bits)+);
         }
     )+};
+    (
+        @trust = $trust:expr;
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident(u64; index_bits = 32);
+    ) => {
+        // A 64-bit key split in the middle is kept as its two halves, so a
+        // table reads the index and the generation of a key in memory with
+        // one 32-bit load each, where one 64-bit load would need a move and
+        // a shift to split it (a lookup is a dozen instructions, so this is
+        // a tenth of one). Its bits, order, hash and niche are those of the
+        // `u64` it stands for.
+        $(#[$meta])*
+        #[derive(Clone, Copy, PartialEq, Eq)]
+        #[repr(C)]
+        $vis struct $name {
+            index: u32,
+            generation: $crate::__private::core::num::NonZero<u32>,
+        }
+
+        impl $crate::Key for $name {
+            const INDEX_BITS: u32 = 32;
+            const GENERATION_BITS: u32 = 32;
+            const __GENERATION_TRUST: $crate::__private::GenerationTrust = $trust;
+            const __PARTS_TRUST: $crate::__private::PartsTrust = {
+                // The macro writes every method that makes or reads a key:
+                // `__from_table_parts(_unchecked)` store the two parts in
+                // their own fields, which `index()` and `generation()` read
+                // back, for any parts in range, from the key's value alone.
+                // SAFETY: so a key built from a table's parts gives them back.
+                unsafe { $crate::__private::PartsTrust::trusted() }
+            };
+
+            #[inline]
+            fn from_bits(bits: u64) -> ::core::option::Option<Self> {
+                let bits = $crate::__private::validate_bits(bits, 64, 32)?;
+                ::core::option::Option::Some($name {
+                    index: bits as u32,
+                    generation: $crate::__private::core::num::NonZero::<u32>::new(
+                        (bits >> 32) as u32,
+                    )?,
+                })
+            }
+
+            #[inline]
+            fn to_bits(self) -> u64 {
+                (u64::from(self.generation.get()) << 32) | u64::from(self.index)
+            }
+
+            #[inline]
+            fn index(self) -> usize {
+                self.index as usize
+            }
+
+            #[inline]
+            fn generation(self) -> u32 {
+                self.generation.get()
+            }
+
+            #[inline]
+            fn __from_table_parts(index: u32, generation: u32) -> Self {
+                // Tables issue generations below 2^31; cutting the top bit
+                // off keeps that true of every key this makes, whatever it
+                // is given (a trusted key type promises it). Tables issue
+                // generations from 1, so the fallback only keeps this free
+                // of panics and `unsafe`.
+                $name {
+                    index,
+                    generation: $crate::__private::core::num::NonZero::<u32>::new(
+                        generation & !(1 << 31),
+                    )
+                    .unwrap_or($crate::__private::core::num::NonZero::<u32>::MIN),
+                }
+            }
+
+            #[inline]
+            unsafe fn __from_table_parts_unchecked(index: u32, generation: u32) -> Self {
+                ::core::debug_assert!(
+                    <Self as $crate::Key>::from_parts(index as usize, generation).is_some()
+                );
+                $name {
+                    index,
+                    // SAFETY: the caller's generation is at least 1.
+                    generation: unsafe {
+                        $crate::__private::core::num::NonZero::<u32>::new_unchecked(generation)
+                    },
+                }
+            }
+        }
+
+        impl ::core::cmp::PartialOrd for $name {
+            #[inline]
+            fn partial_cmp(&self, other: &Self) -> ::core::option::Option<::core::cmp::Ordering> {
+                ::core::option::Option::Some(::core::cmp::Ord::cmp(self, other))
+            }
+        }
+
+        /// Ordered as the key's bits: by generation, then by index.
+        impl ::core::cmp::Ord for $name {
+            #[inline]
+            fn cmp(&self, other: &Self) -> ::core::cmp::Ordering {
+                ::core::cmp::Ord::cmp(
+                    &$crate::Key::to_bits(*self),
+                    &$crate::Key::to_bits(*other),
+                )
+            }
+        }
+
+        /// Hashed as the key's bits, one `u64`.
+        impl ::core::hash::Hash for $name {
+            #[inline]
+            fn hash<H: ::core::hash::Hasher>(&self, state: &mut H) {
+                ::core::hash::Hash::hash(&$crate::Key::to_bits(*self), state);
+            }
+        }
+
+        $crate::define_key!(@shared $name);
+    };
+    (@shared $name:ident) => {
+        impl ::core::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                ::core::write!(
+                    f,
+                    "{}({}v{})",
+                    ::core::stringify!($name),
+                    $crate::Key::index(*self),
+                    $crate::Key::generation(*self),
+                )
+            }
+        }
+
+        $crate::__impl_key_serde!($name);
+    };
     (
         @trust = $trust:expr;
         $(#[$meta:meta])*
@@ -509,19 +649,7 @@ macro_rules! define_key {
             }
         }
 
-        impl ::core::fmt::Debug for $name {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                ::core::write!(
-                    f,
-                    "{}({}v{})",
-                    ::core::stringify!($name),
-                    $crate::Key::index(*self),
-                    $crate::Key::generation(*self),
-                )
-            }
-        }
-
-        $crate::__impl_key_serde!($name);
+        $crate::define_key!(@shared $name);
     };
 }
 

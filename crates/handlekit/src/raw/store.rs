@@ -389,7 +389,9 @@ impl<T, L: BufLayout> SlotStore<T, L> {
         unsafe {
             let state = self.buf.state_ptr(index).read();
             let next = Payload::next_free_ptr(self.buf.payload_ptr(index)).read();
-            (next, state & !VACANT)
+            // The state is `VACANT | last`, so subtracting the flag leaves
+            // `last`; unlike a mask, the caller's `+ 1` folds into it.
+            (next, state.wrapping_sub(VACANT))
         }
     }
 
