@@ -182,8 +182,7 @@ const fn default_shift<T>() -> u32 {
 /// same as a `Vec`'s 0.16 ns; at half occupancy 0.73 against 0.99, and at
 /// 1/16 occupancy 1.94 against 2.13.
 ///
-/// With the `rayon` feature, [`par_iter`](Hive::par_iter) and
-/// [`par_iter_mut`](Hive::par_iter_mut) cut the blocks into runs holding
+/// With the `rayon` feature, `par_iter` and `par_iter_mut` cut the blocks into runs holding
 /// about as many values each, one run per task, and walk each run with the
 /// same block-at-a-time path; a block is never shared between threads. On
 /// the 2-core machine here, summing a hive of 1M slots at half occupancy
