@@ -252,9 +252,10 @@
 //! cache line (the sparse side of `PackedTable`, which is only looked up);
 //! the policy is the same code for both.
 //! The arena's fast paths check one compare each: the reuse policy and the
-//! retirement limit are folded into two numbers, and a LIFO table that
-//! empties is reset in O(1) to a refill that takes its slots in index
-//! order (so refilling walks memory forwards, without a rebuild pass). The public
+//! retirement limit are folded into two numbers, and an insertion into an
+//! empty LIFO table resets its free list in O(1) to a refill that takes
+//! its slots in index order (so refilling walks memory forwards, without a
+//! rebuild pass, and no removal checks whether it emptied the table). The public
 //! containers are safe code over it; the only `unsafe` above it are the
 //! `*_unchecked` methods (which forward to it, or index a packed table's
 //! value array without bounds checks), and [`IndexLists`]' mutable

@@ -26,11 +26,10 @@ pub enum Reuse {
     /// set small and hot in cache; a slot that is freed and refilled in a
     /// loop ages one generation per round.
     ///
-    /// One exception: when `remove` takes the last value out of a table
-    /// whose free list has been mostly reshuffled, the free list is put back
-    /// in slot order (at a cost amortized over those removals), so refilling
-    /// an emptied table walks memory forwards rather than in the random
-    /// order of the removals.
+    /// One exception: an insertion into a table with no values takes the
+    /// free slots in slot order (an O(1) reset, no pass over the slots), so
+    /// refilling an emptied table walks memory forwards rather than in the
+    /// random order of the removals.
     #[default]
     Lifo,
     /// Reuse the least recently freed slot first (a queue), and keep at least

@@ -118,10 +118,15 @@ pub(crate) struct SlotArena<T, L: BufLayout = SplitLayout> {
     /// `SWEEP`, those at `sweep..slot_count`. Every slot at
     /// `sweep..slot_count` is vacant and none is on the list.
     ///
-    /// So a LIFO removal that empties the table resets the list to `SWEEP`
+    /// So an emptied table under LIFO reuse resets the list to `SWEEP`
     /// with `sweep = 0` in O(1), and the refill takes slots in index order
     /// (memory forwards, instead of the random order of the removals)
-    /// without a rebuild pass.
+    /// without a rebuild pass. The reset is lazy: the removal that empties
+    /// the table pushes its slot as any other, and the next insertion (or
+    /// anything that reads the order: `next_spot`, `free_list`,
+    /// `set_reuse`) sees an empty LIFO table with a listed head and resets
+    /// then (`list_ends`). A check on every removal cost one branch in the
+    /// loop, and a small table's removal is bound by its branches.
     free_head: u32,
     /// Where the refill of an emptied table goes on (see `free_head`).
     /// Invariant: at most `slot_count` while the list ends in `SWEEP` (at
@@ -262,6 +267,7 @@ impl<T, L: BufLayout> SlotArena<T, L> {
     }
 
     pub(crate) fn set_reuse(&mut self, reuse: Reuse) {
+        self.reset_emptied();
         let to_fifo = matches!(reuse, Reuse::Fifo { .. }) && matches!(self.reuse, Reuse::Lifo);
         self.reuse = reuse;
         (self.pop_below, self.lifo_below) = match reuse {
@@ -430,6 +436,25 @@ impl<T, L: BufLayout> SlotArena<T, L> {
         unsafe { self.store.get_disjoint_unchecked_mut(indices) }
     }
 
+    /// The head of the free list and `sweep`, as they are or, for an empty
+    /// table under LIFO reuse whose head is a listed slot, as the next
+    /// insertion resets them: a refill of every slot from 0 (see
+    /// `free_head`). Everything vacant is free or retired then, so this is
+    /// the same set of free slots in index order.
+    #[inline]
+    fn list_ends(&self) -> (u32, usize) {
+        if self.free_head < self.pop_below && self.store.len() == 0 {
+            (SWEEP, 0)
+        } else {
+            (self.free_head, self.sweep)
+        }
+    }
+
+    /// Applies the reset [`list_ends`](Self::list_ends) describes.
+    fn reset_emptied(&mut self) {
+        (self.free_head, self.sweep) = self.list_ends();
+    }
+
     /// Whether a FIFO insertion takes the head of the free list now
     /// rather than a new slot: when more than the reserve is free, or
     /// when no slot can be added.
@@ -462,18 +487,21 @@ impl<T, L: BufLayout> SlotArena<T, L> {
         make: impl FnOnce(usize, u32) -> T,
     ) -> Result<(usize, u32), CapacityError> {
         let head = self.free_head;
+        // An empty table's listed slots refill in index order instead
+        // (`general_spot` resets the list; see `free_head`).
         let spot = if head < self.pop_below {
-            Spot::LifoHead
+            if self.store.len() != 0 {
+                Spot::LifoHead
+            } else {
+                self.out_of_line_spot()?
+            }
         } else if head == NO_SLOT && self.store.slot_count() < self.append_limit {
             // Under FIFO too: with an empty list it appends.
             Spot::Append
         } else if head == SWEEP && self.sweep_is_ready() {
             Spot::Sweep
         } else {
-            let (spot, free_head, sweep) =
-                Self::general_spot(self.spot_inputs(), self.store.states())?;
-            (self.free_head, self.sweep) = (free_head, sweep);
-            spot
+            self.out_of_line_spot()?
         };
         Ok(match spot {
             Spot::LifoHead => self.fill_free_head(make),
@@ -487,6 +515,15 @@ impl<T, L: BufLayout> SlotArena<T, L> {
             Spot::Sweep => self.fill_sweep(make),
             Spot::Append => (self.store.push_occupied_with(1, |index| make(index, 1)), 1),
         })
+    }
+
+    /// Picks the spot with [`general_spot`](Self::general_spot) and keeps
+    /// the list ends it returns.
+    #[inline(always)]
+    fn out_of_line_spot(&mut self) -> Result<Spot, CapacityError> {
+        let (spot, free_head, sweep) = Self::general_spot(self.spot_inputs(), self.store.states())?;
+        (self.free_head, self.sweep) = (free_head, sweep);
+        Ok(spot)
     }
 
     /// Whether the slot at `sweep` exists and is free (not retired).
@@ -526,12 +563,12 @@ impl<T, L: BufLayout> SlotArena<T, L> {
     /// appended slot).
     pub(crate) fn next_spot(&self) -> Result<(usize, u32), CapacityError> {
         let count = self.store.slot_count();
-        let head = self.free_head;
+        let (head, sweep) = self.list_ends();
         if head == SWEEP {
             // The refill's next slot that is not retired, if any; past the
             // last one the insertion appends.
             let states = self.store.states();
-            if let Some((index, state)) = (self.sweep.min(count)..count).find_map(|index| {
+            if let Some((index, state)) = (sweep.min(count)..count).find_map(|index| {
                 states
                     .get(index)
                     .filter(|&state| refill_takes(state, self.limits.max_generation))
@@ -576,9 +613,10 @@ impl<T, L: BufLayout> SlotArena<T, L> {
     /// of the arena.
     #[inline(always)]
     fn spot_inputs(&self) -> SpotInputs {
+        let (free_head, sweep) = self.list_ends();
         SpotInputs {
-            free_head: self.free_head,
-            sweep: self.sweep,
+            free_head,
+            sweep,
             slot_count: self.store.slot_count(),
             append_limit: self.append_limit,
             fifo_reuses: self.fifo_reuses(),
@@ -644,13 +682,9 @@ impl<T, L: BufLayout> SlotArena<T, L> {
             // The common case: push the slot on the LIFO free list.
             // SAFETY: the slot matched a generation, so it is occupied.
             let value = unsafe { self.store.vacate(index, self.free_head) };
+            // Even the removal that empties the table: the next insertion
+            // resets the list (see `free_head`).
             self.free_head = index as u32;
-            if self.store.vacant() == self.store.slot_count() {
-                // Emptied: refill in index order (see `free_head`). Every
-                // slot is vacant, so the list's slots are all swept again.
-                self.free_head = SWEEP;
-                self.sweep = 0;
-            }
             Some(value)
         } else {
             // FIFO, or a slot that retires: still inline and free of calls

@@ -65,12 +65,6 @@ impl<T, L: BufLayout> SlotStore<T, L> {
         self.buf.len() - self.vacant
     }
 
-    /// Vacant slots.
-    #[inline]
-    pub(crate) fn vacant(&self) -> usize {
-        self.vacant
-    }
-
     /// All slots, occupied or not.
     #[inline]
     pub(crate) fn slot_count(&self) -> usize {

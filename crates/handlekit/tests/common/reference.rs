@@ -10,8 +10,8 @@ use handlekit::Reuse;
 /// one, but only while more than `min_free` are free or the table cannot
 /// grow; a slot whose generation reached the maximum retires on removal;
 /// `clear` frees every slot, retiring the exhausted ones, and lists the
-/// free ones in index order (lowest first); and `remove` that empties a
-/// LIFO table refills it in index order too.
+/// free ones in index order (lowest first); and an insertion into an empty
+/// LIFO table takes the free slots in index order too.
 pub struct Reference {
     generations: Vec<u32>,
     /// Free slots; LIFO takes from the back, FIFO from the front, both
@@ -37,6 +37,10 @@ impl Reference {
 
     /// The `(index, generation)` the next insertion gets, if any.
     pub fn insert(&mut self) -> Option<(usize, u32)> {
+        let live = self.generations.len() - self.free.len() - self.retired;
+        if matches!(self.reuse, Reuse::Lifo) && live == 0 {
+            self.order_free_list();
+        }
         let can_grow = self.generations.len() < self.slot_limit;
         let reuse = match self.reuse {
             Reuse::Lifo => self.free.pop_back(),
@@ -64,17 +68,10 @@ impl Reference {
         }
     }
 
-    /// `remove` by key, which the table does on a fast path: when it
-    /// empties a LIFO table (with a slot that does not retire), the table
-    /// is refilled in index order.
+    /// `remove` by key: the same as `remove` (an emptied LIFO table's
+    /// refill in index order is the next insertion's business).
     pub fn remove_key(&mut self, index: usize) {
-        let fast_path =
-            matches!(self.reuse, Reuse::Lifo) && self.generations[index] < self.max_generation;
         self.remove(index);
-        let live = self.generations.len() - self.free.len() - self.retired;
-        if fast_path && live == 0 {
-            self.order_free_list();
-        }
     }
 
     /// `clear` with the given live indices.

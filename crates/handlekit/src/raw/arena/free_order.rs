@@ -19,7 +19,8 @@ impl<T, L: BufLayout> SlotArena<T, L> {
     /// listed; neither are the slots of a refill (see
     /// [`refill_start`](Self::refill_start)).
     pub(crate) fn free_list(&self) -> impl Iterator<Item = u32> + '_ {
-        let mut cursor = self.free_head;
+        // As the next insertion sees it (an emptied table's reset applied).
+        let mut cursor = self.list_ends().0;
         core::iter::from_fn(move || {
             if cursor == NO_SLOT || cursor == SWEEP {
                 return None;
@@ -36,7 +37,8 @@ impl<T, L: BufLayout> SlotArena<T, L> {
     pub(crate) fn refill_start(&self) -> Option<u32> {
         // `sweep` is `NO_SWEEP` unless the list ends in `SWEEP`, and then at
         // most `slot_count`, which fits in a `u32`.
-        (self.sweep != NO_SWEEP).then_some(self.sweep as u32)
+        let sweep = self.list_ends().1;
+        (sweep != NO_SWEEP).then_some(sweep as u32)
     }
 
     /// Replaces the free list (rebuilt in index order by
