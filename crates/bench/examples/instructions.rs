@@ -9,7 +9,8 @@
 //!
 //! Only the measured section (a function whose name has `measured` in it)
 //! is counted, so the setup is left out; divide by N for the count per
-//! operation. Workloads: `insert`, `reinsert`, `remove`, `get`, `churn`,
+//! operation. Workloads: `insert`, `reinsert`, `remove`, `get`,
+//! `get_stale` (every key stale, its slot refilled), `churn`,
 //! `values` (one pass summing the values, all live), `keyed` (one `iter()`
 //! pass over (key, value) pairs), and both passes after removing half
 //! (`values_half`, `keyed_half`) or 95% (`values_sparse`, `keyed_sparse`)
@@ -79,6 +80,15 @@ fn measured_values<C: Container<u64>>(c: &C) -> u64 {
     c.sum()
 }
 
+#[inline(never)]
+fn measured_get_stale<C: Container<u64>>(c: &C, keys: &[C::Key]) -> usize {
+    let mut found = 0usize;
+    for &key in keys {
+        found += usize::from(c.get(key).is_some());
+    }
+    found
+}
+
 fn run<C: Container<u64>>(work: &str, n: usize) {
     if std::env::var_os("SHOW_ADDRESS").is_some() {
         // Where the measured function starts, to find it in a disassembly.
@@ -87,6 +97,7 @@ fn run<C: Container<u64>>(work: &str, n: usize) {
             "reinsert" => measured_reinsert::<C> as fn(&mut C, usize) as usize,
             "remove" => measured_remove::<C> as fn(&mut C, &[C::Key]) as usize,
             "get" => measured_get::<C> as fn(&C, &[C::Key]) -> u64 as usize,
+            "get_stale" => measured_get_stale::<C> as fn(&C, &[C::Key]) -> usize as usize,
             "churn" => measured_churn::<C> as fn(&mut C, &mut [C::Key], &[usize]) as usize,
             w if w.starts_with("keyed") => measured_keyed::<C> as fn(&C) -> u64 as usize,
             _ => measured_values::<C> as fn(&C) -> u64 as usize,
@@ -119,6 +130,19 @@ fn run<C: Container<u64>>(work: &str, n: usize) {
             let (c, keys) = fill(n);
             let lookups: Vec<C::Key> = (0..n).map(|_| keys[rng.below(n)]).collect();
             black_box(measured_get(&c, &lookups));
+        }
+        "get_stale" => {
+            // As the runner: every key stale, its slot refilled.
+            let (mut c, mut stale) = fill(n);
+            rng.shuffle(&mut stale);
+            for &key in &stale {
+                c.remove(key);
+            }
+            for i in 0..n as u64 {
+                c.insert(i);
+            }
+            rng.shuffle(&mut stale);
+            black_box(measured_get_stale(&c, &stale));
         }
         "churn" => {
             let (mut c, mut keys) = fill(n);

@@ -6,7 +6,7 @@ use alloc::collections::BTreeMap;
 use core::mem;
 
 use super::buf::{BufLayout, SplitLayout, StateView};
-use super::slot::{NO_SLOT, VACANT};
+use super::slot::{Slot, NO_SLOT, VACANT};
 use super::store::{Exclusive, RawIter, RawIterMut, SlotStore};
 use crate::key::max_generation;
 use crate::{CapacityError, Key, Reuse};
@@ -676,8 +676,8 @@ impl<T, L: BufLayout> SlotArena<T, L> {
         if !slot.matches(generation) {
             return None;
         }
-        // An occupied slot's state is its generation.
-        let slot_generation = slot.generation();
+        // An occupied slot's state is its generation, which matched.
+        let slot_generation = Slot::<T>::matched_generation(generation);
         if slot_generation < self.lifo_below {
             // The common case: push the slot on the LIFO free list.
             // SAFETY: the slot matched a generation, so it is occupied.

@@ -185,7 +185,7 @@ impl<T, L: BufLayout> SlotStore<T, L> {
     pub(crate) fn contains(&self, index: usize, generation: u32) -> bool {
         self.buf
             .states()
-            .get(index)
+            .get_apart(index)
             .is_some_and(|state| state == Slot::<T>::matched_generation(generation))
     }
 
