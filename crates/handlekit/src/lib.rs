@@ -266,7 +266,11 @@
 //! a key built from a table's index and generation gives them back), which
 //! use the dense position a live slot holds without a bounds check: with
 //! such keys no user key can make a slot point past the values (a
-//! hand-written [`Key`] gets every position checked). [`IndexLists`] keeps
+//! hand-written [`Key`] gets every position checked). A 64-bit key split
+//! in the middle ([`Id`], [`PoolKey`], and any `define_key!` type written
+//! `(u64; index_bits = 32)`) is stored as two `u32` halves, so a lookup
+//! loads the index and the generation of a key with one instruction each,
+//! as slotmap's keys do. [`IndexLists`] keeps
 //! its nodes in the same slot arena as [`IdTable`]. The packed containers
 //! share a second core (`Dense`: keys and values with swap-remove, retain
 //! and sort), safe code but for the unchecked swap-remove those removals
