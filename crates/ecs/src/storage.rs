@@ -246,9 +246,9 @@ impl<T> DenseColumn<T> {
     /// An empty column whose first row is `front`, with room for `max_rows`
     /// rows. Panics if the address space cannot be reserved.
     fn new(front: usize, max_rows: usize) -> Self {
-        let data = VmVec::with_max_capacity(max_rows + slack::<T>())
+        let data = VmVec::with_max_capacity_recycled(max_rows + slack::<T>())
             .unwrap_or_else(|error| panic!("handlekit-ecs: reserving a column: {error}"));
-        let present = VmVec::with_max_capacity(max_rows / WORD + 2 + slack::<u64>())
+        let present = VmVec::with_max_capacity_recycled(max_rows / WORD + 2 + slack::<u64>())
             .unwrap_or_else(|error| panic!("handlekit-ecs: reserving a column: {error}"));
         DenseColumn {
             data,

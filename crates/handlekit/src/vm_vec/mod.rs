@@ -215,6 +215,46 @@ impl<T> VmVec<T> {
         })
     }
 
+    /// [`with_max_capacity`](Self::with_max_capacity) for vectors made and
+    /// dropped again and again with the same max capacity (the columns of
+    /// an ECS world that is rebuilt per level, say): when this vector is
+    /// dropped with no chunk released at its front, its reservation goes
+    /// to a process-wide spare list instead of back to the system, with
+    /// its committed memory; the next call with the same element size,
+    /// alignment and capacity takes it from there, and pushes into memory
+    /// that the last owner touched cost neither a system call nor a page
+    /// fault. This is what a heap allocator's free lists do for `Vec`.
+    ///
+    /// Such a vector may start with memory committed
+    /// ([`committed_bytes`](Self::committed_bytes) reports it), holding
+    /// whatever the last owner left (never read: slots are written before
+    /// they count as elements). The list keeps at most 64 reservations and
+    /// 64 MiB of committed memory, the oldest going back to the system
+    /// first. Without virtual memory, or without the `std` feature, this is
+    /// [`with_max_capacity`](Self::with_max_capacity).
+    ///
+    /// # Errors
+    ///
+    /// As [`with_max_capacity`](Self::with_max_capacity).
+    ///
+    /// ```
+    /// use handlekit::VmVec;
+    ///
+    /// for _round in 0..3 {
+    ///     // From the second round on, the first round's reservation.
+    ///     let mut v: VmVec<u64> = VmVec::with_max_capacity_recycled(1 << 20)?;
+    ///     v.extend(0..1000);
+    ///     assert_eq!(v[999], 999);
+    /// }
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn with_max_capacity_recycled(max_capacity: usize) -> Result<Self, ReserveError> {
+        Ok(VmVec {
+            raw: RawVmVec::with_max_capacity_recycled(max_capacity)?,
+            decisions: Vec::new(),
+        })
+    }
+
     /// The number of elements the reservation was made for: the window
     /// never holds more, and never extends past that many element slots
     /// from the start of the reservation.
