@@ -33,6 +33,27 @@ use raw::RawVmVec;
 /// ```
 pub const VIRTUAL_MEMORY: bool = region::VIRTUAL;
 
+/// Gives every reservation that dropped
+/// [`with_max_capacity_recycled`](VmVec::with_max_capacity_recycled)
+/// vectors left on the spare list back to the system, and returns the
+/// committed bytes they held (an upper bound on the resident memory freed).
+/// For measuring resident memory, as `malloc_trim` is for the heap; the
+/// list is bounded anyway (64 reservations, 64 MiB committed). 0 where
+/// there is no spare list (no virtual memory, no `std`).
+///
+/// ```
+/// use handlekit::VmVec;
+/// let mut v = VmVec::<u64>::with_max_capacity_recycled(1 << 20)?;
+/// v.push(1);
+/// drop(v); // its reservation goes to the spare list
+/// handlekit::vm_vec::release_spare_reservations();
+/// assert_eq!(handlekit::vm_vec::release_spare_reservations(), 0); // none left
+/// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+/// ```
+pub fn release_spare_reservations() -> usize {
+    region::release_spares()
+}
+
 /// A growable array in a fixed reservation of virtual memory: elements never
 /// move while they live, removing the front gives memory back to the system,
 /// and the whole window can be moved back without copying.

@@ -73,7 +73,7 @@ mod os;
 #[path = "heap.rs"]
 mod os;
 
-pub(crate) use os::{Region, CAN_REMAP, VIRTUAL};
+pub(crate) use os::{release_spares, Region, CAN_REMAP, VIRTUAL};
 
 /// The smallest unit a virtual region commits and releases: 2 MiB, the size
 /// of an x86-64 or AArch64 huge page, so that huge pages and `mremap`'s

@@ -388,6 +388,25 @@ impl Region {
     }
 }
 
+/// Unmaps every reservation on the spare list; returns the committed bytes
+/// they held.
+pub(crate) fn release_spares() -> usize {
+    #[cfg(feature = "std")]
+    {
+        let mut committed = 0;
+        for old in spare::take_all() {
+            committed += old.committed;
+            // SAFETY: `map` and `map_len` are a mapping `reserve` made; the
+            // list owned it alone, so nothing points into it.
+            let unmapped = unsafe { mm::munmap(old.map, old.map_len) };
+            debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
+        }
+        committed
+    }
+    #[cfg(not(feature = "std"))]
+    0
+}
+
 /// The soft `RLIMIT_AS` in bytes, or `None` when unlimited.
 fn address_space_limit() -> Option<u64> {
     rustix::process::getrlimit(rustix::process::Resource::As).current
@@ -497,6 +516,11 @@ mod spare {
             .iter()
             .rposition(|s| s.size == size && s.granule == granule)?;
         Some(list.remove(i))
+    }
+
+    /// Empties the list.
+    pub(super) fn take_all() -> Vec<Spare> {
+        core::mem::take(&mut *LIST.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// Puts `spare` on the list and returns what no longer fits (the
