@@ -396,8 +396,9 @@ pub(crate) fn release_spares() -> usize {
         let mut committed = 0;
         for old in spare::take_all() {
             committed += old.committed;
-            // SAFETY: `map` and `map_len` are a mapping `reserve` made; the
-            // list owned it alone, so nothing points into it.
+            // `map` and `map_len` are a mapping `reserve` made, and the list
+            // owned it alone.
+            // SAFETY: so nothing points into it.
             let unmapped = unsafe { mm::munmap(old.map, old.map_len) };
             debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
         }
@@ -429,8 +430,9 @@ impl Drop for Region {
             // The list owns the mapping now, or hands back the ones it
             // evicted (maybe this one): those are unmapped here.
             for old in evicted {
-                // SAFETY: `map` and `map_len` are a mapping `reserve` made;
-                // the list owned it alone, so nothing points into it.
+                // `map` and `map_len` are a mapping `reserve` made, and the
+                // list owned it alone.
+                // SAFETY: so nothing points into it.
                 let unmapped = unsafe { mm::munmap(old.map, old.map_len) };
                 debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
             }
@@ -484,9 +486,9 @@ mod spare {
         pub(super) warm: usize,
     }
 
-    // SAFETY: a spare mapping is owned by the list alone (its last owner
-    // dropped every value in it and kept no pointer), so whichever thread
-    // takes it is its only user.
+    // A spare mapping is owned by the list alone: its last owner dropped
+    // every value in it and kept no pointer.
+    // SAFETY: so whichever thread takes it is its only user.
     unsafe impl Send for Spare {}
 
     impl Spare {
