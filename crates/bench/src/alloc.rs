@@ -107,7 +107,8 @@ fn set_thresholds() -> &'static str {
 }
 
 /// Asks the C allocator to give the free memory it holds back to the
-/// system (`malloc_trim(0)`), whatever [`keep_freed_memory`] set, so that
+/// system (`malloc_trim(0)`), whatever [`keep_freed_memory`] set, and
+/// unmaps the reservations on `VmVec`'s spare list, so that
 /// the process's resident memory shows what is in use. For the ECS
 /// section's `despawn_front`; elsewhere the runner keeps freed memory.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -117,11 +118,16 @@ pub fn trim() {
     unsafe {
         libc::malloc_trim(0);
     }
+    // handlekit-ecs's worlds keep their dropped arrays' reservations (with
+    // their memory) for the next world, as the allocator keeps freed heap.
+    handlekit::vm_vec::release_spare_reservations();
 }
 
-/// See the Linux version: nothing to do here.
+/// See the Linux version: only the spare reservations of `VmVec` go back.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn trim() {}
+pub fn trim() {
+    handlekit::vm_vec::release_spare_reservations();
+}
 
 /// The size of a memory page, for `/proc/self/statm` (4 KiB where it
 /// cannot be asked).

@@ -603,14 +603,58 @@ struct ColumnRef<'a, T> {
 impl<T: Component + Serialize> Serialize for ColumnRef<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let world = self.world;
-        // The saved rows with a `T`, as runs (rows in ascending order), read
-        // from the presence words a word at a time.
-        let mut runs: Vec<(u32, u32)> = Vec::new();
-        let mut extend = |rank: u32, count: u32| match runs.last_mut() {
-            Some((start, n)) if *start + *n == rank => *n += count,
-            _ => runs.push((rank, count)),
+        let runs = Runs::<T> {
+            world,
+            ranks: self.ranks,
+            _type: PhantomData,
         };
-        for_each_word::<With<T>>(world, |base, mut bits| {
+        // A first pass counts the runs and values, so that the runs are
+        // written from the presence words again rather than collected into
+        // a vector: no allocation between the serializer's growths of its
+        // output.
+        let (mut count, mut values) = (0, 0);
+        runs.for_each(|_, n| {
+            count += 1;
+            values += n as usize;
+        });
+        let data = ColumnData {
+            runs: RunsRef { runs, count },
+            values: Values::<T> {
+                world,
+                len: values,
+                _type: PhantomData,
+            },
+        };
+        match world.storage_of::<T>() {
+            Some(Storage::Sparse) => {
+                serializer.serialize_newtype_variant("Storage", 1, "Sparse", &data)
+            }
+            _ => serializer.serialize_newtype_variant("Storage", 0, "Dense", &data),
+        }
+    }
+}
+
+/// The saved rows with a `T`, as runs `(first saved row, count)` in
+/// ascending order, read from the presence words a word at a time.
+struct Runs<'a, T> {
+    world: &'a World,
+    ranks: &'a Ranks<'a>,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: Component> Runs<'_, T> {
+    /// Calls `f` with each run, adjacent ones merged.
+    fn for_each(&self, mut f: impl FnMut(u32, u32)) {
+        let mut current: Option<(u32, u32)> = None;
+        let mut extend = |rank: u32, count: u32| match &mut current {
+            Some((start, n)) if *start + *n == rank => *n += count,
+            _ => {
+                if let Some((start, n)) = current.replace((rank, count)) {
+                    f(start, n);
+                }
+            }
+        };
+        for_each_word::<With<T>>(self.world, |base, mut bits| {
             if self.ranks.before.is_some() {
                 // Dead rows in the window: ranks skip them, row by row.
                 while bits != 0 {
@@ -633,34 +677,42 @@ impl<T: Component + Serialize> Serialize for ColumnRef<'_, T> {
                     .map_or(0, |b| b << (skip + ones));
             }
         });
-        let values = runs.iter().map(|&(_, count)| count as usize).sum();
-        let data = ColumnData {
-            runs: &runs,
-            values: Values::<T> {
-                world,
-                len: values,
-                _type: PhantomData,
-            },
-        };
-        match world.storage_of::<T>() {
-            Some(Storage::Sparse) => {
-                serializer.serialize_newtype_variant("Storage", 1, "Sparse", &data)
-            }
-            _ => serializer.serialize_newtype_variant("Storage", 0, "Dense", &data),
+        if let Some((start, n)) = current {
+            f(start, n);
         }
+    }
+}
+
+/// The runs of a column as a sequence of `count` pairs.
+struct RunsRef<'a, T> {
+    runs: Runs<'a, T>,
+    count: usize,
+}
+
+impl<T: Component> Serialize for RunsRef<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.count))?;
+        let mut result = Ok(());
+        self.runs.for_each(|start, n| {
+            if result.is_ok() {
+                result = seq.serialize_element(&(start, n));
+            }
+        });
+        result?;
+        seq.end()
     }
 }
 
 /// The content of a saved column.
 struct ColumnData<'a, T> {
-    runs: &'a [(u32, u32)],
+    runs: RunsRef<'a, T>,
     values: Values<'a, T>,
 }
 
 impl<T: Component + Serialize> Serialize for ColumnData<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = serializer.serialize_struct("Column", 2)?;
-        out.serialize_field("runs", self.runs)?;
+        out.serialize_field("runs", &self.runs)?;
         out.serialize_field("values", &self.values)?;
         out.end()
     }

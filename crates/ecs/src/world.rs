@@ -1115,7 +1115,7 @@ pub(crate) fn disjoint_columns<const N: usize>(
 
 /// A `VmVec` with room for `n`, or the panic of `with_max_rows`.
 fn reserve<T>(n: usize) -> VmVec<T> {
-    VmVec::with_max_capacity(n)
+    VmVec::with_max_capacity_recycled(n)
         .unwrap_or_else(|error| panic!("handlekit-ecs: reserving the rows: {error}"))
 }
 

@@ -822,3 +822,54 @@ fn comparisons_and_hash() {
     assert!(v > w);
     assert_ne!(v, w);
 }
+
+/// `with_max_capacity_recycled`: a dropped vector's reservation serves the
+/// next one of the same size, with its committed memory (whose old
+/// contents are never read as elements); one whose front was released goes
+/// back to the system instead. The capacities are ones no other test of
+/// this binary reserves, so that tests running alongside cannot take them.
+#[test]
+fn recycled_reservations() {
+    // The heap fallback (Miri) allocates the whole capacity.
+    let (cap, filled) = if cfg!(miri) {
+        (4_099, 1_000)
+    } else {
+        (3_333_331, 100_000)
+    };
+    let mut first = VmVec::<u64>::with_max_capacity_recycled(cap).unwrap();
+    first.extend(0..filled);
+    let address = first.as_ptr() as usize;
+    drop(first);
+    let mut second = VmVec::<u64>::with_max_capacity_recycled(cap).unwrap();
+    let paged = VIRTUAL_MEMORY && !cfg!(miri) && cfg!(unix) && cfg!(feature = "std");
+    if paged {
+        assert_eq!(second.as_ptr() as usize, address, "the same reservation");
+        assert!(
+            second.committed_bytes() >= filled as usize * 8,
+            "its memory too"
+        );
+    }
+    assert!(second.is_empty());
+    assert_eq!(second.max_capacity(), cap);
+    second.extend(7..12);
+    second.check_invariants();
+    assert_eq!(second, [7, 8, 9, 10, 11]);
+    // Past a chunk, then the front drained: the first chunk is released, so
+    // the reservation is not offered again.
+    let chunk = second.chunk_size();
+    second.extend(0..(2 * chunk / 8) as u64);
+    let len = second.len();
+    drop(second.drain_front(len - 1));
+    second.check_invariants();
+    drop(second);
+    let third = VmVec::<u64>::with_max_capacity_recycled(cap).unwrap();
+    if paged {
+        assert_eq!(third.committed_bytes(), 0, "a fresh reservation");
+    }
+    third.check_invariants();
+    // Another size never takes it.
+    let other = VmVec::<u64>::with_max_capacity_recycled(2 * cap).unwrap();
+    if paged {
+        assert_eq!(other.committed_bytes(), 0);
+    }
+}

@@ -33,6 +33,27 @@ use raw::RawVmVec;
 /// ```
 pub const VIRTUAL_MEMORY: bool = region::VIRTUAL;
 
+/// Gives every reservation that dropped
+/// [`with_max_capacity_recycled`](VmVec::with_max_capacity_recycled)
+/// vectors left on the spare list back to the system, and returns the
+/// committed bytes they held (an upper bound on the resident memory freed).
+/// For measuring resident memory, as `malloc_trim` is for the heap; the
+/// list is bounded anyway (64 reservations, 64 MiB committed). 0 where
+/// there is no spare list (no virtual memory, no `std`).
+///
+/// ```
+/// use handlekit::VmVec;
+/// let mut v = VmVec::<u64>::with_max_capacity_recycled(1 << 20)?;
+/// v.push(1);
+/// drop(v); // its reservation goes to the spare list
+/// handlekit::vm_vec::release_spare_reservations();
+/// assert_eq!(handlekit::vm_vec::release_spare_reservations(), 0); // none left
+/// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+/// ```
+pub fn release_spare_reservations() -> usize {
+    region::release_spares()
+}
+
 /// A growable array in a fixed reservation of virtual memory: elements never
 /// move while they live, removing the front gives memory back to the system,
 /// and the whole window can be moved back without copying.
@@ -211,6 +232,46 @@ impl<T> VmVec<T> {
     pub fn with_max_capacity(max_capacity: usize) -> Result<Self, ReserveError> {
         Ok(VmVec {
             raw: RawVmVec::with_max_capacity(max_capacity)?,
+            decisions: Vec::new(),
+        })
+    }
+
+    /// [`with_max_capacity`](Self::with_max_capacity) for vectors made and
+    /// dropped again and again with the same max capacity (the columns of
+    /// an ECS world that is rebuilt per level, say): when this vector is
+    /// dropped with no chunk released at its front, its reservation goes
+    /// to a process-wide spare list instead of back to the system, with
+    /// its committed memory; the next call with the same element size,
+    /// alignment and capacity takes it from there, and pushes into memory
+    /// that the last owner touched cost neither a system call nor a page
+    /// fault. This is what a heap allocator's free lists do for `Vec`.
+    ///
+    /// Such a vector may start with memory committed
+    /// ([`committed_bytes`](Self::committed_bytes) reports it), holding
+    /// whatever the last owner left (never read: slots are written before
+    /// they count as elements). The list keeps at most 64 reservations and
+    /// 64 MiB of committed memory, the oldest going back to the system
+    /// first. Without virtual memory, or without the `std` feature, this is
+    /// [`with_max_capacity`](Self::with_max_capacity).
+    ///
+    /// # Errors
+    ///
+    /// As [`with_max_capacity`](Self::with_max_capacity).
+    ///
+    /// ```
+    /// use handlekit::VmVec;
+    ///
+    /// for _round in 0..3 {
+    ///     // From the second round on, the first round's reservation.
+    ///     let mut v: VmVec<u64> = VmVec::with_max_capacity_recycled(1 << 20)?;
+    ///     v.extend(0..1000);
+    ///     assert_eq!(v[999], 999);
+    /// }
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn with_max_capacity_recycled(max_capacity: usize) -> Result<Self, ReserveError> {
+        Ok(VmVec {
+            raw: RawVmVec::with_max_capacity_recycled(max_capacity)?,
             decisions: Vec::new(),
         })
     }

@@ -83,11 +83,25 @@ impl<T> RawVmVec<T> {
     const PAGED: bool = VIRTUAL && !Self::IS_ZST;
 
     pub(crate) fn with_max_capacity(max_capacity: usize) -> Result<Self, ReserveError> {
+        Self::new(max_capacity, Region::reserve)
+    }
+
+    /// [`with_max_capacity`](Self::with_max_capacity) from the spare list
+    /// when it can, handing the reservation back to it when dropped (see
+    /// `Region::reserve_recycled`).
+    pub(crate) fn with_max_capacity_recycled(max_capacity: usize) -> Result<Self, ReserveError> {
+        Self::new(max_capacity, Region::reserve_recycled)
+    }
+
+    fn new(
+        max_capacity: usize,
+        reserve: fn(usize, usize) -> Result<Region, ReserveError>,
+    ) -> Result<Self, ReserveError> {
         let limit = max_capacity
             .checked_mul(Self::STRIDE)
             .filter(|&bytes| Self::IS_ZST || bytes <= isize::MAX as usize)
             .ok_or_else(ReserveError::capacity_overflow)?;
-        let region = Region::reserve(if Self::IS_ZST { 0 } else { limit }, align_of::<T>())?;
+        let region = reserve(if Self::IS_ZST { 0 } else { limit }, align_of::<T>())?;
         let committed = if Self::IS_ZST {
             limit
         } else {
@@ -618,6 +632,18 @@ impl<T> Drop for RawVmVec<T> {
         // SAFETY: the live elements are initialized and owned; the window is
         // going away, so nothing sees them again.
         unsafe { ptr::drop_in_place(self.as_mut_slice()) };
+        // A region with no released front can serve again as it is: its
+        // committed prefix is `[0, committed)`, and the pages up to the
+        // window's end were written (unless some were discarded).
+        if Self::PAGED && self.released == 0 {
+            let warm = if self.discarded == 0 {
+                round_up(self.tail(), self.region.page())
+                    .map_or(self.committed, |end| end.min(self.committed))
+            } else {
+                0
+            };
+            self.region.offer_on_drop(self.committed, warm);
+        }
     }
 }
 

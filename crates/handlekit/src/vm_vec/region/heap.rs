@@ -47,6 +47,15 @@ impl Region {
         }
     }
 
+    /// [`Region::reserve`]: this backend keeps no spare list.
+    pub(crate) fn reserve_recycled(bytes: usize, align: usize) -> Result<Region, ReserveError> {
+        Region::reserve(bytes, align)
+    }
+
+    /// Nothing to do: this backend keeps no spare list.
+    #[inline]
+    pub(crate) fn offer_on_drop(&mut self, _committed: usize, _warm: usize) {}
+
     #[inline]
     pub(crate) fn base(&self) -> NonNull<u8> {
         self.base
@@ -113,6 +122,11 @@ impl Region {
     pub(crate) unsafe fn remap(&mut self, _from: usize, _to: usize, _len: usize) -> bool {
         false
     }
+}
+
+/// Nothing to release: this backend keeps no spare list.
+pub(crate) fn release_spares() -> usize {
+    0
 }
 
 impl Drop for Region {

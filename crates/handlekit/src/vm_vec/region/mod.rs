@@ -27,7 +27,14 @@
 //! - `remap(from, to, len)` moves the pages of one page-aligned range to
 //!   another without copying, leaving the source mapped (Linux only;
 //!   `false` elsewhere). The destination takes the source's protection.
-//! - Dropping the region unmaps or frees all of it.
+//! - `reserve_recycled(bytes, align)` is `reserve`, except that a backend
+//!   may hand out a reservation a dropped region left behind (unix with
+//!   `std`: the spare list), with `initially_committed()` its committed
+//!   prefix, holding stale bytes. `offer_on_drop(committed, warm)` asks
+//!   that dropping such a region hand it on rather than unmap it; the
+//!   caller holds no value in it by then.
+//! - Dropping the region unmaps or frees all of it (or, after
+//!   `offer_on_drop`, may put it on the spare list).
 
 #[cfg(all(
     feature = "vm",
@@ -66,7 +73,7 @@ mod os;
 #[path = "heap.rs"]
 mod os;
 
-pub(crate) use os::{Region, CAN_REMAP, VIRTUAL};
+pub(crate) use os::{release_spares, Region, CAN_REMAP, VIRTUAL};
 
 /// The smallest unit a virtual region commits and releases: 2 MiB, the size
 /// of an x86-64 or AArch64 huge page, so that huge pages and `mremap`'s

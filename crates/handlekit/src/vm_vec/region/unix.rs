@@ -50,6 +50,21 @@ pub(crate) struct Region {
     /// The system page size (a power of two dividing `granule`): the unit
     /// of [`Region::remap`].
     page: usize,
+    /// `[0, arrived_committed)` was committed when the region was handed
+    /// out: 0 for a fresh reservation, the committed prefix its last owner
+    /// left for one taken from the spare list.
+    arrived_committed: usize,
+    /// `[0, warm)` is known to be backed by memory (written by the last
+    /// owner and not given back since), so [`Region::populate`] skips it.
+    /// Reset to 0 by anything that gives pages back or moves them.
+    warm: usize,
+    /// Whether the region came from [`Region::reserve_recycled`]: only
+    /// such regions go to the spare list.
+    recyclable: bool,
+    /// Set by [`Region::offer_on_drop`]: the committed prefix and the warm
+    /// bytes with which dropping hands the mapping to the spare list
+    /// instead of unmapping it.
+    offered: Option<(usize, usize)>,
 }
 
 impl Region {
@@ -65,6 +80,10 @@ impl Region {
                 size: 0,
                 granule,
                 page,
+                arrived_committed: 0,
+                warm: 0,
+                recyclable: false,
+                offered: None,
             });
         }
         let size = round_up(bytes, granule)
@@ -111,7 +130,44 @@ impl Region {
             size,
             granule,
             page,
+            arrived_committed: 0,
+            warm: 0,
+            recyclable: false,
+            offered: None,
         })
+    }
+
+    /// [`Region::reserve`], but a reservation of the same size and granule
+    /// that a dropped recyclable region left on the spare list is taken
+    /// first (with its committed prefix, and its pages still backed by
+    /// memory: no system call, no page fault). The region is recyclable:
+    /// after [`Region::offer_on_drop`], dropping it puts it on the list.
+    pub(crate) fn reserve_recycled(bytes: usize, align: usize) -> Result<Region, ReserveError> {
+        #[cfg(feature = "std")]
+        if bytes != 0 {
+            let page = rustix::param::page_size();
+            let granule = CHUNK.max(page).max(align);
+            if let Some(spare) =
+                round_up(bytes, granule).and_then(|size| spare::take(size, granule))
+            {
+                return Ok(spare.into_region());
+            }
+        }
+        let mut region = Region::reserve(bytes, align)?;
+        region.recyclable = true;
+        Ok(region)
+    }
+
+    /// Asks that dropping the region put it on the spare list rather than
+    /// unmap it, with `[0, committed)` committed (a multiple of the granule,
+    /// or the size) and `[0, warm)` backed by memory. Ignored unless the
+    /// region is recyclable; the list may still refuse it (it is full).
+    /// The owner must hold no value in the region any more when it drops.
+    pub(crate) fn offer_on_drop(&mut self, committed: usize, warm: usize) {
+        if self.recyclable {
+            debug_assert!(committed <= self.size && warm <= committed);
+            self.offered = Some((committed, warm));
+        }
     }
 
     #[inline]
@@ -137,7 +193,7 @@ impl Region {
 
     #[inline]
     pub(crate) fn initially_committed(&self) -> usize {
-        0
+        self.arrived_committed
     }
 
     /// The start of `range` inside the mapping, after checking that the
@@ -192,7 +248,8 @@ impl Region {
     pub(crate) fn populate(&mut self, range: Range<usize>) {
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
-            let start = super::round_down(range.start, self.page);
+            // Pages the last owner wrote are still there.
+            let start = super::round_down(range.start.max(self.warm), self.page);
             let end = round_up(range.end, self.page).map_or(self.size, |end| end.min(self.size));
             if start >= end {
                 return;
@@ -226,6 +283,7 @@ impl Region {
         if range.is_empty() {
             return;
         }
+        self.warm = 0;
         let start = self.at_aligned(&range, self.page);
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
@@ -252,6 +310,7 @@ impl Region {
         if range.is_empty() {
             return;
         }
+        self.warm = 0;
         let start = self.at(&range);
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
@@ -297,6 +356,7 @@ impl Region {
     #[cfg(target_os = "linux")]
     pub(crate) unsafe fn remap(&mut self, from: usize, to: usize, len: usize) -> bool {
         debug_assert!(from + len <= to || to + len <= from, "overlapping remap");
+        self.warm = 0;
         let source = self.at_aligned(&(from..from + len), self.page);
         let target = self.at_aligned(&(to..to + len), self.page);
         // `MREMAP_FIXED` replaces the (dead) destination and
@@ -328,6 +388,26 @@ impl Region {
     }
 }
 
+/// Unmaps every reservation on the spare list; returns the committed bytes
+/// they held.
+pub(crate) fn release_spares() -> usize {
+    #[cfg(feature = "std")]
+    {
+        let mut committed = 0;
+        for old in spare::take_all() {
+            committed += old.committed;
+            // `map` and `map_len` are a mapping `reserve` made, and the list
+            // owned it alone.
+            // SAFETY: so nothing points into it.
+            let unmapped = unsafe { mm::munmap(old.map, old.map_len) };
+            debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
+        }
+        committed
+    }
+    #[cfg(not(feature = "std"))]
+    0
+}
+
 /// The soft `RLIMIT_AS` in bytes, or `None` when unlimited.
 fn address_space_limit() -> Option<u64> {
     rustix::process::getrlimit(rustix::process::Resource::As).current
@@ -335,6 +415,29 @@ fn address_space_limit() -> Option<u64> {
 
 impl Drop for Region {
     fn drop(&mut self) {
+        #[cfg(feature = "std")]
+        if let (Some((committed, warm)), true) = (self.offered, self.map_len != 0) {
+            let evicted = spare::put(spare::Spare {
+                map: self.map,
+                map_len: self.map_len,
+                base: self.base,
+                size: self.size,
+                granule: self.granule,
+                page: self.page,
+                committed,
+                warm,
+            });
+            // The list owns the mapping now, or hands back the ones it
+            // evicted (maybe this one): those are unmapped here.
+            for old in evicted {
+                // `map` and `map_len` are a mapping `reserve` made, and the
+                // list owned it alone.
+                // SAFETY: so nothing points into it.
+                let unmapped = unsafe { mm::munmap(old.map, old.map_len) };
+                debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
+            }
+            return;
+        }
         if self.map_len != 0 {
             // The owner dropped every value in it first.
             // SAFETY: `map` and `map_len` are the mapping `reserve` made, and
@@ -342,5 +445,102 @@ impl Drop for Region {
             let unmapped = unsafe { mm::munmap(self.map, self.map_len) };
             debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
         }
+    }
+}
+
+/// The spare list: whole reservations that dropped recyclable regions left
+/// behind, with their committed memory, for the next reservation of the
+/// same size. It plays the part of a heap allocator's free lists for
+/// programs that create and drop vectors of the same shape again and again
+/// (an ECS world per level or per test): the next one then costs no
+/// `mmap`, `mprotect`, `munmap` nor page fault. Bounded, oldest out first,
+/// by [`spare::MAX_REGIONS`] reservations and [`spare::MAX_COMMITTED`]
+/// committed bytes (an upper bound on the resident memory it keeps).
+#[cfg(feature = "std")]
+mod spare {
+    use core::ffi::c_void;
+    use core::ptr::NonNull;
+    use std::sync::{Mutex, PoisonError};
+    use std::vec::Vec;
+
+    use super::Region;
+
+    /// The most reservations the list keeps.
+    pub(super) const MAX_REGIONS: usize = 64;
+    /// The most committed bytes the list keeps, all reservations together;
+    /// a region with more committed on its own is unmapped.
+    pub(super) const MAX_COMMITTED: usize = 64 << 20;
+
+    /// A mapping owned by the list: the fields of its [`Region`].
+    pub(super) struct Spare {
+        pub(super) map: *mut c_void,
+        pub(super) map_len: usize,
+        pub(super) base: NonNull<u8>,
+        pub(super) size: usize,
+        pub(super) granule: usize,
+        pub(super) page: usize,
+        /// `[0, committed)` is committed, its contents whatever the last
+        /// owner left there.
+        pub(super) committed: usize,
+        /// `[0, warm)` is backed by memory.
+        pub(super) warm: usize,
+    }
+
+    // A spare mapping is owned by the list alone: its last owner dropped
+    // every value in it and kept no pointer.
+    // SAFETY: so whichever thread takes it is its only user.
+    unsafe impl Send for Spare {}
+
+    impl Spare {
+        /// The region again, recyclable, with the list's record of it.
+        pub(super) fn into_region(self) -> Region {
+            Region {
+                map: self.map,
+                map_len: self.map_len,
+                base: self.base,
+                size: self.size,
+                granule: self.granule,
+                page: self.page,
+                arrived_committed: self.committed,
+                warm: self.warm,
+                recyclable: true,
+                offered: None,
+            }
+        }
+    }
+
+    static LIST: Mutex<Vec<Spare>> = Mutex::new(Vec::new());
+
+    /// The newest spare reservation of exactly `size` bytes and `granule`.
+    pub(super) fn take(size: usize, granule: usize) -> Option<Spare> {
+        let mut list = LIST.lock().unwrap_or_else(PoisonError::into_inner);
+        let i = list
+            .iter()
+            .rposition(|s| s.size == size && s.granule == granule)?;
+        Some(list.remove(i))
+    }
+
+    /// Empties the list.
+    pub(super) fn take_all() -> Vec<Spare> {
+        core::mem::take(&mut *LIST.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Puts `spare` on the list and returns what no longer fits (the
+    /// oldest first, or `spare` itself if its committed memory alone is
+    /// over the bound), for the caller to unmap outside the lock.
+    pub(super) fn put(spare: Spare) -> Vec<Spare> {
+        if spare.committed > MAX_COMMITTED {
+            return std::vec![spare];
+        }
+        let mut evicted = Vec::new();
+        let mut list = LIST.lock().unwrap_or_else(PoisonError::into_inner);
+        list.push(spare);
+        let mut committed: usize = list.iter().map(|s| s.committed).sum();
+        while list.len() > MAX_REGIONS || committed > MAX_COMMITTED {
+            let old = list.remove(0);
+            committed -= old.committed;
+            evicted.push(old);
+        }
+        evicted
     }
 }
