@@ -120,6 +120,23 @@ pub unsafe trait Query {
     /// same row is alive.
     #[doc(hidden)]
     unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a>;
+    /// [`mask`](Self::mask) in the loops of a query whose component views
+    /// are all dense ([`all_dense`](Self::all_dense)), for a word within the
+    /// range [`words`](Self::words) gave: a required column's presence word
+    /// is read with no check of the storage kind or of the bounds, so that
+    /// a word costs a load and an AND per column. Not part of the public
+    /// API.
+    ///
+    /// # Safety
+    ///
+    /// As [`mask`](Self::mask); `all_dense` said `true`, and `word` lies in
+    /// the range `words` returned for the world's alive words.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn mask_dense(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
+        // SAFETY: forwarded.
+        unsafe { Self::mask(fetch, word, candidates) }
+    }
     /// Whether [`word`](Self::word) may be called: every component view of
     /// the fetch is dense. Not part of the public API.
     #[doc(hidden)]
@@ -205,6 +222,12 @@ unsafe impl<T: Component> Query for &T {
         unsafe { fetch.0.mask(word, candidates) }
     }
     #[inline]
+    unsafe fn mask_dense(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
+        // SAFETY: the view is dense and the word within its words (the
+        // caller's contract).
+        unsafe { fetch.0.dense_mask_unchecked(word, candidates) }
+    }
+    #[inline]
     fn words(fetch: &Self::Fetch, words: Range<usize>) -> Range<usize> {
         fetch.0.words(words)
     }
@@ -253,6 +276,12 @@ unsafe impl<T: Component> Query for &mut T {
     unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
         // SAFETY: forwarded.
         unsafe { fetch.0.mask(word, candidates) }
+    }
+    #[inline]
+    unsafe fn mask_dense(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
+        // SAFETY: the view is dense and the word within its words (the
+        // caller's contract).
+        unsafe { fetch.0.dense_mask_unchecked(word, candidates) }
     }
     #[inline]
     fn words(fetch: &Self::Fetch, words: Range<usize>) -> Range<usize> {
@@ -488,6 +517,16 @@ macro_rules! query_tuple {
                 let mut candidates = candidates;
                 // SAFETY: forwarded.
                 $(candidates = unsafe { $name::mask($name, word, candidates) };)*
+                candidates
+            }
+            #[inline]
+            #[allow(unused_variables, unused_mut, non_snake_case)]
+            unsafe fn mask_dense(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
+                let ($($name,)*) = fetch;
+                let mut candidates = candidates;
+                // SAFETY: forwarded; the range of the tuple's words lies
+                // within each element's.
+                $(candidates = unsafe { $name::mask_dense($name, word, candidates) };)*
                 candidates
             }
             #[inline]
@@ -783,40 +822,69 @@ unsafe fn for_each<'a, Q: Query>(
         return;
     };
     let first_word = world.alive.front_position();
-    let dense = Q::all_dense(&fetch);
     let alive = world.alive.as_slice();
     // Only the words where the required dense columns have bits.
     let words = Q::words(&fetch, first_word..first_word + alive.len());
     let alive = &alive[words.start - first_word..words.end - first_word];
-    for (&alive, word) in alive.iter().zip(words) {
-        let base = word * WORD;
-        // SAFETY: the caller's contract; alive bits name alive rows.
-        let mut bits = unsafe { Q::mask(&fetch, word, alive) };
-        if bits == u64::MAX && dense {
-            // A counted loop of exactly 64 (not a range from `base`, whose
-            // end LLVM must check for overflow): one induction variable, and
-            // LLVM vectorizes it where it can (schedule's swaps). Unrolling
-            // it by hand cut simple_iter's instructions (10.7 -> 8.4 per
-            // entity) but stopped that vectorization (schedule 17 -> 36).
-            // The views are resolved once for the word: a pointer to the
-            // word's first slot in each column, indexed by `i`. (Merging
-            // consecutive full words into one loop over the run vectorized
-            // worse: schedule 134.7k -> 169.8k instructions, 197.7k with
-            // one loop over the whole run.)
-            // SAFETY: every row of the word matches and every view is dense.
-            let slots = unsafe { Q::word(&fetch, base) };
-            for i in 0..WORD {
-                // SAFETY: each row of the word is visited once.
-                f(unsafe { Q::get_in_word(&slots, i) });
-            }
-            continue;
-        }
-        while bits != 0 {
-            let row = base + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
+    if Q::all_dense(&fetch) {
+        for (&alive, word) in alive.iter().zip(words) {
+            // SAFETY: the caller's contract; alive bits name alive rows, the
+            // views are dense and the word is in the narrowed range.
+            let bits = unsafe { Q::mask_dense(&fetch, word, alive) };
             // SAFETY: as above.
-            f(unsafe { Q::get(&fetch, row) });
+            unsafe { visit_word::<Q, true>(&fetch, word, bits, &mut f) };
         }
+    } else {
+        for (&alive, word) in alive.iter().zip(words) {
+            // SAFETY: the caller's contract; alive bits name alive rows.
+            let bits = unsafe { Q::mask(&fetch, word, alive) };
+            // SAFETY: as above.
+            unsafe { visit_word::<Q, false>(&fetch, word, bits, &mut f) };
+        }
+    }
+}
+
+/// Calls `f` on the item of every row of word `word` whose bit is set in
+/// `bits` (the word's matching rows), in row order; with `DENSE`, a word
+/// whose 64 rows all match is visited as a loop over slices.
+///
+/// # Safety
+///
+/// `fetch` came from the world, whose borrows are held for `'a`; `bits`
+/// came from [`Query::mask`] (or [`Query::mask_dense`]) of the word, and
+/// each word is visited once. With `DENSE`, [`Query::all_dense`] said
+/// `true`.
+#[inline(always)]
+unsafe fn visit_word<'a, Q: Query, const DENSE: bool>(
+    fetch: &Q::Fetch,
+    word: usize,
+    mut bits: u64,
+    f: &mut impl FnMut(Q::Item<'a>),
+) {
+    let base = word * WORD;
+    if DENSE && bits == u64::MAX {
+        // A counted loop of exactly 64 (not a range from `base`, whose end
+        // LLVM must check for overflow): one induction variable, and LLVM
+        // vectorizes it where it can (schedule's swaps). Unrolling it by
+        // hand cut simple_iter's instructions (10.7 -> 8.4 per entity) but
+        // stopped that vectorization (schedule 17 -> 36). The views are
+        // resolved once for the word: a pointer to the word's first slot in
+        // each column, indexed by `i`. (Merging consecutive full words into
+        // one loop over the run vectorized worse: schedule 134.7k -> 169.8k
+        // instructions, 197.7k with one loop over the whole run.)
+        // SAFETY: every row of the word matches and every view is dense.
+        let slots = unsafe { Q::word(fetch, base) };
+        for i in 0..WORD {
+            // SAFETY: each row of the word is visited once.
+            f(unsafe { Q::get_in_word(&slots, i) });
+        }
+        return;
+    }
+    while bits != 0 {
+        let row = base + bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        // SAFETY: the row matches, and each row is visited once.
+        f(unsafe { Q::get(fetch, row) });
     }
 }
 
@@ -897,24 +965,19 @@ unsafe fn par_for_each<Q: Query>(
     alive.par_iter().enumerate().for_each(|(i, &alive)| {
         let fetch = fetch.get();
         let word = first_word + i;
-        let base = word * WORD;
-        // SAFETY: the caller's contract; alive bits name alive rows.
-        let mut bits = unsafe { Q::mask(fetch, word, alive) };
-        if bits == u64::MAX && dense {
-            // SAFETY: every row of the word matches and every view is dense.
-            let slots = unsafe { Q::word(fetch, base) };
-            for i in 0..WORD {
-                // Each word goes to one worker.
-                // SAFETY: each row of the word is visited once.
-                f(unsafe { Q::get_in_word(&slots, i) });
-            }
-            return;
-        }
-        while bits != 0 {
-            let row = base + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
+        let mut f = &f;
+        // Each word goes to one worker.
+        if dense {
+            // SAFETY: the caller's contract; alive bits name alive rows, the
+            // views are dense and the word is in the narrowed range.
+            let bits = unsafe { Q::mask_dense(fetch, word, alive) };
             // SAFETY: as above.
-            f(unsafe { Q::get(fetch, row) });
+            unsafe { visit_word::<Q, true>(fetch, word, bits, &mut f) };
+        } else {
+            // SAFETY: the caller's contract; alive bits name alive rows.
+            let bits = unsafe { Q::mask(fetch, word, alive) };
+            // SAFETY: as above.
+            unsafe { visit_word::<Q, false>(fetch, word, bits, &mut f) };
         }
     });
 }

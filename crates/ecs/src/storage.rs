@@ -240,6 +240,12 @@ pub(crate) struct DenseColumn<T> {
     word_base: usize,
     /// The number of set presence bits.
     len: usize,
+    /// A lower bound on the word of every set presence bit (`usize::MAX`
+    /// when none was ever set): a column made for a type that later
+    /// entities have starts at the world's front, and its views leave out
+    /// the zero words below this bound, so that a query skips them without
+    /// reading them.
+    first_word: usize,
 }
 
 impl<T> DenseColumn<T> {
@@ -256,6 +262,7 @@ impl<T> DenseColumn<T> {
             present,
             word_base: front / WORD,
             len: 0,
+            first_word: usize::MAX,
         }
     }
 
@@ -317,6 +324,7 @@ impl<T> DenseColumn<T> {
             push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::new(value)));
             *self.word_mut(row) |= bit(row);
             self.len += 1;
+            self.first_word = self.first_word.min(row / WORD);
             return None;
         }
         // A slot in the window whose word exists: one lookup each.
@@ -333,6 +341,7 @@ impl<T> DenseColumn<T> {
             slot.write(value);
             *word |= bit(row);
             self.len += 1;
+            self.first_word = self.first_word.min(row / WORD);
             return None;
         }
         self.insert_slow(row, value)
@@ -351,6 +360,7 @@ impl<T> DenseColumn<T> {
         self.slot_mut(row).write(value);
         *self.word_mut(row) |= bit(row);
         self.len += 1;
+        self.first_word = self.first_word.min(row / WORD);
         None
     }
 
@@ -385,12 +395,16 @@ impl<T> DenseColumn<T> {
     /// The raw view a query reads through.
     fn view(&self) -> DenseView<T> {
         let words = self.present.as_slice();
+        let front_word = self.word_base + self.present.front_position();
+        // The words below `first_word` are zero: left out of the view.
+        let skip = self.first_word.saturating_sub(front_word).min(words.len());
+        let words = &words[skip..];
         DenseView {
             data: self.data.as_ptr(),
             row_offset: self.row_base + self.data.front_position(),
             words: words.as_ptr(),
             words_len: words.len(),
-            word_offset: self.word_base + self.present.front_position(),
+            word_offset: front_word + skip,
             every_live_row: false,
         }
     }
@@ -553,6 +567,7 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
                         column.present.rebase();
                         column.row_base = self.1 - column.data.front_position();
                         column.word_base = self.1 / WORD - column.present.front_position();
+                        column.first_word = usize::MAX;
                     }
                 }
                 let guard = Release(column, front);
@@ -759,6 +774,9 @@ impl<T> Drop for BatchWriter<'_, T> {
                 self.start + self.pushed,
             );
             column.len += self.pushed;
+            if self.pushed > 0 {
+                column.first_word = column.first_word.min(self.start / WORD);
+            }
         }
     }
 }
@@ -1063,6 +1081,34 @@ impl<T> View<T> {
     #[inline]
     pub(crate) fn is_dense(&self) -> bool {
         matches!(self, View::Dense(_))
+    }
+
+    /// [`mask`](Self::mask) for a view known to be dense and a word within
+    /// the range [`words`](Self::words) narrows to: the presence word is
+    /// read with no check of the storage kind, of `every_live_row` or of
+    /// the bounds (the loops over a query's words call it once per word and
+    /// column).
+    ///
+    /// # Safety
+    ///
+    /// As [`mask`](Self::mask); the view is dense and `word` lies within
+    /// its presence words (in the range `words` returns).
+    #[inline]
+    pub(crate) unsafe fn dense_mask_unchecked(&self, word: usize, candidates: u64) -> u64 {
+        match self {
+            View::Dense(view) => {
+                let i = word.wrapping_sub(view.word_offset);
+                debug_assert!(i < view.words_len, "word {word} outside the column's words");
+                // SAFETY: in bounds (the caller's contract); the words are
+                // unchanged while the world is borrowed.
+                candidates & unsafe { *view.words.add(i) }
+            }
+            View::Sparse(_) => {
+                debug_assert!(false, "dense_mask_unchecked on a sparse view");
+                // SAFETY: the caller's contract: the view is dense.
+                unsafe { std::hint::unreachable_unchecked() }
+            }
+        }
     }
 
     /// [`get_unchecked`](Self::get_unchecked) for a view known to be dense:
