@@ -143,6 +143,14 @@ pub unsafe trait Query {
     fn all_dense(_fetch: &Self::Fetch) -> bool {
         true
     }
+    /// Whether every live row matches, known in O(1): each required column
+    /// is dense and every live row has it (and the window has no dead row),
+    /// no `Without` type is registered. Then the loop over the rows is one
+    /// loop over the window, as slices. Not part of the public API.
+    #[doc(hidden)]
+    fn every_live_row(_fetch: &Self::Fetch) -> bool {
+        true
+    }
     /// `words` narrowed to the words where a row can match: the words of
     /// every required dense column's presence bits. Not part of the public
     /// API.
@@ -151,19 +159,21 @@ pub unsafe trait Query {
     fn words(_fetch: &Self::Fetch, words: Range<usize>) -> Range<usize> {
         words
     }
-    /// The views of a word whose 64 rows all match, resolved once for the
-    /// word (a pointer to the first row's slot of each dense column), so
-    /// that the loop over its rows is a loop over slices. Not part of the
-    /// public API.
+    /// The views of a run of rows that all match (the 64 rows of a word, or
+    /// the whole window), resolved once for the run (a pointer to the first
+    /// row's slot of each dense column), so that the loop over its rows is
+    /// a loop over slices. Not part of the public API.
     #[doc(hidden)]
     type Word: Copy;
-    /// The [`Word`](Self::Word) of rows `base..base + 64`. Not part of the
-    /// public API.
+    /// The [`Word`](Self::Word) of a run of rows from `base`. Not part of
+    /// the public API.
     ///
     /// # Safety
     ///
-    /// Every row of `base..base + 64` matches ([`mask`](Self::mask) gave all
-    /// ones for the word of `base`, a multiple of 64), and
+    /// Row `base` and the rows after it that the caller visits match (a
+    /// word of `base`, a multiple of 64, for which [`mask`](Self::mask)
+    /// gave all ones; or the window from its front row, when
+    /// [`every_live_row`](Self::every_live_row) said `true`), and
     /// [`all_dense`](Self::all_dense) said `true`.
     #[doc(hidden)]
     unsafe fn word(fetch: &Self::Fetch, base: usize) -> Self::Word;
@@ -173,7 +183,7 @@ pub unsafe trait Query {
     /// # Safety
     ///
     /// `word` came from [`word`](Self::word) under the contract of
-    /// [`get`](Self::get) for row `base + i`, and `i < 64`.
+    /// [`get`](Self::get) for row `base + i`, a row of its run.
     #[doc(hidden)]
     unsafe fn get_in_word<'a>(word: &Self::Word, i: usize) -> Self::Item<'a>;
     /// The item of the live `row`, or `None` if it does not match:
@@ -239,6 +249,9 @@ unsafe impl<T: Component> Query for &T {
     fn all_dense(fetch: &Self::Fetch) -> bool {
         fetch.0.is_dense()
     }
+    fn every_live_row(fetch: &Self::Fetch) -> bool {
+        fetch.0.every_live_row()
+    }
     type Word = *const T;
     #[inline]
     unsafe fn word(fetch: &Self::Fetch, base: usize) -> *const T {
@@ -248,8 +261,8 @@ unsafe impl<T: Component> Query for &T {
     }
     #[inline]
     unsafe fn get_in_word<'a>(word: &*const T, i: usize) -> &'a T {
-        // SAFETY: the slots of the word's 64 rows are consecutive in the
-        // column and initialized; the shared borrow is held.
+        // SAFETY: the slots of the run's rows are consecutive in the column
+        // and initialized; the shared borrow is held.
         unsafe { &*word.add(i) }
     }
     #[inline]
@@ -296,6 +309,9 @@ unsafe impl<T: Component> Query for &mut T {
     fn all_dense(fetch: &Self::Fetch) -> bool {
         fetch.0.is_dense()
     }
+    fn every_live_row(fetch: &Self::Fetch) -> bool {
+        fetch.0.every_live_row()
+    }
     type Word = *mut T;
     #[inline]
     unsafe fn word(fetch: &Self::Fetch, base: usize) -> *mut T {
@@ -305,7 +321,7 @@ unsafe impl<T: Component> Query for &mut T {
     }
     #[inline]
     unsafe fn get_in_word<'a>(word: &*mut T, i: usize) -> &'a mut T {
-        // The slots of the word's 64 rows are consecutive in the column and
+        // The slots of the run's rows are consecutive in the column and
         // initialized; the exclusive borrow is held.
         // SAFETY: and no other item of the row exists.
         unsafe { &mut *word.add(i) }
@@ -412,7 +428,7 @@ unsafe impl Query for Entity {
     }
     #[inline]
     unsafe fn get_in_word<'a>(word: &*const Entity, i: usize) -> Self::Item<'a> {
-        // SAFETY: the word's 64 rows are consecutive in the window.
+        // SAFETY: the run's rows are consecutive in the window.
         unsafe { *word.add(i) }
     }
 }
@@ -455,6 +471,9 @@ unsafe impl<T: Component> Query for With<T> {
         // SAFETY: forwarded.
         unsafe { fetch.0.mask(word, candidates) }
     }
+    fn every_live_row(fetch: &Self::Fetch) -> bool {
+        fetch.0.every_live_row()
+    }
     #[inline]
     fn words(fetch: &Self::Fetch, words: Range<usize>) -> Range<usize> {
         fetch.0.words(words)
@@ -476,6 +495,10 @@ unsafe impl<T: Component> Query for Without<T> {
     fn access(_: &World, _: &mut Vec<Access>) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         Some(OptionFetch(view_of::<T>(world)))
+    }
+    fn every_live_row(fetch: &Self::Fetch) -> bool {
+        // No entity has an unregistered type.
+        fetch.0.is_none()
     }
     #[inline]
     unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
@@ -548,6 +571,11 @@ macro_rules! query_tuple {
             fn all_dense(fetch: &Self::Fetch) -> bool {
                 let ($($name,)*) = fetch;
                 true $(&& $name::all_dense($name))*
+            }
+            #[allow(unused_variables, non_snake_case)]
+            fn every_live_row(fetch: &Self::Fetch) -> bool {
+                let ($($name,)*) = fetch;
+                true $(&& $name::every_live_row($name))*
             }
             type Word = ($($name::Word,)*);
             #[inline]
@@ -821,12 +849,28 @@ unsafe fn for_each<'a, Q: Query>(
     let Some(fetch) = fetch else {
         return;
     };
+    let dense = Q::all_dense(&fetch);
+    if dense && world.rows.len() == world.len() && Q::every_live_row(&fetch) {
+        // Every row of the window is alive and matches: one loop over the
+        // window, as over slices (an archetype table's loop).
+        let rows = world.rows.len();
+        if rows == 0 {
+            return;
+        }
+        // SAFETY: every row of the window matches and every view is dense.
+        let slots = unsafe { Q::word(&fetch, world.rows.front_position()) };
+        for i in 0..rows {
+            // SAFETY: each row of the window is visited once.
+            f(unsafe { Q::get_in_word(&slots, i) });
+        }
+        return;
+    }
     let first_word = world.alive.front_position();
     let alive = world.alive.as_slice();
     // Only the words where the required dense columns have bits.
     let words = Q::words(&fetch, first_word..first_word + alive.len());
     let alive = &alive[words.start - first_word..words.end - first_word];
-    if Q::all_dense(&fetch) {
+    if dense {
         for (&alive, word) in alive.iter().zip(words) {
             // SAFETY: the caller's contract; alive bits name alive rows, the
             // views are dense and the word is in the narrowed range.

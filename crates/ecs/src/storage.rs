@@ -1083,6 +1083,13 @@ impl<T> View<T> {
         matches!(self, View::Dense(_))
     }
 
+    /// Whether this is a dense column's view that every live row has (see
+    /// [`DenseView::every_live_row`]).
+    #[inline]
+    pub(crate) fn every_live_row(&self) -> bool {
+        matches!(self, View::Dense(view) if view.every_live_row)
+    }
+
     /// [`mask`](Self::mask) for a view known to be dense and a word within
     /// the range [`words`](Self::words) narrows to: the presence word is
     /// read with no check of the storage kind, of `every_live_row` or of
