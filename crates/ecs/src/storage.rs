@@ -384,6 +384,24 @@ impl<T> DenseColumn<T> {
         Some(unsafe { slot.get_mut().assume_init_read() })
     }
 
+    /// Drops the value of `row`, if it has one (the bit is cleared first).
+    /// A type with no drop glue only has its bit cleared: the value is not
+    /// read out.
+    #[inline]
+    fn drop_row(&mut self, row: usize) {
+        if std::mem::needs_drop::<T>() {
+            drop(self.remove(row));
+            return;
+        }
+        let position = (row / WORD).wrapping_sub(self.word_base);
+        if let Some(word) = self.present.get_by_position_mut(position) {
+            if *word & bit(row) != 0 {
+                *word &= !bit(row);
+                self.len -= 1;
+            }
+        }
+    }
+
     fn get_mut(&mut self, row: usize) -> Option<&mut T> {
         if !self.has(row) {
             return None;
@@ -469,7 +487,10 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
     }
 
     fn drop_one(&mut self, entity: Entity, row: usize) {
-        drop(self.remove(entity, row));
+        match self {
+            TypedStorage::Dense(column) => column.drop_row(row),
+            TypedStorage::Sparse(set) => drop(set.remove(entity)),
+        }
     }
 
     fn drop_dead(&mut self, start: usize, end: usize, alive: &dyn Fn(usize) -> u64) {
