@@ -240,11 +240,15 @@ pub(crate) struct DenseColumn<T> {
     word_base: usize,
     /// The number of set presence bits.
     len: usize,
-    /// A lower bound on the word of every set presence bit (`usize::MAX`
-    /// when none was ever set): a column made for a type that later
-    /// entities have starts at the world's front, and its views leave out
-    /// the zero words below this bound, so that a query skips them without
-    /// reading them.
+    /// A lower bound on the word of every set presence bit, and at most
+    /// the word of every slot pushed with a value: a column made for a type
+    /// that later entities have starts at the world's front, and its views
+    /// leave out the zero words below this bound, so that a query skips
+    /// them without reading them. It starts at the word of the column's
+    /// first row; a batch or an insert into an empty word updates it (to
+    /// the new bit's word when the column has no bit, else to the lower of
+    /// the two); a push into the next slot needs nothing, as that row lies
+    /// past every slot.
     first_word: usize,
 }
 
@@ -262,7 +266,7 @@ impl<T> DenseColumn<T> {
             present,
             word_base: front / WORD,
             len: 0,
-            first_word: usize::MAX,
+            first_word: front / WORD,
         }
     }
 
@@ -290,6 +294,21 @@ impl<T> DenseColumn<T> {
         self.present
             .get_by_position_mut(position)
             .expect("handlekit-ecs: presence word below the front")
+    }
+
+    /// Keeps [`first_word`](Self::first_word) a bound before the bit of
+    /// `row` is set in a word that may have none (called before `len`
+    /// counts it): a column with no bit starts its bound at the row's word,
+    /// any other lowers it to there if needed.
+    #[cold]
+    #[inline(never)]
+    fn bit_in_empty_word(&mut self, row: usize) {
+        let word = row / WORD;
+        self.first_word = if self.len == 0 {
+            word
+        } else {
+            self.first_word.min(word)
+        };
     }
 
     /// Pushes zero words up to `position`.
@@ -322,9 +341,10 @@ impl<T> DenseColumn<T> {
         // it once.
         if position == self.data.next_position() {
             push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::new(value)));
+            // The pushed row lies past every slot, so at or above
+            // `first_word` (see there): no update.
             *self.word_mut(row) |= bit(row);
             self.len += 1;
-            self.first_word = self.first_word.min(row / WORD);
             return None;
         }
         // A slot in the window whose word exists: one lookup each.
@@ -339,9 +359,13 @@ impl<T> DenseColumn<T> {
                 return Some(std::mem::replace(unsafe { slot.assume_init_mut() }, value));
             }
             slot.write(value);
+            // A word with a bit lies at or above `first_word`.
+            let was_empty = *word == 0;
             *word |= bit(row);
+            if was_empty {
+                self.bit_in_empty_word(row);
+            }
             self.len += 1;
-            self.first_word = self.first_word.min(row / WORD);
             return None;
         }
         self.insert_slow(row, value)
@@ -359,8 +383,8 @@ impl<T> DenseColumn<T> {
         }
         self.slot_mut(row).write(value);
         *self.word_mut(row) |= bit(row);
+        self.bit_in_empty_word(row);
         self.len += 1;
-        self.first_word = self.first_word.min(row / WORD);
         None
     }
 
@@ -588,7 +612,7 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
                         column.present.rebase();
                         column.row_base = self.1 - column.data.front_position();
                         column.word_base = self.1 / WORD - column.present.front_position();
-                        column.first_word = usize::MAX;
+                        column.first_word = self.1 / WORD;
                     }
                 }
                 let guard = Release(column, front);
@@ -794,10 +818,14 @@ impl<T> Drop for BatchWriter<'_, T> {
                 self.start,
                 self.start + self.pushed,
             );
-            column.len += self.pushed;
             if self.pushed > 0 {
-                column.first_word = column.first_word.min(self.start / WORD);
+                column.first_word = if column.len == 0 {
+                    self.start / WORD
+                } else {
+                    column.first_word.min(self.start / WORD)
+                };
             }
+            column.len += self.pushed;
         }
     }
 }

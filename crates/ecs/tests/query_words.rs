@@ -60,6 +60,29 @@ fn late_column_then_components_below_its_first() {
 }
 
 #[test]
+fn emptied_column_then_a_component_below_its_old_first() {
+    let mut world = World::new();
+    let old = world.spawn_batch((0..300u32).map(|i| (A(i),)));
+    let new = world.spawn_batch((0..200u32).map(|i| (A(i), B(i))));
+    for &e in &new {
+        world.remove_one::<B>(e).unwrap();
+    }
+    assert!(with_a_and_b(&mut world).is_empty());
+    // The column has no component left; these rows' slots exist (made
+    // empty when the batch skipped them), and lie below its first batch.
+    {
+        let mut column = world.column_mut::<B>();
+        column.insert(old[200], B(1)).unwrap();
+        column.insert(old[7], B(2)).unwrap();
+        column.insert(new[5], B(3)).unwrap();
+    }
+    assert_eq!(with_a_and_b(&mut world), [old[7], old[200], new[5]]);
+    // A push past the last slot.
+    let late = world.spawn((A(0), B(4)));
+    assert_eq!(with_a_and_b(&mut world), [old[7], old[200], new[5], late]);
+}
+
+#[test]
 fn after_collect_and_clear() {
     let mut world = World::new();
     let old = world.spawn_batch((0..500u32).map(|i| (A(i),)));
