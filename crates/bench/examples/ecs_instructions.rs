@@ -12,6 +12,8 @@
 //! is counted; divide by N. Workloads: `spawn` (into an existing world;
 //! `insert`, the runner's `simple_insert`, also makes and drops the world),
 //! `insert`, `iter` (one `simple_iter` pass), `add_remove`, `get`,
+//! `despawn` (`despawn_front`'s despawns of the oldest 90%, one by one;
+//! handlekit and hecs only),
 //! `schedule` (its three systems on one thread; N entities of each kind,
 //! handlekit and hecs only), `save` / `load` / `serde` (the save, the load,
 //! or both, of `serialize_binary` over N simple entities; add `text` after N
@@ -72,6 +74,21 @@ fn measured_hk_add_remove_one(world: &mut handlekit_ecs::World, es: &[handlekit_
     }
     for &e in es {
         black_box(world.remove_one::<SB>(e).unwrap());
+    }
+}
+
+/// `despawn_front`'s despawns: the oldest 90% of the world, one by one.
+#[inline(never)]
+fn measured_hk_despawn(world: &mut handlekit_ecs::World, es: &[handlekit_ecs::Entity]) {
+    for &e in es {
+        world.despawn(e).unwrap();
+    }
+}
+
+#[inline(never)]
+fn measured_hecs_despawn(world: &mut hecs::World, es: &[hecs::Entity]) {
+    for &e in es {
+        world.despawn(e).unwrap();
     }
 }
 
@@ -305,6 +322,16 @@ fn main() {
             world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
             world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
             measured_hecs_schedule(&world);
+        }
+        ("despawn", "handlekit") => {
+            let mut world = hk_world(n);
+            let es = world.spawn_batch((0..n).map(|_| data::simple()));
+            measured_hk_despawn(&mut world, &es[..n - n / 10]);
+        }
+        ("despawn", "hecs") => {
+            let mut world = hecs::World::new();
+            let es: Vec<_> = world.spawn_batch((0..n).map(|_| data::simple())).collect();
+            measured_hecs_despawn(&mut world, &es[..n - n / 10]);
         }
         ("save" | "load" | "serde", "handlekit") => {
             let mut world = hk_world(n);

@@ -58,11 +58,17 @@
 //! `Option<&mut A>`, [`Entity`], [`With<A>`] and [`Without<A>`]. It ANDs the
 //! alive word with each required dense column's presence word, 64 rows at a
 //! time, and visits the set bits; a sparse requirement tests the rows'
-//! entities in its set. A word that is all ones is a run of 64 rows that
-//! [`QueryBorrow::for_each`] and [`QueryMut::for_each`] visit as a plain
-//! loop over 64 consecutive slots of each column, without bit tests, each
-//! column's slot found once for the word; and they visit only the words
-//! where every required dense column has presence words.
+//! entities in its set. Words that are all ones are runs of rows that
+//! [`QueryBorrow::for_each`] and [`QueryMut::for_each`] visit as plain
+//! loops over consecutive slots of each column, without bit tests, each
+//! column's slot found once for the run; they visit only the words from
+//! each required dense column's first component to its last presence word
+//! (a column made after rows existed starts at the world's front, but its
+//! views leave out the zero words below its first component); and when
+//! every live row matches (each required column dense and on every live
+//! row, the window free of dead rows) the whole window is one loop over
+//! slices, as an archetype table's. With dense columns only, a word costs
+//! a load and an AND per required column.
 //!
 //! [`World::query`] works on a `&World` and checks borrows at run time, one
 //! flag per column (shared for `&A`, exclusive for `&mut A`), so systems on

@@ -240,6 +240,16 @@ pub(crate) struct DenseColumn<T> {
     word_base: usize,
     /// The number of set presence bits.
     len: usize,
+    /// A lower bound on the word of every set presence bit, and at most
+    /// the word of every slot pushed with a value: a column made for a type
+    /// that later entities have starts at the world's front, and its views
+    /// leave out the zero words below this bound, so that a query skips
+    /// them without reading them. It starts at the word of the column's
+    /// first row; a batch or an insert into an empty word updates it (to
+    /// the new bit's word when the column has no bit, else to the lower of
+    /// the two); a push into the next slot needs nothing, as that row lies
+    /// past every slot.
+    first_word: usize,
 }
 
 impl<T> DenseColumn<T> {
@@ -256,6 +266,7 @@ impl<T> DenseColumn<T> {
             present,
             word_base: front / WORD,
             len: 0,
+            first_word: front / WORD,
         }
     }
 
@@ -283,6 +294,21 @@ impl<T> DenseColumn<T> {
         self.present
             .get_by_position_mut(position)
             .expect("handlekit-ecs: presence word below the front")
+    }
+
+    /// Keeps [`first_word`](Self::first_word) a bound before the bit of
+    /// `row` is set in a word that may have none (called before `len`
+    /// counts it): a column with no bit starts its bound at the row's word,
+    /// any other lowers it to there if needed.
+    #[cold]
+    #[inline(never)]
+    fn bit_in_empty_word(&mut self, row: usize) {
+        let word = row / WORD;
+        self.first_word = if self.len == 0 {
+            word
+        } else {
+            self.first_word.min(word)
+        };
     }
 
     /// Pushes zero words up to `position`.
@@ -315,6 +341,8 @@ impl<T> DenseColumn<T> {
         // it once.
         if position == self.data.next_position() {
             push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::new(value)));
+            // The pushed row lies past every slot, so at or above
+            // `first_word` (see there): no update.
             *self.word_mut(row) |= bit(row);
             self.len += 1;
             return None;
@@ -331,7 +359,12 @@ impl<T> DenseColumn<T> {
                 return Some(std::mem::replace(unsafe { slot.assume_init_mut() }, value));
             }
             slot.write(value);
+            // A word with a bit lies at or above `first_word`.
+            let was_empty = *word == 0;
             *word |= bit(row);
+            if was_empty {
+                self.bit_in_empty_word(row);
+            }
             self.len += 1;
             return None;
         }
@@ -350,6 +383,7 @@ impl<T> DenseColumn<T> {
         }
         self.slot_mut(row).write(value);
         *self.word_mut(row) |= bit(row);
+        self.bit_in_empty_word(row);
         self.len += 1;
         None
     }
@@ -374,6 +408,24 @@ impl<T> DenseColumn<T> {
         Some(unsafe { slot.get_mut().assume_init_read() })
     }
 
+    /// Drops the value of `row`, if it has one (the bit is cleared first).
+    /// A type with no drop glue only has its bit cleared: the value is not
+    /// read out.
+    #[inline]
+    fn drop_row(&mut self, row: usize) {
+        if std::mem::needs_drop::<T>() {
+            drop(self.remove(row));
+            return;
+        }
+        let position = (row / WORD).wrapping_sub(self.word_base);
+        if let Some(word) = self.present.get_by_position_mut(position) {
+            if *word & bit(row) != 0 {
+                *word &= !bit(row);
+                self.len -= 1;
+            }
+        }
+    }
+
     fn get_mut(&mut self, row: usize) -> Option<&mut T> {
         if !self.has(row) {
             return None;
@@ -385,12 +437,16 @@ impl<T> DenseColumn<T> {
     /// The raw view a query reads through.
     fn view(&self) -> DenseView<T> {
         let words = self.present.as_slice();
+        let front_word = self.word_base + self.present.front_position();
+        // The words below `first_word` are zero: left out of the view.
+        let skip = self.first_word.saturating_sub(front_word).min(words.len());
+        let words = &words[skip..];
         DenseView {
             data: self.data.as_ptr(),
             row_offset: self.row_base + self.data.front_position(),
             words: words.as_ptr(),
             words_len: words.len(),
-            word_offset: self.word_base + self.present.front_position(),
+            word_offset: front_word + skip,
             every_live_row: false,
         }
     }
@@ -455,7 +511,10 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
     }
 
     fn drop_one(&mut self, entity: Entity, row: usize) {
-        drop(self.remove(entity, row));
+        match self {
+            TypedStorage::Dense(column) => column.drop_row(row),
+            TypedStorage::Sparse(set) => drop(set.remove(entity)),
+        }
     }
 
     fn drop_dead(&mut self, start: usize, end: usize, alive: &dyn Fn(usize) -> u64) {
@@ -553,6 +612,7 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
                         column.present.rebase();
                         column.row_base = self.1 - column.data.front_position();
                         column.word_base = self.1 / WORD - column.present.front_position();
+                        column.first_word = self.1 / WORD;
                     }
                 }
                 let guard = Release(column, front);
@@ -762,6 +822,13 @@ impl<T> Drop for BatchWriter<'_, T> {
                 self.start,
                 self.start + self.pushed,
             );
+            if self.pushed > 0 {
+                column.first_word = if column.len == 0 {
+                    self.start / WORD
+                } else {
+                    column.first_word.min(self.start / WORD)
+                };
+            }
             column.len += self.pushed;
         }
     }
@@ -1067,6 +1134,41 @@ impl<T> View<T> {
     #[inline]
     pub(crate) fn is_dense(&self) -> bool {
         matches!(self, View::Dense(_))
+    }
+
+    /// Whether this is a dense column's view that every live row has (see
+    /// [`DenseView::every_live_row`]).
+    #[inline]
+    pub(crate) fn every_live_row(&self) -> bool {
+        matches!(self, View::Dense(view) if view.every_live_row)
+    }
+
+    /// [`mask`](Self::mask) for a view known to be dense and a word within
+    /// the range [`words`](Self::words) narrows to: the presence word is
+    /// read with no check of the storage kind, of `every_live_row` or of
+    /// the bounds (the loops over a query's words call it once per word and
+    /// column).
+    ///
+    /// # Safety
+    ///
+    /// As [`mask`](Self::mask); the view is dense and `word` lies within
+    /// its presence words (in the range `words` returns).
+    #[inline]
+    pub(crate) unsafe fn dense_mask_unchecked(&self, word: usize, candidates: u64) -> u64 {
+        match self {
+            View::Dense(view) => {
+                let i = word.wrapping_sub(view.word_offset);
+                debug_assert!(i < view.words_len, "word {word} outside the column's words");
+                // SAFETY: in bounds (the caller's contract); the words are
+                // unchanged while the world is borrowed.
+                candidates & unsafe { *view.words.add(i) }
+            }
+            View::Sparse(_) => {
+                debug_assert!(false, "dense_mask_unchecked on a sparse view");
+                // SAFETY: the caller's contract: the view is dense.
+                unsafe { std::hint::unreachable_unchecked() }
+            }
+        }
     }
 
     /// [`get_unchecked`](Self::get_unchecked) for a view known to be dense:

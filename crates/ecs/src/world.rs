@@ -543,13 +543,15 @@ impl World {
     pub fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
         let low = self.entities.remove(entity).ok_or(NoSuchEntity)?;
         let row = self.full_row(low);
-        *self.alive_word_mut(row / WORD) &= !crate::storage::bit(row);
+        // A live row's alive word exists.
+        if let Some(word) = self.alive.get_by_position_mut(row / WORD) {
+            *word &= !crate::storage::bit(row);
+        }
         let mut panic = None;
+        // One call per column: `drop_one` does nothing where the entity has
+        // no component (a presence bit or sparse lookup).
         for column in &mut self.columns {
             let storage = &mut column.storage;
-            if !storage.contains(entity, row) {
-                continue;
-            }
             if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 storage.drop_one(entity, row);
             })) {
