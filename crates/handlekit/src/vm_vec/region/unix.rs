@@ -388,6 +388,17 @@ impl Region {
     }
 }
 
+/// Unmaps a whole mapping `reserve` made.
+///
+/// # Safety
+///
+/// `map` and `map_len` are such a mapping, and nothing points into it.
+unsafe fn unmap(map: *mut c_void, map_len: usize) {
+    // SAFETY: the caller's guarantee.
+    let unmapped = unsafe { mm::munmap(map, map_len) };
+    debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
+}
+
 /// Unmaps every reservation on the spare list; returns the committed bytes
 /// they held.
 pub(crate) fn release_spares() -> usize {
@@ -396,11 +407,9 @@ pub(crate) fn release_spares() -> usize {
         let mut committed = 0;
         for old in spare::take_all() {
             committed += old.committed;
-            // `map` and `map_len` are a mapping `reserve` made, and the list
-            // owned it alone.
+            // The list owned the mapping alone.
             // SAFETY: so nothing points into it.
-            let unmapped = unsafe { mm::munmap(old.map, old.map_len) };
-            debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
+            unsafe { unmap(old.map, old.map_len) };
         }
         committed
     }
@@ -430,20 +439,16 @@ impl Drop for Region {
             // The list owns the mapping now, or hands back the ones it
             // evicted (maybe this one): those are unmapped here.
             for old in evicted {
-                // `map` and `map_len` are a mapping `reserve` made, and the
-                // list owned it alone.
+                // The list owned the mapping alone.
                 // SAFETY: so nothing points into it.
-                let unmapped = unsafe { mm::munmap(old.map, old.map_len) };
-                debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
+                unsafe { unmap(old.map, old.map_len) };
             }
             return;
         }
         if self.map_len != 0 {
             // The owner dropped every value in it first.
-            // SAFETY: `map` and `map_len` are the mapping `reserve` made, and
-            // nothing else points into it.
-            let unmapped = unsafe { mm::munmap(self.map, self.map_len) };
-            debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
+            // SAFETY: so nothing else points into the mapping.
+            unsafe { unmap(self.map, self.map_len) };
         }
     }
 }
