@@ -15,73 +15,74 @@
 //! pass over (key, value) pairs), and both passes after removing half
 //! (`values_half`, `keyed_half`) or 95% (`values_sparse`, `keyed_sparse`)
 //! of the values at random; divide the passes by the live count.
-//! Containers: `IdTable`, `IdTable32`, `LookupTable`, `PackedTable`, `Hive`, `Pool`,
-//! `SlotMap`, `HopSlotMap`, `DenseSlotMap`, `thunderdome`, `slab`, `Vec`
-//! (`Vec` only for the workloads that remove nothing), `SecondaryCell`
-//! and `slotmap-SecondaryCell` (the runner's secondary-map containers,
-//! which compute each insertion's key in the loop); and the secondary
-//! maps `SecondaryMap` and `slotmap-SecondaryMap`, over `u64` or, with
-//! the suffix `64B`, 64-byte values (`insert`: the keys of a primary table
-//! in order into an empty map; `remove`: all, shuffled; `get`: random
-//! keys).
+//! Containers: `IdTable`, `IdTable32`, `LookupTable`, `PackedTable`, `Hive`,
+//! `Pool`, `SlotMap`, `HopSlotMap`, `DenseSlotMap`, `thunderdome`, `slab`
+//! and `Vec` (`Vec` only for the workloads that remove nothing), over `u64`
+//! or, with the suffix `64B` (`PackedTable64B`), the runner's 64-byte
+//! values; `SecondaryCell` and `slotmap-SecondaryCell` (the runner's
+//! secondary-map containers, which compute each insertion's key in the
+//! loop); and the secondary maps `SecondaryMap` and `slotmap-SecondaryMap`,
+//! over `u64` or, with the suffix `64B`, 64-byte values (`insert`: the keys
+//! of a primary table in order into an empty map; `remove`: all, shuffled;
+//! `get`: random keys).
 
 use std::hint::black_box;
 
-use handlekit_bench::containers::{Blob64, Container};
+use handlekit_bench::containers::{Blob64, Container, Value};
 use handlekit_bench::workloads::Rng;
 
 #[inline(never)]
-fn measured_insert<C: Container<u64>>(n: usize) -> C {
+fn measured_insert<V: Value, C: Container<V>>(n: usize) -> C {
     let mut c = C::new();
     for i in 0..n as u64 {
-        black_box(c.insert(i));
+        black_box(c.insert(V::make(i)));
     }
     c
 }
 
 #[inline(never)]
-fn measured_reinsert<C: Container<u64>>(c: &mut C, n: usize) {
+fn measured_reinsert<V: Value, C: Container<V>>(c: &mut C, n: usize) {
     for i in 0..n as u64 {
-        black_box(c.insert(i));
+        black_box(c.insert(V::make(i)));
     }
 }
 
 #[inline(never)]
-fn measured_remove<C: Container<u64>>(c: &mut C, keys: &[C::Key]) {
+fn measured_remove<V: Value, C: Container<V>>(c: &mut C, keys: &[C::Key]) {
     for &key in keys {
         black_box(c.remove(key));
     }
 }
 
 #[inline(never)]
-fn measured_get<C: Container<u64>>(c: &C, keys: &[C::Key]) -> u64 {
+fn measured_get<V: Value, C: Container<V>>(c: &C, keys: &[C::Key]) -> u64 {
     let mut sum = 0u64;
     for &key in keys {
-        sum = sum.wrapping_add(c.get(key).copied().unwrap_or(0));
+        sum = sum.wrapping_add(c.get(key).map_or(0, Value::weight));
     }
     sum
 }
 
 #[inline(never)]
-fn measured_churn<C: Container<u64>>(c: &mut C, keys: &mut [C::Key], picks: &[usize]) {
+fn measured_churn<V: Value, C: Container<V>>(c: &mut C, keys: &mut [C::Key], picks: &[usize]) {
     for (step, &pick) in picks.iter().enumerate() {
         black_box(c.remove(keys[pick]));
-        keys[pick] = c.insert(step as u64);
+        keys[pick] = c.insert(V::make(step as u64));
     }
 }
 
 #[inline(never)]
-fn measured_keyed<C: Container<u64>>(c: &C) -> u64 {
+fn measured_keyed<V: Value, C: Container<V>>(c: &C) -> u64 {
     c.keyed_sum()
 }
 
 #[inline(never)]
-fn measured_values<C: Container<u64>>(c: &C) -> u64 {
+fn measured_values<V: Value, C: Container<V>>(c: &C) -> u64 {
     c.sum()
 }
 
 #[inline(never)]
-fn measured_get_stale<C: Container<u64>>(c: &C, keys: &[C::Key]) -> usize {
+fn measured_get_stale<V: Value, C: Container<V>>(c: &C, keys: &[C::Key]) -> usize {
     let mut found = 0usize;
     for &key in keys {
         found += usize::from(c.get(key).is_some());
@@ -89,18 +90,18 @@ fn measured_get_stale<C: Container<u64>>(c: &C, keys: &[C::Key]) -> usize {
     found
 }
 
-fn run<C: Container<u64>>(work: &str, n: usize) {
+fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
     if std::env::var_os("SHOW_ADDRESS").is_some() {
         // Where the measured function starts, to find it in a disassembly.
         let address = match work {
-            "insert" => measured_insert::<C> as fn(usize) -> C as usize,
-            "reinsert" => measured_reinsert::<C> as fn(&mut C, usize) as usize,
-            "remove" => measured_remove::<C> as fn(&mut C, &[C::Key]) as usize,
-            "get" => measured_get::<C> as fn(&C, &[C::Key]) -> u64 as usize,
-            "get_stale" => measured_get_stale::<C> as fn(&C, &[C::Key]) -> usize as usize,
-            "churn" => measured_churn::<C> as fn(&mut C, &mut [C::Key], &[usize]) as usize,
-            w if w.starts_with("keyed") => measured_keyed::<C> as fn(&C) -> u64 as usize,
-            _ => measured_values::<C> as fn(&C) -> u64 as usize,
+            "insert" => measured_insert::<V, C> as fn(usize) -> C as usize,
+            "reinsert" => measured_reinsert::<V, C> as fn(&mut C, usize) as usize,
+            "remove" => measured_remove::<V, C> as fn(&mut C, &[C::Key]) as usize,
+            "get" => measured_get::<V, C> as fn(&C, &[C::Key]) -> u64 as usize,
+            "get_stale" => measured_get_stale::<V, C> as fn(&C, &[C::Key]) -> usize as usize,
+            "churn" => measured_churn::<V, C> as fn(&mut C, &mut [C::Key], &[usize]) as usize,
+            w if w.starts_with("keyed") => measured_keyed::<V, C> as fn(&C) -> u64 as usize,
+            _ => measured_values::<V, C> as fn(&C) -> u64 as usize,
         };
         println!("{address:#x}");
         return;
@@ -108,11 +109,11 @@ fn run<C: Container<u64>>(work: &str, n: usize) {
     let mut rng = Rng::new(7);
     let fill = |n: usize| {
         let mut c = C::new();
-        let keys: Vec<C::Key> = (0..n as u64).map(|i| c.insert(i)).collect();
+        let keys: Vec<C::Key> = (0..n as u64).map(|i| c.insert(V::make(i))).collect();
         (c, keys)
     };
     match work {
-        "insert" => drop(black_box(measured_insert::<C>(n))),
+        "insert" => drop(black_box(measured_insert::<V, C>(n))),
         "reinsert" => {
             let (mut c, mut keys) = fill(n);
             rng.shuffle(&mut keys);
@@ -139,7 +140,7 @@ fn run<C: Container<u64>>(work: &str, n: usize) {
                 c.remove(key);
             }
             for i in 0..n as u64 {
-                c.insert(i);
+                c.insert(V::make(i));
             }
             rng.shuffle(&mut stale);
             black_box(measured_get_stale(&c, &stale));
@@ -297,24 +298,19 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (work, container) = (args[1].as_str(), args[2].as_str());
     let n: usize = args.get(3).map_or(100_000, |s| s.parse().expect("N"));
+    // A table name with the suffix `64B` holds 64-byte values.
+    if let Some(table) = container.strip_suffix("64B") {
+        if run_table::<Blob64>(table, work, n) {
+            return;
+        }
+    } else if run_table::<u64>(container, work, n) {
+        return;
+    }
     match container {
-        "IdTable" => run::<handlekit::IdTable<u64, handlekit::Id>>(work, n),
-        "IdTable32" => run::<handlekit::IdTable<u64, handlekit::Id32>>(work, n),
-        "PackedTable" => run::<handlekit::PackedTable<u64, handlekit::Id>>(work, n),
-        "LookupTable" => run::<handlekit::LookupTable<u64, handlekit::Id>>(work, n),
-        "Hive" => run::<handlekit::Hive<u64, handlekit::Id>>(work, n),
-        "Pool" => run::<handlekit::Pool<u64, handlekit::PoolKey>>(work, n),
-        "Vec" => run::<handlekit_bench::containers::PlainVec<u64>>(work, n),
-        #[allow(deprecated)]
-        "HopSlotMap" => run::<slotmap::HopSlotMap<slotmap::DefaultKey, u64>>(work, n),
-        "SlotMap" => run::<slotmap::SlotMap<slotmap::DefaultKey, u64>>(work, n),
-        "DenseSlotMap" => run::<slotmap::DenseSlotMap<slotmap::DefaultKey, u64>>(work, n),
-        "thunderdome" => run::<thunderdome::Arena<u64>>(work, n),
-        "slab" => run::<slab::Slab<u64>>(work, n),
         // The runner's secondary-map cells (keys computed in the loop).
-        "SecondaryCell" => run::<handlekit_bench::containers::HkSecondary<u64>>(work, n),
+        "SecondaryCell" => run::<u64, handlekit_bench::containers::HkSecondary<u64>>(work, n),
         "slotmap-SecondaryCell" => {
-            run::<handlekit_bench::containers::SlotmapSecondary<u64>>(work, n);
+            run::<u64, handlekit_bench::containers::SlotmapSecondary<u64>>(work, n);
         }
         "SecondaryMap" => run_secondary::<handlekit::SecondaryMap<handlekit::Id, u64>>(work, n),
         "SecondaryMap64B" => {
@@ -328,4 +324,27 @@ fn main() {
         }
         _ => panic!("unknown container {container}"),
     }
+}
+
+/// Runs `work` on the table named `table` holding `V`s; false if no table
+/// has that name.
+fn run_table<V: Value>(table: &str, work: &str, n: usize) -> bool {
+    #[allow(deprecated)]
+    type Hop<V> = slotmap::HopSlotMap<slotmap::DefaultKey, V>;
+    match table {
+        "IdTable" => run::<V, handlekit::IdTable<V, handlekit::Id>>(work, n),
+        "IdTable32" => run::<V, handlekit::IdTable<V, handlekit::Id32>>(work, n),
+        "PackedTable" => run::<V, handlekit::PackedTable<V, handlekit::Id>>(work, n),
+        "LookupTable" => run::<V, handlekit::LookupTable<V, handlekit::Id>>(work, n),
+        "Hive" => run::<V, handlekit::Hive<V, handlekit::Id>>(work, n),
+        "Pool" => run::<V, handlekit::Pool<V, handlekit::PoolKey>>(work, n),
+        "Vec" => run::<V, handlekit_bench::containers::PlainVec<V>>(work, n),
+        "HopSlotMap" => run::<V, Hop<V>>(work, n),
+        "SlotMap" => run::<V, slotmap::SlotMap<slotmap::DefaultKey, V>>(work, n),
+        "DenseSlotMap" => run::<V, slotmap::DenseSlotMap<slotmap::DefaultKey, V>>(work, n),
+        "thunderdome" => run::<V, thunderdome::Arena<V>>(work, n),
+        "slab" => run::<V, slab::Slab<V>>(work, n),
+        _ => return false,
+    }
+    true
 }
