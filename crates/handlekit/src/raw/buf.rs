@@ -473,6 +473,49 @@ impl<T, L: BufLayout> SlotBuf<T, L> {
         }
     }
 
+    /// Makes room for at least `additional` more slots, as
+    /// [`reserve`](Self::reserve), for a loop of appends: only the
+    /// allocation's pointer and size pass to the out-of-line part and back,
+    /// in registers. With the whole buffer moved into that function and
+    /// back (40 bytes each way, through memory), an `IdTable` insert into a
+    /// growing table of 1,000 `u64`s took 1.13 to 1.21 times SlotMap's
+    /// time; with two words, 0.95 to 0.97 (three side-by-side runs each).
+    #[inline(always)]
+    pub(crate) fn grow_for_push(&mut self, additional: usize) {
+        let Some(extra) = self.extra_units(additional) else {
+            return;
+        };
+        let (base, units) = Self::grown_allocation(self.ptrs.base, self.units, extra);
+        self.adopt(base, units);
+    }
+
+    /// The allocation `base` of `units` units, grown by at least `extra`
+    /// units: its new start and size. Panics as `Vec::reserve` does; the
+    /// buffer then still owns the unchanged allocation.
+    #[cold]
+    #[inline(never)]
+    fn grown_allocation(
+        base: NonNull<L::Unit<T>>,
+        units: usize,
+        extra: usize,
+    ) -> (NonNull<L::Unit<T>>, usize) {
+        // `ManuallyDrop`: the buffer keeps owning the allocation whether
+        // `reserve` returns or panics.
+        // SAFETY: `base` and `units` are the parts of a `Vec` of length and
+        // capacity `units` (the invariant on `ptrs`).
+        let mut vec = ManuallyDrop::new(unsafe {
+            Vec::from_raw_parts(
+                base.as_ptr().cast::<MaybeUninit<L::Unit<T>>>(),
+                units,
+                units,
+            )
+        });
+        vec.reserve(extra);
+        // SAFETY: a `Vec`'s pointer is never null.
+        let base = unsafe { NonNull::new_unchecked(vec.as_mut_ptr().cast::<L::Unit<T>>()) };
+        (base, vec.capacity())
+    }
+
     /// Makes room for exactly `additional` more slots (up to the
     /// allocator's rounding), as `Vec::reserve_exact`.
     pub(crate) fn reserve_exact(&mut self, additional: usize) {
@@ -566,39 +609,41 @@ impl<T, L: BufLayout> SlotBuf<T, L> {
                 self.units,
             )
         });
-        let old_capacity = self.capacity;
         change(&mut vec)?;
-        let units = vec.capacity();
-        // SAFETY: units are `MaybeUninit`, so every one up to the capacity
-        // is a valid value.
-        unsafe { vec.set_len(units) };
         // SAFETY: a `Vec`'s pointer is never null.
-        self.ptrs.base = unsafe { NonNull::new_unchecked(vec.as_mut_ptr().cast::<L::Unit<T>>()) };
+        let base = unsafe { NonNull::new_unchecked(vec.as_mut_ptr().cast::<L::Unit<T>>()) };
+        self.adopt(base, vec.capacity());
+        Ok(())
+    }
+
+    /// Takes `base` and `units` as the allocation, reallocated from the
+    /// current one with its bytes kept, and (for a split layout) moves the
+    /// state words to the new capacity's place.
+    ///
+    /// The reallocation must keep the current state area: growing keeps
+    /// every old unit, and a shrink must come after `move_states(len)` put
+    /// the words inside the kept units.
+    #[inline(always)]
+    fn adopt(&mut self, base: NonNull<L::Unit<T>>, units: usize) {
+        let old_capacity = self.capacity;
+        self.ptrs.base = base;
         self.units = units;
         if units == 0 {
             self.ptrs.states = NonNull::dangling();
             self.capacity = 0;
-            return Ok(());
+            return;
         }
         if L::SPLIT {
             // The allocation kept its bytes, so the state words sit
-            // `old_capacity` units in; `move_states` moves them to the new
+            // `old_capacity` units in (inside the new allocation, as the
+            // caller guarantees); `move_states` moves them to the new
             // capacity's place.
-            // Growing keeps all old units, and shrinking came after
-            // `move_states(len)` put the words inside the kept units.
             // SAFETY: so the old state area lies inside the new allocation.
             self.ptrs.states = unsafe {
-                NonNull::new_unchecked(
-                    self.ptrs
-                        .base
-                        .as_ptr()
-                        .add(old_capacity.min(units))
-                        .cast::<u32>(),
-                )
+                NonNull::new_unchecked(base.as_ptr().add(old_capacity.min(units)).cast::<u32>())
             };
         }
         self.move_states(L::slots_in::<T>(units));
-        Ok(())
     }
 }
 
