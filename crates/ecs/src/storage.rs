@@ -89,7 +89,9 @@ pub(crate) fn stagger<T>(index: usize) -> usize {
     if size == 0 {
         return 0;
     }
-    (512 * (index % 8)).div_ceil(size)
+    // The fractional parts of `index × φ` are spread evenly over the page
+    // for any number of columns; on a cache-line boundary.
+    ((index * 2531) % 4096 / 64 * 64).div_ceil(size)
 }
 
 /// Pushes `value`, moving the window back with [`VmVec::rebase`] once if it
