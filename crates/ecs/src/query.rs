@@ -1113,10 +1113,18 @@ unsafe impl<F> Sync for SendFetch<F> {}
 #[cfg(feature = "rayon")]
 pub(crate) const MIN_TASK_ROWS: usize = WORD;
 
+/// How many pieces per thread [`split_rows`] aims at before any is stolen.
+/// Rayon's own splitter starts with one; four keep the last piece a
+/// thread holds small, so that a thread the system preempts (the machine
+/// is shared) delays a pass by less, at the cost of a few more joins.
+#[cfg(feature = "rayon")]
+const SPLITS_PER_THREAD: usize = 4;
+
 /// Runs `work` on pieces of `rows` on rayon's threads, cut in halves as
-/// rayon's own adaptive splitter cuts an indexed iterator: about one piece
-/// per thread at first, and a stolen piece is cut again, so that a thread
-/// that finishes early takes over half of what another has left. A piece
+/// rayon's own adaptive splitter cuts an indexed iterator: about
+/// [`SPLITS_PER_THREAD`] pieces per thread at first, and a stolen piece is
+/// cut again, so that a thread that finishes early takes over half of what
+/// another has left. A piece
 /// has at least `min` rows (unless `rows` is shorter). A cut falls on the
 /// word boundary nearest the middle when that moves it by at most 1/256 of
 /// the piece (so a long piece keeps its words whole); otherwise, in a
@@ -1134,7 +1142,7 @@ pub(crate) fn split_rows<W: Fn(Range<usize>) + Sync>(rows: Range<usize>, min: us
         let len = rows.len();
         let split = len >= 2 * min.max(1)
             && if migrated {
-                splits = rayon::current_num_threads().max(splits / 2);
+                splits = (SPLITS_PER_THREAD * rayon::current_num_threads()).max(splits / 2);
                 true
             } else if splits > 0 {
                 splits /= 2;
@@ -1158,7 +1166,13 @@ pub(crate) fn split_rows<W: Fn(Range<usize>) + Sync>(rows: Range<usize>, min: us
             |context| run(mid..rows.end, min, splits, context.migrated(), work),
         );
     }
-    run(rows, min, rayon::current_num_threads(), false, work);
+    run(
+        rows,
+        min,
+        SPLITS_PER_THREAD * rayon::current_num_threads(),
+        false,
+        work,
+    );
 }
 
 /// The loop behind `par_for_each`: the rows where the query can match are
@@ -1228,9 +1242,8 @@ unsafe fn par_for_each<Q: Query>(
 impl<Q: Query> QueryBorrow<'_, Q> {
     /// [`for_each`](Self::for_each) on rayon's threads (feature `rayon`).
     /// The rows where the query can match are cut in halves between
-    /// threads, as rayon cuts an indexed iterator (about one piece per
-    /// thread, more when a thread runs out of work), at least 64 rows per
-    /// piece; a cut falls on a word boundary of the alive and presence bits
+    /// threads, as rayon cuts an indexed iterator (a few pieces per thread,
+    /// more when a thread runs out of work), at least 64 rows per piece; a cut falls on a word boundary of the alive and presence bits
     /// when one is within 1/256 of the piece from the middle, and at the
     /// middle row otherwise, so that few rows of heavy work are shared
     /// evenly. Each piece is visited a word at a time, its edge words
