@@ -248,10 +248,8 @@
 //!   entity table its free-list order, so a loaded world spawns the
 //!   entities the saved one would have.
 //! - `rayon`: `QueryBorrow::par_for_each` and `QueryMut::par_for_each`,
-//!   which cut the rows between threads in halves, as rayon's adaptive
-//!   splitter does (at least 64 rows per task): at word boundaries of the
-//!   presence bits in long ranges, at the middle row in a range of a few
-//!   words, so that few rows of heavy work are shared evenly.
+//!   which cut the rows between threads at word boundaries of the presence
+//!   bits (at least 64 rows per task).
 //!
 //! # Implementation
 //!

@@ -1009,8 +1009,8 @@ unsafe fn visit_run<'a, Q: Query>(slots: &Q::Word, rows: usize, mut f: impl FnMu
 /// `bits` (the word's matching rows), in row order; with `DENSE`, a word
 /// whose 64 rows all match is visited as a loop over slices, and so is a
 /// word whose matching rows are one run of consecutive rows (the first or
-/// last word of a group of entities spawned together, or of a piece of
-/// `par_for_each`), through [`visit_run`]. Bit by bit, the two partial
+/// last word of a group of entities spawned together), through
+/// [`visit_run`]. Bit by bit, the two partial
 /// words of `schedule`'s C↔D system (80 rows of 10,000) cost it 13% against
 /// hecs's loop over its table.
 ///
@@ -1108,77 +1108,11 @@ unsafe impl<F> Send for SendFetch<F> {}
 #[cfg(feature = "rayon")]
 unsafe impl<F> Sync for SendFetch<F> {}
 
-/// The fewest rows [`par_for_each`] gives one task: a word's worth, so that
-/// a cheap pass is not cut finer than its words.
-#[cfg(feature = "rayon")]
-pub(crate) const MIN_TASK_ROWS: usize = WORD;
-
-/// How many pieces per thread [`split_rows`] aims at before any is stolen.
-/// Rayon's own splitter starts with one; four keep the last piece a
-/// thread holds small, so that a thread the system preempts (the machine
-/// is shared) delays a pass by less, at the cost of a few more joins.
-#[cfg(feature = "rayon")]
-const SPLITS_PER_THREAD: usize = 4;
-
-/// Runs `work` on pieces of `rows` on rayon's threads, cut in halves as
-/// rayon's own adaptive splitter cuts an indexed iterator: about
-/// [`SPLITS_PER_THREAD`] pieces per thread at first, and a stolen piece is
-/// cut again, so that a thread that finishes early takes over half of what
-/// another has left. A piece
-/// has at least `min` rows (unless `rows` is shorter). A cut falls on the
-/// word boundary nearest the middle when that moves it by at most 1/256 of
-/// the piece (so a long piece keeps its words whole); otherwise, in a
-/// piece of a few words, it falls at the middle row, so that 1,000 rows of
-/// heavy work on two threads are cut 500 / 500 rather than 512 / 488.
-#[cfg(feature = "rayon")]
-pub(crate) fn split_rows<W: Fn(Range<usize>) + Sync>(rows: Range<usize>, min: usize, work: &W) {
-    fn run<W: Fn(Range<usize>) + Sync>(
-        rows: Range<usize>,
-        min: usize,
-        mut splits: usize,
-        migrated: bool,
-        work: &W,
-    ) {
-        let len = rows.len();
-        let split = len >= 2 * min.max(1)
-            && if migrated {
-                splits = (SPLITS_PER_THREAD * rayon::current_num_threads()).max(splits / 2);
-                true
-            } else if splits > 0 {
-                splits /= 2;
-                true
-            } else {
-                false
-            };
-        if !split {
-            work(rows);
-            return;
-        }
-        let half = rows.start + len / 2;
-        let word = (half + WORD / 2) / WORD * WORD;
-        let mid = if word.abs_diff(half) <= len / 256 && word > rows.start && word < rows.end {
-            word
-        } else {
-            half
-        };
-        rayon::join_context(
-            |context| run(rows.start..mid, min, splits, context.migrated(), work),
-            |context| run(mid..rows.end, min, splits, context.migrated(), work),
-        );
-    }
-    run(
-        rows,
-        min,
-        SPLITS_PER_THREAD * rayon::current_num_threads(),
-        false,
-        work,
-    );
-}
-
-/// The loop behind `par_for_each`: the rows where the query can match are
-/// cut into pieces of at least [`MIN_TASK_ROWS`] rows by [`split_rows`],
-/// and each piece is visited a word at a time as [`for_each`] visits it,
-/// its first and last words masked to the piece.
+/// The loop behind `par_for_each`: rayon cuts the alive words between
+/// threads (at least one word, 64 rows, per task: rayon splits adaptively,
+/// so a cheap pass over many rows is not cut finer than the threads need,
+/// while 1,000 entities of heavy work still reach every thread), and each word is
+/// visited as [`for_each`] visits it.
 ///
 /// # Safety
 ///
@@ -1189,65 +1123,43 @@ unsafe fn par_for_each<Q: Query>(
     fetch: Option<Q::Fetch>,
     f: impl Fn(Q::Item<'_>) + Send + Sync,
 ) {
+    use rayon::prelude::*;
     let Some(fetch) = fetch else {
         return;
     };
     let dense = Q::all_dense(&fetch);
     let first_word = world.alive.front_position();
     let alive = world.alive.as_slice();
-    // Only the words where the required dense columns have bits, and of
-    // them only the rows of the window (the last word is often partly
-    // past the last row: a piece there would be short of work).
+    // Only the words where the required dense columns have bits.
     let words = Q::words(&fetch, first_word..first_word + alive.len());
-    if words.is_empty() {
-        return;
-    }
-    let rows = (words.start * WORD).max(world.rows.front_position())
-        ..(words.end * WORD).min(world.rows.next_position());
-    if rows.is_empty() {
-        return;
-    }
+    let alive = &alive[words.start - first_word..words.end - first_word];
+    let first_word = words.start;
     let fetch = SendFetch(fetch);
-    split_rows(rows, MIN_TASK_ROWS, &|piece: Range<usize>| {
+    alive.par_iter().enumerate().for_each(|(i, &alive)| {
         let fetch = fetch.get();
+        let word = first_word + i;
         let mut f = &f;
-        for word in piece.start / WORD..=(piece.end - 1) / WORD {
-            // The piece's rows of this word.
-            let mut range = u64::MAX;
-            if word == piece.start / WORD {
-                range &= u64::MAX << (piece.start % WORD);
-            }
-            if word == (piece.end - 1) / WORD && piece.end % WORD != 0 {
-                range &= u64::MAX >> (WORD - piece.end % WORD);
-            }
-            let alive = alive[word - first_word] & range;
-            // Each row goes to one piece, so to one worker.
-            if dense {
-                // SAFETY: the caller's contract; alive bits name alive rows,
-                // the views are dense and the word is in the narrowed range.
-                let bits = unsafe { Q::mask_dense(fetch, word, alive) };
-                // SAFETY: as above.
-                unsafe { visit_word::<Q, true>(fetch, word, bits, &mut f) };
-            } else {
-                // SAFETY: the caller's contract; alive bits name alive rows.
-                let bits = unsafe { Q::mask(fetch, word, alive) };
-                // SAFETY: as above.
-                unsafe { visit_word::<Q, false>(fetch, word, bits, &mut f) };
-            }
+        // Each word goes to one worker.
+        if dense {
+            // SAFETY: the caller's contract; alive bits name alive rows, the
+            // views are dense and the word is in the narrowed range.
+            let bits = unsafe { Q::mask_dense(fetch, word, alive) };
+            // SAFETY: as above.
+            unsafe { visit_word::<Q, true>(fetch, word, bits, &mut f) };
+        } else {
+            // SAFETY: the caller's contract; alive bits name alive rows.
+            let bits = unsafe { Q::mask(fetch, word, alive) };
+            // SAFETY: as above.
+            unsafe { visit_word::<Q, false>(fetch, word, bits, &mut f) };
         }
     });
 }
 
 #[cfg(feature = "rayon")]
 impl<Q: Query> QueryBorrow<'_, Q> {
-    /// [`for_each`](Self::for_each) on rayon's threads (feature `rayon`).
-    /// The rows where the query can match are cut in halves between
-    /// threads, as rayon cuts an indexed iterator (a few pieces per thread,
-    /// more when a thread runs out of work), at least 64 rows per piece; a cut falls on a word boundary of the alive and presence bits
-    /// when one is within 1/256 of the piece from the middle, and at the
-    /// middle row otherwise, so that few rows of heavy work are shared
-    /// evenly. Each piece is visited a word at a time, its edge words
-    /// masked to it.
+    /// [`for_each`](Self::for_each) on rayon's threads (feature `rayon`):
+    /// the rows are cut between threads at word boundaries of the alive and
+    /// presence bits (at least 64 rows per task).
     ///
     /// ```
     /// let mut world = handlekit_ecs::World::new();
@@ -1264,7 +1176,7 @@ impl<Q: Query> QueryBorrow<'_, Q> {
 #[cfg(feature = "rayon")]
 impl<Q: Query> QueryMut<'_, Q> {
     /// [`for_each`](Self::for_each) on rayon's threads (feature `rayon`),
-    /// cut between threads as [`QueryBorrow::par_for_each`].
+    /// cut at word boundaries as [`QueryBorrow::par_for_each`].
     ///
     /// ```
     /// let mut world = handlekit_ecs::World::new();
@@ -1437,70 +1349,5 @@ impl World {
         // SAFETY: the row matches; the world is borrowed exclusively for the
         // item's lifetime.
         Ok(unsafe { Q::get(&fetch, row) })
-    }
-}
-
-#[cfg(all(test, feature = "rayon"))]
-mod tests {
-    use super::{split_rows, WORD};
-    use std::ops::Range;
-    use std::sync::Mutex;
-
-    /// The pieces `split_rows` makes of `rows` on a pool of `threads`, in
-    /// row order.
-    fn pieces(rows: Range<usize>, min: usize, threads: usize) -> Vec<Range<usize>> {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let out = Mutex::new(Vec::new());
-        pool.install(|| split_rows(rows, min, &|piece| out.lock().unwrap().push(piece)));
-        let mut out = out.into_inner().unwrap();
-        out.sort_by_key(|piece| piece.start);
-        out
-    }
-
-    #[test]
-    fn pieces_cover_the_rows_once_and_keep_the_minimum() {
-        let ranges = [
-            0..0,
-            3..4,
-            0..63,
-            0..64,
-            0..127,
-            0..128,
-            5..1000,
-            64..1064,
-            7..100_007,
-        ];
-        for rows in ranges {
-            for threads in [1, 2, 3, 8] {
-                let got = pieces(rows.clone(), WORD, threads);
-                let mut next = rows.start;
-                for piece in &got {
-                    assert_eq!(piece.start, next, "{rows:?} on {threads}: {got:?}");
-                    assert!(piece.end > piece.start || rows.is_empty());
-                    if rows.len() >= WORD {
-                        assert!(piece.len() >= WORD, "{rows:?} on {threads}: {got:?}");
-                    }
-                    next = piece.end;
-                }
-                assert_eq!(next, rows.end, "{rows:?} on {threads}: {got:?}");
-                if rows.len() < 2 * WORD {
-                    assert_eq!(got.len(), 1, "{rows:?}: too short to cut");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn a_few_words_are_cut_at_the_middle_row_many_at_a_word() {
-        // 1,000 rows on two threads: the first cut is at row 500, not 512.
-        let got = pieces(0..1000, WORD, 2);
-        assert!(got.iter().any(|piece| piece.start == 500), "{got:?}");
-        // A long range: at the word boundary nearest its middle.
-        let got = pieces(0..1_000_000, WORD, 2);
-        assert!(got.iter().any(|piece| piece.start == 500_032), "{got:?}");
-        assert!(got.iter().all(|piece| piece.start % WORD == 0), "{got:?}");
     }
 }
