@@ -32,59 +32,6 @@ pub struct Access {
     exclusive: bool,
 }
 
-/// The columns a query touches: up to [`INLINE_ACCESSES`] held inline, so
-/// that making a query allocates nothing (a `Vec` cost each of `schedule`'s
-/// systems a `malloc` and a `free` per pass). Not part of the public API.
-#[doc(hidden)]
-pub struct Accesses {
-    inline: [Access; INLINE_ACCESSES],
-    len: usize,
-    /// Every access, once there are more than fit inline.
-    spilled: Vec<Access>,
-}
-
-/// How many accesses [`Accesses`] holds without allocating.
-const INLINE_ACCESSES: usize = 6;
-
-impl Default for Accesses {
-    fn default() -> Self {
-        let unused = Access {
-            column: usize::MAX,
-            exclusive: false,
-        };
-        Accesses {
-            inline: [unused; INLINE_ACCESSES],
-            len: 0,
-            spilled: Vec::new(),
-        }
-    }
-}
-
-impl Accesses {
-    fn push(&mut self, access: Access) {
-        if self.len < INLINE_ACCESSES {
-            self.inline[self.len] = access;
-        } else {
-            if self.spilled.is_empty() {
-                self.spilled.extend_from_slice(&self.inline);
-            }
-            self.spilled.push(access);
-        }
-        self.len += 1;
-    }
-}
-
-impl std::ops::Deref for Accesses {
-    type Target = [Access];
-    fn deref(&self) -> &[Access] {
-        if self.len <= INLINE_ACCESSES {
-            &self.inline[..self.len]
-        } else {
-            &self.spilled
-        }
-    }
-}
-
 /// The raw view of one component type for a query. Not part of the public API.
 #[doc(hidden)]
 pub struct Fetch<T>(View<T>);
@@ -150,7 +97,7 @@ pub unsafe trait Query {
     const BORROWS: usize;
     /// Lists the columns the query borrows. Not part of the public API.
     #[doc(hidden)]
-    fn access(world: &World, out: &mut Accesses);
+    fn access(world: &World, out: &mut Vec<Access>);
     /// The raw views, or `None` if no entity can match (a required type is
     /// not registered). Not part of the public API.
     #[doc(hidden)]
@@ -225,8 +172,7 @@ pub unsafe trait Query {
     ///
     /// Row `base` and the rows after it that the caller visits match (a
     /// word of `base`, a multiple of 64, for which [`mask`](Self::mask)
-    /// gave all ones; a run of consecutive set bits of a word's mask, from
-    /// the run's first row; or the window from its front row, when
+    /// gave all ones; or the window from its front row, when
     /// [`every_live_row`](Self::every_live_row) said `true`), and
     /// [`all_dense`](Self::all_dense) said `true`.
     #[doc(hidden)]
@@ -263,7 +209,7 @@ fn view_of<T: Component>(world: &World) -> Option<View<T>> {
     Some(storage.view(world.rows_view(), world.len()))
 }
 
-fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Accesses) {
+fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Vec<Access>) {
     if let Some(column) = world.column_index::<T>() {
         out.push(Access { column, exclusive });
     }
@@ -274,7 +220,7 @@ unsafe impl<T: Component> Query for &T {
     type Item<'a> = &'a T;
     type Fetch = Fetch<T>;
     const BORROWS: usize = 1;
-    fn access(world: &World, out: &mut Accesses) {
+    fn access(world: &World, out: &mut Vec<Access>) {
         access_of::<T>(world, false, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
@@ -333,7 +279,7 @@ unsafe impl<T: Component> Query for &mut T {
     type Item<'a> = &'a mut T;
     type Fetch = Fetch<T>;
     const BORROWS: usize = 1;
-    fn access(world: &World, out: &mut Accesses) {
+    fn access(world: &World, out: &mut Vec<Access>) {
         access_of::<T>(world, true, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
@@ -394,7 +340,7 @@ unsafe impl<T: Component> Query for Option<&T> {
     type Item<'a> = Option<&'a T>;
     type Fetch = OptionFetch<T>;
     const BORROWS: usize = 1;
-    fn access(world: &World, out: &mut Accesses) {
+    fn access(world: &World, out: &mut Vec<Access>) {
         access_of::<T>(world, false, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
@@ -427,7 +373,7 @@ unsafe impl<T: Component> Query for Option<&mut T> {
     type Item<'a> = Option<&'a mut T>;
     type Fetch = OptionFetch<T>;
     const BORROWS: usize = 1;
-    fn access(world: &World, out: &mut Accesses) {
+    fn access(world: &World, out: &mut Vec<Access>) {
         access_of::<T>(world, true, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
@@ -461,7 +407,7 @@ unsafe impl Query for Entity {
     type Item<'a> = Entity;
     type Fetch = EntityFetch;
     const BORROWS: usize = 0;
-    fn access(_: &World, _: &mut Accesses) {}
+    fn access(_: &World, _: &mut Vec<Access>) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         Some(EntityFetch(world.rows_view()))
     }
@@ -516,7 +462,7 @@ unsafe impl<T: Component> Query for With<T> {
     type Item<'a> = ();
     type Fetch = Fetch<T>;
     const BORROWS: usize = 0;
-    fn access(_: &World, _: &mut Accesses) {}
+    fn access(_: &World, _: &mut Vec<Access>) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         view_of::<T>(world).map(Fetch)
     }
@@ -546,7 +492,7 @@ unsafe impl<T: Component> Query for Without<T> {
     type Item<'a> = ();
     type Fetch = OptionFetch<T>;
     const BORROWS: usize = 0;
-    fn access(_: &World, _: &mut Accesses) {}
+    fn access(_: &World, _: &mut Vec<Access>) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         Some(OptionFetch(view_of::<T>(world)))
     }
@@ -580,7 +526,7 @@ macro_rules! query_tuple {
             type Fetch = ($($name::Fetch,)*);
             const BORROWS: usize = 0 $(+ $name::BORROWS)*;
             #[allow(unused_variables)]
-            fn access(world: &World, out: &mut Accesses) {
+            fn access(world: &World, out: &mut Vec<Access>) {
                 $($name::access(world, out);)*
             }
             #[allow(unused_variables, clippy::unused_unit)]
@@ -666,8 +612,8 @@ query_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
 
 /// The accesses of `Q`, checked for a column borrowed mutably twice or both
 /// mutably and shared (which would alias within one item).
-fn accesses<Q: Query>(world: &World) -> Accesses {
-    let mut out = Accesses::default();
+fn accesses<Q: Query>(world: &World) -> Vec<Access> {
+    let mut out = Vec::new();
     Q::access(world, &mut out);
     for (i, a) in out.iter().enumerate() {
         for b in &out[..i] {
@@ -722,7 +668,7 @@ fn release(world: &World, accesses: &[Access]) {
 /// ```
 pub struct QueryBorrow<'w, Q: Query> {
     world: &'w World,
-    accesses: Accesses,
+    accesses: Vec<Access>,
     fetch: Option<Q::Fetch>,
 }
 
@@ -890,10 +836,6 @@ impl<'a, Q: Query> Iterator for QueryIter<'a, Q> {
     }
 }
 
-/// How many words the loop of [`for_each`] tests at once when it looks
-/// for the end of a run of words whose rows all match.
-const SCAN: usize = 8;
-
 /// The loop behind `for_each`.
 ///
 /// # Safety
@@ -935,7 +877,7 @@ unsafe fn for_each<'a, Q: Query>(
             let bits = unsafe { Q::mask_dense(&fetch, first_word + i, alive[i]) };
             if bits != u64::MAX {
                 // SAFETY: as above.
-                unsafe { visit_word::<Q, true>(&fetch, first_word + i, bits, &mut f) };
+                unsafe { visit_word::<Q, false>(&fetch, first_word + i, bits, &mut f) };
                 i += 1;
                 continue;
             }
@@ -946,20 +888,6 @@ unsafe fn for_each<'a, Q: Query>(
             // word, each with its mask, cost schedule 87.1k instructions
             // against 86.2k; one loop over the run's rows, 90.8k.
             let mut end = i + 1;
-            // SCAN words a time while they all match: one test for them
-            // (the scan of C↔D's 157 words cost it about 100 ns a pass, a
-            // word at a time, against hecs's loop over its table).
-            while end + SCAN <= alive.len() {
-                let mut bits = u64::MAX;
-                for (k, &alive) in alive[end..end + SCAN].iter().enumerate() {
-                    // SAFETY: as above, for word `end + k`.
-                    bits &= unsafe { Q::mask_dense(&fetch, first_word + end + k, alive) };
-                }
-                if bits != u64::MAX {
-                    break;
-                }
-                end += SCAN;
-            }
             while end < alive.len() {
                 // SAFETY: as above.
                 let bits = unsafe { Q::mask_dense(&fetch, first_word + end, alive[end]) };
@@ -1007,12 +935,7 @@ unsafe fn visit_run<'a, Q: Query>(slots: &Q::Word, rows: usize, mut f: impl FnMu
 
 /// Calls `f` on the item of every row of word `word` whose bit is set in
 /// `bits` (the word's matching rows), in row order; with `DENSE`, a word
-/// whose 64 rows all match is visited as a loop over slices, and so is a
-/// word whose matching rows are one run of consecutive rows (the first or
-/// last word of a group of entities spawned together), through
-/// [`visit_run`]. Bit by bit, the two partial
-/// words of `schedule`'s C↔D system (80 rows of 10,000) cost it 13% against
-/// hecs's loop over its table.
+/// whose 64 rows all match is visited as a loop over slices.
 ///
 /// # Safety
 ///
@@ -1039,19 +962,6 @@ unsafe fn visit_word<'a, Q: Query, const DENSE: bool>(
             f(unsafe { Q::get_in_word(&slots, i) });
         }
         return;
-    }
-    if DENSE && bits != 0 {
-        let first = bits.trailing_zeros() as usize;
-        let run = bits >> first;
-        // One run of ones from bit `first`: adding one clears them all.
-        if run & run.wrapping_add(1) == 0 {
-            // SAFETY: rows `base + first..` up to the run's end match, and
-            // every view is dense.
-            let slots = unsafe { Q::word(fetch, base + first) };
-            // SAFETY: the run's rows, each visited once.
-            unsafe { visit_run::<Q>(&slots, run.trailing_ones() as usize, &mut *f) };
-            return;
-        }
     }
     while bits != 0 {
         let row = base + bits.trailing_zeros() as usize;
@@ -1201,7 +1111,7 @@ impl<Q: Query> QueryMut<'_, Q> {
 /// ```
 pub struct QueryOne<'w, Q: Query> {
     world: &'w World,
-    accesses: Accesses,
+    accesses: Vec<Access>,
     fetch: Option<Q::Fetch>,
     row: usize,
 }

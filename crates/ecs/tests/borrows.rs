@@ -1,4 +1,5 @@
-//! Conflicting run-time borrows panic, naming the component type.
+//! Conflicting run-time borrows panic, naming the component type, also in
+//! queries of many columns.
 
 use handlekit_ecs::World;
 
@@ -162,7 +163,7 @@ fn filters_run_beside_a_writer_of_their_column() {
     assert_eq!(world.query_mut::<&u32>().into_iter().sum::<u32>(), n);
 }
 
-/// Eight component types: more than a query holds inline.
+/// Eight component types, for queries of many columns.
 #[derive(Debug, PartialEq)]
 struct C0(u8);
 #[derive(Debug, PartialEq)]
@@ -211,7 +212,7 @@ fn a_query_of_many_columns_borrows_and_releases_them_all() {
 
 #[test]
 #[should_panic(expected = "C7")]
-fn a_conflict_past_the_inline_accesses_names_its_type() {
+fn a_conflict_in_a_wide_query_names_its_type() {
     let world = wide_world();
     let _a = world.query::<&C7>();
     let _b = world.query::<Wide<'_>>();
@@ -219,7 +220,7 @@ fn a_conflict_past_the_inline_accesses_names_its_type() {
 
 #[test]
 #[should_panic(expected = "C7")]
-fn a_query_naming_a_column_twice_past_the_inline_accesses_panics() {
+fn a_wide_query_naming_a_column_twice_panics() {
     let mut world = wide_world();
     let _ = world.query_mut::<(Wide<'_>, &C7)>();
 }
