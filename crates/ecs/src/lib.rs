@@ -247,7 +247,7 @@
 //!   component types (see the `serialize` module): entities keep their ids and the
 //!   entity table its free-list order, so a loaded world spawns the
 //!   entities the saved one would have.
-//! - `rayon`: [`QueryBorrow::par_for_each`] and [`QueryMut::par_for_each`],
+//! - `rayon`: `QueryBorrow::par_for_each` and `QueryMut::par_for_each`,
 //!   which cut the rows between threads at word boundaries of the presence
 //!   bits (at least 64 rows per task).
 //!

@@ -859,10 +859,8 @@ unsafe fn for_each<'a, Q: Query>(
         }
         // SAFETY: every row of the window matches and every view is dense.
         let slots = unsafe { Q::word(&fetch, world.rows.front_position()) };
-        for i in 0..rows {
-            // SAFETY: each row of the window is visited once.
-            f(unsafe { Q::get_in_word(&slots, i) });
-        }
+        // SAFETY: as above; `rows` rows from the front.
+        unsafe { visit_run::<Q>(&slots, rows, f) };
         return;
     }
     let first_word = world.alive.front_position();
@@ -915,6 +913,23 @@ unsafe fn for_each<'a, Q: Query>(
             // SAFETY: as above.
             unsafe { visit_word::<Q, false>(&fetch, word, bits, &mut f) };
         }
+    }
+}
+
+/// Calls `f` on the items of rows `0..rows` of a run of matching rows, as
+/// a loop over slices. Kept out of line, so that the loop sits at the same
+/// place relative to a function start (aligned by the workspace's build
+/// flags) whatever code surrounds the call.
+///
+/// # Safety
+///
+/// `slots` came from [`Query::word`] for a run of at least `rows` matching
+/// rows, under the contract of [`Query::get`] for each of them.
+#[inline(never)]
+unsafe fn visit_run<'a, Q: Query>(slots: &Q::Word, rows: usize, mut f: impl FnMut(Q::Item<'a>)) {
+    for i in 0..rows {
+        // SAFETY: each row of the run is visited once.
+        f(unsafe { Q::get_in_word(slots, i) });
     }
 }
 

@@ -75,6 +75,25 @@ pub(crate) fn slack<T>() -> usize {
     (64 << 10) / size_of::<T>().max(1) + WORD
 }
 
+/// How many slots a new dense column leaves empty before its first row, so
+/// that the columns of a world do not all start at the same offset within
+/// a page: column `index` starts `4096 × (index × φ mod 1)` bytes, rounded
+/// down to a cache line and up to whole slots, into its reservation (the
+/// golden ratio spreads any number of columns evenly over the page). Every
+/// reservation starts on a page, so without this the slots of one row in
+/// two columns share their low 12 address bits, and a loop that reads one
+/// column and writes another (as `position += velocity`) ran about 2%
+/// slower (10,000 rows, 12-byte components: 0.583 ns per row against 0.573
+/// with the columns 384 bytes or more apart).
+pub(crate) fn stagger<T>(index: usize) -> usize {
+    let size = size_of::<T>();
+    if size == 0 {
+        return 0;
+    }
+    // 2531 / 4096 ≈ φ - 1.
+    ((index * 2531) % 4096 / 64 * 64).div_ceil(size)
+}
+
 /// Pushes `value`, moving the window back with [`VmVec::rebase`] once if it
 /// reached the end of its reservation.
 ///
@@ -229,8 +248,10 @@ pub(crate) struct DenseColumn<T> {
     /// vector. Invariant: a slot is initialized if and only if its row's
     /// presence bit is set.
     data: VmVec<UnsafeCell<MaybeUninit<T>>>,
-    /// The row of position 0 of `data` (the world's front row when the
-    /// column was made).
+    /// The row of position 0 of `data`, modulo 2⁶⁴: the world's front row
+    /// when the column was made, less the column's [`stagger`] (so it may
+    /// wrap below zero; every use is wrapping arithmetic, and the rows a
+    /// column holds are never below it).
     row_base: usize,
     /// The presence words: word `w` (rows `64w..64w + 64`) sits at position
     /// `w - word_base`. Invariant: a set bit lies within `data`'s window, and
@@ -255,14 +276,22 @@ pub(crate) struct DenseColumn<T> {
 impl<T> DenseColumn<T> {
     /// An empty column whose first row is `front`, with room for `max_rows`
     /// rows. Panics if the address space cannot be reserved.
-    fn new(front: usize, max_rows: usize) -> Self {
-        let data = VmVec::with_max_capacity_recycled(max_rows + slack::<T>())
+    fn new(front: usize, max_rows: usize, index: usize) -> Self {
+        let pad = stagger::<T>(index);
+        let mut data = VmVec::with_max_capacity_recycled(max_rows + slack::<T>() + pad)
             .unwrap_or_else(|error| panic!("handlekit-ecs: reserving a column: {error}"));
+        // The column's first slot starts `pad` slots into its reservation:
+        // pushed and drained at once, they leave the window there.
+        for _ in 0..pad {
+            push_or_rebase(&mut data, UnsafeCell::new(MaybeUninit::uninit()));
+        }
+        // `MaybeUninit` drops nothing.
+        data.drain_front(pad);
         let present = VmVec::with_max_capacity_recycled(max_rows / WORD + 2 + slack::<u64>())
             .unwrap_or_else(|error| panic!("handlekit-ecs: reserving a column: {error}"));
         DenseColumn {
+            row_base: front.wrapping_sub(data.front_position()),
             data,
-            row_base: front,
             present,
             word_base: front / WORD,
             len: 0,
@@ -322,7 +351,7 @@ impl<T> DenseColumn<T> {
 
     /// The slot of `row`, made if needed.
     fn slot_mut(&mut self, row: usize) -> &mut MaybeUninit<T> {
-        let position = row - self.row_base;
+        let position = row.wrapping_sub(self.row_base);
         while self.data.next_position() <= position {
             push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::uninit()));
         }
@@ -335,7 +364,7 @@ impl<T> DenseColumn<T> {
     /// Puts `value` in `row`, returning the value it replaces.
     #[inline]
     fn insert(&mut self, row: usize, value: T) -> Option<T> {
-        let position = row - self.row_base;
+        let position = row.wrapping_sub(self.row_base);
         // The common case of a spawn or of adding to entities in row order:
         // the row is the column's next slot. Pushing the value itself writes
         // it once.
@@ -401,7 +430,7 @@ impl<T> DenseColumn<T> {
         self.len -= 1;
         let slot = self
             .data
-            .get_by_position_mut(row - self.row_base)
+            .get_by_position_mut(row.wrapping_sub(self.row_base))
             .expect("handlekit-ecs: a present row's slot is in the window");
         // SAFETY: the bit was set, so the slot was initialized; clearing the
         // bit first hands ownership of the value to this read.
@@ -443,7 +472,7 @@ impl<T> DenseColumn<T> {
         let words = &words[skip..];
         DenseView {
             data: self.data.as_ptr(),
-            row_offset: self.row_base + self.data.front_position(),
+            row_offset: self.row_base.wrapping_add(self.data.front_position()),
             words: words.as_ptr(),
             words_len: words.len(),
             word_offset: front_word + skip,
@@ -454,7 +483,7 @@ impl<T> DenseColumn<T> {
 
 impl<T> Drop for DenseColumn<T> {
     fn drop(&mut self) {
-        let front = self.row_base + self.data.front_position();
+        let front = self.row_base.wrapping_add(self.data.front_position());
         self.clear_values(front);
     }
 }
@@ -564,7 +593,7 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
         let TypedStorage::Dense(column) = self else {
             return;
         };
-        let data_front = column.row_base + column.data.front_position();
+        let data_front = column.row_base.wrapping_add(column.data.front_position());
         if front > data_front {
             let dead = (front - data_front).min(column.data.len());
             // `MaybeUninit` drops nothing: this only releases memory.
@@ -583,7 +612,7 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
         // An emptied vector starts over at the front: its next push must not
         // fill the rows it skipped (the window would outgrow `max_rows`).
         if column.data.is_empty() {
-            column.row_base = front - column.data.front_position();
+            column.row_base = front.wrapping_sub(column.data.front_position());
         }
         if column.present.is_empty() {
             column.word_base = first_word - column.present.front_position();
@@ -610,7 +639,7 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
                         column.present.clear();
                         column.data.rebase();
                         column.present.rebase();
-                        column.row_base = self.1 - column.data.front_position();
+                        column.row_base = self.1.wrapping_sub(column.data.front_position());
                         column.word_base = self.1 / WORD - column.present.front_position();
                         column.first_word = self.1 / WORD;
                     }
@@ -644,9 +673,10 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
 }
 
 impl<T> TypedStorage<T> {
-    /// A dense column starting at row `front`.
-    pub(crate) fn dense(front: usize, max_rows: usize) -> Self {
-        TypedStorage::Dense(DenseColumn::new(front, max_rows))
+    /// A dense column starting at row `front`, the world's column number
+    /// `index` (which sets its [`stagger`]).
+    pub(crate) fn dense(front: usize, max_rows: usize, index: usize) -> Self {
+        TypedStorage::Dense(DenseColumn::new(front, max_rows, index))
     }
 
     /// An empty sparse set.
@@ -694,7 +724,9 @@ impl<T> TypedStorage<T> {
                 if !column.has(row) {
                     return None;
                 }
-                let slot = column.data.get_by_position(row - column.row_base)?;
+                let slot = column
+                    .data
+                    .get_by_position(row.wrapping_sub(column.row_base))?;
                 // The caller (`ColumnMut`) borrows the world exclusively, so
                 // no query writes the value meanwhile.
                 // SAFETY: the presence bit is set: the slot is initialized.
@@ -769,7 +801,7 @@ impl<'a, T> BatchWriter<'a, T> {
         // world's last row; the general path stays correct anyway).
         let push = match storage {
             TypedStorage::Dense(column) => {
-                let position = start - column.row_base;
+                let position = start.wrapping_sub(column.row_base);
                 while column.data.next_position() < position {
                     push_or_rebase(&mut column.data, UnsafeCell::new(MaybeUninit::uninit()));
                 }

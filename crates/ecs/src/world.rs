@@ -261,7 +261,11 @@ impl World {
 
     fn add_column<T: Component>(&mut self, kind: Storage) -> usize {
         let storage = match kind {
-            Storage::Dense => TypedStorage::<T>::dense(self.rows.front_position(), self.max_rows),
+            Storage::Dense => TypedStorage::<T>::dense(
+                self.rows.front_position(),
+                self.max_rows,
+                self.columns.len(),
+            ),
             Storage::Sparse => TypedStorage::<T>::sparse(),
         };
         self.columns.push(Column {

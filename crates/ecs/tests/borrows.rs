@@ -1,4 +1,5 @@
-//! Conflicting run-time borrows panic, naming the component type.
+//! Conflicting run-time borrows panic, naming the component type, also in
+//! queries of many columns.
 
 use handlekit_ecs::World;
 
@@ -160,4 +161,78 @@ fn filters_run_beside_a_writer_of_their_column() {
         });
     });
     assert_eq!(world.query_mut::<&u32>().into_iter().sum::<u32>(), n);
+}
+
+/// Eight component types, for queries of many columns.
+#[derive(Debug, PartialEq)]
+struct C0(u8);
+#[derive(Debug, PartialEq)]
+struct C1(u8);
+#[derive(Debug, PartialEq)]
+struct C2(u8);
+#[derive(Debug, PartialEq)]
+struct C3(u8);
+#[derive(Debug, PartialEq)]
+struct C4(u8);
+#[derive(Debug, PartialEq)]
+struct C5(u8);
+#[derive(Debug, PartialEq)]
+struct C6(u8);
+#[derive(Debug, PartialEq)]
+struct C7(u8);
+
+fn wide_world() -> World {
+    let mut world = World::new();
+    world.spawn((C0(0), C1(1), C2(2), C3(3), C4(4), C5(5), C6(6), C7(7)));
+    world
+}
+
+type Wide<'a> = (
+    &'a C0,
+    &'a C1,
+    &'a C2,
+    &'a C3,
+    &'a C4,
+    &'a C5,
+    &'a mut C6,
+    &'a mut C7,
+);
+
+#[test]
+fn a_query_of_many_columns_borrows_and_releases_them_all() {
+    let world = wide_world();
+    {
+        let mut q = world.query::<Wide<'_>>();
+        let (c0, .., c6, c7) = q.iter().next().unwrap();
+        assert_eq!((c0, &*c6, &*c7), (&C0(0), &C6(6), &C7(7)));
+    }
+    // All eight released.
+    let _ = world.query::<(&mut C0, &mut C5, &mut C7)>();
+}
+
+#[test]
+#[should_panic(expected = "C7")]
+fn a_conflict_in_a_wide_query_names_its_type() {
+    let world = wide_world();
+    let _a = world.query::<&C7>();
+    let _b = world.query::<Wide<'_>>();
+}
+
+#[test]
+#[should_panic(expected = "C7")]
+fn a_wide_query_naming_a_column_twice_panics() {
+    let mut world = wide_world();
+    let _ = world.query_mut::<(Wide<'_>, &C7)>();
+}
+
+#[test]
+fn a_failed_wide_borrow_releases_what_it_took() {
+    let world = wide_world();
+    let held = world.query::<&C7>();
+    let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = world.query::<Wide<'_>>();
+    }));
+    assert!(failed.is_err());
+    drop(held);
+    let _ = world.query::<(&mut C0, &mut C6, &mut C7)>();
 }
