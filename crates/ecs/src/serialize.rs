@@ -1067,20 +1067,30 @@ impl<'de> Visitor<'de> for RowRunsSeed {
     }
 }
 
-/// The generation of a slot, looked up in the runs of generations;
-/// ascending lookups step through them.
-struct Generations<'a> {
-    runs: &'a [(u32, u32)],
-    /// The first index of each run.
+/// The entities of the rows, in row order: the index of each from the
+/// rows' runs, its generation from the slots' runs (stepped through while
+/// the indices ascend, searched for when they jump).
+struct RowEntities<'a> {
+    rows: std::slice::Iter<'a, (u32, u32)>,
+    /// The runs of generations and the first index of each.
+    generations: &'a [(u32, u32)],
     starts: Vec<u64>,
-    /// The run of the last lookup.
-    at: usize,
+    /// The next index of the current row run, and its end.
+    index: u64,
+    end: u64,
+    /// The generation run holding `index` (if `index < run_end`), its
+    /// generation and end.
+    run: usize,
+    generation: u32,
+    run_end: u64,
+    /// The first index whose generation makes no entity, if any.
+    bad: Option<u64>,
 }
 
-impl<'a> Generations<'a> {
-    fn new(runs: &'a [(u32, u32)]) -> Self {
+impl<'a> RowEntities<'a> {
+    fn new(rows: &'a [(u32, u32)], generations: &'a [(u32, u32)]) -> Self {
         let mut start = 0u64;
-        let starts = runs
+        let starts = generations
             .iter()
             .map(|&(_, count)| {
                 let at = start;
@@ -1088,22 +1098,45 @@ impl<'a> Generations<'a> {
                 at
             })
             .collect();
-        Generations {
-            runs,
+        RowEntities {
+            rows: rows.iter(),
+            generations,
             starts,
-            at: 0,
+            index: 0,
+            end: 0,
+            run: 0,
+            generation: 0,
+            run_end: 0,
+            bad: None,
         }
     }
+}
 
-    /// The generation of slot `index`, which is below the slot count.
-    fn of(&mut self, index: u32) -> u32 {
-        let index = u64::from(index);
-        let within =
-            |at: usize| self.starts[at] <= index && index - self.starts[at] < u64::from(self.runs[at].1);
-        if !within(self.at) {
-            self.at = self.starts.partition_point(|&start| start <= index) - 1;
+impl Iterator for RowEntities<'_> {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        if self.index == self.end {
+            let &(first, count) = self.rows.next()?;
+            (self.index, self.end) = (u64::from(first), u64::from(first) + u64::from(count));
         }
-        self.runs[self.at].0
+        let index = self.index;
+        if index >= self.run_end || index < self.starts[self.run] {
+            // The rows' runs are below the slot count, which the runs of
+            // generations add up to: some run holds `index`.
+            self.run = self.starts.partition_point(|&start| start <= index) - 1;
+            self.generation = self.generations[self.run].0;
+            self.run_end = self.starts[self.run] + u64::from(self.generations[self.run].1);
+        }
+        self.index += 1;
+        let entity = usize::try_from(index)
+            .ok()
+            .and_then(|index| Entity::from_parts(index, self.generation));
+        if entity.is_none() {
+            self.bad = Some(index);
+        }
+        entity
     }
 }
 
@@ -1151,25 +1184,11 @@ fn world_of<E: de::Error>(
             .map(|(index, &row)| (index, row));
         LookupTable::from_slot_runs(slots, live)?
     };
-    // The table accepted every live slot's generation.
-    let mut generations = Generations::new(slots.generations());
-    let row_entities = rows
-        .iter()
-        .flat_map(|&(first, count)| first as usize..first as usize + count as usize);
-    let mut bad = None;
-    let world = World::from_rows(
-        max_rows,
-        entities,
-        row_entities.map_while(|index| {
-            // Below the slot count, so below 2^32.
-            let entity = Entity::from_parts(index, generations.of(index as u32));
-            if entity.is_none() {
-                bad = Some(index);
-            }
-            entity
-        }),
-    );
-    match bad {
+    // The table accepted every live slot's generation, so each row makes
+    // an entity; an error stays possible in principle.
+    let mut row_entities = RowEntities::new(rows, slots.generations());
+    let world = World::from_rows(max_rows, entities, row_entities.by_ref());
+    match row_entities.bad {
         Some(index) => Err(E::custom(format_args!(
             "entity index {index} has no valid generation"
         ))),
