@@ -1454,6 +1454,10 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ValuesSeed<'_, T> {
         f.write_str("a value for each row of the runs")
     }
 
+    // Not inlined: one function per column type keeps the value loop out
+    // of the loader's large body, where it compiled to about twice the
+    // instructions per value (callgrind).
+    #[inline(never)]
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let expected: usize = self.runs.iter().map(|&(_, count)| count as usize).sum();
         let (rows, storage) = self.world.rows_and_storage_mut::<T>();

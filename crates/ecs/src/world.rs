@@ -1029,6 +1029,8 @@ impl World {
         debug_assert!(len <= max_rows);
         let mut world = World::with_max_rows(max_rows);
         // A fresh window from row 0 has room for `max_rows` rows: no rebase.
+        // Its memory is prepared at once, not a page at a time.
+        world.rows.reserve(len);
         world.rows.extend(rows);
         crate::storage::set_bits(&mut world.alive, 0, 0, len);
         world.entities = entities;

@@ -505,7 +505,9 @@ mod serde_impl {
     use super::LookupTable;
     use crate::id_table::serde_impl::{deserialize_arena, serialize_arena};
     use crate::raw::{InterleavedLayout, KeyLimits, SlotArena};
-    use crate::serde_util::{restore_detached, restore_free_order, DetachedRef, FreeOrder, FreeRef};
+    use crate::serde_util::{
+        restore_detached, restore_free_order, DetachedRef, FreeOrder, FreeRef,
+    };
     use crate::{Key, Reuse};
 
     /// A table's slots without their values, from
@@ -677,11 +679,13 @@ mod serde_impl {
         /// use handlekit::LookupTable;
         /// let mut table: LookupTable<u32> = LookupTable::new();
         /// let keys: Vec<_> = (0..4).map(|i| table.insert(i)).collect();
-        /// table.remove(keys[3]);
+        /// table.remove(keys[1]);
+        /// table.insert(4); // slot 1 again, at generation 2
+        /// table.remove(keys[3]); // a vacant slot keeps its last generation
         /// let json = serde_json::to_string(&table.slot_runs()).unwrap();
         /// assert_eq!(
         ///     json,
-        ///     r#"{"reuse":"Lifo","generations":[[1,3],[2,1]],"detached":[],"free":{"list":[3],"refill":null}}"#
+        ///     r#"{"reuse":"Lifo","generations":[[1,1],[2,1],[1,2]],"detached":[],"free":{"list":[3],"refill":null}}"#
         /// );
         /// ```
         #[must_use]
