@@ -65,10 +65,18 @@
 //!
 //! A world serializes as a struct `World` with two fields:
 //!
-//! - `entities`: the entity table, as [`handlekit::IdTable`] serializes
-//!   (its reuse policy, its slots as `(generation, Option<row>)`, its
-//!   detached slots and its free-list order), where the value of each live
-//!   entity is its row in the saved world, `0..len`.
+//! - `entities`: the entity table, a struct `Entities` with
+//!   - `slots`: the table without its values, as `handlekit`'s
+//!     [`LookupTable::slot_runs`] writes it: the reuse policy, the generation
+//!     of every slot (index) as `(generation, count)` runs of equal
+//!     generations, the detached slots and the free-list order;
+//!   - `rows`: the index of each saved row's entity, in row order, as
+//!     `(first index, count)` runs of consecutive indices. The entity of a
+//!     row is that index at its slot's generation; the indices not named
+//!     are the vacant slots.
+//!
+//!   A world whose indices were never reused and whose rows are in index
+//!   order (one that only spawned) writes a run or two whatever its size.
 //! - `components`: a map from each registered name to the component's
 //!   storage, an enum `Dense` or `Sparse` whose content is a struct with
 //!   `runs`, the rows that have the component as `(first row, count)`
@@ -78,7 +86,9 @@
 //! In JSON a world of one entity with a position reads:
 //!
 //! ```text
-//! {"entities":{"reuse":"Lifo","slots":[[1,0]],"detached":[],"free":{"list":[],"refill":null}},
+//! {"entities":{"slots":{"reuse":"Lifo","generations":[[1,1]],"detached":[],
+//!                       "free":{"list":[],"refill":null}},
+//!              "rows":[[0,1]]},
 //!  "components":{"position":{"Dense":{"runs":[[0,1]],"values":[[1.0,2.0,3.0]]}}}}
 //! ```
 //!
@@ -86,15 +96,23 @@
 //!
 //! Loading checks everything and returns the format's error for data a
 //! world cannot have, never panics or builds an inconsistent world: a
-//! truncated input; slots, generations or a free-list order the entity
-//! table refuses (see `handlekit`'s `IdTable`); two entities in one row or
-//! a row out of range; more entities than the maximum row count; a
-//! component name the registry does not know, or one given twice; runs out
-//! of order, overlapping (a component given twice) or past the live rows
-//! (a component for a dead row); fewer or more values than the runs name.
-//! Nothing is allocated from a length the input claims: every array grows
-//! as its elements arrive, so memory is bounded by the size of the input
-//! (and the loader's maximum row count, which sizes the reservations).
+//! truncated input; generations, detached slots or a free-list order the
+//! entity table refuses (see `handlekit`'s `IdTable`; a live entity's
+//! generation is never 0); an empty run, an entity in two rows, an index
+//! past the slots; more entities than the maximum row count; a component
+//! name the registry does not know, or one given twice; runs out of order,
+//! overlapping (a component given twice) or past the live rows (a
+//! component for a dead row); fewer or more values than the runs name.
+//!
+//! Memory is bounded by the size of the input and the loader's maximum row
+//! count. Nothing is allocated from a length the input claims: every array
+//! grows as its elements arrive. Runs of generations or rows are stored as
+//! read; the slots and rows they stand for are built only after the counts
+//! are checked: at most the maximum row count of entities, and at most the
+//! maximum row count of slots plus one for each run of generations (a world
+//! has no more slots than it had live entities at once, so only a world
+//! loaded with a larger maximum, or one whose indices were retired after
+//! about 2³¹ reuses each, can be refused for its slots).
 
 use std::any::{type_name, TypeId};
 use std::fmt;
@@ -310,7 +328,7 @@ impl<C: Components> Registry<C> {
     /// use serde::de::DeserializeSeed;
     ///
     /// let registry = Registry::new().component::<u32>("score");
-    /// let json = r#"{"entities":{"reuse":"Lifo","slots":[[1,0]]},
+    /// let json = r#"{"entities":{"slots":{"reuse":"Lifo","generations":[[1,1]]},"rows":[[0,1]]},
     ///               "components":{"score":{"Dense":{"runs":[[0,1]],"values":[7]}}}}"#;
     /// let world: World = registry
     ///     .load()
