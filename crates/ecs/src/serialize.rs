@@ -1184,14 +1184,16 @@ fn world_of<E: de::Error>(
         let mut row_of = vec![NONE; slots.slot_count() as usize];
         let mut row = 0u32;
         for &(first, count) in rows {
-            for index in first as usize..first as usize + count as usize {
-                if row_of[index] != NONE {
+            let first = first as usize;
+            // `RowRunsSeed` checked the run against the slot count.
+            for (index, slot) in (first..).zip(&mut row_of[first..first + count as usize]) {
+                if *slot != NONE {
                     return Err(E::custom(format_args!(
                         "entity index {index} is in rows {} and {row}",
-                        row_of[index]
+                        *slot
                     )));
                 }
-                row_of[index] = row;
+                *slot = row;
                 row += 1;
             }
         }
