@@ -1138,9 +1138,15 @@ impl Iterator for RowEntities<'_> {
         if self.index == self.end {
             let &(first, count) = self.rows.next()?;
             (self.index, self.end) = (u64::from(first), u64::from(first) + u64::from(count));
+            if self.index < self.run_end && self.index < self.starts[self.run] {
+                // A jump back: look the run up again below.
+                self.run_end = 0;
+            }
         }
         let index = self.index;
-        if index >= self.run_end || index < self.starts[self.run] {
+        // Within a row run the indices ascend: only the end of the current
+        // generation run needs checking.
+        if index >= self.run_end {
             // The rows' runs are below the slot count, which the runs of
             // generations add up to: some run holds `index`.
             self.run = self.starts.partition_point(|&start| start <= index) - 1;

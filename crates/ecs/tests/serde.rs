@@ -600,13 +600,20 @@ mod hostile {
     #[test]
     fn rows_in_any_index_order_load() {
         // Rows whose entities are in descending index order (the buffered
-        // path), and in ascending order with gaps (the direct one).
+        // path), in ascending order with gaps (the direct one), and jumping
+        // back to an earlier run of generations.
         for (generations, rows, want) in [
             ("[[1,3]]", "[[2,1],[1,1],[0,1]]", [(2, 1), (1, 1), (0, 1)]),
             (
                 "[[3,1],[1,4]]",
                 "[[0,1],[2,1],[4,1]]",
                 [(0, 3), (2, 1), (4, 1)],
+            ),
+            // A jump back across runs of generations.
+            (
+                "[[3,1],[1,2],[2,1]]",
+                "[[3,1],[0,2]]",
+                [(3, 2), (0, 3), (1, 1)],
             ),
         ] {
             let json = format!(
