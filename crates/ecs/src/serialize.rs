@@ -111,8 +111,9 @@
 //! are checked: at most the maximum row count of entities, and at most the
 //! maximum row count of slots plus one for each run of generations (a world
 //! has no more slots than it had live entities at once, so only a world
-//! loaded with a larger maximum, or one whose indices were retired after
-//! about 2³¹ reuses each, can be refused for its slots).
+//! loaded with a larger maximum, one whose indices were retired after
+//! about 2³¹ reuses each, or one given a FIFO reuse policy by hand-made
+//! data, can be refused for its slots).
 
 use std::any::{type_name, TypeId};
 use std::fmt;
