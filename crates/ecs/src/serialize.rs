@@ -613,7 +613,7 @@ impl RowRunsRef<'_> {
             // Entity indices have 32 bits.
             let index = entity.index() as u32;
             match &mut run {
-                Some((first, count)) if first.wrapping_add(*count) == index => *count += 1,
+                Some((first, count)) if first.checked_add(*count) == Some(index) => *count += 1,
                 _ => {
                     if let Some((first, count)) = run.replace((index, 1)) {
                         go_on = f(first, count);

@@ -551,8 +551,9 @@ mod serde_impl {
             for slot in self.0.slot_refs() {
                 let generation = slot.generation();
                 match &mut run {
-                    // A run is shorter than the slot count, itself below 2^32.
-                    Some((g, count)) if *g == generation => *count += 1,
+                    // A full count starts a new run (only a table of 2^32
+                    // slots could fill one).
+                    Some((g, count)) if *g == generation && *count < u32::MAX => *count += 1,
                     _ => {
                         if let Some((g, count)) = run.replace((generation, 1)) {
                             if !f(g, count) {
