@@ -571,13 +571,25 @@ mod serde_impl {
 
     impl<T> Serialize for GenerationRunsRef<'_, T> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            // Some formats need the length first: two passes, no buffer.
+            // Some formats need the length first: a pass counts the runs
+            // and keeps the first few, so that a table with few runs (the
+            // usual case) is not walked twice; more take a second pass.
+            let mut first = [(0u32, 0u32); 8];
             let mut runs = 0;
-            self.for_each(|_, _| {
+            self.for_each(|generation, count| {
+                if let Some(slot) = first.get_mut(runs) {
+                    *slot = (generation, count);
+                }
                 runs += 1;
                 true
             });
             let mut seq = serializer.serialize_seq(Some(runs))?;
+            if let Some(kept) = first.get(..runs) {
+                for run in kept {
+                    seq.serialize_element(run)?;
+                }
+                return seq.end();
+            }
             let mut result = Ok(());
             self.for_each(|generation, count| {
                 result = seq.serialize_element(&(generation, count));
