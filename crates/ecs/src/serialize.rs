@@ -65,10 +65,18 @@
 //!
 //! A world serializes as a struct `World` with two fields:
 //!
-//! - `entities`: the entity table, as [`handlekit::IdTable`] serializes
-//!   (its reuse policy, its slots as `(generation, Option<row>)`, its
-//!   detached slots and its free-list order), where the value of each live
-//!   entity is its row in the saved world, `0..len`.
+//! - `entities`: the entity table, a struct `Entities` with
+//!   - `slots`: the table without its values, as `handlekit`'s
+//!     [`LookupTable::slot_runs`] writes it: the reuse policy, the generation
+//!     of every slot (index) as `(generation, count)` runs of equal
+//!     generations, the detached slots and the free-list order;
+//!   - `rows`: the index of each saved row's entity, in row order, as
+//!     `(first index, count)` runs of consecutive indices. The entity of a
+//!     row is that index at its slot's generation; the indices not named
+//!     are the vacant slots.
+//!
+//!   A world whose indices were never reused and whose rows are in index
+//!   order (one that only spawned) writes a run or two whatever its size.
 //! - `components`: a map from each registered name to the component's
 //!   storage, an enum `Dense` or `Sparse` whose content is a struct with
 //!   `runs`, the rows that have the component as `(first row, count)`
@@ -78,7 +86,9 @@
 //! In JSON a world of one entity with a position reads:
 //!
 //! ```text
-//! {"entities":{"reuse":"Lifo","slots":[[1,0]],"detached":[],"free":{"list":[],"refill":null}},
+//! {"entities":{"slots":{"reuse":"Lifo","generations":[[1,1]],"detached":[],
+//!                       "free":{"list":[],"refill":null}},
+//!              "rows":[[0,1]]},
 //!  "components":{"position":{"Dense":{"runs":[[0,1]],"values":[[1.0,2.0,3.0]]}}}}
 //! ```
 //!
@@ -86,21 +96,31 @@
 //!
 //! Loading checks everything and returns the format's error for data a
 //! world cannot have, never panics or builds an inconsistent world: a
-//! truncated input; slots, generations or a free-list order the entity
-//! table refuses (see `handlekit`'s `IdTable`); two entities in one row or
-//! a row out of range; more entities than the maximum row count; a
-//! component name the registry does not know, or one given twice; runs out
-//! of order, overlapping (a component given twice) or past the live rows
-//! (a component for a dead row); fewer or more values than the runs name.
-//! Nothing is allocated from a length the input claims: every array grows
-//! as its elements arrive, so memory is bounded by the size of the input
-//! (and the loader's maximum row count, which sizes the reservations).
+//! truncated input; generations, detached slots or a free-list order the
+//! entity table refuses (see `handlekit`'s `IdTable`; a live entity's
+//! generation is never 0); an empty run, an entity in two rows, an index
+//! past the slots; more entities than the maximum row count; a component
+//! name the registry does not know, or one given twice; runs out of order,
+//! overlapping (a component given twice) or past the live rows (a
+//! component for a dead row); fewer or more values than the runs name.
+//!
+//! Memory is bounded by the size of the input and the loader's maximum row
+//! count. Nothing is allocated from a length the input claims: every array
+//! grows as its elements arrive. Runs of generations or rows are stored as
+//! read; the slots and rows they stand for are built only after the counts
+//! are checked: at most the maximum row count of entities, and at most the
+//! maximum row count of slots plus one for each run of generations (a world
+//! has no more slots than it had live entities at once, so only a world
+//! loaded with a larger maximum, one whose indices were retired after
+//! about 2³¹ reuses each, or one given a FIFO reuse policy by hand-made
+//! data, can be refused for its slots).
 
 use std::any::{type_name, TypeId};
 use std::fmt;
 use std::marker::PhantomData;
 
-use handlekit::LookupTable;
+use handlekit::lookup_table::SlotRuns;
+use handlekit::{Key, LookupTable};
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess,
     SeqAccess, VariantAccess, Visitor,
@@ -309,7 +329,7 @@ impl<C: Components> Registry<C> {
     /// use serde::de::DeserializeSeed;
     ///
     /// let registry = Registry::new().component::<u32>("score");
-    /// let json = r#"{"entities":{"reuse":"Lifo","slots":[[1,0]]},
+    /// let json = r#"{"entities":{"slots":{"reuse":"Lifo","generations":[[1,1]]},"rows":[[0,1]]},
     ///               "components":{"score":{"Dense":{"runs":[[0,1]],"values":[7]}}}}"#;
     /// let world: World = registry
     ///     .load()
@@ -363,7 +383,6 @@ pub trait Components: sealed::Sealed {
         name: &str,
         map: &mut A,
         world: &mut World,
-        rows: &[Entity],
     ) -> Result<(), A::Error>;
 }
 
@@ -385,7 +404,6 @@ impl Components for () {
         name: &str,
         _: &mut A,
         _: &mut World,
-        _: &[Entity],
     ) -> Result<(), A::Error> {
         // `type_of` found the name, so some entry has its type.
         Err(de::Error::custom(format_args!(
@@ -425,17 +443,15 @@ where
         name: &str,
         map: &mut A,
         world: &mut World,
-        rows: &[Entity],
     ) -> Result<(), A::Error> {
         if ty == TypeId::of::<T>() {
             map.next_value_seed(ColumnSeed::<T> {
                 name,
                 world,
-                rows,
                 _type: PhantomData,
             })
         } else {
-            self.1.load_entry(ty, name, map, world, rows)
+            self.1.load_entry(ty, name, map, world)
         }
     }
 }
@@ -526,13 +542,7 @@ impl<C: Components> Serialize for Save<'_, C> {
         }
         let ranks = Ranks::new(world);
         let mut out = serializer.serialize_struct("World", 2)?;
-        out.serialize_field(
-            "entities",
-            &EntitiesRef {
-                world,
-                ranks: &ranks,
-            },
-        )?;
+        out.serialize_field("entities", &EntitiesRef { world })?;
         out.serialize_field(
             "components",
             &ColumnsRef {
@@ -546,28 +556,106 @@ impl<C: Components> Serialize for Save<'_, C> {
     }
 }
 
-/// The entity table with each live entity's saved row as its value.
+/// The entity table: its slots without values (`handlekit`'s
+/// [`SlotRunsRef`](handlekit::lookup_table::SlotRunsRef)), then the index
+/// of each saved row's entity, as runs of consecutive indices.
 struct EntitiesRef<'a> {
     world: &'a World,
-    ranks: &'a Ranks<'a>,
 }
 
 impl Serialize for EntitiesRef<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let world = self.world;
-        if self.ranks.before.is_none() && self.ranks.front == 0 {
-            // The table's values (the rows' low 32 bits) are the saved rows.
-            return world.entities.serialize(serializer);
+        let mut out = serializer.serialize_struct("Entities", 2)?;
+        out.serialize_field("slots", &self.world.entities.slot_runs())?;
+        out.serialize_field("rows", &RowRunsRef(self.world))?;
+        out.end()
+    }
+}
+
+/// Calls `f` with the entity of each live row, in row order, until it
+/// returns `false`.
+fn for_each_live(world: &World, mut f: impl FnMut(Entity) -> bool) {
+    let rows = world.rows.as_slice();
+    if world.row_count() == world.len() {
+        // No dead row in the window.
+        for &entity in rows {
+            if !f(entity) {
+                return;
+            }
         }
-        // A copy keeps the free list, its order and every generation.
-        let mut table = world.entities.clone();
-        for (entity, row) in table.iter_mut() {
-            let live = world
-                .row_of(entity)
-                .map_err(|_| ser::Error::custom("a live entity has no row"))?;
-            *row = self.ranks.rank(live);
+        return;
+    }
+    let front = world.rows.front_position();
+    let first_word = world.alive.front_position();
+    for (i, &word) in world.alive.as_slice().iter().enumerate() {
+        let base = (first_word + i) * WORD;
+        let mut bits = word;
+        while bits != 0 {
+            let row = base + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if !f(rows[row - front]) {
+                return;
+            }
         }
-        table.serialize(serializer)
+    }
+}
+
+/// The index of each live row's entity, in row order, as `(first index,
+/// count)` runs of consecutive indices.
+struct RowRunsRef<'a>(&'a World);
+
+impl RowRunsRef<'_> {
+    /// Calls `f` with each run until it returns `false`.
+    fn for_each(&self, mut f: impl FnMut(u32, u32) -> bool) {
+        let mut run: Option<(u32, u32)> = None;
+        let mut go_on = true;
+        for_each_live(self.0, |entity| {
+            // Entity indices have 32 bits.
+            let index = entity.index() as u32;
+            match &mut run {
+                Some((first, count)) if first.checked_add(*count) == Some(index) => *count += 1,
+                _ => {
+                    if let Some((first, count)) = run.replace((index, 1)) {
+                        go_on = f(first, count);
+                    }
+                }
+            }
+            go_on
+        });
+        if let (true, Some((first, count))) = (go_on, run) {
+            f(first, count);
+        }
+    }
+}
+
+impl Serialize for RowRunsRef<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Some formats need the length first: a pass counts the runs and
+        // keeps the first few, so that rows with few runs (the usual case)
+        // are not walked twice; more take a second pass.
+        let mut first = [(0u32, 0u32); 8];
+        let mut runs = 0;
+        self.for_each(|index, count| {
+            if let Some(slot) = first.get_mut(runs) {
+                *slot = (index, count);
+            }
+            runs += 1;
+            true
+        });
+        let mut seq = serializer.serialize_seq(Some(runs))?;
+        if let Some(kept) = first.get(..runs) {
+            for run in kept {
+                seq.serialize_element(run)?;
+            }
+            return seq.end();
+        }
+        let mut result = Ok(());
+        self.for_each(|first, count| {
+            result = seq.serialize_element(&(first, count));
+            result.is_ok()
+        });
+        result?;
+        seq.end()
     }
 }
 
@@ -820,11 +908,12 @@ impl<'de, C: Components> Visitor<'de> for Load<'_, C> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<World, A::Error> {
-        let entities = seq
-            .next_element()?
+        let mut world = seq
+            .next_element_seed(EntitiesSeed {
+                max_rows: self.max_rows,
+            })?
             .ok_or_else(|| de::Error::invalid_length(0, &self))?;
-        let (mut world, rows) = self.world_of(entities)?;
-        seq.next_element_seed(self.columns(&mut world, &rows))?
+        seq.next_element_seed(self.columns(&mut world))?
             .ok_or_else(|| de::Error::invalid_length(1, &self))?;
         Ok(world)
     }
@@ -841,13 +930,15 @@ impl<'de, C: Components> Visitor<'de> for Load<'_, C> {
             }
             None => return Err(de::Error::missing_field("entities")),
         }
-        let (mut world, rows) = self.world_of(map.next_value()?)?;
+        let mut world = map.next_value_seed(EntitiesSeed {
+            max_rows: self.max_rows,
+        })?;
         match map.next_key()? {
             Some(WorldField::Components) => {}
             Some(WorldField::Entities) => return Err(de::Error::duplicate_field("entities")),
             None => return Err(de::Error::missing_field("components")),
         }
-        map.next_value_seed(self.columns(&mut world, &rows))?;
+        map.next_value_seed(self.columns(&mut world))?;
         match map.next_key::<WorldField>()? {
             None => Ok(world),
             Some(WorldField::Entities) => Err(de::Error::duplicate_field("entities")),
@@ -857,46 +948,290 @@ impl<'de, C: Components> Visitor<'de> for Load<'_, C> {
 }
 
 impl<C: Components> Load<'_, C> {
-    /// The world of a deserialized entity table (every live entity's value
-    /// its row) and its rows, row → entity.
-    fn world_of<E: de::Error>(
-        &self,
-        entities: LookupTable<u32, Entity>,
-    ) -> Result<(World, Vec<Entity>), E> {
-        let len = entities.len();
-        if len > self.max_rows {
-            return Err(E::custom(format_args!(
-                "{len} entities do not fit in {} rows",
-                self.max_rows
-            )));
-        }
-        // `len` live slots were read from the input.
-        let mut rows: Vec<Option<Entity>> = vec![None; len];
-        for (entity, &row) in entities.iter() {
-            let Some(slot) = rows.get_mut(row as usize) else {
-                return Err(E::custom(format_args!(
-                    "entity {entity:?} is in row {row}, past the {len} live rows"
-                )));
-            };
-            if let Some(other) = slot {
-                return Err(E::custom(format_args!(
-                    "entities {other:?} and {entity:?} are both in row {row}"
-                )));
-            }
-            *slot = Some(entity);
-        }
-        // `len` entities in distinct rows below `len`: every row is filled.
-        let rows: Vec<Entity> = rows.into_iter().flatten().collect();
-        debug_assert_eq!(rows.len(), len);
-        Ok((World::from_rows(self.max_rows, entities, &rows), rows))
-    }
-
-    fn columns<'w>(&self, world: &'w mut World, rows: &'w [Entity]) -> ColumnsSeed<'w, '_, C> {
+    fn columns<'w>(&self, world: &'w mut World) -> ColumnsSeed<'w, '_, C> {
         ColumnsSeed {
             registry: self.registry,
             world,
-            rows,
         }
+    }
+}
+
+/// Deserializes the entity table into a world of its live entities (rows
+/// from 0, no component yet).
+struct EntitiesSeed {
+    max_rows: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum EntitiesField {
+    Slots,
+    Rows,
+}
+
+impl<'de> DeserializeSeed<'de> for EntitiesSeed {
+    type Value = World;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<World, D::Error> {
+        deserializer.deserialize_struct("Entities", &["slots", "rows"], self)
+    }
+}
+
+impl<'de> Visitor<'de> for EntitiesSeed {
+    type Value = World;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an entity table: its slots, then its rows")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<World, A::Error> {
+        let slots: SlotRuns = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        self.check_slots(&slots)?;
+        let rows = seq
+            .next_element_seed(RowRunsSeed {
+                max_rows: self.max_rows,
+                slots: slots.slot_count(),
+            })?
+            .ok_or_else(|| de::Error::invalid_length(1, &"an entity table: slots, then rows"))?;
+        world_of(self.max_rows, &slots, &rows)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<World, A::Error> {
+        match map.next_key()? {
+            Some(EntitiesField::Slots) => {}
+            Some(EntitiesField::Rows) => {
+                return Err(de::Error::custom(
+                    "the entity table's slots must come before its rows",
+                ))
+            }
+            None => return Err(de::Error::missing_field("slots")),
+        }
+        let slots: SlotRuns = map.next_value()?;
+        self.check_slots(&slots)?;
+        match map.next_key()? {
+            Some(EntitiesField::Rows) => {}
+            Some(EntitiesField::Slots) => return Err(de::Error::duplicate_field("slots")),
+            None => return Err(de::Error::missing_field("rows")),
+        }
+        let rows = map.next_value_seed(RowRunsSeed {
+            max_rows: self.max_rows,
+            slots: slots.slot_count(),
+        })?;
+        match map.next_key::<EntitiesField>()? {
+            None => world_of(self.max_rows, &slots, &rows),
+            Some(EntitiesField::Slots) => Err(de::Error::duplicate_field("slots")),
+            Some(EntitiesField::Rows) => Err(de::Error::duplicate_field("rows")),
+        }
+    }
+}
+
+impl EntitiesSeed {
+    /// Bounds the slot count, which a few bytes of runs can make as large
+    /// as they like, before anything is allocated for the slots: at most
+    /// the maximum row count (a world has no more slots than it had live
+    /// entities at once) and one more slot for each run.
+    fn check_slots<E: de::Error>(&self, slots: &SlotRuns) -> Result<(), E> {
+        let bound = self.max_rows as u64 + slots.generations().len() as u64;
+        if slots.slot_count() > bound {
+            return Err(E::custom(format_args!(
+                "{} entity slots in {} runs, for at most {} rows",
+                slots.slot_count(),
+                slots.generations().len(),
+                self.max_rows
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The rows of the entity table: `(first index, count)` runs, each of at
+/// least one index below the slot count, at most `max_rows` indices in
+/// all. Stored as they are: bounded by the size of the input.
+struct RowRunsSeed {
+    max_rows: usize,
+    slots: u64,
+}
+
+impl<'de> DeserializeSeed<'de> for RowRunsSeed {
+    type Value = Vec<(u32, u32)>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RowRunsSeed {
+    type Value = Vec<(u32, u32)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence of (first index, count) runs of the rows' entities")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut runs = Vec::new();
+        let mut rows = 0u64;
+        while let Some((first, count)) = seq.next_element::<(u32, u32)>()? {
+            let end = u64::from(first) + u64::from(count);
+            if count == 0 {
+                return Err(de::Error::custom(format_args!(
+                    "an empty run of rows at index {first}"
+                )));
+            }
+            if end > self.slots {
+                return Err(de::Error::custom(format_args!(
+                    "the rows' entities {first}..{end} go past the {} slots",
+                    self.slots
+                )));
+            }
+            rows += u64::from(count);
+            if rows > self.max_rows as u64 {
+                return Err(de::Error::custom(format_args!(
+                    "more entities than the {} rows",
+                    self.max_rows
+                )));
+            }
+            runs.push((first, count));
+        }
+        Ok(runs)
+    }
+}
+
+/// The entities of the rows, in row order: the index of each from the
+/// rows' runs, its generation from the slots' runs (stepped through while
+/// the indices ascend, searched for when they jump).
+struct RowEntities<'a> {
+    rows: std::slice::Iter<'a, (u32, u32)>,
+    /// The runs of generations and the first index of each.
+    generations: &'a [(u32, u32)],
+    starts: Vec<u64>,
+    /// The next index of the current row run, and its end.
+    index: u64,
+    end: u64,
+    /// The generation run holding `index` (if `index < run_end`), its
+    /// generation and end.
+    run: usize,
+    generation: u32,
+    run_end: u64,
+    /// The first index whose generation makes no entity, if any.
+    bad: Option<u64>,
+}
+
+impl<'a> RowEntities<'a> {
+    fn new(rows: &'a [(u32, u32)], generations: &'a [(u32, u32)]) -> Self {
+        let mut start = 0u64;
+        let starts = generations
+            .iter()
+            .map(|&(_, count)| {
+                let at = start;
+                start += u64::from(count);
+                at
+            })
+            .collect();
+        RowEntities {
+            rows: rows.iter(),
+            generations,
+            starts,
+            index: 0,
+            end: 0,
+            run: 0,
+            generation: 0,
+            run_end: 0,
+            bad: None,
+        }
+    }
+}
+
+impl Iterator for RowEntities<'_> {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        if self.index == self.end {
+            let &(first, count) = self.rows.next()?;
+            (self.index, self.end) = (u64::from(first), u64::from(first) + u64::from(count));
+            if self.index < self.run_end && self.index < self.starts[self.run] {
+                // A jump back: look the run up again below.
+                self.run_end = 0;
+            }
+        }
+        let index = self.index;
+        // Within a row run the indices ascend: only the end of the current
+        // generation run needs checking.
+        if index >= self.run_end {
+            // The rows' runs are below the slot count, which the runs of
+            // generations add up to: some run holds `index`.
+            self.run = self.starts.partition_point(|&start| start <= index) - 1;
+            self.generation = self.generations[self.run].0;
+            self.run_end = self.starts[self.run] + u64::from(self.generations[self.run].1);
+        }
+        self.index += 1;
+        let entity = usize::try_from(index)
+            .ok()
+            .and_then(|index| Entity::from_parts(index, self.generation));
+        if entity.is_none() {
+            self.bad = Some(index);
+        }
+        entity
+    }
+}
+
+/// The world of a deserialized entity table: `slots` (bounded) and the
+/// rows' runs of entity indices (checked in themselves). Refuses an entity
+/// in two rows; the table refuses what it cannot have (generations,
+/// detached slots, the free-list order).
+fn world_of<E: de::Error>(
+    max_rows: usize,
+    slots: &SlotRuns,
+    rows: &[(u32, u32)],
+) -> Result<World, E> {
+    let ascending = rows
+        .windows(2)
+        .all(|pair| u64::from(pair[0].0) + u64::from(pair[0].1) <= u64::from(pair[1].0));
+    // Row of each live slot, in ascending index order.
+    let entities: LookupTable<u32, Entity> = if ascending {
+        // Distinct indices, rows in index order: no buffer.
+        let live = rows
+            .iter()
+            .flat_map(|&(first, count)| first as usize..first as usize + count as usize)
+            .zip(0u32..);
+        LookupTable::from_slot_runs(slots, live)?
+    } else {
+        // The slot count is bounded (`check_slots`).
+        const NONE: u32 = u32::MAX;
+        let mut row_of = vec![NONE; slots.slot_count() as usize];
+        let mut row = 0u32;
+        for &(first, count) in rows {
+            let first = first as usize;
+            // `RowRunsSeed` checked the run against the slot count.
+            for (index, slot) in (first..).zip(&mut row_of[first..first + count as usize]) {
+                if *slot != NONE {
+                    return Err(E::custom(format_args!(
+                        "entity index {index} is in rows {} and {row}",
+                        *slot
+                    )));
+                }
+                *slot = row;
+                row += 1;
+            }
+        }
+        let live = row_of
+            .iter()
+            .enumerate()
+            .filter(|&(_, &row)| row != NONE)
+            .map(|(index, &row)| (index, row));
+        LookupTable::from_slot_runs(slots, live)?
+    };
+    // The table accepted every live slot's generation, so each row makes
+    // an entity; an error stays possible in principle.
+    let mut row_entities = RowEntities::new(rows, slots.generations());
+    let world = World::from_rows(max_rows, entities, row_entities.by_ref());
+    match row_entities.bad {
+        Some(index) => Err(E::custom(format_args!(
+            "entity index {index} has no valid generation"
+        ))),
+        None => Ok(world),
     }
 }
 
@@ -904,7 +1239,6 @@ impl<C: Components> Load<'_, C> {
 struct ColumnsSeed<'w, 'r, C> {
     registry: &'r Registry<C>,
     world: &'w mut World,
-    rows: &'w [Entity],
 }
 
 impl<'de, C: Components> DeserializeSeed<'de> for ColumnsSeed<'_, '_, C> {
@@ -927,7 +1261,7 @@ impl<'de, C: Components> Visitor<'de> for ColumnsSeed<'_, '_, C> {
             let name = self.registry.name_of(ty).unwrap_or("?");
             self.registry
                 .components
-                .load_entry(ty, name, &mut map, self.world, self.rows)?;
+                .load_entry(ty, name, &mut map, self.world)?;
         }
         Ok(())
     }
@@ -965,7 +1299,6 @@ impl<C: Components> Visitor<'_> for NameSeed<'_, C> {
 struct ColumnSeed<'a, T> {
     name: &'a str,
     world: &'a mut World,
-    rows: &'a [Entity],
     _type: PhantomData<fn() -> T>,
 }
 
@@ -1005,7 +1338,6 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnSeed<'_, T> {
         }
         variant.newtype_variant_seed(ColumnDataSeed::<T> {
             world: self.world,
-            rows: self.rows,
             _type: PhantomData,
         })
     }
@@ -1014,7 +1346,6 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnSeed<'_, T> {
 /// The content of a column: `runs`, then `values`.
 struct ColumnDataSeed<'a, T> {
     world: &'a mut World,
-    rows: &'a [Entity],
     _type: PhantomData<fn() -> T>,
 }
 
@@ -1042,12 +1373,11 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnDataSeed<'_, T
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let runs = seq
-            .next_element_seed(RunsSeed(self.rows.len()))?
+            .next_element_seed(RunsSeed(self.world.len()))?
             .ok_or_else(|| de::Error::invalid_length(0, &self))?;
         let values = ValuesSeed::<T> {
             runs: &runs,
             world: self.world,
-            rows: self.rows,
             _type: PhantomData,
         };
         seq.next_element_seed(values)?
@@ -1064,7 +1394,7 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnDataSeed<'_, T
             }
             None => return Err(de::Error::missing_field("runs")),
         }
-        let runs = map.next_value_seed(RunsSeed(self.rows.len()))?;
+        let runs = map.next_value_seed(RunsSeed(self.world.len()))?;
         match map.next_key()? {
             Some(ColumnField::Values) => {}
             Some(ColumnField::Runs) => return Err(de::Error::duplicate_field("runs")),
@@ -1073,7 +1403,6 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnDataSeed<'_, T
         map.next_value_seed(ValuesSeed::<T> {
             runs: &runs,
             world: self.world,
-            rows: self.rows,
             _type: PhantomData,
         })?;
         match map.next_key::<ColumnField>()? {
@@ -1136,11 +1465,16 @@ impl<'de> Visitor<'de> for RunsSeed {
     }
 }
 
+/// The error for a column whose values end after `read` of `expected`.
+#[cold]
+fn too_few<E: de::Error>(read: usize, expected: usize) -> E {
+    E::invalid_length(read, &&*format!("{expected} values"))
+}
+
 /// A column's values, one for each row of its runs, put into the world.
 struct ValuesSeed<'a, T> {
     runs: &'a [(u32, u32)],
     world: &'a mut World,
-    rows: &'a [Entity],
     _type: PhantomData<fn() -> T>,
 }
 
@@ -1159,9 +1493,13 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ValuesSeed<'_, T> {
         f.write_str("a value for each row of the runs")
     }
 
+    // Not inlined: one function per column type keeps the value loop out
+    // of the loader's large body, where it compiled to about twice the
+    // instructions per value (callgrind).
+    #[inline(never)]
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let expected: usize = self.runs.iter().map(|&(_, count)| count as usize).sum();
-        let storage = self.world.storage_mut::<T>();
+        let (rows, storage) = self.world.rows_and_storage_mut::<T>();
         let mut read = 0;
         for &(start, count) in self.runs {
             let (start, end) = (start as usize, start as usize + count as usize);
@@ -1171,16 +1509,13 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ValuesSeed<'_, T> {
             // presence bits set a word at a time when the writer drops, also
             // when a value fails to deserialize).
             let mut writer = BatchWriter::new(storage, start, end - start);
-            for (row, &entity) in (start..end).zip(&self.rows[start..end]) {
-                let Some(value) = seq.next_element::<T>()? else {
-                    return Err(de::Error::invalid_length(
-                        read,
-                        &&*format!("{expected} values"),
-                    ));
-                };
-                read += 1;
-                writer.put(entity, row, value);
-            }
+            writer.put_each(&rows[start..end], || match seq.next_element::<T>()? {
+                Some(value) => {
+                    read += 1;
+                    Ok(value)
+                }
+                None => Err(too_few::<A::Error>(read, expected)),
+            })?;
         }
         if seq.next_element::<IgnoredAny>()?.is_some() {
             return Err(de::Error::custom(format_args!(

@@ -842,6 +842,33 @@ impl<'a, T> BatchWriter<'a, T> {
             BatchTarget::Insert(storage) => drop(storage.insert(entity, row, value)),
         }
     }
+
+    /// Puts a value from `next` on each entity of `entities`, the batch's
+    /// next rows in order; stops at the first error. The target is matched
+    /// once, so a dense column's loop is `next` and a push.
+    pub(crate) fn put_each<E>(
+        &mut self,
+        entities: &[Entity],
+        mut next: impl FnMut() -> Result<T, E>,
+    ) -> Result<(), E> {
+        match &mut self.target {
+            BatchTarget::Push(column) => {
+                for _ in entities {
+                    let value = next()?;
+                    push_or_rebase(&mut column.data, UnsafeCell::new(MaybeUninit::new(value)));
+                    self.pushed += 1;
+                }
+            }
+            BatchTarget::Insert(storage) => {
+                let start = self.start;
+                for (row, &entity) in (start..).zip(entities) {
+                    let value = next()?;
+                    drop(storage.insert(entity, row, value));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 impl<T> Drop for BatchWriter<'_, T> {

@@ -1020,22 +1020,42 @@ impl World {
     }
 
     /// A world of `max_rows` rows holding the entities of `entities`, whose
-    /// value for each live entity is its row: `rows[r]` is the entity of
-    /// row `r`, every row alive, no component yet. The caller checked that
-    /// the values are exactly `0..rows.len()`, once each, and that
-    /// `rows.len() <= max_rows`.
+    /// value for each live entity is its row: `rows` yields the entity of
+    /// each row from row 0, every row alive, no component yet. The caller
+    /// checked that the values are exactly `0..len`, once each, that `rows`
+    /// yields those entities in that order, and that `len <= max_rows`.
     pub(crate) fn from_rows(
         max_rows: usize,
         entities: LookupTable<u32, Entity>,
-        rows: &[Entity],
+        rows: impl IntoIterator<Item = Entity>,
     ) -> World {
-        debug_assert!(rows.len() <= max_rows && rows.len() == entities.len());
+        let len = entities.len();
+        debug_assert!(len <= max_rows);
         let mut world = World::with_max_rows(max_rows);
         // A fresh window from row 0 has room for `max_rows` rows: no rebase.
-        world.rows.extend(rows.iter().copied());
-        crate::storage::set_bits(&mut world.alive, 0, 0, rows.len());
+        // Its memory is prepared at once, not a page at a time.
+        world.rows.reserve(len);
+        world.rows.extend(rows);
+        crate::storage::set_bits(&mut world.alive, 0, 0, len);
         world.entities = entities;
         world
+    }
+
+    /// The row → entity window and the storage of `T` (registered if it is
+    /// not), borrowed together.
+    pub(crate) fn rows_and_storage_mut<T: Component>(
+        &mut self,
+    ) -> (&[Entity], &mut TypedStorage<T>) {
+        let index = match self.column_index::<T>() {
+            Some(index) => index,
+            None => self.add_column::<T>(Storage::Dense),
+        };
+        let storage = self.columns[index]
+            .storage
+            .as_any_mut()
+            .downcast_mut()
+            .expect("handlekit-ecs: column of the wrong type");
+        (self.rows.as_slice(), storage)
     }
 }
 

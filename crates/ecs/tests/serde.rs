@@ -367,6 +367,37 @@ fn emptied_and_cleared_worlds_hand_out_the_same_ids() {
 }
 
 #[test]
+fn many_runs_of_rows_and_generations_round_trip() {
+    // Every other entity despawned and its index reused: the rows' indices
+    // and the slots' generations alternate, many runs of each (more than
+    // the first pass of the save keeps).
+    let mut world = World::new();
+    let first: Vec<Entity> = (0..40u32)
+        .map(|i| world.spawn((Position([i as f32; 3]),)))
+        .collect();
+    for &e in first.iter().step_by(2) {
+        world.despawn(e).unwrap();
+    }
+    for i in 0..10u32 {
+        world.spawn((Position([-(i as f32); 3]),));
+    }
+    let json = to_json(&world);
+    let runs = |field: &str| {
+        let at = json.find(field).unwrap() + field.len();
+        json[at..].split("]]").next().unwrap().matches('[').count()
+    };
+    assert!(runs(r#""generations":["#) > 8, "{json}");
+    assert!(runs(r#""rows":["#) > 8, "{json}");
+    let mut from_text = from_json(&json).unwrap();
+    let mut from_binary = from_postcard(&to_postcard(&world)).unwrap();
+    assert_eq!(contents(&from_text), contents(&world));
+    assert_eq!(contents(&from_binary), contents(&world));
+    same_spawns(&mut from_text, &mut from_binary, 12);
+    let mut again = from_json(&json).unwrap();
+    same_spawns(&mut world, &mut again, 12);
+}
+
+#[test]
 fn an_empty_world_round_trips() {
     let world = World::new();
     let mut loaded = from_json(&to_json(&world)).unwrap();
@@ -458,7 +489,7 @@ mod hostile {
     /// free), with `components` as its components.
     fn saved(components: &str) -> String {
         format!(
-            r#"{{"entities":{{"reuse":"Lifo","slots":[[1,1],[1,0],[2,2],[1,null]],"free":{{"list":[3],"refill":null}}}},"components":{components}}}"#
+            r#"{{"entities":{{"slots":{{"reuse":"Lifo","generations":[[1,2],[2,1],[1,1]],"free":{{"list":[3],"refill":null}}}},"rows":[[1,1],[0,1],[2,1]]}},"components":{components}}}"#
         )
     }
 
@@ -477,6 +508,8 @@ mod hostile {
             [(1, Position([1.0; 3])), (0, Position([2.0; 3]))],
             "rows 0 and 1 are entities 1 and 0"
         );
+        let e2 = world.query::<Entity>().iter().nth(2).unwrap();
+        assert_eq!((e2.index(), e2.generation()), (2, 2));
         let tagged = from_json(&saved(
             r#"{"tag":{"Sparse":{"runs":[[2,1]],"values":[null]}}}"#,
         ))
@@ -487,43 +520,148 @@ mod hostile {
 
     #[test]
     fn bad_entity_tables_are_refused() {
-        let bad = |entities: &str, why: &str| {
-            let json = format!(r#"{{"entities":{entities},"components":{{}}}}"#);
+        let bad = |generations: &str, free: &str, rows: &str, why: &str| {
+            let json = format!(
+                r#"{{"entities":{{"slots":{{"reuse":"Lifo","generations":{generations}{free}}},"rows":{rows}}},"components":{{}}}}"#
+            );
             assert!(from_json(&json).is_err(), "accepted {why}: {json}");
         };
+        let no_free = "";
         bad(
-            r#"{"reuse":"Lifo","slots":[[1,0],[1,0]]}"#,
-            "two entities in one row (a duplicate entity)",
+            "[[1,2]]",
+            no_free,
+            "[[0,1],[0,1]]",
+            "one entity in two rows",
         );
         bad(
-            r#"{"reuse":"Lifo","slots":[[1,0],[1,2]]}"#,
-            "a row past the live rows",
+            "[[1,3]]",
+            no_free,
+            "[[1,2],[0,2]]",
+            "one entity in two rows (overlapping runs out of order)",
+        );
+        bad("[[1,2]]", no_free, "[[0,3]]", "an entity past the slots");
+        bad(
+            "[[1,2]]",
+            no_free,
+            "[[2,1]]",
+            "an entity wholly past the slots",
         );
         bad(
-            r#"{"reuse":"Lifo","slots":[[2147483648,0]]}"#,
-            "a generation past the maximum",
+            "[[1,1]]",
+            no_free,
+            "[[4294967295,4294967295]]",
+            "a run of rows whose end overflows",
         );
-        bad(r#"{"reuse":"Lifo","slots":[[0,0]]}"#, "a live generation 0");
+        bad("[[1,2]]", no_free, "[[0,0]]", "an empty run of rows");
+        bad("[[1,0]]", no_free, "[]", "an empty run of generations");
         bad(
-            r#"{"reuse":"Lifo","slots":[[1,0],[1,null],[1,null]],"free":{"list":[1,1],"refill":null}}"#,
+            "[[2147483648,1]]",
+            no_free,
+            "[[0,1]]",
+            "a live generation past the maximum",
+        );
+        bad(
+            "[[2147483648,1]]",
+            no_free,
+            "[]",
+            "a vacant generation past the maximum",
+        );
+        bad("[[0,1]]", no_free, "[[0,1]]", "a live generation 0");
+        bad(
+            "[[1,3]]",
+            r#","free":{"list":[1,1],"refill":null}"#,
+            "[[0,1]]",
             "a free list with a cycle",
         );
         bad(
-            r#"{"reuse":"Lifo","slots":[[1,0],[1,null],[1,null]],"free":{"list":[1],"refill":null}}"#,
+            "[[1,3]]",
+            r#","free":{"list":[1],"refill":null}"#,
+            "[[0,1]]",
             "a free list missing a vacant slot",
         );
         bad(
-            r#"{"reuse":"Lifo","slots":[[1,0],[1,null]],"free":{"list":[0],"refill":null}}"#,
+            "[[1,2]]",
+            r#","free":{"list":[0],"refill":null}"#,
+            "[[0,1]]",
             "a free list naming a live entity",
         );
-        bad(r#"{"reuse":"Lifo","slots":[[1,-1]]}"#, "a negative row");
-        bad(r#"{"reuse":"Lifo"}"#, "no slots");
-        // More entities than the loader's rows.
-        let slots: Vec<String> = (0..=MAX_ROWS).map(|i| format!("[1,{i}]")).collect();
         bad(
-            &format!(r#"{{"reuse":"Lifo","slots":[{}]}}"#, slots.join(",")),
+            "[[1,2]]",
+            r#","detached":[[0,2147483647]]"#,
+            "[[0,1]]",
+            "a live slot marked detached",
+        );
+        bad("[[1,1]]", no_free, "[[0,-1]]", "a negative count");
+        bad("[[1,-1]]", no_free, "[]", "a negative run of generations");
+        // More entities than the loader's rows.
+        let rows = MAX_ROWS + 1;
+        bad(
+            &format!("[[1,{rows}]]"),
+            no_free,
+            &format!("[[0,{rows}]]"),
             "more entities than max_rows",
         );
+        // More slots than the rows allow, in a few bytes.
+        bad(
+            &format!("[[1,{}]]", MAX_ROWS + 2),
+            no_free,
+            "[]",
+            "more slots than max_rows and one a run",
+        );
+        bad("[[1,4294967295]]", no_free, "[]", "2^32 - 1 slots");
+        // Missing, misplaced and repeated fields.
+        for (entities, why) in [
+            (r#"{"rows":[]}"#, "no slots"),
+            (r#"{"slots":{"reuse":"Lifo","generations":[]}}"#, "no rows"),
+            (
+                r#"{"rows":[],"slots":{"reuse":"Lifo","generations":[]}}"#,
+                "rows before slots",
+            ),
+            (
+                r#"{"slots":{"reuse":"Lifo","generations":[]},"rows":[],"rows":[]}"#,
+                "rows twice",
+            ),
+            (r#"{"slots":{"reuse":"Lifo"},"rows":[]}"#, "no generations"),
+        ] {
+            let json = format!(r#"{{"entities":{entities},"components":{{}}}}"#);
+            assert!(from_json(&json).is_err(), "accepted {why}: {json}");
+        }
+    }
+
+    #[test]
+    fn rows_in_any_index_order_load() {
+        // Rows whose entities are in descending index order (the buffered
+        // path), in ascending order with gaps (the direct one), and jumping
+        // back to an earlier run of generations.
+        for (generations, rows, want) in [
+            ("[[1,3]]", "[[2,1],[1,1],[0,1]]", [(2, 1), (1, 1), (0, 1)]),
+            (
+                "[[3,1],[1,4]]",
+                "[[0,1],[2,1],[4,1]]",
+                [(0, 3), (2, 1), (4, 1)],
+            ),
+            // A jump back across runs of generations.
+            (
+                "[[3,1],[1,2],[2,1]]",
+                "[[3,1],[0,2]]",
+                [(3, 2), (0, 3), (1, 1)],
+            ),
+        ] {
+            let json = format!(
+                r#"{{"entities":{{"slots":{{"reuse":"Lifo","generations":{generations}}},"rows":{rows}}},"components":{{}}}}"#
+            );
+            let mut world = from_json(&json).unwrap();
+            let got: Vec<(usize, u32)> = world
+                .query::<Entity>()
+                .iter()
+                .map(|e| (e.index(), e.generation()))
+                .collect();
+            assert_eq!(got, want, "{json}");
+            // And it saves back to the same runs.
+            let mut again = from_json(&to_json(&world)).unwrap();
+            assert_eq!(contents(&again), contents(&world));
+            same_spawns(&mut world, &mut again, 4);
+        }
     }
 
     #[test]
@@ -591,12 +729,14 @@ mod hostile {
             let json = saved(components);
             assert!(from_json(&json).is_err(), "accepted {why}: {json}");
         }
-        let reordered = r#"{"components":{},"entities":{"reuse":"Lifo","slots":[]}}"#;
-        assert!(from_json(reordered).is_err(), "components before entities");
-        assert!(from_json(r#"{"entities":{"reuse":"Lifo","slots":[]}}"#).is_err());
-        assert!(from_json(
-            r#"{"entities":{"reuse":"Lifo","slots":[]},"components":{},"components":{}}"#
-        )
+        let empty = r#"{"slots":{"reuse":"Lifo","generations":[]},"rows":[]}"#;
+        assert!(from_json(&format!(r#"{{"entities":{empty},"components":{{}}}}"#)).is_ok());
+        let reordered = format!(r#"{{"components":{{}},"entities":{empty}}}"#);
+        assert!(from_json(&reordered).is_err(), "components before entities");
+        assert!(from_json(&format!(r#"{{"entities":{empty}}}"#)).is_err());
+        assert!(from_json(&format!(
+            r#"{{"entities":{empty},"components":{{}},"components":{{}}}}"#
+        ))
         .is_err());
     }
 
@@ -635,23 +775,45 @@ mod hostile {
 
     #[test]
     fn huge_lengths_allocate_a_bounded_amount() {
-        // Postcard data whose sequences claim 2^64 - 1 elements (slots, the
-        // free list, the component map, runs, values), each cut short.
+        // Postcard data whose sequences claim 2^64 - 1 elements (runs of
+        // generations, the free list, runs of rows, the component map, a
+        // column's runs and values), each cut short; and runs that claim
+        // more slots or entities than the loader's rows.
         let huge = u64::MAX;
         let mut cases: Vec<Vec<u8>> = Vec::new();
-        // Slots: reuse Lifo, then the slot count.
-        let mut slots = vec![0];
-        varint(huge, &mut slots);
-        slots.extend([1, 1, 0]); // one live slot (generation 1, row 0)
-        cases.push(slots);
-        // The free list: no slots, no detached, Some(free), the list length.
+        // Slots: reuse Lifo, then the count of generation runs.
+        let mut generations = vec![0];
+        varint(huge, &mut generations);
+        generations.extend([1, 1]); // one run: generation 1, one slot
+        cases.push(generations);
+        // The free list: no generation runs, no detached, Some(free), the
+        // list length.
         let mut free = vec![0, 0, 0, 1];
         varint(huge, &mut free);
         free.extend([0, 0]);
         cases.push(free);
-        // An empty table (Lifo, no slots, no detached, no free order), then
-        // the component map's length.
-        let empty = [0u8, 0, 0, 0];
+        // Empty slots (Lifo, no runs, no detached, no free order), then the
+        // count of row runs.
+        let mut rows = vec![0, 0, 0, 0];
+        varint(huge, &mut rows);
+        rows.extend([0, 1]);
+        cases.push(rows);
+        // One run of 2^32 - 1 slots of generation 1, no rows.
+        let mut slots = vec![0, 1, 1];
+        varint(u64::from(u32::MAX), &mut slots);
+        slots.extend([0, 0, 0, 0]);
+        cases.push(slots);
+        // MAX_ROWS + 1 slots in one run (allowed: one slot a run past the
+        // rows), all of them live.
+        let mut live = vec![0, 1, 1];
+        varint(MAX_ROWS as u64 + 1, &mut live);
+        live.extend([0, 0, 1, 0]);
+        varint(MAX_ROWS as u64 + 1, &mut live);
+        live.push(0);
+        cases.push(live);
+        // An empty entity table (empty slots, no rows), then the component
+        // map's length.
+        let empty = [0u8, 0, 0, 0, 0];
         let mut map = empty.to_vec();
         varint(huge, &mut map);
         cases.push(map);

@@ -482,19 +482,318 @@ crate::slot_iter::borrowing_iterators!(
     exclusive: LookupRawIterMut,
 );
 
+#[cfg(feature = "serde")]
+pub use serde_impl::{SlotRuns, SlotRunsRef};
+
 /// Serde support: a `LookupTable` serializes exactly as an
 /// [`IdTable`](crate::IdTable) of the same slots does (see its module), and
 /// deserializes with the same validation.
+///
+/// For containers that keep the values elsewhere (an entity table whose
+/// values are rows), there is also a form without the values:
+/// [`LookupTable::slot_runs`] and [`LookupTable::from_slot_runs`].
 #[cfg(feature = "serde")]
 mod serde_impl {
+    use alloc::vec::Vec;
+    use core::fmt;
     use core::marker::PhantomData;
 
+    use serde::de::{self, SeqAccess, Visitor};
+    use serde::ser::{SerializeSeq, SerializeStruct};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     use super::LookupTable;
     use crate::id_table::serde_impl::{deserialize_arena, serialize_arena};
-    use crate::raw::InterleavedLayout;
-    use crate::Key;
+    use crate::raw::{InterleavedLayout, KeyLimits, SlotArena};
+    use crate::serde_util::{
+        restore_detached, restore_free_order, DetachedRef, FreeOrder, FreeRef,
+    };
+    use crate::{Key, Reuse};
+
+    /// A table's slots without their values, from
+    /// [`LookupTable::slot_runs`]: it serializes as a struct `SlotRuns` with
+    /// the reuse policy (`reuse`), the generation of every slot in index
+    /// order as `(generation, count)` runs of equal generations
+    /// (`generations`), and the detached slots and free-list order as an
+    /// `IdTable` writes them (`detached`, `free`). Which slots are live is
+    /// not in it: the container saves that with its values.
+    pub struct SlotRunsRef<'a, T, K: Key> {
+        arena: &'a SlotArena<T, InterleavedLayout>,
+        _key: PhantomData<fn(K) -> K>,
+    }
+
+    impl<T, K: Key> fmt::Debug for SlotRunsRef<'_, T, K> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.debug_struct("SlotRunsRef")
+                .field("slots", &self.arena.slot_refs().len())
+                .finish_non_exhaustive()
+        }
+    }
+
+    impl<T, K: Key> Serialize for SlotRunsRef<'_, T, K> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut out = serializer.serialize_struct("SlotRuns", 4)?;
+            out.serialize_field("reuse", &self.arena.reuse())?;
+            out.serialize_field("generations", &GenerationRunsRef(self.arena))?;
+            out.serialize_field("detached", &DetachedRef(self.arena))?;
+            out.serialize_field("free", &FreeRef(self.arena))?;
+            out.end()
+        }
+    }
+
+    /// The generation of every slot, as `(generation, count)` runs.
+    struct GenerationRunsRef<'a, T>(&'a SlotArena<T, InterleavedLayout>);
+
+    impl<T> GenerationRunsRef<'_, T> {
+        /// Calls `f` with each run, neighbours of equal generation merged.
+        fn for_each(&self, mut f: impl FnMut(u32, u32) -> bool) {
+            let mut run: Option<(u32, u32)> = None;
+            for slot in self.0.slot_refs() {
+                let generation = slot.generation();
+                match &mut run {
+                    // A full count starts a new run (only a table of 2^32
+                    // slots could fill one).
+                    Some((g, count)) if *g == generation && *count < u32::MAX => *count += 1,
+                    _ => {
+                        if let Some((g, count)) = run.replace((generation, 1)) {
+                            if !f(g, count) {
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some((g, count)) = run {
+                f(g, count);
+            }
+        }
+    }
+
+    impl<T> Serialize for GenerationRunsRef<'_, T> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            // Some formats need the length first: a pass counts the runs
+            // and keeps the first few, so that a table with few runs (the
+            // usual case) is not walked twice; more take a second pass.
+            let mut first = [(0u32, 0u32); 8];
+            let mut runs = 0;
+            self.for_each(|generation, count| {
+                if let Some(slot) = first.get_mut(runs) {
+                    *slot = (generation, count);
+                }
+                runs += 1;
+                true
+            });
+            let mut seq = serializer.serialize_seq(Some(runs))?;
+            if let Some(kept) = first.get(..runs) {
+                for run in kept {
+                    seq.serialize_element(run)?;
+                }
+                return seq.end();
+            }
+            let mut result = Ok(());
+            self.for_each(|generation, count| {
+                result = seq.serialize_element(&(generation, count));
+                result.is_ok()
+            });
+            result?;
+            seq.end()
+        }
+    }
+
+    /// What [`SlotRunsRef`] wrote, read back and checked in itself (every
+    /// run names at least one slot); [`LookupTable::from_slot_runs`] builds
+    /// a table from it and the live slots. Its memory is bounded by the
+    /// size of the input: the runs are stored as they are, not expanded.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields, rename = "SlotRuns")]
+    pub struct SlotRuns {
+        reuse: Reuse,
+        generations: GenerationRuns,
+        #[serde(default)]
+        detached: Vec<(u32, u32)>,
+        #[serde(default)]
+        free: Option<FreeOrder>,
+    }
+
+    impl fmt::Debug for SlotRuns {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.debug_struct("SlotRuns")
+                .field("reuse", &self.reuse)
+                .field("slots", &self.generations.slots)
+                .field("generations", &self.generations.runs)
+                .field("detached", &self.detached)
+                .finish_non_exhaustive()
+        }
+    }
+
+    impl SlotRuns {
+        /// The number of slots the runs name (the table's slot count).
+        #[must_use]
+        pub fn slot_count(&self) -> u64 {
+            self.generations.slots
+        }
+
+        /// The runs of generations, `(generation, count)` in index order;
+        /// every count is at least 1.
+        #[must_use]
+        pub fn generations(&self) -> &[(u32, u32)] {
+            &self.generations.runs
+        }
+    }
+
+    /// The `(generation, count)` runs with their total.
+    struct GenerationRuns {
+        runs: Vec<(u32, u32)>,
+        slots: u64,
+    }
+
+    impl<'de> Deserialize<'de> for GenerationRuns {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_seq(GenerationRunsVisitor)
+        }
+    }
+
+    struct GenerationRunsVisitor;
+
+    impl<'de> Visitor<'de> for GenerationRunsVisitor {
+        type Value = GenerationRuns;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a sequence of (generation, count) runs")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<GenerationRuns, A::Error> {
+            // Grows as runs arrive: nothing is reserved from a length hint.
+            let mut runs = Vec::new();
+            let mut slots = 0u64;
+            while let Some((generation, count)) = seq.next_element::<(u32, u32)>()? {
+                if count == 0 {
+                    return Err(de::Error::custom("an empty run of slot generations"));
+                }
+                // At most 2^64 / 2^32 runs before this could overflow: no
+                // input is that long, but stay exact.
+                slots = slots
+                    .checked_add(u64::from(count))
+                    .ok_or_else(|| de::Error::custom("too many slots"))?;
+                runs.push((generation, count));
+            }
+            Ok(GenerationRuns { runs, slots })
+        }
+    }
+
+    impl<T, K: Key> LookupTable<T, K> {
+        /// The table without its values, for a container that saves the
+        /// values, and which slots are live, in its own layout: see
+        /// [`SlotRunsRef`]. Equal generations of neighbouring slots take one
+        /// run, so a table whose slots were never reused writes a few
+        /// numbers whatever its size.
+        ///
+        /// ```
+        /// use handlekit::LookupTable;
+        /// let mut table: LookupTable<u32> = LookupTable::new();
+        /// let keys: Vec<_> = (0..4).map(|i| table.insert(i)).collect();
+        /// table.remove(keys[1]);
+        /// table.insert(4); // slot 1 again, at generation 2
+        /// table.remove(keys[3]); // a vacant slot keeps its last generation
+        /// let json = serde_json::to_string(&table.slot_runs()).unwrap();
+        /// assert_eq!(
+        ///     json,
+        ///     r#"{"reuse":"Lifo","generations":[[1,1],[2,1],[1,2]],"detached":[],"free":{"list":[3],"refill":null}}"#
+        /// );
+        /// ```
+        #[must_use]
+        pub fn slot_runs(&self) -> SlotRunsRef<'_, T, K> {
+            SlotRunsRef {
+                arena: &self.arena,
+                _key: PhantomData,
+            }
+        }
+
+        /// Builds the table `runs` describes, with the live slots and their
+        /// values from `live`: `(index, value)` pairs in ascending index
+        /// order, each below [`SlotRuns::slot_count`]. Every other slot is
+        /// vacant. Checks what [`Deserialize`] checks for a whole table:
+        /// the slot count and generations against `K` (a live slot's
+        /// generation is not 0), the detached slots and the free-list
+        /// order; and that `live` is ascending and within the slots.
+        ///
+        /// It allocates room for every slot the runs name at once: bound
+        /// [`SlotRuns::slot_count`] before calling it with untrusted data
+        /// (the runs take a few bytes of input for any number of slots).
+        ///
+        /// # Errors
+        ///
+        /// The format's error (`E::custom`) naming what is wrong.
+        ///
+        /// ```
+        /// use handlekit::lookup_table::SlotRuns;
+        /// use handlekit::LookupTable;
+        /// let runs: SlotRuns = serde_json::from_str(
+        ///     r#"{"reuse":"Lifo","generations":[[1,3],[2,1]],"free":{"list":[3],"refill":null}}"#,
+        /// )
+        /// .unwrap();
+        /// let table: LookupTable<u32> =
+        ///     LookupTable::from_slot_runs::<serde_json::Error>(&runs, (0..3).map(|i| (i, 10 * i as u32)))
+        ///         .unwrap();
+        /// assert_eq!(table.values().copied().collect::<Vec<_>>(), [0, 10, 20]);
+        /// // Live slots out of order are refused.
+        /// assert!(LookupTable::<u32>::from_slot_runs::<serde_json::Error>(&runs, [(1, 0), (0, 0)]).is_err());
+        /// ```
+        pub fn from_slot_runs<E: de::Error>(
+            runs: &SlotRuns,
+            live: impl IntoIterator<Item = (usize, T)>,
+        ) -> Result<Self, E> {
+            let limits = KeyLimits::of::<K>();
+            let slots = runs.slot_count();
+            if slots > limits.max_slots as u64 {
+                return Err(E::custom(format_args!(
+                    "{slots} slots: more than the key type can index ({})",
+                    limits.max_slots
+                )));
+            }
+            // `slots` fits the key type's index, so a usize.
+            let mut arena = SlotArena::with_capacity(limits, slots as usize);
+            let mut live = live.into_iter();
+            let mut next = live.next();
+            let mut index = 0usize;
+            for &(generation, count) in runs.generations() {
+                let end = index + count as usize;
+                while index < end {
+                    let pushed = match next {
+                        Some((at, _)) if at == index => {
+                            let value = next.take().map(|(_, value)| value);
+                            next = live.next();
+                            match value {
+                                Some(value) => arena.push_occupied(generation, value),
+                                None => unreachable!("`next` held a value"),
+                            }
+                        }
+                        Some((at, _)) if at < index => {
+                            return Err(E::custom(format_args!(
+                                "live slot {at} is out of ascending order or given twice"
+                            )))
+                        }
+                        _ => arena.push_vacant(generation),
+                    };
+                    pushed.map_err(E::custom)?;
+                    index += 1;
+                }
+            }
+            if let Some((at, _)) = next {
+                return Err(E::custom(format_args!(
+                    "live slot {at} is past the {slots} slots"
+                )));
+            }
+            arena.finish_build();
+            restore_detached::<T, _, E>(&mut arena, &runs.detached)?;
+            arena.set_reuse(runs.reuse);
+            restore_free_order::<T, _, E>(&mut arena, runs.free.as_ref())?;
+            Ok(LookupTable {
+                arena,
+                _key: PhantomData,
+            })
+        }
+    }
 
     impl<T: Serialize, K: Key> Serialize for LookupTable<T, K> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
