@@ -630,32 +630,7 @@ impl RowRunsRef<'_> {
 
 impl Serialize for RowRunsRef<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Some formats need the length first: a pass counts the runs and
-        // keeps the first few, so that rows with few runs (the usual case)
-        // are not walked twice; more take a second pass.
-        let mut first = [(0u32, 0u32); 8];
-        let mut runs = 0;
-        self.for_each(|index, count| {
-            if let Some(slot) = first.get_mut(runs) {
-                *slot = (index, count);
-            }
-            runs += 1;
-            true
-        });
-        let mut seq = serializer.serialize_seq(Some(runs))?;
-        if let Some(kept) = first.get(..runs) {
-            for run in kept {
-                seq.serialize_element(run)?;
-            }
-            return seq.end();
-        }
-        let mut result = Ok(());
-        self.for_each(|first, count| {
-            result = seq.serialize_element(&(first, count));
-            result.is_ok()
-        });
-        result?;
-        seq.end()
+        handlekit::lookup_table::serialize_runs(serializer, |f| self.for_each(f))
     }
 }
 

@@ -483,7 +483,7 @@ crate::slot_iter::borrowing_iterators!(
 );
 
 #[cfg(feature = "serde")]
-pub use serde_impl::{SlotRuns, SlotRunsRef};
+pub use serde_impl::{serialize_runs, SlotRuns, SlotRunsRef};
 
 /// Serde support: a `LookupTable` serializes exactly as an
 /// [`IdTable`](crate::IdTable) of the same slots does (see its module), and
@@ -571,33 +571,62 @@ mod serde_impl {
 
     impl<T> Serialize for GenerationRunsRef<'_, T> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            // Some formats need the length first: a pass counts the runs
-            // and keeps the first few, so that a table with few runs (the
-            // usual case) is not walked twice; more take a second pass.
-            let mut first = [(0u32, 0u32); 8];
-            let mut runs = 0;
-            self.for_each(|generation, count| {
-                if let Some(slot) = first.get_mut(runs) {
-                    *slot = (generation, count);
-                }
-                runs += 1;
-                true
-            });
-            let mut seq = serializer.serialize_seq(Some(runs))?;
-            if let Some(kept) = first.get(..runs) {
-                for run in kept {
-                    seq.serialize_element(run)?;
-                }
-                return seq.end();
-            }
-            let mut result = Ok(());
-            self.for_each(|generation, count| {
-                result = seq.serialize_element(&(generation, count));
-                result.is_ok()
-            });
-            result?;
-            seq.end()
+            serialize_runs(serializer, |f| self.for_each(f))
         }
+    }
+
+    /// Writes the `(u32, u32)` runs that `for_each` produces as a sequence
+    /// of pairs with its length first, the form [`SlotRunsRef`] writes its
+    /// generation runs in; for a container that saves runs of its own
+    /// beside a table's [`SlotRunsRef`] (an entity table's rows, say).
+    ///
+    /// `for_each` calls the function it is given with each run, in order,
+    /// until that returns `false`, and must produce the same runs each
+    /// time it is called: some formats need the length first, so a first
+    /// call counts the runs and keeps the first eight, and only a longer
+    /// sequence is produced a second time.
+    ///
+    /// ```
+    /// let runs = [(1u32, 3u32), (7, 1)];
+    /// let json = handlekit::lookup_table::serialize_runs(
+    ///     &mut serde_json::Serializer::new(Vec::new()),
+    ///     |f| {
+    ///         for &(first, count) in &runs {
+    ///             if !f(first, count) {
+    ///                 break;
+    ///             }
+    ///         }
+    ///     },
+    /// );
+    /// assert!(json.is_ok());
+    /// ```
+    pub fn serialize_runs<S: Serializer>(
+        serializer: S,
+        mut for_each: impl FnMut(&mut dyn FnMut(u32, u32) -> bool),
+    ) -> Result<S::Ok, S::Error> {
+        let mut first = [(0u32, 0u32); 8];
+        let mut runs = 0;
+        for_each(&mut |a, b| {
+            if let Some(slot) = first.get_mut(runs) {
+                *slot = (a, b);
+            }
+            runs += 1;
+            true
+        });
+        let mut seq = serializer.serialize_seq(Some(runs))?;
+        if let Some(kept) = first.get(..runs) {
+            for run in kept {
+                seq.serialize_element(run)?;
+            }
+            return seq.end();
+        }
+        let mut result = Ok(());
+        for_each(&mut |a, b| {
+            result = seq.serialize_element(&(a, b));
+            result.is_ok()
+        });
+        result?;
+        seq.end()
     }
 
     /// What [`SlotRunsRef`] wrote, read back and checked in itself (every

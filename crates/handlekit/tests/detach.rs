@@ -3,7 +3,7 @@
 //! the `detached` field existed, the panic message, and `try_insert_with_key`
 //! on the stable-address containers.
 
-use handlekit::{define_key, Hive, Id, IdTable, Key, PackedTable, Pool};
+use handlekit::{define_key, Hive, IdTable, Key, PackedTable, Pool};
 
 define_key! {
     /// 2 generation bits: slots retire after 3 occupants.
@@ -124,6 +124,7 @@ fn try_insert_with_key_into_a_full_table_panics() {
 #[cfg(feature = "serde")]
 mod serde {
     use super::*;
+    use handlekit::Id;
 
     #[test]
     fn detached_slots_survive_a_round_trip() {

@@ -6,6 +6,7 @@
 #![cfg(feature = "serde")]
 
 mod common;
+use common::Lcg;
 
 use common::from_json;
 use handlekit::{define_key, Head, Id, IdTable, IndexLists, Key, PackedTable, Reuse};
@@ -23,19 +24,6 @@ const POLICIES: &[Reuse] = &[
 
 /// Steps of each random run (one round trip per step).
 const STEPS: u64 = if cfg!(miri) { 6 } else { 400 };
-
-/// A small deterministic generator.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 33
-    }
-}
 
 fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
     from_json(&serde_json::to_string(value).unwrap()).unwrap()

@@ -31,6 +31,9 @@ use proptest::prelude::*;
 use proptest::sample::Index as Pick;
 use proptest::test_runner::Config;
 
+mod common;
+use common::Lcg;
+
 define_key! {
     /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
     pub struct Gen4(u32; index_bits = 28);
@@ -1032,19 +1035,6 @@ fn quiet_intentional_panics() {
             }
         }));
     });
-}
-
-/// A fixed-seed linear congruential generator (Knuth's MMIX constants).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 33
-    }
 }
 
 /// A sort key with many ties and a serial number that tells equal keys

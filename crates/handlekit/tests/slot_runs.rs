@@ -8,6 +8,9 @@
 use handlekit::lookup_table::SlotRuns;
 use handlekit::{define_key, Id, Key, LookupTable};
 
+mod common;
+use common::Lcg;
+
 define_key! {
     /// Two generation bits (generations 1..=3): slots retire quickly.
     pub struct G2(u32; index_bits = 30);
@@ -15,19 +18,6 @@ define_key! {
 
 /// Steps of each random run (one round trip per step).
 const STEPS: u64 = if cfg!(miri) { 6 } else { 300 };
-
-/// A small deterministic generator.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 33
-    }
-}
 
 /// `table` through its slot runs (JSON, or postcard if `binary`) and its
 /// live values.

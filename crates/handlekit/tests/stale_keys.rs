@@ -22,6 +22,7 @@ use handlekit::{define_key, IdTable, Key, Reuse};
 
 mod common;
 use common::reference::Reference;
+use common::Lcg;
 
 define_key! {
     /// 1 generation bit: every slot holds one value, then retires.
@@ -56,19 +57,6 @@ impl<const I: u32, const G: u32> Key for Tiny<I, G> {
 
     fn to_bits(self) -> u64 {
         u64::from(self.0.get())
-    }
-}
-
-/// A fixed-seed linear congruential generator (Knuth's MMIX constants).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 33
     }
 }
 

@@ -8,6 +8,21 @@ pub mod reference;
 pub mod stable_panic;
 pub mod tracker;
 
+/// A fixed-seed linear congruential generator (Knuth's MMIX constants),
+/// for tests that need repeatable pseudo-random steps.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// The next value, 31 bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+}
+
 /// Deserializes `json` through `from_reader`, as untrusted input would
 /// arrive. (On a `&str`, serde_json finds an error's line with memchr's
 /// SSE2 code, whose aligned loads Miri's symbolic alignment check, used by
