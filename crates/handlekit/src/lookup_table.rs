@@ -788,21 +788,20 @@ mod serde_impl {
             for &(generation, count) in runs.generations() {
                 let end = index + count as usize;
                 while index < end {
-                    let pushed = match next {
-                        Some((at, _)) if at == index => {
-                            let value = next.take().map(|(_, value)| value);
+                    let pushed = match next.take() {
+                        Some((at, value)) if at == index => {
                             next = live.next();
-                            match value {
-                                Some(value) => arena.push_occupied(generation, value),
-                                None => unreachable!("`next` held a value"),
-                            }
+                            arena.push_occupied(generation, value)
                         }
                         Some((at, _)) if at < index => {
                             return Err(E::custom(format_args!(
                                 "live slot {at} is out of ascending order or given twice"
                             )))
                         }
-                        _ => arena.push_vacant(generation),
+                        later => {
+                            next = later;
+                            arena.push_vacant(generation)
+                        }
                     };
                     pushed.map_err(E::custom)?;
                     index += 1;
