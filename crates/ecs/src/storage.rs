@@ -274,6 +274,19 @@ pub(crate) struct DenseColumn<T> {
 }
 
 impl<T> DenseColumn<T> {
+    /// The position in `data` of row `row` (wrapping: a staggered column's
+    /// `row_base` may lie below zero).
+    #[inline(always)]
+    fn position(&self, row: usize) -> usize {
+        row.wrapping_sub(self.row_base)
+    }
+
+    /// The row at the front of `data`.
+    #[inline(always)]
+    fn data_front(&self) -> usize {
+        self.row_base.wrapping_add(self.data.front_position())
+    }
+
     /// An empty column whose first row is `front`, with room for `max_rows`
     /// rows. Panics if the address space cannot be reserved.
     fn new(front: usize, max_rows: usize, index: usize) -> Self {
@@ -351,7 +364,7 @@ impl<T> DenseColumn<T> {
 
     /// The slot of `row`, made if needed.
     fn slot_mut(&mut self, row: usize) -> &mut MaybeUninit<T> {
-        let position = row.wrapping_sub(self.row_base);
+        let position = self.position(row);
         while self.data.next_position() <= position {
             push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::uninit()));
         }
@@ -364,7 +377,7 @@ impl<T> DenseColumn<T> {
     /// Puts `value` in `row`, returning the value it replaces.
     #[inline]
     fn insert(&mut self, row: usize, value: T) -> Option<T> {
-        let position = row.wrapping_sub(self.row_base);
+        let position = self.position(row);
         // The common case of a spawn or of adding to entities in row order:
         // the row is the column's next slot. Pushing the value itself writes
         // it once.
@@ -430,7 +443,7 @@ impl<T> DenseColumn<T> {
         self.len -= 1;
         let slot = self
             .data
-            .get_by_position_mut(row.wrapping_sub(self.row_base))
+            .get_by_position_mut(self.position(row))
             .expect("handlekit-ecs: a present row's slot is in the window");
         // SAFETY: the bit was set, so the slot was initialized; clearing the
         // bit first hands ownership of the value to this read.
@@ -472,7 +485,7 @@ impl<T> DenseColumn<T> {
         let words = &words[skip..];
         DenseView {
             data: self.data.as_ptr(),
-            row_offset: self.row_base.wrapping_add(self.data.front_position()),
+            row_offset: self.data_front(),
             words: words.as_ptr(),
             words_len: words.len(),
             word_offset: front_word + skip,
@@ -483,7 +496,7 @@ impl<T> DenseColumn<T> {
 
 impl<T> Drop for DenseColumn<T> {
     fn drop(&mut self) {
-        let front = self.row_base.wrapping_add(self.data.front_position());
+        let front = self.data_front();
         self.clear_values(front);
     }
 }
@@ -593,7 +606,7 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
         let TypedStorage::Dense(column) = self else {
             return;
         };
-        let data_front = column.row_base.wrapping_add(column.data.front_position());
+        let data_front = column.data_front();
         if front > data_front {
             let dead = (front - data_front).min(column.data.len());
             // `MaybeUninit` drops nothing: this only releases memory.
@@ -724,9 +737,7 @@ impl<T> TypedStorage<T> {
                 if !column.has(row) {
                     return None;
                 }
-                let slot = column
-                    .data
-                    .get_by_position(row.wrapping_sub(column.row_base))?;
+                let slot = column.data.get_by_position(column.position(row))?;
                 // The caller (`ColumnMut`) borrows the world exclusively, so
                 // no query writes the value meanwhile.
                 // SAFETY: the presence bit is set: the slot is initialized.
@@ -801,7 +812,7 @@ impl<'a, T> BatchWriter<'a, T> {
         // world's last row; the general path stays correct anyway).
         let push = match storage {
             TypedStorage::Dense(column) => {
-                let position = start.wrapping_sub(column.row_base);
+                let position = column.position(start);
                 while column.data.next_position() < position {
                     push_or_rebase(&mut column.data, UnsafeCell::new(MaybeUninit::uninit()));
                 }
