@@ -115,4 +115,27 @@ fn resident_memory_follows_the_window() {
         mib(rebased),
         mib(dropped)
     );
+    zeroed_ranges_are_given_back();
+}
+
+/// Run from `resident_memory_follows_the_window`, so that the two never
+/// measure at once.
+fn zeroed_ranges_are_given_back() {
+    let mut v: VmVec<u64> = VmVec::with_max_capacity(64 * MIB / 8).expect("reserve");
+    v.extend(1..=(64 * MIB / 8) as u64);
+    let touched = rss();
+    // The middle half: 32 MiB of whole pages.
+    let released = v.zero_range(16 * MIB / 8..48 * MIB / 8);
+    assert_eq!(released, 32 * MIB);
+    let zeroed = rss();
+    assert!(
+        touched.saturating_sub(zeroed) >= 28 * MIB,
+        "zeroing 32 MiB freed only {:.1} MiB",
+        mib(touched.saturating_sub(zeroed))
+    );
+    // Reading the hole keeps it free: the zero page backs it.
+    assert!(v[16 * MIB / 8..48 * MIB / 8].iter().all(|&x| x == 0));
+    assert!(rss() <= zeroed + 2 * MIB);
+    assert_eq!(v[16 * MIB / 8 - 1], (16 * MIB / 8) as u64);
+    assert_eq!(v[48 * MIB / 8], (48 * MIB / 8 + 1) as u64);
 }

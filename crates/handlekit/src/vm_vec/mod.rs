@@ -54,6 +54,42 @@ pub fn release_spare_reservations() -> usize {
     region::release_spares()
 }
 
+/// Element types for which all-zero bytes are a valid value, for
+/// [`VmVec::zero_range`]: the integers, the floats, and arrays of them.
+///
+/// # Safety
+///
+/// A value whose bytes are all zero must be a valid `Self`. (`Copy` rules
+/// out a `Drop` that overwriting would skip.)
+///
+/// ```
+/// use handlekit::vm_vec::ZeroBits;
+/// #[derive(Clone, Copy)]
+/// #[repr(C)]
+/// struct Pair(u32, u32);
+/// // SAFETY: two integers; zero bytes make `Pair(0, 0)`.
+/// unsafe impl ZeroBits for Pair {}
+///
+/// let mut pairs = handlekit::VmVec::with_max_capacity(8)?;
+/// pairs.push(Pair(1, 2));
+/// pairs.zero_range(0..1);
+/// assert_eq!((pairs[0].0, pairs[0].1), (0, 0));
+/// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+/// ```
+pub unsafe trait ZeroBits: Copy {}
+
+macro_rules! zero_bits {
+    ($($t:ty)*) => {
+        // SAFETY: zero bytes are the number zero for every integer and
+        // float type.
+        $(unsafe impl ZeroBits for $t {})*
+    };
+}
+zero_bits!(u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize f32 f64);
+
+// SAFETY: an array of zeroed elements, each a valid `T`.
+unsafe impl<T: ZeroBits, const N: usize> ZeroBits for [T; N] {}
+
 /// A growable array in a fixed reservation of virtual memory: elements never
 /// move while they live, removing the front gives memory back to the system,
 /// and the whole window can be moved back without copying.
@@ -617,6 +653,39 @@ impl<T> VmVec<T> {
     /// ```
     pub fn shrink_to_fit(&mut self) {
         self.raw.shrink_to_fit();
+    }
+
+    /// Sets the elements of `range` to zero and gives the whole pages
+    /// inside it back to the system, which makes them resident again only
+    /// when next written: a hole of zeros in the middle of the vector that
+    /// costs no memory. Returns the bytes given back: 0 on the heap
+    /// fallback and on systems where a discarded page is not sure to read
+    /// as zeros (all but Linux and Android), where the elements are simply
+    /// overwritten with zeros.
+    ///
+    /// For a vector of plain numbers whose zero means "nothing here", such
+    /// as a table indexed by id whose unused stretches should cost nothing.
+    ///
+    /// # Panics
+    ///
+    /// If the range is out of bounds, as slice indexing does.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::<u64>::with_max_capacity(1 << 20)?;
+    /// v.extend(1..=1 << 20);
+    /// let released = v.zero_range(1000..(1 << 19));
+    /// assert!(v[1000..1 << 19].iter().all(|&x| x == 0));
+    /// assert_eq!((v[999], v[1 << 19]), (1000, (1 << 19) + 1));
+    /// if cfg!(target_os = "linux") && handlekit::vm_vec::VIRTUAL_MEMORY {
+    ///     assert!(released >= (4 << 20) - 8192); // all but the partial pages
+    /// }
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    pub fn zero_range(&mut self, range: core::ops::Range<usize>) -> usize
+    where
+        T: ZeroBits,
+    {
+        self.raw.zero_range(range)
     }
 
     /// A copy in a new reservation of the same

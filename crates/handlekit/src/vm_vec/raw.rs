@@ -13,8 +13,8 @@ use core::ptr::{self, NonNull};
 use core::slice;
 
 use super::error::{PushFailure, ReserveError};
-use super::region::{round_down, round_up, Region, CAN_REMAP, VIRTUAL};
-use super::Rebased;
+use super::region::{round_down, round_up, Region, CAN_REMAP, DISCARD_ZEROES, VIRTUAL};
+use super::{Rebased, ZeroBits};
 
 /// The least run of dead pages at the front, in bytes, that
 /// [`RawVmVec::release_front`] gives back short of a whole granule: fewer
@@ -375,6 +375,46 @@ impl<T> RawVmVec<T> {
         unsafe { self.region.release(self.released..target) };
         self.released = target;
         self.discarded = self.discarded.max(target);
+    }
+
+    /// Sets the live elements `range` (indices into the window, checked)
+    /// to all-zero bytes, giving the whole pages inside the range back to
+    /// the system where that leaves them reading as zeros. Returns the
+    /// bytes given back.
+    pub(crate) fn zero_range(&mut self, range: core::ops::Range<usize>) -> usize
+    where
+        T: ZeroBits,
+    {
+        let elements = &mut self.as_mut_slice()[range.clone()];
+        if !Self::PAGED || !DISCARD_ZEROES || elements.is_empty() {
+            // SAFETY: `elements` is a live part of the window, writable
+            // through `&mut`; all-zero bytes are a valid `T` (`ZeroBits`),
+            // and `T: Copy` has nothing to drop.
+            unsafe { ptr::write_bytes(elements.as_mut_ptr(), 0, elements.len()) };
+            return 0;
+        }
+        let start = self.head + range.start * Self::STRIDE;
+        let end = self.head + range.end * Self::STRIDE;
+        let page = self.region.page();
+        // Whole pages inside the range; the bytes around them are written.
+        let inner_start = round_up(start, page).map_or(end, |at| at.min(end));
+        let inner_end = round_down(end, page).max(inner_start);
+        // SAFETY (both writes): `[start, inner_start)` and `[inner_end,
+        // end)` lie inside the live elements of `range`, which `&mut self`
+        // lets us overwrite; zeros are a valid `T` and nothing is dropped.
+        unsafe {
+            ptr::write_bytes(self.at(start).cast::<u8>(), 0, inner_start - start);
+            ptr::write_bytes(self.at(inner_end).cast::<u8>(), 0, end - inner_end);
+        }
+        if inner_end > inner_start {
+            // `[inner_start, inner_end)` is page-aligned (the base is
+            // granule-aligned) and committed (it lies before `tail`). Its
+            // values are meant to become zeros, which this backend's
+            // discard leaves (`DISCARD_ZEROES`) and which are valid `T`s.
+            // SAFETY: no value there is read expecting its old contents.
+            unsafe { self.region.discard(inner_start..inner_end) };
+        }
+        inner_end - inner_start
     }
 
     /// Gives the committed memory past the last live element's granule back.

@@ -12,6 +12,8 @@ use crate::vm_vec::ReserveError;
 pub(crate) const VIRTUAL: bool = false;
 /// Whether [`Region::remap`] can move pages.
 pub(crate) const CAN_REMAP: bool = false;
+/// Whether [`Region::discard`] leaves the pages reading as zeros.
+pub(crate) const DISCARD_ZEROES: bool = false;
 
 /// One heap allocation.
 pub(crate) struct Region {

@@ -24,6 +24,10 @@
 //! - `page()` is the unit of `remap`: the system page size on unix, a
 //!   power of two dividing the granule (the granule on Windows, 1 on the
 //!   heap, where nothing is remapped).
+//! - `discard(range)` gives the pages of a committed, page-aligned range
+//!   back to the system while keeping them accessible; where
+//!   `DISCARD_ZEROES`, they read as zeros afterwards, elsewhere their
+//!   contents are unspecified (or unchanged).
 //! - `remap(from, to, len)` moves the pages of one page-aligned range to
 //!   another without copying, leaving the source mapped (Linux only;
 //!   `false` elsewhere). The destination takes the source's protection.
@@ -73,7 +77,7 @@ mod os;
 #[path = "heap.rs"]
 mod os;
 
-pub(crate) use os::{release_spares, Region, CAN_REMAP, VIRTUAL};
+pub(crate) use os::{release_spares, Region, CAN_REMAP, DISCARD_ZEROES, VIRTUAL};
 
 /// The smallest unit a virtual region commits and releases: 2 MiB, the size
 /// of an x86-64 or AArch64 huge page, so that huge pages and `mremap`'s

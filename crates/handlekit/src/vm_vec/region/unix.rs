@@ -32,6 +32,8 @@ use crate::vm_vec::ReserveError;
 pub(crate) const VIRTUAL: bool = true;
 /// Whether [`Region::remap`] can move pages.
 pub(crate) const CAN_REMAP: bool = cfg!(target_os = "linux");
+/// Whether [`Region::discard`] leaves the pages reading as zeros.
+pub(crate) const DISCARD_ZEROES: bool = cfg!(any(target_os = "linux", target_os = "android"));
 
 /// One anonymous mapping.
 pub(crate) struct Region {

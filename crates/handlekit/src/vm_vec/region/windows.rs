@@ -22,6 +22,8 @@ use crate::vm_vec::ReserveError;
 pub(crate) const VIRTUAL: bool = true;
 /// Whether [`Region::remap`] can move pages.
 pub(crate) const CAN_REMAP: bool = false;
+/// Whether [`Region::discard`] leaves the pages reading as zeros.
+pub(crate) const DISCARD_ZEROES: bool = false;
 
 /// `ERROR_NOT_ENOUGH_MEMORY`, what `VirtualAlloc` reports when the address
 /// space is exhausted.
