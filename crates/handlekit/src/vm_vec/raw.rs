@@ -399,13 +399,12 @@ impl<T> RawVmVec<T> {
         // Whole pages inside the range; the bytes around them are written.
         let inner_start = round_up(start, page).map_or(end, |at| at.min(end));
         let inner_end = round_down(end, page).max(inner_start);
-        // SAFETY (both writes): `[start, inner_start)` and `[inner_end,
-        // end)` lie inside the live elements of `range`, which `&mut self`
-        // lets us overwrite; zeros are a valid `T` and nothing is dropped.
-        unsafe {
-            ptr::write_bytes(self.at(start).cast::<u8>(), 0, inner_start - start);
-            ptr::write_bytes(self.at(inner_end).cast::<u8>(), 0, end - inner_end);
-        }
+        // `[start, inner_start)` and `[inner_end, end)` lie inside the live
+        // elements of `range`, which `&mut self` lets us overwrite.
+        // SAFETY: zeros are a valid `T`, and `T: Copy` drops nothing.
+        unsafe { ptr::write_bytes(self.at(start).cast::<u8>(), 0, inner_start - start) };
+        // SAFETY: as above.
+        unsafe { ptr::write_bytes(self.at(inner_end).cast::<u8>(), 0, end - inner_end) };
         if inner_end > inner_start {
             // `[inner_start, inner_end)` is page-aligned (the base is
             // granule-aligned) and committed (it lies before `tail`). Its
