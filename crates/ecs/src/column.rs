@@ -3,8 +3,8 @@
 
 use std::any::type_name;
 
-use handlekit::LookupTable;
 
+use crate::entities::EntityTable;
 use crate::storage::TypedStorage;
 use crate::world::{full_row, Component};
 use crate::{ComponentError, Entity, NoSuchEntity};
@@ -35,7 +35,7 @@ use crate::{ComponentError, Entity, NoSuchEntity};
 /// ```
 pub struct ColumnMut<'w, T> {
     /// The world's entity table (entity → low 32 bits of its row).
-    entities: &'w LookupTable<u32, Entity>,
+    entities: &'w EntityTable,
     /// The world's front row, which restores a row from its low bits.
     front: usize,
     /// `T`'s storage.
@@ -44,7 +44,7 @@ pub struct ColumnMut<'w, T> {
 
 impl<'w, T: Component> ColumnMut<'w, T> {
     pub(crate) fn new(
-        entities: &'w LookupTable<u32, Entity>,
+        entities: &'w EntityTable,
         front: usize,
         storage: &'w mut TypedStorage<T>,
     ) -> Self {
@@ -58,7 +58,7 @@ impl<'w, T: Component> ColumnMut<'w, T> {
     /// The row of a live entity.
     #[inline]
     fn row_of(&self, entity: Entity) -> Result<usize, NoSuchEntity> {
-        let low = *self.entities.get(entity).ok_or(NoSuchEntity)?;
+        let low = self.entities.get(entity).ok_or(NoSuchEntity)?;
         Ok(full_row(self.front, low))
     }
 

@@ -31,11 +31,17 @@
 //!
 //! A [`World`] keeps:
 //!
-//! - an **entity table**, a [`handlekit::LookupTable`] from [`Entity`] to
-//!   row: the generational index that makes a handle resolve to its row in
-//!   O(1), reading one 8-byte slot (the generation beside the row), and
-//!   detects stale handles exactly as `IdTable` does. Rows move under
-//!   [`World::collect`]; handles do not.
+//! - an **entity table** from [`Entity`] index to row: the generational
+//!   index that makes a handle resolve to its row in O(1), reading one
+//!   8-byte slot (the generation beside the row), and detects stale
+//!   handles. Rows move under [`World::collect`]; handles do not. A live
+//!   index has an odd generation, a free one the next even one; a spawn
+//!   takes the lowest free index (found in a bitmap of free indices with a
+//!   summary level per 64 words), at the next generation. An index is
+//!   reused 2³⁰ times, then retired. Collection zeroes the pages of the
+//!   table whose 512 indices are all free, which gives their memory back,
+//!   and records each page's highest generation: the page's next entities
+//!   start above it, so its old handles stay stale.
 //! - a **row window** `[front, next)`: row → entity in a
 //!   [`VmVec`](handlekit::VmVec), and one *alive* bit per row. A new entity
 //!   takes row `next`; despawning clears its alive bit; collection moves the
@@ -107,11 +113,12 @@
 //! unwritten, so a run of such rows a page long or longer costs no resident
 //! memory; shorter holes cost their bytes). Per sparse component: the value,
 //! an [`Entity`] (8 bytes) and 4 bytes in the index array, which grows to the
-//! highest entity index that ever had the component. Per entity: 8 bytes in
-//! the entity table (the slot of a `LookupTable<u32>` holding the low 32
-//! bits of the row), which keeps a slot per entity index ever used. Address space: every
+//! highest entity index that ever had the component. Per entity index: 8
+//! bytes in the entity table (the generation and the low 32 bits of the
+//! row) and a bit in its free set; once [`World::collect`] has swept a page
+//! of 512 free indices, those cost the bit alone. Address space: every
 //! dense column reserves `max_rows × size_of::<T>()` bytes (rounded up to
-//! 2 MiB) when it is first used.
+//! 2 MiB) when it is first used, the entity table `max_rows × 9` bytes.
 //!
 //! # Complexity
 //!
@@ -121,7 +128,7 @@
 //! | `despawn` | O(component types of the world) (a bit test each, a drop for each the entity has); no entity moves |
 //! | `get`, `contains` | O(1): the entity table, then one slot (dense) or two array reads (sparse) |
 //! | query | O(rows / 64 × required columns + matches); sparse requirements add a lookup per candidate row |
-//! | `collect(budget, _)` | O(budget × dense component types) |
+//! | `collect(budget, _)` | O(budget × dense component types), and `budget / 64` pages of the entity table |
 //! | `compact` | O(rows × dense component types) |
 //!
 //! # How it differs
@@ -204,7 +211,7 @@
 //! With the `serde` feature, a `serialize::Registry` names the component
 //! types that are saved, each under a stable name; it serializes a `&World`
 //! with any serde format and deserializes into a new [`World`]. Entities
-//! keep their ids and the entity table its free-list order, so the loaded
+//! keep their ids and the entity table its generations, so the loaded
 //! world spawns the entities the saved one would have; each type keeps its
 //! [`Storage`]; live entities keep their order. Hostile input is refused
 //! with the format's error, with bounded allocation. See the `serialize` module for
@@ -244,8 +251,8 @@
 //! - `std` (default): required; forwarded to `handlekit`.
 //! - `serde`: [`Entity`] serializes as its bits, and a whole world saves
 //!   and loads through a `serialize::Registry` that names the saved
-//!   component types (see the `serialize` module): entities keep their ids and the
-//!   entity table its free-list order, so a loaded world spawns the
+//!   component types (see the `serialize` module): entities keep their ids
+//!   and the entity table its generations, so a loaded world spawns the
 //!   entities the saved one would have.
 //! - `rayon`: `QueryBorrow::par_for_each` and `QueryMut::par_for_each`,
 //!   which cut the rows between threads at word boundaries of the presence
@@ -269,6 +276,7 @@
 mod bundle;
 mod column;
 mod command;
+mod entities;
 mod entity;
 mod error;
 mod query;

@@ -46,9 +46,10 @@
 //! # What is kept
 //!
 //! - **Entities**: every live entity with its id (index and generation), and
-//!   the whole entity table: the generations of free and retired indices and
-//!   the order of the free list, so the loaded world's next spawns get the
-//!   entities the saved world's would have (hecs#332 asks for this).
+//!   the whole entity table: the generations of free and retired indices.
+//!   A world reuses the lowest free index first, so the generations settle
+//!   which entities the next spawns get: those the saved world's would have
+//!   (hecs#332 asks for this).
 //! - **Components** of the registered types, and each type's storage
 //!   ([`Storage::Dense`] or [`Storage::Sparse`]).
 //! - **Row order**: the live entities keep their relative order (so queries
@@ -66,14 +67,13 @@
 //! A world serializes as a struct `World` with two fields:
 //!
 //! - `entities`: the entity table, a struct `Entities` with
-//!   - `slots`: the table without its values, as `handlekit`'s
-//!     [`LookupTable::slot_runs`] writes it: the reuse policy, the generation
-//!     of every slot (index) as `(generation, count)` runs of equal
-//!     generations, the detached slots and the free-list order;
+//!   - `slots`: the generation of every index, as `(generation, count)`
+//!     runs of equal generations (odd for a live index, even for a free
+//!     one, 2³¹ for one retired);
 //!   - `rows`: the index of each saved row's entity, in row order, as
 //!     `(first index, count)` runs of consecutive indices. The entity of a
 //!     row is that index at its slot's generation; the indices not named
-//!     are the vacant slots.
+//!     are the free ones.
 //!
 //!   A world whose indices were never reused and whose rows are in index
 //!   order (one that only spawned) writes a run or two whatever its size.
@@ -86,9 +86,7 @@
 //! In JSON a world of one entity with a position reads:
 //!
 //! ```text
-//! {"entities":{"slots":{"reuse":"Lifo","generations":[[1,1]],"detached":[],
-//!                       "free":{"list":[],"refill":null}},
-//!              "rows":[[0,1]]},
+//! {"entities":{"slots":[[1,1]],"rows":[[0,1]]},
 //!  "components":{"position":{"Dense":{"runs":[[0,1]],"values":[[1.0,2.0,3.0]]}}}}
 //! ```
 //!
@@ -96,10 +94,9 @@
 //!
 //! Loading checks everything and returns the format's error for data a
 //! world cannot have, never panics or builds an inconsistent world: a
-//! truncated input; generations, detached slots or a free-list order the
-//! entity table refuses (see `handlekit`'s `IdTable`; a live entity's
-//! generation is never 0); an empty run, an entity in two rows, an index
-//! past the slots; more entities than the maximum row count; a component
+//! truncated input; a generation of 0 or above 2³¹, an even generation for
+//! an index with a row or an odd one for an index without; an empty run, an
+//! entity in two rows, an index past the slots; more entities than the maximum row count; a component
 //! name the registry does not know, or one given twice; runs out of order,
 //! overlapping (a component given twice) or past the live rows (a
 //! component for a dead row); fewer or more values than the runs name.
@@ -108,19 +105,17 @@
 //! count. Nothing is allocated from a length the input claims: every array
 //! grows as its elements arrive. Runs of generations or rows are stored as
 //! read; the slots and rows they stand for are built only after the counts
-//! are checked: at most the maximum row count of entities, and at most the
-//! maximum row count of slots plus one for each run of generations (a world
-//! has no more slots than it had live entities at once, so only a world
-//! loaded with a larger maximum, one whose indices were retired after
-//! about 2³¹ reuses each, or one given a FIFO reuse policy by hand-made
-//! data, can be refused for its slots).
+//! are checked: at most the maximum row count of entities, and at most as
+//! many slots as the entity table of a world of that many rows holds (an
+//! eighth more than the rows, and 1024: a world has no more slots than it
+//! had live entities at once, plus its retired indices, so only a world
+//! saved with a larger maximum can be refused for its slots).
 
 use std::any::{type_name, TypeId};
 use std::fmt;
 use std::marker::PhantomData;
 
-use handlekit::lookup_table::SlotRuns;
-use handlekit::{Key, LookupTable};
+use handlekit::Key;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess,
     SeqAccess, VariantAccess, Visitor,
@@ -128,9 +123,10 @@ use serde::de::{
 use serde::ser::{self, SerializeMap, SerializeSeq, SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
+use crate::entities::EntityTable;
 use crate::query::for_each_word;
 use crate::storage::{BatchWriter, WORD};
-use crate::world::{Component, Storage, World, DEFAULT_MAX_ROWS};
+use crate::world::{max_entity_slots, Component, Storage, World, DEFAULT_MAX_ROWS};
 use crate::{Entity, With};
 
 /// The component types a world is saved with, each under a stable name;
@@ -329,7 +325,7 @@ impl<C: Components> Registry<C> {
     /// use serde::de::DeserializeSeed;
     ///
     /// let registry = Registry::new().component::<u32>("score");
-    /// let json = r#"{"entities":{"slots":{"reuse":"Lifo","generations":[[1,1]]},"rows":[[0,1]]},
+    /// let json = r#"{"entities":{"slots":[[1,1]],"rows":[[0,1]]},
     ///               "components":{"score":{"Dense":{"runs":[[0,1]],"values":[7]}}}}"#;
     /// let world: World = registry
     ///     .load()
@@ -556,9 +552,8 @@ impl<C: Components> Serialize for Save<'_, C> {
     }
 }
 
-/// The entity table: its slots without values (`handlekit`'s
-/// [`SlotRunsRef`](handlekit::lookup_table::SlotRunsRef)), then the index
-/// of each saved row's entity, as runs of consecutive indices.
+/// The entity table: the generation of every index as runs, then the
+/// index of each saved row's entity, as runs of consecutive indices.
 struct EntitiesRef<'a> {
     world: &'a World,
 }
@@ -566,7 +561,7 @@ struct EntitiesRef<'a> {
 impl Serialize for EntitiesRef<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = serializer.serialize_struct("Entities", 2)?;
-        out.serialize_field("slots", &self.world.entities.slot_runs())?;
+        out.serialize_field("slots", &GenerationRunsRef(self.world))?;
         out.serialize_field("rows", &RowRunsRef(self.world))?;
         out.end()
     }
@@ -597,6 +592,17 @@ fn for_each_live(world: &World, mut f: impl FnMut(Entity) -> bool) {
                 return;
             }
         }
+    }
+}
+
+/// The generation of every entity index, as `(generation, count)` runs.
+struct GenerationRunsRef<'a>(&'a World);
+
+impl Serialize for GenerationRunsRef<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        handlekit::lookup_table::serialize_runs(serializer, |f| {
+            self.0.entities.for_each_generation_run(f);
+        })
     }
 }
 
@@ -960,14 +966,14 @@ impl<'de> Visitor<'de> for EntitiesSeed {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<World, A::Error> {
-        let slots: SlotRuns = seq
+        let slots: GenerationRuns = seq
             .next_element()?
             .ok_or_else(|| de::Error::invalid_length(0, &self))?;
         self.check_slots(&slots)?;
         let rows = seq
             .next_element_seed(RowRunsSeed {
                 max_rows: self.max_rows,
-                slots: slots.slot_count(),
+                slots: slots.slots,
             })?
             .ok_or_else(|| de::Error::invalid_length(1, &"an entity table: slots, then rows"))?;
         world_of(self.max_rows, &slots, &rows)
@@ -983,7 +989,7 @@ impl<'de> Visitor<'de> for EntitiesSeed {
             }
             None => return Err(de::Error::missing_field("slots")),
         }
-        let slots: SlotRuns = map.next_value()?;
+        let slots: GenerationRuns = map.next_value()?;
         self.check_slots(&slots)?;
         match map.next_key()? {
             Some(EntitiesField::Rows) => {}
@@ -992,7 +998,7 @@ impl<'de> Visitor<'de> for EntitiesSeed {
         }
         let rows = map.next_value_seed(RowRunsSeed {
             max_rows: self.max_rows,
-            slots: slots.slot_count(),
+            slots: slots.slots,
         })?;
         match map.next_key::<EntitiesField>()? {
             None => world_of(self.max_rows, &slots, &rows),
@@ -1003,21 +1009,57 @@ impl<'de> Visitor<'de> for EntitiesSeed {
 }
 
 impl EntitiesSeed {
-    /// Bounds the slot count, which a few bytes of runs can make as large
-    /// as they like, before anything is allocated for the slots: at most
-    /// the maximum row count (a world has no more slots than it had live
-    /// entities at once) and one more slot for each run.
-    fn check_slots<E: de::Error>(&self, slots: &SlotRuns) -> Result<(), E> {
-        let bound = self.max_rows as u64 + slots.generations().len() as u64;
-        if slots.slot_count() > bound {
+    /// Bounds the index count, which a few bytes of runs can make as large
+    /// as they like, before anything is allocated for the indices: at most
+    /// what the entity table of a world of `max_rows` rows holds.
+    fn check_slots<E: de::Error>(&self, slots: &GenerationRuns) -> Result<(), E> {
+        let bound = max_entity_slots(self.max_rows);
+        if slots.slots > bound as u64 {
             return Err(E::custom(format_args!(
-                "{} entity slots in {} runs, for at most {} rows",
-                slots.slot_count(),
-                slots.generations().len(),
-                self.max_rows
+                "{} entity indices, for at most {bound} in a world of {} rows",
+                slots.slots, self.max_rows
             )));
         }
         Ok(())
+    }
+}
+
+/// The `(generation, count)` runs of the entity table, each of at least
+/// one index, with their total. Stored as they are: bounded by the size of
+/// the input.
+struct GenerationRuns {
+    runs: Vec<(u32, u32)>,
+    slots: u64,
+}
+
+impl<'de> Deserialize<'de> for GenerationRuns {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_seq(GenerationRunsVisitor)
+    }
+}
+
+struct GenerationRunsVisitor;
+
+impl<'de> Visitor<'de> for GenerationRunsVisitor {
+    type Value = GenerationRuns;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence of (generation, count) runs")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<GenerationRuns, A::Error> {
+        // Grows as runs arrive: nothing is reserved from a length hint.
+        let mut runs = Vec::new();
+        let mut slots = 0u64;
+        while let Some((generation, count)) = seq.next_element::<(u32, u32)>()? {
+            if count == 0 {
+                return Err(de::Error::custom("an empty run of entity generations"));
+            }
+            // 2^32 runs of 2^32 at most: no overflow of a u64.
+            slots += u64::from(count);
+            runs.push((generation, count));
+        }
+        Ok(GenerationRuns { runs, slots })
     }
 }
 
@@ -1154,32 +1196,32 @@ impl Iterator for RowEntities<'_> {
 
 /// The world of a deserialized entity table: `slots` (bounded) and the
 /// rows' runs of entity indices (checked in themselves). Refuses an entity
-/// in two rows; the table refuses what it cannot have (generations,
-/// detached slots, the free-list order).
+/// in two rows; the table refuses generations it cannot have.
 fn world_of<E: de::Error>(
     max_rows: usize,
-    slots: &SlotRuns,
+    slots: &GenerationRuns,
     rows: &[(u32, u32)],
 ) -> Result<World, E> {
     let ascending = rows
         .windows(2)
         .all(|pair| u64::from(pair[0].0) + u64::from(pair[0].1) <= u64::from(pair[1].0));
-    // Row of each live slot, in ascending index order.
-    let entities: LookupTable<u32, Entity> = if ascending {
+    let max_slots = max_entity_slots(max_rows);
+    // Row of each live index, in ascending index order.
+    let entities = if ascending {
         // Distinct indices, rows in index order: no buffer.
         let live = rows
             .iter()
             .flat_map(|&(first, count)| first as usize..first as usize + count as usize)
             .zip(0u32..);
-        LookupTable::from_slot_runs(slots, live)?
+        EntityTable::from_generation_runs(max_slots, &slots.runs, live)
     } else {
-        // The slot count is bounded (`check_slots`).
+        // The index count is bounded (`check_slots`).
         const NONE: u32 = u32::MAX;
-        let mut row_of = vec![NONE; slots.slot_count() as usize];
+        let mut row_of = vec![NONE; slots.slots as usize];
         let mut row = 0u32;
         for &(first, count) in rows {
             let first = first as usize;
-            // `RowRunsSeed` checked the run against the slot count.
+            // `RowRunsSeed` checked the run against the index count.
             for (index, slot) in (first..).zip(&mut row_of[first..first + count as usize]) {
                 if *slot != NONE {
                     return Err(E::custom(format_args!(
@@ -1196,11 +1238,12 @@ fn world_of<E: de::Error>(
             .enumerate()
             .filter(|&(_, &row)| row != NONE)
             .map(|(index, &row)| (index, row));
-        LookupTable::from_slot_runs(slots, live)?
-    };
-    // The table accepted every live slot's generation, so each row makes
+        EntityTable::from_generation_runs(max_slots, &slots.runs, live)
+    }
+    .map_err(E::custom)?;
+    // The table accepted every live index's generation, so each row makes
     // an entity; an error stays possible in principle.
-    let mut row_entities = RowEntities::new(rows, slots.generations());
+    let mut row_entities = RowEntities::new(rows, &slots.runs);
     let world = World::from_rows(max_rows, entities, row_entities.by_ref());
     match row_entities.bad {
         Some(index) => Err(E::custom(format_args!(

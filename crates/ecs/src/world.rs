@@ -2,7 +2,9 @@
 
 use std::any::{type_name, TypeId};
 
-use handlekit::{LookupTable, VmVec};
+use handlekit::VmVec;
+
+use crate::entities::EntityTable;
 
 use crate::bundle::Bundle;
 use crate::storage::{
@@ -134,12 +136,12 @@ pub const DEFAULT_MAX_ROWS: usize = if handlekit::vm_vec::VIRTUAL_MEMORY {
 /// assert_eq!(*world.get::<Pos>(b).unwrap(), Pos(5.0));
 /// ```
 pub struct World {
-    /// Entity → the low 32 bits of the row of every live entity (8 bytes a
-    /// slot); [`full_row`](Self::full_row) restores the row, which is the one
-    /// of the window with those bits (the window holds fewer than 2³¹ rows).
-    /// Invariant: `full_row(entities[e]) == r` if and only if row `r` is
-    /// alive and `rows[r] == e`.
-    pub(crate) entities: LookupTable<u32, Entity>,
+    /// Entity → the low 32 bits of the row of every live entity (8 bytes an
+    /// index); [`full_row`](Self::full_row) restores the row, which is the
+    /// one of the window with those bits (the window holds fewer than 2³¹
+    /// rows). Invariant: `full_row(entities.get(e)) == r` if and only if
+    /// row `r` is alive and `rows[r] == e`.
+    pub(crate) entities: EntityTable,
     /// Row → entity for the rows of the window: row `r` at position `r`.
     /// The window is `[front, next)` with `front = rows.front_position()`,
     /// `next = rows.next_position()`. A dead row keeps its last entity.
@@ -207,7 +209,7 @@ impl World {
             "handlekit-ecs: at most 2^31 rows (asked for {max_rows})"
         );
         World {
-            entities: LookupTable::default(),
+            entities: EntityTable::with_max_slots(max_entity_slots(max_rows)),
             rows: reserve(max_rows + slack::<Entity>()),
             alive: reserve(max_rows / WORD + 2 + slack::<u64>()),
             columns: Vec::new(),
@@ -340,7 +342,7 @@ impl World {
     /// The row of a live entity.
     #[inline]
     pub(crate) fn row_of(&self, entity: Entity) -> Result<usize, NoSuchEntity> {
-        let low = *self.entities.get(entity).ok_or(NoSuchEntity)?;
+        let low = self.entities.get(entity).ok_or(NoSuchEntity)?;
         Ok(self.full_row(low))
     }
 
@@ -369,7 +371,7 @@ impl World {
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.entities.is_empty()
+        self.entities.len() == 0
     }
 
     /// The rows of the window: live entities plus dead rows not yet
@@ -397,7 +399,7 @@ impl World {
     /// ```
     #[must_use]
     pub fn contains(&self, entity: Entity) -> bool {
-        self.entities.contains_key(entity)
+        self.entities.get(entity).is_some()
     }
 
     /// Takes the next row at the back for a new entity.
@@ -411,8 +413,8 @@ impl World {
         let entity = self
             .entities
             // Truncation intended: see `entities`.
-            .try_insert(row as u32)
-            .map_err(|_| SpawnError::EntitiesFull)?;
+            .insert(row as u32)
+            .ok_or(SpawnError::EntitiesFull)?;
         push_or_rebase(&mut self.rows, entity);
         *self.alive_word_mut(row / WORD) |= crate::storage::bit(row);
         Ok((entity, row))
@@ -821,9 +823,9 @@ impl World {
             .map_or(0, |i| self.columns[i].storage.len())
     }
 
-    /// Bytes of memory the world holds for its rows and components: the
-    /// committed memory of the dense columns and row arrays, and the
-    /// allocations of the sparse sets (not the entity table).
+    /// Bytes of memory the world holds: the committed memory of the entity
+    /// table (less the pages [`collect`](Self::collect) gave back), the row
+    /// arrays and the dense columns, and the allocations of the sparse sets.
     ///
     /// ```
     /// let mut world = handlekit_ecs::World::new();
@@ -832,7 +834,8 @@ impl World {
     /// ```
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        self.rows.committed_bytes()
+        self.entities.memory_bytes()
+            + self.rows.committed_bytes()
             + self.alive.committed_bytes()
             + self
                 .columns
@@ -852,9 +855,15 @@ impl World {
     /// of live entities at the front as long as the budget stops progress
     /// (each call examines it again and frees nothing); use a larger budget,
     /// [`Order::Any`] (which moves that run to the back), or
-    /// [`compact`](Self::compact). With [`Order::Any`], if moving the live entities to the
-    /// back would exceed [`max_rows`](Self::max_rows), the call works as
-    /// [`Order::Preserve`].
+    /// [`compact`](Self::compact). With [`Order::Any`], if moving the live
+    /// entities to the back would exceed [`max_rows`](Self::max_rows), the
+    /// call works as [`Order::Preserve`].
+    ///
+    /// Each call also examines `budget / 64` pages (rounded up) of the entity
+    /// table, going round it, and gives back those whose 512 indices are all
+    /// free: the table then costs about a bit per free index instead of 8
+    /// bytes, and handles to those indices stay stale (see the [crate
+    /// docs](crate#memory)).
     ///
     /// ```
     /// use handlekit_ecs::{Order, World};
@@ -872,12 +881,18 @@ impl World {
     /// assert_eq!(*world.get::<u64>(es[950]).unwrap(), 950);
     /// ```
     pub fn collect(&mut self, budget: usize, order: Order) -> Collected {
+        let before = self.memory_bytes();
+        // The entity table's pages of free indices, a page costing about as
+        // much as 64 rows.
+        self.entities.sweep(budget.div_ceil(64));
         let start = self.rows.front_position();
         let end = start + budget.min(self.rows.len());
         if start == end {
-            return Collected::default();
+            return Collected {
+                released: before.saturating_sub(self.memory_bytes()),
+                ..Collected::default()
+            };
         }
-        let before = self.memory_bytes();
         // Components left on dead rows by a panicking `Drop` go first, so
         // that every dead row is empty.
         self.drop_dead_leftovers(start, end);
@@ -950,6 +965,23 @@ impl World {
         done
     }
 
+    /// Checks the world's internal invariants, panicking where one fails;
+    /// for tests. O(indices + rows).
+    #[doc(hidden)]
+    pub fn check_invariants(&self) {
+        self.entities.check();
+        let mut live = 0;
+        let front = self.rows.front_position();
+        for (i, &entity) in self.rows.iter().enumerate() {
+            let row = front + i;
+            if self.is_alive(row) {
+                live += 1;
+                assert_eq!(self.row_of(entity), Ok(row), "row {row}");
+            }
+        }
+        assert_eq!(live, self.len(), "live rows");
+    }
+
     #[inline]
     fn is_alive(&self, row: usize) -> bool {
         self.alive_word(row / WORD) & crate::storage::bit(row) != 0
@@ -962,11 +994,9 @@ impl World {
             column.storage.move_row(from, to);
         }
         *self.alive_word_mut(from / WORD) &= !crate::storage::bit(from);
-        *self
-            .entities
-            .get_mut(entity)
-            // Truncation intended: see `entities`.
-            .expect("handlekit-ecs: a live row's entity is alive") = to as u32;
+        // Truncation intended: see `entities`.
+        let moved = self.entities.set_row(entity, to as u32);
+        debug_assert!(moved, "handlekit-ecs: a live row's entity is alive");
     }
 
     fn drop_dead_leftovers(&mut self, start: usize, end: usize) {
@@ -1026,7 +1056,7 @@ impl World {
     /// yields those entities in that order, and that `len <= max_rows`.
     pub(crate) fn from_rows(
         max_rows: usize,
-        entities: LookupTable<u32, Entity>,
+        entities: EntityTable,
         rows: impl IntoIterator<Item = Entity>,
     ) -> World {
         let len = entities.len();
@@ -1071,7 +1101,7 @@ pub(crate) fn full_row(front: usize, low: u32) -> usize {
 /// row → entity window per entity, the alive bits of the rows it allocated
 /// a word at a time when dropped (also on a panic).
 pub(crate) struct RowBatch<'a> {
-    entities: &'a mut LookupTable<u32, Entity>,
+    entities: &'a mut EntityTable,
     rows: &'a mut VmVec<Entity>,
     alive: &'a mut VmVec<u64>,
     max_rows: usize,
@@ -1105,9 +1135,8 @@ impl RowBatch<'_> {
         }
         let row = self.rows.next_position();
         // Truncation intended: see `World::entities`.
-        let entity = match self.entities.try_insert(row as u32) {
-            Ok(entity) => entity,
-            Err(_) => panic!("handlekit-ecs: spawn: {}", SpawnError::EntitiesFull),
+        let Some(entity) = self.entities.insert(row as u32) else {
+            panic!("handlekit-ecs: spawn: {}", SpawnError::EntitiesFull)
         };
         push_or_rebase(self.rows, entity);
         (entity, row)
@@ -1137,6 +1166,13 @@ pub(crate) fn disjoint_columns<const N: usize>(
     columns
         .get_disjoint_mut(indices)
         .expect("handlekit-ecs: a bundle's component types are distinct")
+}
+
+/// The indices the entity table of a world of `max_rows` rows reserves:
+/// one per row (it never holds more entities at once), an eighth more and
+/// 1024 for the indices retired after 2³⁰ reuses each.
+pub(crate) fn max_entity_slots(max_rows: usize) -> usize {
+    max_rows.saturating_add(max_rows / 8).saturating_add(1024)
 }
 
 /// A `VmVec` with room for `n`, or the panic of `with_max_rows`.

@@ -324,8 +324,8 @@ fn runs_of_every_shape_round_trip() {
 
 #[test]
 fn a_loaded_world_hands_out_the_same_ids() {
-    // hecs#332: after despawns, the next spawns reuse indices in the order
-    // of the free list, which a load must keep.
+    // hecs#332: after despawns, the next spawns reuse the lowest free index
+    // first, at the next generation, which the saved generations determine.
     let mut world = World::new();
     let es: Vec<Entity> = (0..10u32).map(|i| world.spawn((i,))).collect();
     for i in [3, 7, 5] {
@@ -339,8 +339,8 @@ fn a_loaded_world_hands_out_the_same_ids() {
         .unwrap();
     let next: Vec<Entity> = (0..4).map(|_| loaded.spawn(())).collect();
     let indices: Vec<usize> = next.iter().map(|e| e.index()).collect();
-    assert_eq!(indices, [5, 7, 3, 10]);
-    assert!(next[..3].iter().all(|e| e.generation() == 2));
+    assert_eq!(indices, [3, 5, 7, 10]);
+    assert!(next[..3].iter().all(|e| e.generation() == 3));
     let original: Vec<Entity> = (0..4).map(|_| world.spawn(())).collect();
     assert_eq!(next, original);
 }
@@ -386,7 +386,7 @@ fn many_runs_of_rows_and_generations_round_trip() {
         let at = json.find(field).unwrap() + field.len();
         json[at..].split("]]").next().unwrap().matches('[').count()
     };
-    assert!(runs(r#""generations":["#) > 8, "{json}");
+    assert!(runs(r#""slots":["#) > 8, "{json}");
     assert!(runs(r#""rows":["#) > 8, "{json}");
     let mut from_text = from_json(&json).unwrap();
     let mut from_binary = from_postcard(&to_postcard(&world)).unwrap();
@@ -489,7 +489,7 @@ mod hostile {
     /// free), with `components` as its components.
     fn saved(components: &str) -> String {
         format!(
-            r#"{{"entities":{{"slots":{{"reuse":"Lifo","generations":[[1,2],[2,1],[1,1]],"free":{{"list":[3],"refill":null}}}},"rows":[[1,1],[0,1],[2,1]]}},"components":{components}}}"#
+            r#"{{"entities":{{"slots":[[1,2],[3,1],[2,1]],"rows":[[1,1],[0,1],[2,1]]}},"components":{components}}}"#
         )
     }
 
@@ -509,7 +509,7 @@ mod hostile {
             "rows 0 and 1 are entities 1 and 0"
         );
         let e2 = world.query::<Entity>().iter().nth(2).unwrap();
-        assert_eq!((e2.index(), e2.generation()), (2, 2));
+        assert_eq!((e2.index(), e2.generation()), (2, 3));
         let tagged = from_json(&saved(
             r#"{"tag":{"Sparse":{"runs":[[2,1]],"values":[null]}}}"#,
         ))
@@ -520,112 +520,72 @@ mod hostile {
 
     #[test]
     fn bad_entity_tables_are_refused() {
-        let bad = |generations: &str, free: &str, rows: &str, why: &str| {
+        let bad = |generations: &str, rows: &str, why: &str| {
             let json = format!(
-                r#"{{"entities":{{"slots":{{"reuse":"Lifo","generations":{generations}{free}}},"rows":{rows}}},"components":{{}}}}"#
+                r#"{{"entities":{{"slots":{generations},"rows":{rows}}},"components":{{}}}}"#
             );
             assert!(from_json(&json).is_err(), "accepted {why}: {json}");
         };
-        let no_free = "";
-        bad(
-            "[[1,2]]",
-            no_free,
-            "[[0,1],[0,1]]",
-            "one entity in two rows",
-        );
+        bad("[[1,2]]", "[[0,1],[0,1]]", "one entity in two rows");
         bad(
             "[[1,3]]",
-            no_free,
             "[[1,2],[0,2]]",
             "one entity in two rows (overlapping runs out of order)",
         );
-        bad("[[1,2]]", no_free, "[[0,3]]", "an entity past the slots");
-        bad(
-            "[[1,2]]",
-            no_free,
-            "[[2,1]]",
-            "an entity wholly past the slots",
-        );
+        bad("[[1,2]]", "[[0,3]]", "an entity past the slots");
+        bad("[[1,2]]", "[[2,1]]", "an entity wholly past the slots");
         bad(
             "[[1,1]]",
-            no_free,
             "[[4294967295,4294967295]]",
             "a run of rows whose end overflows",
         );
-        bad("[[1,2]]", no_free, "[[0,0]]", "an empty run of rows");
-        bad("[[1,0]]", no_free, "[]", "an empty run of generations");
+        bad("[[1,2]]", "[[0,0]]", "an empty run of rows");
+        bad("[[1,0]]", "[]", "an empty run of generations");
         bad(
-            "[[2147483648,1]]",
-            no_free,
+            "[[2147483649,1]]",
             "[[0,1]]",
             "a live generation past the maximum",
         );
         bad(
-            "[[2147483648,1]]",
-            no_free,
+            "[[2147483650,1]]",
             "[]",
-            "a vacant generation past the maximum",
+            "a free generation past the retired one",
         );
-        bad("[[0,1]]", no_free, "[[0,1]]", "a live generation 0");
-        bad(
-            "[[1,3]]",
-            r#","free":{"list":[1,1],"refill":null}"#,
-            "[[0,1]]",
-            "a free list with a cycle",
-        );
-        bad(
-            "[[1,3]]",
-            r#","free":{"list":[1],"refill":null}"#,
-            "[[0,1]]",
-            "a free list missing a vacant slot",
-        );
-        bad(
-            "[[1,2]]",
-            r#","free":{"list":[0],"refill":null}"#,
-            "[[0,1]]",
-            "a free list naming a live entity",
-        );
-        bad(
-            "[[1,2]]",
-            r#","detached":[[0,2147483647]]"#,
-            "[[0,1]]",
-            "a live slot marked detached",
-        );
-        bad("[[1,1]]", no_free, "[[0,-1]]", "a negative count");
-        bad("[[1,-1]]", no_free, "[]", "a negative run of generations");
+        bad("[[0,1]]", "[[0,1]]", "a live generation 0");
+        bad("[[0,1]]", "[]", "a free generation 0");
+        bad("[[1,3]]", "[[0,1]]", "live generations without a row");
+        bad("[[1,1],[2,1]]", "[[0,2]]", "a row on a free generation");
+        bad("[[1,1]]", "[[0,-1]]", "a negative count");
+        bad("[[1,-1]]", "[]", "a negative run of generations");
         // More entities than the loader's rows.
         let rows = MAX_ROWS + 1;
         bad(
             &format!("[[1,{rows}]]"),
-            no_free,
             &format!("[[0,{rows}]]"),
             "more entities than max_rows",
         );
         // More slots than the rows allow, in a few bytes.
         bad(
-            &format!("[[1,{}]]", MAX_ROWS + 2),
-            no_free,
+            &format!("[[2,{}]]", 2 * MAX_ROWS + 4096),
             "[]",
-            "more slots than max_rows and one a run",
+            "more slots than max_rows allow",
         );
-        bad("[[1,4294967295]]", no_free, "[]", "2^32 - 1 slots");
+        bad("[[2,4294967295]]", "[]", "2^32 - 1 slots");
         // Missing, misplaced and repeated fields.
         for (entities, why) in [
             (r#"{"rows":[]}"#, "no slots"),
-            (r#"{"slots":{"reuse":"Lifo","generations":[]}}"#, "no rows"),
-            (
-                r#"{"rows":[],"slots":{"reuse":"Lifo","generations":[]}}"#,
-                "rows before slots",
-            ),
-            (
-                r#"{"slots":{"reuse":"Lifo","generations":[]},"rows":[],"rows":[]}"#,
-                "rows twice",
-            ),
-            (r#"{"slots":{"reuse":"Lifo"},"rows":[]}"#, "no generations"),
+            (r#"{"slots":[]}"#, "no rows"),
+            (r#"{"rows":[],"slots":[]}"#, "rows before slots"),
+            (r#"{"slots":[],"rows":[],"rows":[]}"#, "rows twice"),
+            (r#"{"slots":{"generations":[]},"rows":[]}"#, "slots not runs"),
         ] {
             let json = format!(r#"{{"entities":{entities},"components":{{}}}}"#);
             assert!(from_json(&json).is_err(), "accepted {why}: {json}");
         }
+        // A retired index (generation 2^31) loads, and is never reused.
+        let json = r#"{"entities":{"slots":[[2147483648,1]],"rows":[]},"components":{}}"#;
+        let mut world = from_json(json).unwrap();
+        assert_eq!(world.spawn(()).index(), 1);
     }
 
     #[test]
@@ -636,19 +596,19 @@ mod hostile {
         for (generations, rows, want) in [
             ("[[1,3]]", "[[2,1],[1,1],[0,1]]", [(2, 1), (1, 1), (0, 1)]),
             (
-                "[[3,1],[1,4]]",
+                "[[3,1],[2,1],[1,1],[2,1],[1,1]]",
                 "[[0,1],[2,1],[4,1]]",
                 [(0, 3), (2, 1), (4, 1)],
             ),
             // A jump back across runs of generations.
             (
-                "[[3,1],[1,2],[2,1]]",
+                "[[3,1],[1,1],[2,1],[5,1]]",
                 "[[3,1],[0,2]]",
-                [(3, 2), (0, 3), (1, 1)],
+                [(3, 5), (0, 3), (1, 1)],
             ),
         ] {
             let json = format!(
-                r#"{{"entities":{{"slots":{{"reuse":"Lifo","generations":{generations}}},"rows":{rows}}},"components":{{}}}}"#
+                r#"{{"entities":{{"slots":{generations},"rows":{rows}}},"components":{{}}}}"#
             );
             let mut world = from_json(&json).unwrap();
             let got: Vec<(usize, u32)> = world
@@ -729,7 +689,7 @@ mod hostile {
             let json = saved(components);
             assert!(from_json(&json).is_err(), "accepted {why}: {json}");
         }
-        let empty = r#"{"slots":{"reuse":"Lifo","generations":[]},"rows":[]}"#;
+        let empty = r#"{"slots":[],"rows":[]}"#;
         assert!(from_json(&format!(r#"{{"entities":{empty},"components":{{}}}}"#)).is_ok());
         let reordered = format!(r#"{{"components":{{}},"entities":{empty}}}"#);
         assert!(from_json(&reordered).is_err(), "components before entities");
@@ -776,44 +736,37 @@ mod hostile {
     #[test]
     fn huge_lengths_allocate_a_bounded_amount() {
         // Postcard data whose sequences claim 2^64 - 1 elements (runs of
-        // generations, the free list, runs of rows, the component map, a
-        // column's runs and values), each cut short; and runs that claim
-        // more slots or entities than the loader's rows.
+        // generations, runs of rows, the component map, a column's runs and
+        // values), each cut short; and runs that claim more slots or
+        // entities than the loader's rows.
         let huge = u64::MAX;
         let mut cases: Vec<Vec<u8>> = Vec::new();
-        // Slots: reuse Lifo, then the count of generation runs.
-        let mut generations = vec![0];
+        // The count of generation runs, then one run: generation 1, one slot.
+        let mut generations = Vec::new();
         varint(huge, &mut generations);
-        generations.extend([1, 1]); // one run: generation 1, one slot
+        generations.extend([1, 1]);
         cases.push(generations);
-        // The free list: no generation runs, no detached, Some(free), the
-        // list length.
-        let mut free = vec![0, 0, 0, 1];
-        varint(huge, &mut free);
-        free.extend([0, 0]);
-        cases.push(free);
-        // Empty slots (Lifo, no runs, no detached, no free order), then the
-        // count of row runs.
-        let mut rows = vec![0, 0, 0, 0];
+        // No generation runs, then the count of row runs.
+        let mut rows = vec![0];
         varint(huge, &mut rows);
         rows.extend([0, 1]);
         cases.push(rows);
-        // One run of 2^32 - 1 slots of generation 1, no rows.
-        let mut slots = vec![0, 1, 1];
+        // One run of 2^32 - 1 slots of generation 2, no rows.
+        let mut slots = vec![1, 2];
         varint(u64::from(u32::MAX), &mut slots);
-        slots.extend([0, 0, 0, 0]);
+        slots.extend([0, 0]);
         cases.push(slots);
-        // MAX_ROWS + 1 slots in one run (allowed: one slot a run past the
-        // rows), all of them live.
-        let mut live = vec![0, 1, 1];
+        // MAX_ROWS + 1 slots in one run (within the slots a world of
+        // MAX_ROWS rows has), all of them live: more entities than rows.
+        let mut live = vec![1, 1];
         varint(MAX_ROWS as u64 + 1, &mut live);
-        live.extend([0, 0, 1, 0]);
+        live.extend([1, 0]);
         varint(MAX_ROWS as u64 + 1, &mut live);
         live.push(0);
         cases.push(live);
-        // An empty entity table (empty slots, no rows), then the component
-        // map's length.
-        let empty = [0u8, 0, 0, 0, 0];
+        // An empty entity table (no generation runs, no rows), then the
+        // component map's length.
+        let empty = [0u8, 0];
         let mut map = empty.to_vec();
         varint(huge, &mut map);
         cases.push(map);
