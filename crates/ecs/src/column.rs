@@ -3,7 +3,6 @@
 
 use std::any::type_name;
 
-
 use crate::entities::EntityTable;
 use crate::storage::TypedStorage;
 use crate::world::{full_row, Component};

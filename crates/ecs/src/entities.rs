@@ -4,9 +4,10 @@
 //!
 //! A slot is one `u64`: the generation in the high 32 bits, the low 32
 //! bits of the entity's row in the low 32 (see `World::entities`). A
-//! lookup reads that one word. Generations are odd while the index is
-//! live and even while it is free, so a handle with a forged even
-//! generation never matches a free slot.
+//! lookup reads that one word and compares one number. A free index keeps
+//! its last generation with the top bit ([`FREE`]) set, which no handle's
+//! generation has (they stop at 2³¹ − 1), so no handle matches a free
+//! slot, whatever its bits.
 //!
 //! # Giving pages back
 //!
@@ -17,8 +18,9 @@
 //! is free, [`EntityTable::sweep`] records the highest generation in the
 //! page as the page's *floor* and zeroes the page
 //! ([`VmVec::zero_range`]), which gives its memory back. A zero slot
-//! stands for the floor: its next entity gets `floor + 1`, newer than
-//! every handle the page ever issued, so stale handles stay stale. The
+//! matches no handle (none has generation 0) and stands for the floor:
+//! its next entity gets `floor + 1`, newer than every handle the page ever
+//! issued, so stale handles stay stale. The
 //! free set is a bitmap (one bit per index, and a summary bit per word
 //! above it), not a list threaded through the slots, so nothing in a
 //! zeroed page needs reading.
@@ -33,14 +35,14 @@ pub(crate) const PAGE_SLOTS: usize = 512;
 /// The bytes of a page of slots.
 const PAGE_BYTES: usize = PAGE_SLOTS * 8;
 
-/// The last generation an index is live at (odd).
+/// The last generation an index is live at. An index freed at it is
+/// retired: never reused, kept out of the free set.
 const LAST_LIVE: u32 = Entity::MAX_GENERATION;
 
-/// The generation of a free index that is never reused: the one after
-/// [`LAST_LIVE`]. Its slot stays out of the free set.
-const RETIRED: u32 = LAST_LIVE + 1;
+/// The flag of a free slot's generation, above every handle's.
+const FREE: u32 = 1 << 31;
 
-const _: () = assert!(LAST_LIVE % 2 == 1, "live generations are odd");
+const _: () = assert!(LAST_LIVE < FREE, "no handle's generation has the free flag");
 
 /// The generation of a slot.
 #[inline]
@@ -55,7 +57,7 @@ fn slot(generation: u32, row: u32) -> u64 {
 }
 
 /// The entity of a slot's parts; every generation the table issues is a
-/// valid one (odd, at most [`LAST_LIVE`]).
+/// valid one (1 to [`LAST_LIVE`]).
 #[inline]
 fn entity(index: usize, generation: u32) -> Entity {
     Entity::from_bits(index as u64 | u64::from(generation) << 32)
@@ -65,9 +67,9 @@ fn entity(index: usize, generation: u32) -> Entity {
 /// A page's state once the sweep has zeroed it.
 #[derive(Clone, Copy, Debug, Default)]
 struct Page {
-    /// The generation every zero slot of the page stands for: the highest
-    /// (even) generation the page held when it was zeroed; 0 for a page
-    /// never zeroed (none of its slots is 0 then).
+    /// The last generation every zero slot of the page stands for: the
+    /// highest the page held when it was zeroed; 0 for a page never zeroed
+    /// (none of its slots is 0 then).
     floor: u32,
     /// Whether the page is zeroed and none of its slots used since, so the
     /// sweep passes it by.
@@ -79,15 +81,17 @@ struct Page {
 
 /// See the [module docs](self).
 pub(crate) struct EntityTable {
-    /// One slot per index ever used. Invariant: an odd generation marks a
-    /// live index, whose low bits are its row's; an even one a free index
-    /// (in `free` unless it is [`RETIRED`]); 0 a slot of a zeroed page,
-    /// free, standing for its page's `floor`.
+    /// One slot per index ever used. Invariant: a generation from 1 to
+    /// [`LAST_LIVE`] marks a live index, whose low bits are its row's; one
+    /// with the [`FREE`] flag a free index at its last generation (in
+    /// `free` unless that is [`LAST_LIVE`]: retired); 0 a slot of a zeroed
+    /// page, free, standing for its page's `floor`.
     slots: VmVec<u64>,
     /// The state of each page the sweep has zeroed (and of those before
     /// it); pages past the end were never zeroed.
     pages: Vec<Page>,
-    /// The free indices: the even, non-retired slots and the zero ones.
+    /// The free indices: the flagged slots but the retired ones, and the
+    /// zero ones.
     free: FreeSet,
     /// The number of live indices.
     len: usize,
@@ -126,10 +130,8 @@ impl EntityTable {
     #[inline]
     pub(crate) fn get(&self, entity: Entity) -> Option<u32> {
         let found = *self.slots.get(entity.index())?;
-        let wanted = entity.generation();
-        // An even generation names no live entity, even if a free slot has
-        // it.
-        (generation(found) == wanted && wanted & 1 == 1).then_some(found as u32)
+        // Free and zero slots match no handle's generation.
+        (generation(found) == entity.generation()).then_some(found as u32)
     }
 
     /// Sets the row bits of a live `entity`; `false` if it is not live.
@@ -137,7 +139,7 @@ impl EntityTable {
     pub(crate) fn set_row(&mut self, entity: Entity, row: u32) -> bool {
         let wanted = entity.generation();
         match self.slots.get_mut(entity.index()) {
-            Some(found) if generation(*found) == wanted && wanted & 1 == 1 => {
+            Some(found) if generation(*found) == wanted => {
                 *found = slot(wanted, row);
                 true
             }
@@ -162,7 +164,7 @@ impl EntityTable {
     fn reuse(&mut self, index: usize, row: u32) -> Entity {
         self.free.remove(index);
         let found = self.slots[index];
-        let dead = if found == 0 {
+        let last = if found == 0 {
             // A zeroed page: the slot stands for the page's floor.
             let page = &mut self.pages[index / PAGE_SLOTS];
             page.zeroed = false;
@@ -172,12 +174,15 @@ impl EntityTable {
             }
             page.floor
         } else {
-            generation(found)
+            generation(found) & !FREE
         };
-        debug_assert!(dead % 2 == 0 && dead < RETIRED, "free slot {index}");
-        self.slots[index] = slot(dead + 1, row);
+        debug_assert!(
+            (found == 0 || generation(found) & FREE != 0) && last < LAST_LIVE,
+            "free slot {index}"
+        );
+        self.slots[index] = slot(last + 1, row);
         self.len += 1;
-        entity(index, dead + 1)
+        entity(index, last + 1)
     }
 
     /// Frees a live `entity`'s index and returns its row bits, or `None` if
@@ -186,9 +191,9 @@ impl EntityTable {
     pub(crate) fn remove(&mut self, entity: Entity) -> Option<u32> {
         let row = self.get(entity)?;
         let index = entity.index();
-        let dead = entity.generation() + 1;
-        self.slots[index] = slot(dead, 0);
-        if dead != RETIRED {
+        let last = entity.generation();
+        self.slots[index] = slot(last | FREE, 0);
+        if last != LAST_LIVE {
             self.free.insert(index);
         }
         self.len -= 1;
@@ -198,13 +203,13 @@ impl EntityTable {
     /// Frees every live index. O(indices).
     pub(crate) fn clear(&mut self) {
         for found in self.slots.iter_mut() {
-            if generation(*found) & 1 == 1 {
-                *found = slot(generation(*found) + 1, 0);
+            if *found != 0 && generation(*found) & FREE == 0 {
+                *found = slot(generation(*found) | FREE, 0);
             }
         }
         self.free = FreeSet::default();
         for (index, &found) in self.slots.iter().enumerate() {
-            if generation(found) != RETIRED {
+            if generation(found) != LAST_LIVE | FREE {
                 self.free.insert(index);
             }
         }
@@ -241,7 +246,7 @@ impl EntityTable {
             let old_floor = self.pages.get(page).map_or(0, |p| p.floor);
             let floor = self.slots[start..start + PAGE_SLOTS]
                 .iter()
-                .map(|&found| generation(found))
+                .map(|&found| generation(found) & !FREE)
                 .max()
                 .unwrap_or(0)
                 .max(old_floor);
@@ -289,19 +294,24 @@ impl EntityTable {
     /// back, its free set and its page records.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.slots.committed_bytes() - self.given_back
-            + self.free.levels.iter().map(|l| l.capacity() * 8).sum::<usize>()
+            + self
+                .free
+                .levels
+                .iter()
+                .map(|l| l.capacity() * 8)
+                .sum::<usize>()
             + self.pages.capacity() * size_of::<Page>()
     }
 
-    /// The generation of every index in order, as `(generation, count)`
-    /// runs of equal generations, passed to `f` until it returns `false`.
-    /// A zero slot reports its page's floor.
+    /// The generation of every index in order (a free index's last one), as
+    /// `(generation, count)` runs of equal generations, passed to `f` until
+    /// it returns `false`. A zero slot reports its page's floor.
     pub(crate) fn for_each_generation_run(&self, mut f: impl FnMut(u32, u32) -> bool) {
         let mut run: Option<(u32, u32)> = None;
         for (index, &found) in self.slots.iter().enumerate() {
             let generation = match generation(found) {
                 0 => self.pages[index / PAGE_SLOTS].floor,
-                g => g,
+                g => g & !FREE,
             };
             match &mut run {
                 Some((g, count)) if *g == generation && *count < u32::MAX => *count += 1,
@@ -321,10 +331,10 @@ impl EntityTable {
 
     /// The table whose generations are `runs` (`(generation, count)` in
     /// index order) and whose live indices are those of `live`, with their
-    /// row bits, in ascending index order. Refuses (with the reason) a
-    /// generation of 0 or above [`RETIRED`], a live index whose generation
-    /// is even, a free one whose generation is odd, live indices out of
-    /// order or past the runs, and more indices than `max_slots`.
+    /// row bits, in ascending index order; the others are free (retired at
+    /// [`LAST_LIVE`]). Refuses (with the reason) a generation of 0 or
+    /// above [`LAST_LIVE`], live indices out of order or past the runs, and
+    /// more indices than `max_slots`.
     pub(crate) fn from_generation_runs(
         max_slots: usize,
         runs: &[(u32, u32)],
@@ -340,7 +350,7 @@ impl EntityTable {
         table.slots.reserve(slot_count as usize);
         let mut live = live.into_iter().peekable();
         for &(generation, count) in runs {
-            if generation == 0 || generation > RETIRED {
+            if generation == 0 || generation > LAST_LIVE {
                 return Err(format!("entity generation {generation} is out of range"));
             }
             for _ in 0..count {
@@ -357,26 +367,13 @@ impl EntityTable {
                     }
                     _ => None,
                 };
-                match (row, generation & 1 == 1) {
-                    (Some(row), true) => {
-                        table.slots.push(slot(generation, row));
-                        table.len += 1;
-                    }
-                    (None, false) => {
-                        table.slots.push(slot(generation, 0));
-                        if generation != RETIRED {
-                            table.free.insert(index);
-                        }
-                    }
-                    (Some(_), false) => {
-                        return Err(format!(
-                            "entity index {index} has a row but the free generation {generation}"
-                        ))
-                    }
-                    (None, true) => {
-                        return Err(format!(
-                            "entity index {index} has the live generation {generation} but no row"
-                        ))
+                if let Some(row) = row {
+                    table.slots.push(slot(generation, row));
+                    table.len += 1;
+                } else {
+                    table.slots.push(slot(generation | FREE, 0));
+                    if generation != LAST_LIVE {
+                        table.free.insert(index);
                     }
                 }
             }
@@ -397,12 +394,12 @@ impl EntityTable {
             let free = self.free.contains(index);
             if g == 0 {
                 let page = self.pages[index / PAGE_SLOTS];
-                assert!(page.floor % 2 == 0 && page.floor > 0 && free, "{index}");
-            } else if g & 1 == 1 {
+                assert!(page.floor > 0 && free, "{index}");
+            } else if g & FREE == 0 {
                 live += 1;
                 assert!(!free && g <= LAST_LIVE, "{index}");
             } else {
-                assert_eq!(free, g != RETIRED, "{index}");
+                assert_eq!(free, g != LAST_LIVE | FREE, "{index}");
             }
         }
         assert_eq!(live, self.len);
@@ -520,7 +517,9 @@ mod tests {
         let mut x = 12345u64;
         let span = if cfg!(miri) { 5000 } else { 300_000 };
         for step in 0..if cfg!(miri) { 2000 } else { 100_000 } {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let index = (x >> 33) as usize % span;
             if model.contains(&index) {
                 set.remove(index);
@@ -569,14 +568,14 @@ mod tests {
         table.check();
         table.sweep(usize::MAX);
         table.check();
-        assert!(table.pages[0].zeroed && table.pages[0].floor == high + 1);
+        assert!(table.pages[0].zeroed && table.pages[0].floor == high);
         assert!(table.slots[..PAGE_SLOTS].iter().all(|&s| s == 0));
         // Every old handle of the page is stale; the next entity there is
         // newer than all of them.
         assert!(first[..PAGE_SLOTS].iter().all(|&e| table.get(e).is_none()));
         assert!(again.iter().all(|&e| table.get(e).is_none()));
         let next = table.insert(9).unwrap();
-        assert_eq!((next.index(), next.generation()), (0, high + 2));
+        assert_eq!((next.index(), next.generation()), (0, high + 1));
         assert_eq!(table.get(next), Some(9));
         table.check();
         // Runs report the floor for the zero slots.
@@ -585,7 +584,7 @@ mod tests {
             runs.push((g, n));
             true
         });
-        assert_eq!(runs[0], (high + 2, 1));
-        assert_eq!(runs[1], (high + 1, PAGE_SLOTS as u32 - 1));
+        assert_eq!(runs[0], (high + 1, 1));
+        assert_eq!(runs[1], (high, PAGE_SLOTS as u32 - 1));
     }
 }

@@ -11,8 +11,7 @@ handlekit::define_key! {
     ///
     /// The index names a slot of the world's entity table, not a row: rows
     /// move under [`World::collect`](crate::World::collect), handles do not.
-    /// A world issues odd generations only (each reuse of an index adds 2);
-    /// generation 0 is never issued, so `Option<Entity>` is 8 bytes. With the
+    /// Generation 0 is never issued, so `Option<Entity>` is 8 bytes. With the
     /// `serde` feature an entity serializes as its bits.
     ///
     /// A handle never dangles: once its entity is despawned, every lookup

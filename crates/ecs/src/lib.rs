@@ -34,11 +34,11 @@
 //! - an **entity table** from [`Entity`] index to row: the generational
 //!   index that makes a handle resolve to its row in O(1), reading one
 //!   8-byte slot (the generation beside the row), and detects stale
-//!   handles. Rows move under [`World::collect`]; handles do not. A live
-//!   index has an odd generation, a free one the next even one; a spawn
-//!   takes the lowest free index (found in a bitmap of free indices with a
-//!   summary level per 64 words), at the next generation. An index is
-//!   reused 2³⁰ times, then retired. Collection zeroes the pages of the
+//!   handles. Rows move under [`World::collect`]; handles do not. A free
+//!   index keeps its last generation, flagged so that no handle matches
+//!   it; a spawn takes the lowest free index (found in a bitmap of free
+//!   indices with a summary level per 64 words), at the next generation.
+//!   An index is reused 2³¹ − 1 times, then retired. Collection zeroes the pages of the
 //!   table whose 512 indices are all free, which gives their memory back,
 //!   and records each page's highest generation: the page's next entities
 //!   start above it, so its old handles stay stale.

@@ -67,9 +67,8 @@
 //! A world serializes as a struct `World` with two fields:
 //!
 //! - `entities`: the entity table, a struct `Entities` with
-//!   - `slots`: the generation of every index, as `(generation, count)`
-//!     runs of equal generations (odd for a live index, even for a free
-//!     one, 2³¹ for one retired);
+//!   - `slots`: the generation of every index (a free index's last one),
+//!     as `(generation, count)` runs of equal generations;
 //!   - `rows`: the index of each saved row's entity, in row order, as
 //!     `(first index, count)` runs of consecutive indices. The entity of a
 //!     row is that index at its slot's generation; the indices not named
@@ -94,8 +93,7 @@
 //!
 //! Loading checks everything and returns the format's error for data a
 //! world cannot have, never panics or builds an inconsistent world: a
-//! truncated input; a generation of 0 or above 2³¹, an even generation for
-//! an index with a row or an odd one for an index without; an empty run, an
+//! truncated input; a generation of 0 or above 2³¹ − 1; an empty run, an
 //! entity in two rows, an index past the slots; more entities than the maximum row count; a component
 //! name the registry does not know, or one given twice; runs out of order,
 //! overlapping (a component given twice) or past the live rows (a

@@ -204,12 +204,21 @@ impl World {
     /// ```
     #[must_use]
     pub fn with_max_rows(max_rows: usize) -> Self {
+        World::with_entities(
+            max_rows,
+            EntityTable::with_max_slots(max_entity_slots(max_rows)),
+        )
+    }
+
+    /// An empty world of `max_rows` rows around `entities`; panics as
+    /// [`with_max_rows`](Self::with_max_rows) does.
+    fn with_entities(max_rows: usize, entities: EntityTable) -> Self {
         assert!(
             max_rows <= 1 << 31,
             "handlekit-ecs: at most 2^31 rows (asked for {max_rows})"
         );
         World {
-            entities: EntityTable::with_max_slots(max_entity_slots(max_rows)),
+            entities,
             rows: reserve(max_rows + slack::<Entity>()),
             alive: reserve(max_rows / WORD + 2 + slack::<u64>()),
             columns: Vec::new(),
@@ -1061,13 +1070,12 @@ impl World {
     ) -> World {
         let len = entities.len();
         debug_assert!(len <= max_rows);
-        let mut world = World::with_max_rows(max_rows);
+        let mut world = World::with_entities(max_rows, entities);
         // A fresh window from row 0 has room for `max_rows` rows: no rebase.
         // Its memory is prepared at once, not a page at a time.
         world.rows.reserve(len);
         world.rows.extend(rows);
         crate::storage::set_bits(&mut world.alive, 0, 0, len);
-        world.entities = entities;
         world
     }
 

@@ -427,7 +427,19 @@ fn address_space_limit() -> Option<u64> {
 impl Drop for Region {
     fn drop(&mut self) {
         #[cfg(feature = "std")]
-        if let (Some((committed, warm)), true) = (self.offered, self.map_len != 0) {
+        if let (Some((mut committed, mut warm)), true) = (self.offered, self.map_len != 0) {
+            // A large vector's region keeps only its first granules
+            // committed on the list, so that its leftovers do not crowd out
+            // the small regions made and dropped again and again (each
+            // eviction costs a later `mmap` and page faults).
+            let keep = spare::KEEP_GRANULES * self.granule;
+            if committed > keep {
+                // `[keep, committed)` is granule-aligned and inside the
+                // mapping; the owner dropped every value in the region.
+                // SAFETY: so nothing reads it before it is committed again.
+                unsafe { self.release(keep..committed) };
+                (committed, warm) = (keep, warm.min(keep));
+            }
             let evicted = spare::put(spare::Spare {
                 map: self.map,
                 map_len: self.map_len,
@@ -477,6 +489,9 @@ mod spare {
     /// The most committed bytes the list keeps, all reservations together;
     /// a region with more committed on its own is unmapped.
     pub(super) const MAX_COMMITTED: usize = 64 << 20;
+    /// The granules of a region that stay committed when it joins the list
+    /// (the rest is released first).
+    pub(super) const KEEP_GRANULES: usize = 2;
 
     /// A mapping owned by the list: the fields of its [`Region`].
     pub(super) struct Spare {
