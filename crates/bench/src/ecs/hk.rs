@@ -11,7 +11,7 @@ use handlekit_ecs::{Entity, Order, World};
 use std::time::Instant;
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{DespawnFront, Probe};
+use super::{on_pool, DespawnFront, Probe};
 use crate::workloads::{time, time_passes, Budget, Rng, Timed};
 
 pub(super) fn simple_insert(n: usize) -> Timed {
@@ -54,10 +54,12 @@ pub(super) fn frag_iter(budget: Budget) -> Timed {
 
 pub(super) fn heavy_compute(n: usize, budget: Budget) -> Timed {
     let mut world = simple_world(n);
-    time_passes(n, budget, || {
-        world
-            .query_mut::<(&mut Position, &mut Transform)>()
-            .par_for_each(|(p, t)| data::heavy(p, t));
+    on_pool(|| {
+        time_passes(n, budget, || {
+            world
+                .query_mut::<(&mut Position, &mut Transform)>()
+                .par_for_each(|(p, t)| data::heavy(p, t));
+        })
     })
 }
 
@@ -78,14 +80,16 @@ pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
     // The three systems, scheduled as a scheduler would: A↔B on its own
     // thread, C↔D and C↔E (both write C) one after the other on another.
     // Each takes the run-time borrows of its columns on the shared world.
-    time_passes(4 * n_each, budget, || {
-        rayon::join(
-            || world.query::<(&mut SA, &mut SB)>().for_each(swap!(SA, SB)),
-            || {
-                world.query::<(&mut SC, &mut SD)>().for_each(swap!(SC, SD));
-                world.query::<(&mut SC, &mut SE)>().for_each(swap!(SC, SE));
-            },
-        );
+    on_pool(|| {
+        time_passes(4 * n_each, budget, || {
+            rayon::join(
+                || world.query::<(&mut SA, &mut SB)>().for_each(swap!(SA, SB)),
+                || {
+                    world.query::<(&mut SC, &mut SD)>().for_each(swap!(SC, SD));
+                    world.query::<(&mut SC, &mut SE)>().for_each(swap!(SC, SE));
+                },
+            );
+        })
     })
 }
 

@@ -14,7 +14,7 @@ use serde::de::SeqAccess;
 use serde::ser::SerializeTuple;
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{DespawnFront, Probe};
+use super::{on_pool, DespawnFront, Probe};
 use crate::workloads::{time, time_passes, Budget, Rng, Timed};
 
 pub(super) fn simple_insert(n: usize) -> Timed {
@@ -60,12 +60,14 @@ pub(super) fn frag_iter(budget: Budget) -> Timed {
 
 pub(super) fn heavy_compute(n: usize, budget: Budget) -> Timed {
     let world = simple_world(n);
-    time_passes(n, budget, || {
-        world
-            .query::<(&mut Position, &mut Transform)>()
-            .iter_batched(64)
-            .par_bridge()
-            .for_each(|batch| batch.for_each(|(p, t)| data::heavy(p, t)));
+    on_pool(|| {
+        time_passes(n, budget, || {
+            world
+                .query::<(&mut Position, &mut Transform)>()
+                .iter_batched(64)
+                .par_bridge()
+                .for_each(|batch| batch.for_each(|(p, t)| data::heavy(p, t)));
+        })
     })
 }
 
@@ -84,25 +86,27 @@ pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
     let world = &world;
     // hecs has no scheduler; the same plan as handlekit-ecs's: A↔B beside
     // C↔D then C↔E, through run-time-checked queries on the shared world.
-    time_passes(4 * n_each, budget, || {
-        rayon::join(
-            || {
-                world
-                    .query::<(&mut SA, &mut SB)>()
-                    .iter()
-                    .for_each(swap!(SA, SB))
-            },
-            || {
-                world
-                    .query::<(&mut SC, &mut SD)>()
-                    .iter()
-                    .for_each(swap!(SC, SD));
-                world
-                    .query::<(&mut SC, &mut SE)>()
-                    .iter()
-                    .for_each(swap!(SC, SE));
-            },
-        );
+    on_pool(|| {
+        time_passes(4 * n_each, budget, || {
+            rayon::join(
+                || {
+                    world
+                        .query::<(&mut SA, &mut SB)>()
+                        .iter()
+                        .for_each(swap!(SA, SB))
+                },
+                || {
+                    world
+                        .query::<(&mut SC, &mut SD)>()
+                        .iter()
+                        .for_each(swap!(SC, SD));
+                    world
+                        .query::<(&mut SC, &mut SE)>()
+                        .iter()
+                        .for_each(swap!(SC, SE));
+                },
+            );
+        })
     })
 }
 

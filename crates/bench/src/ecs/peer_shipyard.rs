@@ -12,7 +12,7 @@ use shipyard::{
 };
 
 use super::data::{self, Data, Position, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{DespawnFront, Probe};
+use super::{on_pool, DespawnFront, Probe};
 use crate::workloads::{time, time_passes, Budget, Rng, Timed};
 
 pub(super) fn simple_insert(n: usize) -> Timed {
@@ -58,12 +58,14 @@ pub(super) fn frag_iter(budget: Budget) -> Timed {
 
 pub(super) fn heavy_compute(n: usize, budget: Budget) -> Timed {
     let world = simple_world(n);
-    time_passes(n, budget, || {
-        world.run(|mut p: ViewMut<Position>, mut t: ViewMut<Transform>| {
-            (&mut p, &mut t)
-                .par_iter()
-                .for_each(|(p, t)| data::heavy(p, t));
-        });
+    on_pool(|| {
+        time_passes(n, budget, || {
+            world.run(|mut p: ViewMut<Position>, mut t: ViewMut<Transform>| {
+                (&mut p, &mut t)
+                    .par_iter()
+                    .for_each(|(p, t)| data::heavy(p, t));
+            });
+        })
     })
 }
 
@@ -97,8 +99,10 @@ pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
         .with_system(ce)
         .add_to_world(&world)
         .expect("a new workload");
-    time_passes(4 * n_each, budget, || {
-        world.run_workload("schedule").expect("the workload runs");
+    on_pool(|| {
+        time_passes(4 * n_each, budget, || {
+            world.run_workload("schedule").expect("the workload runs");
+        })
     })
 }
 
