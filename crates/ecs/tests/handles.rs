@@ -65,6 +65,69 @@ fn stale_after_collection() {
     }
 }
 
+/// Pages of 512 free indices are zeroed by `collect` and reused later:
+/// every handle ever issued stays stale once despawned, through any number
+/// of rounds, and a forged handle with any generation near the ones issued
+/// names a live entity or nothing.
+#[test]
+fn stale_across_entity_table_pages() {
+    const PAGE: usize = 512;
+    let rounds = if cfg!(miri) { 2 } else { 8 };
+    let mut world = World::new();
+    let mut live: Vec<(Entity, u32)> = Vec::new();
+    let mut dead: Vec<Entity> = Vec::new();
+    let mut seed = 7u64;
+    let mut next_value = 0u32;
+    for round in 0..rounds {
+        // Spawn three pages' worth, despawn whole pages of indices and a
+        // scattering of others.
+        for _ in 0..3 * PAGE {
+            let e = world.spawn((next_value,));
+            live.push((e, next_value));
+            next_value += 1;
+        }
+        live.retain(|&(e, _)| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let page = e.index() / PAGE;
+            let gone = (page + round) % 3 == 0 || (seed >> 60) == 0;
+            if gone {
+                world.despawn(e).unwrap();
+                dead.push(e);
+            }
+            !gone
+        });
+        // Sweep the whole table (and the rows), a page budget at a time.
+        for _ in 0..64 {
+            world.collect(4096, Order::Any);
+        }
+        world.check_invariants();
+        for &e in &dead {
+            assert!(!world.contains(e) && world.get::<u32>(e).is_err(), "{e:?}");
+            for generation in e.generation().saturating_sub(2)..e.generation() + 3 {
+                let forged = Entity::from_bits(e.index() as u64 | u64::from(generation) << 32);
+                if let Some(forged) = forged {
+                    let owner = live.iter().find(|&&(l, _)| l == forged);
+                    assert_eq!(world.contains(forged), owner.is_some(), "{forged:?}");
+                }
+            }
+        }
+        for &(e, value) in &live {
+            assert_eq!(*world.get::<u32>(e).unwrap(), value);
+        }
+    }
+    // Everything despawned and swept: the table keeps a bit per index.
+    for (e, _) in live.drain(..) {
+        world.despawn(e).unwrap();
+        dead.push(e);
+    }
+    world.compact();
+    world.check_invariants();
+    assert!(dead.iter().all(|&e| !world.contains(e)));
+    let fresh = world.spawn((1u32,));
+    assert!(!dead.contains(&fresh));
+    assert_eq!(fresh.index(), 0, "the lowest free index first");
+}
+
 #[test]
 fn forged_bits() {
     let mut world = World::new();

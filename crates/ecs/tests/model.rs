@@ -123,6 +123,7 @@ fn pick(known: &[Entity], i: usize) -> Option<Entity> {
 }
 
 fn check(world: &mut World, model: &Model) {
+    world.check_invariants();
     assert_eq!(world.len(), model.live.len());
     assert_eq!(world.row_count(), model.rows.len());
     for &e in &model.known {
