@@ -65,7 +65,13 @@ fn contents(world: &World) -> Vec<(Entity, Row)> {
 #[derive(Arbitrary, Debug)]
 enum Op {
     Spawn(Option<u32>, Option<u16>, Option<u8>),
+    /// Spawn this many (mod 700, as far as the rows allow) entities with an
+    /// `A`: enough for whole pages of the entity table.
+    SpawnMany(u16),
     Despawn(u8),
+    /// Despawn the known entities `start..start + len` (mod the count):
+    /// whole pages of indices become free for `collect` to zero.
+    DespawnRun(u16, u16),
     InsertA(u8, u32),
     InsertB(u8, u16),
     InsertC(u8, u8),
@@ -85,7 +91,7 @@ enum Op {
     Corrupt(bool, u16, u8),
 }
 
-const MAX_ROWS: usize = 100;
+const MAX_ROWS: usize = 1100;
 
 type Row = (Option<A>, Option<B>, Option<u8>);
 
@@ -115,6 +121,29 @@ fuzz_target!(|ops: Vec<Op>| {
                     live.insert(e, (a.map(A), b.map(B), c));
                     rows.push_back(Some(e));
                     known.push(e);
+                }
+            }
+            Op::SpawnMany(n) => {
+                let n = (usize::from(n) % 700).min(MAX_ROWS - rows.len());
+                let first = known.len() as u32;
+                let es = world.spawn_batch((0..n as u32).map(|i| (A(first + i),)));
+                for (i, &e) in es.iter().enumerate() {
+                    live.insert(e, (Some(A(first + i as u32)), None, None));
+                    rows.push_back(Some(e));
+                }
+                known.extend(es);
+            }
+            Op::DespawnRun(start, len) => {
+                if known.is_empty() {
+                    continue;
+                }
+                let start = usize::from(start) % known.len();
+                let end = (start + usize::from(len)).min(known.len());
+                for &e in &known[start..end] {
+                    assert_eq!(world.despawn(e).is_ok(), live.remove(&e).is_some());
+                    if let Some(row) = rows.iter_mut().find(|r| **r == Some(e)) {
+                        *row = None;
+                    }
                 }
             }
             Op::Despawn(i) | Op::DeferredDespawn(i) => {
@@ -269,6 +298,7 @@ fuzz_target!(|ops: Vec<Op>| {
                 }
             }
         }
+        world.check_invariants();
         assert_eq!(world.len(), live.len());
         assert_eq!(world.row_count(), rows.len());
         let order: Vec<Entity> = rows.iter().flatten().copied().collect();

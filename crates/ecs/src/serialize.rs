@@ -113,6 +113,9 @@ use std::any::{type_name, TypeId};
 use std::fmt;
 use std::marker::PhantomData;
 
+// The entity table's `(generation, count)` runs, read back checked in
+// themselves and stored as read.
+use handlekit::lookup_table::Runs as GenerationRuns;
 use handlekit::Key;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess,
@@ -971,7 +974,7 @@ impl<'de> Visitor<'de> for EntitiesSeed {
         let rows = seq
             .next_element_seed(RowRunsSeed {
                 max_rows: self.max_rows,
-                slots: slots.slots,
+                slots: slots.total(),
             })?
             .ok_or_else(|| de::Error::invalid_length(1, &"an entity table: slots, then rows"))?;
         world_of(self.max_rows, &slots, &rows)
@@ -996,7 +999,7 @@ impl<'de> Visitor<'de> for EntitiesSeed {
         }
         let rows = map.next_value_seed(RowRunsSeed {
             max_rows: self.max_rows,
-            slots: slots.slots,
+            slots: slots.total(),
         })?;
         match map.next_key::<EntitiesField>()? {
             None => world_of(self.max_rows, &slots, &rows),
@@ -1012,52 +1015,14 @@ impl EntitiesSeed {
     /// what the entity table of a world of `max_rows` rows holds.
     fn check_slots<E: de::Error>(&self, slots: &GenerationRuns) -> Result<(), E> {
         let bound = max_entity_slots(self.max_rows);
-        if slots.slots > bound as u64 {
+        if slots.total() > bound as u64 {
             return Err(E::custom(format_args!(
                 "{} entity indices, for at most {bound} in a world of {} rows",
-                slots.slots, self.max_rows
+                slots.total(),
+                self.max_rows
             )));
         }
         Ok(())
-    }
-}
-
-/// The `(generation, count)` runs of the entity table, each of at least
-/// one index, with their total. Stored as they are: bounded by the size of
-/// the input.
-struct GenerationRuns {
-    runs: Vec<(u32, u32)>,
-    slots: u64,
-}
-
-impl<'de> Deserialize<'de> for GenerationRuns {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_seq(GenerationRunsVisitor)
-    }
-}
-
-struct GenerationRunsVisitor;
-
-impl<'de> Visitor<'de> for GenerationRunsVisitor {
-    type Value = GenerationRuns;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a sequence of (generation, count) runs")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<GenerationRuns, A::Error> {
-        // Grows as runs arrive: nothing is reserved from a length hint.
-        let mut runs = Vec::new();
-        let mut slots = 0u64;
-        while let Some((generation, count)) = seq.next_element::<(u32, u32)>()? {
-            if count == 0 {
-                return Err(de::Error::custom("an empty run of entity generations"));
-            }
-            // 2^32 runs of 2^32 at most: no overflow of a u64.
-            slots += u64::from(count);
-            runs.push((generation, count));
-        }
-        Ok(GenerationRuns { runs, slots })
     }
 }
 
@@ -1211,11 +1176,11 @@ fn world_of<E: de::Error>(
             .iter()
             .flat_map(|&(first, count)| first as usize..first as usize + count as usize)
             .zip(0u32..);
-        EntityTable::from_generation_runs(max_slots, &slots.runs, live)
+        EntityTable::from_generation_runs(max_slots, slots.as_slice(), live)
     } else {
         // The index count is bounded (`check_slots`).
         const NONE: u32 = u32::MAX;
-        let mut row_of = vec![NONE; slots.slots as usize];
+        let mut row_of = vec![NONE; slots.total() as usize];
         let mut row = 0u32;
         for &(first, count) in rows {
             let first = first as usize;
@@ -1236,12 +1201,12 @@ fn world_of<E: de::Error>(
             .enumerate()
             .filter(|&(_, &row)| row != NONE)
             .map(|(index, &row)| (index, row));
-        EntityTable::from_generation_runs(max_slots, &slots.runs, live)
+        EntityTable::from_generation_runs(max_slots, slots.as_slice(), live)
     }
     .map_err(E::custom)?;
     // The table accepted every live index's generation, so each row makes
     // an entity; an error stays possible in principle.
-    let mut row_entities = RowEntities::new(rows, &slots.runs);
+    let mut row_entities = RowEntities::new(rows, slots.as_slice());
     let world = World::from_rows(max_rows, entities, row_entities.by_ref());
     match row_entities.bad {
         Some(index) => Err(E::custom(format_args!(

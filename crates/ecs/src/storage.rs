@@ -856,7 +856,9 @@ impl<'a, T> BatchWriter<'a, T> {
 
     /// Puts a value from `next` on each entity of `entities`, the batch's
     /// next rows in order; stops at the first error. The target is matched
-    /// once, so a dense column's loop is `next` and a push.
+    /// once, so a dense column's loop is `next` and a push. (Loading a
+    /// world is its one user.)
+    #[cfg(feature = "serde")]
     pub(crate) fn put_each<E>(
         &mut self,
         entities: &[Entity],

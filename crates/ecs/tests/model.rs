@@ -75,7 +75,9 @@ enum Op {
     Forged(u64),
     Commands(usize, usize, u32),
     /// Save and load the world (postcard if set, else JSON); then spawn
-    /// this many entities in both and despawn every other one of them.
+    /// this many entities in both and despawn every other one of them
+    /// (without `serde`, nothing).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     RoundTrip(bool, usize),
 }
 

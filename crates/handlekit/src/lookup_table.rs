@@ -483,7 +483,7 @@ crate::slot_iter::borrowing_iterators!(
 );
 
 #[cfg(feature = "serde")]
-pub use serde_impl::{serialize_runs, SlotRuns, SlotRunsRef};
+pub use serde_impl::{for_each_run, serialize_runs, Runs, SlotRuns, SlotRunsRef};
 
 /// Serde support: a `LookupTable` serializes exactly as an
 /// [`IdTable`](crate::IdTable) of the same slots does (see its module), and
@@ -544,34 +544,46 @@ mod serde_impl {
     /// The generation of every slot, as `(generation, count)` runs.
     struct GenerationRunsRef<'a, T>(&'a SlotArena<T, InterleavedLayout>);
 
-    impl<T> GenerationRunsRef<'_, T> {
-        /// Calls `f` with each run, neighbours of equal generation merged.
-        fn for_each(&self, mut f: impl FnMut(u32, u32) -> bool) {
-            let mut run: Option<(u32, u32)> = None;
-            for slot in self.0.slot_refs() {
-                let generation = slot.generation();
-                match &mut run {
-                    // A full count starts a new run (only a table of 2^32
-                    // slots could fill one).
-                    Some((g, count)) if *g == generation && *count < u32::MAX => *count += 1,
-                    _ => {
-                        if let Some((g, count)) = run.replace((generation, 1)) {
-                            if !f(g, count) {
-                                return;
-                            }
+    impl<T> Serialize for GenerationRunsRef<'_, T> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serialize_runs(serializer, |f| {
+                for_each_run(self.0.slot_refs().map(|slot| slot.generation()), f);
+            })
+        }
+    }
+
+    /// Calls `f` with the `(value, count)` runs of equal neighbours in
+    /// `values`, in order, until it returns `false`: the runs
+    /// [`serialize_runs`] writes, for a table's generations say. A run
+    /// holds at most `u32::MAX` values; a longer one goes on in the next.
+    ///
+    /// ```
+    /// let mut runs = Vec::new();
+    /// handlekit::lookup_table::for_each_run([4, 4, 4, 1, 4], |value, count| {
+    ///     runs.push((value, count));
+    ///     true
+    /// });
+    /// assert_eq!(runs, [(4, 3), (1, 1), (4, 1)]);
+    /// ```
+    pub fn for_each_run(
+        values: impl IntoIterator<Item = u32>,
+        mut f: impl FnMut(u32, u32) -> bool,
+    ) {
+        let mut run: Option<(u32, u32)> = None;
+        for value in values {
+            match &mut run {
+                Some((v, count)) if *v == value && *count < u32::MAX => *count += 1,
+                _ => {
+                    if let Some((v, count)) = run.replace((value, 1)) {
+                        if !f(v, count) {
+                            return;
                         }
                     }
                 }
             }
-            if let Some((g, count)) = run {
-                f(g, count);
-            }
         }
-    }
-
-    impl<T> Serialize for GenerationRunsRef<'_, T> {
-        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            serialize_runs(serializer, |f| self.for_each(f))
+        if let Some((v, count)) = run {
+            f(v, count);
         }
     }
 
@@ -637,7 +649,7 @@ mod serde_impl {
     #[serde(deny_unknown_fields, rename = "SlotRuns")]
     pub struct SlotRuns {
         reuse: Reuse,
-        generations: GenerationRuns,
+        generations: Runs,
         #[serde(default)]
         detached: Vec<(u32, u32)>,
         #[serde(default)]
@@ -648,7 +660,7 @@ mod serde_impl {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.debug_struct("SlotRuns")
                 .field("reuse", &self.reuse)
-                .field("slots", &self.generations.slots)
+                .field("slots", &self.generations.total)
                 .field("generations", &self.generations.runs)
                 .field("detached", &self.detached)
                 .finish_non_exhaustive()
@@ -659,7 +671,7 @@ mod serde_impl {
         /// The number of slots the runs name (the table's slot count).
         #[must_use]
         pub fn slot_count(&self) -> u64 {
-            self.generations.slots
+            self.generations.total
         }
 
         /// The runs of generations, `(generation, count)` in index order;
@@ -670,43 +682,70 @@ mod serde_impl {
         }
     }
 
-    /// The `(generation, count)` runs with their total.
-    struct GenerationRuns {
+    /// `(value, count)` runs read back from what [`serialize_runs`] wrote,
+    /// checked in themselves (every count at least 1) and stored as read,
+    /// not expanded: their memory is bounded by the size of the input,
+    /// whatever [`total`](Self::total) they claim.
+    ///
+    /// ```
+    /// use handlekit::lookup_table::Runs;
+    /// let runs: Runs = serde_json::from_str("[[7,2],[1,3]]").unwrap();
+    /// assert_eq!((runs.as_slice(), runs.total()), (&[(7, 2), (1, 3)][..], 5));
+    /// assert!(serde_json::from_str::<Runs>("[[7,0]]").is_err()); // an empty run
+    /// ```
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    pub struct Runs {
         runs: Vec<(u32, u32)>,
-        slots: u64,
+        total: u64,
     }
 
-    impl<'de> Deserialize<'de> for GenerationRuns {
-        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            deserializer.deserialize_seq(GenerationRunsVisitor)
+    impl Runs {
+        /// The runs, `(value, count)` in order.
+        #[must_use]
+        pub fn as_slice(&self) -> &[(u32, u32)] {
+            &self.runs
+        }
+
+        /// The sum of the counts: how many values the runs stand for.
+        #[must_use]
+        pub fn total(&self) -> u64 {
+            self.total
         }
     }
 
-    struct GenerationRunsVisitor;
+    impl<'de> Deserialize<'de> for Runs {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_seq(RunsVisitor)
+        }
+    }
 
-    impl<'de> Visitor<'de> for GenerationRunsVisitor {
-        type Value = GenerationRuns;
+    struct RunsVisitor;
+
+    impl<'de> Visitor<'de> for RunsVisitor {
+        type Value = Runs;
 
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a sequence of (generation, count) runs")
+            f.write_str("a sequence of (value, count) runs")
         }
 
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<GenerationRuns, A::Error> {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Runs, A::Error> {
             // Grows as runs arrive: nothing is reserved from a length hint.
             let mut runs = Vec::new();
-            let mut slots = 0u64;
-            while let Some((generation, count)) = seq.next_element::<(u32, u32)>()? {
+            let mut total = 0u64;
+            while let Some((value, count)) = seq.next_element::<(u32, u32)>()? {
                 if count == 0 {
-                    return Err(de::Error::custom("an empty run of slot generations"));
+                    return Err(de::Error::custom(format_args!(
+                        "an empty run (of {value}s)"
+                    )));
                 }
                 // At most 2^64 / 2^32 runs before this could overflow: no
                 // input is that long, but stay exact.
-                slots = slots
+                total = total
                     .checked_add(u64::from(count))
-                    .ok_or_else(|| de::Error::custom("too many slots"))?;
-                runs.push((generation, count));
+                    .ok_or_else(|| de::Error::custom("too many values in the runs"))?;
+                runs.push((value, count));
             }
-            Ok(GenerationRuns { runs, slots })
+            Ok(Runs { runs, total })
         }
     }
 

@@ -61,7 +61,12 @@ fn run<T: ZeroBits + PartialEq + std::fmt::Debug>(ops: &[Op], zero: T, make: imp
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 64 }))]
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 64 },
+        // Miri runs isolated: no failure file.
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn zero_range_u64(ops in proptest::collection::vec(op(), 0..40)) {
