@@ -1,7 +1,7 @@
 //! Serde (feature `serde`): `Entity` as its bits, and whole-world saving and
 //! loading through `serialize::Registry`: what a round trip keeps (ids,
-//! generations, free-list order, components, storage, row order), and the
-//! hostile inputs a load refuses, with bounded allocation.
+//! generations, which settle the next spawns, components, storage, row
+//! order), and the hostile inputs a load refuses, with bounded allocation.
 #![cfg(feature = "serde")]
 
 use std::alloc::{GlobalAlloc, Layout, System};
