@@ -79,7 +79,9 @@ pub enum SpawnError {
         /// The maximum row count the world was made with.
         max_rows: usize,
     },
-    /// The entity table has no index left (2³² − 1 entities).
+    /// The entity table has no index left: every index it reserves (one
+    /// per row, an eighth more and 1024) is live or retired (an index
+    /// retires after 2³¹ − 1 reuses).
     EntitiesFull,
 }
 

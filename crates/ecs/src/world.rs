@@ -4,9 +4,8 @@ use std::any::{type_name, TypeId};
 
 use handlekit::VmVec;
 
-use crate::entities::EntityTable;
-
 use crate::bundle::Bundle;
+use crate::entities::EntityTable;
 use crate::storage::{
     push_or_rebase, slack, AnyStorage, BorrowFlag, RowsView, TypeMap, TypedStorage, WORD,
 };
@@ -976,6 +975,12 @@ impl World {
 
     /// Checks the world's internal invariants, panicking where one fails;
     /// for tests. O(indices + rows).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn((1u8,));
+    /// world.check_invariants();
+    /// ```
     #[doc(hidden)]
     pub fn check_invariants(&self) {
         self.entities.check();
@@ -1178,7 +1183,7 @@ pub(crate) fn disjoint_columns<const N: usize>(
 
 /// The indices the entity table of a world of `max_rows` rows reserves:
 /// one per row (it never holds more entities at once), an eighth more and
-/// 1024 for the indices retired after 2³⁰ reuses each.
+/// 1024 for the indices retired after 2³¹ − 1 reuses each.
 pub(crate) fn max_entity_slots(max_rows: usize) -> usize {
     max_rows.saturating_add(max_rows / 8).saturating_add(1024)
 }
