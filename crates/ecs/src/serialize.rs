@@ -94,10 +94,11 @@
 //! Loading checks everything and returns the format's error for data a
 //! world cannot have, never panics or builds an inconsistent world: a
 //! truncated input; a generation of 0 or above 2³¹ − 1; an empty run, an
-//! entity in two rows, an index past the slots; more entities than the maximum row count; a component
-//! name the registry does not know, or one given twice; runs out of order,
-//! overlapping (a component given twice) or past the live rows (a
-//! component for a dead row); fewer or more values than the runs name.
+//! entity in two rows, an index past the slots; more entities than the
+//! maximum row count; a component name the registry does not know, or one
+//! given twice; runs out of order, overlapping (a component given twice)
+//! or past the live rows (a component for a dead row); fewer or more
+//! values than the runs name.
 //!
 //! Memory is bounded by the size of the input and the loader's maximum row
 //! count. Nothing is allocated from a length the input claims: every array
