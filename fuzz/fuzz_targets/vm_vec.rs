@@ -7,14 +7,16 @@
 //! the moves it reports. Elements own a `Box`, so sanitizers see double
 //! drops and leaks.
 //!
-//! The first input byte picks the element: `Small` (a box, 8 bytes) or
+//! The first input byte picks the element: `Small` (a box, 8 bytes),
 //! `Big` (2,400 bytes, so a few hundred span a 2 MiB chunk and chunk
-//! boundaries fall inside elements).
+//! boundaries fall inside elements) or `Plain` (24 bytes of numbers, so
+//! page boundaries fall inside elements), the one that `zero_range` takes.
 
 #![no_main]
 
 use std::collections::VecDeque;
 use std::mem::size_of;
+use std::ops::Range;
 
 use arbitrary::{Arbitrary, Unstructured};
 use handlekit::vm_vec::VIRTUAL_MEMORY;
@@ -23,7 +25,34 @@ use libfuzzer_sys::fuzz_target;
 
 trait Elem: Clone {
     fn new(id: u64) -> Self;
+    /// The id; an element of zero bytes has id 0.
     fn id(&self) -> u64;
+    /// `VmVec::zero_range` for the elements that allow it (the bytes given
+    /// back); `None` for the others.
+    fn zero_range(_v: &mut VmVec<Self>, _range: Range<usize>) -> Option<usize> {
+        None
+    }
+}
+
+/// Plain numbers: `zero_range` applies, and zero bytes read as id 0.
+#[derive(Clone, Copy)]
+struct Plain([u64; 3]);
+
+// SAFETY: three integers; zero bytes make `Plain([0; 3])`.
+unsafe impl handlekit::vm_vec::ZeroBits for Plain {}
+
+impl Elem for Plain {
+    fn new(id: u64) -> Self {
+        Plain([id, id.wrapping_mul(3), id.rotate_left(7)])
+    }
+    fn id(&self) -> u64 {
+        let id = self.0[0];
+        assert_eq!((self.0[1], self.0[2]), (id.wrapping_mul(3), id.rotate_left(7)));
+        id
+    }
+    fn zero_range(v: &mut VmVec<Self>, range: Range<usize>) -> Option<usize> {
+        Some(v.zero_range(range))
+    }
 }
 
 #[derive(Clone)]
@@ -87,6 +116,8 @@ enum Op {
     /// Collect a clone of the elements through `FromIterator`, the flag
     /// picking an exact-size iterator or one without an upper bound.
     Collect(bool),
+    /// `zero_range` over the elements between the two (mod the length).
+    ZeroRange(u16, u16),
 }
 
 #[derive(Debug)]
@@ -300,6 +331,17 @@ fn run<T: Elem>(input: &Input) {
                 assert!(collected.iter().map(Elem::id).eq(m.ids.iter().copied()));
             }
             Op::ShrinkToFit => v.shrink_to_fit(),
+            Op::ZeroRange(a, b) => {
+                let len = m.ids.len();
+                let (a, b) = (usize::from(a) % (len + 1), usize::from(b) % (len + 1));
+                let range = a.min(b)..a.max(b);
+                if let Some(released) = T::zero_range(&mut v, range.clone()) {
+                    assert!(released <= range.len() * size_of::<T>());
+                    for id in m.ids.range_mut(range) {
+                        *id = 0;
+                    }
+                }
+            }
             Op::SetByPosition(i, id) => {
                 if !m.ids.is_empty() {
                     let i = usize::from(i) % m.ids.len();
@@ -370,10 +412,8 @@ fn compact<T: Elem>(v: &mut VmVec<T>, m: &mut Model, budget: usize, modulus: u64
     }
 }
 
-fuzz_target!(|input: Input| {
-    if input.kind % 2 == 0 {
-        run::<Small>(&input);
-    } else {
-        run::<Big>(&input);
-    }
+fuzz_target!(|input: Input| match input.kind % 3 {
+    0 => run::<Small>(&input),
+    1 => run::<Big>(&input),
+    _ => run::<Plain>(&input),
 });
