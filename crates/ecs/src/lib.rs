@@ -38,10 +38,10 @@
 //!   index keeps its last generation, flagged so that no handle matches
 //!   it; a spawn takes the lowest free index (found in a bitmap of free
 //!   indices with a summary level per 64 words), at the next generation.
-//!   An index is reused 2³¹ − 1 times, then retired. Collection zeroes the pages of the
-//!   table whose 512 indices are all free, which gives their memory back,
-//!   and records each page's highest generation: the page's next entities
-//!   start above it, so its old handles stay stale.
+//!   An index is reused 2³¹ − 1 times, then retired. Collection zeroes the
+//!   pages of the table whose 512 indices are all free, which gives their
+//!   memory back, and records each page's highest generation: the page's
+//!   next entities start above it, so its old handles stay stale.
 //! - a **row window** `[front, next)`: row → entity in a
 //!   [`VmVec`](handlekit::VmVec), and one *alive* bit per row. A new entity
 //!   takes row `next`; despawning clears its alive bit; collection moves the
