@@ -35,6 +35,10 @@ pub(crate) const PAGE_SLOTS: usize = 512;
 /// The bytes of a page of slots.
 const PAGE_BYTES: usize = PAGE_SLOTS * 8;
 
+/// The most indices a table can have: an entity's index has 32 bits (on a
+/// 32-bit target, as many as `usize` counts).
+const MAX_INDICES: usize = (u32::MAX as usize).saturating_add(1);
+
 /// The last generation an index is live at. An index freed at it is
 /// retired: never reused, kept out of the free set.
 const LAST_LIVE: u32 = Entity::MAX_GENERATION;
@@ -106,7 +110,7 @@ impl EntityTable {
     /// a virtual-memory build, an allocation up front on the heap
     /// fallback).
     pub(crate) fn with_max_slots(max_slots: usize) -> Self {
-        let max_slots = max_slots.min(1 << 32);
+        let max_slots = max_slots.min(MAX_INDICES);
         EntityTable {
             slots: VmVec::with_max_capacity_recycled(max_slots).unwrap_or_else(|error| {
                 panic!("handlekit-ecs: reserving the entity table: {error}")
@@ -332,7 +336,7 @@ impl EntityTable {
         live: impl IntoIterator<Item = (usize, u32)>,
     ) -> Result<Self, String> {
         let slot_count: u64 = runs.iter().map(|&(_, count)| u64::from(count)).sum();
-        if slot_count > max_slots.min(1 << 32) as u64 {
+        if slot_count > max_slots.min(MAX_INDICES) as u64 {
             return Err(format!(
                 "{slot_count} entity indices, for at most {max_slots}"
             ));
