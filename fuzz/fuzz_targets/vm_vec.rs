@@ -47,7 +47,10 @@ impl Elem for Plain {
     }
     fn id(&self) -> u64 {
         let id = self.0[0];
-        assert_eq!((self.0[1], self.0[2]), (id.wrapping_mul(3), id.rotate_left(7)));
+        assert_eq!(
+            (self.0[1], self.0[2]),
+            (id.wrapping_mul(3), id.rotate_left(7))
+        );
         id
     }
     fn zero_range(v: &mut VmVec<Self>, range: Range<usize>) -> Option<usize> {
