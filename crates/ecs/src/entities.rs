@@ -167,8 +167,8 @@ impl EntityTable {
     /// Makes the free `index` live again at row bits `row`.
     fn reuse(&mut self, index: usize, row: u32) -> Entity {
         self.free.remove(index);
-        let found = self.slots[index];
-        let last = if found == 0 {
+        let found = &mut self.slots[index];
+        let last = if *found == 0 {
             // A zeroed page: the slot stands for the page's floor.
             let page = &mut self.pages[index / PAGE_SLOTS];
             page.zeroed = false;
@@ -178,13 +178,13 @@ impl EntityTable {
             }
             page.floor
         } else {
-            generation(found) & !FREE
+            generation(*found) & !FREE
         };
         debug_assert!(
-            (found == 0 || generation(found) & FREE != 0) && last < LAST_LIVE,
+            (*found == 0 || generation(*found) & FREE != 0) && last < LAST_LIVE,
             "free slot {index}"
         );
-        self.slots[index] = slot(last + 1, row);
+        *found = slot(last + 1, row);
         self.len += 1;
         entity(index, last + 1)
     }
@@ -193,10 +193,15 @@ impl EntityTable {
     /// it is not live.
     #[inline]
     pub(crate) fn remove(&mut self, entity: Entity) -> Option<u32> {
-        let row = self.get(entity)?;
         let index = entity.index();
         let last = entity.generation();
-        self.slots[index] = slot(last | FREE, 0);
+        let found = self.slots.get_mut(index)?;
+        // Free and zero slots match no handle's generation.
+        if generation(*found) != last {
+            return None;
+        }
+        let row = *found as u32;
+        *found = slot(last | FREE, 0);
         if last != LAST_LIVE {
             self.free.insert(index);
         }
@@ -206,14 +211,12 @@ impl EntityTable {
 
     /// Frees every live index. O(indices).
     pub(crate) fn clear(&mut self) {
-        for found in self.slots.iter_mut() {
+        self.free = FreeSet::default();
+        for (index, found) in self.slots.iter_mut().enumerate() {
             if *found != 0 && generation(*found) & FREE == 0 {
                 *found = slot(generation(*found) | FREE, 0);
             }
-        }
-        self.free = FreeSet::default();
-        for (index, &found) in self.slots.iter().enumerate() {
-            if generation(found) != LAST_LIVE | FREE {
+            if generation(*found) != LAST_LIVE | FREE {
                 self.free.insert(index);
             }
         }

@@ -80,8 +80,7 @@ pub unsafe trait ZeroBits: Copy {}
 
 macro_rules! zero_bits {
     ($($t:ty)*) => {
-        // SAFETY: zero bytes are the number zero for every integer and
-        // float type.
+        // SAFETY: zero bytes are the number zero of every integer and float.
         $(unsafe impl ZeroBits for $t {})*
     };
 }

@@ -387,9 +387,8 @@ impl<T> RawVmVec<T> {
     {
         let elements = &mut self.as_mut_slice()[range.clone()];
         if !Self::PAGED || !DISCARD_ZEROES || elements.is_empty() {
-            // SAFETY: `elements` is a live part of the window, writable
-            // through `&mut`; all-zero bytes are a valid `T` (`ZeroBits`),
-            // and `T: Copy` has nothing to drop.
+            // `elements` is a live part of the window, writable through `&mut`.
+            // SAFETY: zero bytes are a valid `T` (`ZeroBits`); `T: Copy` drops nothing.
             unsafe { ptr::write_bytes(elements.as_mut_ptr(), 0, elements.len()) };
             return 0;
         }
