@@ -32,6 +32,56 @@ pub struct Access {
     exclusive: bool,
 }
 
+/// The columns a query touches: up to [`Accesses::INLINE`] inline, so that
+/// making a query allocates nothing (an allocation per query also lands
+/// between the growths of a serializer's output, which then copies). Not
+/// part of the public API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Accesses {
+    /// The first accesses, `len` of them, while `spilled` is empty.
+    inline: [Access; Accesses::INLINE],
+    len: usize,
+    /// Every access, once there are more than fit inline.
+    spilled: Vec<Access>,
+}
+
+impl Accesses {
+    /// The accesses kept without an allocation.
+    const INLINE: usize = 8;
+
+    fn new() -> Self {
+        Accesses {
+            inline: [Access {
+                column: 0,
+                exclusive: false,
+            }; Accesses::INLINE],
+            len: 0,
+            spilled: Vec::new(),
+        }
+    }
+
+    pub(crate) fn push(&mut self, access: Access) {
+        if self.spilled.is_empty() && self.len < Accesses::INLINE {
+            self.inline[self.len] = access;
+            self.len += 1;
+        } else {
+            if self.spilled.is_empty() {
+                self.spilled.extend_from_slice(&self.inline);
+            }
+            self.spilled.push(access);
+        }
+    }
+
+    fn as_slice(&self) -> &[Access] {
+        if self.spilled.is_empty() {
+            &self.inline[..self.len]
+        } else {
+            &self.spilled
+        }
+    }
+}
+
 /// The raw view of one component type for a query. Not part of the public API.
 #[doc(hidden)]
 pub struct Fetch<T>(View<T>);
@@ -92,12 +142,12 @@ pub unsafe trait Query {
     type Fetch: Copy;
     /// The most column borrows [`access`](Self::access) lists: a query with
     /// at most one cannot conflict with itself, so `query_mut` skips the
-    /// check (and its allocation). Not part of the public API.
+    /// check. Not part of the public API.
     #[doc(hidden)]
     const BORROWS: usize;
     /// Lists the columns the query borrows. Not part of the public API.
     #[doc(hidden)]
-    fn access(world: &World, out: &mut Vec<Access>);
+    fn access(world: &World, out: &mut Accesses);
     /// The raw views, or `None` if no entity can match (a required type is
     /// not registered). Not part of the public API.
     #[doc(hidden)]
@@ -209,7 +259,7 @@ fn view_of<T: Component>(world: &World) -> Option<View<T>> {
     Some(storage.view(world.rows_view(), world.len()))
 }
 
-fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Vec<Access>) {
+fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Accesses) {
     if let Some(column) = world.column_index::<T>() {
         out.push(Access { column, exclusive });
     }
@@ -220,7 +270,7 @@ unsafe impl<T: Component> Query for &T {
     type Item<'a> = &'a T;
     type Fetch = Fetch<T>;
     const BORROWS: usize = 1;
-    fn access(world: &World, out: &mut Vec<Access>) {
+    fn access(world: &World, out: &mut Accesses) {
         access_of::<T>(world, false, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
@@ -279,7 +329,7 @@ unsafe impl<T: Component> Query for &mut T {
     type Item<'a> = &'a mut T;
     type Fetch = Fetch<T>;
     const BORROWS: usize = 1;
-    fn access(world: &World, out: &mut Vec<Access>) {
+    fn access(world: &World, out: &mut Accesses) {
         access_of::<T>(world, true, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
@@ -340,7 +390,7 @@ unsafe impl<T: Component> Query for Option<&T> {
     type Item<'a> = Option<&'a T>;
     type Fetch = OptionFetch<T>;
     const BORROWS: usize = 1;
-    fn access(world: &World, out: &mut Vec<Access>) {
+    fn access(world: &World, out: &mut Accesses) {
         access_of::<T>(world, false, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
@@ -373,7 +423,7 @@ unsafe impl<T: Component> Query for Option<&mut T> {
     type Item<'a> = Option<&'a mut T>;
     type Fetch = OptionFetch<T>;
     const BORROWS: usize = 1;
-    fn access(world: &World, out: &mut Vec<Access>) {
+    fn access(world: &World, out: &mut Accesses) {
         access_of::<T>(world, true, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
@@ -407,7 +457,7 @@ unsafe impl Query for Entity {
     type Item<'a> = Entity;
     type Fetch = EntityFetch;
     const BORROWS: usize = 0;
-    fn access(_: &World, _: &mut Vec<Access>) {}
+    fn access(_: &World, _: &mut Accesses) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         Some(EntityFetch(world.rows_view()))
     }
@@ -462,7 +512,7 @@ unsafe impl<T: Component> Query for With<T> {
     type Item<'a> = ();
     type Fetch = Fetch<T>;
     const BORROWS: usize = 0;
-    fn access(_: &World, _: &mut Vec<Access>) {}
+    fn access(_: &World, _: &mut Accesses) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         view_of::<T>(world).map(Fetch)
     }
@@ -492,7 +542,7 @@ unsafe impl<T: Component> Query for Without<T> {
     type Item<'a> = ();
     type Fetch = OptionFetch<T>;
     const BORROWS: usize = 0;
-    fn access(_: &World, _: &mut Vec<Access>) {}
+    fn access(_: &World, _: &mut Accesses) {}
     fn fetch(world: &World) -> Option<Self::Fetch> {
         Some(OptionFetch(view_of::<T>(world)))
     }
@@ -526,7 +576,7 @@ macro_rules! query_tuple {
             type Fetch = ($($name::Fetch,)*);
             const BORROWS: usize = 0 $(+ $name::BORROWS)*;
             #[allow(unused_variables)]
-            fn access(world: &World, out: &mut Vec<Access>) {
+            fn access(world: &World, out: &mut Accesses) {
                 $($name::access(world, out);)*
             }
             #[allow(unused_variables, clippy::unused_unit)]
@@ -612,11 +662,12 @@ query_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
 
 /// The accesses of `Q`, checked for a column borrowed mutably twice or both
 /// mutably and shared (which would alias within one item).
-fn accesses<Q: Query>(world: &World) -> Vec<Access> {
-    let mut out = Vec::new();
+fn accesses<Q: Query>(world: &World) -> Accesses {
+    let mut out = Accesses::new();
     Q::access(world, &mut out);
-    for (i, a) in out.iter().enumerate() {
-        for b in &out[..i] {
+    let list = out.as_slice();
+    for (i, a) in list.iter().enumerate() {
+        for b in &list[..i] {
             if a.column == b.column && (a.exclusive || b.exclusive) {
                 borrow_conflict(world.columns[a.column].name, a.exclusive);
             }
@@ -668,13 +719,13 @@ fn release(world: &World, accesses: &[Access]) {
 /// ```
 pub struct QueryBorrow<'w, Q: Query> {
     world: &'w World,
-    accesses: Vec<Access>,
+    accesses: Accesses,
     fetch: Option<Q::Fetch>,
 }
 
 impl<Q: Query> Drop for QueryBorrow<'_, Q> {
     fn drop(&mut self) {
-        release(self.world, &self.accesses);
+        release(self.world, self.accesses.as_slice());
     }
 }
 
@@ -1111,7 +1162,7 @@ impl<Q: Query> QueryMut<'_, Q> {
 /// ```
 pub struct QueryOne<'w, Q: Query> {
     world: &'w World,
-    accesses: Vec<Access>,
+    accesses: Accesses,
     fetch: Option<Q::Fetch>,
     row: usize,
 }
@@ -1135,7 +1186,7 @@ impl<Q: Query> QueryOne<'_, Q> {
 
 impl<Q: Query> Drop for QueryOne<'_, Q> {
     fn drop(&mut self) {
-        release(self.world, &self.accesses);
+        release(self.world, self.accesses.as_slice());
     }
 }
 
@@ -1161,7 +1212,7 @@ impl World {
     #[track_caller]
     pub fn query<Q: Query>(&self) -> QueryBorrow<'_, Q> {
         let accesses = accesses::<Q>(self);
-        acquire(self, &accesses);
+        acquire(self, accesses.as_slice());
         QueryBorrow {
             world: self,
             accesses,
@@ -1216,7 +1267,7 @@ impl World {
     pub fn query_one<Q: Query>(&self, entity: Entity) -> Result<QueryOne<'_, Q>, NoSuchEntity> {
         let row = self.row_of(entity)?;
         let accesses = accesses::<Q>(self);
-        acquire(self, &accesses);
+        acquire(self, accesses.as_slice());
         Ok(QueryOne {
             world: self,
             accesses,

@@ -211,6 +211,19 @@ fn a_query_of_many_columns_borrows_and_releases_them_all() {
 }
 
 #[test]
+fn a_query_of_more_columns_than_kept_inline_releases_them_all() {
+    // Nine accesses (`C0` read twice): past the eight a query keeps
+    // without an allocation.
+    let world = wide_world();
+    {
+        let mut q = world.query::<(Wide<'_>, &C0)>();
+        let ((c0, ..), again) = q.iter().next().unwrap();
+        assert_eq!((c0, again), (&C0(0), &C0(0)));
+    }
+    let _ = world.query::<(&mut C0, &mut C6, &mut C7)>();
+}
+
+#[test]
 #[should_panic(expected = "C7")]
 fn a_conflict_in_a_wide_query_names_its_type() {
     let world = wide_world();
