@@ -31,7 +31,7 @@ macro_rules! raw_iterator {
         impl<$($lt,)? $($param $(: $bound)?),*> Iterator for $name<$($lt,)? $($param),*> {
             type Item = $item;
 
-            #[inline]
+            #[inline(always)]
             fn next(&mut self) -> Option<$item> {
                 let ($index, $generation, $value) = self.raw.next()?;
                 Some($map)
@@ -58,6 +58,14 @@ macro_rules! raw_iterator {
             #[inline]
             fn len(&self) -> usize {
                 self.raw.len()
+            }
+        }
+
+        impl<$($lt,)? $($param $(: $bound)?),*> DoubleEndedIterator for $name<$($lt,)? $($param),*> {
+            #[inline(always)]
+            fn next_back(&mut self) -> Option<$item> {
+                let ($index, $generation, $value) = self.raw.next_back()?;
+                Some($map)
             }
         }
 
@@ -196,7 +204,7 @@ macro_rules! borrowing_iterators {
         impl<T, K: Key> Iterator for Keys<'_, T, K> {
             type Item = K;
 
-            #[inline]
+            #[inline(always)]
             fn next(&mut self) -> Option<K> {
                 self.inner.next().map(|(key, _)| key)
             }
@@ -213,6 +221,12 @@ macro_rules! borrowing_iterators {
         }
 
         impl<T, K: Key> ExactSizeIterator for Keys<'_, T, K> {}
+        impl<T, K: Key> DoubleEndedIterator for Keys<'_, T, K> {
+            #[inline]
+            fn next_back(&mut self) -> Option<K> {
+                self.inner.next_back().map(|(key, _)| key)
+            }
+        }
         impl<T, K: Key> core::iter::FusedIterator for Keys<'_, T, K> {}
 
         impl<T, K: Key> Clone for Keys<'_, T, K> {

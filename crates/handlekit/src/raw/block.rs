@@ -1,6 +1,6 @@
 //! `Block<T, L>`: a fixed run of slots that never moves, with its own
 //! occupancy words and live count, its slots laid out by `L` (see
-//! `layout.rs`); and `BlocksCursor`, iteration over a list of blocks.
+//! `layout.rs`); and `BlocksWalk`, iteration over a list of blocks.
 //!
 //! This is the storage of `Hive`'s blocks (`Pool` keeps bare blocks, see
 //! `flat.rs`): the slots of a block are allocated once and freed when
@@ -34,12 +34,13 @@
 use alloc::boxed::Box;
 use core::marker::PhantomData;
 use core::mem;
+use core::ops::Range;
 use core::ptr::NonNull;
 
-use super::bitset::{set_bit_range, BitIter, WORD_BITS};
-use super::layout::{LayoutExclusive, LayoutShared, SlotLayout};
+use super::bitset::{set_bit_range, WORD_BITS};
+use super::cursor::{Bits, Cursor, Piece, Run, Walk};
+use super::layout::{FlatBases, SlotLayout};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT};
-use super::store::{RawCursor, SlotAccess};
 
 /// A fixed run of `len` slots at a fixed address, stored as `L` lays them
 /// out (see `layout.rs`).
@@ -658,121 +659,46 @@ pub(crate) const fn block_shift_for<T, L: SlotLayout<T>>(
     usize::BITS - 1 - slots.leading_zeros()
 }
 
-/// How a [`BlocksCursor`] reaches the slots of a block.
-///
-/// # Safety
-///
-/// `of_block` must return an access to the used slots of `block` only,
-/// valid for `'a`; for an exclusive access, the caller of `of_block`
-/// guarantees that nothing else reaches the values for `'a`.
-pub(crate) unsafe trait BlockAccess<'a, T: 'a, L: SlotLayout<T>>:
-    SlotAccess<'a>
-{
-    /// The access to `block`'s slots.
-    ///
-    /// # Safety
-    ///
-    /// For an exclusive access, nothing else may reach the values of
-    /// `block` for `'a`, and each block is given out once.
-    unsafe fn of_block(block: &'a Block<T, L>) -> Self;
+/// The part of one block that a [`BlocksWalk`] has not handed out: its
+/// occupancy words from `word_base` on, then its appended run.
+struct BlockPart<'a, T> {
+    /// The block's storage, by flat index.
+    ptrs: FlatBases<T>,
+    /// Occupancy words not handed out; bit `b` of word `k` stands for flat
+    /// index `word_base + 64 * k + b`. Only words below the block's
+    /// `marked` slot (the others are zero).
+    words: &'a [u64],
+    /// The flat index of bit 0 of `words[0]`.
+    word_base: usize,
+    /// The appended run not handed out (flat indices, all occupied, above
+    /// every bit of `words`).
+    tail: Range<usize>,
 }
 
-// SAFETY: shared access to the block's used slots (all initialized), for
-// as long as the block is borrowed, during which nothing writes to them.
-unsafe impl<'a, T: 'a, L: SlotLayout<T>> BlockAccess<'a, T, L> for LayoutShared<'a, T, L> {
-    #[inline]
-    unsafe fn of_block(block: &'a Block<T, L>) -> Self {
-        // SAFETY: the first `fresh` slots are initialized (invariant on
-        // `layout`), and `&'a` keeps writers away for `'a`.
-        unsafe { LayoutShared::new(block.layout, block.fresh) }
-    }
-}
-
-// SAFETY: the storage pointers of the block; the caller guarantees
-// exclusivity for `'a`.
-unsafe impl<'a, T: 'a, L: SlotLayout<T>> BlockAccess<'a, T, L> for LayoutExclusive<'a, T, L> {
-    #[inline]
-    unsafe fn of_block(block: &'a Block<T, L>) -> Self {
-        // SAFETY: the caller guarantees nothing else reaches the values for
-        // `'a`; the first `fresh` slots are initialized.
-        unsafe { LayoutExclusive::new(block.layout, block.fresh) }
-    }
-}
-
-/// Iterates the live values of a list of blocks, in block then slot order,
-/// as `(flat index, generation, value)`, where the flat index of slot `i` of
-/// a block is `block.base() + i`.
-pub(crate) struct BlocksCursor<'a, T, L: SlotLayout<T>, A> {
-    /// Blocks not yet started, with the flat index of their slot 0.
-    rest: core::slice::Iter<'a, Block<T, L>>,
-    /// The block being walked and its base.
-    current: Option<(usize, RawCursor<'a, A>)>,
-    /// Values not yet yielded.
-    remaining: usize,
-}
-
-/// Shared iteration over blocks.
-pub(crate) type BlocksIter<'a, T, L> = BlocksCursor<'a, T, L, LayoutShared<'a, T, L>>;
-/// Exclusive iteration over blocks.
-pub(crate) type BlocksIterMut<'a, T, L> = BlocksCursor<'a, T, L, LayoutExclusive<'a, T, L>>;
-
-impl<'a, T, L: SlotLayout<T>> BlocksIter<'a, T, L> {
-    /// Iterates `blocks`, which hold `len` values in all.
-    #[inline]
-    pub(crate) fn new(blocks: &'a [Block<T, L>], len: usize) -> Self {
-        BlocksCursor {
-            rest: blocks.iter(),
-            current: None,
-            remaining: len,
-        }
-    }
-}
-
-impl<'a, T, L: SlotLayout<T>> BlocksIterMut<'a, T, L> {
-    /// Iterates `blocks` mutably; they hold `len` values in all.
-    #[inline]
-    pub(crate) fn new_mut(blocks: &'a mut [Block<T, L>], len: usize) -> Self {
-        // The block headers are only read from here on; the values are
-        // reached through each block's raw storage pointers, exclusively,
-        // since `blocks` is borrowed mutably for `'a`.
-        let blocks: &'a [Block<T, L>] = blocks;
-        BlocksCursor {
-            rest: blocks.iter(),
-            current: None,
-            remaining: len,
-        }
-    }
-}
-
-impl<T, L: SlotLayout<T>, A: Clone> Clone for BlocksCursor<'_, T, L, A> {
+impl<T> Clone for BlockPart<'_, T> {
     fn clone(&self) -> Self {
-        BlocksCursor {
-            rest: self.rest.clone(),
-            current: self.current.clone(),
-            remaining: self.remaining,
+        BlockPart {
+            tail: self.tail.clone(),
+            ..*self
         }
     }
 }
 
-impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> BlocksCursor<'a, T, L, A> {
-    /// Values left.
-    #[inline]
-    pub(crate) fn len(&self) -> usize {
-        self.remaining
-    }
+impl<'a, T> BlockPart<'a, T> {
+    /// Nothing.
+    const EMPTY: Self = BlockPart {
+        ptrs: FlatBases::NONE,
+        words: &[],
+        word_base: 0,
+        tail: 0..0,
+    };
 
-    /// The cursor over block `b`.
+    /// The whole of `block`.
     #[inline]
-    fn open(block: &'a Block<T, L>) -> RawCursor<'a, A> {
-        // Each block is opened once per cursor: `rest` yields it once, an
-        // exclusive cursor is not `Clone`, and the parts a cursor is split
-        // into for parallel iteration hold disjoint blocks.
-        // SAFETY: for an exclusive cursor, `new_mut` borrowed every block
-        // mutably for `'a`, so nothing else reaches the values.
-        let access = unsafe { A::of_block(block) };
-        // The bits name the occupied slots below `marked`, `live` of them,
-        // and the appended run `marked..fresh` is all occupied (invariants
-        // on `occupied` and `marked`). No bit at or past `marked` is set, so
+    fn open<L: SlotLayout<T>>(block: &'a Block<T, L>) -> Self {
+        // The bits name the occupied slots below `marked`, and the
+        // appended run `marked..fresh` is all occupied (invariants on
+        // `occupied` and `marked`). No bit at or past `marked` is set, so
         // the words past it are not read: a block that is mostly never used
         // costs only its used words.
         // `marked <= len <= u32::MAX`, so the sum cannot overflow.
@@ -781,34 +707,227 @@ impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> BlocksCursor<'a, T, 
             reason = "div_ceil allows for the overflow, at four instructions per block"
         )]
         let marked_words = (block.marked + (WORD_BITS - 1)) / WORD_BITS;
-        debug_assert!(marked_words <= block.occupied.len());
-        // SAFETY: `marked <= len`, and there are `len.div_ceil(64)` words
-        // (invariants on `marked` and `occupied`).
-        let words = unsafe { block.occupied.get_unchecked(..marked_words) };
-        let bits = BitIter::with_tail_loaded(words, block.live, block.marked..block.fresh);
-        // SAFETY: every index `bits` yields is below `fresh`, the length of
-        // the access, and names an occupied slot, once.
-        unsafe { RawCursor::from_parts(bits, access) }
+        BlockPart {
+            ptrs: block.layout.flat(block.base),
+            words: &block.occupied[..marked_words],
+            word_base: block.base,
+            tail: block.base + block.marked..block.base + block.fresh,
+        }
     }
 
-    /// Folds over the remaining values, block by block, with the
-    /// word-at-a-time fast path inside each block.
+    /// Whether nothing is left.
     #[inline]
-    pub(crate) fn fold_items<B>(
-        self,
-        init: B,
-        mut f: impl FnMut(B, (usize, u32, A::Value)) -> B,
-    ) -> B {
+    fn is_empty(&self) -> bool {
+        self.words.is_empty() && self.tail.is_empty()
+    }
+
+    /// Occupied slots left.
+    fn count(&self) -> usize {
+        self.words
+            .iter()
+            .map(|word| word.count_ones() as usize)
+            .sum::<usize>()
+            + self.tail.len()
+    }
+
+    /// Folds `f` over the occupied slots left, in order. Full words and
+    /// the appended run are plain counted loops, which the compiler can
+    /// unroll or vectorize.
+    #[inline]
+    fn fold<B>(self, init: B, f: &mut impl FnMut(B, FlatBases<T>, usize) -> B) -> B {
         let mut acc = init;
-        let mut left = self.remaining;
+        let mut base = self.word_base;
+        for &word in self.words {
+            if word == u64::MAX {
+                // A constant trip count, not `base..base + WORD_BITS`: the
+                // compiler must allow for that end wrapping, and the trip
+                // count it then works out on every word took registers
+                // that the sparse path below spilled to the stack (in
+                // `Hive`'s block loop, six stack accesses per word).
+                for bit in 0..WORD_BITS {
+                    acc = f(acc, self.ptrs, base + bit);
+                }
+            } else {
+                let mut word = word;
+                while word != 0 {
+                    acc = f(acc, self.ptrs, base + word.trailing_zeros() as usize);
+                    word &= word - 1;
+                }
+            }
+            base += WORD_BITS;
+        }
+        for index in self.tail {
+            acc = f(acc, self.ptrs, index);
+        }
+        acc
+    }
+}
+
+/// The walk of a list of blocks for a [`Cursor`], in block then slot
+/// order, by flat index (slot `i` of a block is `block.base() + i`): each
+/// block's occupancy words as masks, then its appended run as one run.
+pub(crate) struct BlocksWalk<'a, T, L: SlotLayout<T>> {
+    /// What the front has left of the block it is in.
+    front: BlockPart<'a, T>,
+    /// What the back has left of the block it is in.
+    back: BlockPart<'a, T>,
+    /// The blocks between the two, not yet opened.
+    rest: core::slice::Iter<'a, Block<T, L>>,
+}
+
+impl<T, L: SlotLayout<T>> Clone for BlocksWalk<'_, T, L> {
+    fn clone(&self) -> Self {
+        BlocksWalk {
+            front: self.front.clone(),
+            back: self.back.clone(),
+            rest: self.rest.clone(),
+        }
+    }
+}
+
+/// Shared iteration over blocks.
+pub(crate) type BlocksIter<'a, T, L> = Cursor<'a, T, BlocksWalk<'a, T, L>, &'a T>;
+/// Exclusive iteration over blocks.
+pub(crate) type BlocksIterMut<'a, T, L> = Cursor<'a, T, BlocksWalk<'a, T, L>, &'a mut T>;
+
+impl<'a, T, L: SlotLayout<T>> BlocksWalk<'a, T, L> {
+    /// Walks `blocks`.
+    #[inline]
+    fn new(blocks: &'a [Block<T, L>]) -> Self {
+        BlocksWalk {
+            front: BlockPart::EMPTY,
+            back: BlockPart::EMPTY,
+            rest: blocks.iter(),
+        }
+    }
+}
+
+/// Iterates `blocks`, which hold exactly `len` values in all.
+#[inline]
+pub(crate) fn iter<T, L: SlotLayout<T>>(
+    blocks: &[Block<T, L>],
+    len: usize,
+) -> BlocksIter<'_, T, L> {
+    // SAFETY: `&blocks` keeps the values from being written; `len` is the
+    // caller's exact count.
+    unsafe { Cursor::new(BlocksWalk::new(blocks), len) }
+}
+
+/// Iterates `blocks` mutably; they hold exactly `len` values in all.
+#[inline]
+pub(crate) fn iter_mut<T, L: SlotLayout<T>>(
+    blocks: &mut [Block<T, L>],
+    len: usize,
+) -> BlocksIterMut<'_, T, L> {
+    // The block headers are only read from here on; the values are
+    // reached through each block's raw storage pointers, exclusively,
+    // since `blocks` is borrowed mutably for the cursor's life.
+    let blocks: &[Block<T, L>] = blocks;
+    // SAFETY: as just said.
+    unsafe { Cursor::new(BlocksWalk::new(blocks), len) }
+}
+
+// SAFETY: `open` gives a block's occupied slots as bits of its occupancy
+// words below `marked` and the run `marked..fresh`, all initialized and
+// reached through the block's flat bases; each block is opened once (the
+// front and the back take blocks from the two ends of `rest`), and within
+// a part the front takes from the bottom and the back from the top, each
+// piece leaving the part at once, so every slot is handed out once and in
+// order. A part moves whole from one end to the other only when `rest` is
+// empty.
+unsafe impl<T, L: SlotLayout<T>> Walk<T> for BlocksWalk<'_, T, L> {
+    type Ptrs = FlatBases<T>;
+
+    #[inline(always)]
+    fn no_ptrs(&self) -> FlatBases<T> {
+        FlatBases::NONE
+    }
+
+    #[inline(always)]
+    fn front(&mut self, left: usize) -> Option<Piece<FlatBases<T>>> {
+        if left == 0 {
+            return None;
+        }
+        loop {
+            if let Some((&word, words)) = self.front.words.split_first() {
+                let base = self.front.word_base;
+                self.front.words = words;
+                self.front.word_base += WORD_BITS;
+                return Some(Piece::Bits(Bits {
+                    ptrs: self.front.ptrs,
+                    base,
+                    bits: word,
+                }));
+            } else if !self.front.tail.is_empty() {
+                let tail = mem::replace(&mut self.front.tail, 0..0);
+                return Some(Piece::Run(Run {
+                    ptrs: self.front.ptrs,
+                    next: tail.start,
+                    end: tail.end,
+                }));
+            } else if let Some(block) = self.rest.next() {
+                if block.live() != 0 {
+                    self.front = BlockPart::open(block);
+                }
+            } else {
+                // No block between the two ends: the rest is the back's.
+                self.front = mem::replace(&mut self.back, BlockPart::EMPTY);
+                if self.front.is_empty() {
+                    return None;
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn back(&mut self, left: usize) -> Option<Piece<FlatBases<T>>> {
+        if left == 0 {
+            return None;
+        }
+        loop {
+            if !self.back.tail.is_empty() {
+                let tail = mem::replace(&mut self.back.tail, 0..0);
+                return Some(Piece::Run(Run {
+                    ptrs: self.back.ptrs,
+                    next: tail.start,
+                    end: tail.end,
+                }));
+            } else if let Some((&word, words)) = self.back.words.split_last() {
+                self.back.words = words;
+                return Some(Piece::Bits(Bits {
+                    ptrs: self.back.ptrs,
+                    base: self.back.word_base + words.len() * WORD_BITS,
+                    bits: word,
+                }));
+            } else if let Some(block) = self.rest.next_back() {
+                if block.live() != 0 {
+                    self.back = BlockPart::open(block);
+                }
+            } else {
+                self.back = mem::replace(&mut self.front, BlockPart::EMPTY);
+                if self.back.is_empty() {
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Folds over the slots left, block by block, with the word-at-a-time
+    /// fast path inside each block.
+    #[inline]
+    fn fold<B>(self, left: usize, init: B, mut f: impl FnMut(B, FlatBases<T>, usize) -> B) -> B {
+        let mut acc = init;
         if left == 0 {
             return acc;
         }
-        if let Some((base, cursor)) = self.current {
-            left -= cursor.len();
-            acc = cursor.fold_items(acc, |acc, (i, generation, value)| {
-                f(acc, (base + i, generation, value))
-            });
+        let (front, back) = (self.front, self.back);
+        let mut left = left;
+        if !back.is_empty() {
+            left -= back.count();
+        }
+        if !front.is_empty() {
+            left -= front.count();
+            acc = front.fold(acc, &mut f);
         }
         for block in self.rest {
             if left == 0 {
@@ -819,33 +938,24 @@ impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> BlocksCursor<'a, T, 
                 continue;
             }
             left -= live;
-            let base = block.base;
-            acc = Self::open(block).fold_items(acc, |acc, (i, generation, value)| {
-                f(acc, (base + i, generation, value))
-            });
+            acc = BlockPart::open(block).fold(acc, &mut f);
         }
-        acc
+        back.fold(acc, &mut f)
     }
-}
 
-#[cfg(any(test, feature = "rayon"))]
-impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> super::SplitCursor
-    for BlocksCursor<'a, T, L, A>
-{
-    type Item = (usize, u32, A::Value);
-
-    /// Cuts the blocks not yet started where the values before the cut
+    /// Cuts the blocks not yet opened where the values before the cut
     /// first reach half of those left, so the parts hold about as many
-    /// values each whatever the block sizes. A cursor that has started a
+    /// values each whatever the block sizes. A walk that has opened a
     /// block is not cut (parallel iteration cuts only fresh cursors).
-    fn split_part(self) -> (Self, Option<Self>) {
+    #[cfg(any(test, feature = "rayon"))]
+    fn split(self, left: usize) -> ((Self, usize), Option<(Self, usize)>) {
         let blocks = self.rest.as_slice();
-        if self.current.is_some() || self.remaining < 2 {
-            return (self, None);
+        if !self.front.is_empty() || !self.back.is_empty() || left < 2 {
+            return ((self, left), None);
         }
-        // The blocks hold `remaining` values in all (`new`), so the walk
-        // reaches half of them before it runs out of blocks.
-        let half = self.remaining.div_ceil(2);
+        // The blocks hold `left` values in all, so the walk reaches half of
+        // them before it runs out of blocks.
+        let half = left.div_ceil(2);
         let (mut cut, mut before) = (0, 0);
         for block in blocks {
             if before >= half {
@@ -854,68 +964,20 @@ impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> super::SplitCursor
             before += block.live();
             cut += 1;
         }
-        if before == self.remaining {
+        if before == left {
             // The block that reached half holds the rest: it starts the
             // right part instead.
             cut -= 1;
             before -= blocks[cut].live();
         }
         if before == 0 {
-            return (self, None);
+            return ((self, left), None);
         }
-        let (left, right) = blocks.split_at(cut);
-        // Each block is in one part only, so each is still opened once (see
-        // `open`).
-        let part = |blocks: &'a [Block<T, L>], remaining| BlocksCursor {
-            rest: blocks.iter(),
-            current: None,
-            remaining,
-        };
+        let (left_blocks, right_blocks) = blocks.split_at(cut);
+        // Each block is in one part only, so each is still opened once.
         (
-            part(left, before),
-            Some(part(right, self.remaining - before)),
+            (BlocksWalk::new(left_blocks), before),
+            Some((BlocksWalk::new(right_blocks), left - before)),
         )
-    }
-
-    #[inline]
-    fn fold_part<B>(self, init: B, f: impl FnMut(B, Self::Item) -> B) -> B {
-        self.fold_items(init, f)
-    }
-}
-
-// SAFETY: a shared cursor reads the block headers and hands out `&T`s,
-// both of which may cross threads when `T: Sync`. (An explicit impl for one
-// access kind below rules out the derived one for both.)
-unsafe impl<T: Sync, L: SlotLayout<T>> Send for BlocksIter<'_, T, L> {}
-// SAFETY: an exclusive cursor reads the block headers (counts and the
-// storage pointers), which hold no `T`, and hands out `&mut T`s to the
-// values of its own blocks, no other cursor's: sending it is sending those
-// `&mut T`s, which `T: Send` allows. (Derived, it would also need
-// `T: Sync`, for the shared `&[Block]` it reads the headers through.)
-unsafe impl<T: Send, L: SlotLayout<T>> Send for BlocksIterMut<'_, T, L> {}
-
-impl<'a, T: 'a, L: SlotLayout<T>, A: BlockAccess<'a, T, L>> Iterator for BlocksCursor<'a, T, L, A> {
-    type Item = (usize, u32, A::Value);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.remaining == 0 {
-            return None;
-        }
-        loop {
-            if let Some((base, cursor)) = &mut self.current {
-                if let Some((i, generation, value)) = cursor.next() {
-                    self.remaining -= 1;
-                    return Some((*base + i, generation, value));
-                }
-            }
-            let block = self.rest.next()?;
-            self.current = Some((block.base, Self::open(block)));
-        }
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.remaining, Some(self.remaining))
     }
 }

@@ -42,9 +42,14 @@ use core::marker::PhantomData;
 use core::mem::{self, ManuallyDrop, MaybeUninit};
 use core::ptr::{self, NonNull};
 
-use super::scan::{SlotWalk, StateScan};
-use super::slot::{Payload, Slot};
-use super::store::IndexWalk;
+#[cfg(any(test, feature = "rayon"))]
+use core::ops::Range;
+
+use super::cursor::SlotPtrs;
+#[cfg(any(test, feature = "rayon"))]
+use super::scan::count_occupied;
+use super::scan::{occupied_mask, partial_occupied_mask};
+use super::slot::{Payload, Slot, VACANT};
 
 /// Where a [`SlotBuf`] keeps each slot's state word and payload, and how a
 /// pass walks the occupied slots.
@@ -60,8 +65,9 @@ use super::store::IndexWalk;
 /// disjoint from each other and from those of every other index, derived
 /// from `ptrs`'s pointers (so with the allocation's provenance). If
 /// `SPLIT` is false, they must lie in unit `i`, so that the allocation's
-/// first `len` units hold exactly slots `0..len`. `walk` must yield
-/// exactly the occupied indices of the view, ascending, each once.
+/// first `len` units hold exactly slots `0..len`. `occupied_bits` and
+/// `count_occupied` must read the state words they are asked about and
+/// nothing else, and report exactly those with the vacant bit clear.
 pub(crate) unsafe trait BufLayout: Sized + 'static {
     /// One unit of the allocation.
     type Unit<T>;
@@ -70,9 +76,6 @@ pub(crate) unsafe trait BufLayout: Sized + 'static {
     /// into the allocation (so they move when the capacity changes), rather
     /// than part of each unit.
     const SPLIT: bool;
-
-    /// The walk a pass takes over the occupied slots.
-    type Walk<'a, T: 'a>: IndexWalk;
 
     /// Units needed for `slots` slots, if that fits in a `usize`.
     fn units_for<T>(slots: usize) -> Option<usize>;
@@ -94,9 +97,13 @@ pub(crate) unsafe trait BufLayout: Sized + 'static {
     /// As for [`state_ptr`](Self::state_ptr).
     unsafe fn payload_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut Payload<T>;
 
-    /// A walk over the occupied slots among `states`, of which there are
-    /// exactly `count`.
-    fn walk<T>(states: StateView<'_, T, Self>, count: usize) -> Self::Walk<'_, T>;
+    /// The occupied slots among `states[start..start + len]` (`len <= 64`,
+    /// within the view), as a mask: bit `i` for slot `start + i`.
+    fn occupied_bits<T>(states: StateView<'_, T, Self>, start: usize, len: usize) -> u64;
+
+    /// How many of `states[range]` (within the view) are occupied.
+    #[cfg(any(test, feature = "rayon"))]
+    fn count_occupied<T>(states: StateView<'_, T, Self>, range: Range<usize>) -> usize;
 }
 
 /// The state words in an area of their own after the payloads: see the
@@ -109,12 +116,11 @@ pub(crate) enum InterleavedLayout {}
 // SAFETY: payload `i` is unit `i`; state word `i` is word `i` of the state
 // area, which starts `capacity` units in (`BufPtrs::states`) and has room
 // for `capacity` words (`units_for` counts them); the two areas do not
-// overlap. Both pointers are derived from the allocation's. `StateScan`
-// yields the occupied indices of the words it is given, each once.
+// overlap. Both pointers are derived from the allocation's. The masks
+// and counts read the asked-for words of the state array.
 unsafe impl BufLayout for SplitLayout {
     type Unit<T> = Payload<T>;
     const SPLIT: bool = true;
-    type Walk<'a, T: 'a> = StateScan<'a>;
 
     #[inline]
     fn units_for<T>(slots: usize) -> Option<usize> {
@@ -146,20 +152,26 @@ unsafe impl BufLayout for SplitLayout {
     }
 
     #[inline]
-    fn walk<T>(states: StateView<'_, T, Self>, count: usize) -> StateScan<'_> {
-        let words = states.as_slice();
-        StateScan::new(words, 0..words.len(), count)
+    fn occupied_bits<T>(states: StateView<'_, T, Self>, start: usize, len: usize) -> u64 {
+        let words = &states.as_slice()[start..start + len];
+        match words.first_chunk() {
+            Some(chunk) => occupied_mask(chunk),
+            None => partial_occupied_mask(words),
+        }
+    }
+
+    #[cfg(any(test, feature = "rayon"))]
+    fn count_occupied<T>(states: StateView<'_, T, Self>, range: Range<usize>) -> usize {
+        count_occupied(&states.as_slice()[range])
     }
 }
 
 // SAFETY: slot `i` is unit `i`, and its two fields are disjoint, aligned,
-// and reached by `addr_of_mut!` from the allocation's pointer. `SlotWalk`
-// reads the state words one by one and yields the occupied ones, each
-// once.
+// and reached by `addr_of_mut!` from the allocation's pointer. The masks
+// and counts read the asked-for state words one by one.
 unsafe impl BufLayout for InterleavedLayout {
     type Unit<T> = Slot<T>;
     const SPLIT: bool = false;
-    type Walk<'a, T: 'a> = SlotWalk<'a, T, Self>;
 
     #[inline]
     fn units_for<T>(slots: usize) -> Option<usize> {
@@ -185,8 +197,22 @@ unsafe impl BufLayout for InterleavedLayout {
     }
 
     #[inline]
-    fn walk<T>(states: StateView<'_, T, Self>, count: usize) -> SlotWalk<'_, T, Self> {
-        SlotWalk::new(states, 0..states.len(), count)
+    fn occupied_bits<T>(states: StateView<'_, T, Self>, start: usize, len: usize) -> u64 {
+        assert!(start <= states.len() && len <= states.len() - start && len <= 64);
+        let mut mask = 0u64;
+        for bit in 0..len {
+            // SAFETY: `start + bit < start + len <= states.len()`.
+            let state = unsafe { states.get_unchecked(start + bit) };
+            mask |= u64::from(state & VACANT == 0) << bit;
+        }
+        mask
+    }
+
+    #[cfg(any(test, feature = "rayon"))]
+    fn count_occupied<T>(states: StateView<'_, T, Self>, range: Range<usize>) -> usize {
+        range
+            .filter(|&i| states.get(i).is_some_and(|state| state & VACANT == 0))
+            .count()
     }
 }
 
@@ -241,6 +267,24 @@ impl<T, L: BufLayout> BufPtrs<T, L> {
     }
 }
 
+// SAFETY: the walks of a store hand out only indices below the store's
+// length with its buffer's pointers, and for those the layout's pointers
+// are the slots' (the contract of `BufLayout`).
+unsafe impl<T, L: BufLayout> SlotPtrs<T> for BufPtrs<T, L> {
+    #[inline(always)]
+    unsafe fn state_at(self, index: usize) -> *const u32 {
+        // SAFETY: `index` is below the store's length (the caller's
+        // guarantee), so below the capacity.
+        unsafe { L::state_ptr(&self, index) }
+    }
+
+    #[inline(always)]
+    unsafe fn payload_at(self, index: usize) -> *mut Payload<T> {
+        // SAFETY: as for `state`.
+        unsafe { L::payload_ptr(&self, index) }
+    }
+}
+
 /// The state words of a buffer's slots in use, borrowed for `'a` and read
 /// one at a time, whatever the layout.
 pub(crate) struct StateView<'a, T, L: BufLayout> {
@@ -285,6 +329,12 @@ impl<T, L: BufLayout> StateView<'_, T, L> {
     #[inline(always)]
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+
+    /// The pointers of the buffer the view reads.
+    #[inline(always)]
+    pub(crate) fn ptrs(&self) -> BufPtrs<T, L> {
+        self.ptrs
     }
 
     /// The state word of slot `i`, if it is in the view.

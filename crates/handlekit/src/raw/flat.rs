@@ -1,6 +1,6 @@
 //! `FlatSlots`: the slots of a `Pool`, in blocks of one size that never
 //! move, laid end to end over the flat indices and reached through a
-//! directory of block pointers; and `FlatCursor`, iteration over them.
+//! directory of block pointers; and `FlatWalk`, iteration over them.
 //!
 //! Flat index `index` is slot `index & mask` of block `index >> shift`.
 //! A block is a bare `Split` allocation: an array of state words and an
@@ -16,8 +16,8 @@
 //! insert and remove fast and to keep its values in place. Clearing and
 //! setting a bit on every removal and reuse measured 0.5 to 0.8 ns per
 //! removal in `IdTable` (the same word loop). The state words, in an array
-//! of their own, are the occupancy instead: `FlatCursor` turns 64 of them
-//! into a mask at a time, as `StateScan` does for the slot store.
+//! of their own, are the occupancy instead: `FlatWalk` turns 64 of them
+//! into a mask at a time, as `StoreWalk` does for the slot store.
 //!
 //! # Why raw pointers
 //!
@@ -35,9 +35,10 @@ use core::mem;
 use core::ptr::NonNull;
 
 use super::bitset::{pop_lowest, WORD_BITS};
-use super::layout::{SlotLayout, Split};
+use super::cursor::{Bits, Cursor, Piece, Run, SlotPtrs, Walk};
+use super::layout::{FlatBases, SlotLayout, Split};
 use super::scan::{occupied_mask, partial_occupied_mask};
-use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
+use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT};
 
 /// Slots in blocks of `1 << shift` (the last may be shorter) over the flat
 /// indices `0..slots`, of which `0..used` have been used.
@@ -481,7 +482,8 @@ impl<T> FlatSlots<T> {
     /// Iterates the `len` live values (`len` must be their number).
     #[inline]
     pub(crate) fn iter(&self, len: usize) -> FlatIter<'_, T> {
-        FlatCursor::new(self, len)
+        // SAFETY: `&self` keeps the slots from being written.
+        unsafe { Cursor::new(FlatWalk::new(self), len) }
     }
 
     /// Iterates the `len` live values mutably.
@@ -490,7 +492,8 @@ impl<T> FlatSlots<T> {
         // The values are reached through the blocks' raw pointers only,
         // exclusively, since `self` is borrowed mutably for the cursor's
         // lifetime.
-        FlatCursor::new(self, len)
+        // SAFETY: as just said.
+        unsafe { Cursor::new(FlatWalk::new(self), len) }
     }
 
     /// Checks the invariants of the directory and the counts; the caller
@@ -585,366 +588,236 @@ impl<T: Clone> Clone for FlatSlots<T> {
     }
 }
 
-/// How a cursor hands out a value: `&'a T` or `&'a mut T`.
-///
-/// # Safety
-///
-/// `from_value_ptr` must only turn the pointer into a reference of the
-/// implementing type.
-pub(crate) unsafe trait ValueRef<T>: Sized {
-    /// The reference to the value at `value`.
-    ///
-    /// # Safety
-    ///
-    /// `value` must point to an initialized value, valid as `Self` for its
-    /// lifetime (no `&mut` to it elsewhere for `&T`, nothing else at all
-    /// for `&mut T`).
-    unsafe fn from_value_ptr(value: *mut T) -> Self;
-}
-
-// SAFETY: only makes the shared reference.
-unsafe impl<T> ValueRef<T> for &T {
-    #[inline]
-    unsafe fn from_value_ptr(value: *mut T) -> Self {
-        // SAFETY: the caller's guarantee.
-        unsafe { &*value }
-    }
-}
-
-// SAFETY: only makes the exclusive reference.
-unsafe impl<T> ValueRef<T> for &mut T {
-    #[inline]
-    unsafe fn from_value_ptr(value: *mut T) -> Self {
-        // SAFETY: the caller's guarantee.
-        unsafe { &mut *value }
-    }
-}
-
-/// Iterates the live values of a [`FlatSlots`] in index order, as
-/// `(index, generation, value)`. It turns up to 64 state words of a block
-/// at a time into a mask of the occupied slots (as `StateScan` does for a
-/// slot store) and jumps from live slot to live slot, so a pass reads 4
-/// bytes per vacant slot and no branch depends on each slot's occupancy.
-pub(crate) struct FlatCursor<'a, T, R> {
-    /// The directory of the table borrowed for `'a` (mutably, if `R` is
-    /// `&mut T`).
+/// The walk of a [`FlatSlots`] for a [`Cursor`]: the occupied slots of
+/// `next..end`, up to 64 state words of one block at a time turned into a
+/// mask (as [`StoreWalk`](super::scan::StoreWalk) does for a slot store),
+/// so a pass reads 4 bytes per vacant slot and no branch depends on each
+/// slot's occupancy; or a block's share of a rest that the count says is
+/// all occupied, as one run.
+pub(crate) struct FlatWalk<'a, T> {
+    /// The directory of the table borrowed for `'a`.
     blocks: &'a [Split<T>],
     shift: u32,
-    /// The next flat index to turn into a mask. Invariant: `next <= used`,
-    /// and every index in `next..used` is an initialized slot of `blocks`,
-    /// not yet looked at.
+    /// The first flat index not handed out. Invariant: `next <= end <=
+    /// used`, and every index in `next..end` is an initialized slot of
+    /// `blocks`, not yet handed out.
     next: usize,
-    /// The table's `used`.
-    used: usize,
-    /// Occupied slots at `base..next` not yet yielded, bit `i` for index
-    /// `base + i`. Invariant: each bit was read from an initialized state
-    /// word with the vacant bit clear, and is yielded at most once.
-    current: u64,
-    /// Index of bit 0 of `current`.
-    base: usize,
-    /// Live values not yet yielded, `current`'s included: exact if `exact`,
-    /// else (in the parts of a cursor split for parallel iteration) an
-    /// upper bound. The walk stops when it reaches zero.
-    remaining: usize,
-    /// Whether `remaining` is exact. Invariant: if so, `next..used` holds
-    /// exactly `remaining - current.count_ones()` occupied slots, so when
-    /// that equals `used - next` the rest is all occupied and is walked
-    /// without reading its state words for occupancy.
+    /// Past the last flat index not handed out.
+    end: usize,
+    /// Whether the counts the walk is given are exact: a part of a walk
+    /// split for parallel iteration has only a bound (counting the live
+    /// values on each side would cost a pass over their state words).
     exact: bool,
-    _values: PhantomData<R>,
+}
+
+impl<T> Clone for FlatWalk<'_, T> {
+    fn clone(&self) -> Self {
+        FlatWalk { ..*self }
+    }
 }
 
 /// Shared iteration.
-pub(crate) type FlatIter<'a, T> = FlatCursor<'a, T, &'a T>;
+pub(crate) type FlatIter<'a, T> = Cursor<'a, T, FlatWalk<'a, T>, &'a T>;
 /// Exclusive iteration.
-pub(crate) type FlatIterMut<'a, T> = FlatCursor<'a, T, &'a mut T>;
+pub(crate) type FlatIterMut<'a, T> = Cursor<'a, T, FlatWalk<'a, T>, &'a mut T>;
 
-// SAFETY: the cursor hands out `R`s to values of the table it borrows, so
-// it may cross threads as those references may.
-unsafe impl<T, R: Send> Send for FlatCursor<'_, T, R> {}
-// SAFETY: shared access to the cursor reads only its own fields.
-unsafe impl<T, R: Sync> Sync for FlatCursor<'_, T, R> {}
-
-impl<T> Clone for FlatIter<'_, T> {
-    fn clone(&self) -> Self {
-        FlatCursor { ..*self }
-    }
-}
-
-impl<'a, T, R: ValueRef<T>> FlatCursor<'a, T, R> {
-    /// Iterates `slots`, which holds `len` live values; for `&mut T`
-    /// items, `slots` must be borrowed mutably for `'a`.
+impl<'a, T> FlatWalk<'a, T> {
+    /// Walks the slots `0..used` of `slots`.
     #[inline]
-    fn new(slots: &'a FlatSlots<T>, len: usize) -> Self {
-        FlatCursor {
+    fn new(slots: &'a FlatSlots<T>) -> Self {
+        FlatWalk {
             blocks: &slots.blocks,
             shift: slots.shift,
             next: 0,
-            used: slots.used,
-            current: 0,
-            base: 0,
-            remaining: len,
+            end: slots.used,
             exact: true,
-            _values: PhantomData,
         }
     }
 
-    /// Values left.
-    #[inline]
-    pub(crate) fn len(&self) -> usize {
-        self.remaining
+    /// The storage of block `block`, addressed by flat index.
+    #[inline(always)]
+    fn bases(&self, block: usize) -> FlatBases<T> {
+        self.blocks[block].flat(block << self.shift)
     }
 
-    /// The storage of the block that holds `index`, and `index`'s offset in
-    /// it.
-    #[inline]
-    fn locate(&self, index: usize) -> (Split<T>, usize) {
-        (
-            self.blocks[index >> self.shift],
-            index & ((1 << self.shift) - 1),
-        )
-    }
-
-    /// The occupied slots of the next run of up to 64 slots from `next`
-    /// that lie in one block, as a mask from `next`; moves `next` past
-    /// them. `next < used` must hold.
-    #[inline]
-    fn load(&mut self) -> u64 {
-        let start = self.next;
-        let (storage, i) = self.locate(start);
-        let block_end = ((start >> self.shift) + 1) << self.shift;
-        let len = (block_end.min(self.used) - start).min(WORD_BITS);
+    /// The occupied slots of `start..start + len` (`len <= 64`, within
+    /// `next..end` before the caller moved them, and one block) as a mask
+    /// from `start`.
+    #[inline(always)]
+    fn load(&self, start: usize, len: usize) -> Piece<FlatBases<T>> {
+        debug_assert!(len <= WORD_BITS);
+        let ptrs = self.bases(start >> self.shift);
         // The state words of `start..start + len` are initialized, in one
-        // block, and not written while the cursor borrows the table.
-        // SAFETY: `start + len <= used` and `i + len` is within the block
-        // (the invariant on `next`).
-        let states = unsafe { core::slice::from_raw_parts(storage.state(i), len) };
-        self.base = start;
-        self.next = start + len;
-        match states.first_chunk::<WORD_BITS>() {
+        // block, and not written while the walk borrows the table.
+        // SAFETY: `start + len <= used` (the invariant on `next`), within
+        // the block whose flat bases `ptrs` are.
+        let states = unsafe { core::slice::from_raw_parts(ptrs.state_at(start), len) };
+        let bits = match states.first_chunk::<WORD_BITS>() {
             Some(chunk) => occupied_mask(chunk),
             None => partial_occupied_mask(states),
-        }
+        };
+        Piece::Bits(Bits {
+            ptrs,
+            base: start,
+            bits,
+        })
+    }
+}
+
+// SAFETY: every index handed out lies in `next..end`, which shrinks past
+// it at once, from the bottom in `front` and from the top in `back`, so
+// each is handed out once and in order; a mask has a bit only for a state
+// word with the vacant bit clear, and a run covers slots an exact count
+// says are occupied. The pointers of a piece are its block's flat bases,
+// and no piece crosses a block.
+unsafe impl<T> Walk<T> for FlatWalk<'_, T> {
+    type Ptrs = FlatBases<T>;
+
+    #[inline(always)]
+    fn no_ptrs(&self) -> FlatBases<T> {
+        FlatBases::NONE
     }
 
-    /// The item of occupied slot `i` of block `storage` (flat `index`).
-    ///
-    /// # Safety
-    ///
-    /// Slot `i` of `storage` is initialized and occupied (its state word
-    /// read so), flat `index`, and handed out once.
-    #[inline]
-    unsafe fn occupied_item(storage: Split<T>, index: usize, i: usize) -> (usize, u32, R) {
-        // The value is handed out once, and the table is borrowed for `'a`
-        // as `R` needs (`new`); an occupied slot's state word is its
-        // generation.
-        // SAFETY: the caller's guarantee: initialized and occupied.
-        unsafe {
-            let generation = *storage.state(i);
-            let value = R::from_value_ptr(Payload::value_ptr(storage.payload(i)));
-            (index, generation, value)
+    #[inline(always)]
+    fn front(&mut self, left: usize) -> Option<Piece<FlatBases<T>>> {
+        if left == 0 || self.next >= self.end {
+            self.next = self.end;
+            return None;
         }
+        let start = self.next;
+        let block = start >> self.shift;
+        let block_end = ((block + 1) << self.shift).min(self.end);
+        if self.exact && left == self.end - start {
+            self.next = block_end;
+            return Some(Piece::Run(Run {
+                ptrs: self.bases(block),
+                next: start,
+                end: block_end,
+            }));
+        }
+        let len = (block_end - start).min(WORD_BITS);
+        self.next = start + len;
+        Some(self.load(start, len))
     }
 
-    /// Folds over the remaining values. A rest that is all occupied (a
-    /// table with no holes, or past the last one) runs as a plain loop per
-    /// block, and so does each run of 64 occupied slots.
+    #[inline(always)]
+    fn back(&mut self, left: usize) -> Option<Piece<FlatBases<T>>> {
+        if left == 0 || self.next >= self.end {
+            self.end = self.next;
+            return None;
+        }
+        let end = self.end;
+        let block = (end - 1) >> self.shift;
+        let block_start = (block << self.shift).max(self.next);
+        if self.exact && left == end - self.next {
+            self.end = block_start;
+            return Some(Piece::Run(Run {
+                ptrs: self.bases(block),
+                next: block_start,
+                end,
+            }));
+        }
+        let start = end.saturating_sub(WORD_BITS).max(block_start);
+        self.end = start;
+        Some(self.load(start, end - start))
+    }
+
+    /// Folds over the slots left. A rest that is all occupied (a table with
+    /// no holes, or past the last one) runs as a plain loop per block, and
+    /// so does each run of 64 occupied slots.
     #[inline]
-    pub(crate) fn fold_items<B>(
-        mut self,
-        init: B,
-        mut f: impl FnMut(B, (usize, u32, R)) -> B,
-    ) -> B {
+    fn fold<B>(self, left: usize, init: B, mut f: impl FnMut(B, FlatBases<T>, usize) -> B) -> B {
         let mut acc = init;
-        let mut remaining = self.remaining;
-        if self.current != 0 {
-            let (storage, offset) = self.locate(self.base);
-            let mut word = mem::take(&mut self.current);
-            // `remaining` bounds the live values from above, so it cannot
-            // run out before the set bits do.
-            while word != 0 {
-                let bit = pop_lowest(&mut word);
-                // The chunk at `base` lies in one block (see `load`).
-                // SAFETY: a set bit is an occupied, initialized slot,
-                // yielded once (the invariant on `current`).
-                acc = f(acc, unsafe {
-                    Self::occupied_item(storage, self.base + bit, offset + bit)
-                });
-                remaining -= 1;
-            }
-        }
+        let mut remaining = left;
+        let mut next = self.next;
         // A block at a time, so that its directory entry is read once and
         // each run of 64 slots costs only its mask and its set bits.
-        while remaining != 0 && self.next < self.used {
-            let start = self.next;
-            let (storage, offset) = self.locate(start);
-            let block_end = (((start >> self.shift) + 1) << self.shift).min(self.used);
-            let mut index = start;
-            while index < block_end {
-                if remaining == self.used - index {
-                    self.next = index;
-                    return if self.exact {
-                        self.fold_dense(acc, &mut f)
-                    } else {
-                        self.fold_rest(acc, &mut f)
-                    };
+        while remaining != 0 && next < self.end {
+            let block = next >> self.shift;
+            let ptrs = self.bases(block);
+            let block_end = ((block + 1) << self.shift).min(self.end);
+            while next < block_end {
+                if self.exact && remaining == self.end - next {
+                    return Self::fold_dense(self, next, acc, &mut f);
                 }
-                let i = offset + (index - start);
-                let len = (block_end - index).min(WORD_BITS);
-                // The state words of `index..index + len` are initialized,
-                // in this block, and not written while the cursor borrows
-                // the table.
-                // SAFETY: `index + len <= used` and `i + len` is within the
-                // block (the invariant on `next`).
-                let states = unsafe { core::slice::from_raw_parts(storage.state(i), len) };
+                let len = (block_end - next).min(WORD_BITS);
+                // The state words of `next..next + len` are initialized, in
+                // this block, and not written while the walk borrows the
+                // table.
+                // SAFETY: `next + len <= end <= used`, within this block.
+                let states = unsafe { core::slice::from_raw_parts(ptrs.state_at(next), len) };
                 let mut word = match states.first_chunk::<WORD_BITS>() {
                     Some(chunk) => occupied_mask(chunk),
                     None => partial_occupied_mask(states),
                 };
                 if word == u64::MAX {
                     for bit in 0..WORD_BITS {
-                        // Every bit of a full chunk is set.
-                        // SAFETY: a set bit is an occupied slot, looked at once.
-                        acc = f(acc, unsafe {
-                            Self::occupied_item(storage, index + bit, i + bit)
-                        });
+                        acc = f(acc, ptrs, next + bit);
                     }
-                    remaining -= WORD_BITS;
+                    remaining = remaining.saturating_sub(WORD_BITS);
                 } else {
                     while word != 0 {
-                        let bit = pop_lowest(&mut word);
-                        // SAFETY: as above.
-                        acc = f(acc, unsafe {
-                            Self::occupied_item(storage, index + bit, i + bit)
-                        });
-                        remaining -= 1;
+                        acc = f(acc, ptrs, next + pop_lowest(&mut word));
+                        remaining = remaining.saturating_sub(1);
                     }
                     if remaining == 0 {
                         return acc;
                     }
                 }
-                index += len;
+                next += len;
             }
-            self.next = block_end;
         }
         acc
     }
 
-    /// Folds over `next..used`, which the exact count says is all
-    /// occupied, a block at a time, as plain counted loops.
-    #[inline]
-    fn fold_dense<B>(self, init: B, f: &mut impl FnMut(B, (usize, u32, R)) -> B) -> B {
-        debug_assert!(self.exact && self.current == 0);
-        let mut acc = init;
-        let mut index = self.next;
-        while index < self.used {
-            let (storage, offset) = self.locate(index);
-            let block_end = (((index >> self.shift) + 1) << self.shift).min(self.used);
-            for i in offset..offset + (block_end - index) {
-                // `remaining == used - next` with an exact count: every
-                // slot of `next..used` is occupied (the invariant on
-                // `exact`).
-                // SAFETY: so slot `i` is initialized and occupied, looked
-                // at once.
-                acc = f(acc, unsafe {
-                    Self::occupied_item(storage, index + (i - offset), i)
-                });
-            }
-            index = block_end;
-        }
-        acc
-    }
-
-    /// Folds over `next..used`, which a bound says may be all occupied, a
-    /// block at a time, checking each state word in a loop without masks
-    /// (the count of a split part is only a bound).
-    #[inline]
-    fn fold_rest<B>(self, init: B, f: &mut impl FnMut(B, (usize, u32, R)) -> B) -> B {
-        let mut acc = init;
-        let mut index = self.next;
-        while index < self.used {
-            let (storage, offset) = self.locate(index);
-            let block_end = (((index >> self.shift) + 1) << self.shift).min(self.used);
-            for i in offset..offset + (block_end - index) {
-                // SAFETY: `index + (i - offset) < used`: an initialized slot
-                // of this block, looked at once.
-                let state = unsafe { *storage.state(i) };
-                if state & VACANT == 0 {
-                    // SAFETY: occupied, as just read.
-                    acc = f(acc, unsafe {
-                        Self::occupied_item(storage, index + (i - offset), i)
-                    });
-                }
-            }
-            index = block_end;
-        }
-        acc
-    }
-}
-
-#[cfg(any(test, feature = "rayon"))]
-impl<'a, T, R: ValueRef<T>> super::SplitCursor for FlatCursor<'a, T, R> {
-    type Item = (usize, u32, R);
-
-    /// Cuts `next..used` at the block boundary nearest below its middle.
-    /// The parts' counts are upper bounds (see `remaining`): counting the
-    /// live values on each side would cost a pass over their state words.
-    fn split_part(self) -> (Self, Option<Self>) {
-        let middle = self.next + (self.used - self.next) / 2;
+    /// Cuts `next..end` at the block boundary nearest below its middle.
+    /// The parts' counts are upper bounds (see `exact`).
+    #[cfg(any(test, feature = "rayon"))]
+    fn split(self, left: usize) -> ((Self, usize), Option<(Self, usize)>) {
+        let middle = self.next + (self.end - self.next) / 2;
         let cut = (middle >> self.shift) << self.shift;
         if cut <= self.next {
-            return (self, None);
+            return ((self, left), None);
         }
-        // Disjoint index ranges: each slot is still looked at once, by one
-        // part (the invariants on `next` and `current`); the slots not yet
-        // yielded of `current` lie before `next`, so they stay left.
-        let pending = self.current.count_ones() as usize;
-        let left = FlatCursor {
-            used: cut,
-            remaining: self.remaining.min(cut - self.next + pending),
+        // Disjoint index ranges: each slot is still handed out once, by
+        // one part.
+        let left_part = FlatWalk {
+            end: cut,
             exact: false,
             ..self
         };
-        let right = FlatCursor {
+        let right = FlatWalk {
             next: cut,
-            current: 0,
-            remaining: self.remaining.min(self.used - cut),
             exact: false,
             ..self
         };
-        (left, Some(right))
-    }
-
-    #[inline]
-    fn fold_part<B>(self, init: B, f: impl FnMut(B, Self::Item) -> B) -> B {
-        self.fold_items(init, f)
+        (
+            (left_part, left.min(cut - self.next)),
+            Some((right, left.min(self.end - cut))),
+        )
     }
 }
 
-impl<'a, T, R: ValueRef<T>> Iterator for FlatCursor<'a, T, R> {
-    type Item = (usize, u32, R);
-
+impl<T> FlatWalk<'_, T> {
+    /// Folds over `next..end`, which the exact count says is all occupied,
+    /// a block at a time, as plain counted loops.
     #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.remaining == 0 {
-            return None;
-        }
-        while self.current == 0 {
-            if self.next >= self.used {
-                return None;
+    fn fold_dense<B>(
+        self,
+        mut next: usize,
+        init: B,
+        f: &mut impl FnMut(B, FlatBases<T>, usize) -> B,
+    ) -> B {
+        let mut acc = init;
+        while next < self.end {
+            let block = next >> self.shift;
+            let ptrs = self.bases(block);
+            let block_end = ((block + 1) << self.shift).min(self.end);
+            for index in next..block_end {
+                acc = f(acc, ptrs, index);
             }
-            self.current = self.load();
+            next = block_end;
         }
-        self.remaining -= 1;
-        let index = self.base + pop_lowest(&mut self.current);
-        let (storage, i) = self.locate(index);
-        // SAFETY: a set bit of `current` is an occupied, initialized slot,
-        // yielded once (the invariant on `current`).
-        Some(unsafe { Self::occupied_item(storage, index, i) })
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.remaining, Some(self.remaining))
+        acc
     }
 }

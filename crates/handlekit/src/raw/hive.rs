@@ -912,13 +912,13 @@ impl<T> RawHive<T> {
     /// Iterates the live values in index order.
     #[inline]
     pub(crate) fn iter(&self) -> BlocksIter<'_, T, Split<T>> {
-        BlocksIter::new(&self.blocks, self.len)
+        super::block::iter(&self.blocks, self.len)
     }
 
     /// Iterates the live values in index order, mutably.
     #[inline]
     pub(crate) fn iter_mut(&mut self) -> BlocksIterMut<'_, T, Split<T>> {
-        BlocksIterMut::new_mut(&mut self.blocks, self.len)
+        super::block::iter_mut(&mut self.blocks, self.len)
     }
 }
 

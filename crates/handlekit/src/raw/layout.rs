@@ -17,12 +17,11 @@
 //! one value stays valid whatever is done to other slots (see `block.rs`).
 
 use alloc::boxed::Box;
-use core::marker::PhantomData;
 use core::mem::{self, MaybeUninit};
 use core::ptr::{self, NonNull};
 
-use super::slot::{Payload, VACANT};
-use super::store::SlotAccess;
+use super::cursor::SlotPtrs;
+use super::slot::Payload;
 
 /// The storage of a run of slots, as raw pointers: a layout is `Copy`, and
 /// owns nothing by itself (its `Block` frees it).
@@ -63,6 +62,52 @@ pub(crate) unsafe trait SlotLayout<T>: Copy {
     ///
     /// `i` is below the `len` the storage was allocated with.
     unsafe fn payload(self, i: usize) -> *mut Payload<T>;
+
+    /// The storage addressed by flat index, for a run of slots whose slot
+    /// 0 has flat index `start`: flat index `start + i` reaches slot `i`.
+    fn flat(self, start: usize) -> FlatBases<T>;
+}
+
+/// A run of slots addressed by flat index (see [`SlotLayout::flat`]): the
+/// state word of flat index `index` is at `states.wrapping_add(index)` and
+/// its payload at `payloads.wrapping_add(index)`. The pointers themselves
+/// may lie outside the storage (they are moved back by the run's first
+/// flat index); they keep its provenance, so those of the run's indices
+/// are valid.
+pub(crate) struct FlatBases<T> {
+    states: *mut u32,
+    payloads: *mut Payload<T>,
+}
+
+impl<T> Clone for FlatBases<T> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for FlatBases<T> {}
+
+impl<T> FlatBases<T> {
+    /// Bases that reach nothing: for a run that holds no slot.
+    pub(crate) const NONE: Self = FlatBases {
+        states: ptr::null_mut(),
+        payloads: ptr::null_mut(),
+    };
+}
+
+// SAFETY: the walks over blocks hand out only the flat indices of a run of
+// initialized slots with that run's bases, and for those the bases lead
+// back into the storage (see `flat`).
+unsafe impl<T> SlotPtrs<T> for FlatBases<T> {
+    #[inline(always)]
+    unsafe fn state_at(self, index: usize) -> *const u32 {
+        self.states.wrapping_add(index)
+    }
+
+    #[inline(always)]
+    unsafe fn payload_at(self, index: usize) -> *mut Payload<T> {
+        self.payloads.wrapping_add(index)
+    }
 }
 
 /// Frees a `Box<[MaybeUninit<E>]>` of `len` elements made by
@@ -150,105 +195,10 @@ unsafe impl<T> SlotLayout<T> for Split<T> {
         // SAFETY: `i < len` (the caller's guarantee).
         unsafe { self.payloads.as_ptr().add(i) }
     }
-}
-
-/// Access to the first `len` slots of a layout for `'a`, handing out
-/// values as `R`: `&'a T` ([`LayoutShared`]) or `&'a mut T`
-/// ([`LayoutExclusive`]). `R` also gives the access its auto traits: it
-/// may cross threads exactly when an `R` may.
-pub(crate) struct LayoutAccess<'a, T, L, R> {
-    /// Invariant: the first `len` slots are initialized; for `&'a T`,
-    /// nothing writes to them for `'a`; for `&'a mut T`, nothing else
-    /// reaches their values for `'a`.
-    layout: L,
-    len: usize,
-    _values: PhantomData<(&'a T, R)>,
-}
-
-/// Shared access to a layout's slots.
-pub(crate) type LayoutShared<'a, T, L> = LayoutAccess<'a, T, L, &'a T>;
-/// Exclusive access to a layout's slots. Deliberately not `Clone`: two
-/// copies could hand out the same `&mut T`.
-pub(crate) type LayoutExclusive<'a, T, L> = LayoutAccess<'a, T, L, &'a mut T>;
-
-impl<T, L: Copy> Clone for LayoutShared<'_, T, L> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T, L: Copy> Copy for LayoutShared<'_, T, L> {}
-
-// SAFETY: the access hands out `R`s (to distinct values, for `&mut T`), so
-// it may be sent wherever an `R` may; the raw pointers in `L` are only a
-// way to reach those values.
-unsafe impl<T, L, R: Send> Send for LayoutAccess<'_, T, L, R> {}
-// SAFETY: shared access to the access itself reaches no value; `R: Sync`
-// holds for both `&T` and `&mut T` exactly when `T: Sync`.
-unsafe impl<T, L, R: Sync> Sync for LayoutAccess<'_, T, L, R> {}
-
-impl<T, L: SlotLayout<T>, R> LayoutAccess<'_, T, L, R> {
-    /// Access to the first `len` slots of `layout`.
-    ///
-    /// # Safety
-    ///
-    /// Those slots must be initialized and, for the access's lifetime,
-    /// not written (shared access) or not reached by anything else
-    /// (exclusive access).
-    #[inline]
-    pub(crate) unsafe fn new(layout: L, len: usize) -> Self {
-        LayoutAccess {
-            layout,
-            len,
-            _values: PhantomData,
-        }
-    }
-
-    /// The generation and a pointer to the value of slot `index`.
-    ///
-    /// # Safety
-    ///
-    /// `index` is in bounds and occupied.
-    #[inline]
-    unsafe fn parts(&self, index: usize) -> (u32, *mut T) {
-        debug_assert!(index < self.len);
-        // The slots are initialized (invariant on `layout`), and an
-        // occupied slot's state word is its generation, with no bit to mask.
-        // SAFETY: the caller guarantees `index` is in bounds and occupied.
-        unsafe {
-            let generation = *self.layout.state(index);
-            debug_assert!(generation & VACANT == 0);
-            (generation, Payload::value_ptr(self.layout.payload(index)))
-        }
-    }
-}
-
-// SAFETY: shared references to occupied slots' values, which nothing
-// writes for `'a`; any number may coexist.
-unsafe impl<'a, T: 'a, L: SlotLayout<T>> SlotAccess<'a> for LayoutShared<'a, T, L> {
-    type Value = &'a T;
 
     #[inline]
-    unsafe fn item(&self, index: usize) -> (u32, &'a T) {
-        // SAFETY: the caller guarantees `index` is in bounds and occupied,
-        // so the value is initialized.
-        let (generation, value) = unsafe { self.parts(index) };
-        // SAFETY: as above; nothing writes to it for `'a`.
-        (generation, unsafe { &*value })
-    }
-}
-
-// SAFETY: each index is yielded at most once (the trait's contract), so the
-// `&mut T` handed out never alias; they are derived from the raw pointers
-// without a reference to a whole array, so earlier ones stay valid.
-unsafe impl<'a, T: 'a, L: SlotLayout<T>> SlotAccess<'a> for LayoutExclusive<'a, T, L> {
-    type Value = &'a mut T;
-
-    #[inline]
-    unsafe fn item(&self, index: usize) -> (u32, &'a mut T) {
-        // SAFETY: the caller guarantees `index` is in bounds, occupied and
-        // not yielded before.
-        let (generation, value) = unsafe { self.parts(index) };
-        // SAFETY: as above; nothing else reaches the value for `'a`.
-        (generation, unsafe { &mut *value })
+    fn flat(self, start: usize) -> FlatBases<T> {
+        let (states, payloads) = self.flat_bases(start);
+        FlatBases { states, payloads }
     }
 }

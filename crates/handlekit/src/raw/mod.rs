@@ -37,6 +37,7 @@ pub(crate) mod arena;
 pub(crate) mod bitset;
 pub(crate) mod block;
 pub(crate) mod buf;
+pub(crate) mod cursor;
 pub(crate) mod flat;
 pub(crate) mod hive;
 pub(crate) mod layout;

@@ -11,15 +11,13 @@
 //!
 //! An interleaved store (each state word beside its payload, see
 //! [`InterleavedLayout`](super::buf::InterleavedLayout)) has no array of
-//! state words to turn into masks; [`SlotWalk`] reads its state words one
-//! slot at a time.
-
-use core::ops::Range;
+//! state words to turn into masks at once; its masks are made one state
+//! word at a time, and the walk is the same ([`StoreWalk`]).
 
 use super::bitset::{pop_lowest, WORD_BITS};
-use super::buf::{BufLayout, StateView};
+use super::buf::{BufLayout, BufPtrs, StateView};
+use super::cursor::{Bits, Piece, Run, Walk};
 use super::slot::VACANT;
-use super::store::IndexWalk;
 
 /// The occupied slots among 64 state words, as a mask: bit `i` is set iff
 /// `states[i]` has the vacant bit clear.
@@ -80,280 +78,186 @@ pub(crate) fn partial_occupied_mask(states: &[u32]) -> u64 {
 }
 
 /// How many of `states` are occupied.
+#[cfg(any(test, feature = "rayon"))]
 pub(crate) fn count_occupied(states: &[u32]) -> usize {
     states.iter().filter(|&&state| state & VACANT == 0).count()
 }
 
-/// Walks the occupied indices of a run of state words, lowest first,
-/// knowing how many remain.
-#[derive(Clone)]
-pub(crate) struct StateScan<'a> {
-    /// The whole state array; indices are positions in it.
-    states: &'a [u32],
-    /// The first index not yet turned into a mask. Invariant: `next <=
-    /// end <= states.len()`, and `next` is `end` or the start of the
-    /// 64-slot chunk after `current`'s.
+/// The walk of a slot store ([`SlotStore`](super::SlotStore)) for a
+/// [`Cursor`](super::cursor::Cursor): the occupied slots of `next..end`, as
+/// masks of 64 slots read from their state words (in the split layout, 64
+/// words turned into a mask at once), or as one run when the count says
+/// that every slot left is occupied. Its counts are exact (a split counts
+/// the occupied slots of each part).
+pub(crate) struct StoreWalk<'a, T, L: BufLayout> {
+    /// The state words; indices are positions in the view.
+    states: StateView<'a, T, L>,
+    /// The first slot not handed out. Invariant: `next <= end <=
+    /// states.len()`.
     next: usize,
-    /// Where the walk ends (a split walk ends before the array does).
+    /// Past the last slot not handed out (a split walk, or one whose back
+    /// has handed out pieces, ends before the view does).
     end: usize,
-    /// Occupied slots of the current chunk not yet yielded.
-    current: u64,
-    /// Index of bit 0 of `current`.
-    base: usize,
-    /// Occupied indices not yet yielded, `current`'s included. The walk
-    /// stops when it reaches zero, so trailing vacant slots are never
-    /// read; and when it equals the slots left (`current` empty,
-    /// `end - next`), the rest is all occupied and is walked as a range.
-    remaining: usize,
 }
 
-impl<'a> StateScan<'a> {
-    /// Walks `states[range]`, which holds exactly `count` occupied slots.
+impl<T, L: BufLayout> Clone for StoreWalk<'_, T, L> {
+    fn clone(&self) -> Self {
+        StoreWalk { ..*self }
+    }
+}
+
+impl<'a, T, L: BufLayout> StoreWalk<'a, T, L> {
+    /// Walks all of `states`.
     #[inline]
-    pub(crate) fn new(states: &'a [u32], range: Range<usize>, count: usize) -> Self {
-        debug_assert!(range.start <= range.end && range.end <= states.len());
-        debug_assert_eq!(count, count_occupied(&states[range.clone()]));
-        StateScan {
+    pub(crate) fn new(states: StateView<'a, T, L>) -> Self {
+        StoreWalk {
             states,
-            next: range.start,
-            end: range.end,
-            current: 0,
-            base: range.start,
-            remaining: count,
+            next: 0,
+            end: states.len(),
         }
     }
 
-    /// Turns the next chunk (64 slots, or what is left before `end`) into
-    /// `current`. `next < end` must hold.
-    #[inline]
-    fn load(&mut self) -> u64 {
-        let start = self.next;
-        let rest = &self.states[start..self.end];
-        let mask = match rest.first_chunk::<WORD_BITS>() {
-            Some(chunk) => {
-                self.next = start + WORD_BITS;
-                occupied_mask(chunk)
-            }
-            None => {
-                self.next = self.end;
-                partial_occupied_mask(rest)
-            }
-        };
-        self.base = start;
-        mask
-    }
-}
-
-impl IndexWalk for StateScan<'_> {
-    #[inline]
-    fn len(&self) -> usize {
-        self.remaining
+    /// The occupied slots of `start..start + len` (`len <= 64`) as a mask
+    /// from `start`.
+    #[inline(always)]
+    fn load(&self, start: usize, len: usize) -> Piece<BufPtrs<T, L>> {
+        Piece::Bits(Bits {
+            ptrs: self.states.ptrs(),
+            base: start,
+            bits: L::occupied_bits(self.states, start, len),
+        })
     }
 
-    #[inline]
-    fn next_index(&mut self) -> Option<usize> {
-        if self.remaining == 0 {
+    /// The rest as one run, if `left`, the exact count of occupied slots
+    /// left, says it is all occupied.
+    #[inline(always)]
+    fn take_full_rest(&mut self, left: usize) -> Option<Piece<BufPtrs<T, L>>> {
+        if left != self.end - self.next {
             return None;
         }
-        while self.current == 0 {
-            if self.next >= self.end {
-                return None;
-            }
-            self.current = self.load();
-        }
-        self.remaining -= 1;
-        Some(self.base + pop_lowest(&mut self.current))
+        let run = Run {
+            ptrs: self.states.ptrs(),
+            next: self.next,
+            end: self.end,
+        };
+        self.next = self.end;
+        Some(Piece::Run(run))
+    }
+}
+
+// SAFETY: the view covers initialized slots of a store borrowed for the
+// walk's life; every index handed out lies in `next..end`, which shrinks
+// past it at once, from the bottom in `front` and from the top in `back`,
+// so each is handed out once and in order; a mask has a bit only for a
+// state word with the vacant bit clear, and a run only covers slots the
+// exact count says are occupied. The pointers are the view's (`BufPtrs`
+// reaches every slot below the store's length).
+unsafe impl<T, L: BufLayout> Walk<T> for StoreWalk<'_, T, L> {
+    type Ptrs = BufPtrs<T, L>;
+
+    #[inline(always)]
+    fn no_ptrs(&self) -> BufPtrs<T, L> {
+        self.states.ptrs()
     }
 
-    /// Folds `f` over every remaining index, in order. A rest that is all
+    #[inline(always)]
+    fn front(&mut self, left: usize) -> Option<Piece<BufPtrs<T, L>>> {
+        if left == 0 {
+            self.next = self.end;
+            return None;
+        }
+        if let Some(run) = self.take_full_rest(left) {
+            return Some(run);
+        }
+        let start = self.next;
+        let len = (self.end - start).min(WORD_BITS);
+        self.next = start + len;
+        Some(self.load(start, len))
+    }
+
+    #[inline(always)]
+    fn back(&mut self, left: usize) -> Option<Piece<BufPtrs<T, L>>> {
+        if left == 0 {
+            self.end = self.next;
+            return None;
+        }
+        if let Some(run) = self.take_full_rest(left) {
+            return Some(run);
+        }
+        let start = self.end.saturating_sub(WORD_BITS).max(self.next);
+        let len = self.end - start;
+        self.end = start;
+        Some(self.load(start, len))
+    }
+
+    /// Folds `f` over every slot left, in order. A rest that is all
     /// occupied (a table with no holes, or past the last hole) runs as a
     /// plain counted loop, and so does every chunk of 64 occupied slots:
     /// both are loops the compiler can unroll or vectorize.
     #[inline]
-    fn fold_indices<B>(mut self, init: B, mut f: impl FnMut(B, usize) -> B) -> B {
+    fn fold<B>(self, left: usize, init: B, mut f: impl FnMut(B, BufPtrs<T, L>, usize) -> B) -> B {
+        let ptrs = self.states.ptrs();
+        let (mut next, end, mut remaining) = (self.next, self.end, left);
         let mut acc = init;
-        let mut word = self.current;
-        let mut remaining = self.remaining;
-        while word != 0 {
-            acc = f(acc, self.base + word.trailing_zeros() as usize);
-            word &= word - 1;
-            remaining -= 1;
-        }
         while remaining != 0 {
-            let start = self.next;
-            if remaining == self.end - start {
-                for index in start..self.end {
-                    acc = f(acc, index);
+            // `remaining <= end - next`, so `next < end` here.
+            if remaining == end - next {
+                for index in next..end {
+                    acc = f(acc, ptrs, index);
                 }
                 return acc;
             }
-            if start >= self.end {
-                return acc;
-            }
-            let mut word = self.load();
-            let base = self.base;
+            let len = (end - next).min(WORD_BITS);
+            let mut word = L::occupied_bits(self.states, next, len);
             if word == u64::MAX {
-                // A constant trip count (see `BitIter::fold_indices`).
+                // A constant trip count: the compiler unrolls it.
                 for bit in 0..WORD_BITS {
-                    acc = f(acc, base + bit);
+                    acc = f(acc, ptrs, next + bit);
                 }
                 remaining -= WORD_BITS;
             } else {
                 while word != 0 {
-                    acc = f(acc, base + word.trailing_zeros() as usize);
-                    word &= word - 1;
+                    acc = f(acc, ptrs, next + pop_lowest(&mut word));
                     remaining -= 1;
                 }
             }
+            next += len;
         }
         acc
     }
 
     /// Cuts the walk in two for parallel iteration, at a chunk boundary
-    /// near the middle of the slots not yet loaded, if there are at least
-    /// `2 * SPLIT_MIN_SLOTS`; else not at all. The left part keeps the
-    /// chunk already loaded; every index goes to exactly one part, and the
-    /// parts together yield the same indices in the same order.
+    /// near the middle of its slots, if there are at least
+    /// `2 * SPLIT_MIN_SLOTS`; else not at all.
     #[cfg(any(test, feature = "rayon"))]
-    fn split(self) -> (Self, Option<Self>) {
+    fn split(self, left: usize) -> ((Self, usize), Option<(Self, usize)>) {
         /// Below this, a part is too small to be worth a task.
         const SPLIT_MIN_SLOTS: usize = 1024;
         let slots = self.end - self.next;
         if slots < 2 * SPLIT_MIN_SLOTS {
-            return (self, None);
+            return ((self, left), None);
         }
         let middle = self.next + (slots / 2) / WORD_BITS * WORD_BITS;
-        let right_count = count_occupied(&self.states[middle..self.end]);
-        let right = StateScan {
-            states: self.states,
+        let right_count = L::count_occupied(self.states, middle..self.end);
+        let right = StoreWalk {
             next: middle,
-            end: self.end,
-            current: 0,
-            base: middle,
-            remaining: right_count,
+            ..self
         };
-        let left = StateScan {
+        let left_part = StoreWalk {
             end: middle,
-            remaining: self.remaining - right_count,
             ..self
         };
-        (left, Some(right))
-    }
-}
-
-/// Walks the occupied indices of a store's state words one slot at a
-/// time, lowest first, knowing how many remain: the walk of a layout whose
-/// state words are not one array (`InterleavedLayout`). It reads every
-/// slot's state word, vacant or not, until the occupied ones run out.
-pub(crate) struct SlotWalk<'a, T, L: BufLayout> {
-    /// The state words; indices are positions in the view.
-    states: StateView<'a, T, L>,
-    /// The next index to read. Invariant: `next <= end <= states.len()`.
-    next: usize,
-    /// Where the walk ends (a split walk ends before the view does).
-    end: usize,
-    /// Occupied indices in `next..end`; the walk stops when it reaches
-    /// zero.
-    remaining: usize,
-}
-
-impl<T, L: BufLayout> Clone for SlotWalk<'_, T, L> {
-    fn clone(&self) -> Self {
-        SlotWalk { ..*self }
-    }
-}
-
-impl<'a, T, L: BufLayout> SlotWalk<'a, T, L> {
-    /// Walks `states[range]`, which holds exactly `count` occupied slots.
-    #[inline]
-    pub(crate) fn new(states: StateView<'a, T, L>, range: Range<usize>, count: usize) -> Self {
-        debug_assert!(range.start <= range.end && range.end <= states.len());
-        debug_assert_eq!(count, Self::count(states, range.clone()));
-        SlotWalk {
-            states,
-            next: range.start,
-            end: range.end,
-            remaining: count,
-        }
-    }
-
-    /// How many of `states[range]` are occupied.
-    fn count(states: StateView<'a, T, L>, range: Range<usize>) -> usize {
-        range
-            .filter(|&i| states.get(i).is_some_and(|state| state & VACANT == 0))
-            .count()
-    }
-}
-
-impl<T, L: BufLayout> IndexWalk for SlotWalk<'_, T, L> {
-    #[inline]
-    fn len(&self) -> usize {
-        self.remaining
-    }
-
-    #[inline]
-    fn next_index(&mut self) -> Option<usize> {
-        if self.remaining == 0 {
-            return None;
-        }
-        while self.next < self.end {
-            let index = self.next;
-            self.next += 1;
-            // SAFETY: `index < end <= states.len()` (the invariant on
-            // `next`).
-            if unsafe { self.states.get_unchecked(index) } & VACANT == 0 {
-                self.remaining -= 1;
-                return Some(index);
-            }
-        }
-        None
-    }
-
-    #[inline]
-    fn fold_indices<B>(mut self, init: B, mut f: impl FnMut(B, usize) -> B) -> B {
-        let mut acc = init;
-        while let Some(index) = self.next_index() {
-            acc = f(acc, index);
-        }
-        acc
-    }
-
-    /// Cuts the walk in two near the middle of the slots left, if there
-    /// are at least `2 * SPLIT_MIN_SLOTS`; else not at all.
-    #[cfg(any(test, feature = "rayon"))]
-    fn split(self) -> (Self, Option<Self>) {
-        /// Below this, a part is too small to be worth a task.
-        const SPLIT_MIN_SLOTS: usize = 1024;
-        let slots = self.end - self.next;
-        if slots < 2 * SPLIT_MIN_SLOTS {
-            return (self, None);
-        }
-        let middle = self.next + slots / 2;
-        let right_count = Self::count(self.states, middle..self.end);
-        let right = SlotWalk {
-            next: middle,
-            remaining: right_count,
-            ..self
-        };
-        let left = SlotWalk {
-            end: middle,
-            remaining: self.remaining - right_count,
-            ..self
-        };
-        (left, Some(right))
+        ((left_part, left - right_count), Some((right, right_count)))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::raw::buf::{InterleavedLayout, SplitLayout};
+    use crate::raw::cursor::check_cursor;
+    use crate::raw::SlotStore;
     use alloc::vec::Vec;
-
-    fn states(pattern: impl Fn(usize) -> bool, len: usize) -> Vec<u32> {
-        (0..len)
-            .map(|i| if pattern(i) { 7 } else { VACANT | 3 })
-            .collect()
-    }
 
     #[test]
     fn masks_agree_with_the_portable_loop() {
@@ -375,71 +279,71 @@ mod tests {
         assert_eq!(occupied_mask(&[1; 64]), u64::MAX);
     }
 
-    #[test]
-    fn every_walk_yields_the_occupied_indices_in_order() {
-        let patterns: [&dyn Fn(usize) -> bool; 5] = [
+    /// A store of `len` slots, occupied where `pattern` says, each
+    /// occupied slot `i` holding `i * 10` at generation `i % 7 + 1`.
+    fn store<L: BufLayout>(pattern: impl Fn(usize) -> bool, len: usize) -> SlotStore<u64, L> {
+        let mut store = SlotStore::new();
+        for i in 0..len {
+            if pattern(i) {
+                store.push_occupied_with(i as u32 % 7 + 1, |_| i as u64 * 10);
+            } else {
+                store.push_vacant(3, crate::raw::slot::NO_SLOT);
+            }
+        }
+        store
+    }
+
+    fn check_patterns<L: BufLayout>() {
+        let patterns: [&dyn Fn(usize) -> bool; 8] = [
             &|_| true,
             &|_| false,
             &|i| i % 2 == 0,
             &|i| i % 17 == 3 || i > 150,
             &|i| i < 64 || (128..200).contains(&i),
+            &|i| i % 64 == 63 || i % 64 == 0,
+            &|i| (60..70).contains(&(i % 128)),
+            &|i| i % 20 == 0,
         ];
-        for len in [0, 1, 63, 64, 65, 130, 257] {
+        for len in [0, 1, 2, 63, 64, 65, 127, 128, 130, 257] {
             for pattern in patterns {
-                let states = states(pattern, len);
-                let expected: Vec<usize> = (0..len).filter(|&i| pattern(i)).collect();
-                let scan = StateScan::new(&states, 0..len, expected.len());
-                let mut by_next = Vec::new();
-                let mut walk = scan.clone();
-                while let Some(i) = walk.next_index() {
-                    by_next.push(i);
+                let mut store = store::<L>(pattern, len);
+                let expected: Vec<(usize, u32, u64)> = (0..len)
+                    .filter(|&i| pattern(i))
+                    .map(|i| (i, i as u32 % 7 + 1, i as u64 * 10))
+                    .collect();
+                check_cursor(|| store.iter(), &expected);
+                // The exclusive cursor yields the same slots, each once.
+                let mut count = 0;
+                for (index, _, value) in store.iter_mut().rev() {
+                    assert_eq!(*value, index as u64 * 10);
+                    *value += 1;
+                    count += 1;
                 }
-                assert_eq!(by_next, expected);
-                let by_fold = scan.clone().fold_indices(Vec::new(), |mut v, i| {
-                    v.push(i);
-                    v
-                });
-                assert_eq!(by_fold, expected);
-                // A fold after a few steps sees the rest.
-                let mut walk = scan;
-                let first: Vec<usize> = (0..3).map_while(|_| walk.next_index()).collect();
-                let rest = walk.fold_indices(first, |mut v, i| {
-                    v.push(i);
-                    v
-                });
-                assert_eq!(rest, expected);
+                assert_eq!(count, expected.len());
+                assert!(store
+                    .iter()
+                    .all(|(index, _, &value)| value == index as u64 * 10 + 1));
             }
         }
+    }
+
+    #[test]
+    fn split_layout_walks_every_pattern() {
+        check_patterns::<SplitLayout>();
+    }
+
+    #[test]
+    fn interleaved_layout_walks_every_pattern() {
+        check_patterns::<InterleavedLayout>();
     }
 
     #[test]
     fn split_parts_cover_the_walk() {
         let len = 5000;
         let pattern = |i: usize| i % 3 != 1 && !(1000..2100).contains(&i);
-        let states = states(pattern, len);
-        let expected: Vec<usize> = (0..len).filter(|&i| pattern(i)).collect();
-        let mut parts = Vec::new();
-        let mut pending = alloc::vec![StateScan::new(&states, 0..len, expected.len())];
-        while let Some(part) = pending.pop() {
-            match part.split() {
-                (left, Some(right)) => {
-                    pending.push(right);
-                    pending.push(left);
-                }
-                (whole, None) => parts.push(whole),
-            }
-        }
-        assert!(parts.len() > 1);
-        let mut all = Vec::new();
-        for part in parts {
-            let count = part.len();
-            let found = part.fold_indices(Vec::new(), |mut v, i| {
-                v.push(i);
-                v
-            });
-            assert_eq!(found.len(), count);
-            all.extend(found);
-        }
-        assert_eq!(all, expected);
+        let mut store = store::<SplitLayout>(pattern, len);
+        let (expected, parts) = crate::raw::check_split_round!(store);
+        assert!(parts > 1);
+        assert_eq!(expected.len(), (0..len).filter(|&i| pattern(i)).count());
     }
 }

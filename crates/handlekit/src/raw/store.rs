@@ -7,9 +7,9 @@
 //!
 //! The state words are the occupancy (their top bit marks a vacant slot),
 //! so a write touches a slot's own state word and payload and nothing
-//! else. In the split layout a pass reads the state words 64 at a time
-//! (`StateScan`) and reads only live payloads; in the interleaved layout
-//! it reads every slot (`SlotWalk`).
+//! else. A pass ([`StoreWalk`] under a [`Cursor`]) reads the state words
+//! 64 at a time and only live payloads (in the interleaved layout, the
+//! state words are read one by one, so every slot's line is touched).
 //!
 //! Every method reaches a slot through its index (`BufPtrs`), so one body
 //! serves both layouts; the layout only chooses where the index leads and
@@ -19,8 +19,9 @@ use alloc::collections::TryReserveError;
 use core::marker::PhantomData;
 use core::mem;
 
-use super::bitset::BitIter;
 use super::buf::{BufLayout, BufPtrs, SlotBuf, SplitLayout, StateView};
+use super::cursor::Cursor;
+use super::scan::StoreWalk;
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
 
 /// Slots, which of them hold values, and how many do.
@@ -39,7 +40,7 @@ pub(crate) struct SlotStore<T, L: BufLayout = SplitLayout> {
     /// Invariant: exactly the number of state words with `VACANT` set.
     /// Iteration relies on it for soundness: a walk that has as many
     /// occupied slots left as slots left walks them as a plain range
-    /// (`StateScan`), without reading their state words.
+    /// (`StoreWalk`), without reading their state words.
     vacant: usize,
 }
 
@@ -564,26 +565,22 @@ impl<T, L: BufLayout> SlotStore<T, L> {
     /// Iterates the live values in index order.
     #[inline]
     pub(crate) fn iter(&self) -> RawIter<'_, T, L> {
-        let states = self.buf.states();
-        RawCursor {
-            walk: L::walk(states, self.len()),
-            // SAFETY: slots `0..len` are initialized, and `&self` keeps
-            // them from being written.
-            access: unsafe { Shared::new(self.buf.ptrs(), states.len()) },
-            _marker: PhantomData,
-        }
+        // SAFETY: `&self` keeps the slots from being written; the vacant
+        // count is exact (the invariant on `vacant`).
+        unsafe { Cursor::new(StoreWalk::new(self.buf.states()), self.len()) }
     }
 
     /// Iterates the live values in index order, mutably.
     #[inline]
     pub(crate) fn iter_mut(&mut self) -> RawIterMut<'_, T, L> {
         let len = self.len();
-        let access = Exclusive::over(&mut self.buf);
-        RawCursor {
-            walk: L::walk(access.states(), len),
-            access,
-            _marker: PhantomData,
-        }
+        // The state words are only read from here on; the values are
+        // reached through the buffer's pointers, exclusively, since `self`
+        // is borrowed mutably for the cursor's life.
+        let buf: &SlotBuf<T, L> = &self.buf;
+        // SAFETY: nothing else reaches the values while `self` is borrowed
+        // mutably; the count is exact (the invariant on `vacant`).
+        unsafe { Cursor::new(StoreWalk::new(buf.states()), len) }
     }
 
     /// Exclusive access to the slots for handing out `&mut` to values in
@@ -697,103 +694,6 @@ impl<'a, T, L: BufLayout> Iterator for SlotRefs<'a, T, L> {
 #[cfg(feature = "serde")]
 impl<T, L: BufLayout> ExactSizeIterator for SlotRefs<'_, T, L> {}
 
-/// How a [`RawCursor`] reaches the slots: shared or exclusive.
-///
-/// # Safety
-///
-/// `item` may only be called with indices that are in bounds and name
-/// occupied slots, each at most once for an exclusive access.
-pub(crate) unsafe trait SlotAccess<'a> {
-    /// What the cursor yields for a value.
-    type Value;
-
-    /// The generation and value of slot `index`.
-    ///
-    /// # Safety
-    ///
-    /// `index` is in bounds and occupied, and (for exclusive access) not
-    /// yielded before.
-    unsafe fn item(&self, index: usize) -> (u32, Self::Value);
-}
-
-/// An access that the two parts of a cursor split for parallel iteration
-/// can each hold.
-#[cfg(any(test, feature = "rayon"))]
-pub(crate) trait SplitAccess<'a>: SlotAccess<'a> + Sized {
-    /// A second access to the same slots.
-    ///
-    /// # Safety
-    ///
-    /// The two accesses together are asked for each index at most once, as
-    /// one exclusive access would be (each part of a split walk asks only
-    /// for its own indices).
-    unsafe fn duplicate(&self) -> Self;
-}
-
-/// Shared access to a store's slots for `'a`.
-pub(crate) struct Shared<'a, T, L: BufLayout = SplitLayout> {
-    /// Invariant: slots `0..len` of the buffer these point into are
-    /// initialized and not written for `'a`.
-    ptrs: BufPtrs<T, L>,
-    len: usize,
-    _marker: PhantomData<&'a T>,
-}
-
-impl<T, L: BufLayout> Shared<'_, T, L> {
-    /// Shared access to slots `0..len`.
-    ///
-    /// # Safety
-    ///
-    /// Slots `0..len` of the buffer `ptrs` belongs to are initialized, and
-    /// not written for the access's lifetime.
-    #[inline]
-    unsafe fn new(ptrs: BufPtrs<T, L>, len: usize) -> Self {
-        Shared {
-            ptrs,
-            len,
-            _marker: PhantomData,
-        }
-    }
-}
-
-#[cfg(any(test, feature = "rayon"))]
-impl<'a, T, L: BufLayout> SplitAccess<'a> for Shared<'a, T, L> {
-    #[inline]
-    unsafe fn duplicate(&self) -> Self {
-        *self
-    }
-}
-
-impl<T, L: BufLayout> Clone for Shared<'_, T, L> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T, L: BufLayout> Copy for Shared<'_, T, L> {}
-
-// SAFETY: `Shared` is a `&[T]` (plus state words nobody writes) in
-// disguise: it hands out `&T` only.
-unsafe impl<T: Sync, L: BufLayout> Send for Shared<'_, T, L> {}
-// SAFETY: as for `Send`.
-unsafe impl<T: Sync, L: BufLayout> Sync for Shared<'_, T, L> {}
-
-// SAFETY: shared references to occupied slots' values; any number may
-// coexist.
-unsafe impl<'a, T, L: BufLayout> SlotAccess<'a> for Shared<'a, T, L> {
-    type Value = &'a T;
-
-    #[inline]
-    unsafe fn item(&self, index: usize) -> (u32, &'a T) {
-        debug_assert!(index < self.len);
-        // An occupied slot's state word is its generation.
-        // SAFETY: the caller guarantees `index` is in bounds and occupied.
-        unsafe {
-            let generation = self.ptrs.state(index).read();
-            (generation, &*Payload::value_ptr(self.ptrs.payload(index)))
-        }
-    }
-}
-
 /// Exclusive access to a store's slots, borrowed mutably for `'a`: it
 /// reads their state words and hands out `&mut` to their values.
 /// Deliberately not `Clone`: two copies could hand out the same `&mut T`.
@@ -805,20 +705,6 @@ pub(crate) struct Exclusive<'a, T, L: BufLayout = SplitLayout> {
     /// Slots in use.
     len: usize,
     _marker: PhantomData<&'a mut [Payload<T>]>,
-}
-
-#[cfg(any(test, feature = "rayon"))]
-impl<'a, T, L: BufLayout> SplitAccess<'a> for Exclusive<'a, T, L> {
-    #[inline]
-    unsafe fn duplicate(&self) -> Self {
-        // Two copies of one exclusive access are sound only while they are
-        // never asked for the same index, which the caller guarantees.
-        Exclusive {
-            ptrs: self.ptrs,
-            len: self.len,
-            _marker: PhantomData,
-        }
-    }
 }
 
 // SAFETY: `Exclusive` is a `&mut [Payload<T>]` (plus shared state words)
@@ -869,172 +755,7 @@ impl<'a, T, L: BufLayout> Exclusive<'a, T, L> {
     }
 }
 
-// SAFETY: each index is yielded at most once (the trait's contract), so the
-// `&mut T` handed out never alias; they are derived from the raw pointer
-// without a reference to the whole array, so earlier ones stay valid.
-unsafe impl<'a, T, L: BufLayout> SlotAccess<'a> for Exclusive<'a, T, L> {
-    type Value = &'a mut T;
-
-    #[inline]
-    unsafe fn item(&self, index: usize) -> (u32, &'a mut T) {
-        debug_assert!(index < self.len);
-        // SAFETY: the caller guarantees `index` is in bounds, occupied and
-        // not yielded before.
-        unsafe {
-            let generation = self.ptrs.state(index).read();
-            (
-                generation,
-                &mut *Payload::value_ptr(self.ptrs.payload(index)),
-            )
-        }
-    }
-}
-
-/// A walk over occupied indices, ascending, each once: the occupancy bits
-/// of a `Block` ([`BitIter`], whose own methods this forwards to) or the
-/// state words of a store ([`StateScan`](super::scan::StateScan) and
-/// [`SlotWalk`](super::scan::SlotWalk), which implement it directly).
-pub(crate) trait IndexWalk: Clone {
-    /// Indices left.
-    fn len(&self) -> usize;
-    /// The next index.
-    fn next_index(&mut self) -> Option<usize>;
-    /// Folds `f` over every index left, in order.
-    fn fold_indices<B>(self, init: B, f: impl FnMut(B, usize) -> B) -> B;
-    /// Cuts the walk into two over disjoint indices, the left part's all
-    /// below the right part's, or gives it back whole.
-    #[cfg(any(test, feature = "rayon"))]
-    fn split(self) -> (Self, Option<Self>);
-}
-
-impl IndexWalk for BitIter<'_> {
-    #[inline]
-    fn len(&self) -> usize {
-        BitIter::len(self)
-    }
-    #[inline]
-    fn next_index(&mut self) -> Option<usize> {
-        BitIter::next_index(self)
-    }
-    #[inline]
-    fn fold_indices<B>(self, init: B, f: impl FnMut(B, usize) -> B) -> B {
-        BitIter::fold_indices(self, init, f)
-    }
-    #[cfg(any(test, feature = "rayon"))]
-    fn split(self) -> (Self, Option<Self>) {
-        BitIter::split(self)
-    }
-}
-
-/// Iterates live values in index order as `(index, generation, value)`.
-pub(crate) struct RawCursor<'a, A, W = BitIter<'a>> {
-    walk: W,
-    /// Invariant: every index `walk` yields is in bounds and names an
-    /// occupied slot, each once.
-    access: A,
-    _marker: PhantomData<&'a ()>,
-}
-
 /// Shared iteration over a store.
-pub(crate) type RawIter<'a, T, L = SplitLayout> =
-    RawCursor<'a, Shared<'a, T, L>, <L as BufLayout>::Walk<'a, T>>;
+pub(crate) type RawIter<'a, T, L = SplitLayout> = Cursor<'a, T, StoreWalk<'a, T, L>, &'a T>;
 /// Exclusive iteration over a store.
-pub(crate) type RawIterMut<'a, T, L = SplitLayout> =
-    RawCursor<'a, Exclusive<'a, T, L>, <L as BufLayout>::Walk<'a, T>>;
-
-impl<A: Clone, W: Clone> Clone for RawCursor<'_, A, W> {
-    fn clone(&self) -> Self {
-        RawCursor {
-            walk: self.walk.clone(),
-            access: self.access.clone(),
-            _marker: PhantomData,
-        }
-    }
-}
-
-impl<'a, A: SlotAccess<'a>, W: IndexWalk> RawCursor<'a, A, W> {
-    /// A cursor yielding the slots of `access` that `walk` names.
-    ///
-    /// # Safety
-    ///
-    /// Every index `walk` yields must be in bounds for `access` and name an
-    /// occupied slot, each once.
-    #[inline]
-    pub(crate) unsafe fn from_parts(walk: W, access: A) -> Self {
-        RawCursor {
-            walk,
-            access,
-            _marker: PhantomData,
-        }
-    }
-
-    /// Live values left.
-    #[inline]
-    pub(crate) fn len(&self) -> usize {
-        self.walk.len()
-    }
-
-    /// Folds over the remaining values with the word-at-a-time fast path.
-    #[inline]
-    pub(crate) fn fold_items<B>(
-        self,
-        init: B,
-        mut f: impl FnMut(B, (usize, u32, A::Value)) -> B,
-    ) -> B {
-        let access = &self.access;
-        self.walk.fold_indices(init, |acc, index| {
-            // SAFETY: `index` comes from the walk (the invariant on
-            // `access`), and `fold_indices` yields each index once.
-            let (generation, value) = unsafe { access.item(index) };
-            f(acc, (index, generation, value))
-        })
-    }
-}
-
-#[cfg(any(test, feature = "rayon"))]
-impl<'a, A: SplitAccess<'a>, W: IndexWalk> super::SplitCursor for RawCursor<'a, A, W> {
-    type Item = (usize, u32, A::Value);
-
-    /// Cuts the walk (see [`IndexWalk::split`]).
-    fn split_part(self) -> (Self, Option<Self>) {
-        let (left, right) = self.walk.split();
-        let Some(right) = right else {
-            // SAFETY: the walk is the same, uncut.
-            return (unsafe { Self::from_parts(left, self.access) }, None);
-        };
-        // SAFETY: the two walks yield disjoint sets of indices (`split`),
-        // so the two accesses are never asked for the same one.
-        let access = unsafe { self.access.duplicate() };
-        // SAFETY: each part's walk yields a subset of the whole walk's
-        // indices, each once.
-        unsafe {
-            (
-                Self::from_parts(left, self.access),
-                Some(Self::from_parts(right, access)),
-            )
-        }
-    }
-
-    #[inline]
-    fn fold_part<B>(self, init: B, f: impl FnMut(B, Self::Item) -> B) -> B {
-        self.fold_items(init, f)
-    }
-}
-
-impl<'a, A: SlotAccess<'a>, W: IndexWalk> Iterator for RawCursor<'a, A, W> {
-    type Item = (usize, u32, A::Value);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        let index = self.walk.next_index()?;
-        // SAFETY: `index` comes from the walk (the invariant on `access`),
-        // and `next_index` yields each index once.
-        let (generation, value) = unsafe { self.access.item(index) };
-        Some((index, generation, value))
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.walk.len(), Some(self.walk.len()))
-    }
-}
+pub(crate) type RawIterMut<'a, T, L = SplitLayout> = Cursor<'a, T, StoreWalk<'a, T, L>, &'a mut T>;

@@ -1,0 +1,812 @@
+//! [`Cursor`]: the one iterator over the live slots of every slot
+//! container (`IdTable`, `LookupTable`, `SecondaryMap`, `IndexLists`,
+//! `Pool`, `Hive`), written once over a [`Walk`], the container's way of
+//! finding its live slots.
+//!
+//! A `for` loop calls `next()` once per item, so `next()` must be small.
+//! The cursor keeps the run of live slots it is in as `next..end` flat
+//! indices plus the pointers of the storage that holds them ([`Run`]), so
+//! that `next()` is one compare and one increment and then the reads of
+//! the item. Only when the run ends does it go out of line
+//! ([`Cursor::refill_front`]): it cuts the next run from the mask of the
+//! 64-slot chunk it holds ([`Bits`]), or asks the walk for the next piece,
+//! a mask or a whole run. A table with no holes is one run (the walk sees
+//! that the slots left equal the live values left); a table with holes
+//! costs one refill per run of live slots, not per slot.
+//!
+//! The same state serves both ends: `next_back()` works on a second run
+//! and mask from the top, and when the walk has nothing left between them,
+//! one end takes over what the other holds, so the two meet in the middle
+//! and every slot is yielded once.
+//!
+//! `fold` (and so `for_each`, `sum`, `count`, ...) does not go through
+//! `next()`: it drains the runs and masks it holds and hands the rest to
+//! [`Walk::fold`], the walk's own word-at-a-time loop.
+
+use core::marker::PhantomData;
+use core::mem;
+
+use super::slot::Payload;
+
+/// Where the slots of a piece of storage are, by flat index: the pointers
+/// a [`Run`] or [`Bits`] keeps, from which an item is read.
+///
+/// # Safety
+///
+/// For every flat index `i` that a walk hands out with a value of this
+/// type (in a piece, or to the closure of [`Walk::fold`]), `state_at(i)` and
+/// `payload_at(i)` must point to slot `i`'s state word and payload, both
+/// initialized, with the provenance of the storage, for as long as the
+/// walk's borrow lasts.
+pub(crate) unsafe trait SlotPtrs<T>: Copy {
+    /// The state word of slot `index`.
+    ///
+    /// # Safety
+    ///
+    /// `index` was handed out with these pointers (see the trait).
+    unsafe fn state_at(self, index: usize) -> *const u32;
+
+    /// The payload of slot `index`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`state_at`](Self::state_at).
+    unsafe fn payload_at(self, index: usize) -> *mut Payload<T>;
+}
+
+/// A reference a cursor makes to a value: `&'a T` or `&'a mut T`.
+///
+/// # Safety
+///
+/// `from_value_ptr` must make only the reference of its own type, to the
+/// value the pointer points to.
+pub(crate) unsafe trait ValueRef<T>: Sized {
+    /// The reference to `*value`.
+    ///
+    /// # Safety
+    ///
+    /// `value` points to an initialized `T` that is valid for the
+    /// reference's lifetime (no `&mut` to it elsewhere for `&T`, nothing
+    /// else at all for `&mut T`).
+    unsafe fn from_value_ptr(value: *mut T) -> Self;
+}
+
+// SAFETY: only makes the shared reference.
+unsafe impl<T> ValueRef<T> for &T {
+    #[inline(always)]
+    unsafe fn from_value_ptr(value: *mut T) -> Self {
+        // SAFETY: the caller's guarantee.
+        unsafe { &*value }
+    }
+}
+
+// SAFETY: only makes the exclusive reference.
+unsafe impl<T> ValueRef<T> for &mut T {
+    #[inline(always)]
+    unsafe fn from_value_ptr(value: *mut T) -> Self {
+        // SAFETY: the caller's guarantee.
+        unsafe { &mut *value }
+    }
+}
+
+/// The item of occupied slot `index`: `(index, generation, value)`.
+///
+/// # Safety
+///
+/// `index` was handed out with `ptrs` (see [`SlotPtrs`]) and names an
+/// occupied slot, made into an `R` at most once if `R` is exclusive.
+#[inline(always)]
+unsafe fn item<T, P: SlotPtrs<T>, R: ValueRef<T>>(ptrs: P, index: usize) -> (usize, u32, R) {
+    // An occupied slot's state word is its generation; its payload holds
+    // the value.
+    // SAFETY: the caller's guarantee.
+    unsafe {
+        let generation = ptrs.state_at(index).read();
+        debug_assert!(generation & super::slot::VACANT == 0);
+        let value = R::from_value_ptr(Payload::value_ptr(ptrs.payload_at(index)));
+        (index, generation, value)
+    }
+}
+
+/// Occupied slots `next..end`, all reached through `ptrs`: what a walk
+/// hands out when it knows a stretch is all occupied.
+pub(crate) struct Run<P> {
+    /// The storage of the run: every index of `next..end` names an
+    /// occupied slot reached through these pointers.
+    pub(crate) ptrs: P,
+    /// The first index of the run.
+    pub(crate) next: usize,
+    /// Past the last index; `next < end`.
+    pub(crate) end: usize,
+}
+
+/// Occupied slots among the 64 from `base`: bit `i` of `bits` for index
+/// `base + i`, all reached through `ptrs`.
+pub(crate) struct Bits<P> {
+    /// The storage of the slots: every index a set bit stands for names an
+    /// occupied slot reached through these pointers.
+    pub(crate) ptrs: P,
+    /// The index of bit 0.
+    pub(crate) base: usize,
+    /// The occupied slots.
+    pub(crate) bits: u64,
+}
+
+/// What a walk hands out at a time: a mask of up to 64 slots, or a run
+/// known to be all occupied.
+pub(crate) enum Piece<P> {
+    /// Some of 64 slots.
+    Bits(Bits<P>),
+    /// A run, not empty.
+    Run(Run<P>),
+}
+
+/// One end of a [`Cursor`]: the piece it takes from, as a run
+/// `next..end` or as the mask `bits` from `base`, never both at once.
+/// `next()` takes the run upward, and the mask's bits lowest first;
+/// `next_back()` the run downward, and the bits highest first.
+#[derive(Clone, Copy)]
+struct End<P> {
+    /// The storage of the piece. Invariant: every index of `next..end` and
+    /// every index a set bit of `bits` stands for names an occupied slot
+    /// reached through these pointers, not yet taken.
+    ptrs: P,
+    /// The run: `next <= end`.
+    next: usize,
+    end: usize,
+    /// The index of bit 0 of `bits`.
+    base: usize,
+    /// The mask. Invariant: `bits == 0 || next == end`.
+    bits: u64,
+}
+
+impl<P: Copy> End<P> {
+    /// Nothing, at `ptrs`.
+    #[inline(always)]
+    fn empty(ptrs: P) -> Self {
+        End {
+            ptrs,
+            next: 0,
+            end: 0,
+            base: 0,
+            bits: 0,
+        }
+    }
+
+    /// The piece as an end. A full mask becomes a run: a run costs a
+    /// compare and an increment per slot, a mask a few bit operations.
+    #[inline(always)]
+    fn of(piece: Piece<P>) -> Self {
+        match piece {
+            Piece::Run(run) => End {
+                ptrs: run.ptrs,
+                next: run.next,
+                end: run.end,
+                base: 0,
+                bits: 0,
+            },
+            Piece::Bits(bits) if bits.bits == u64::MAX => End {
+                ptrs: bits.ptrs,
+                next: bits.base,
+                end: bits.base + 64,
+                base: 0,
+                bits: 0,
+            },
+            Piece::Bits(bits) => End {
+                ptrs: bits.ptrs,
+                next: 0,
+                end: 0,
+                base: bits.base,
+                bits: bits.bits,
+            },
+        }
+    }
+
+    /// Whether no slot is left.
+    #[cfg(any(test, feature = "rayon"))]
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.next == self.end && self.bits == 0
+    }
+
+    /// Takes the lowest slot left, if any.
+    #[inline(always)]
+    fn take_first(&mut self) -> Option<usize> {
+        if self.next != self.end {
+            let index = self.next;
+            self.next = index + 1;
+            Some(index)
+        } else if self.bits != 0 {
+            let bit = self.bits.trailing_zeros() as usize;
+            self.bits &= self.bits - 1;
+            Some(self.base + bit)
+        } else {
+            None
+        }
+    }
+
+    /// Takes the highest slot left, if any.
+    #[inline(always)]
+    fn take_last(&mut self) -> Option<usize> {
+        if self.next != self.end {
+            self.end -= 1;
+            Some(self.end)
+        } else if self.bits != 0 {
+            let bit = 63 - self.bits.leading_zeros() as usize;
+            self.bits ^= 1 << bit;
+            Some(self.base + bit)
+        } else {
+            None
+        }
+    }
+
+    /// Folds `f` over the slots left, lowest first.
+    #[inline]
+    fn fold<B>(self, init: B, mut f: impl FnMut(B, P, usize) -> B) -> B {
+        let mut acc = init;
+        for index in self.next..self.end {
+            acc = f(acc, self.ptrs, index);
+        }
+        let mut bits = self.bits;
+        while bits != 0 {
+            acc = f(acc, self.ptrs, self.base + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
+        acc
+    }
+}
+
+/// A container's way of finding its live slots: it hands out the occupied
+/// slots of the part of the storage it has not handed out yet, as pieces
+/// from either end, and folds over all of them at once. The walk keeps no
+/// count of its own: the cursor tells it how many occupied slots it has
+/// left (`left`), which lets a walk hand out a rest that is all occupied
+/// as one run without reading it, and stop at the last live slot.
+///
+/// # Safety
+///
+/// - Every index a piece (or `fold`'s closure) names is an occupied slot
+///   of the borrowed storage, reached through the piece's pointers (see
+///   [`SlotPtrs`]).
+/// - Over the walk's life, `front`, `back` and `fold` together name each
+///   occupied slot at most once: the walk hands out from the bottom of its
+///   part at the front and from the top at the back, and shrinks the part
+///   past what it handed out.
+/// - `front` hands out pieces in ascending order, each above every piece
+///   `front` handed out before; `back` in descending order, each below
+///   every piece `back` handed out before. Once either returns `None`,
+///   the walk has nothing left: both return `None` from then on, and
+///   `fold` folds nothing.
+/// - `fold` folds over the indices left, ascending.
+/// - `left` is the number of occupied slots the walk has not handed out,
+///   exactly, unless the walk is a part of one split for parallel
+///   iteration that says its counts are bounds (counting would cost a
+///   pass): then an upper bound, which it must not rely on for more.
+pub(crate) unsafe trait Walk<T>: Sized {
+    /// The pointers of the pieces.
+    type Ptrs: SlotPtrs<T>;
+
+    /// Pointers for an end that holds nothing (never read).
+    fn no_ptrs(&self) -> Self::Ptrs;
+
+    /// The next piece from the bottom, or `None` if there is none left;
+    /// `left` occupied slots are left.
+    fn front(&mut self, left: usize) -> Option<Piece<Self::Ptrs>>;
+
+    /// The next piece from the top, or `None` if there is none left.
+    fn back(&mut self, left: usize) -> Option<Piece<Self::Ptrs>>;
+
+    /// Folds `f` over the `left` occupied slots left, as `(pointers,
+    /// index)`, ascending.
+    fn fold<B>(self, left: usize, init: B, f: impl FnMut(B, Self::Ptrs, usize) -> B) -> B;
+
+    /// Cuts the walk, which has `left` occupied slots, into two over
+    /// disjoint slots, the left part's all below the right part's, each
+    /// with its count (exact if the walk stays exact, else a bound); or
+    /// gives it back whole.
+    #[cfg(any(test, feature = "rayon"))]
+    fn split(self, left: usize) -> ((Self, usize), Option<(Self, usize)>);
+}
+
+/// Iterates the live slots a walk finds as `(flat index, generation,
+/// value)`, from both ends, with the values made as `R` (`&'a T` or
+/// `&'a mut T`).
+pub(crate) struct Cursor<'a, T, W: Walk<T>, R> {
+    /// The piece `next()` takes from.
+    front: End<W::Ptrs>,
+    /// The piece `next_back()` takes from.
+    back: End<W::Ptrs>,
+    /// The live values left but for the runs of the two ends: what the
+    /// walk has left plus the bits of the two masks. A run is counted off
+    /// whole when an end takes it, a bit when it is taken, so that no step
+    /// counts the bits of a mask (a population count is a dozen
+    /// instructions where the target has no instruction for it).
+    /// Invariant: exact when the walk is; else an upper bound.
+    remaining: usize,
+    /// The slots not yet handed to either end. Invariant: everything
+    /// `front` holds lies below everything the walk has left, and that
+    /// below everything `back` holds; the two ends hold distinct occupied
+    /// slots.
+    walk: W,
+    _values: PhantomData<(&'a T, R)>,
+}
+
+// SAFETY: the cursor hands out `R`s to distinct values of the storage it
+// borrows; the walk reads only headers and state words, never a value.
+// So it may be sent wherever an `R` may.
+unsafe impl<T, W: Walk<T>, R: Send> Send for Cursor<'_, T, W, R> {}
+// SAFETY: a shared cursor gives access to nothing but its own fields.
+unsafe impl<T, W: Walk<T>, R: Sync> Sync for Cursor<'_, T, W, R> {}
+
+impl<'a, T, W: Walk<T> + Clone> Clone for Cursor<'a, T, W, &'a T> {
+    fn clone(&self) -> Self {
+        Cursor {
+            front: self.front,
+            back: self.back,
+            remaining: self.remaining,
+            walk: self.walk.clone(),
+            _values: PhantomData,
+        }
+    }
+}
+
+impl<'a, T, W: Walk<T>, R: ValueRef<T>> Cursor<'a, T, W, R> {
+    /// A cursor over what `walk` finds, `len` live values (exact if the
+    /// walk is, else a bound).
+    ///
+    /// # Safety
+    ///
+    /// The walk's storage is borrowed for `'a`: shared if `R` is `&'a T`
+    /// (nothing writes the values), exclusive if `R` is `&'a mut T`
+    /// (nothing else reaches them).
+    #[inline]
+    pub(crate) unsafe fn new(walk: W, len: usize) -> Self {
+        let ptrs = walk.no_ptrs();
+        Cursor {
+            front: End::empty(ptrs),
+            back: End::empty(ptrs),
+            remaining: len,
+            walk,
+            _values: PhantomData,
+        }
+    }
+
+    /// Live values left (exact when the walk is).
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.remaining + (self.front.end - self.front.next) + (self.back.end - self.back.next)
+    }
+
+    /// Occupied slots the walk has left, given the bits `other` (the end
+    /// not being refilled) holds; the end being refilled is empty.
+    #[inline(always)]
+    fn walk_left(remaining: usize, other: &End<W::Ptrs>) -> usize {
+        if other.bits == 0 {
+            remaining
+        } else {
+            remaining.saturating_sub(other.bits.count_ones() as usize)
+        }
+    }
+
+    /// The next piece for the front, with its lowest slot taken and
+    /// counted off (a run's whole length), or, when the walk is done, what
+    /// the back holds. Inlined whole: the front is then given back in
+    /// registers, so a loop keeps it there and its `next()` is the compare
+    /// and increment of a run, or the bit steps of a mask; a refill
+    /// called out of line, or one that borrowed the front, kept the front
+    /// in memory, a store and a reload per value.
+    #[inline(always)]
+    fn refill_front(
+        walk: &mut W,
+        back: &mut End<W::Ptrs>,
+        remaining: &mut usize,
+    ) -> Option<(End<W::Ptrs>, usize)> {
+        loop {
+            let Some(piece) = walk.front(Self::walk_left(*remaining, back)) else {
+                let mut rest = mem::replace(back, End::empty(back.ptrs));
+                return Self::take_held(&mut rest, remaining, End::take_first)
+                    .map(|index| (rest, index));
+            };
+            let mut front = End::of(piece);
+            if let Some(index) = Self::take_counted(&mut front, remaining, End::take_first) {
+                return Some((front, index));
+            }
+        }
+    }
+
+    /// The next piece for the back, with its highest slot taken (see
+    /// [`refill_front`](Self::refill_front)).
+    #[inline(always)]
+    fn refill_back(
+        walk: &mut W,
+        front: &mut End<W::Ptrs>,
+        remaining: &mut usize,
+    ) -> Option<(End<W::Ptrs>, usize)> {
+        loop {
+            let Some(piece) = walk.back(Self::walk_left(*remaining, front)) else {
+                let mut rest = mem::replace(front, End::empty(front.ptrs));
+                return Self::take_held(&mut rest, remaining, End::take_last)
+                    .map(|index| (rest, index));
+            };
+            let mut back = End::of(piece);
+            if let Some(index) = Self::take_counted(&mut back, remaining, End::take_last) {
+                return Some((back, index));
+            }
+        }
+    }
+
+    /// Takes a slot from a new end with `take`, counting off what it
+    /// holds: a run whole (before the slot is taken), a mask's bit alone.
+    #[inline(always)]
+    fn take_counted(
+        end: &mut End<W::Ptrs>,
+        remaining: &mut usize,
+        take: fn(&mut End<W::Ptrs>) -> Option<usize>,
+    ) -> Option<usize> {
+        let run = end.end - end.next;
+        let index = take(end)?;
+        *remaining = remaining.saturating_sub(if run != 0 { run } else { 1 });
+        Some(index)
+    }
+
+    /// Takes a slot with `take` from an end taken over from the other
+    /// end, whose run was counted off when that end took it: only a
+    /// mask's bit is counted off.
+    #[inline(always)]
+    fn take_held(
+        end: &mut End<W::Ptrs>,
+        remaining: &mut usize,
+        take: fn(&mut End<W::Ptrs>) -> Option<usize>,
+    ) -> Option<usize> {
+        let in_run = end.next != end.end;
+        let index = take(end)?;
+        if !in_run {
+            *remaining = remaining.saturating_sub(1);
+        }
+        Some(index)
+    }
+
+    /// Folds `f` over every item left, in order: the front's piece, the
+    /// walk's own fold, the back's piece.
+    #[inline]
+    pub(crate) fn fold_items<B>(self, init: B, mut f: impl FnMut(B, (usize, u32, R)) -> B) -> B {
+        let mut take = |acc, ptrs, index| {
+            // SAFETY: an end or the walk's fold names an occupied slot
+            // reached through these pointers, once (the invariant on
+            // `End::ptrs` and the walk's contract).
+            f(acc, unsafe { item(ptrs, index) })
+        };
+        let mut left = self.remaining;
+        for bits in [self.front.bits, self.back.bits] {
+            if bits != 0 {
+                left = left.saturating_sub(bits.count_ones() as usize);
+            }
+        }
+        let acc = self.front.fold(init, &mut take);
+        let acc = self.walk.fold(left, acc, &mut take);
+        self.back.fold(acc, &mut take)
+    }
+}
+
+impl<'a, T, W: Walk<T>, R: ValueRef<T>> Iterator for Cursor<'a, T, W, R> {
+    type Item = (usize, u32, R);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        let index = if self.front.next != self.front.end {
+            let index = self.front.next;
+            self.front.next = index + 1;
+            index
+        } else if self.front.bits != 0 {
+            let bit = self.front.bits.trailing_zeros() as usize;
+            self.front.bits &= self.front.bits - 1;
+            self.remaining -= 1;
+            self.front.base + bit
+        } else {
+            let (front, index) =
+                Self::refill_front(&mut self.walk, &mut self.back, &mut self.remaining)?;
+            self.front = front;
+            index
+        };
+        // SAFETY: `index` was taken from the front's piece, an occupied
+        // slot reached through its pointers (the invariant on `End::ptrs`),
+        // and the piece moved past it, so it is taken once.
+        Some(unsafe { item(self.front.ptrs, index) })
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.len();
+        (len, Some(len))
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, f: F) -> B {
+        self.fold_items(init, f)
+    }
+}
+
+impl<'a, T, W: Walk<T>, R: ValueRef<T>> DoubleEndedIterator for Cursor<'a, T, W, R> {
+    #[inline(always)]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let index = if self.back.next != self.back.end {
+            self.back.end -= 1;
+            self.back.end
+        } else if self.back.bits != 0 {
+            let bit = 63 - self.back.bits.leading_zeros() as usize;
+            self.back.bits ^= 1 << bit;
+            self.remaining -= 1;
+            self.back.base + bit
+        } else {
+            let (back, index) =
+                Self::refill_back(&mut self.walk, &mut self.front, &mut self.remaining)?;
+            self.back = back;
+            index
+        };
+        // SAFETY: as in `next`, from the top of the back's piece.
+        Some(unsafe { item(self.back.ptrs, index) })
+    }
+}
+
+// Exact for every cursor a container hands out (their walks are exact);
+// the parts of a split `Pool` walk have a bound instead, but they are only
+// folded, never asked their length.
+impl<T, W: Walk<T>, R: ValueRef<T>> ExactSizeIterator for Cursor<'_, T, W, R> {}
+
+// A walk that has returned `None` keeps returning it (the walk's
+// contract), and so do the ends once empty.
+impl<T, W: Walk<T>, R: ValueRef<T>> core::iter::FusedIterator for Cursor<'_, T, W, R> {}
+
+#[cfg(any(test, feature = "rayon"))]
+impl<'a, T, W: Walk<T>, R: ValueRef<T>> super::SplitCursor for Cursor<'a, T, W, R> {
+    type Item = (usize, u32, R);
+
+    /// Cuts the walk (see [`Walk::split`]); a cursor whose ends hold
+    /// anything is not cut (parallel iteration cuts only fresh cursors).
+    fn split_part(self) -> (Self, Option<Self>) {
+        if !self.front.is_empty() || !self.back.is_empty() {
+            return (self, None);
+        }
+        let ((left, left_len), right) = self.walk.split(self.remaining);
+        // SAFETY: the parts hold disjoint slots of the same borrowed
+        // storage (the walk's contract), so each is handed out once.
+        unsafe {
+            (
+                Self::new(left, left_len),
+                right.map(|(right, right_len)| Self::new(right, right_len)),
+            )
+        }
+    }
+
+    #[inline]
+    fn fold_part<B>(self, init: B, f: impl FnMut(B, Self::Item) -> B) -> B {
+        self.fold_items(init, f)
+    }
+}
+
+/// Checks a shared cursor against `expected` (its `(index, generation,
+/// value)` items in order): `next()` alone, `next_back()` alone, the two
+/// taken in turns by a seeded pattern until they meet, and a fold after a
+/// few steps from each end, with `len` and `size_hint` checked after every
+/// step. `make` gives a fresh cursor each time.
+#[cfg(test)]
+pub(crate) fn check_cursor<'a, C>(make: impl Fn() -> C, expected: &[(usize, u32, u64)])
+where
+    C: DoubleEndedIterator<Item = (usize, u32, &'a u64)> + ExactSizeIterator,
+{
+    use alloc::vec::Vec;
+    let plain = |(index, generation, value): (usize, u32, &u64)| (index, generation, *value);
+    let check_len = |cursor: &C, left: usize| {
+        assert_eq!(cursor.len(), left);
+        assert_eq!(cursor.size_hint(), (left, Some(left)));
+    };
+    // Forward, then fused.
+    let mut cursor = make();
+    for (taken, want) in expected.iter().enumerate() {
+        check_len(&cursor, expected.len() - taken);
+        assert_eq!(cursor.next().map(plain), Some(*want));
+    }
+    check_len(&cursor, 0);
+    assert!(cursor.next().is_none() && cursor.next_back().is_none() && cursor.next().is_none());
+    // Backward.
+    let mut cursor = make();
+    for (taken, want) in expected.iter().rev().enumerate() {
+        check_len(&cursor, expected.len() - taken);
+        assert_eq!(cursor.next_back().map(plain), Some(*want));
+    }
+    assert!(cursor.next_back().is_none() && cursor.next().is_none());
+    // Both ends in turns, meeting anywhere in the middle.
+    for seed in 0..8u64 {
+        let mut cursor = make();
+        let (mut low, mut high) = (0, expected.len());
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        while low < high {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            if state % 3 == 0 {
+                high -= 1;
+                assert_eq!(cursor.next_back().map(plain), Some(expected[high]));
+            } else {
+                assert_eq!(cursor.next().map(plain), Some(expected[low]));
+                low += 1;
+            }
+            check_len(&cursor, high - low);
+        }
+        assert!(cursor.next().is_none() && cursor.next_back().is_none());
+    }
+    // A fold after steps from both ends sees exactly what is left.
+    for (front, back) in [(0, 0), (1, 0), (0, 1), (3, 2), (70, 70)] {
+        let mut cursor = make();
+        let front = front.min(expected.len());
+        let back = back.min(expected.len() - front);
+        for _ in 0..front {
+            cursor.next();
+        }
+        for _ in 0..back {
+            cursor.next_back();
+        }
+        let rest: Vec<_> = cursor.fold(Vec::new(), |mut items, item| {
+            items.push(plain(item));
+            items
+        });
+        assert_eq!(rest, expected[front..expected.len() - back]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_end_yields_its_piece_from_both_ends() {
+        let patterns = [
+            1u64,
+            u64::MAX,
+            1 << 63,
+            0x8000_0000_0000_0001,
+            0xF0F0_0000_0000_0F0F,
+            0x0123_4567_89AB_CDEF,
+            !1,
+            u64::MAX >> 1,
+        ];
+        for pattern in patterns {
+            let expected: alloc::vec::Vec<usize> = (0..64)
+                .filter(|&i| pattern >> i & 1 == 1)
+                .map(|i| i + 100)
+                .collect();
+            let piece = || {
+                Piece::Bits(Bits {
+                    ptrs: (),
+                    base: 100,
+                    bits: pattern,
+                })
+            };
+            let mut up = End::of(piece());
+            let found: alloc::vec::Vec<usize> = core::iter::from_fn(|| up.take_first()).collect();
+            assert_eq!(found, expected);
+            assert!(up.is_empty());
+            let mut down = End::of(piece());
+            let mut found: alloc::vec::Vec<usize> =
+                core::iter::from_fn(|| down.take_last()).collect();
+            found.reverse();
+            assert_eq!(found, expected);
+            let folded = End::of(piece()).fold(alloc::vec::Vec::new(), |mut v, (), i| {
+                v.push(i);
+                v
+            });
+            assert_eq!(folded, expected);
+        }
+        let mut run = End::of(Piece::Run(Run {
+            ptrs: (),
+            next: 5,
+            end: 9,
+        }));
+        assert_eq!(run.take_last(), Some(8));
+        assert_eq!(run.take_first(), Some(5));
+        assert_eq!((run.next, run.end), (6, 8));
+    }
+
+    /// The patterns of holes the container walks are checked against:
+    /// none, all, alternate, runs ending at word and block boundaries.
+    const PATTERNS: [fn(usize) -> bool; 8] = [
+        |_| true,
+        |_| false,
+        |i| i % 2 == 0,
+        |i| i % 17 == 3 || i > 150,
+        |i| i < 64 || (128..200).contains(&i),
+        |i| i % 64 == 63 || i % 64 == 0,
+        |i| (60..70).contains(&(i % 128)),
+        |i| i % 20 == 0,
+    ];
+
+    /// The `(index, generation, value)` items of a raw container, read
+    /// through `fold`.
+    fn items<'a>(
+        cursor: impl Iterator<Item = (usize, u32, &'a u64)>,
+    ) -> alloc::vec::Vec<(usize, u32, u64)> {
+        cursor
+            .map(|(index, generation, &value)| (index, generation, value))
+            .collect()
+    }
+
+    #[test]
+    fn pool_walks_every_pattern() {
+        use crate::raw::pool::RawPool;
+        use crate::raw::KeyLimits;
+        for len in [0, 1, 63, 64, 65, 130, 300] {
+            for pattern in PATTERNS {
+                // Blocks of 16 slots: runs cross and end at block edges.
+                let mut pool = RawPool::<u64>::new(KeyLimits::of::<crate::PoolKey>(), 4);
+                let keys: alloc::vec::Vec<_> = (0..len as u64)
+                    .map(|value| pool.try_insert_with(|_, _| value).expect("room"))
+                    .collect();
+                for &(index, generation) in &keys {
+                    if !pattern(index) {
+                        pool.remove(index, generation);
+                    }
+                }
+                let expected: alloc::vec::Vec<(usize, u32, u64)> = keys
+                    .iter()
+                    .filter(|key| pattern(key.0))
+                    .map(|&(index, generation)| (index, generation, index as u64))
+                    .collect();
+                assert_eq!(items(pool.iter()), expected);
+                check_cursor(|| pool.iter(), &expected);
+                let mut bumped = 0;
+                for (_, _, value) in pool.iter_mut().rev() {
+                    *value += 1000;
+                    bumped += 1;
+                }
+                assert_eq!(bumped, expected.len());
+            }
+        }
+    }
+
+    #[test]
+    fn hive_walks_every_pattern() {
+        use crate::raw::hive::RawHive;
+        use crate::raw::KeyLimits;
+        for len in [0, 1, 63, 64, 65, 130, 300] {
+            for pattern in PATTERNS {
+                // Blocks from 4 to 64 slots.
+                let mut hive = RawHive::<u64>::new(KeyLimits::of::<crate::Id>(), 2, 6);
+                let keys: alloc::vec::Vec<_> = (0..len as u64)
+                    .map(|value| hive.try_insert_with(|_, _| value).expect("room"))
+                    .collect();
+                for (n, &(index, generation)) in keys.iter().enumerate() {
+                    if !pattern(n) {
+                        hive.remove(index, generation);
+                    }
+                }
+                // Some values go back into freed slots, which then have bits
+                // where their block's appended run had none.
+                let mut refill = alloc::vec::Vec::new();
+                for value in 0..(len as u64 / 7) {
+                    refill.push(hive.try_insert_with(|_, _| 5000 + value).expect("room"));
+                }
+                let mut expected: alloc::vec::Vec<(usize, u32, u64)> = keys
+                    .iter()
+                    .zip(0u64..)
+                    .filter(|&(_, n)| pattern(n as usize))
+                    .map(|(&(index, generation), value)| (index, generation, value))
+                    .chain(
+                        refill
+                            .iter()
+                            .zip(5000..)
+                            .map(|(&(index, generation), value)| (index, generation, value)),
+                    )
+                    .collect();
+                expected.sort_unstable();
+                assert_eq!(items(hive.iter()), expected);
+                check_cursor(|| hive.iter(), &expected);
+                let mut bumped = 0;
+                for (_, _, value) in hive.iter_mut().rev() {
+                    *value += 1;
+                    bumped += 1;
+                }
+                assert_eq!(bumped, expected.len());
+            }
+        }
+    }
+}
