@@ -297,7 +297,9 @@ pub mod guide;
 pub mod hive;
 pub mod id_table;
 pub mod index_lists;
+pub mod iter;
 mod key;
+pub mod layout;
 #[cfg(feature = "radsort")]
 mod locality;
 pub mod lookup_table;

@@ -14,14 +14,10 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::raw::{InterleavedLayout, KeyLimits, RawIter, RawIterMut, SlotArena};
+use crate::layout::Interleaved;
+use crate::raw::{InterleavedLayout, KeyLimits, SlotArena};
 use crate::slot_iter::table_key;
 use crate::{CapacityError, Id, Key};
-
-/// Shared iteration over the interleaved store.
-type LookupRawIter<'a, T> = RawIter<'a, T, InterleavedLayout>;
-/// Exclusive iteration over the interleaved store.
-type LookupRawIterMut<'a, T> = RawIterMut<'a, T, InterleavedLayout>;
 
 /// An array with holes behind generational keys, like
 /// [`IdTable`](crate::IdTable), with each slot's state word stored beside
@@ -330,7 +326,8 @@ impl<T, K: Key> LookupTable<T, K> {
     /// ```
     #[inline]
     pub fn iter(&self) -> Iter<'_, T, K> {
-        Iter::new(self.arena.iter())
+        // SAFETY: the arena was made with the key limits of `K`.
+        unsafe { Iter::new(self.arena.iter()) }
     }
 
     /// Iterates `(key, &mut value)` in slot order.
@@ -345,7 +342,8 @@ impl<T, K: Key> LookupTable<T, K> {
     /// ```
     #[inline]
     pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
-        IterMut::new(self.arena.iter_mut())
+        // SAFETY: as in `iter`.
+        unsafe { IterMut::new(self.arena.iter_mut()) }
     }
 
     /// Iterates the keys of the live values, in slot order.
@@ -357,7 +355,8 @@ impl<T, K: Key> LookupTable<T, K> {
     /// ```
     #[inline]
     pub fn keys(&self) -> Keys<'_, T, K> {
-        Keys::new(self.arena.iter())
+        // SAFETY: as in `iter`.
+        unsafe { Keys::new(self.arena.iter()) }
     }
 
     /// Iterates the live values, in slot order.
@@ -437,6 +436,35 @@ impl<T: fmt::Debug, K: Key> fmt::Debug for LookupTable<T, K> {
     }
 }
 
+impl<T, K: Key> FromIterator<T> for LookupTable<T, K> {
+    /// Inserts every value into a new table, in order.
+    ///
+    /// ```
+    /// let table: handlekit::LookupTable<&str> = ["a", "b"].into_iter().collect();
+    /// assert_eq!(table.len(), 2);
+    /// ```
+    fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
+        let mut table = Self::default();
+        table.extend(values);
+        table
+    }
+}
+
+impl<T, K: Key> Extend<T> for LookupTable<T, K> {
+    /// Inserts every value; the keys are discarded.
+    ///
+    /// ```
+    /// let mut table = handlekit::LookupTable::new();
+    /// table.extend([1, 2, 3]);
+    /// assert_eq!(table.len(), 3);
+    /// ```
+    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
+        for value in values {
+            self.insert(value);
+        }
+    }
+}
+
 impl<'a, T, K: Key> IntoIterator for &'a LookupTable<T, K> {
     type Item = (K, &'a T);
     type IntoIter = Iter<'a, T, K>;
@@ -473,14 +501,60 @@ impl<'a, T, K: Key> IntoIterator for &'a mut LookupTable<T, K> {
     }
 }
 
-crate::slot_iter::borrowing_iterators!(
-    owner: "LookupTable",
-    noun: "lookup_table",
-    make: "{ let mut t = handlekit::LookupTable::new(); t.insert(1); t.insert(2); t }",
-    key: Id,
-    shared: LookupRawIter,
-    exclusive: LookupRawIterMut,
-);
+/// Iterator over `(key, &value)`; see [`LookupTable::iter`]. The iterator
+/// type of every slot container, [`iter::Iter`](crate::iter::Iter), over
+/// the [`Interleaved`] layout.
+///
+/// ```
+/// let table: handlekit::LookupTable<i32> = [1, 2].into_iter().collect();
+/// let iter: handlekit::lookup_table::Iter<'_, i32> = table.iter();
+/// assert_eq!(iter.len(), 2);
+/// ```
+pub type Iter<'a, T, K = Id> = crate::iter::Iter<'a, T, K, Interleaved>;
+
+/// Iterator over `(key, &mut value)`; see [`LookupTable::iter_mut`]
+/// ([`iter::IterMut`](crate::iter::IterMut) over the [`Interleaved`]
+/// layout).
+///
+/// ```
+/// let mut table: handlekit::LookupTable<i32> = [1, 2].into_iter().collect();
+/// let iter: handlekit::lookup_table::IterMut<'_, i32> = table.iter_mut();
+/// iter.for_each(|(_, v)| *v *= 2);
+/// assert_eq!(table.values().sum::<i32>(), 6);
+/// ```
+pub type IterMut<'a, T, K = Id> = crate::iter::IterMut<'a, T, K, Interleaved>;
+
+/// Iterator over the keys of live values; see [`LookupTable::keys`]
+/// ([`iter::Keys`](crate::iter::Keys) over the [`Interleaved`] layout).
+///
+/// ```
+/// let table: handlekit::LookupTable<i32> = [1, 2].into_iter().collect();
+/// let keys: handlekit::lookup_table::Keys<'_, i32> = table.keys();
+/// assert_eq!(keys.count(), 2);
+/// ```
+pub type Keys<'a, T, K = Id> = crate::iter::Keys<'a, T, K, Interleaved>;
+
+/// Iterator over the live values; see [`LookupTable::values`]
+/// ([`iter::Values`](crate::iter::Values) over the [`Interleaved`] layout).
+///
+/// ```
+/// let table: handlekit::LookupTable<i32> = [1, 2].into_iter().collect();
+/// let values: handlekit::lookup_table::Values<'_, i32> = table.values();
+/// assert_eq!(values.max(), Some(&2));
+/// ```
+pub type Values<'a, T> = crate::iter::Values<'a, T, Interleaved>;
+
+/// Iterator over the live values, mutably; see [`LookupTable::values_mut`]
+/// ([`iter::ValuesMut`](crate::iter::ValuesMut) over the [`Interleaved`]
+/// layout).
+///
+/// ```
+/// let mut table: handlekit::LookupTable<i32> = [1, 2].into_iter().collect();
+/// let values: handlekit::lookup_table::ValuesMut<'_, i32> = table.values_mut();
+/// values.for_each(|v| *v += 1);
+/// assert_eq!(table.values().sum::<i32>(), 5);
+/// ```
+pub type ValuesMut<'a, T> = crate::iter::ValuesMut<'a, T, Interleaved>;
 
 #[cfg(feature = "serde")]
 pub use serde_impl::{for_each_run, serialize_runs, Runs, SlotRuns, SlotRunsRef};

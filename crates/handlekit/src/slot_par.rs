@@ -4,117 +4,122 @@
 //! and [`SecondaryMap`](crate::SecondaryMap); a `Pool`'s or `Hive`'s at a
 //! block boundary) and folds each part with the cursor's own fast fold.
 
-use rayon::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
+use core::fmt;
+use core::marker::PhantomData;
 
-use crate::raw::store::{RawIter, RawIterMut};
+use rayon::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
+use rayon::iter::ParallelIterator;
+
+use crate::iter::{RawCursor, Storage};
+use crate::layout::Split;
 use crate::raw::SplitCursor;
 use crate::slot_iter::table_key;
-use crate::Key;
+use crate::{Id, Key};
 
-/// Writes `ParIter` and `ParIterMut` over the raw cursors `$shared<'a, T>`
-/// and `$exclusive<'a, T>` (names in scope where the macro is called): the
-/// structs, `Debug`, `ParallelIterator` through [`drive_keyed`], and a
-/// `new` over the cursor. `$owner` is the container the docs link to,
-/// `$noun` the module that exports the types, and `$make` an expression for
-/// a container holding `1` and `2`.
-macro_rules! par_iterators {
-    (
-        owner: $owner:expr,
-        noun: $noun:expr,
-        make: $make:expr,
-        key: $key:ty,
-        shared: $shared:ident,
-        exclusive: $exclusive:ident $(,)?
-    ) => {
-        #[doc = concat!("Parallel iterator over `(key, &value)`; see [`", $owner, "::par_iter`](crate::", $owner, "::par_iter).\n\n```")]
-        #[doc = "use rayon::prelude::*;"]
-        #[doc = concat!("let c = ", $make, ";")]
-        #[doc = concat!("let iter: handlekit::", $noun, "::ParIter<'_, i32> = c.par_iter();")]
-        #[doc = "assert_eq!(iter.count(), 2);\n```"]
-        pub struct ParIter<'a, T, K: $crate::Key = $key> {
-            raw: $shared<'a, T>,
-            _key: core::marker::PhantomData<fn(K) -> K>,
-        }
-
-        #[doc = concat!("Parallel iterator over `(key, &mut value)`; see [`", $owner, "::par_iter_mut`](crate::", $owner, "::par_iter_mut).\n\n```")]
-        #[doc = "use rayon::prelude::*;"]
-        #[doc = concat!("let mut c = ", $make, ";")]
-        #[doc = concat!("let iter: handlekit::", $noun, "::ParIterMut<'_, i32> = c.par_iter_mut();")]
-        #[doc = "iter.for_each(|(_, v)| *v += 1);\nassert_eq!(c.values().sum::<i32>(), 5);\n```"]
-        pub struct ParIterMut<'a, T, K: $crate::Key = $key> {
-            raw: $exclusive<'a, T>,
-            _key: core::marker::PhantomData<fn(K) -> K>,
-        }
-
-        impl<'a, T, K: $crate::Key> ParIter<'a, T, K> {
-            pub(crate) fn new(raw: $shared<'a, T>) -> Self {
-                ParIter {
-                    raw,
-                    _key: core::marker::PhantomData,
-                }
-            }
-        }
-
-        impl<'a, T, K: $crate::Key> ParIterMut<'a, T, K> {
-            pub(crate) fn new(raw: $exclusive<'a, T>) -> Self {
-                ParIterMut {
-                    raw,
-                    _key: core::marker::PhantomData,
-                }
-            }
-        }
-
-        impl<T, K: $crate::Key> core::fmt::Debug for ParIter<'_, T, K> {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.debug_struct("ParIter")
-                    .field("remaining", &self.raw.len())
-                    .finish()
-            }
-        }
-
-        impl<T, K: $crate::Key> core::fmt::Debug for ParIterMut<'_, T, K> {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.debug_struct("ParIterMut")
-                    .field("remaining", &self.raw.len())
-                    .finish()
-            }
-        }
-
-        impl<'a, T: Sync, K: $crate::Key> rayon::iter::ParallelIterator for ParIter<'a, T, K> {
-            type Item = (K, &'a T);
-
-            fn drive_unindexed<C>(self, consumer: C) -> C::Result
-            where
-                C: rayon::iter::plumbing::UnindexedConsumer<Self::Item>,
-            {
-                $crate::slot_par::drive_keyed(self.raw, consumer)
-            }
-        }
-
-        impl<'a, T: Send, K: $crate::Key> rayon::iter::ParallelIterator for ParIterMut<'a, T, K> {
-            type Item = (K, &'a mut T);
-
-            fn drive_unindexed<C>(self, consumer: C) -> C::Result
-            where
-                C: rayon::iter::plumbing::UnindexedConsumer<Self::Item>,
-            {
-                $crate::slot_par::drive_keyed(self.raw, consumer)
-            }
-        }
-    };
+/// Parallel iterator over `(key, &value)`, cut between threads where the
+/// storage divides (a 64-slot chunk of a slot store, a block of a `Pool`
+/// or `Hive`), each part folded with the storage's own word-at-a-time
+/// loop. Made by the `par_iter` method of
+/// [`IdTable`](crate::IdTable::par_iter),
+/// [`SecondaryMap`](crate::SecondaryMap::par_iter),
+/// [`Pool`](crate::Pool::par_iter) and [`Hive`](crate::Hive::par_iter).
+///
+/// ```
+/// use rayon::prelude::*;
+/// let table = handlekit::IdTable::<i32>::from_iter_values([1, 2]);
+/// let iter: handlekit::id_table::ParIter<'_, i32> = table.par_iter();
+/// assert_eq!(iter.count(), 2);
+/// ```
+pub struct ParIter<'a, T: 'a, K: Key = Id, S: Storage = Split> {
+    /// A cursor of the container whose keys are `K`.
+    raw: RawCursor<'a, T, S, &'a T>,
+    _key: PhantomData<fn(K) -> K>,
 }
 
-pub(crate) use par_iterators;
+/// Parallel iterator over `(key, &mut value)`; see [`ParIter`]. Made by
+/// the `par_iter_mut` method of the same containers.
+///
+/// ```
+/// use rayon::prelude::*;
+/// let mut table = handlekit::IdTable::<i32>::from_iter_values([1, 2]);
+/// let iter: handlekit::id_table::ParIterMut<'_, i32> = table.par_iter_mut();
+/// iter.for_each(|(_, v)| *v += 1);
+/// assert_eq!(table.values().sum::<i32>(), 5);
+/// ```
+pub struct ParIterMut<'a, T: 'a, K: Key = Id, S: Storage = Split> {
+    /// A cursor of the container whose keys are `K`.
+    raw: RawCursor<'a, T, S, &'a mut T>,
+    _key: PhantomData<fn(K) -> K>,
+}
 
-// The slot store's pair, shared by `IdTable` and `SecondaryMap`.
-par_iterators!(
-    owner: "IdTable",
-    noun: "id_table",
-    make: "handlekit::IdTable::<i32>::from_iter_values([1, 2])",
-    key: crate::Id,
-    shared: RawIter,
-    exclusive: RawIterMut,
-);
+impl<'a, T, K: Key, S: Storage> ParIter<'a, T, K, S> {
+    /// Iterates what `raw` finds, in parallel.
+    ///
+    /// # Safety
+    ///
+    /// `raw` walks a container whose keys are `K` (made with the key
+    /// limits of `K`), so every item makes a valid key.
+    pub(crate) unsafe fn new(raw: RawCursor<'a, T, S, &'a T>) -> Self {
+        ParIter {
+            raw,
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<'a, T, K: Key, S: Storage> ParIterMut<'a, T, K, S> {
+    /// Iterates what `raw` finds, mutably, in parallel.
+    ///
+    /// # Safety
+    ///
+    /// As for [`ParIter::new`].
+    pub(crate) unsafe fn new(raw: RawCursor<'a, T, S, &'a mut T>) -> Self {
+        ParIterMut {
+            raw,
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T, K: Key, S: Storage> fmt::Debug for ParIter<'_, T, K, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParIter")
+            .field("remaining", &self.raw.len())
+            .finish()
+    }
+}
+
+impl<T, K: Key, S: Storage> fmt::Debug for ParIterMut<'_, T, K, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParIterMut")
+            .field("remaining", &self.raw.len())
+            .finish()
+    }
+}
+
+impl<'a, T: Sync, K: Key, S: Storage> ParallelIterator for ParIter<'a, T, K, S> {
+    type Item = (K, &'a T);
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<Self::Item>,
+    {
+        // SAFETY: the cursor walks a container whose keys are `K` (`new`).
+        unsafe { drive_keyed(self.raw, consumer) }
+    }
+}
+
+impl<'a, T: Send, K: Key, S: Storage> ParallelIterator for ParIterMut<'a, T, K, S> {
+    type Item = (K, &'a mut T);
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<Self::Item>,
+    {
+        // SAFETY: as for `ParIter`.
+        unsafe { drive_keyed(self.raw, consumer) }
+    }
+}
 
 /// A part of a raw cursor, as rayon splits and folds it; `map` turns
 /// a raw item into the public one.
@@ -153,7 +158,11 @@ where
 
 /// Drives `consumer` over the items of a keyed container's raw `cursor`,
 /// each as `(key, value)`, in parts as the cursor splits.
-pub(crate) fn drive_keyed<K, V, C, Co>(cursor: C, consumer: Co) -> Co::Result
+///
+/// # Safety
+///
+/// `cursor` walks a container whose keys are `K`.
+unsafe fn drive_keyed<K, V, C, Co>(cursor: C, consumer: Co) -> Co::Result
 where
     K: Key,
     V: Send,
@@ -161,8 +170,8 @@ where
     Co: UnindexedConsumer<(K, V)>,
 {
     let map = |(index, generation, value)| {
-        // SAFETY: the cursor yields its container's own slots, which is
-        // what `table_key` asks.
+        // SAFETY: the cursor yields the own slots of a container whose keys
+        // are `K` (the caller's guarantee), which is what `table_key` asks.
         (unsafe { table_key::<K>(index, generation) }, value)
     };
     bridge_unindexed(Parts { cursor, map }, consumer)

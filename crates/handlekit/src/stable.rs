@@ -5,19 +5,16 @@
 //! `take_next`. Both containers have the same shape (a `raw` field and a
 //! key marker), so one macro writes these for both.
 
-/// Writes, for `$ty<T, K>` whose raw container is `$raw<T>`, with raw
-/// cursors `$shared<'a, T>` and `$exclusive<'a, T>` (names in scope where
-/// the macro is called): the methods
+/// Writes, for `$ty<T, K>` whose raw container is `$raw<T>`: the methods
 /// that forward to the raw container (lookups, `insert`, `remove`,
 /// `retain`, iteration, ...), the panics of `insert` and `Index`, `Debug`, `Index`, `IndexMut`, `PartialEq`, `Eq`,
-/// `Extend`, `FromIterator`, the three `IntoIterator`s, the borrowing
-/// iterator types (`Iter`, `IterMut`, `Keys`, `Values`, `ValuesMut`), and
-/// the `Drain` and `IntoIter` types, and with `rayon` the parallel
-/// iterators. `$key` is the default key's name, `$noun` the noun the docs
+/// `Extend`, `FromIterator`, the three `IntoIterator`s, and the `Drain`
+/// and `IntoIter` types (the borrowing and parallel iterators are the
+/// generic ones of [`crate::iter`]). `$key` is the default key's name, `$noun` the noun the docs
 /// and panic messages use ("pool", "hive"), `$walk` how iteration finds
 /// the live slots of a block.
 macro_rules! stable_container_impls {
-    ($ty:ident, $raw:ident, $shared:ident, $exclusive:ident, $key:ident, $noun:literal, $walk:literal) => {
+    ($ty:ident, $raw:ident, $key:ident, $noun:literal, $walk:literal) => {
         impl<T, K: Key> $ty<T, K> {
             /// The number of live values.
             ///
@@ -311,7 +308,9 @@ macro_rules! stable_container_impls {
             #[doc = "let key = c.insert(1);\nassert_eq!(c.iter().collect::<Vec<_>>(), [(key, &1)]);\n```"]
             #[inline]
             pub fn iter(&self) -> Iter<'_, T, K> {
-                Iter::new(self.raw.iter())
+                // SAFETY: the raw container was made with the key limits of
+                // `K`.
+                unsafe { Iter::new(self.raw.iter()) }
             }
 
             /// Iterates `(key, &mut value)` in key-index order.
@@ -320,7 +319,8 @@ macro_rules! stable_container_impls {
             #[doc = "let key = c.insert(1);\nfor (_, value) in c.iter_mut() {\n    *value *= 10;\n}\nassert_eq!(c[key], 10);\n```"]
             #[inline]
             pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
-                IterMut::new(self.raw.iter_mut())
+                // SAFETY: as in `iter`.
+                unsafe { IterMut::new(self.raw.iter_mut()) }
             }
 
             /// Iterates the keys of the live values, in key-index order.
@@ -329,7 +329,8 @@ macro_rules! stable_container_impls {
             #[doc = "let key = c.insert(1);\nassert_eq!(c.keys().collect::<Vec<_>>(), [key]);\n```"]
             #[inline]
             pub fn keys(&self) -> Keys<'_, T, K> {
-                Keys::new(self.raw.iter())
+                // SAFETY: as in `iter`.
+                unsafe { Keys::new(self.raw.iter()) }
             }
 
             /// Iterates the live values, in key-index order.
@@ -558,7 +559,9 @@ macro_rules! stable_container_impls {
             /// assert!(c.par_iter().all(|(key, v)| c[key] == *v));
             /// ```
             pub fn par_iter(&self) -> ParIter<'_, T, K> {
-                ParIter::new(self.raw.iter())
+                // SAFETY: the raw container was made with the key limits of
+                // `K`.
+                unsafe { ParIter::new(self.raw.iter()) }
             }
         }
 
@@ -574,28 +577,12 @@ macro_rules! stable_container_impls {
             /// assert_eq!(c.values().sum::<u64>(), 99_990_000);
             /// ```
             pub fn par_iter_mut(&mut self) -> ParIterMut<'_, T, K> {
-                ParIterMut::new(self.raw.iter_mut())
+                // SAFETY: as in `par_iter`.
+                unsafe { ParIterMut::new(self.raw.iter_mut()) }
             }
         }
 
-        #[cfg(feature = "rayon")]
-        $crate::slot_par::par_iterators!(
-            owner: stringify!($ty),
-            noun: $noun,
-            make: concat!("[1, 2].into_iter().collect::<handlekit::", stringify!($ty), "<_>>()"),
-            key: $key,
-            shared: $shared,
-            exclusive: $exclusive,
-        );
 
-        $crate::slot_iter::borrowing_iterators!(
-            owner: stringify!($ty),
-            noun: $noun,
-            make: concat!("[1, 2].into_iter().collect::<handlekit::", stringify!($ty), "<_>>()"),
-            key: $key,
-            shared: $shared,
-            exclusive: $exclusive,
-        );
     };
 }
 

@@ -8,6 +8,7 @@ mod serde_impl;
 
 use core::marker::PhantomData;
 
+use crate::iter::HiveBlocks;
 use crate::raw::block::block_shift_for;
 use crate::raw::hive::RawHive;
 use crate::raw::layout::Split;
@@ -558,16 +559,86 @@ impl<T: Clone, K: Key> Clone for Hive<T, K> {
     }
 }
 
-/// The block cursors the iterators wrap.
-type BlocksShared<'a, T> = crate::raw::block::BlocksIter<'a, T, Split<T>>;
-/// See `BlocksShared`.
-type BlocksExclusive<'a, T> = crate::raw::block::BlocksIterMut<'a, T, Split<T>>;
+/// Iterator over `(key, &value)`; see [`Hive::iter`]
+/// ([`iter::Iter`](crate::iter::Iter) over the Hive's blocks).
+///
+/// ```
+/// let c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
+/// let iter: handlekit::hive::Iter<'_, i32> = c.iter();
+/// assert_eq!(iter.len(), 2);
+/// ```
+pub type Iter<'a, T, K = Id> = crate::iter::Iter<'a, T, K, HiveBlocks>;
+
+/// Iterator over `(key, &mut value)`; see [`Hive::iter_mut`]
+/// ([`iter::IterMut`](crate::iter::IterMut) over the Hive's blocks).
+///
+/// ```
+/// let mut c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
+/// let iter: handlekit::hive::IterMut<'_, i32> = c.iter_mut();
+/// iter.for_each(|(_, v)| *v *= 2);
+/// assert_eq!(c.values().sum::<i32>(), 6);
+/// ```
+pub type IterMut<'a, T, K = Id> = crate::iter::IterMut<'a, T, K, HiveBlocks>;
+
+/// Iterator over the keys of live values; see [`Hive::keys`]
+/// ([`iter::Keys`](crate::iter::Keys) over the Hive's blocks).
+///
+/// ```
+/// let c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
+/// let keys: handlekit::hive::Keys<'_, i32> = c.keys();
+/// assert_eq!(keys.count(), 2);
+/// ```
+pub type Keys<'a, T, K = Id> = crate::iter::Keys<'a, T, K, HiveBlocks>;
+
+/// Iterator over the live values; see [`Hive::values`]
+/// ([`iter::Values`](crate::iter::Values) over the Hive's blocks).
+///
+/// ```
+/// let c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
+/// let values: handlekit::hive::Values<'_, i32> = c.values();
+/// assert_eq!(values.max(), Some(&2));
+/// ```
+pub type Values<'a, T> = crate::iter::Values<'a, T, HiveBlocks>;
+
+/// Iterator over the live values, mutably; see [`Hive::values_mut`]
+/// ([`iter::ValuesMut`](crate::iter::ValuesMut) over the Hive's blocks).
+///
+/// ```
+/// let mut c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
+/// let values: handlekit::hive::ValuesMut<'_, i32> = c.values_mut();
+/// values.for_each(|v| *v += 1);
+/// assert_eq!(c.values().sum::<i32>(), 5);
+/// ```
+pub type ValuesMut<'a, T> = crate::iter::ValuesMut<'a, T, HiveBlocks>;
+
+/// Parallel iterator over `(key, &value)`; see [`Hive::par_iter`]
+/// ([`iter::ParIter`](crate::iter::ParIter) over the Hive's blocks).
+///
+/// ```
+/// use rayon::prelude::*;
+/// let c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
+/// let iter: handlekit::hive::ParIter<'_, i32> = c.par_iter();
+/// assert_eq!(iter.count(), 2);
+/// ```
+#[cfg(feature = "rayon")]
+pub type ParIter<'a, T, K = Id> = crate::iter::ParIter<'a, T, K, HiveBlocks>;
+
+/// Parallel iterator over `(key, &mut value)`; see [`Hive::par_iter_mut`]
+/// ([`iter::ParIterMut`](crate::iter::ParIterMut) over the Hive's blocks).
+///
+/// ```
+/// use rayon::prelude::*;
+/// let mut c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
+/// let iter: handlekit::hive::ParIterMut<'_, i32> = c.par_iter_mut();
+/// iter.for_each(|(_, v)| *v += 1);
+/// assert_eq!(c.values().sum::<i32>(), 5);
+/// ```
+#[cfg(feature = "rayon")]
+pub type ParIterMut<'a, T, K = Id> = crate::iter::ParIterMut<'a, T, K, HiveBlocks>;
 
 crate::stable::stable_container_impls!(
     Hive,
     RawHive,
-    BlocksShared,
-    BlocksExclusive,
     Id,
     "hive",
     "skipping 64 vacant slots per occupancy word"

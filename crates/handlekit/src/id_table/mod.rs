@@ -5,9 +5,9 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
 
+pub use crate::iter::{Iter, IterMut, Keys, Values, ValuesMut};
 use crate::raw::{KeyLimits, SlotArena};
 use crate::slot_iter::table_key;
-pub use crate::slot_iter::{Iter, IterMut, Keys, Values, ValuesMut};
 use crate::{CapacityError, Id, Key, Reuse};
 
 #[cfg(feature = "rayon")]
@@ -730,7 +730,8 @@ impl<T, K: Key> IdTable<T, K> {
     /// ```
     #[inline]
     pub fn iter(&self) -> Iter<'_, T, K> {
-        Iter::new(self.arena.iter())
+        // SAFETY: the arena was made with the key limits of `K`.
+        unsafe { Iter::new(self.arena.iter()) }
     }
 
     /// Iterates `(key, &mut value)` in slot order.
@@ -745,7 +746,8 @@ impl<T, K: Key> IdTable<T, K> {
     /// ```
     #[inline]
     pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
-        IterMut::new(self.arena.iter_mut())
+        // SAFETY: as in `iter`.
+        unsafe { IterMut::new(self.arena.iter_mut()) }
     }
 
     /// Iterates the keys of the live values, in slot order.
@@ -757,7 +759,8 @@ impl<T, K: Key> IdTable<T, K> {
     /// ```
     #[inline]
     pub fn keys(&self) -> Keys<'_, T, K> {
-        Keys::new(self.arena.iter())
+        // SAFETY: as in `iter`.
+        unsafe { Keys::new(self.arena.iter()) }
     }
 
     /// Iterates the live values, in slot order.

@@ -13,7 +13,8 @@ impl<T: Sync, K: Key> IdTable<T, K> {
     /// assert_eq!(table.par_iter().map(|(_, v)| v).sum::<u64>(), 499_500);
     /// ```
     pub fn par_iter(&self) -> ParIter<'_, T, K> {
-        ParIter::new(self.arena.iter())
+        // SAFETY: the arena was made with the key limits of `K`.
+        unsafe { ParIter::new(self.arena.iter()) }
     }
 }
 
@@ -27,6 +28,7 @@ impl<T: Send, K: Key> IdTable<T, K> {
     /// assert_eq!(table.values().sum::<u64>(), 999_000);
     /// ```
     pub fn par_iter_mut(&mut self) -> ParIterMut<'_, T, K> {
-        ParIterMut::new(self.arena.iter_mut())
+        // SAFETY: as in `par_iter`.
+        unsafe { ParIterMut::new(self.arena.iter_mut()) }
     }
 }

@@ -7,8 +7,8 @@ use core::iter::FusedIterator;
 use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
 
-use crate::raw::{Exclusive, KeyLimits, RawIter, RawIterMut, SlotArena};
-use crate::slot_iter::{raw_iterator, table_key};
+use crate::raw::{Exclusive, KeyLimits, SlotArena};
+use crate::slot_iter::table_key;
 use crate::{CapacityError, Id, Key};
 
 #[cfg(feature = "serde")]
@@ -1079,8 +1079,8 @@ impl<T, K: Key> IndexLists<T, K> {
     #[inline]
     pub fn nodes(&self) -> Nodes<'_, T, K> {
         Nodes {
-            raw: self.arena.iter(),
-            _key: PhantomData,
+            // SAFETY: the arena was made with the key limits of `K`.
+            inner: unsafe { crate::iter::Iter::new(self.arena.iter()) },
         }
     }
 
@@ -1101,8 +1101,8 @@ impl<T, K: Key> IndexLists<T, K> {
     #[inline]
     pub fn nodes_mut(&mut self) -> NodesMut<'_, T, K> {
         NodesMut {
-            raw: self.arena.iter_mut(),
-            _key: PhantomData,
+            // SAFETY: as in `nodes`.
+            inner: unsafe { crate::iter::IterMut::new(self.arena.iter_mut()) },
         }
     }
 
@@ -1649,27 +1649,54 @@ impl<T> fmt::Debug for IterMut<'_, T> {
 }
 
 /// Iterator over `(key, &value)` for every node, in storage order; see
-/// [`IndexLists::nodes`].
+/// [`IndexLists::nodes`]. Double-ended, with an exact length.
+///
+/// ```
+/// let mut pool = handlekit::IndexLists::new();
+/// let mut list = handlekit::Head::EMPTY;
+/// pool.push_front(&mut list, 'a');
+/// pool.push_front(&mut list, 'b');
+/// let nodes: handlekit::index_lists::Nodes<'_, char> = pool.nodes();
+/// assert_eq!(nodes.rev().map(|(_, c)| *c).collect::<String>(), "ba");
+/// ```
 pub struct Nodes<'a, T, K: Key = Id> {
-    raw: RawIter<'a, Link<T>>,
-    _key: PhantomData<fn(K) -> K>,
+    inner: crate::iter::Iter<'a, Link<T>, K>,
 }
 
-raw_iterator!(
-    Nodes<'a, T, K: Key>,
-    (K, &'a T),
-    |index, generation, link| {
-        // SAFETY: the raw cursor yields this container's own slots,
-        // which is what `table_key` asks.
-        (unsafe { table_key::<K>(index, generation) }, &link.value)
+impl<'a, T, K: Key> Iterator for Nodes<'a, T, K> {
+    type Item = (K, &'a T);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(K, &'a T)> {
+        self.inner.next().map(|(key, link)| (key, &link.value))
     }
-);
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, (K, &'a T)) -> B>(self, init: B, mut f: F) -> B {
+        self.inner
+            .fold(init, |acc, (key, link)| f(acc, (key, &link.value)))
+    }
+}
+
+impl<T, K: Key> DoubleEndedIterator for Nodes<'_, T, K> {
+    #[inline(always)]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.inner.next_back().map(|(key, link)| (key, &link.value))
+    }
+}
+
+impl<T, K: Key> ExactSizeIterator for Nodes<'_, T, K> {}
+impl<T, K: Key> FusedIterator for Nodes<'_, T, K> {}
 
 impl<T, K: Key> Clone for Nodes<'_, T, K> {
     fn clone(&self) -> Self {
         Nodes {
-            raw: self.raw.clone(),
-            _key: PhantomData,
+            inner: self.inner.clone(),
         }
     }
 }
@@ -1681,28 +1708,56 @@ impl<T: fmt::Debug, K: Key> fmt::Debug for Nodes<'_, T, K> {
 }
 
 /// Iterator over `(key, &mut value)` for every node, in storage order; see
-/// [`IndexLists::nodes_mut`].
+/// [`IndexLists::nodes_mut`]. Double-ended, with an exact length.
+///
+/// ```
+/// let mut pool = handlekit::IndexLists::new();
+/// let mut list = handlekit::Head::EMPTY;
+/// pool.push_front(&mut list, 1);
+/// let nodes: handlekit::index_lists::NodesMut<'_, i32> = pool.nodes_mut();
+/// nodes.for_each(|(_, value)| *value += 1);
+/// assert_eq!(pool.iter(list).copied().collect::<Vec<_>>(), [2]);
+/// ```
 pub struct NodesMut<'a, T, K: Key = Id> {
-    raw: RawIterMut<'a, Link<T>>,
-    _key: PhantomData<fn(K) -> K>,
+    inner: crate::iter::IterMut<'a, Link<T>, K>,
 }
 
-raw_iterator!(
-    NodesMut<'a, T, K: Key>,
-    (K, &'a mut T),
-    |index, generation, link| {
-        (
-            // SAFETY: the raw cursor yields this container's own slots.
-            unsafe { table_key::<K>(index, generation) },
-            &mut link.value,
-        )
+impl<'a, T, K: Key> Iterator for NodesMut<'a, T, K> {
+    type Item = (K, &'a mut T);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(K, &'a mut T)> {
+        self.inner.next().map(|(key, link)| (key, &mut link.value))
     }
-);
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, (K, &'a mut T)) -> B>(self, init: B, mut f: F) -> B {
+        self.inner
+            .fold(init, |acc, (key, link)| f(acc, (key, &mut link.value)))
+    }
+}
+
+impl<T, K: Key> DoubleEndedIterator for NodesMut<'_, T, K> {
+    #[inline(always)]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.inner
+            .next_back()
+            .map(|(key, link)| (key, &mut link.value))
+    }
+}
+
+impl<T, K: Key> ExactSizeIterator for NodesMut<'_, T, K> {}
+impl<T, K: Key> FusedIterator for NodesMut<'_, T, K> {}
 
 impl<T, K: Key> fmt::Debug for NodesMut<'_, T, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("NodesMut")
-            .field("remaining", &self.raw.len())
+            .field("remaining", &self.inner.len())
             .finish()
     }
 }

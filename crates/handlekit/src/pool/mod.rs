@@ -6,8 +6,8 @@ mod serde_impl;
 
 use core::marker::PhantomData;
 
+use crate::iter::PoolBlocks;
 use crate::raw::block::block_shift_for;
-use crate::raw::flat::{FlatIter, FlatIterMut};
 use crate::raw::layout::Split;
 use crate::raw::pool::RawPool;
 use crate::raw::KeyLimits;
@@ -438,11 +438,86 @@ impl<T: Clone, K: Key> Clone for Pool<T, K> {
     }
 }
 
+/// Iterator over `(key, &value)`; see [`Pool::iter`]
+/// ([`iter::Iter`](crate::iter::Iter) over the Pool's blocks).
+///
+/// ```
+/// let c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
+/// let iter: handlekit::pool::Iter<'_, i32> = c.iter();
+/// assert_eq!(iter.len(), 2);
+/// ```
+pub type Iter<'a, T, K = PoolKey> = crate::iter::Iter<'a, T, K, PoolBlocks>;
+
+/// Iterator over `(key, &mut value)`; see [`Pool::iter_mut`]
+/// ([`iter::IterMut`](crate::iter::IterMut) over the Pool's blocks).
+///
+/// ```
+/// let mut c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
+/// let iter: handlekit::pool::IterMut<'_, i32> = c.iter_mut();
+/// iter.for_each(|(_, v)| *v *= 2);
+/// assert_eq!(c.values().sum::<i32>(), 6);
+/// ```
+pub type IterMut<'a, T, K = PoolKey> = crate::iter::IterMut<'a, T, K, PoolBlocks>;
+
+/// Iterator over the keys of live values; see [`Pool::keys`]
+/// ([`iter::Keys`](crate::iter::Keys) over the Pool's blocks).
+///
+/// ```
+/// let c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
+/// let keys: handlekit::pool::Keys<'_, i32> = c.keys();
+/// assert_eq!(keys.count(), 2);
+/// ```
+pub type Keys<'a, T, K = PoolKey> = crate::iter::Keys<'a, T, K, PoolBlocks>;
+
+/// Iterator over the live values; see [`Pool::values`]
+/// ([`iter::Values`](crate::iter::Values) over the Pool's blocks).
+///
+/// ```
+/// let c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
+/// let values: handlekit::pool::Values<'_, i32> = c.values();
+/// assert_eq!(values.max(), Some(&2));
+/// ```
+pub type Values<'a, T> = crate::iter::Values<'a, T, PoolBlocks>;
+
+/// Iterator over the live values, mutably; see [`Pool::values_mut`]
+/// ([`iter::ValuesMut`](crate::iter::ValuesMut) over the Pool's blocks).
+///
+/// ```
+/// let mut c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
+/// let values: handlekit::pool::ValuesMut<'_, i32> = c.values_mut();
+/// values.for_each(|v| *v += 1);
+/// assert_eq!(c.values().sum::<i32>(), 5);
+/// ```
+pub type ValuesMut<'a, T> = crate::iter::ValuesMut<'a, T, PoolBlocks>;
+
+/// Parallel iterator over `(key, &value)`; see [`Pool::par_iter`]
+/// ([`iter::ParIter`](crate::iter::ParIter) over the Pool's blocks).
+///
+/// ```
+/// use rayon::prelude::*;
+/// let c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
+/// let iter: handlekit::pool::ParIter<'_, i32> = c.par_iter();
+/// assert_eq!(iter.count(), 2);
+/// ```
+#[cfg(feature = "rayon")]
+pub type ParIter<'a, T, K = PoolKey> = crate::iter::ParIter<'a, T, K, PoolBlocks>;
+
+/// Parallel iterator over `(key, &mut value)`; see [`Pool::par_iter_mut`]
+/// ([`iter::ParIterMut`](crate::iter::ParIterMut) over the Pool's blocks).
+///
+/// ```
+/// use rayon::prelude::*;
+/// let mut c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
+/// let iter: handlekit::pool::ParIterMut<'_, i32> = c.par_iter_mut();
+/// iter.for_each(|(_, v)| *v += 1);
+/// assert_eq!(c.values().sum::<i32>(), 5);
+/// ```
+#[cfg(feature = "rayon")]
+pub type ParIterMut<'a, T, K = PoolKey> = crate::iter::ParIterMut<'a, T, K, PoolBlocks>;
+
 crate::stable::stable_container_impls!(
     Pool,
     RawPool,
-    FlatIter,
-    FlatIterMut,
     PoolKey,
     "pool",
     "checking the state word of every slot ever used"

@@ -44,7 +44,7 @@ use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT};
 
 /// A fixed run of `len` slots at a fixed address, stored as `L` lays them
 /// out (see `layout.rs`).
-pub(crate) struct Block<T, L: SlotLayout<T>> {
+pub struct Block<T, L: SlotLayout<T>> {
     /// The storage of `len` slots, made by `L::allocate(len)` (see
     /// `Block::new`) and freed in `Drop`. Invariant: the slots below
     /// `fresh` are initialized, the others are not; never reallocated or
@@ -766,7 +766,7 @@ impl<'a, T> BlockPart<'a, T> {
 /// The walk of a list of blocks for a [`Cursor`], in block then slot
 /// order, by flat index (slot `i` of a block is `block.base() + i`): each
 /// block's occupancy words as masks, then its appended run as one run.
-pub(crate) struct BlocksWalk<'a, T, L: SlotLayout<T>> {
+pub struct BlocksWalk<'a, T, L: SlotLayout<T>> {
     /// What the front has left of the block it is in.
     front: BlockPart<'a, T>,
     /// What the back has left of the block it is in.

@@ -68,7 +68,7 @@ use super::slot::{Payload, Slot, VACANT};
 /// first `len` units hold exactly slots `0..len`. `occupied_bits` and
 /// `count_occupied` must read the state words they are asked about and
 /// nothing else, and report exactly those with the vacant bit clear.
-pub(crate) unsafe trait BufLayout: Sized + 'static {
+pub unsafe trait BufLayout: Sized + 'static {
     /// One unit of the allocation.
     type Unit<T>;
 
@@ -107,11 +107,11 @@ pub(crate) unsafe trait BufLayout: Sized + 'static {
 }
 
 /// The state words in an area of their own after the payloads: see the
-/// module docs.
-pub(crate) enum SplitLayout {}
+/// module docs. The public marker of the layout is its name here.
+pub(crate) use crate::layout::Split as SplitLayout;
 
 /// Each state word beside its payload, as a [`Slot`]: see the module docs.
-pub(crate) enum InterleavedLayout {}
+pub(crate) use crate::layout::Interleaved as InterleavedLayout;
 
 // SAFETY: payload `i` is unit `i`; state word `i` is word `i` of the state
 // area, which starts `capacity` units in (`BufPtrs::states`) and has room
@@ -220,7 +220,7 @@ unsafe impl BufLayout for InterleavedLayout {
 /// the layout finds slot `i`'s state word and payload. Only pointers: what
 /// they may be used for is the business of whoever holds them (the
 /// buffer, a view or an access, each with its own invariant).
-pub(crate) struct BufPtrs<T, L: BufLayout> {
+pub struct BufPtrs<T, L: BufLayout> {
     /// Start of the allocation (dangling while nothing is allocated).
     base: NonNull<L::Unit<T>>,
     /// Start of the state area, `capacity` units into the allocation and
@@ -287,7 +287,7 @@ unsafe impl<T, L: BufLayout> SlotPtrs<T> for BufPtrs<T, L> {
 
 /// The state words of a buffer's slots in use, borrowed for `'a` and read
 /// one at a time, whatever the layout.
-pub(crate) struct StateView<'a, T, L: BufLayout> {
+pub struct StateView<'a, T, L: BufLayout> {
     /// Invariant: slots `0..len` of the buffer these point into are
     /// initialized, and their state words are not written for `'a`.
     ptrs: BufPtrs<T, L>,

@@ -38,7 +38,7 @@ use super::slot::Payload;
 /// `payload_at(i)` must point to slot `i`'s state word and payload, both
 /// initialized, with the provenance of the storage, for as long as the
 /// walk's borrow lasts.
-pub(crate) unsafe trait SlotPtrs<T>: Copy {
+pub unsafe trait SlotPtrs<T>: Copy {
     /// The state word of slot `index`.
     ///
     /// # Safety
@@ -60,7 +60,7 @@ pub(crate) unsafe trait SlotPtrs<T>: Copy {
 ///
 /// `from_value_ptr` must make only the reference of its own type, to the
 /// value the pointer points to.
-pub(crate) unsafe trait ValueRef<T>: Sized {
+pub unsafe trait ValueRef<T>: Sized {
     /// The reference to `*value`.
     ///
     /// # Safety
@@ -110,7 +110,7 @@ unsafe fn item<T, P: SlotPtrs<T>, R: ValueRef<T>>(ptrs: P, index: usize) -> (usi
 
 /// Occupied slots `next..end`, all reached through `ptrs`: what a walk
 /// hands out when it knows a stretch is all occupied.
-pub(crate) struct Run<P> {
+pub struct Run<P> {
     /// The storage of the run: every index of `next..end` names an
     /// occupied slot reached through these pointers.
     pub(crate) ptrs: P,
@@ -122,7 +122,7 @@ pub(crate) struct Run<P> {
 
 /// Occupied slots among the 64 from `base`: bit `i` of `bits` for index
 /// `base + i`, all reached through `ptrs`.
-pub(crate) struct Bits<P> {
+pub struct Bits<P> {
     /// The storage of the slots: every index a set bit stands for names an
     /// occupied slot reached through these pointers.
     pub(crate) ptrs: P,
@@ -134,7 +134,7 @@ pub(crate) struct Bits<P> {
 
 /// What a walk hands out at a time: a mask of up to 64 slots, or a run
 /// known to be all occupied.
-pub(crate) enum Piece<P> {
+pub enum Piece<P> {
     /// Some of 64 slots.
     Bits(Bits<P>),
     /// A run, not empty.
@@ -282,7 +282,7 @@ impl<P: Copy> End<P> {
 ///   exactly, unless the walk is a part of one split for parallel
 ///   iteration that says its counts are bounds (counting would cost a
 ///   pass): then an upper bound, which it must not rely on for more.
-pub(crate) unsafe trait Walk<T>: Sized {
+pub unsafe trait Walk<T>: Sized {
     /// The pointers of the pieces.
     type Ptrs: SlotPtrs<T>;
 

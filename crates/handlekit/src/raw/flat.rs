@@ -594,7 +594,7 @@ impl<T: Clone> Clone for FlatSlots<T> {
 /// so a pass reads 4 bytes per vacant slot and no branch depends on each
 /// slot's occupancy; or a block's share of a rest that the count says is
 /// all occupied, as one run.
-pub(crate) struct FlatWalk<'a, T> {
+pub struct FlatWalk<'a, T> {
     /// The directory of the table borrowed for `'a`.
     blocks: &'a [Split<T>],
     shift: u32,

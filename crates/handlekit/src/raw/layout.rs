@@ -34,7 +34,7 @@ use super::slot::Payload;
 /// from each other and from those of every other index, with the
 /// provenance of the whole allocation (derived from the pointer the
 /// allocation returned, with no reference in between).
-pub(crate) unsafe trait SlotLayout<T>: Copy {
+pub unsafe trait SlotLayout<T>: Copy {
     /// Heap bytes one slot takes.
     const SLOT_BYTES: usize;
 
@@ -74,7 +74,7 @@ pub(crate) unsafe trait SlotLayout<T>: Copy {
 /// may lie outside the storage (they are moved back by the run's first
 /// flat index); they keep its provenance, so those of the run's indices
 /// are valid.
-pub(crate) struct FlatBases<T> {
+pub struct FlatBases<T> {
     states: *mut u32,
     payloads: *mut Payload<T>,
 }
@@ -132,7 +132,7 @@ fn allocate_uninit<E>(len: usize) -> NonNull<E> {
 }
 
 /// State words and payloads in two arrays: `[u32]` and `[Payload<T>]`.
-pub(crate) struct Split<T> {
+pub struct Split<T> {
     /// The first of `len` state words, from `allocate_uninit`.
     states: NonNull<u32>,
     /// The first of `len` payloads, from `allocate_uninit`.

@@ -182,4 +182,4 @@ where
 pub(crate) use arena::BuildError;
 pub(crate) use arena::{KeyLimits, SlotArena};
 pub(crate) use buf::InterleavedLayout;
-pub(crate) use store::{Exclusive, RawIter, RawIterMut, SlotStore};
+pub(crate) use store::{Exclusive, SlotStore};

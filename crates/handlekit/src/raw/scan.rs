@@ -89,7 +89,7 @@ pub(crate) fn count_occupied(states: &[u32]) -> usize {
 /// words turned into a mask at once), or as one run when the count says
 /// that every slot left is occupied. Its counts are exact (a split counts
 /// the occupied slots of each part).
-pub(crate) struct StoreWalk<'a, T, L: BufLayout> {
+pub struct StoreWalk<'a, T, L: BufLayout> {
     /// The state words; indices are positions in the view.
     states: StateView<'a, T, L>,
     /// The first slot not handed out. Invariant: `next <= end <=

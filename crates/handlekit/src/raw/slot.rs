@@ -22,7 +22,7 @@ pub(crate) const NO_SLOT: u32 = u32::MAX;
 
 /// A slot's payload: the value while occupied, the next free slot while
 /// vacant. Which field is live is told by the slot's state word.
-pub(crate) union Payload<T> {
+pub union Payload<T> {
     value: ManuallyDrop<T>,
     next_free: u32,
 }
@@ -74,7 +74,7 @@ impl<T> Payload<T> {
 }
 
 /// One slot of a table, its two parts side by side.
-pub(crate) struct Slot<T> {
+pub struct Slot<T> {
     /// Occupancy and generation.
     ///
     /// Invariant (of every state word, wherever it is stored):

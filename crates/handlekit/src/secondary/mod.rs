@@ -28,7 +28,7 @@ mod par;
 mod serde_impl;
 mod sparse;
 
-pub use crate::slot_iter::{Iter, IterMut, Keys, Values, ValuesMut};
+pub use crate::iter::{Iter, IterMut, Keys, Values, ValuesMut};
 #[cfg(feature = "rayon")]
 pub use crate::slot_par::{ParIter, ParIterMut};
 pub use entry::{Entry, EntryTarget, OccupiedEntry, VacantEntry};
@@ -493,7 +493,9 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// assert_eq!(map.iter().collect::<Vec<_>>(), [(key, &1)]);
     /// ```
     pub fn iter(&self) -> Iter<'_, V, K> {
-        Iter::new(self.store.iter())
+        // SAFETY: the map holds only slots named by keys `K` (the store's
+        // limits are those of `K`).
+        unsafe { Iter::new(self.store.iter()) }
     }
 
     /// Iterates `(key, &mut value)` in index order.
@@ -509,7 +511,8 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// assert_eq!(map[key], 5);
     /// ```
     pub fn iter_mut(&mut self) -> IterMut<'_, V, K> {
-        IterMut::new(self.store.iter_mut())
+        // SAFETY: as in `iter`.
+        unsafe { IterMut::new(self.store.iter_mut()) }
     }
 
     /// Iterates the keys with values, in index order.
@@ -522,7 +525,8 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// assert_eq!(map.keys().collect::<Vec<_>>(), [key]);
     /// ```
     pub fn keys(&self) -> Keys<'_, V, K> {
-        Keys::new(self.store.iter())
+        // SAFETY: as in `iter`.
+        unsafe { Keys::new(self.store.iter()) }
     }
 
     /// Iterates the values, in index order.

@@ -17,7 +17,8 @@ impl<K: Key, V: Sync> SecondaryMap<K, V> {
     /// assert_eq!(map.par_iter().map(|(_, v)| v).sum::<u64>(), 4950);
     /// ```
     pub fn par_iter(&self) -> ParIter<'_, V, K> {
-        ParIter::new(self.store.iter())
+        // SAFETY: the store holds only slots named by keys `K`.
+        unsafe { ParIter::new(self.store.iter()) }
     }
 }
 
@@ -34,6 +35,7 @@ impl<K: Key, V: Send> SecondaryMap<K, V> {
     /// assert_eq!(map[key], 2);
     /// ```
     pub fn par_iter_mut(&mut self) -> ParIterMut<'_, V, K> {
-        ParIterMut::new(self.store.iter_mut())
+        // SAFETY: as in `par_iter`.
+        unsafe { ParIterMut::new(self.store.iter_mut()) }
     }
 }
