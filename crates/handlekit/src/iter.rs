@@ -39,8 +39,9 @@ use core::fmt;
 use core::iter::FusedIterator;
 use core::marker::PhantomData;
 
-use crate::layout::{Interleaved, Split};
+use crate::layout::Split;
 use crate::raw::block::BlocksWalk;
+use crate::raw::buf::BufLayout;
 use crate::raw::cursor::{Cursor, Walk};
 use crate::raw::flat::FlatWalk;
 use crate::raw::scan::StoreWalk;
@@ -53,7 +54,8 @@ mod sealed {
 }
 
 /// The storage a slot container's iterators walk: [`Split`] and
-/// [`Interleaved`] (the layouts of the slot store), [`PoolBlocks`] and
+/// [`Interleaved`](crate::layout::Interleaved) (the layouts of the slot
+/// store), [`PoolBlocks`] and
 /// [`HiveBlocks`]. Sealed: implemented by those four only.
 pub trait Storage: sealed::Sealed {
     /// How a pass finds the live slots of this storage.
@@ -73,14 +75,10 @@ pub enum PoolBlocks {}
 #[derive(Debug)]
 pub enum HiveBlocks {}
 
-impl sealed::Sealed for Split {}
-impl Storage for Split {
-    type Walk<'a, T: 'a> = StoreWalk<'a, T, Split>;
-}
-
-impl sealed::Sealed for Interleaved {}
-impl Storage for Interleaved {
-    type Walk<'a, T: 'a> = StoreWalk<'a, T, Interleaved>;
+// The slot store's layouts (`Split`, `Interleaved`): the store's walk.
+impl<L: BufLayout> sealed::Sealed for L {}
+impl<L: BufLayout> Storage for L {
+    type Walk<'a, T: 'a> = StoreWalk<'a, T, L>;
 }
 
 impl sealed::Sealed for PoolBlocks {}

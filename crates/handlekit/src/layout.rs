@@ -14,6 +14,16 @@
 //! The layouts are also the storage parameter of the table iterators (see
 //! [`handlekit::iter`](crate::iter)).
 
+use crate::raw::buf::BufLayout;
+
+/// A slot layout: [`Split`] or [`Interleaved`], the layout parameter of
+/// [`SlotTable`](crate::SlotTable). Sealed: implemented by those two
+/// only.
+pub trait Layout: BufLayout {}
+
+impl Layout for Split {}
+impl Layout for Interleaved {}
+
 /// State words in an array apart from the values: passes read 64 state
 /// words at a time and only the live values. The layout of
 /// [`IdTable`](crate::IdTable) and [`SecondaryMap`](crate::SecondaryMap).

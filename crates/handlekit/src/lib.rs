@@ -318,7 +318,7 @@ pub mod vm_vec;
 
 pub use error::CapacityError;
 pub use hive::Hive;
-pub use id_table::IdTable;
+pub use id_table::{IdTable, SlotTable};
 pub use index_lists::{Head, IndexLists, LinkError};
 #[doc(hidden)]
 pub use key::__private;

@@ -27,9 +27,13 @@ pub(crate) unsafe fn table_key<K: Key>(index: usize, generation: u32) -> K {
 /// they go (`Drain`, `IntoIter`): both walk the arena with `take_next`.
 macro_rules! taking_iterator {
     // `$name<$($lt,)? $($param),*>`: the type as declared, in its own
-    // parameter order; `T` is the value type and `K` the key type.
+    // parameter order; `T` is the value type and `K` the key type; any
+    // further parameters follow `;` with their bounds.
     ($name:ident<$($lt:lifetime,)? $($param:ident),*>) => {
-        impl<$($lt,)? T, K: Key> Iterator for $name<$($lt,)? $($param),*> {
+        $crate::slot_iter::taking_iterator!($name<$($lt,)? $($param),*>;);
+    };
+    ($name:ident<$($lt:lifetime,)? $($param:ident),*>; $($extra:ident: $bound:path),*) => {
+        impl<$($lt,)? T, K: Key $(, $extra: $bound)*> Iterator for $name<$($lt,)? $($param),*> {
             type Item = (K, T);
 
             #[inline]
@@ -47,10 +51,10 @@ macro_rules! taking_iterator {
             }
         }
 
-        impl<$($lt,)? T, K: Key> ExactSizeIterator for $name<$($lt,)? $($param),*> {}
-        impl<$($lt,)? T, K: Key> core::iter::FusedIterator for $name<$($lt,)? $($param),*> {}
+        impl<$($lt,)? T, K: Key $(, $extra: $bound)*> ExactSizeIterator for $name<$($lt,)? $($param),*> {}
+        impl<$($lt,)? T, K: Key $(, $extra: $bound)*> core::iter::FusedIterator for $name<$($lt,)? $($param),*> {}
 
-        impl<$($lt,)? T, K: Key> core::fmt::Debug for $name<$($lt,)? $($param),*> {
+        impl<$($lt,)? T, K: Key $(, $extra: $bound)*> core::fmt::Debug for $name<$($lt,)? $($param),*> {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.debug_struct(stringify!($name))
                     .field("remaining", &self.arena.len())

@@ -1,11 +1,12 @@
-//! [`IdTable`]: the array with holes behind generational keys, and its
-//! iterators.
+//! [`IdTable`] and [`SlotTable`]: the array with holes behind
+//! generational keys, written once for both slot layouts.
 
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
 
 pub use crate::iter::{Iter, IterMut, Keys, Values, ValuesMut};
+use crate::layout::{Layout, Split};
 use crate::raw::{KeyLimits, SlotArena};
 use crate::slot_iter::table_key;
 use crate::{CapacityError, Id, Key, Reuse};
@@ -66,12 +67,29 @@ pub use crate::slot_par::{ParIter, ParIterMut};
 /// assert_eq!(table.values().copied().collect::<Vec<_>>(), ["cherry", "banana"]);
 /// # let _ = b;
 /// ```
-pub struct IdTable<T, K: Key = Id> {
-    arena: SlotArena<T>,
+pub type IdTable<T, K = Id> = SlotTable<T, K, Split>;
+
+/// The array with holes behind [`IdTable`] and
+/// [`LookupTable`](crate::LookupTable), written once for both slot
+/// [layouts](crate::layout): `IdTable<T, K>` is `SlotTable<T, K, Split>`
+/// and `LookupTable<T, K>` is `SlotTable<T, K, Interleaved>`. Every method
+/// below exists for both; name the table by its alias.
+///
+/// ```
+/// use handlekit::layout::Interleaved;
+/// use handlekit::{Id, LookupTable, SlotTable};
+///
+/// let mut table: SlotTable<&str, Id, Interleaved> = LookupTable::new();
+/// let key = table.insert("one cache line per lookup");
+/// assert_eq!(table[key], "one cache line per lookup");
+/// ```
+pub struct SlotTable<T, K: Key = Id, L: Layout = Split> {
+    /// The slots, made with the key limits of `K`.
+    pub(crate) arena: SlotArena<T, L>,
     _key: PhantomData<fn(K) -> K>,
 }
 
-impl<T> IdTable<T, Id> {
+impl<T, L: Layout> SlotTable<T, Id, L> {
     /// Creates an empty table keyed by [`Id`]. It allocates nothing until
     /// the first insertion.
     ///
@@ -103,7 +121,17 @@ impl<T> IdTable<T, Id> {
     }
 }
 
-impl<T, K: Key> IdTable<T, K> {
+impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
+    /// The table over `arena`, which must have been made with the key
+    /// limits of `K` (`KeyLimits::of::<K>()`).
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_arena(arena: SlotArena<T, L>) -> Self {
+        SlotTable {
+            arena,
+            _key: PhantomData,
+        }
+    }
+
     /// The key for parts of this container's own slots.
     ///
     /// # Safety
@@ -126,7 +154,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// ```
     #[must_use]
     pub const fn with_key() -> Self {
-        IdTable {
+        SlotTable {
             arena: SlotArena::new(KeyLimits::of::<K>()),
             _key: PhantomData,
         }
@@ -142,7 +170,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// ```
     #[must_use]
     pub fn with_capacity_and_key(capacity: usize) -> Self {
-        IdTable {
+        SlotTable {
             arena: SlotArena::with_capacity(KeyLimits::of::<K>(), capacity),
             _key: PhantomData,
         }
@@ -182,7 +210,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// ```
     #[must_use]
     pub fn with_fixed_capacity(capacity: usize) -> Self {
-        IdTable {
+        SlotTable {
             arena: SlotArena::with_fixed_capacity(KeyLimits::of::<K>(), capacity),
             _key: PhantomData,
         }
@@ -705,7 +733,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// assert_eq!(table.drain().collect::<Vec<_>>(), [(key, "x")]);
     /// assert!(table.is_empty());
     /// ```
-    pub fn drain(&mut self) -> Drain<'_, T, K> {
+    pub fn drain(&mut self) -> Drain<'_, T, K, L> {
         Drain {
             arena: &mut self.arena,
             next: 0,
@@ -729,7 +757,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// assert_eq!(table.iter().collect::<Vec<_>>(), [(key, &1)]);
     /// ```
     #[inline]
-    pub fn iter(&self) -> Iter<'_, T, K> {
+    pub fn iter(&self) -> Iter<'_, T, K, L> {
         // SAFETY: the arena was made with the key limits of `K`.
         unsafe { Iter::new(self.arena.iter()) }
     }
@@ -745,7 +773,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// assert_eq!(table[key], 10);
     /// ```
     #[inline]
-    pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
+    pub fn iter_mut(&mut self) -> IterMut<'_, T, K, L> {
         // SAFETY: as in `iter`.
         unsafe { IterMut::new(self.arena.iter_mut()) }
     }
@@ -758,7 +786,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// assert_eq!(table.keys().collect::<Vec<_>>(), [key]);
     /// ```
     #[inline]
-    pub fn keys(&self) -> Keys<'_, T, K> {
+    pub fn keys(&self) -> Keys<'_, T, K, L> {
         // SAFETY: as in `iter`.
         unsafe { Keys::new(self.arena.iter()) }
     }
@@ -772,7 +800,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// assert_eq!(table.values().sum::<i32>(), 3);
     /// ```
     #[inline]
-    pub fn values(&self) -> Values<'_, T> {
+    pub fn values(&self) -> Values<'_, T, L> {
         Values::new(self.arena.iter())
     }
 
@@ -785,7 +813,7 @@ impl<T, K: Key> IdTable<T, K> {
     /// assert_eq!(table[key], 2);
     /// ```
     #[inline]
-    pub fn values_mut(&mut self) -> ValuesMut<'_, T> {
+    pub fn values_mut(&mut self) -> ValuesMut<'_, T, L> {
         ValuesMut::new(self.arena.iter_mut())
     }
 }
@@ -796,7 +824,7 @@ fn insert_failed(err: CapacityError) -> ! {
     panic!("IdTable::insert: {err}")
 }
 
-impl<T, K: Key> Default for IdTable<T, K> {
+impl<T, K: Key, L: Layout> Default for SlotTable<T, K, L> {
     /// An empty table.
     ///
     /// ```
@@ -808,7 +836,7 @@ impl<T, K: Key> Default for IdTable<T, K> {
     }
 }
 
-impl<T: Clone, K: Key> Clone for IdTable<T, K> {
+impl<T: Clone, K: Key, L: Layout> Clone for SlotTable<T, K, L> {
     /// A copy with the same keys, generations, free list and policy: the
     /// copy issues the same keys as the original would.
     ///
@@ -820,7 +848,7 @@ impl<T: Clone, K: Key> Clone for IdTable<T, K> {
     /// assert_eq!(copy.insert(String::new()), table.insert(String::new()));
     /// ```
     fn clone(&self) -> Self {
-        IdTable {
+        SlotTable {
             arena: self.arena.clone(),
             _key: PhantomData,
         }
@@ -839,7 +867,7 @@ impl<T: Clone, K: Key> Clone for IdTable<T, K> {
     }
 }
 
-impl<T, K: Key> IdTable<T, K> {
+impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     /// Builds a table from values, keyed in iteration order (the first value
     /// gets index 0).
     ///
@@ -858,7 +886,7 @@ impl<T, K: Key> IdTable<T, K> {
     }
 }
 
-impl<T: fmt::Debug, K: Key> fmt::Debug for IdTable<T, K> {
+impl<T: fmt::Debug, K: Key, L: Layout> fmt::Debug for SlotTable<T, K, L> {
     /// Formats as a map from key to value.
     ///
     /// ```
@@ -871,7 +899,7 @@ impl<T: fmt::Debug, K: Key> fmt::Debug for IdTable<T, K> {
     }
 }
 
-impl<T, K: Key> Index<K> for IdTable<T, K> {
+impl<T, K: Key, L: Layout> Index<K> for SlotTable<T, K, L> {
     type Output = T;
 
     /// # Panics
@@ -893,7 +921,7 @@ impl<T, K: Key> Index<K> for IdTable<T, K> {
     }
 }
 
-impl<T, K: Key> IndexMut<K> for IdTable<T, K> {
+impl<T, K: Key, L: Layout> IndexMut<K> for SlotTable<T, K, L> {
     /// # Panics
     ///
     /// If `key` is stale or foreign; the message names the key.
@@ -927,7 +955,7 @@ fn invalid_key<K: Key>(key: K) -> ! {
     panic!("IdTable: no live value for key {key:?} (stale, or from another table)")
 }
 
-impl<T: PartialEq, K: Key> PartialEq for IdTable<T, K> {
+impl<T: PartialEq, K: Key, L: Layout> PartialEq for SlotTable<T, K, L> {
     /// Two tables are equal when they hold the same values under the same
     /// keys.
     ///
@@ -944,9 +972,9 @@ impl<T: PartialEq, K: Key> PartialEq for IdTable<T, K> {
     }
 }
 
-impl<T: Eq, K: Key> Eq for IdTable<T, K> {}
+impl<T: Eq, K: Key, L: Layout> Eq for SlotTable<T, K, L> {}
 
-impl<T, K: Key> FromIterator<T> for IdTable<T, K> {
+impl<T, K: Key, L: Layout> FromIterator<T> for SlotTable<T, K, L> {
     /// The same as [`from_iter_values`](IdTable::from_iter_values).
     ///
     /// ```
@@ -959,7 +987,7 @@ impl<T, K: Key> FromIterator<T> for IdTable<T, K> {
     }
 }
 
-impl<T, K: Key> Extend<T> for IdTable<T, K> {
+impl<T, K: Key, L: Layout> Extend<T> for SlotTable<T, K, L> {
     /// Inserts every value; the keys are discarded.
     ///
     /// ```
@@ -974,9 +1002,9 @@ impl<T, K: Key> Extend<T> for IdTable<T, K> {
     }
 }
 
-impl<'a, T, K: Key> IntoIterator for &'a IdTable<T, K> {
+impl<'a, T, K: Key, L: Layout> IntoIterator for &'a SlotTable<T, K, L> {
     type Item = (K, &'a T);
-    type IntoIter = Iter<'a, T, K>;
+    type IntoIter = Iter<'a, T, K, L>;
 
     /// ```
     /// let table: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values([1]);
@@ -984,14 +1012,14 @@ impl<'a, T, K: Key> IntoIterator for &'a IdTable<T, K> {
     ///     assert_eq!(table[key], *value);
     /// }
     /// ```
-    fn into_iter(self) -> Iter<'a, T, K> {
+    fn into_iter(self) -> Iter<'a, T, K, L> {
         self.iter()
     }
 }
 
-impl<'a, T, K: Key> IntoIterator for &'a mut IdTable<T, K> {
+impl<'a, T, K: Key, L: Layout> IntoIterator for &'a mut SlotTable<T, K, L> {
     type Item = (K, &'a mut T);
-    type IntoIter = IterMut<'a, T, K>;
+    type IntoIter = IterMut<'a, T, K, L>;
 
     /// ```
     /// let mut table: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values([1]);
@@ -1000,21 +1028,21 @@ impl<'a, T, K: Key> IntoIterator for &'a mut IdTable<T, K> {
     /// }
     /// assert_eq!(table.values().next(), Some(&2));
     /// ```
-    fn into_iter(self) -> IterMut<'a, T, K> {
+    fn into_iter(self) -> IterMut<'a, T, K, L> {
         self.iter_mut()
     }
 }
 
-impl<T, K: Key> IntoIterator for IdTable<T, K> {
+impl<T, K: Key, L: Layout> IntoIterator for SlotTable<T, K, L> {
     type Item = (K, T);
-    type IntoIter = IntoIter<T, K>;
+    type IntoIter = IntoIter<T, K, L>;
 
     /// ```
     /// let table: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values([String::from("x")]);
     /// let all: Vec<_> = table.into_iter().map(|(_, v)| v).collect();
     /// assert_eq!(all, ["x"]);
     /// ```
-    fn into_iter(self) -> IntoIter<T, K> {
+    fn into_iter(self) -> IntoIter<T, K, L> {
         IntoIter {
             arena: self.arena,
             next: 0,
@@ -1024,30 +1052,30 @@ impl<T, K: Key> IntoIterator for IdTable<T, K> {
 }
 
 /// Removing iterator over `(key, value)`; see [`IdTable::drain`].
-pub struct Drain<'a, T, K: Key = Id> {
-    arena: &'a mut SlotArena<T>,
+pub struct Drain<'a, T, K: Key = Id, L: Layout = Split> {
+    arena: &'a mut SlotArena<T, L>,
     /// Slots below this index have been drained.
     next: usize,
     _key: PhantomData<fn(K) -> K>,
 }
 
-crate::slot_iter::taking_iterator!(Drain<'a, T, K>);
+crate::slot_iter::taking_iterator!(Drain<'a, T, K, L>; L: Layout);
 
-impl<T, K: Key> Drop for Drain<'_, T, K> {
+impl<T, K: Key, L: Layout> Drop for Drain<'_, T, K, L> {
     fn drop(&mut self) {
         self.arena.clear();
     }
 }
 
 /// Owning iterator over `(key, value)`; see [`IdTable::into_iter`].
-pub struct IntoIter<T, K: Key = Id> {
-    arena: SlotArena<T>,
+pub struct IntoIter<T, K: Key = Id, L: Layout = Split> {
+    arena: SlotArena<T, L>,
     /// Slots below this index have been yielded.
     next: usize,
     _key: PhantomData<fn(K) -> K>,
 }
 
-crate::slot_iter::taking_iterator!(IntoIter<T, K>);
+crate::slot_iter::taking_iterator!(IntoIter<T, K, L>; L: Layout);
 
 #[cfg(test)]
 mod split_tests {

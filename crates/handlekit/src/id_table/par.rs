@@ -1,10 +1,11 @@
 //! Rayon support for [`IdTable`].
 
-use super::IdTable;
+use super::SlotTable;
+use crate::layout::Layout;
 use crate::slot_par::{ParIter, ParIterMut};
 use crate::Key;
 
-impl<T: Sync, K: Key> IdTable<T, K> {
+impl<T: Sync, K: Key, L: Layout> SlotTable<T, K, L> {
     /// Iterates `(key, &value)` in parallel with rayon.
     ///
     /// ```
@@ -12,13 +13,13 @@ impl<T: Sync, K: Key> IdTable<T, K> {
     /// let table: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values(0..1000u64);
     /// assert_eq!(table.par_iter().map(|(_, v)| v).sum::<u64>(), 499_500);
     /// ```
-    pub fn par_iter(&self) -> ParIter<'_, T, K> {
+    pub fn par_iter(&self) -> ParIter<'_, T, K, L> {
         // SAFETY: the arena was made with the key limits of `K`.
         unsafe { ParIter::new(self.arena.iter()) }
     }
 }
 
-impl<T: Send, K: Key> IdTable<T, K> {
+impl<T: Send, K: Key, L: Layout> SlotTable<T, K, L> {
     /// Iterates `(key, &mut value)` in parallel with rayon.
     ///
     /// ```
@@ -27,7 +28,7 @@ impl<T: Send, K: Key> IdTable<T, K> {
     /// table.par_iter_mut().for_each(|(_, v)| *v *= 2);
     /// assert_eq!(table.values().sum::<u64>(), 999_000);
     /// ```
-    pub fn par_iter_mut(&mut self) -> ParIterMut<'_, T, K> {
+    pub fn par_iter_mut(&mut self) -> ParIterMut<'_, T, K, L> {
         // SAFETY: as in `par_iter`.
         unsafe { ParIterMut::new(self.arena.iter_mut()) }
     }

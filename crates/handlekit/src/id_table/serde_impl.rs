@@ -16,8 +16,9 @@ use core::marker::PhantomData;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::IdTable;
-use crate::raw::buf::{BufLayout, SplitLayout};
+use super::SlotTable;
+use crate::layout::Layout;
+use crate::raw::buf::BufLayout;
 use crate::raw::SlotArena;
 use crate::serde_util::{
     restore_detached, restore_free_order, ArenaOf, DetachedRef, FreeOrder, FreeRef, SlotsRef,
@@ -84,16 +85,16 @@ where
     Ok(arena)
 }
 
-impl<T: Serialize, K: Key> Serialize for IdTable<T, K> {
+impl<T: Serialize, K: Key, L: Layout> Serialize for SlotTable<T, K, L> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serialize_arena(&self.arena, serializer)
     }
 }
 
-impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for IdTable<T, K> {
+impl<'de, T: Deserialize<'de>, K: Key, L: Layout> Deserialize<'de> for SlotTable<T, K, L> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(IdTable {
-            arena: deserialize_arena::<T, K, SplitLayout, D>(deserializer)?,
+        Ok(SlotTable {
+            arena: deserialize_arena::<T, K, L, D>(deserializer)?,
             _key: PhantomData,
         })
     }
