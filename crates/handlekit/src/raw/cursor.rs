@@ -142,9 +142,11 @@ pub enum Piece<P> {
 }
 
 /// One end of a [`Cursor`]: the piece it takes from, as a run
-/// `next..end` or as the mask `bits` from `base`, never both at once.
+/// `next..end` or as the mask `bits` from `end`, never both at once.
 /// `next()` takes the run upward, and the mask's bits lowest first;
-/// `next_back()` the run downward, and the bits highest first.
+/// `next_back()` the run downward, and the bits highest first. Four words
+/// and the pointers: a loop keeps both ends, the walk and its own values
+/// in registers only while they are few.
 #[derive(Clone, Copy)]
 struct End<P> {
     /// The storage of the piece. Invariant: every index of `next..end` and
@@ -153,9 +155,9 @@ struct End<P> {
     ptrs: P,
     /// The run: `next <= end`.
     next: usize,
+    /// Past the run; while `bits` is not zero, the run is empty
+    /// (`next == end`) and this is the index of bit 0 of `bits`.
     end: usize,
-    /// The index of bit 0 of `bits`.
-    base: usize,
     /// The mask. Invariant: `bits == 0 || next == end`.
     bits: u64,
 }
@@ -168,7 +170,6 @@ impl<P: Copy> End<P> {
             ptrs,
             next: 0,
             end: 0,
-            base: 0,
             bits: 0,
         }
     }
@@ -182,21 +183,18 @@ impl<P: Copy> End<P> {
                 ptrs: run.ptrs,
                 next: run.next,
                 end: run.end,
-                base: 0,
                 bits: 0,
             },
             Piece::Bits(bits) if bits.bits == u64::MAX => End {
                 ptrs: bits.ptrs,
                 next: bits.base,
                 end: bits.base + 64,
-                base: 0,
                 bits: 0,
             },
             Piece::Bits(bits) => End {
                 ptrs: bits.ptrs,
-                next: 0,
-                end: 0,
-                base: bits.base,
+                next: bits.base,
+                end: bits.base,
                 bits: bits.bits,
             },
         }
@@ -219,7 +217,7 @@ impl<P: Copy> End<P> {
         } else if self.bits != 0 {
             let bit = self.bits.trailing_zeros() as usize;
             self.bits &= self.bits - 1;
-            Some(self.base + bit)
+            Some(self.end + bit)
         } else {
             None
         }
@@ -234,7 +232,7 @@ impl<P: Copy> End<P> {
         } else if self.bits != 0 {
             let bit = 63 - self.bits.leading_zeros() as usize;
             self.bits ^= 1 << bit;
-            Some(self.base + bit)
+            Some(self.end + bit)
         } else {
             None
         }
@@ -249,7 +247,7 @@ impl<P: Copy> End<P> {
         }
         let mut bits = self.bits;
         while bits != 0 {
-            acc = f(acc, self.ptrs, self.base + bits.trailing_zeros() as usize);
+            acc = f(acc, self.ptrs, self.end + bits.trailing_zeros() as usize);
             bits &= bits - 1;
         }
         acc
@@ -501,7 +499,7 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Iterator for Cursor<'a, T, W, R> {
             let bit = self.front.bits.trailing_zeros() as usize;
             self.front.bits &= self.front.bits - 1;
             self.remaining -= 1;
-            self.front.base + bit
+            self.front.end + bit
         } else {
             let (front, index) =
                 Self::refill_front(&mut self.walk, &mut self.back, &mut self.remaining)?;
@@ -536,7 +534,7 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> DoubleEndedIterator for Cursor<'a, T, W,
             let bit = 63 - self.back.bits.leading_zeros() as usize;
             self.back.bits ^= 1 << bit;
             self.remaining -= 1;
-            self.back.base + bit
+            self.back.end + bit
         } else {
             let (back, index) =
                 Self::refill_back(&mut self.walk, &mut self.front, &mut self.remaining)?;

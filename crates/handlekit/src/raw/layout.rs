@@ -73,7 +73,8 @@ pub unsafe trait SlotLayout<T>: Copy {
 /// its payload at `payloads.wrapping_add(index)`. The pointers themselves
 /// may lie outside the storage (they are moved back by the run's first
 /// flat index); they keep its provenance, so those of the run's indices
-/// are valid.
+/// are valid. Two words, not three: an iterator keeps one of these per end
+/// in registers, beside its run and the loop's own values.
 pub struct FlatBases<T> {
     states: *mut u32,
     payloads: *mut Payload<T>,
@@ -101,12 +102,21 @@ impl<T> FlatBases<T> {
 unsafe impl<T> SlotPtrs<T> for FlatBases<T> {
     #[inline(always)]
     unsafe fn state_at(self, index: usize) -> *const u32 {
-        self.states.wrapping_add(index)
+        let state = self.states.wrapping_add(index);
+        // SAFETY: the index is the run's (the caller's guarantee), so the
+        // pointer is in the storage, which is not at address 0. Said so,
+        // the compiler needs no null check for an `Option<&T>` made from
+        // it.
+        unsafe { core::hint::assert_unchecked(!state.is_null()) };
+        state
     }
 
     #[inline(always)]
     unsafe fn payload_at(self, index: usize) -> *mut Payload<T> {
-        self.payloads.wrapping_add(index)
+        let payload = self.payloads.wrapping_add(index);
+        // SAFETY: as for `state_at`.
+        unsafe { core::hint::assert_unchecked(!payload.is_null()) };
+        payload
     }
 }
 
