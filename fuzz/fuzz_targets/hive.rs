@@ -12,6 +12,8 @@
 #![no_main]
 
 mod stable_model;
+#[path = "walk.rs"]
+mod walk;
 
 use arbitrary::{Arbitrary, Unstructured};
 use handlekit::{Hive, Id, Id32, Key};

@@ -33,8 +33,11 @@ use std::fmt;
 use arbitrary::{Arbitrary, Unstructured};
 use handlekit::{CapacityError, Id, Id32, IdTable, Key, Reuse};
 use libfuzzer_sys::fuzz_target;
+#[path = "walk.rs"]
+mod walk;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use walk::walk_both_ends;
 
 handlekit::define_key! {
     /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
@@ -184,6 +187,11 @@ enum Op {
     /// Reattach one of the detached keys (index into them, sorted) with a
     /// new value.
     Reattach(u16, u32),
+    /// Walk `iter()` and then `iter_mut()` (adding 1 to each value) from
+    /// both ends, in the order `ends` picks (see `walk_both_ends`).
+    Walk {
+        ends: u64,
+    },
 }
 
 fuzz_target!(|input: Input| {
@@ -890,6 +898,27 @@ where
             let key = keys[usize::from(n) % keys.len()];
             table.reattach(key, Box::new(value));
             model.record_reattach(key, value);
+        }
+        Op::Walk { ends } => {
+            let mut expected: Vec<(K, u32)> = model.live.iter().map(|(&k, &v)| (k, v)).collect();
+            expected.sort_by_key(|&(k, _)| k.index());
+            let walked = walk_both_ends(table.iter().map(|(k, v)| (k, **v)), ends);
+            assert_eq!(walked, expected, "{ctx}: iter() from both ends");
+            let bumped = walk_both_ends(
+                table.iter_mut().map(|(k, v)| {
+                    **v = v.wrapping_add(1);
+                    (k, **v)
+                }),
+                ends.rotate_left(7),
+            );
+            for (key, value) in model.live.iter_mut() {
+                *value = value.wrapping_add(1);
+                assert!(
+                    bumped.contains(&(*key, *value)),
+                    "{ctx}: iter_mut() missed {key:?}"
+                );
+            }
+            assert_eq!(bumped.len(), expected.len(), "{ctx}: iter_mut() count");
         }
         Op::ShrinkToFit => {
             let fixed_capacity = table.capacity();

@@ -14,6 +14,9 @@
 use arbitrary::{Arbitrary, Unstructured};
 use handlekit::{Id, IdTable, Key, LookupTable};
 use libfuzzer_sys::fuzz_target;
+#[path = "walk.rs"]
+mod walk;
+use walk::walk_both_ends;
 
 handlekit::define_key! {
     /// 28 index bits, 4 generation bits: slots retire after 15 uses.
@@ -33,6 +36,8 @@ enum Op {
     Clear,
     Clone,
     Serde,
+    /// Walk both tables' `iter()` from both ends in the order `ends` picks.
+    Walk(u64),
 }
 
 #[derive(Debug)]
@@ -108,6 +113,16 @@ fn run<K: Key + serde::Serialize + serde::de::DeserializeOwned>(ops: &[Op]) {
                 table.clear();
             }
             Op::Clone => lookup = lookup.clone(),
+            Op::Walk(ends) => {
+                let a = walk_both_ends(lookup.iter(), ends);
+                let b = walk_both_ends(table.iter(), ends);
+                assert_eq!(a, b, "both ends, order {ends:#x}");
+                let values = walk_both_ends(lookup.values(), ends.rotate_left(11));
+                assert!(
+                    values.into_iter().eq(table.values()),
+                    "values from both ends"
+                );
+            }
             Op::Serde => {
                 let text = serde_json::to_string(&lookup).expect("serialize");
                 assert_eq!(

@@ -9,6 +9,8 @@
 #![no_main]
 
 mod stable_model;
+#[path = "walk.rs"]
+mod walk;
 
 use arbitrary::{Arbitrary, Unstructured};
 use handlekit::{Id32, Key, Pool, PoolKey};

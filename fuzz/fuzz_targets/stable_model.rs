@@ -18,6 +18,8 @@ use std::ptr::NonNull;
 use arbitrary::Arbitrary;
 use handlekit::{CapacityError, Hive, Key, Pool};
 
+use crate::walk::walk_both_ends;
+
 pub type Value = Box<u32>;
 
 /// What the model needs of a container.
@@ -45,6 +47,9 @@ pub trait Stable<K: Key>: Clone + PartialEq {
     fn entries(&self) -> Vec<(K, u32)>;
     /// The number of values, counted through `values().fold`.
     fn fold_count(&self) -> usize;
+    /// `(key, value)` in iteration order, taken from both ends of `iter()`
+    /// as `ends` says (see `walk_both_ends`).
+    fn walk(&self, ends: u64) -> Vec<(K, u32)>;
     fn check_invariants(&self);
     /// A serde_json round trip.
     fn round_trip(&self) -> Self;
@@ -114,6 +119,9 @@ macro_rules! forward_stable {
             fn fold_count(&self) -> usize {
                 $ty::values(self).fold(0, |n, _| n + 1)
             }
+            fn walk(&self, ends: u64) -> Vec<(K, u32)> {
+                walk_both_ends($ty::iter(self).map(|(key, value)| (key, **value)), ends)
+            }
             fn check_invariants(&self) {
                 $ty::check_invariants(self)
             }
@@ -164,6 +172,10 @@ pub enum Op {
     /// `drain()`, take `take` items, drop the rest.
     Drain {
         take: u8,
+    },
+    /// Walk `iter()` from both ends in the order `ends` picks.
+    Walk {
+        ends: u64,
     },
     /// Clone; optionally continue with the clone.
     Clone {
@@ -360,6 +372,11 @@ impl<K: Key, C: Stable<K>> Model<K, C> {
                 for key in gone {
                     self.forget(key);
                 }
+            }
+            Op::Walk { ends } => {
+                let mut expected: Vec<(K, u32)> = self.live.iter().map(|(&k, &v)| (k, v)).collect();
+                expected.sort_by_key(|&(k, _)| k.index());
+                assert_eq!(self.pool.walk(ends), expected, "both ends, order {ends:#x}");
             }
             Op::Drain { take } => {
                 let mut drain = self.pool.drain();

@@ -39,6 +39,7 @@ define_key! {
 /// filter of `scripts/miri.sh hive`.
 mod hive {
     use super::*;
+    use common::iter_check::check_double_ended;
 
     const CASES: u32 = if cfg!(miri) { 2 } else { 256 };
     const MAX_OPS: usize = if cfg!(miri) { 8 } else { 200 };
@@ -476,6 +477,13 @@ mod hive {
                 acc
             });
             assert_eq!(got, expected);
+            let seed = split as u64 * 7 + expected.len() as u64;
+            let hive = &self.hive;
+            check_double_ended(|| hive.iter().map(|(k, v)| (k, *v)), &expected, seed);
+            let expected_keys: Vec<K> = expected.iter().map(|e| e.0).collect();
+            check_double_ended(|| hive.keys(), &expected_keys, seed + 1);
+            let expected_values: Vec<u64> = expected.iter().map(|e| e.1).collect();
+            check_double_ended(|| hive.values().copied(), &expected_values, seed + 2);
             #[cfg(all(feature = "rayon", not(miri)))]
             {
                 use rayon::prelude::*;

@@ -1,4 +1,5 @@
-//! Model test: `IdTable` against a `HashMap<K, u64>`.
+//! Model test: `IdTable` and `LookupTable` (a `SlotTable` in each layout)
+//! against a `HashMap<K, u64>`.
 //!
 //! A random sequence of operations runs on a table and on the model. Every
 //! key the table ever issued is kept; after each operation every one of them
@@ -21,7 +22,11 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use handlekit::{define_key, Id, Id32, IdTable, Key, Reuse};
+mod common;
+
+use common::iter_check::check_double_ended;
+use handlekit::layout::{Interleaved, Layout, Split};
+use handlekit::{define_key, Id, Id32, Key, Reuse, SlotTable};
 use proptest::prelude::*;
 use proptest::sample::Index as Pick;
 use proptest::test_runner::Config;
@@ -240,8 +245,8 @@ fn config() -> Config {
     }
 }
 
-struct Harness<K: TestKey> {
-    table: IdTable<u64, K>,
+struct Harness<K: TestKey, L: Layout = Split> {
+    table: SlotTable<u64, K, L>,
     model: HashMap<K, u64>,
     /// Every key the table (or its ancestors, through clones and serde
     /// round trips) ever issued, in issue order.
@@ -254,11 +259,11 @@ struct Harness<K: TestKey> {
     retired_before: usize,
 }
 
-impl<K: TestKey> Harness<K> {
+impl<K: TestKey, L: Layout> Harness<K, L> {
     fn new(reuse: Reuse, fixed: Option<usize>) -> Self {
         let mut table = match fixed {
-            Some(capacity) => IdTable::with_fixed_capacity(capacity),
-            None => IdTable::with_reuse(reuse),
+            Some(capacity) => SlotTable::with_fixed_capacity(capacity),
+            None => SlotTable::with_reuse(reuse),
         };
         table.set_reuse(reuse);
         assert_eq!(table.reuse(), reuse);
@@ -367,7 +372,7 @@ impl<K: TestKey> Harness<K> {
     }
 
     /// The same next key from two tables that must issue identically.
-    fn assert_same_next_key(&mut self, copy: &mut IdTable<u64, K>) {
+    fn assert_same_next_key(&mut self, copy: &mut SlotTable<u64, K, L>) {
         if self.full() {
             assert!(copy.try_insert(0).is_err());
             return;
@@ -429,6 +434,12 @@ impl<K: TestKey> Harness<K> {
 
         let keys: Vec<K> = expected.iter().map(|&(k, _)| k).collect();
         let values: Vec<u64> = expected.iter().map(|&(_, v)| v).collect();
+        // Both ends, exact lengths, fusing and the adapters, for each
+        // borrowing iterator.
+        let seed = split as u64 * 7 + n as u64;
+        check_double_ended(|| table.iter().map(|(k, v)| (k, *v)), &expected, seed);
+        check_double_ended(|| table.keys(), &keys, seed + 1);
+        check_double_ended(|| table.values().copied(), &values, seed + 2);
         assert_eq!(table.keys().collect::<Vec<_>>(), keys);
         assert_eq!(table.keys().len(), n);
         assert_eq!(table.keys().fold(0, |count, _| count + 1), n);
@@ -464,9 +475,24 @@ impl<K: TestKey> Harness<K> {
             assert_eq!(format!("{:?}", table.par_iter()), remaining);
         }
 
-        // Mutable iteration: bump every value three ways (four with rayon).
-        for (k, v) in self.table.iter_mut() {
+        // Mutable iteration: bump every value four ways (five with rayon),
+        // the first from both ends in turns.
+        let mut iter_mut = self.table.iter_mut();
+        let mut from_back = false;
+        let mut seen = 0;
+        while let Some((k, v)) = if from_back {
+            iter_mut.next_back()
+        } else {
+            iter_mut.next()
+        } {
             assert_eq!(*v, self.model[&k]);
+            *v += 1;
+            seen += 1;
+            assert_eq!(iter_mut.len(), n - seen);
+            from_back = (seen + split) % 3 == 0;
+        }
+        assert_eq!(seen, n);
+        for v in self.table.values_mut().rev() {
             *v += 1;
         }
         let mut values_mut = self.table.values_mut();
@@ -482,11 +508,11 @@ impl<K: TestKey> Harness<K> {
         {
             use rayon::prelude::*;
             self.table.par_iter_mut().for_each(|(k, v)| {
-                assert_eq!(*v, self.model[&k] + 3);
+                assert_eq!(*v, self.model[&k] + 4);
                 *v += 1;
             });
         }
-        let bumps = 3 + u64::from(cfg!(all(feature = "rayon", not(miri))));
+        let bumps = 4 + u64::from(cfg!(all(feature = "rayon", not(miri))));
         for v in self.model.values_mut() {
             *v += bumps;
         }
@@ -687,10 +713,10 @@ impl<K: TestKey> Harness<K> {
                 self.table = copy;
             }
             Op::CloneFrom(junk, fixed_target) => {
-                let mut target: IdTable<u64, K> = if fixed_target {
-                    IdTable::with_fixed_capacity(junk.len() + 3)
+                let mut target: SlotTable<u64, K, L> = if fixed_target {
+                    SlotTable::with_fixed_capacity(junk.len() + 3)
                 } else {
-                    IdTable::with_reuse(Reuse::Fifo { min_free: 1 })
+                    SlotTable::with_reuse(Reuse::Fifo { min_free: 1 })
                 };
                 target.extend(junk);
                 target.remove(
@@ -717,7 +743,7 @@ impl<K: TestKey> Harness<K> {
                 #[cfg(feature = "serde")]
                 {
                     let json = serde_json::to_string(&self.table).unwrap();
-                    let back: IdTable<u64, K> = serde_json::from_str(&json).unwrap();
+                    let back: SlotTable<u64, K, L> = serde_json::from_str(&json).unwrap();
                     back.check_invariants();
                     for &key in self.detached.keys() {
                         assert!(back.is_detached(key), "serde keeps {key:?} detached");
@@ -848,8 +874,8 @@ impl<K: TestKey> Harness<K> {
     }
 }
 
-fn run<K: TestKey>(reuse: Reuse, fixed: Option<usize>, ops: Vec<Op>) {
-    let mut harness = Harness::<K>::new(reuse, fixed);
+fn run<K: TestKey, L: Layout>(reuse: Reuse, fixed: Option<usize>, ops: Vec<Op>) {
+    let mut harness = Harness::<K, L>::new(reuse, fixed);
     harness.check();
     for op in ops {
         harness.apply(op);
@@ -858,13 +884,13 @@ fn run<K: TestKey>(reuse: Reuse, fixed: Option<usize>, ops: Vec<Op>) {
 }
 
 macro_rules! model_tests {
-    ($($name:ident: $key:ty, $reuse:expr;)*) => {
+    ($($name:ident: $key:ty, $layout:ty, $reuse:expr;)*) => {
         proptest! {
             #![proptest_config(config())]
             $(
                 #[test]
                 fn $name(fixed in prop::option::weighted(0.25, 0usize..24), ops in ops()) {
-                    run::<$key>($reuse, fixed, ops);
+                    run::<$key, $layout>($reuse, fixed, ops);
                 }
             )*
         }
@@ -872,12 +898,15 @@ macro_rules! model_tests {
 }
 
 model_tests! {
-    id_lifo: Id, Reuse::Lifo;
-    id_fifo: Id, Reuse::Fifo { min_free: 3 };
-    id32_lifo: Id32, Reuse::Lifo;
-    id32_fifo: Id32, Reuse::Fifo { min_free: 3 };
-    gen4_lifo: Gen4, Reuse::Lifo;
-    gen4_fifo: Gen4, Reuse::Fifo { min_free: 3 };
+    id_lifo: Id, Split, Reuse::Lifo;
+    id_fifo: Id, Split, Reuse::Fifo { min_free: 3 };
+    id32_lifo: Id32, Split, Reuse::Lifo;
+    id32_fifo: Id32, Split, Reuse::Fifo { min_free: 3 };
+    gen4_lifo: Gen4, Split, Reuse::Lifo;
+    gen4_fifo: Gen4, Split, Reuse::Fifo { min_free: 3 };
+    lookup_id_lifo: Id, Interleaved, Reuse::Lifo;
+    lookup_id32_fifo: Id32, Interleaved, Reuse::Fifo { min_free: 3 };
+    lookup_gen4_lifo: Gen4, Interleaved, Reuse::Lifo;
 }
 
 /// With 4 generation bits, a LIFO table that churns one value retires a slot

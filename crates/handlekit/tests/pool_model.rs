@@ -28,6 +28,8 @@ use proptest::test_runner::Config;
 
 mod common;
 
+use common::iter_check::check_double_ended;
+
 define_key! {
     /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
     pub struct Gen4(u32; index_bits = 28);
@@ -372,6 +374,10 @@ impl<K: Key> Harness<K> {
 
         let keys: Vec<K> = expected.iter().map(|&(k, _)| k).collect();
         let values: Vec<u64> = expected.iter().map(|&(_, v)| v).collect();
+        let seed = split as u64 * 7 + n as u64;
+        check_double_ended(|| pool.iter().map(|(k, v)| (k, *v)), &expected, seed);
+        check_double_ended(|| pool.keys(), &keys, seed + 1);
+        check_double_ended(|| pool.values().copied(), &values, seed + 2);
         assert_eq!(pool.keys().collect::<Vec<_>>(), keys);
         assert_eq!(pool.keys().fold(0, |count, _| count + 1), n);
         assert_eq!(pool.values().copied().collect::<Vec<_>>(), values);

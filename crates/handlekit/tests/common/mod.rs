@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod churn;
+pub mod iter_check;
 pub mod reference;
 pub mod stable_panic;
 pub mod tracker;
