@@ -50,7 +50,8 @@
 //!   `std::hive`. Blocks grow geometrically (64 slots up to a cap), each
 //!   threads its own free list through its vacant slots and keeps a 64-bit
 //!   occupancy word per 64 slots; the hive keeps the list of blocks with
-//!   room, and frees a block that empties (keeping one in reserve). Values
+//!   room, and keeps a block that empties for reuse until
+//!   [`Hive::shrink_to_fit`] (as `std::hive` keeps reserved blocks). Values
 //!   never move, so [`Hive::get_ptr`] is stable like [`Pool`]'s. A block
 //!   keeps its generations in one array and its values in another, so
 //!   iterating the values reads nothing else (measured as fast as a `Vec`).
@@ -172,8 +173,9 @@
 //!
 //! \* amortized; the dense secondary map grows to the highest index.
 //! † a new block is one allocation, and no value ever moves.
-//! ‡ a removal that empties a block may free it: O(block size) to record its
-//! highest generation, paid for by the allocation of that block.
+//! ‡ a removal frees a block it empties only if every slot of it retired:
+//! O(block size) to record its highest generation, paid for by the
+//! allocation of that block (`shrink_to_fit` pays the same per block).
 //!
 //! [`VmVec`] also has `drain_front(n)` (O(n) drops, one release call for the
 //! dead chunks), `compact_front(budget, ..)` (O(budget), whatever the
@@ -187,7 +189,7 @@
 //! | fast lookups, values that never move, iteration that skips holes | [`IdTable`] |
 //! | addresses that stay fixed as well, with a known maximum | [`IdTable::with_fixed_capacity`], [`Pool::with_fixed_capacity`] or [`Hive::with_fixed_capacity`] (one allocation up front, none after) |
 //! | addresses that stay fixed while the number of values grows without bound, and inserts and removals as cheap as an [`IdTable`]'s | [`Pool`] (iteration checks every used slot) |
-//! | the same, with memory that follows the number of values both ways (blocks double up to a cap, emptied blocks are freed), or iteration as fast as a `Vec`'s over values that never move | [`Hive`] (insertions, removals and lookups mostly cost more than an [`IdTable`]'s: in one full run of the comparison runner, 0.9 to 1.5, 1.5 to 3.4 and 1.4 to 2.0 times its time across the sizes and value types; its passes over half-empty or sparse tables take 0.4 to 0.8 times an [`IdTable`]'s, since it reads a bit per slot where [`IdTable`] reads a 4-byte state word) |
+//! | the same, with memory that grows with the number of values and is handed back on request (blocks double up to a cap; emptied blocks stay for reuse until `shrink_to_fit` frees them), or iteration as fast as a `Vec`'s over values that never move | [`Hive`] (insertions, removals and lookups mostly cost more than an [`IdTable`]'s: in one full run of the comparison runner, 0.9 to 1.5, 1.5 to 3.4 and 1.4 to 2.0 times its time across the sizes and value types; its passes over half-empty or sparse tables take 0.4 to 0.8 times an [`IdTable`]'s, since it reads a bit per slot where [`IdTable`] reads a 4-byte state word) |
 //! | lookups by key above all (an index from a key to where something lives), over a table too big for the cache, and few passes | [`LookupTable`] (one cache line per lookup, insertion or removal; in one full run of the comparison runner at 1,000,000 values, removals took 0.96 (`u64`) and 0.97 (64 bytes) times the fastest generational peer's time where `IdTable` took 1.23 and 0.98, lookups 1.08 and 1.08 where `IdTable` took 1.36 and 1.00, and remove-then-insert steps 1.01 and 0.99 where `IdTable` took 1.16 and 0.93 (a 64-byte value spans two cache lines in either layout, so there the two are level); its passes read every slot, and so does a lookup with a stale key, where `IdTable` reads a 4-byte state word) |
 //! | the fastest iteration, or control over the order of values | [`PackedTable`] |
 //! | 32-bit keys | any table with [`Id32`], or your own [`define_key!`] |

@@ -367,10 +367,21 @@ mod hive {
                     }
                 }
                 Op::Clear => {
+                    let (blocks, capacity) = (self.hive.block_count(), self.hive.capacity());
                     self.hive.clear();
                     self.model.clear();
                     self.ptrs.clear();
-                    assert!(self.hive.block_count() <= 1);
+                    // Blocks that can take a value stay; only those whose
+                    // every slot retired go (slots at their last generation
+                    // retire as they are cleared).
+                    assert!(self.hive.block_count() <= blocks);
+                    assert!(self.hive.capacity() <= capacity);
+                    if K::GENERATION_BITS >= 16 {
+                        assert_eq!(
+                            (self.hive.block_count(), self.hive.capacity()),
+                            (blocks, capacity)
+                        );
+                    }
                 }
                 Op::ShrinkToFit => {
                     let (blocks, capacity) = (self.hive.block_count(), self.hive.capacity());
@@ -599,46 +610,37 @@ mod hive {
 
     impl_churn!(Hive, Id);
 
-    /// A removal keeps the block it empties unless the block kept before is
-    /// still empty: once that one holds a value again, the next emptied
-    /// block is kept in its place.
+    /// A removal keeps the block it empties, with its slots and free list,
+    /// until `shrink_to_fit`: emptying a hive and filling it again makes no
+    /// block and moves no slot; `clear` keeps the blocks as well.
     #[test]
-    fn an_emptied_block_is_kept_once_the_one_kept_before_is_refilled() {
+    fn emptied_blocks_stay_until_shrink_to_fit() {
         let mut hive: Hive<u32> = Hive::with_block_sizes(4, 4);
         let keys: Vec<Id> = (0..16).map(|n| hive.insert(n)).collect();
         assert_eq!(hive.block_count(), 4);
-        let block = |b: usize| &keys[4 * b..4 * b + 4];
-        for &key in block(0) {
+        let (capacity, bytes) = (hive.capacity(), hive.heap_bytes());
+        let ptrs: std::collections::HashSet<_> =
+            keys.iter().map(|&k| hive.get_ptr(k).unwrap()).collect();
+        for &key in &keys {
             hive.remove(key);
+            hive.check_invariants();
         }
-        assert_eq!(hive.block_count(), 4, "block 0 kept");
-        // Block 0 is the only one with room, so it takes the value.
-        let refill = hive.insert(100);
-        assert!(block(0).iter().any(|k| k.index() == refill.index()));
-        for &key in block(1) {
-            hive.remove(key);
+        assert_eq!(hive.block_count(), 4, "every emptied block stays");
+        assert_eq!((hive.capacity(), hive.heap_bytes()), (capacity, bytes));
+        // Filling again reuses the same slots.
+        let again: Vec<Id> = (0..16).map(|n| hive.insert(n + 100)).collect();
+        assert_eq!(hive.block_count(), 4);
+        for &key in &again {
+            assert!(ptrs.contains(&hive.get_ptr(key).unwrap()), "slot moved");
         }
-        assert_eq!(hive.block_count(), 4, "block 1 kept: block 0 holds a value");
-        for &key in block(2) {
-            hive.remove(key);
+        for &key in &keys {
+            assert_eq!(hive.get(key), None, "stale key {key:?} resolves");
         }
-        assert_eq!(
-            hive.block_count(),
-            3,
-            "block 2 freed: block 1 is still empty"
-        );
-        hive.remove(refill);
-        assert_eq!(
-            hive.block_count(),
-            2,
-            "block 0 freed: block 1 is still empty"
-        );
+        hive.clear();
+        assert_eq!((hive.block_count(), hive.capacity()), (4, capacity));
         hive.check_invariants();
-        for &key in block(3) {
-            hive.remove(key);
-        }
-        assert_eq!(hive.block_count(), 1, "block 3 freed");
-        assert!(hive.is_empty());
+        hive.shrink_to_fit();
+        assert_eq!((hive.block_count(), hive.capacity()), (0, 0));
         hive.check_invariants();
     }
 
@@ -677,8 +679,9 @@ mod hive {
         empty.check_invariants();
     }
 
-    /// Emptied blocks are freed (but one), and a key into a freed block stays
-    /// stale when a new block is made over the same index range.
+    /// `shrink_to_fit` frees the emptied blocks, and a key into a freed
+    /// block stays stale when a new block is made over the same index
+    /// range.
     #[test]
     fn freed_blocks_keep_their_keys_stale() {
         let mut hive: Hive<u32> = Hive::with_block_sizes(4, 4);
@@ -687,7 +690,7 @@ mod hive {
         for &key in &keys {
             hive.remove(key);
         }
-        assert_eq!(hive.block_count(), 1, "one empty block is kept");
+        assert_eq!(hive.block_count(), 4, "emptied blocks stay");
         hive.shrink_to_fit();
         assert_eq!((hive.block_count(), hive.capacity()), (0, 0));
         let again: Vec<Id> = (0..16).map(|n| hive.insert(n + 100)).collect();

@@ -19,14 +19,16 @@ mod hive {
     stable_panic_tests!(Hive, Id, Hive::with_block_sizes(4, 4));
 
     #[test]
-    fn emptied_blocks_are_freed_and_their_values_dropped_once() {
+    fn emptied_blocks_are_kept_then_freed_and_their_values_dropped_once() {
         let tracker = Tracker::new();
         let (mut hive, keys) = filled(&tracker, 30);
-        // Empty blocks 1 and 2: one is kept, one freed.
+        // Empty blocks 1 and 2: both stay until `shrink_to_fit`.
         for key in &keys[4..12] {
             drop(hive.remove(*key));
         }
-        assert_eq!(hive.block_count(), 7);
+        assert_eq!(hive.block_count(), 8);
+        hive.shrink_to_fit();
+        assert_eq!(hive.block_count(), 6);
         for _ in 0..12 {
             hive.insert(tracker.make());
         }
@@ -42,7 +44,7 @@ mod hive {
         let tracker = Tracker::new();
         let (mut hive, keys) = filled(&tracker, 16);
         // Blocks 1 and 2 lose every value; the drop of 9 panics, after block 1
-        // was emptied (and kept) and in the middle of block 2.
+        // was emptied and in the middle of block 2.
         tracker.panic_on_drop.set(Some(9));
         assert_panicked(catch_unwind(AssertUnwindSafe(|| {
             hive.retain(|_, v| !(4..12).contains(&v.id));
@@ -53,10 +55,13 @@ mod hive {
         for key in &keys[4..10] {
             assert!(hive.get(*key).is_none());
         }
-        // Finishing the job empties block 2 as well, which is then freed.
+        // Finishing the job empties block 2 as well; both stay until
+        // `shrink_to_fit`.
         hive.retain(|_, v| !(4..12).contains(&v.id));
         hive.check_invariants();
-        assert_eq!(hive.block_count(), 3);
+        assert_eq!(hive.block_count(), 4);
+        hive.shrink_to_fit();
+        assert_eq!(hive.block_count(), 2);
         assert_dropped_then_rest(&tracker, hive, &(4..12).collect::<Vec<_>>());
     }
 

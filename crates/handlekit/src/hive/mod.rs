@@ -72,14 +72,14 @@ const fn default_shift<T>() -> u32 {
 ///
 /// # Emptied blocks
 ///
-/// When a removal empties a block, the block is kept as a reserve (so a
-/// hive that hovers around a block boundary does not allocate and free in
-/// turn) unless the block kept that way before is still empty; then its
-/// memory is freed. So removals keep at most one empty block. (Blocks made
-/// by [`reserve`](Hive::reserve) and not yet used are not counted: they
-/// stay until used or [`shrink_to_fit`](Hive::shrink_to_fit).)
-/// [`clear`](Hive::clear) keeps the largest block and frees the others, and
-/// [`shrink_to_fit`](Hive::shrink_to_fit) frees every empty block.
+/// When a removal empties a block, the block stays, with its slots and its
+/// free list, for later insertions, as `plf::hive` keeps its reserved
+/// blocks: a hive that empties and fills again, or hovers around a block
+/// boundary, neither frees nor allocates, and its values land in the same
+/// slots. [`clear`](Hive::clear) keeps the blocks too.
+/// [`shrink_to_fit`](Hive::shrink_to_fit) frees every empty block. (A
+/// block whose every slot retired is freed as soon as it empties: it can
+/// never take a value again.)
 ///
 /// A freed block's index range stays in the block table with the highest
 /// generation it issued, and the next block made over that range starts
@@ -417,7 +417,9 @@ impl<T, K: Key> Hive<T, K> {
     /// let keys: Vec<_> = (0..8).map(|n| hive.insert(n)).collect();
     /// assert_eq!(hive.block_count(), 2);
     /// keys.into_iter().for_each(|key| { hive.remove(key); });
-    /// assert_eq!(hive.block_count(), 1); // one empty block is kept
+    /// assert_eq!(hive.block_count(), 2); // emptied blocks stay
+    /// hive.shrink_to_fit();
+    /// assert_eq!(hive.block_count(), 0);
     /// ```
     #[inline]
     #[must_use]
@@ -508,8 +510,10 @@ impl<T, K: Key> Hive<T, K> {
         Ok(unsafe { Self::key(index, generation) })
     }
 
-    /// Removes every value. The largest block is kept and the others are
-    /// freed; keys issued before stay stale.
+    /// Removes every value. The blocks stay, to take values again (see
+    /// [Emptied blocks](Hive#emptied-blocks));
+    /// [`shrink_to_fit`](Hive::shrink_to_fit) frees them. Keys issued
+    /// before stay stale.
     ///
     /// If a value's `Drop` panics, the other values are still dropped and
     /// the hive is left empty; then the panic propagates.

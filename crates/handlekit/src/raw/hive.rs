@@ -14,9 +14,11 @@
 //!
 //! # Emptied blocks
 //!
-//! When a removal empties a block and another block is already empty, its
-//! slots are freed: the range stays in the table as a zero-length block
-//! with a *floor*, the highest generation it ever issued. A block made over
+//! A removal that empties a block keeps it, listed with its free list;
+//! `shrink_to_fit` frees empty blocks (and a removal frees a block it
+//! empties whose every slot retired). A freed block's range stays in the
+//! table as a zero-length block with a *floor*, the highest generation it
+//! ever issued. A block made over
 //! that range later starts every slot at the floor, so no old key can match
 //! it. A range whose floor reached the last generation is never reused.
 //!
@@ -33,9 +35,6 @@ use super::slot::{Slot, NO_SLOT};
 use super::BuildError;
 use super::KeyLimits;
 use crate::CapacityError;
-
-/// Names no block, for `RawHive::kept_empty`.
-const NO_BLOCK: u32 = u32::MAX;
 
 /// Marks a block that is not on the available list.
 const NOT_LISTED: u32 = u32::MAX;
@@ -133,16 +132,6 @@ pub(crate) struct RawHive<T> {
     /// Freed ranges whose floor is below `limits.max_generation`, each
     /// once; the last is reused first.
     vacated: Vec<u32>,
-    /// The block the emptied-block policy last kept, empty, as a reserve,
-    /// or `NO_BLOCK`. It may since have been refilled, or freed and its
-    /// range reused: `emptied` checks that it is still an allocated block
-    /// with no value before counting on it. (Kept this way rather than as a
-    /// count of empty blocks, so that an insertion need not check whether
-    /// it fills an empty block: that check cost a `u64` insert 7 of its 52
-    /// instructions and 12% of its time.) Invariant: `NO_BLOCK` or below
-    /// `blocks.len()`; if it is an allocated block with no value, that
-    /// block is listed.
-    kept_empty: u32,
     /// `log2` of the first block's size. Invariant: `min_shift <= shift`.
     min_shift: u32,
     /// `log2` of the largest block size and of the range of every block.
@@ -173,7 +162,6 @@ impl<T> RawHive<T> {
             meta: Vec::new(),
             available: Available::new(),
             vacated: Vec::new(),
-            kept_empty: NO_BLOCK,
             min_shift,
             shift,
             len: 0,
@@ -427,24 +415,20 @@ impl<T> RawHive<T> {
         }
     }
 
-    /// Block `b` just lost its last value: keep it (as `kept_empty`), or
-    /// free it if the block kept before is still empty or `b` has no slot
-    /// left to give.
+    /// Block `b` just lost its last value. It stays, with its free list,
+    /// for later insertions (so a hive that empties and fills again, or
+    /// hovers around a block boundary, does not free and allocate in turn,
+    /// as `plf::hive` keeps its reserved blocks); only
+    /// [`shrink_to_fit`](Self::shrink_to_fit) frees it. A block with no
+    /// slot left to give (all retired) is freed at once: it can never be
+    /// used again.
     #[cold]
     fn emptied(&mut self, b: usize) {
         let meta = &self.meta[b];
         let usable = meta.free_head != NO_SLOT || self.blocks[b].has_fresh();
-        let kept = self.kept_empty as usize;
-        let kept_still_empty = kept != b
-            && self
-                .blocks
-                .get(kept)
-                .is_some_and(|block| block.len() > 0 && block.live() == 0);
-        if usable && !kept_still_empty {
-            self.kept_empty = b as u32;
-            return;
+        if !usable {
+            self.free_block(b);
         }
-        self.free_block(b);
     }
 
     /// Frees the slots of empty block `b`, leaving its range with the
@@ -583,26 +567,19 @@ impl<T> RawHive<T> {
         self.reset();
     }
 
-    /// After every value was dropped: frees every block but the largest
-    /// usable one, and rebuilds that one's free list in slot order.
+    /// After every value was dropped: keeps every block that can take a
+    /// value, with its free list rebuilt in slot order, and frees the
+    /// others (all their slots retired).
     fn reset(&mut self) {
         self.len = 0;
-        let mut keep: Option<usize> = None;
         for b in 0..self.blocks.len() {
-            let len = self.blocks[b].len();
-            if len == 0 {
+            if self.blocks[b].len() == 0 {
                 continue;
             }
             self.rebuild_free_list(b);
             let meta = &self.meta[b];
             let usable = meta.free_head != NO_SLOT || self.blocks[b].has_fresh();
-            if usable && keep.is_none_or(|k| self.blocks[k].len() < len) {
-                keep = Some(b);
-            }
-        }
-        self.kept_empty = keep.map_or(NO_BLOCK, |k| k as u32);
-        for b in 0..self.blocks.len() {
-            if self.blocks[b].len() > 0 && Some(b) != keep {
+            if !usable {
                 self.free_block(b);
             }
         }
@@ -700,11 +677,6 @@ impl<T> RawHive<T> {
             self.slot_total += len;
             self.len += self.blocks[b].live();
             self.rebuild_free_list(b);
-            // An empty block from the input is kept as the policy would
-            // have kept it, if it can take a value.
-            if self.blocks[b].live() == 0 && self.meta[b].listed != NOT_LISTED {
-                self.kept_empty = b as u32;
-            }
         }
     }
 
@@ -723,20 +695,6 @@ impl<T> RawHive<T> {
             }
         }
         let (mut total, mut live, mut retired_total) = (0, 0, 0);
-        let kept = self.kept_empty as usize;
-        assert!(
-            self.kept_empty == NO_BLOCK || kept < self.blocks.len(),
-            "kept empty block past the table"
-        );
-        // Only a block with room is kept; it stays listed while it is empty.
-        if let Some(block) = self.blocks.get(kept) {
-            if block.len() > 0 && block.live() == 0 {
-                assert_ne!(
-                    self.meta[kept].listed, NOT_LISTED,
-                    "kept empty block {kept} unlisted"
-                );
-            }
-        }
         let mut listed_blocks = 0;
         for (b, (block, meta)) in self.blocks.iter().zip(&self.meta).enumerate() {
             block.check_invariants();
@@ -933,7 +891,6 @@ impl<T: Clone> Clone for RawHive<T> {
             meta: self.meta.clone(),
             available: self.available.clone(),
             vacated: self.vacated.clone(),
-            kept_empty: self.kept_empty,
             min_shift: self.min_shift,
             shift: self.shift,
             len: self.len,
