@@ -1,6 +1,8 @@
-//! The borrowing iterators of the slot containers, written once:
-//! [`Iter`], [`IterMut`], [`Keys`], [`Values`] and [`ValuesMut`], generic
-//! over the [`Storage`] they walk.
+//! The iterators of the slot containers, written once: the borrowing
+//! [`Iter`], [`IterMut`], [`Keys`], [`Values`] and [`ValuesMut`] (and with
+//! `rayon`, `ParIter` and `ParIterMut`), generic over the [`Storage`] they
+//! walk, and the removing [`Drain`] and [`IntoIter`], generic over the
+//! slots they take values out of.
 //!
 //! Every container's module names them for its own storage
 //! ([`id_table::Iter`](crate::id_table::Iter) is `Iter<'a, T, K>`,
@@ -45,6 +47,7 @@ use crate::raw::buf::BufLayout;
 use crate::raw::cursor::{Cursor, Walk};
 use crate::raw::flat::FlatWalk;
 use crate::raw::scan::StoreWalk;
+use crate::raw::{SlotArena, TakeSlots};
 use crate::slot_iter::table_key;
 use crate::{Id, Key};
 
@@ -549,6 +552,150 @@ impl<T, S: Storage> fmt::Debug for ValuesMut<'_, T, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ValuesMut")
             .field("remaining", &self.raw.len())
+            .finish()
+    }
+}
+
+/// Removing iterator over `(key, value)`, lowest index first. Made by the
+/// `drain` method of [`IdTable`](crate::IdTable::drain),
+/// [`LookupTable`](crate::LookupTable::drain),
+/// [`SecondaryMap`](crate::SecondaryMap::drain),
+/// [`Pool`](crate::Pool::drain) and [`Hive`](crate::Hive::drain), which
+/// name it for their slots. The values not yet taken when it is dropped
+/// are dropped then; if it is leaked (`mem::forget`), they stay in the
+/// container.
+///
+/// ```
+/// let mut table: handlekit::IdTable<char> = ['a', 'b'].into_iter().collect();
+/// let drain: handlekit::id_table::Drain<'_, char> = table.drain();
+/// assert_eq!(drain.len(), 2);
+/// assert_eq!(drain.map(|(_, c)| c).collect::<String>(), "ab");
+/// assert!(table.is_empty());
+/// ```
+pub struct Drain<'a, T, K: Key = Id, C: TakeSlots<T> = SlotArena<T, Split>> {
+    /// The slots of a container whose keys are `K`.
+    source: &'a mut C,
+    /// Indices below this have been taken.
+    next: usize,
+    _marker: PhantomData<fn(K) -> (K, T)>,
+}
+
+impl<'a, T, K: Key, C: TakeSlots<T>> Drain<'a, T, K, C> {
+    /// Takes the values out of `source`.
+    ///
+    /// # Safety
+    ///
+    /// `source` belongs to a container whose keys are `K` (made with the
+    /// key limits of `K`), so every value taken makes a valid key.
+    #[inline]
+    pub(crate) unsafe fn new(source: &'a mut C) -> Self {
+        Drain {
+            source,
+            next: 0,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T, K: Key, C: TakeSlots<T>> Iterator for Drain<'_, T, K, C> {
+    type Item = (K, T);
+
+    #[inline]
+    fn next(&mut self) -> Option<(K, T)> {
+        let item = self.source.take_next(self.next)?;
+        self.next = item.0 + 1;
+        // SAFETY: the slots are those of a container whose keys are `K`
+        // (`new`).
+        Some(unsafe { keyed(item) })
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.source.len();
+        (len, Some(len))
+    }
+}
+
+impl<T, K: Key, C: TakeSlots<T>> ExactSizeIterator for Drain<'_, T, K, C> {}
+impl<T, K: Key, C: TakeSlots<T>> FusedIterator for Drain<'_, T, K, C> {}
+
+impl<T, K: Key, C: TakeSlots<T>> Drop for Drain<'_, T, K, C> {
+    fn drop(&mut self) {
+        self.source.clear();
+    }
+}
+
+impl<T, K: Key, C: TakeSlots<T>> fmt::Debug for Drain<'_, T, K, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Drain")
+            .field("remaining", &self.source.len())
+            .finish()
+    }
+}
+
+/// Owning iterator over `(key, value)`, lowest index first. Made by the
+/// `into_iter` method of [`IdTable`](crate::IdTable),
+/// [`LookupTable`](crate::LookupTable),
+/// [`SecondaryMap`](crate::SecondaryMap), [`Pool`](crate::Pool) and
+/// [`Hive`](crate::Hive), which name it for their slots. The values not
+/// taken are dropped with it.
+///
+/// ```
+/// let table: handlekit::Pool<char> = ['a', 'b'].into_iter().collect();
+/// let all: handlekit::pool::IntoIter<char> = table.into_iter();
+/// assert_eq!(all.len(), 2);
+/// assert_eq!(all.map(|(_, c)| c).collect::<String>(), "ab");
+/// ```
+pub struct IntoIter<T, K: Key = Id, C: TakeSlots<T> = SlotArena<T, Split>> {
+    /// The slots of a container whose keys are `K`.
+    source: C,
+    /// Indices below this have been taken.
+    next: usize,
+    _marker: PhantomData<fn(K) -> (K, T)>,
+}
+
+impl<T, K: Key, C: TakeSlots<T>> IntoIter<T, K, C> {
+    /// Takes the values out of `source`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Drain::new`].
+    #[inline]
+    pub(crate) unsafe fn new(source: C) -> Self {
+        IntoIter {
+            source,
+            next: 0,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T, K: Key, C: TakeSlots<T>> Iterator for IntoIter<T, K, C> {
+    type Item = (K, T);
+
+    #[inline]
+    fn next(&mut self) -> Option<(K, T)> {
+        let item = self.source.take_next(self.next)?;
+        self.next = item.0 + 1;
+        // SAFETY: the slots are those of a container whose keys are `K`
+        // (`new`).
+        Some(unsafe { keyed(item) })
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.source.len();
+        (len, Some(len))
+    }
+}
+
+impl<T, K: Key, C: TakeSlots<T>> ExactSizeIterator for IntoIter<T, K, C> {}
+impl<T, K: Key, C: TakeSlots<T>> FusedIterator for IntoIter<T, K, C> {}
+
+impl<T, K: Key, C: TakeSlots<T>> fmt::Debug for IntoIter<T, K, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IntoIter")
+            .field("remaining", &self.source.len())
             .finish()
     }
 }

@@ -109,6 +109,26 @@ pub type Values<'a, T> = crate::iter::Values<'a, T, Interleaved>;
 /// ```
 pub type ValuesMut<'a, T> = crate::iter::ValuesMut<'a, T, Interleaved>;
 
+/// Removing iterator over `(key, value)`; see [`SlotTable::drain`]
+/// ([`iter::Drain`](crate::iter::Drain) over the table's slots).
+///
+/// ```
+/// let mut table: handlekit::LookupTable<i32> = [1, 2].into_iter().collect();
+/// let drain: handlekit::lookup_table::Drain<'_, i32> = table.drain();
+/// assert_eq!(drain.map(|(_, v)| v).sum::<i32>(), 3);
+/// ```
+pub type Drain<'a, T, K = Id> = crate::id_table::Drain<'a, T, K, Interleaved>;
+
+/// Owning iterator over `(key, value)`
+/// ([`iter::IntoIter`](crate::iter::IntoIter) over the table's slots).
+///
+/// ```
+/// let table: handlekit::LookupTable<i32> = [1, 2].into_iter().collect();
+/// let all: handlekit::lookup_table::IntoIter<i32> = table.into_iter();
+/// assert_eq!(all.len(), 2);
+/// ```
+pub type IntoIter<T, K = Id> = crate::id_table::IntoIter<T, K, Interleaved>;
+
 #[cfg(feature = "serde")]
 pub use serde_impl::{for_each_run, serialize_runs, Runs, SlotRuns, SlotRunsRef};
 

@@ -1,5 +1,5 @@
-//! What the tables' iterators share: the key of a table's own slot, and
-//! the removing iterators (`Drain`, `IntoIter`).
+//! The key of a table's own slot, which every iterator and lookup that
+//! hands out keys makes.
 
 use crate::Key;
 
@@ -22,46 +22,3 @@ pub(crate) unsafe fn table_key<K: Key>(index: usize, generation: u32) -> K {
     // SAFETY: the caller's guarantee is the method's.
     unsafe { K::__from_table_parts_unchecked(index as u32, generation) }
 }
-
-/// Generates the `Iterator` impls of the iterators that remove values as
-/// they go (`Drain`, `IntoIter`): both walk the arena with `take_next`.
-macro_rules! taking_iterator {
-    // `$name<$($lt,)? $($param),*>`: the type as declared, in its own
-    // parameter order; `T` is the value type and `K` the key type; any
-    // further parameters follow `;` with their bounds.
-    ($name:ident<$($lt:lifetime,)? $($param:ident),*>) => {
-        $crate::slot_iter::taking_iterator!($name<$($lt,)? $($param),*>;);
-    };
-    ($name:ident<$($lt:lifetime,)? $($param:ident),*>; $($extra:ident: $bound:path),*) => {
-        impl<$($lt,)? T, K: Key $(, $extra: $bound)*> Iterator for $name<$($lt,)? $($param),*> {
-            type Item = (K, T);
-
-            #[inline]
-            fn next(&mut self) -> Option<(K, T)> {
-                let (index, generation, value) = self.arena.take_next(self.next)?;
-                self.next = index + 1;
-                // SAFETY: `take_next` took the value from the table's own
-                // slot, which is what `table_key` asks.
-                Some((unsafe { crate::slot_iter::table_key::<K>(index, generation) }, value))
-            }
-
-            #[inline]
-            fn size_hint(&self) -> (usize, Option<usize>) {
-                (self.arena.len(), Some(self.arena.len()))
-            }
-        }
-
-        impl<$($lt,)? T, K: Key $(, $extra: $bound)*> ExactSizeIterator for $name<$($lt,)? $($param),*> {}
-        impl<$($lt,)? T, K: Key $(, $extra: $bound)*> core::iter::FusedIterator for $name<$($lt,)? $($param),*> {}
-
-        impl<$($lt,)? T, K: Key $(, $extra: $bound)*> core::fmt::Debug for $name<$($lt,)? $($param),*> {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.debug_struct(stringify!($name))
-                    .field("remaining", &self.arena.len())
-                    .finish()
-            }
-        }
-    };
-}
-
-pub(crate) use taking_iterator;

@@ -1,16 +1,14 @@
 //! What the containers with stable addresses ([`Pool`](crate::Pool) and
-//! [`Hive`](crate::Hive)) share above the raw layer: the trait impls that
-//! only forward to the raw container, the trait impls that only forward to `get`, `get_mut`, `insert`, `iter` and `iter_mut`, and
-//! the removing iterators (`Drain`, `IntoIter`) over the raw container's
-//! `take_next`. Both containers have the same shape (a `raw` field and a
+//! [`Hive`](crate::Hive)) share above the raw layer: the methods that
+//! only forward to the raw container, and the trait impls that only
+//! forward to `get`, `get_mut`, `insert`, `iter` and `iter_mut`. Both containers have the same shape (a `raw` field and a
 //! key marker), so one macro writes these for both.
 
 /// Writes, for `$ty<T, K>` whose raw container is `$raw<T>`: the methods
 /// that forward to the raw container (lookups, `insert`, `remove`,
 /// `retain`, iteration, ...), the panics of `insert` and `Index`, `Debug`, `Index`, `IndexMut`, `PartialEq`, `Eq`,
-/// `Extend`, `FromIterator`, the three `IntoIterator`s, and the `Drain`
-/// and `IntoIter` types (the borrowing and parallel iterators are the
-/// generic ones of [`crate::iter`]). `$key` is the default key's name, `$noun` the noun the docs
+/// `Extend`, `FromIterator` and the three `IntoIterator`s (the iterator
+/// types are the generic ones of [`crate::iter`]). `$key` is the default key's name, `$noun` the noun the docs
 /// and panic messages use ("pool", "hive"), `$walk` how iteration finds
 /// the live slots of a block.
 macro_rules! stable_container_impls {
@@ -294,11 +292,9 @@ macro_rules! stable_container_impls {
             #[doc = concat!("```\nlet mut c = handlekit::", stringify!($ty), "::new();")]
             #[doc = "let key = c.insert(\"x\");\nassert_eq!(c.drain().collect::<Vec<_>>(), [(key, \"x\")]);\nassert!(c.is_empty());\n```"]
             pub fn drain(&mut self) -> Drain<'_, T, K> {
-                Drain {
-                    arena: &mut self.raw,
-                    next: 0,
-                    _key: core::marker::PhantomData,
-                }
+                // SAFETY: the raw container was made with the key limits of
+                // `K`.
+                unsafe { Drain::new(&mut self.raw) }
             }
 
             /// Iterates `(key, &value)` in key-index order: block by block,
@@ -506,45 +502,11 @@ macro_rules! stable_container_impls {
             #[doc = concat!("```\nlet c: handlekit::", stringify!($ty), "<_> = [String::from(\"x\")].into_iter().collect();")]
             #[doc = "let all: Vec<_> = c.into_iter().map(|(_, v)| v).collect();\nassert_eq!(all, [\"x\"]);\n```"]
             fn into_iter(self) -> IntoIter<T, K> {
-                IntoIter {
-                    arena: self.raw,
-                    next: 0,
-                    _key: core::marker::PhantomData,
-                }
+                // SAFETY: as in `drain`.
+                unsafe { IntoIter::new(self.raw) }
             }
         }
 
-        #[doc = concat!("Removing iterator over `(key, value)`; see [`", stringify!($ty), "::drain`].\n\n```")]
-        #[doc = concat!("let mut c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
-        #[doc = concat!("let drain: handlekit::", $noun, "::Drain<'_, i32> = c.drain();")]
-        #[doc = "assert_eq!(drain.map(|(_, v)| v).sum::<i32>(), 3);\nassert!(c.is_empty());\n```"]
-        pub struct Drain<'a, T, K: Key = $key> {
-            arena: &'a mut $raw<T>,
-            /// Flat indices below this have been drained.
-            next: usize,
-            _key: core::marker::PhantomData<fn(K) -> K>,
-        }
-
-        $crate::slot_iter::taking_iterator!(Drain<'a, T, K>);
-
-        impl<T, K: Key> Drop for Drain<'_, T, K> {
-            fn drop(&mut self) {
-                self.arena.clear();
-            }
-        }
-
-        #[doc = concat!("Owning iterator over `(key, value)`; see [`", stringify!($ty), "::into_iter`].\n\n```")]
-        #[doc = concat!("let c: handlekit::", stringify!($ty), "<_> = [1, 2].into_iter().collect();")]
-        #[doc = concat!("let all: handlekit::", $noun, "::IntoIter<i32> = c.into_iter();")]
-        #[doc = "assert_eq!(all.len(), 2);\n```"]
-        pub struct IntoIter<T, K: Key = $key> {
-            arena: $raw<T>,
-            /// Flat indices below this have been yielded.
-            next: usize,
-            _key: core::marker::PhantomData<fn(K) -> K>,
-        }
-
-        $crate::slot_iter::taking_iterator!(IntoIter<T, K>);
 
         #[cfg(feature = "rayon")]
         impl<T: Sync, K: Key> $ty<T, K> {

@@ -615,6 +615,27 @@ pub type Values<'a, T> = crate::iter::Values<'a, T, HiveBlocks>;
 /// ```
 pub type ValuesMut<'a, T> = crate::iter::ValuesMut<'a, T, HiveBlocks>;
 
+/// Removing iterator over `(key, value)`; see [`Hive::drain`]
+/// ([`iter::Drain`](crate::iter::Drain) over the Hive's slots).
+///
+/// ```
+/// let mut c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
+/// let drain: handlekit::hive::Drain<'_, i32> = c.drain();
+/// assert_eq!(drain.map(|(_, v)| v).sum::<i32>(), 3);
+/// assert!(c.is_empty());
+/// ```
+pub type Drain<'a, T, K = Id> = crate::iter::Drain<'a, T, K, RawHive<T>>;
+
+/// Owning iterator over `(key, value)`; see [`Hive::into_iter`]
+/// ([`iter::IntoIter`](crate::iter::IntoIter) over the Hive's slots).
+///
+/// ```
+/// let c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
+/// let all: handlekit::hive::IntoIter<i32> = c.into_iter();
+/// assert_eq!(all.len(), 2);
+/// ```
+pub type IntoIter<T, K = Id> = crate::iter::IntoIter<T, K, RawHive<T>>;
+
 /// Parallel iterator over `(key, &value)`; see [`Hive::par_iter`]
 /// ([`iter::ParIter`](crate::iter::ParIter) over the Hive's blocks).
 ///

@@ -734,11 +734,8 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     /// assert!(table.is_empty());
     /// ```
     pub fn drain(&mut self) -> Drain<'_, T, K, L> {
-        Drain {
-            arena: &mut self.arena,
-            next: 0,
-            _key: PhantomData,
-        }
+        // SAFETY: the arena was made with the key limits of `K`.
+        unsafe { Drain::new(&mut self.arena) }
     }
 
     /// Checks the table's internal invariants (state words, counts, the
@@ -1043,39 +1040,18 @@ impl<T, K: Key, L: Layout> IntoIterator for SlotTable<T, K, L> {
     /// assert_eq!(all, ["x"]);
     /// ```
     fn into_iter(self) -> IntoIter<T, K, L> {
-        IntoIter {
-            arena: self.arena,
-            next: 0,
-            _key: PhantomData,
-        }
+        // SAFETY: as in `drain`.
+        unsafe { IntoIter::new(self.arena) }
     }
 }
 
-/// Removing iterator over `(key, value)`; see [`IdTable::drain`].
-pub struct Drain<'a, T, K: Key = Id, L: Layout = Split> {
-    arena: &'a mut SlotArena<T, L>,
-    /// Slots below this index have been drained.
-    next: usize,
-    _key: PhantomData<fn(K) -> K>,
-}
+/// Removing iterator over `(key, value)`; see [`SlotTable::drain`]
+/// ([`iter::Drain`](crate::iter::Drain) over the table's slots).
+pub type Drain<'a, T, K = Id, L = Split> = crate::iter::Drain<'a, T, K, SlotArena<T, L>>;
 
-crate::slot_iter::taking_iterator!(Drain<'a, T, K, L>; L: Layout);
-
-impl<T, K: Key, L: Layout> Drop for Drain<'_, T, K, L> {
-    fn drop(&mut self) {
-        self.arena.clear();
-    }
-}
-
-/// Owning iterator over `(key, value)`; see [`IdTable::into_iter`].
-pub struct IntoIter<T, K: Key = Id, L: Layout = Split> {
-    arena: SlotArena<T, L>,
-    /// Slots below this index have been yielded.
-    next: usize,
-    _key: PhantomData<fn(K) -> K>,
-}
-
-crate::slot_iter::taking_iterator!(IntoIter<T, K, L>; L: Layout);
+/// Owning iterator over `(key, value)`; see [`SlotTable::into_iter`]
+/// ([`iter::IntoIter`](crate::iter::IntoIter) over the table's slots).
+pub type IntoIter<T, K = Id, L = Split> = crate::iter::IntoIter<T, K, SlotArena<T, L>>;
 
 #[cfg(test)]
 mod split_tests {

@@ -490,6 +490,27 @@ pub type Values<'a, T> = crate::iter::Values<'a, T, PoolBlocks>;
 /// ```
 pub type ValuesMut<'a, T> = crate::iter::ValuesMut<'a, T, PoolBlocks>;
 
+/// Removing iterator over `(key, value)`; see [`Pool::drain`]
+/// ([`iter::Drain`](crate::iter::Drain) over the Pool's slots).
+///
+/// ```
+/// let mut c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
+/// let drain: handlekit::pool::Drain<'_, i32> = c.drain();
+/// assert_eq!(drain.map(|(_, v)| v).sum::<i32>(), 3);
+/// assert!(c.is_empty());
+/// ```
+pub type Drain<'a, T, K = PoolKey> = crate::iter::Drain<'a, T, K, RawPool<T>>;
+
+/// Owning iterator over `(key, value)`; see [`Pool::into_iter`]
+/// ([`iter::IntoIter`](crate::iter::IntoIter) over the Pool's slots).
+///
+/// ```
+/// let c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
+/// let all: handlekit::pool::IntoIter<i32> = c.into_iter();
+/// assert_eq!(all.len(), 2);
+/// ```
+pub type IntoIter<T, K = PoolKey> = crate::iter::IntoIter<T, K, RawPool<T>>;
+
 /// Parallel iterator over `(key, &value)`; see [`Pool::par_iter`]
 /// ([`iter::ParIter`](crate::iter::ParIter) over the Pool's blocks).
 ///

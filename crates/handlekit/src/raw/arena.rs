@@ -104,7 +104,7 @@ enum Spot {
 /// ([`InterleavedLayout`](super::buf::InterleavedLayout), for
 /// `PackedTable`'s sparse side, which is only looked up); the policy here
 /// is the same for both.
-pub(crate) struct SlotArena<T, L: BufLayout = SplitLayout> {
+pub struct SlotArena<T, L: BufLayout = SplitLayout> {
     /// The slots. Invariant: `store.slot_count() <= append_limit <=
     /// limits.max_slots <= SWEEP`, so every index fits in a `u32` other
     /// than the two list ends `SWEEP` and `NO_SLOT`.

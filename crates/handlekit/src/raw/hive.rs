@@ -116,7 +116,7 @@ impl Meta {
 
 /// Blocks of growing size, a free list per block, and the list of blocks
 /// with a free slot.
-pub(crate) struct RawHive<T> {
+pub struct RawHive<T> {
     /// The block table. Invariant: block `b` has base `b << shift` and
     /// either `size_of_block(b)` slots (allocated), or 0 (a freed range).
     /// Only a deserialized hive has shorter blocks: `1..size_of_block(b)`

@@ -46,6 +46,75 @@ pub(crate) mod scan;
 pub(crate) mod slot;
 pub(crate) mod store;
 
+/// The slots of a container that a removing iterator (`Drain`,
+/// `IntoIter`) takes values out of, lowest index first: a `SlotArena`, a
+/// bare `SlotStore` (a secondary map's), a `RawPool` or a `RawHive`.
+pub trait TakeSlots<T> {
+    /// Takes out the value at the lowest occupied index at or after
+    /// `from`, with its index and generation.
+    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)>;
+    /// Live values left.
+    fn len(&self) -> usize;
+    /// Drops every value left (a `Drain` dropped early).
+    fn clear(&mut self);
+}
+
+impl<T, L: buf::BufLayout> TakeSlots<T> for SlotArena<T, L> {
+    #[inline]
+    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
+        SlotArena::take_next(self, from)
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        SlotArena::len(self)
+    }
+    fn clear(&mut self) {
+        SlotArena::clear(self);
+    }
+}
+
+impl<T, L: buf::BufLayout> TakeSlots<T> for SlotStore<T, L> {
+    #[inline]
+    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
+        SlotStore::take_next(self, from)
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        SlotStore::len(self)
+    }
+    fn clear(&mut self) {
+        self.drop_values();
+    }
+}
+
+impl<T> TakeSlots<T> for pool::RawPool<T> {
+    #[inline]
+    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
+        pool::RawPool::take_next(self, from)
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        pool::RawPool::len(self)
+    }
+    fn clear(&mut self) {
+        pool::RawPool::clear(self);
+    }
+}
+
+impl<T> TakeSlots<T> for hive::RawHive<T> {
+    #[inline]
+    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
+        hive::RawHive::take_next(self, from)
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        hive::RawHive::len(self)
+    }
+    fn clear(&mut self) {
+        hive::RawHive::clear(self);
+    }
+}
+
 /// Runs `pass` over `target`; if it panics (a value's `Drop`), runs it
 /// again from the unwinding, so that the values after the panicking one are
 /// still dropped, and then lets the panic go on (a second panic aborts, as

@@ -22,7 +22,7 @@ use super::KeyLimits;
 use crate::CapacityError;
 
 /// Blocks plus a free list.
-pub(crate) struct RawPool<T> {
+pub struct RawPool<T> {
     /// The slots. Invariant: `slots.slots() <= limits.max_slots`; a fixed
     /// pool has one block of exactly its capacity, or none if that is 0.
     slots: FlatSlots<T>,

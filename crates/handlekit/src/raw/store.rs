@@ -25,7 +25,7 @@ use super::scan::StoreWalk;
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
 
 /// Slots, which of them hold values, and how many do.
-pub(crate) struct SlotStore<T, L: BufLayout = SplitLayout> {
+pub struct SlotStore<T, L: BufLayout = SplitLayout> {
     /// The slots, in one allocation: the state word of every slot, as
     /// `Slot::state` describes it (the generation while occupied,
     /// `VACANT | last` while vacant), and its payload (the value while

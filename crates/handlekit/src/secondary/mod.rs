@@ -18,7 +18,7 @@ use core::ops::{Index, IndexMut};
 
 use crate::key::max_generation;
 use crate::raw::{KeyLimits, SlotStore};
-use crate::slot_iter::{table_key, taking_iterator};
+use crate::slot_iter::table_key;
 use crate::Key;
 
 mod entry;
@@ -476,11 +476,8 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// assert_eq!(map.drain().collect::<Vec<_>>(), [(key, 1)]);
     /// ```
     pub fn drain(&mut self) -> Drain<'_, K, V> {
-        Drain {
-            arena: &mut self.store,
-            next: 0,
-            _key: PhantomData,
-        }
+        // SAFETY: the store holds only slots named by keys `K`.
+        unsafe { Drain::new(&mut self.store) }
     }
 
     /// Iterates `(key, &value)` in index order.
@@ -599,30 +596,13 @@ impl<K: Key, V> EntryTarget for SecondaryMap<K, V> {
     }
 }
 
-/// Removing iterator over `(key, value)`; see [`SecondaryMap::drain`].
-pub struct Drain<'a, K: Key, V> {
-    arena: &'a mut SlotStore<V>,
-    /// Slots below this index have been drained.
-    next: usize,
-    _key: PhantomData<fn(K) -> K>,
-}
+/// Removing iterator over `(key, value)`; see [`SecondaryMap::drain`]
+/// ([`iter::Drain`](crate::iter::Drain) over the map's slots).
+pub type Drain<'a, K, V> = crate::iter::Drain<'a, V, K, SlotStore<V>>;
 
-impl<K: Key, V> Drop for Drain<'_, K, V> {
-    fn drop(&mut self) {
-        self.arena.drop_values();
-    }
-}
-
-/// Owning iterator over `(key, value)`, in index order.
-pub struct IntoIter<K: Key, V> {
-    arena: SlotStore<V>,
-    /// Slots below this index have been yielded.
-    next: usize,
-    _key: PhantomData<fn(K) -> K>,
-}
-
-taking_iterator!(Drain<'a, K, T>);
-taking_iterator!(IntoIter<K, T>);
+/// Owning iterator over `(key, value)`, in index order
+/// ([`iter::IntoIter`](crate::iter::IntoIter) over the map's slots).
+pub type IntoIter<K, V> = crate::iter::IntoIter<V, K, SlotStore<V>>;
 
 impl<K: Key, V> Default for SecondaryMap<K, V> {
     /// An empty map.
@@ -789,10 +769,7 @@ impl<K: Key, V> IntoIterator for SecondaryMap<K, V> {
     /// assert_eq!(map.into_iter().collect::<Vec<_>>(), [(key, 1)]);
     /// ```
     fn into_iter(self) -> IntoIter<K, V> {
-        IntoIter {
-            arena: self.store,
-            next: 0,
-            _key: PhantomData,
-        }
+        // SAFETY: as in `drain`.
+        unsafe { IntoIter::new(self.store) }
     }
 }
