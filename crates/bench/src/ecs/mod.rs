@@ -26,7 +26,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use crate::containers::Family;
-use crate::report::{Goal, GoalRow};
+use crate::goals::{Bound, Goal, GoalRow, Spread};
 use crate::workloads::{time_passes, Budget, Rng, Timed};
 use crate::Cell;
 
@@ -546,11 +546,18 @@ impl EcsResults {
 
     /// The fastest peer's cell (not handlekit, not the `Vec` bound).
     fn best_peer(&self, workload: &str, n: usize) -> Option<&Cell> {
+        self.peers(workload, n)
+            .into_iter()
+            .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
+    }
+
+    /// The peers' cells of a row (not handlekit, not the `Vec` bound).
+    fn peers(&self, workload: &str, n: usize) -> Vec<&Cell> {
         self.cells
             .iter()
             .filter(|c| c.workload == workload && c.n == n)
             .filter(|c| c.family == Family::Generational)
-            .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
+            .collect()
     }
 
     fn sizes_of(&self, workload: &str) -> Vec<usize> {
@@ -570,35 +577,34 @@ impl EcsResults {
         self.cells.is_empty() && self.despawn_front.is_empty() && self.collect_pause.is_empty()
     }
 
-    /// A goal of handlekit-ecs against another cell of the same row, at
-    /// every size measured: the figure is handlekit ÷ `other`.
+    /// A goal of `subject` against the fastest of `others` in each repeat,
+    /// at every size of `workload` measured: the figure is `subject ÷
+    /// others`, per repeat.
     fn ratio_goal(
         &self,
         goal: String,
-        workload: &str,
-        other: impl Fn(&Self, usize) -> Option<&Cell>,
+        workload: &'static str,
+        subject: &'static str,
+        others: impl Fn(&Self, usize) -> Vec<&Cell>,
         limit: f64,
     ) -> Goal {
         let mut rows = Vec::new();
         for n in self.sizes_of(workload) {
-            let ours = self.cell(workload, HANDLEKIT, n);
-            if let (Some(ours), Some(theirs)) = (ours, other(self, n)) {
-                let figure = ours.median_ns / theirs.median_ns;
-                rows.push(GoalRow {
-                    subject: HANDLEKIT,
-                    value_type: SECTION,
+            let Some(ours) = self.cell(workload, subject, n) else {
+                continue;
+            };
+            if let Some(spread) = Spread::per_repeat(ours, &others(self, n), false) {
+                rows.push(GoalRow::new(
+                    subject,
+                    ours.workload,
+                    SECTION,
                     n,
-                    figure,
-                    pass: figure <= limit,
-                });
+                    spread,
+                    Bound::AtMost(limit),
+                ));
             }
         }
-        Goal {
-            goal,
-            pass: (!rows.is_empty()).then(|| rows.iter().all(|r| r.pass)),
-            rows,
-            note: None,
-        }
+        Goal::new(goal, rows)
     }
 
     /// Issue 21's goals, as ratios from this run.
@@ -625,14 +631,16 @@ impl EcsResults {
             goals.push(self.ratio_goal(
                 format!("ECS {name}: handlekit-ecs ≤ 1.0× the fastest peer{extra} (figure: handlekit-ecs ÷ fastest peer)"),
                 name,
-                move |results, n| results.best_peer(name, n),
+                HANDLEKIT,
+                move |results, n| results.peers(name, n),
                 1.0,
             ));
             if workload == EcsWorkload::SimpleIter {
                 goals.push(self.ratio_goal(
                     "ECS simple_iter: handlekit-ecs ≤ 1.2× the loop over plain Vecs (figure: handlekit-ecs ÷ Vec)".into(),
                     name,
-                    move |results, n| results.cell(name, "Vec", n),
+                    HANDLEKIT,
+                    move |results, n| results.cell(name, "Vec", n).into_iter().collect(),
                     1.2,
                 ));
             }
@@ -642,7 +650,8 @@ impl EcsResults {
             goals.push(self.ratio_goal(
                 format!("ECS {name}: handlekit-ecs ≤ 1.0× hecs (figure: handlekit-ecs ÷ hecs)"),
                 name,
-                move |results, n| results.cell(name, "hecs", n),
+                HANDLEKIT,
+                move |results, n| results.cell(name, "hecs", n).into_iter().collect(),
                 1.0,
             ));
         }
@@ -651,21 +660,22 @@ impl EcsResults {
             .iter()
             .filter(|row| row.container == HANDLEKIT)
             .filter_map(|row| {
-                row.resident_ratio.map(|figure| GoalRow {
-                    subject: HANDLEKIT,
-                    value_type: SECTION,
-                    n: row.n,
-                    figure,
-                    pass: figure <= 0.15,
+                row.resident_ratio.map(|figure| {
+                    GoalRow::new(
+                        HANDLEKIT,
+                        "despawn_front",
+                        SECTION,
+                        row.n,
+                        Spread::single(figure),
+                        Bound::AtMost(0.15),
+                    )
                 })
             })
             .collect();
-        goals.push(Goal {
-            goal: "ECS despawn_front: after collection, handlekit-ecs's resident memory ≤ 15% of its peak (figure: after ÷ peak)".into(),
-            pass: (!rows.is_empty()).then(|| rows.iter().all(|r| r.pass)),
+        goals.push(Goal::new(
+            "ECS despawn_front: after collection, handlekit-ecs's resident memory ≤ 15% of its peak (one run; figure: after ÷ peak)".into(),
             rows,
-            note: None,
-        });
+        ));
         let mut rows = Vec::new();
         for (name, _) in PAUSE_ORDERS {
             let pause = |n: usize| {
@@ -677,26 +687,26 @@ impl EcsResults {
             if let (Some(&small), Some(&large)) = (sizes.first(), sizes.last()) {
                 if let (Some(small), Some(large)) = (pause(small), pause(large)) {
                     if large.n > small.n {
-                        let figure = large.median_ns / small.median_ns;
-                        rows.push(GoalRow {
-                            subject: HANDLEKIT,
-                            value_type: name,
-                            n: large.n,
-                            figure,
-                            pass: figure <= 1.2,
-                        });
+                        if let Some(spread) = Spread::per_repeat(large, &[small], false) {
+                            rows.push(GoalRow::new(
+                                HANDLEKIT,
+                                name,
+                                SECTION,
+                                large.n,
+                                spread,
+                                Bound::AtMost(1.2),
+                            ));
+                        }
                     }
                 }
             }
         }
-        goals.push(Goal {
-            goal: format!(
+        goals.push(Goal::new(
+            format!(
                 "ECS collect_pause: one collect({PAUSE_BUDGET}, ..) in the largest world ≤ 1.2× in the smallest (figure: largest ÷ smallest, per order)"
             ),
-            pass: (!rows.is_empty()).then(|| rows.iter().all(|r| r.pass)),
             rows,
-            note: None,
-        });
+        ));
         goals
     }
 
