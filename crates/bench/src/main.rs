@@ -315,18 +315,26 @@ fn main() {
             }
         }
     }
-    // The ECS section's plan: every (workload, N) with its contenders.
+    // The ECS section's plan: every row (a headline workload and its other
+    // forms, measured side by side) and N, with its (contender, workload)
+    // members.
     let ecs_sizes = ecs::Sizes::for_mode(config.mode);
-    let mut ecs_plan: Vec<(EcsWorkload, usize, Vec<Contender>)> = Vec::new();
-    for workload in EcsWorkload::ALL {
-        for n in ecs_sizes.of(workload) {
-            let members: Vec<Contender> = Contender::ALL
+    let mut ecs_plan: Vec<EcsRow> = Vec::new();
+    for headline in EcsWorkload::ALL.into_iter().filter(|w| w.row() == *w) {
+        for n in ecs_sizes.of(headline) {
+            let members: Vec<(Contender, EcsWorkload)> = EcsWorkload::ALL
                 .into_iter()
-                .filter(|c| c.runs(workload))
-                .filter(|c| filter.keeps(workload.name(), c.name(), ecs::SECTION))
+                .filter(|w| w.row() == headline)
+                .flat_map(|w| Contender::ALL.into_iter().map(move |c| (c, w)))
+                .filter(|(c, w)| c.runs(*w) && c.holds(n))
+                .filter(|(c, w)| filter.keeps(w.name(), c.name(), ecs::SECTION))
                 .collect();
             if !members.is_empty() {
-                ecs_plan.push((workload, n, members));
+                ecs_plan.push(EcsRow {
+                    headline,
+                    n,
+                    members,
+                });
             }
         }
     }
@@ -338,7 +346,7 @@ fn main() {
                 .iter()
                 .flat_map(|group| group.passes.iter().map(|(_, members)| members.len())),
         )
-        .chain(ecs_plan.iter().map(|(_, _, members)| members.len()))
+        .chain(ecs_plan.iter().map(|row| row.members.len()))
         .map(|members| members as u64 * u64::from(config.repeats))
         .sum();
     let progress = if config.progress {
@@ -440,7 +448,7 @@ fn main() {
         }
     }
     if config.mode == "smoke" {
-        let ecs_planned = ecs_plan.iter().map(|(_, _, members)| members.len()).sum();
+        let ecs_planned = ecs_plan.iter().map(|row| row.members.len()).sum();
         let checked = report
             .smoke_check(&entries, &config.out_dir)
             .and_then(|()| report.ecs.smoke_check(ecs_planned));
@@ -517,13 +525,23 @@ fn run_passes(
     cells
 }
 
-/// The ECS section: its cells (interleaved as the core cells are), then
-/// `despawn_front` per contender and `collect_pause`.
+/// A row of the ECS section: a workload and its other forms (the ECS
+/// cells whose ratios to each other are goals), at one N, with the
+/// contenders of each.
+struct EcsRow {
+    headline: EcsWorkload,
+    n: usize,
+    members: Vec<(Contender, EcsWorkload)>,
+}
+
+/// The ECS section: its cells (interleaved as the core cells are: every
+/// member of a row once per repeat), then `despawn_front` per contender
+/// and `collect_pause`.
 fn run_ecs(
     config: &Config,
     filter: &Filter,
     sizes: ecs::Sizes,
-    plan: &[(EcsWorkload, usize, Vec<Contender>)],
+    plan: &[EcsRow],
     budget: Budget,
     progress: &indicatif::ProgressBar,
 ) -> EcsResults {
@@ -531,34 +549,35 @@ fn run_ecs(
         sizes: Some(sizes),
         ..EcsResults::default()
     };
-    for (workload, n, members) in plan {
-        progress.set_message(format!("ECS {} N={}", workload.name(), n));
+    for row in plan {
+        let (n, members) = (row.n, &row.members);
+        progress.set_message(format!("ECS {} N={}", row.headline.name(), n));
         if config.warmup {
             let once = Budget {
                 min_time: Duration::ZERO,
                 max_rounds: 1,
             };
-            for &member in members {
-                ecs::sample(member, *workload, (*n).min(10_000), config.seed, once);
+            for &(contender, workload) in members {
+                ecs::sample(contender, workload, n.min(10_000), config.seed, once);
             }
         }
         let mut samples = vec![Vec::new(); members.len()];
         for repeat in 0..config.repeats as usize {
             for offset in 0..members.len() {
                 let slot = (offset + repeat) % members.len();
+                let (contender, workload) = members[slot];
                 let seed = config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9);
-                samples[slot].push(ecs::sample(members[slot], *workload, *n, seed, budget));
+                samples[slot].push(ecs::sample(contender, workload, n, seed, budget));
                 progress.inc(1);
             }
         }
-        for (slot, values) in samples.into_iter().enumerate() {
-            let contender = members[slot];
+        for (&(contender, workload), values) in members.iter().zip(samples) {
             results.cells.push(Cell::new(
                 workload.name(),
                 contender.name(),
                 contender.family(),
                 ecs::SECTION,
-                *n,
+                n,
                 values,
             ));
         }

@@ -5,24 +5,34 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use bevy_ecs::component::Component as BevyComponent;
 use bevy_ecs::entity::Entity;
 use bevy_ecs::prelude::{Query, Schedule, World};
 use bevy_ecs::schedule::MultiThreadedExecutor;
 
 use super::data::{self, Data, Position, SparseB, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{DespawnFront, Probe};
-use crate::workloads::{time, time_passes, Budget, Rng, Timed};
+use super::{DespawnFront, EcsWorkload, Prepared, Probe};
+use crate::workloads::{Form, Rng};
 
 /// Starts bevy's compute pool (which `par_iter_mut` needs) once.
 fn task_pool() {
     bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
 }
 
-pub(super) fn simple_insert(n: usize) -> Timed {
-    time(n, || {
-        let mut world = World::new();
-        world.spawn_batch((0..n).map(|_| data::simple()));
-        black_box(&world);
+/// Sets up `workload` at `n`; `None` for a workload it does not run.
+pub(super) fn prepare(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
+    use EcsWorkload as W;
+    Some(match workload {
+        W::SimpleInsert => Prepared::once(n, move || {
+            black_box(simple_world(n));
+        }),
+        W::SimpleIter | W::SimpleIterEach => simple_iter(n, workload.form()),
+        W::FragIter | W::FragIterEach => frag_iter(workload.form()),
+        W::HeavyCompute => heavy_compute(n),
+        W::Schedule => schedule(n / 4),
+        W::AddRemove => add_remove::<SB>(n),
+        W::RandomGet => random_get(n, rng),
+        _ => return None,
     })
 }
 
@@ -32,15 +42,24 @@ fn simple_world(n: usize) -> World {
     world
 }
 
-pub(super) fn simple_iter(n: usize, budget: Budget) -> Timed {
+/// A cached `QueryState`, iterated with a `for` loop or `for_each`.
+fn simple_iter(n: usize, form: Form) -> Prepared {
     let mut world = simple_world(n);
     let mut query = world.query::<(&mut Position, &Velocity)>();
-    time_passes(n, budget, || {
-        query.iter_mut(&mut world).for_each(|(mut p, v)| p.0 += v.0);
+    Prepared::passes(n, move || {
+        let items = query.iter_mut(&mut world);
+        match form {
+            Form::For => {
+                for (mut p, v) in items {
+                    p.0 += v.0;
+                }
+            }
+            Form::Fold => items.for_each(|(mut p, v)| p.0 += v.0),
+        }
     })
 }
 
-pub(super) fn frag_iter(budget: Budget) -> Timed {
+fn frag_iter(form: Form) -> Prepared {
     let mut world = World::new();
     macro_rules! spawn {
         ($ty:path) => {
@@ -48,18 +67,25 @@ pub(super) fn frag_iter(budget: Budget) -> Timed {
         };
     }
     crate::for_each_frag_type!(spawn);
-    let n = 26 * data::FRAG_PER_TYPE;
     let mut query = world.query::<&mut Data>();
-    time_passes(n, budget, || {
-        query.iter_mut(&mut world).for_each(|mut d| d.0 *= 2.0);
+    Prepared::passes(26 * data::FRAG_PER_TYPE, move || {
+        let items = query.iter_mut(&mut world);
+        match form {
+            Form::For => {
+                for mut d in items {
+                    d.0 *= 2.0;
+                }
+            }
+            Form::Fold => items.for_each(|mut d| d.0 *= 2.0),
+        }
     })
 }
 
-pub(super) fn heavy_compute(n: usize, budget: Budget) -> Timed {
+fn heavy_compute(n: usize) -> Prepared {
     task_pool();
     let mut world = simple_world(n);
     let mut query = world.query::<(&mut Position, &mut Transform)>();
-    time_passes(n, budget, || {
+    Prepared::passes(n, move || {
         query
             .par_iter_mut(&mut world)
             .for_each(|(mut p, mut t)| data::heavy(&mut p, &mut t));
@@ -84,7 +110,7 @@ fn ce(mut query: Query<(&mut SC, &mut SE)>) {
         .for_each(|(mut c, mut e)| std::mem::swap(&mut c.0, &mut e.0));
 }
 
-pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
+fn schedule(n_each: usize) -> Prepared {
     let mut world = World::new();
     world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
     world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
@@ -95,37 +121,29 @@ pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
     schedule.add_systems((ab, cd, ce));
     // The first run builds the schedule; it is not measured.
     schedule.run(&mut world);
-    time_passes(4 * n_each, budget, || schedule.run(&mut world))
+    Prepared::passes(4 * n_each, move || schedule.run(&mut world))
 }
 
-pub(super) fn add_remove(n: usize) -> Timed {
+/// `add_remove` with `B` in tables (`SB`) or in a sparse set (`SparseB`).
+fn add_remove<B: BevyComponent + From<f32>>(n: usize) -> Prepared {
     let mut world = World::new();
     let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
-    time(n, || {
+    Prepared::once(n, move || {
         for &e in &entities {
-            world.entity_mut(e).insert(SB(0.0));
+            world.entity_mut(e).insert(B::from(0.0));
         }
         for &e in &entities {
-            world.entity_mut(e).remove::<SB>();
+            world.entity_mut(e).remove::<B>();
         }
     })
 }
 
 /// `add_remove` with the added component in a sparse set.
-pub(super) fn add_remove_sparse(n: usize) -> Timed {
-    let mut world = World::new();
-    let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
-    time(n, || {
-        for &e in &entities {
-            world.entity_mut(e).insert(SparseB(0.0));
-        }
-        for &e in &entities {
-            world.entity_mut(e).remove::<SparseB>();
-        }
-    })
+pub(super) fn add_remove_sparse(n: usize) -> Prepared {
+    add_remove::<SparseB>(n)
 }
 
-pub(super) fn random_get(n: usize, rng: &mut Rng, budget: Budget) -> Timed {
+fn random_get(n: usize, rng: &mut Rng) -> Prepared {
     let mut world = World::new();
     let entities: Vec<Entity> = world
         .spawn_batch((0..n).map(|i| {
@@ -140,7 +158,7 @@ pub(super) fn random_get(n: usize, rng: &mut Rng, budget: Budget) -> Timed {
         .collect();
     let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
     let mut query = world.query::<&Position>();
-    time_passes(n, budget, || {
+    Prepared::passes(n, move || {
         let mut sum = 0.0f32;
         for &e in &lookups {
             sum += query.get(&world, e).map_or(0.0, |p| p.0.x);

@@ -1,5 +1,5 @@
-//! The ECS workloads on hecs (archetype tables): `spawn_batch`,
-//! `query_mut`, a `view` for lookups, `iter_batched` under rayon for
+//! The ECS workloads on hecs (archetype tables): `spawn_batch`, `for`
+//! loops over `query_mut` (and its `for_each`), a `view` for lookups, `iter_batched` under rayon for
 //! `heavy_compute`, and its column serialization.
 
 use std::any::TypeId;
@@ -14,14 +14,24 @@ use serde::de::SeqAccess;
 use serde::ser::SerializeTuple;
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{on_pool, DespawnFront, Probe};
-use crate::workloads::{time, time_passes, Budget, Rng, Timed};
+use super::{DespawnFront, EcsWorkload, Prepared, Probe};
+use crate::workloads::{Form, Rng};
 
-pub(super) fn simple_insert(n: usize) -> Timed {
-    time(n, || {
-        let mut world = World::new();
-        world.spawn_batch((0..n).map(|_| data::simple()));
-        black_box(&world);
+/// Sets up `workload` at `n`; `None` for a workload it does not run.
+pub(super) fn prepare(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
+    use EcsWorkload as W;
+    Some(match workload {
+        W::SimpleInsert => Prepared::once(n, move || {
+            black_box(simple_world(n));
+        }),
+        W::SimpleIter | W::SimpleIterEach => simple_iter(n, workload.form()),
+        W::FragIter | W::FragIterEach => frag_iter(workload.form()),
+        W::HeavyCompute => heavy_compute(n),
+        W::Schedule => schedule(n / 4),
+        W::AddRemove => add_remove(n),
+        W::RandomGet => random_get(n, rng),
+        W::SerializeBinary | W::SerializeText => serialize(n, workload == W::SerializeText),
+        _ => return None,
     })
 }
 
@@ -31,17 +41,24 @@ fn simple_world(n: usize) -> World {
     world
 }
 
-pub(super) fn simple_iter(n: usize, budget: Budget) -> Timed {
+/// The suite's hecs module: a `for` loop over `query_mut` (or its
+/// `for_each`).
+fn simple_iter(n: usize, form: Form) -> Prepared {
     let mut world = simple_world(n);
-    time_passes(n, budget, || {
-        world
-            .query_mut::<(&mut Position, &Velocity)>()
-            .into_iter()
-            .for_each(|(p, v)| p.0 += v.0);
+    Prepared::passes(n, move || {
+        let query = world.query_mut::<(&mut Position, &Velocity)>();
+        match form {
+            Form::For => {
+                for (p, v) in query {
+                    p.0 += v.0;
+                }
+            }
+            Form::Fold => query.into_iter().for_each(|(p, v)| p.0 += v.0),
+        }
     })
 }
 
-pub(super) fn frag_iter(budget: Budget) -> Timed {
+fn frag_iter(form: Form) -> Prepared {
     let mut world = World::new();
     macro_rules! spawn {
         ($ty:path) => {
@@ -49,25 +66,27 @@ pub(super) fn frag_iter(budget: Budget) -> Timed {
         };
     }
     crate::for_each_frag_type!(spawn);
-    let n = world.len() as usize;
-    time_passes(n, budget, || {
-        world
-            .query_mut::<&mut Data>()
-            .into_iter()
-            .for_each(|d| d.0 *= 2.0);
+    Prepared::passes(world.len() as usize, move || {
+        let query = world.query_mut::<&mut Data>();
+        match form {
+            Form::For => {
+                for d in query {
+                    d.0 *= 2.0;
+                }
+            }
+            Form::Fold => query.into_iter().for_each(|d| d.0 *= 2.0),
+        }
     })
 }
 
-pub(super) fn heavy_compute(n: usize, budget: Budget) -> Timed {
+fn heavy_compute(n: usize) -> Prepared {
     let world = simple_world(n);
-    on_pool(|| {
-        time_passes(n, budget, || {
-            world
-                .query::<(&mut Position, &mut Transform)>()
-                .iter_batched(64)
-                .par_bridge()
-                .for_each(|batch| batch.for_each(|(p, t)| data::heavy(p, t)));
-        })
+    Prepared::on_pool(n, move || {
+        world
+            .query::<(&mut Position, &mut Transform)>()
+            .iter_batched(64)
+            .par_bridge()
+            .for_each(|batch| batch.for_each(|(p, t)| data::heavy(p, t)));
     })
 }
 
@@ -77,43 +96,41 @@ macro_rules! swap {
     };
 }
 
-pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
+fn schedule(n_each: usize) -> Prepared {
     let mut world = World::new();
     world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
     world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
     world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
     world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
-    let world = &world;
     // hecs has no scheduler; the same plan as handlekit-ecs's: A↔B beside
     // C↔D then C↔E, through run-time-checked queries on the shared world.
-    on_pool(|| {
-        time_passes(4 * n_each, budget, || {
-            rayon::join(
-                || {
-                    world
-                        .query::<(&mut SA, &mut SB)>()
-                        .iter()
-                        .for_each(swap!(SA, SB))
-                },
-                || {
-                    world
-                        .query::<(&mut SC, &mut SD)>()
-                        .iter()
-                        .for_each(swap!(SC, SD));
-                    world
-                        .query::<(&mut SC, &mut SE)>()
-                        .iter()
-                        .for_each(swap!(SC, SE));
-                },
-            );
-        })
+    Prepared::on_pool(4 * n_each, move || {
+        let world = &world;
+        rayon::join(
+            || {
+                world
+                    .query::<(&mut SA, &mut SB)>()
+                    .iter()
+                    .for_each(swap!(SA, SB))
+            },
+            || {
+                world
+                    .query::<(&mut SC, &mut SD)>()
+                    .iter()
+                    .for_each(swap!(SC, SD));
+                world
+                    .query::<(&mut SC, &mut SE)>()
+                    .iter()
+                    .for_each(swap!(SC, SE));
+            },
+        );
     })
 }
 
-pub(super) fn add_remove(n: usize) -> Timed {
+fn add_remove(n: usize) -> Prepared {
     let mut world = World::new();
     let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
-    time(n, || {
+    Prepared::once(n, move || {
         for &e in &entities {
             world.insert_one(e, SB(0.0)).expect("alive");
         }
@@ -123,7 +140,7 @@ pub(super) fn add_remove(n: usize) -> Timed {
     })
 }
 
-pub(super) fn random_get(n: usize, rng: &mut Rng, budget: Budget) -> Timed {
+fn random_get(n: usize, rng: &mut Rng) -> Prepared {
     let mut world = World::new();
     let entities: Vec<Entity> = world
         .spawn_batch((0..n).map(|i| {
@@ -137,7 +154,7 @@ pub(super) fn random_get(n: usize, rng: &mut Rng, budget: Budget) -> Timed {
         }))
         .collect();
     let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
-    time_passes(n, budget, || {
+    Prepared::passes(n, move || {
         let view = world.view::<&Position>();
         let mut sum = 0.0f32;
         for &e in &lookups {
@@ -247,9 +264,9 @@ impl DeserializeContext for Context {
 
 /// A world of `n` simple entities serialized with hecs's column format,
 /// and deserialized into a new world (postcard, or serde_json if `text`).
-pub(super) fn serialize(n: usize, text: bool) -> Timed {
+fn serialize(n: usize, text: bool) -> Prepared {
     let world = simple_world(n);
-    time(n, || {
+    Prepared::once(n, move || {
         let loaded = round_trip(&world, text);
         assert_eq!(loaded.len(), world.len());
         black_box(loaded);

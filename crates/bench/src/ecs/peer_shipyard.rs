@@ -1,5 +1,6 @@
 //! The ECS workloads on shipyard (sparse sets): `bulk_add_entity`, views
-//! borrowed once per pass, `par_iter` for `heavy_compute`, and a workload
+//! borrowed once per pass (a `for` loop over `iter()`, and its
+//! `for_each`), `par_iter` for `heavy_compute`, and a workload
 //! for `schedule` (shipyard runs its systems in parallel where their
 //! borrows allow).
 
@@ -12,14 +13,23 @@ use shipyard::{
 };
 
 use super::data::{self, Data, Position, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{on_pool, DespawnFront, Probe};
-use crate::workloads::{time, time_passes, Budget, Rng, Timed};
+use super::{DespawnFront, EcsWorkload, Prepared, Probe};
+use crate::workloads::{Form, Rng};
 
-pub(super) fn simple_insert(n: usize) -> Timed {
-    time(n, || {
-        let mut world = World::new();
-        world.bulk_add_entity((0..n).map(|_| data::simple()));
-        black_box(&world);
+/// Sets up `workload` at `n`; `None` for a workload it does not run.
+pub(super) fn prepare(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
+    use EcsWorkload as W;
+    Some(match workload {
+        W::SimpleInsert => Prepared::once(n, move || {
+            black_box(simple_world(n));
+        }),
+        W::SimpleIter | W::SimpleIterEach => simple_iter(n, workload.form()),
+        W::FragIter | W::FragIterEach => frag_iter(workload.form()),
+        W::HeavyCompute => heavy_compute(n),
+        W::Schedule => schedule(n / 4),
+        W::AddRemove => add_remove(n),
+        W::RandomGet => random_get(n, rng),
+        _ => return None,
     })
 }
 
@@ -29,16 +39,26 @@ fn simple_world(n: usize) -> World {
     world
 }
 
-pub(super) fn simple_iter(n: usize, budget: Budget) -> Timed {
+/// Views borrowed once per pass; a `for` loop over the pair's `iter()`, or
+/// its `for_each`.
+fn simple_iter(n: usize, form: Form) -> Prepared {
     let world = simple_world(n);
-    time_passes(n, budget, || {
+    Prepared::passes(n, move || {
         world.run(|mut p: ViewMut<Position>, v: View<Velocity>| {
-            (&mut p, &v).iter().for_each(|(p, v)| p.0 += v.0);
+            let items = (&mut p, &v).iter();
+            match form {
+                Form::For => {
+                    for (p, v) in items {
+                        p.0 += v.0;
+                    }
+                }
+                Form::Fold => items.for_each(|(p, v)| p.0 += v.0),
+            }
         });
     })
 }
 
-pub(super) fn frag_iter(budget: Budget) -> Timed {
+fn frag_iter(form: Form) -> Prepared {
     let mut world = World::new();
     let mut n = 0;
     macro_rules! spawn {
@@ -49,23 +69,29 @@ pub(super) fn frag_iter(budget: Budget) -> Timed {
         };
     }
     crate::for_each_frag_type!(spawn);
-    time_passes(n, budget, || {
+    Prepared::passes(n, move || {
         world.run(|mut d: ViewMut<Data>| {
-            (&mut d).iter().for_each(|d| d.0 *= 2.0);
+            let items = (&mut d).iter();
+            match form {
+                Form::For => {
+                    for d in items {
+                        d.0 *= 2.0;
+                    }
+                }
+                Form::Fold => items.for_each(|d| d.0 *= 2.0),
+            }
         });
     })
 }
 
-pub(super) fn heavy_compute(n: usize, budget: Budget) -> Timed {
+fn heavy_compute(n: usize) -> Prepared {
     let world = simple_world(n);
-    on_pool(|| {
-        time_passes(n, budget, || {
-            world.run(|mut p: ViewMut<Position>, mut t: ViewMut<Transform>| {
-                (&mut p, &mut t)
-                    .par_iter()
-                    .for_each(|(p, t)| data::heavy(p, t));
-            });
-        })
+    Prepared::on_pool(n, move || {
+        world.run(|mut p: ViewMut<Position>, mut t: ViewMut<Transform>| {
+            (&mut p, &mut t)
+                .par_iter()
+                .for_each(|(p, t)| data::heavy(p, t));
+        });
     })
 }
 
@@ -87,7 +113,7 @@ fn ce(mut c: ViewMut<SC>, mut e: ViewMut<SE>) {
         .for_each(|(c, e)| std::mem::swap(&mut c.0, &mut e.0));
 }
 
-pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
+fn schedule(n_each: usize) -> Prepared {
     let mut world = World::new();
     world.bulk_add_entity((0..n_each).map(|_| (SA(0.0), SB(0.0))));
     world.bulk_add_entity((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
@@ -99,19 +125,17 @@ pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
         .with_system(ce)
         .add_to_world(&world)
         .expect("a new workload");
-    on_pool(|| {
-        time_passes(4 * n_each, budget, || {
-            world.run_workload("schedule").expect("the workload runs");
-        })
+    Prepared::on_pool(4 * n_each, move || {
+        world.run_workload("schedule").expect("the workload runs");
     })
 }
 
-pub(super) fn add_remove(n: usize) -> Timed {
+fn add_remove(n: usize) -> Prepared {
     let mut world = World::new();
     let entities: Vec<EntityId> = world
         .bulk_add_entity((0..n).map(|i| (SA(i as f32),)))
         .collect();
-    time(n, || {
+    Prepared::once(n, move || {
         world.run(|entities_view: EntitiesViewMut, mut b: ViewMut<SB>| {
             for &e in &entities {
                 entities_view.add_component(e, &mut b, SB(0.0));
@@ -123,7 +147,7 @@ pub(super) fn add_remove(n: usize) -> Timed {
     })
 }
 
-pub(super) fn random_get(n: usize, rng: &mut Rng, budget: Budget) -> Timed {
+fn random_get(n: usize, rng: &mut Rng) -> Prepared {
     let mut world = World::new();
     let entities: Vec<EntityId> = world
         .bulk_add_entity((0..n).map(|i| {
@@ -137,7 +161,7 @@ pub(super) fn random_get(n: usize, rng: &mut Rng, budget: Budget) -> Timed {
         }))
         .collect();
     let lookups: Vec<EntityId> = (0..n).map(|_| entities[rng.below(n)]).collect();
-    time_passes(n, budget, || {
+    Prepared::passes(n, move || {
         world.run(|p: View<Position>| {
             let mut sum = 0.0f32;
             for &e in &lookups {
