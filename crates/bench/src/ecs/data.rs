@@ -208,6 +208,19 @@ pub fn simple() -> Simple {
     )
 }
 
+/// The `i`-th entity of `random_get`: a position whose `x` is `i`, and a
+/// velocity.
+#[inline]
+pub fn located(i: usize) -> (Position, Velocity) {
+    (
+        Position(Vec3 {
+            x: i as f32,
+            ..Vec3::X
+        }),
+        Velocity(Vec3::X),
+    )
+}
+
 /// Entities of each fragmenting type in `frag_iter`.
 pub const FRAG_PER_TYPE: usize = 20;
 

@@ -13,115 +13,148 @@ use handlekit_ecs::{Entity, Order, World};
 use std::time::Instant;
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{DespawnFront, EcsWorkload, Prepared, Probe};
+use super::{DespawnFront, EcsWorkload, Peer, Prepared, Probe};
 use crate::workloads::{Form, Rng};
 
-/// Sets up `workload` at `n`; `None` for a workload it does not run.
-pub(super) fn prepare(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
-    use EcsWorkload as W;
-    Some(match workload {
-        W::SimpleInsert => Prepared::once(n, move || {
-            black_box(simple_world(n));
-        }),
-        W::SimpleIter | W::SimpleIterEach => simple_iter(n, workload.form()),
-        W::FragIter | W::FragIterEach => frag_iter(workload.form()),
-        W::HeavyCompute => heavy_compute(n),
-        W::Schedule => schedule(n / 4),
-        W::AddRemove => add_remove(n, false),
-        W::AddRemoveColumn => add_remove(n, true),
-        W::RandomGet | W::RandomGetQuery | W::RandomGetMut | W::RandomHas => {
-            random_get(n, rng, workload)
-        }
-        W::SerializeBinary | W::SerializeText => serialize(n, workload == W::SerializeText),
-    })
-}
+/// The ECS section's workloads on handlekit-ecs.
+pub(super) struct Handlekit;
 
-/// A world of `n` simple entities.
-fn simple_world(n: usize) -> World {
-    let mut world = World::new();
-    world.spawn_batch((0..n).map(|_| data::simple()));
-    world
-}
+impl Peer for Handlekit {
+    type World = World;
 
-/// The crate docs' first example: a `for` loop over `query_mut` (or its
-/// `for_each`).
-fn simple_iter(n: usize, form: Form) -> Prepared {
-    let mut world = simple_world(n);
-    Prepared::passes(n, move || {
-        let query = world.query_mut::<(&mut Position, &Velocity)>();
-        match form {
-            Form::For => {
-                for (p, v) in query {
-                    p.0 += v.0;
-                }
-            }
-            Form::Fold => query.for_each(|(p, v)| p.0 += v.0),
-        }
-    })
-}
-
-fn frag_iter(form: Form) -> Prepared {
-    let mut world = World::new();
-    macro_rules! spawn {
-        ($ty:path) => {
-            world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
-        };
-    }
-    crate::for_each_frag_type!(spawn);
-    Prepared::passes(world.len(), move || {
-        let query = world.query_mut::<&mut Data>();
-        match form {
-            Form::For => {
-                for d in query {
-                    d.0 *= 2.0;
-                }
-            }
-            Form::Fold => query.for_each(|d| d.0 *= 2.0),
-        }
-    })
-}
-
-fn heavy_compute(n: usize) -> Prepared {
-    let mut world = simple_world(n);
-    Prepared::on_pool(n, move || {
+    /// A world of `n` simple entities.
+    fn simple_world(n: usize) -> Self::World {
+        let mut world = World::new();
+        world.spawn_batch((0..n).map(|_| data::simple()));
         world
-            .query_mut::<(&mut Position, &mut Transform)>()
-            .par_for_each(|(p, t)| data::heavy(p, t));
-    })
-}
+    }
 
-/// Swaps the values of two `f32` components.
-macro_rules! swap {
-    ($x:ident, $y:ident) => {
-        |(x, y): (&mut $x, &mut $y)| std::mem::swap(&mut x.0, &mut y.0)
-    };
-}
+    /// The crate docs' first example: a `for` loop over `query_mut` (or its
+    /// `for_each`).
+    fn simple_iter(n: usize, form: Form) -> Prepared {
+        let mut world = Self::simple_world(n);
+        Prepared::passes(n, move || {
+            let query = world.query_mut::<(&mut Position, &Velocity)>();
+            match form {
+                Form::For => {
+                    for (p, v) in query {
+                        p.0 += v.0;
+                    }
+                }
+                Form::Fold => query.for_each(|(p, v)| p.0 += v.0),
+            }
+        })
+    }
 
-fn schedule(n_each: usize) -> Prepared {
-    let mut world = World::new();
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
-    // The three systems, scheduled as a scheduler would: A↔B on its own
-    // thread, C↔D and C↔E (both write C) one after the other on another.
-    // Each takes the run-time borrows of its columns on the shared world.
-    Prepared::on_pool(4 * n_each, move || {
-        let world = &world;
-        rayon::join(
-            || world.query::<(&mut SA, &mut SB)>().for_each(swap!(SA, SB)),
-            || {
-                world.query::<(&mut SC, &mut SD)>().for_each(swap!(SC, SD));
-                world.query::<(&mut SC, &mut SE)>().for_each(swap!(SC, SE));
-            },
-        );
-    })
+    fn frag_iter(form: Form) -> Prepared {
+        let mut world = World::new();
+        macro_rules! spawn {
+            ($ty:path) => {
+                world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
+            };
+        }
+        crate::for_each_frag_type!(spawn);
+        Prepared::passes(world.len(), move || {
+            let query = world.query_mut::<&mut Data>();
+            match form {
+                Form::For => {
+                    for d in query {
+                        d.0 *= 2.0;
+                    }
+                }
+                Form::Fold => query.for_each(|d| d.0 *= 2.0),
+            }
+        })
+    }
+
+    fn heavy_compute(n: usize) -> Option<Prepared> {
+        let mut world = Self::simple_world(n);
+        Some(Prepared::on_pool(n, move || {
+            world
+                .query_mut::<(&mut Position, &mut Transform)>()
+                .par_for_each(|(p, t)| data::heavy(p, t));
+        }))
+    }
+
+    fn schedule(n_each: usize) -> Prepared {
+        let mut world = World::new();
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+        // The three systems, scheduled as a scheduler would: A↔B on its own
+        // thread, C↔D and C↔E (both write C) one after the other on another.
+        // Each takes the run-time borrows of its columns on the shared world.
+        Prepared::on_pool(4 * n_each, move || {
+            let world = &world;
+            rayon::join(
+                || world.query::<(&mut SA, &mut SB)>().for_each(swap!(SA, SB)),
+                || {
+                    world.query::<(&mut SC, &mut SD)>().for_each(swap!(SC, SD));
+                    world.query::<(&mut SC, &mut SE)>().for_each(swap!(SC, SE));
+                },
+            );
+        })
+    }
+
+    /// Saves the world and loads it into a new one, through a registry that
+    /// names the four component types (as hecs's column format does with its
+    /// context): postcard for binary, JSON for text.
+    fn serialize(n: usize, text: bool) -> Option<Prepared> {
+        use serde::de::DeserializeSeed;
+        let world = Self::simple_world(n);
+        let registry = Registry::new()
+            .component::<Transform>("transform")
+            .component::<Position>("position")
+            .component::<Rotation>("rotation")
+            .component::<Velocity>("velocity");
+        Some(Prepared::once(n, move || {
+            let loaded: World = if text {
+                let json = serde_json::to_vec(&registry.save(&world)).expect("serialize");
+                let mut deserializer = serde_json::Deserializer::from_slice(&json);
+                registry
+                    .load()
+                    .deserialize(&mut deserializer)
+                    .expect("deserialize")
+            } else {
+                let bytes = postcard::to_allocvec(&registry.save(&world)).expect("serialize");
+                let mut deserializer = postcard::Deserializer::from_bytes(&bytes);
+                registry
+                    .load()
+                    .deserialize(&mut deserializer)
+                    .expect("deserialize")
+            };
+            assert_eq!(loaded.len(), world.len());
+            black_box(loaded);
+        }))
+    }
+
+    /// The plain calls, `insert_one` / `remove_one`.
+    fn add_remove(n: usize) -> Prepared {
+        add_remove_with(n, false)
+    }
+
+    /// The plain `World::get`.
+    fn random_get(n: usize, rng: &mut Rng) -> Prepared {
+        lookups(n, rng, EcsWorkload::RandomGet)
+    }
+
+    /// The second idioms: a `ColumnMut`, `get_mut`, `has`, a query's `get`.
+    fn other(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
+        match workload {
+            EcsWorkload::AddRemoveColumn => Some(add_remove_with(n, true)),
+            EcsWorkload::RandomGetQuery | EcsWorkload::RandomGetMut | EcsWorkload::RandomHas => {
+                Some(lookups(n, rng, workload))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// `add_remove` with the plain per-entity calls (`insert_one` /
 /// `remove_one`, as hecs users write it), or with a `ColumnMut` held across
 /// both loops (as shipyard holds its `ViewMut`).
-fn add_remove(n: usize, column: bool) -> Prepared {
+fn add_remove_with(n: usize, column: bool) -> Prepared {
     let mut world = World::new();
     let entities = world.spawn_batch((0..n).map(|i| (SA(i as f32),)));
     Prepared::once(n, move || {
@@ -146,17 +179,9 @@ fn add_remove(n: usize, column: bool) -> Prepared {
 
 /// `random_get` with the plain calls: `get` (the headline), `get_mut` or
 /// `has`; or `RandomGetQuery`: `get` on a query borrowed once per pass.
-fn random_get(n: usize, rng: &mut Rng, workload: EcsWorkload) -> Prepared {
+fn lookups(n: usize, rng: &mut Rng, workload: EcsWorkload) -> Prepared {
     let mut world = World::new();
-    let entities = world.spawn_batch((0..n).map(|i| {
-        (
-            Position(data::Vec3 {
-                x: i as f32,
-                ..data::Vec3::X
-            }),
-            Velocity(data::Vec3::X),
-        )
-    }));
+    let entities = world.spawn_batch((0..n).map(data::located));
     let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
     Prepared::passes(n, move || {
         let mut sum = 0.0f32;
@@ -184,38 +209,6 @@ fn random_get(n: usize, rng: &mut Rng, workload: EcsWorkload) -> Prepared {
             }
         }
         black_box(sum);
-    })
-}
-
-/// Saves the world and loads it into a new one, through a registry that
-/// names the four component types (as hecs's column format does with its
-/// context): postcard for binary, JSON for text.
-fn serialize(n: usize, text: bool) -> Prepared {
-    use serde::de::DeserializeSeed;
-    let world = simple_world(n);
-    let registry = Registry::new()
-        .component::<Transform>("transform")
-        .component::<Position>("position")
-        .component::<Rotation>("rotation")
-        .component::<Velocity>("velocity");
-    Prepared::once(n, move || {
-        let loaded: World = if text {
-            let json = serde_json::to_vec(&registry.save(&world)).expect("serialize");
-            let mut deserializer = serde_json::Deserializer::from_slice(&json);
-            registry
-                .load()
-                .deserialize(&mut deserializer)
-                .expect("deserialize")
-        } else {
-            let bytes = postcard::to_allocvec(&registry.save(&world)).expect("serialize");
-            let mut deserializer = postcard::Deserializer::from_bytes(&bytes);
-            registry
-                .load()
-                .deserialize(&mut deserializer)
-                .expect("deserialize")
-        };
-        assert_eq!(loaded.len(), world.len());
-        black_box(loaded);
     })
 }
 

@@ -11,6 +11,14 @@
 //! in its own module. The cells are sampled like the core cells: the
 //! contenders of a cell interleaved, the median of several samples.
 
+/// A closure that swaps the values of two `f32` components, for the
+/// `schedule` systems of the contenders that take closures.
+macro_rules! swap {
+    ($x:ident, $y:ident) => {
+        |(x, y): (&mut $x, &mut $y)| std::mem::swap(&mut x.0, &mut y.0)
+    };
+}
+
 pub mod data;
 mod hk;
 mod peer_bevy;
@@ -254,18 +262,88 @@ impl Contender {
     /// Sets up `workload` at `n` for this contender.
     fn prepare(self, workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
         match self {
-            Contender::Handlekit => hk::prepare(workload, n, rng),
-            Contender::Hecs => peer_hecs::prepare(workload, n, rng),
-            Contender::Bevy => peer_bevy::prepare(workload, n, rng),
+            Contender::Handlekit => prepare::<hk::Handlekit>(workload, n, rng),
+            Contender::Hecs => prepare::<peer_hecs::Hecs>(workload, n, rng),
+            Contender::Bevy => prepare::<peer_bevy::Bevy>(workload, n, rng),
             Contender::BevySparse => {
                 (workload == EcsWorkload::AddRemove).then(|| peer_bevy::add_remove_sparse(n))
             }
-            Contender::Shipyard => peer_shipyard::prepare(workload, n, rng),
-            Contender::Legion => peer_legion::prepare(workload, n, rng),
-            Contender::Specs => peer_specs::prepare(workload, n, rng),
-            Contender::Planck => peer_planck::prepare(workload, n, rng),
+            Contender::Shipyard => prepare::<peer_shipyard::Shipyard>(workload, n, rng),
+            Contender::Legion => prepare::<peer_legion::Legion>(workload, n, rng),
+            Contender::Specs => prepare::<peer_specs::Specs>(workload, n, rng),
+            Contender::Planck => prepare::<peer_planck::Planck>(workload, n, rng),
             Contender::Vec => plain_vec_iter(n, workload.form()),
         }
+    }
+}
+
+/// A contender of the section: the suite's workloads written in its own
+/// idioms, each returning its measured section with the setup done. The
+/// dispatch from a workload, the timing and the `for` / `for_each` choice
+/// are shared (see [`prepare`] and [`each`]).
+pub(crate) trait Peer {
+    /// What `simple_world` makes.
+    type World: 'static;
+    /// A world of `n` simple entities: `simple_insert` times making (and
+    /// dropping) it.
+    fn simple_world(n: usize) -> Self::World;
+    /// `position += velocity` over `n` simple entities.
+    fn simple_iter(n: usize, form: Form) -> Prepared;
+    /// `data *= 2` over the 26 fragmenting types.
+    fn frag_iter(form: Form) -> Prepared;
+    /// The parallel `heavy_compute`, where the contender has a parallel
+    /// pass.
+    fn heavy_compute(_n: usize) -> Option<Prepared> {
+        None
+    }
+    /// The three swapping systems over `n_each` entities of each kind.
+    fn schedule(n_each: usize) -> Prepared;
+    /// Add `SB` to `n` entities, then remove it.
+    fn add_remove(n: usize) -> Prepared;
+    /// `n` lookups of `Position` in random order.
+    fn random_get(n: usize, rng: &mut Rng) -> Prepared;
+    /// A round trip through a whole-world serializer, where the contender
+    /// has one.
+    fn serialize(_n: usize, _text: bool) -> Option<Prepared> {
+        None
+    }
+    /// Rows of the contender's own (handlekit-ecs's second idioms).
+    fn other(_workload: EcsWorkload, _n: usize, _rng: &mut Rng) -> Option<Prepared> {
+        None
+    }
+}
+
+/// Sets up `workload` at `n` on `P`; `None` for a workload it does not
+/// run.
+fn prepare<P: Peer>(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
+    use EcsWorkload as W;
+    match workload {
+        W::SimpleInsert => Some(Prepared::once(n, move || {
+            black_box(P::simple_world(n));
+        })),
+        W::SimpleIter | W::SimpleIterEach => Some(P::simple_iter(n, workload.form())),
+        W::FragIter | W::FragIterEach => Some(P::frag_iter(workload.form())),
+        W::HeavyCompute => P::heavy_compute(n),
+        W::Schedule => Some(P::schedule(n / 4)),
+        W::AddRemove => Some(P::add_remove(n)),
+        W::RandomGet => Some(P::random_get(n, rng)),
+        W::SerializeBinary | W::SerializeText => P::serialize(n, workload == W::SerializeText),
+        _ => P::other(workload, n, rng),
+    }
+}
+
+/// A pass over `items` in `form`: a `for` loop calling `body`, or
+/// `items.into_iter().for_each(body)`. Inlined, the `for` loop is the loop a user
+/// writes with `body` as its block.
+#[inline(always)]
+pub(crate) fn each<I: IntoIterator>(items: I, form: Form, mut body: impl FnMut(I::Item)) {
+    match form {
+        Form::For => {
+            for item in items {
+                body(item);
+            }
+        }
+        Form::Fold => items.into_iter().for_each(body),
     }
 }
 

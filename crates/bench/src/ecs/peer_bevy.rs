@@ -11,7 +11,7 @@ use bevy_ecs::prelude::{Query, Schedule, World};
 use bevy_ecs::schedule::MultiThreadedExecutor;
 
 use super::data::{self, Data, Position, SparseB, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{DespawnFront, EcsWorkload, Prepared, Probe};
+use super::{each, DespawnFront, Peer, Prepared, Probe};
 use crate::workloads::{Form, Rng};
 
 /// Starts bevy's compute pool (which `par_iter_mut` needs) once.
@@ -19,77 +19,89 @@ fn task_pool() {
     bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
 }
 
-/// Sets up `workload` at `n`; `None` for a workload it does not run.
-pub(super) fn prepare(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
-    use EcsWorkload as W;
-    Some(match workload {
-        W::SimpleInsert => Prepared::once(n, move || {
-            black_box(simple_world(n));
-        }),
-        W::SimpleIter | W::SimpleIterEach => simple_iter(n, workload.form()),
-        W::FragIter | W::FragIterEach => frag_iter(workload.form()),
-        W::HeavyCompute => heavy_compute(n),
-        W::Schedule => schedule(n / 4),
-        W::AddRemove => add_remove::<SB>(n),
-        W::RandomGet => random_get(n, rng),
-        _ => return None,
-    })
-}
+/// The ECS section's workloads on bevy_ecs.
+pub(super) struct Bevy;
 
-fn simple_world(n: usize) -> World {
-    let mut world = World::new();
-    world.spawn_batch((0..n).map(|_| data::simple()));
-    world
-}
+impl Peer for Bevy {
+    type World = World;
 
-/// A cached `QueryState`, iterated with a `for` loop or `for_each`.
-fn simple_iter(n: usize, form: Form) -> Prepared {
-    let mut world = simple_world(n);
-    let mut query = world.query::<(&mut Position, &Velocity)>();
-    Prepared::passes(n, move || {
-        let items = query.iter_mut(&mut world);
-        match form {
-            Form::For => {
-                for (mut p, v) in items {
-                    p.0 += v.0;
-                }
-            }
-            Form::Fold => items.for_each(|(mut p, v)| p.0 += v.0),
-        }
-    })
-}
-
-fn frag_iter(form: Form) -> Prepared {
-    let mut world = World::new();
-    macro_rules! spawn {
-        ($ty:path) => {
-            world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
-        };
+    fn simple_world(n: usize) -> Self::World {
+        let mut world = World::new();
+        world.spawn_batch((0..n).map(|_| data::simple()));
+        world
     }
-    crate::for_each_frag_type!(spawn);
-    let mut query = world.query::<&mut Data>();
-    Prepared::passes(26 * data::FRAG_PER_TYPE, move || {
-        let items = query.iter_mut(&mut world);
-        match form {
-            Form::For => {
-                for mut d in items {
-                    d.0 *= 2.0;
-                }
-            }
-            Form::Fold => items.for_each(|mut d| d.0 *= 2.0),
-        }
-    })
-}
 
-fn heavy_compute(n: usize) -> Prepared {
-    task_pool();
-    let mut world = simple_world(n);
-    let mut query = world.query::<(&mut Position, &mut Transform)>();
-    Prepared::passes(n, move || {
-        query
-            .par_iter_mut(&mut world)
-            .for_each(|(mut p, mut t)| data::heavy(&mut p, &mut t));
-    })
+    /// A cached `QueryState`, iterated with a `for` loop or `for_each`.
+    fn simple_iter(n: usize, form: Form) -> Prepared {
+        let mut world = Self::simple_world(n);
+        let mut query = world.query::<(&mut Position, &Velocity)>();
+        Prepared::passes(n, move || {
+            let items = query.iter_mut(&mut world);
+            each(items, form, |(mut p, v)| {
+                p.0 += v.0;
+            })
+        })
+    }
+
+    fn frag_iter(form: Form) -> Prepared {
+        let mut world = World::new();
+        macro_rules! spawn {
+            ($ty:path) => {
+                world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
+            };
+        }
+        crate::for_each_frag_type!(spawn);
+        let mut query = world.query::<&mut Data>();
+        Prepared::passes(26 * data::FRAG_PER_TYPE, move || {
+            let items = query.iter_mut(&mut world);
+            each(items, form, |mut d| {
+                d.0 *= 2.0;
+            })
+        })
+    }
+
+    fn heavy_compute(n: usize) -> Option<Prepared> {
+        task_pool();
+        let mut world = Self::simple_world(n);
+        let mut query = world.query::<(&mut Position, &mut Transform)>();
+        Some(Prepared::passes(n, move || {
+            query
+                .par_iter_mut(&mut world)
+                .for_each(|(mut p, mut t)| data::heavy(&mut p, &mut t));
+        }))
+    }
+
+    fn schedule(n_each: usize) -> Prepared {
+        let mut world = World::new();
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+        let mut schedule = Schedule::default();
+        schedule.set_executor(MultiThreadedExecutor::new());
+        schedule.add_systems((ab, cd, ce));
+        // The first run builds the schedule; it is not measured.
+        schedule.run(&mut world);
+        Prepared::passes(4 * n_each, move || schedule.run(&mut world))
+    }
+
+    fn add_remove(n: usize) -> Prepared {
+        add_remove_with::<SB>(n)
+    }
+
+    fn random_get(n: usize, rng: &mut Rng) -> Prepared {
+        let mut world = World::new();
+        let entities: Vec<Entity> = world.spawn_batch((0..n).map(data::located)).collect();
+        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
+        let mut query = world.query::<&Position>();
+        Prepared::passes(n, move || {
+            let mut sum = 0.0f32;
+            for &e in &lookups {
+                sum += query.get(&world, e).map_or(0.0, |p| p.0.x);
+            }
+            black_box(sum);
+        })
+    }
 }
 
 fn ab(mut query: Query<(&mut SA, &mut SB)>) {
@@ -110,22 +122,8 @@ fn ce(mut query: Query<(&mut SC, &mut SE)>) {
         .for_each(|(mut c, mut e)| std::mem::swap(&mut c.0, &mut e.0));
 }
 
-fn schedule(n_each: usize) -> Prepared {
-    let mut world = World::new();
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
-    let mut schedule = Schedule::default();
-    schedule.set_executor(MultiThreadedExecutor::new());
-    schedule.add_systems((ab, cd, ce));
-    // The first run builds the schedule; it is not measured.
-    schedule.run(&mut world);
-    Prepared::passes(4 * n_each, move || schedule.run(&mut world))
-}
-
 /// `add_remove` with `B` in tables (`SB`) or in a sparse set (`SparseB`).
-fn add_remove<B: BevyComponent + From<f32>>(n: usize) -> Prepared {
+fn add_remove_with<B: BevyComponent + From<f32>>(n: usize) -> Prepared {
     let mut world = World::new();
     let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
     Prepared::once(n, move || {
@@ -140,31 +138,7 @@ fn add_remove<B: BevyComponent + From<f32>>(n: usize) -> Prepared {
 
 /// `add_remove` with the added component in a sparse set.
 pub(super) fn add_remove_sparse(n: usize) -> Prepared {
-    add_remove::<SparseB>(n)
-}
-
-fn random_get(n: usize, rng: &mut Rng) -> Prepared {
-    let mut world = World::new();
-    let entities: Vec<Entity> = world
-        .spawn_batch((0..n).map(|i| {
-            (
-                Position(data::Vec3 {
-                    x: i as f32,
-                    ..data::Vec3::X
-                }),
-                Velocity(data::Vec3::X),
-            )
-        }))
-        .collect();
-    let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
-    let mut query = world.query::<&Position>();
-    Prepared::passes(n, move || {
-        let mut sum = 0.0f32;
-        for &e in &lookups {
-            sum += query.get(&world, e).map_or(0.0, |p| p.0.x);
-        }
-        black_box(sum);
-    })
+    add_remove_with::<SparseB>(n)
 }
 
 pub(super) fn despawn_front(n: usize) -> DespawnFront {

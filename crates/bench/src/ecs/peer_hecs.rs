@@ -14,154 +14,128 @@ use serde::de::SeqAccess;
 use serde::ser::SerializeTuple;
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{DespawnFront, EcsWorkload, Prepared, Probe};
+use super::{each, DespawnFront, Peer, Prepared, Probe};
 use crate::workloads::{Form, Rng};
 
-/// Sets up `workload` at `n`; `None` for a workload it does not run.
-pub(super) fn prepare(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
-    use EcsWorkload as W;
-    Some(match workload {
-        W::SimpleInsert => Prepared::once(n, move || {
-            black_box(simple_world(n));
-        }),
-        W::SimpleIter | W::SimpleIterEach => simple_iter(n, workload.form()),
-        W::FragIter | W::FragIterEach => frag_iter(workload.form()),
-        W::HeavyCompute => heavy_compute(n),
-        W::Schedule => schedule(n / 4),
-        W::AddRemove => add_remove(n),
-        W::RandomGet => random_get(n, rng),
-        W::SerializeBinary | W::SerializeText => serialize(n, workload == W::SerializeText),
-        _ => return None,
-    })
-}
+/// The ECS section's workloads on hecs.
+pub(super) struct Hecs;
 
-fn simple_world(n: usize) -> World {
-    let mut world = World::new();
-    world.spawn_batch((0..n).map(|_| data::simple()));
-    world
-}
+impl Peer for Hecs {
+    type World = World;
 
-/// The suite's hecs module: a `for` loop over `query_mut` (or its
-/// `for_each`).
-fn simple_iter(n: usize, form: Form) -> Prepared {
-    let mut world = simple_world(n);
-    Prepared::passes(n, move || {
-        let query = world.query_mut::<(&mut Position, &Velocity)>();
-        match form {
-            Form::For => {
-                for (p, v) in query {
-                    p.0 += v.0;
-                }
-            }
-            Form::Fold => query.into_iter().for_each(|(p, v)| p.0 += v.0),
-        }
-    })
-}
-
-fn frag_iter(form: Form) -> Prepared {
-    let mut world = World::new();
-    macro_rules! spawn {
-        ($ty:path) => {
-            world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
-        };
-    }
-    crate::for_each_frag_type!(spawn);
-    Prepared::passes(world.len() as usize, move || {
-        let query = world.query_mut::<&mut Data>();
-        match form {
-            Form::For => {
-                for d in query {
-                    d.0 *= 2.0;
-                }
-            }
-            Form::Fold => query.into_iter().for_each(|d| d.0 *= 2.0),
-        }
-    })
-}
-
-fn heavy_compute(n: usize) -> Prepared {
-    let world = simple_world(n);
-    Prepared::on_pool(n, move || {
+    fn simple_world(n: usize) -> Self::World {
+        let mut world = World::new();
+        world.spawn_batch((0..n).map(|_| data::simple()));
         world
-            .query::<(&mut Position, &mut Transform)>()
-            .iter_batched(64)
-            .par_bridge()
-            .for_each(|batch| batch.for_each(|(p, t)| data::heavy(p, t)));
-    })
-}
+    }
 
-macro_rules! swap {
-    ($x:ident, $y:ident) => {
-        |(x, y): (&mut $x, &mut $y)| std::mem::swap(&mut x.0, &mut y.0)
-    };
-}
+    /// The suite's hecs module: a `for` loop over `query_mut` (or its
+    /// `for_each`).
+    fn simple_iter(n: usize, form: Form) -> Prepared {
+        let mut world = Self::simple_world(n);
+        Prepared::passes(n, move || {
+            let query = world.query_mut::<(&mut Position, &Velocity)>();
+            each(query, form, |(p, v)| {
+                p.0 += v.0;
+            })
+        })
+    }
 
-fn schedule(n_each: usize) -> Prepared {
-    let mut world = World::new();
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
-    // hecs has no scheduler; the same plan as handlekit-ecs's: A↔B beside
-    // C↔D then C↔E, through run-time-checked queries on the shared world.
-    Prepared::on_pool(4 * n_each, move || {
-        let world = &world;
-        rayon::join(
-            || {
-                world
-                    .query::<(&mut SA, &mut SB)>()
-                    .iter()
-                    .for_each(swap!(SA, SB))
-            },
-            || {
-                world
-                    .query::<(&mut SC, &mut SD)>()
-                    .iter()
-                    .for_each(swap!(SC, SD));
-                world
-                    .query::<(&mut SC, &mut SE)>()
-                    .iter()
-                    .for_each(swap!(SC, SE));
-            },
-        );
-    })
-}
-
-fn add_remove(n: usize) -> Prepared {
-    let mut world = World::new();
-    let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
-    Prepared::once(n, move || {
-        for &e in &entities {
-            world.insert_one(e, SB(0.0)).expect("alive");
+    fn frag_iter(form: Form) -> Prepared {
+        let mut world = World::new();
+        macro_rules! spawn {
+            ($ty:path) => {
+                world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
+            };
         }
-        for &e in &entities {
-            black_box(world.remove_one::<SB>(e).expect("has SB"));
-        }
-    })
-}
+        crate::for_each_frag_type!(spawn);
+        Prepared::passes(world.len() as usize, move || {
+            let query = world.query_mut::<&mut Data>();
+            each(query, form, |d| {
+                d.0 *= 2.0;
+            })
+        })
+    }
 
-fn random_get(n: usize, rng: &mut Rng) -> Prepared {
-    let mut world = World::new();
-    let entities: Vec<Entity> = world
-        .spawn_batch((0..n).map(|i| {
-            (
-                Position(data::Vec3 {
-                    x: i as f32,
-                    ..data::Vec3::X
-                }),
-                Velocity(data::Vec3::X),
-            )
+    fn heavy_compute(n: usize) -> Option<Prepared> {
+        let world = Self::simple_world(n);
+        Some(Prepared::on_pool(n, move || {
+            world
+                .query::<(&mut Position, &mut Transform)>()
+                .iter_batched(64)
+                .par_bridge()
+                .for_each(|batch| batch.for_each(|(p, t)| data::heavy(p, t)));
         }))
-        .collect();
-    let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
-    Prepared::passes(n, move || {
-        let view = world.view::<&Position>();
-        let mut sum = 0.0f32;
-        for &e in &lookups {
-            sum += view.get(e).map_or(0.0, |p| p.0.x);
-        }
-        black_box(sum);
-    })
+    }
+
+    fn schedule(n_each: usize) -> Prepared {
+        let mut world = World::new();
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+        // hecs has no scheduler; the same plan as handlekit-ecs's: A↔B beside
+        // C↔D then C↔E, through run-time-checked queries on the shared world.
+        Prepared::on_pool(4 * n_each, move || {
+            let world = &world;
+            rayon::join(
+                || {
+                    world
+                        .query::<(&mut SA, &mut SB)>()
+                        .iter()
+                        .for_each(swap!(SA, SB))
+                },
+                || {
+                    world
+                        .query::<(&mut SC, &mut SD)>()
+                        .iter()
+                        .for_each(swap!(SC, SD));
+                    world
+                        .query::<(&mut SC, &mut SE)>()
+                        .iter()
+                        .for_each(swap!(SC, SE));
+                },
+            );
+        })
+    }
+
+    fn add_remove(n: usize) -> Prepared {
+        let mut world = World::new();
+        let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
+        Prepared::once(n, move || {
+            for &e in &entities {
+                world.insert_one(e, SB(0.0)).expect("alive");
+            }
+            for &e in &entities {
+                black_box(world.remove_one::<SB>(e).expect("has SB"));
+            }
+        })
+    }
+
+    fn random_get(n: usize, rng: &mut Rng) -> Prepared {
+        let mut world = World::new();
+        let entities: Vec<Entity> = world.spawn_batch((0..n).map(data::located)).collect();
+        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
+        Prepared::passes(n, move || {
+            let view = world.view::<&Position>();
+            let mut sum = 0.0f32;
+            for &e in &lookups {
+                sum += view.get(e).map_or(0.0, |p| p.0.x);
+            }
+            black_box(sum);
+        })
+    }
+
+    /// A world of `n` simple entities serialized with hecs's column format,
+    /// and deserialized into a new world (postcard, or serde_json if `text`).
+    fn serialize(n: usize, text: bool) -> Option<Prepared> {
+        let world = Self::simple_world(n);
+        Some(Prepared::once(n, move || {
+            let loaded = round_trip(&world, text);
+            assert_eq!(loaded.len(), world.len());
+            black_box(loaded);
+        }))
+    }
 }
 
 /// The component ids of the column format.
@@ -260,17 +234,6 @@ impl DeserializeContext for Context {
         }
         Ok(())
     }
-}
-
-/// A world of `n` simple entities serialized with hecs's column format,
-/// and deserialized into a new world (postcard, or serde_json if `text`).
-fn serialize(n: usize, text: bool) -> Prepared {
-    let world = simple_world(n);
-    Prepared::once(n, move || {
-        let loaded = round_trip(&world, text);
-        assert_eq!(loaded.len(), world.len());
-        black_box(loaded);
-    })
 }
 
 /// `world` serialized with hecs's column format and deserialized into a

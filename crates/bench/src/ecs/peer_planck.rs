@@ -12,35 +12,24 @@ use std::hint::black_box;
 use planck_ecs::*;
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{EcsWorkload, Prepared};
+use super::{each, Peer, Prepared};
 use crate::workloads::{Form, Rng};
 
-/// Sets up `workload` at `n`; `None` for a workload it does not run.
-pub(super) fn prepare(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
-    use EcsWorkload as W;
-    Some(match workload {
-        W::SimpleInsert => Prepared::once(n, move || {
-            black_box(Simple::new(n));
-        }),
-        W::SimpleIter | W::SimpleIterEach => simple_iter(n, workload.form()),
-        W::FragIter | W::FragIterEach => frag_iter(workload.form()),
-        W::Schedule => schedule(n / 4),
-        W::AddRemove => add_remove(n),
-        W::RandomGet => random_get(n, rng),
-        _ => return None,
-    })
-}
-
 /// The simple entities: one storage per component.
-struct Simple {
+pub(super) struct Simple {
     transforms: Components<Transform>,
     positions: Components<Position>,
     rotations: Components<Rotation>,
     velocities: Components<Velocity>,
 }
 
-impl Simple {
-    fn new(n: usize) -> Simple {
+/// The ECS section's workloads on planck_ecs.
+pub(super) struct Planck;
+
+impl Peer for Planck {
+    type World = Simple;
+
+    fn simple_world(n: usize) -> Self::World {
         let mut entities = Entities::default();
         let mut simple = Simple {
             transforms: Components::default(),
@@ -58,61 +47,132 @@ impl Simple {
         }
         simple
     }
-}
 
-fn simple_iter(n: usize, form: Form) -> Prepared {
-    let mut simple = Simple::new(n);
-    Prepared::passes(n, move || {
-        let velocities = &mut simple.velocities;
-        let positions = &mut simple.positions;
-        let items = join!(&mut velocities && &mut positions);
-        match form {
-            Form::For => {
-                for (v, mut p) in items {
-                    p.as_mut().expect("joined").0 += v.expect("joined").0;
-                }
-            }
-            Form::Fold => items.for_each(|(v, mut p)| {
+    fn simple_iter(n: usize, form: Form) -> Prepared {
+        let mut simple = Self::simple_world(n);
+        Prepared::passes(n, move || {
+            let velocities = &mut simple.velocities;
+            let positions = &mut simple.positions;
+            let items = join!(&mut velocities && &mut positions);
+            each(items, form, |(v, mut p)| {
                 p.as_mut().expect("joined").0 += v.expect("joined").0;
-            }),
-        }
-    })
-}
-
-fn frag_iter(form: Form) -> Prepared {
-    let mut world = World::default();
-    world.initialize::<Entities>();
-    world.initialize::<Components<Data>>();
-    macro_rules! spawn {
-        ($ty:path) => {
-            world.initialize::<Components<$ty>>();
-            for _ in 0..data::FRAG_PER_TYPE {
-                let e = world.get_mut::<Entities>().expect("initialized").create();
-                world
-                    .get_mut::<Components<$ty>>()
-                    .expect("initialized")
-                    .insert(e, $ty(0.0));
-                world
-                    .get_mut::<Components<Data>>()
-                    .expect("initialized")
-                    .insert(e, Data(1.0));
-            }
-        };
+            })
+        })
     }
-    crate::for_each_frag_type!(spawn);
-    Prepared::passes(26 * data::FRAG_PER_TYPE, move || {
-        let mut storage = world.get_mut::<Components<Data>>().expect("initialized");
-        let data = &mut *storage;
-        let items = join!(&mut data);
-        match form {
-            Form::For => {
-                for d in items {
-                    d.0 *= 2.0;
+
+    fn frag_iter(form: Form) -> Prepared {
+        let mut world = World::default();
+        world.initialize::<Entities>();
+        world.initialize::<Components<Data>>();
+        macro_rules! spawn {
+            ($ty:path) => {
+                world.initialize::<Components<$ty>>();
+                for _ in 0..data::FRAG_PER_TYPE {
+                    let e = world.get_mut::<Entities>().expect("initialized").create();
+                    world
+                        .get_mut::<Components<$ty>>()
+                        .expect("initialized")
+                        .insert(e, $ty(0.0));
+                    world
+                        .get_mut::<Components<Data>>()
+                        .expect("initialized")
+                        .insert(e, Data(1.0));
+                }
+            };
+        }
+        crate::for_each_frag_type!(spawn);
+        Prepared::passes(26 * data::FRAG_PER_TYPE, move || {
+            let mut storage = world.get_mut::<Components<Data>>().expect("initialized");
+            let data = &mut *storage;
+            let items = join!(&mut data);
+            each(items, form, |d| {
+                d.0 *= 2.0;
+            })
+        })
+    }
+
+    fn schedule(n_each: usize) -> Prepared {
+        let mut world = World::default();
+        world.initialize::<Entities>();
+        world.initialize::<Components<SA>>();
+        world.initialize::<Components<SB>>();
+        world.initialize::<Components<SC>>();
+        world.initialize::<Components<SD>>();
+        world.initialize::<Components<SE>>();
+        for kind in 0..4 {
+            for _ in 0..n_each {
+                let e = world.get_mut::<Entities>().expect("initialized").create();
+                put(&world, e, SA(0.0));
+                put(&world, e, SB(0.0));
+                match kind {
+                    0 => {}
+                    1 => put(&world, e, SC(0.0)),
+                    2 => {
+                        put(&world, e, SC(0.0));
+                        put(&world, e, SD(0.0));
+                    }
+                    _ => {
+                        put(&world, e, SC(0.0));
+                        put(&world, e, SE(0.0));
+                    }
                 }
             }
-            Form::Fold => items.for_each(|d| d.0 *= 2.0),
         }
-    })
+        let mut dispatcher = DispatcherBuilder::new()
+            .add(ab_system)
+            .add(cd_system)
+            .add(ce_system)
+            .build(&mut world);
+        // planck_ecs's dispatcher runs its systems on rayon's pool.
+        Prepared::on_pool(4 * n_each, move || {
+            dispatcher.run_par(&world).expect("the systems run");
+        })
+    }
+
+    fn add_remove(n: usize) -> Prepared {
+        let mut entities = Entities::default();
+        let mut a = Components::<SA>::default();
+        let mut b = Components::<SB>::default();
+        let handles: Vec<Entity> = (0..n)
+            .map(|i| {
+                let e = entities.create();
+                a.insert(e, SA(i as f32));
+                e
+            })
+            .collect();
+        Prepared::once(n, move || {
+            for &e in &handles {
+                black_box(b.insert(e, SB(0.0)));
+            }
+            for &e in &handles {
+                black_box(b.remove(e));
+            }
+            black_box(&a);
+        })
+    }
+
+    fn random_get(n: usize, rng: &mut Rng) -> Prepared {
+        let mut entities = Entities::default();
+        let mut positions = Components::<Position>::default();
+        let mut velocities = Components::<Velocity>::default();
+        let handles: Vec<Entity> = (0..n)
+            .map(|i| {
+                let e = entities.create();
+                let (position, velocity) = data::located(i);
+                positions.insert(e, position);
+                velocities.insert(e, velocity);
+                e
+            })
+            .collect();
+        let lookups: Vec<Entity> = (0..n).map(|_| handles[rng.below(n)]).collect();
+        Prepared::passes(n, move || {
+            let mut sum = 0.0f32;
+            for &e in &lookups {
+                sum += positions.get(e).map_or(0.0, |p| p.0.x);
+            }
+            black_box(sum);
+        })
+    }
 }
 
 fn ab_system(a: &mut Components<SA>, b: &mut Components<SB>) -> SystemResult {
@@ -142,92 +202,4 @@ fn put<T: Send + Sync + 'static>(world: &World, e: Entity, value: T) {
         .get_mut::<Components<T>>()
         .expect("initialized")
         .insert(e, value);
-}
-
-fn schedule(n_each: usize) -> Prepared {
-    let mut world = World::default();
-    world.initialize::<Entities>();
-    world.initialize::<Components<SA>>();
-    world.initialize::<Components<SB>>();
-    world.initialize::<Components<SC>>();
-    world.initialize::<Components<SD>>();
-    world.initialize::<Components<SE>>();
-    for kind in 0..4 {
-        for _ in 0..n_each {
-            let e = world.get_mut::<Entities>().expect("initialized").create();
-            put(&world, e, SA(0.0));
-            put(&world, e, SB(0.0));
-            match kind {
-                0 => {}
-                1 => put(&world, e, SC(0.0)),
-                2 => {
-                    put(&world, e, SC(0.0));
-                    put(&world, e, SD(0.0));
-                }
-                _ => {
-                    put(&world, e, SC(0.0));
-                    put(&world, e, SE(0.0));
-                }
-            }
-        }
-    }
-    let mut dispatcher = DispatcherBuilder::new()
-        .add(ab_system)
-        .add(cd_system)
-        .add(ce_system)
-        .build(&mut world);
-    // planck_ecs's dispatcher runs its systems on rayon's pool.
-    Prepared::on_pool(4 * n_each, move || {
-        dispatcher.run_par(&world).expect("the systems run");
-    })
-}
-
-fn add_remove(n: usize) -> Prepared {
-    let mut entities = Entities::default();
-    let mut a = Components::<SA>::default();
-    let mut b = Components::<SB>::default();
-    let handles: Vec<Entity> = (0..n)
-        .map(|i| {
-            let e = entities.create();
-            a.insert(e, SA(i as f32));
-            e
-        })
-        .collect();
-    Prepared::once(n, move || {
-        for &e in &handles {
-            black_box(b.insert(e, SB(0.0)));
-        }
-        for &e in &handles {
-            black_box(b.remove(e));
-        }
-        black_box(&a);
-    })
-}
-
-fn random_get(n: usize, rng: &mut Rng) -> Prepared {
-    let mut entities = Entities::default();
-    let mut positions = Components::<Position>::default();
-    let mut velocities = Components::<Velocity>::default();
-    let handles: Vec<Entity> = (0..n)
-        .map(|i| {
-            let e = entities.create();
-            positions.insert(
-                e,
-                Position(data::Vec3 {
-                    x: i as f32,
-                    ..data::Vec3::X
-                }),
-            );
-            velocities.insert(e, Velocity(data::Vec3::X));
-            e
-        })
-        .collect();
-    let lookups: Vec<Entity> = (0..n).map(|_| handles[rng.below(n)]).collect();
-    Prepared::passes(n, move || {
-        let mut sum = 0.0f32;
-        for &e in &lookups {
-            sum += positions.get(e).map_or(0.0, |p| p.0.x);
-        }
-        black_box(sum);
-    })
 }
