@@ -308,11 +308,17 @@ const MIN_TIMED: Duration = Duration::from_micros(5);
 /// slots takes well under a millisecond, its setup hundreds.
 ///
 /// Passes shorter than [`MIN_TIMED`] are timed in groups, doubling the
-/// group until one takes that long.
+/// group until one takes that long. When three or more groups took at
+/// least that long, the time reported is the median group's time per pass
+/// (times the passes): on a shared machine a sample now and then loses the
+/// core for milliseconds, and one such group would otherwise move the
+/// whole sample (and with it the spread of a goal cell) many times over.
 pub(crate) fn time_passes(ops: usize, budget: Budget, mut section: impl FnMut()) -> Timed {
     let mut total = Timed::default();
     let mut passes = 0;
     let mut group = 1u32;
+    // ns per pass of each group that took at least MIN_TIMED.
+    let mut rates: Vec<f64> = Vec::new();
     while passes < budget.max_rounds && (passes == 0 || total.elapsed < budget.min_time) {
         let this_group = group.min(budget.max_rounds - passes);
         let start = Instant::now();
@@ -325,7 +331,14 @@ pub(crate) fn time_passes(ops: usize, budget: Budget, mut section: impl FnMut())
         passes += this_group;
         if elapsed < MIN_TIMED {
             group = group.saturating_mul(2);
+        } else {
+            rates.push(elapsed.as_nanos() as f64 / f64::from(this_group));
         }
+    }
+    if rates.len() >= 3 {
+        rates.sort_by(f64::total_cmp);
+        let per_pass = crate::median(&rates);
+        total.elapsed = Duration::from_nanos((per_pass * f64::from(passes)).round() as u64);
     }
     total
 }
@@ -651,6 +664,32 @@ mod tests {
         // still exact and every pass is counted.
         assert_eq!(runs, 1000);
         assert_eq!(timed.ops, 7 * 1000);
+    }
+
+    #[test]
+    fn time_passes_reports_the_median_group_so_one_stall_does_not_count() {
+        let budget = Budget {
+            min_time: Duration::from_secs(3600),
+            max_rounds: 9,
+        };
+        let mut pass = 0;
+        let timed = time_passes(1, budget, || {
+            pass += 1;
+            // Every pass takes 50 us but one, which stalls for 5 ms.
+            let wait = if pass == 4 {
+                Duration::from_millis(5)
+            } else {
+                Duration::from_micros(50)
+            };
+            let start = Instant::now();
+            while start.elapsed() < wait {}
+        });
+        assert_eq!(timed.ops, 9);
+        // The mean would be over 600 us a pass; the median pass is 50 us
+        // and a little.
+        let per_pass = timed.elapsed / 9;
+        assert!(per_pass >= Duration::from_micros(50), "{per_pass:?}");
+        assert!(per_pass < Duration::from_micros(500), "{per_pass:?}");
     }
 
     #[test]
