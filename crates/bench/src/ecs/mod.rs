@@ -177,6 +177,13 @@ impl EcsWorkload {
     }
 }
 
+/// The ECS peers of rust-gamedev/ecs_bench_suite that do not build here,
+/// with the reason: the report gives each one line. Every peer builds on
+/// Rust 1.95 from crates.io (hecs 0.11, bevy_ecs 0.20, shipyard 0.11,
+/// legion 0.4, specs 0.20, planck_ecs 1.2), so the list is empty; a peer
+/// that stops building moves here, out of `Cargo.toml` and the contenders.
+pub const PEERS_NOT_BUILT: &[(&str, &str)] = &[];
+
 /// The two seed-004 measurements that are not a cell of the table above.
 pub const SCALE_NAMES: [&str; 2] = ["despawn_front", "collect_pause"];
 
@@ -1053,6 +1060,9 @@ impl EcsResults {
             out,
             "\nECS section — median ns, * = best in row, ratio = handlekit-ecs ÷ fastest peer (Vec is the bound, not a peer)"
         );
+        for line in peers_not_built() {
+            let _ = writeln!(out, "{line}");
+        }
         for (workload, rows) in self.tables() {
             let _ = writeln!(out, "\n{} ({})", workload.name(), workload.unit());
             let _ = write!(out, "{:<12}", "");
@@ -1128,6 +1138,9 @@ impl EcsResults {
              contender uses its own fastest idiom. `*` marks the best cell of a row; the last column is \
              handlekit-ecs ÷ the fastest peer (`Vec` is the physical bound, not a peer)."
         );
+        for line in peers_not_built() {
+            let _ = writeln!(out, "\n{line}");
+        }
         for (workload, rows) in self.tables() {
             let _ = writeln!(out, "\n### {} ({})\n", workload.name(), workload.unit());
             let _ = write!(out, "| |");
@@ -1185,6 +1198,9 @@ impl EcsResults {
         let contenders = self.contenders();
         out.push_str("<h2>ECS section</h2><p>The workloads of rust-gamedev/ecs_bench_suite on its data, and seed 004's; median ns. \
                       * marks the best of a row; the last column is handlekit-ecs ÷ the fastest peer (Vec is the bound).</p>\n");
+        for line in peers_not_built() {
+            let _ = writeln!(out, "<p>{}</p>", markdown_free(&line));
+        }
         for (workload, rows) in self.tables() {
             let _ = write!(
                 out,
@@ -1275,6 +1291,19 @@ impl EcsResults {
         }
         Ok(())
     }
+}
+
+/// One line per peer that does not build here, or one saying they all do.
+fn peers_not_built() -> Vec<String> {
+    if PEERS_NOT_BUILT.is_empty() {
+        return vec![
+            "Every ECS peer of ecs_bench_suite measured here builds on this toolchain (hecs, bevy_ecs, shipyard, legion, specs, planck_ecs).".into(),
+        ];
+    }
+    PEERS_NOT_BUILT
+        .iter()
+        .map(|(peer, why)| format!("{peer}: not measured, it does not build here ({why})."))
+        .collect()
 }
 
 const MIB: f64 = (1 << 20) as f64;
