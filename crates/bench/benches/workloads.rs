@@ -11,8 +11,9 @@
 //! Benchmark ids are `<workload>/<value type>/<container>/<N>`. Each
 //! iteration runs the workload's setup untimed and times only its measured
 //! section (`iter_custom`), exactly as the runner does; the throughput is
-//! the workload's operation count at full `N` (for `iter_half` and
-//! `iter_sparse`, divide by the live count to compare with the runner).
+//! the workload's operation count at full `N` (for the passes over half
+//! and sparse tables, `*.half` and `*.sparse`, divide by the live count to
+//! compare with the runner).
 //! `HANDLEKIT_BENCH_CONTAINERS=IdTable,SlotMap` keeps only the containers
 //! whose name contains one of the words.
 
@@ -48,7 +49,7 @@ fn sizes() -> Vec<usize> {
 
 fn bench_entries(c: &mut Criterion, entries: &[Entry], value_type: &str) {
     let wanted = list_from_env("HANDLEKIT_BENCH_CONTAINERS");
-    for workload in Workload::ALL {
+    for workload in Workload::all() {
         let mut group = c.benchmark_group(format!("{}/{value_type}", workload.name()));
         group.sample_size(20);
         group.warm_up_time(Duration::from_millis(300));

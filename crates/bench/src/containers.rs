@@ -69,7 +69,10 @@ pub enum Family {
 /// Every implementation forces its methods inline: the trait is plumbing,
 /// and the workloads should see what a direct call to the container's own
 /// method compiles to. Left to `#[inline]`, LLVM kept a call to the wrapper
-/// for some containers and not for others, which measured the wrapper.
+/// for some containers and not for others, which measured the wrapper. The
+/// five passes return the container's own iterators (a peer without
+/// `values` or `keys` gets the `map` over `iter` its users write), so a
+/// `for` loop over them calls the container's own `next()`.
 pub trait Container<V: Value> {
     /// The handle type.
     type Key: Copy;
@@ -87,21 +90,41 @@ pub trait Container<V: Value> {
     fn insert(&mut self, value: V) -> Self::Key;
     fn get(&self, key: Self::Key) -> Option<&V>;
     fn remove(&mut self, key: Self::Key) -> Option<V>;
-    /// Sum of the weights of all live values, by the container's fastest
-    /// iteration.
-    fn sum(&self) -> u64;
-    /// The same sum over the container's pass of `(key, value)` pairs
-    /// (`iter()`), with a number taken from each key added in, so the
-    /// keys are made: what `for (key, value) in table.iter()` costs.
-    fn keyed_sum(&self) -> u64;
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// A number taken from a key, which a pass adds up so that its keys
+    /// are made.
+    fn key_bits(key: Self::Key) -> u64;
+    /// `(key, &value)` of every live value: `table.iter()`.
+    fn iter(&self) -> impl Iterator<Item = (Self::Key, &V)>;
+    /// `(key, &mut value)` of every live value: `table.iter_mut()`.
+    fn iter_mut(&mut self) -> impl Iterator<Item = (Self::Key, &mut V)>;
+    /// Every live value: `table.values()`.
+    fn values(&self) -> impl Iterator<Item = &V>;
+    /// Every live value, mutably: `table.values_mut()`.
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut V>;
+    /// Every live key: `table.keys()`.
+    fn keys(&self) -> impl Iterator<Item = Self::Key>;
+
+    /// Sum of the weights of all live values, through `values().fold`.
+    #[inline(always)]
+    fn sum(&self) -> u64 {
+        self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
+    }
+    /// The same sum over `iter().fold`, with [`key_bits`](Self::key_bits)
+    /// of each key added in.
+    #[inline(always)]
+    fn keyed_sum(&self) -> u64 {
+        self.iter().fold(0, |acc, (k, v)| {
+            acc.wrapping_add(v.weight()).wrapping_add(Self::key_bits(k))
+        })
+    }
 }
 
 /// A handlekit container with the key-table API (`default`, `insert`,
-/// `get`, `remove`, `values`, `len`), summed through `values().fold`.
+/// `get`, `remove`, `len` and the five passes).
 macro_rules! keyed {
     ($ty:ident, $name:literal, $key:ty) => {
         impl<V: Value> Container<V> for $ty<V, $key> {
@@ -123,18 +146,32 @@ macro_rules! keyed {
             fn remove(&mut self, key: $key) -> Option<V> {
                 $ty::remove(self, key)
             }
-            #[inline(always)]
-            fn sum(&self) -> u64 {
-                self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
-            }
-            #[inline(always)]
-            fn keyed_sum(&self) -> u64 {
-                self.iter().fold(0, |acc, (k, v)| {
-                    acc.wrapping_add(v.weight()).wrapping_add(k.to_bits())
-                })
-            }
             fn len(&self) -> usize {
                 $ty::len(self)
+            }
+            #[inline(always)]
+            fn key_bits(key: $key) -> u64 {
+                key.to_bits()
+            }
+            #[inline(always)]
+            fn iter(&self) -> impl Iterator<Item = ($key, &V)> {
+                $ty::iter(self)
+            }
+            #[inline(always)]
+            fn iter_mut(&mut self) -> impl Iterator<Item = ($key, &mut V)> {
+                $ty::iter_mut(self)
+            }
+            #[inline(always)]
+            fn values(&self) -> impl Iterator<Item = &V> {
+                $ty::values(self)
+            }
+            #[inline(always)]
+            fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+                $ty::values_mut(self)
+            }
+            #[inline(always)]
+            fn keys(&self) -> impl Iterator<Item = $key> {
+                $ty::keys(self)
             }
         }
     };
@@ -142,43 +179,10 @@ macro_rules! keyed {
 
 keyed!(IdTable, "IdTable<Id>", Id);
 keyed!(IdTable, "IdTable<Id32>", Id32);
+keyed!(LookupTable, "LookupTable", Id);
+keyed!(PackedTable, "PackedTable", Id);
 keyed!(Pool, "Pool", PoolKey);
 keyed!(Hive, "Hive", Id);
-keyed!(LookupTable, "LookupTable", Id);
-
-impl<V: Value> Container<V> for PackedTable<V, Id> {
-    type Key = Id;
-    const NAME: &'static str = "PackedTable";
-    const FAMILY: Family = Family::Handlekit;
-    fn new() -> Self {
-        PackedTable::default()
-    }
-    #[inline(always)]
-    fn insert(&mut self, value: V) -> Id {
-        PackedTable::insert(self, value)
-    }
-    #[inline(always)]
-    fn get(&self, key: Id) -> Option<&V> {
-        PackedTable::get(self, key)
-    }
-    #[inline(always)]
-    fn remove(&mut self, key: Id) -> Option<V> {
-        PackedTable::remove(self, key)
-    }
-    #[inline(always)]
-    fn sum(&self) -> u64 {
-        self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
-    }
-    #[inline(always)]
-    fn keyed_sum(&self) -> u64 {
-        self.iter().fold(0, |acc, (k, v)| {
-            acc.wrapping_add(v.weight()).wrapping_add(k.to_bits())
-        })
-    }
-    fn len(&self) -> usize {
-        PackedTable::len(self)
-    }
-}
 
 macro_rules! slotmap_like {
     ($name:literal, $ty:ident) => {
@@ -201,19 +205,33 @@ macro_rules! slotmap_like {
             fn remove(&mut self, key: Self::Key) -> Option<V> {
                 slotmap::$ty::remove(self, key)
             }
-            #[inline(always)]
-            fn sum(&self) -> u64 {
-                self.values().fold(0, |acc, v| acc.wrapping_add(v.weight()))
-            }
-            #[inline(always)]
-            fn keyed_sum(&self) -> u64 {
-                use slotmap::Key as _;
-                self.iter().fold(0, |acc, (k, v)| {
-                    acc.wrapping_add(v.weight()).wrapping_add(k.data().as_ffi())
-                })
-            }
             fn len(&self) -> usize {
                 slotmap::$ty::len(self)
+            }
+            #[inline(always)]
+            fn key_bits(key: Self::Key) -> u64 {
+                use slotmap::Key as _;
+                key.data().as_ffi()
+            }
+            #[inline(always)]
+            fn iter(&self) -> impl Iterator<Item = (Self::Key, &V)> {
+                slotmap::$ty::iter(self)
+            }
+            #[inline(always)]
+            fn iter_mut(&mut self) -> impl Iterator<Item = (Self::Key, &mut V)> {
+                slotmap::$ty::iter_mut(self)
+            }
+            #[inline(always)]
+            fn values(&self) -> impl Iterator<Item = &V> {
+                slotmap::$ty::values(self)
+            }
+            #[inline(always)]
+            fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+                slotmap::$ty::values_mut(self)
+            }
+            #[inline(always)]
+            fn keys(&self) -> impl Iterator<Item = Self::Key> {
+                slotmap::$ty::keys(self)
             }
         }
     };
@@ -223,8 +241,9 @@ slotmap_like!("SlotMap", SlotMap);
 slotmap_like!("HopSlotMap", HopSlotMap);
 slotmap_like!("DenseSlotMap", DenseSlotMap);
 
-/// Peers whose API is `insert`, `get`, a removal method and `iter()` over
-/// `(key, &value)`.
+/// Peers whose API is `insert`, `get`, a removal method, and `iter()` /
+/// `iter_mut()` over `(key, value)` without `values` or `keys`: their users
+/// write `iter().map(..)`, and so do these passes.
 macro_rules! arena_like {
     ($ty:ty, $key:ty, $name:literal, $family:expr, $remove:ident, |$k:ident| $bits:expr) => {
         impl<V: Value> Container<V> for $ty {
@@ -246,19 +265,32 @@ macro_rules! arena_like {
             fn remove(&mut self, key: $key) -> Option<V> {
                 <$ty>::$remove(self, key)
             }
-            #[inline(always)]
-            fn sum(&self) -> u64 {
-                self.iter()
-                    .fold(0, |acc, (_, v)| acc.wrapping_add(v.weight()))
-            }
-            #[inline(always)]
-            fn keyed_sum(&self) -> u64 {
-                self.iter().fold(0, |acc, ($k, v)| {
-                    acc.wrapping_add(v.weight()).wrapping_add($bits)
-                })
-            }
             fn len(&self) -> usize {
                 <$ty>::len(self)
+            }
+            #[inline(always)]
+            fn key_bits($k: $key) -> u64 {
+                $bits
+            }
+            #[inline(always)]
+            fn iter(&self) -> impl Iterator<Item = ($key, &V)> {
+                <$ty>::iter(self)
+            }
+            #[inline(always)]
+            fn iter_mut(&mut self) -> impl Iterator<Item = ($key, &mut V)> {
+                <$ty>::iter_mut(self)
+            }
+            #[inline(always)]
+            fn values(&self) -> impl Iterator<Item = &V> {
+                <$ty>::iter(self).map(|(_, v)| v)
+            }
+            #[inline(always)]
+            fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+                <$ty>::iter_mut(self).map(|(_, v)| v)
+            }
+            #[inline(always)]
+            fn keys(&self) -> impl Iterator<Item = $key> {
+                <$ty>::iter(self).map(|(k, _)| k)
             }
         }
     };
@@ -279,6 +311,14 @@ arena_like!(
     Family::Generational,
     remove,
     |k| k.into_raw_parts().0 as u64
+);
+arena_like!(
+    pulz_arena::Arena<V>,
+    pulz_arena::Index,
+    "pulz-arena",
+    Family::Generational,
+    remove,
+    |k| u64::from(k.offset()) | u64::from(k.generation().get()) << 32
 );
 // slab has no generations: `try_remove` of a reused slot removes the new value.
 arena_like!(
@@ -322,20 +362,32 @@ impl<V: Value> Container<V> for BTreeIds<V> {
     fn remove(&mut self, key: u32) -> Option<V> {
         self.map.remove(&key).map(|boxed| *boxed)
     }
-    #[inline(always)]
-    fn sum(&self) -> u64 {
-        self.map
-            .values()
-            .fold(0, |acc, v| acc.wrapping_add(v.weight()))
-    }
-    #[inline(always)]
-    fn keyed_sum(&self) -> u64 {
-        self.map.iter().fold(0, |acc, (&k, v)| {
-            acc.wrapping_add(v.weight()).wrapping_add(u64::from(k))
-        })
-    }
     fn len(&self) -> usize {
         self.map.len()
+    }
+    #[inline(always)]
+    fn key_bits(key: u32) -> u64 {
+        u64::from(key)
+    }
+    #[inline(always)]
+    fn iter(&self) -> impl Iterator<Item = (u32, &V)> {
+        self.map.iter().map(|(&k, v)| (k, &**v))
+    }
+    #[inline(always)]
+    fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut V)> {
+        self.map.iter_mut().map(|(&k, v)| (k, &mut **v))
+    }
+    #[inline(always)]
+    fn values(&self) -> impl Iterator<Item = &V> {
+        self.map.values().map(|v| &**v)
+    }
+    #[inline(always)]
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.map.values_mut().map(|v| &mut **v)
+    }
+    #[inline(always)]
+    fn keys(&self) -> impl Iterator<Item = u32> {
+        self.map.keys().copied()
     }
 }
 
@@ -370,25 +422,38 @@ impl<V: Value> Container<V> for HashIds<V> {
     fn remove(&mut self, key: u32) -> Option<V> {
         self.map.remove(&key)
     }
-    #[inline(always)]
-    fn sum(&self) -> u64 {
-        self.map
-            .values()
-            .fold(0, |acc, v| acc.wrapping_add(v.weight()))
-    }
-    #[inline(always)]
-    fn keyed_sum(&self) -> u64 {
-        self.map.iter().fold(0, |acc, (&k, v)| {
-            acc.wrapping_add(v.weight()).wrapping_add(u64::from(k))
-        })
-    }
     fn len(&self) -> usize {
         self.map.len()
+    }
+    #[inline(always)]
+    fn key_bits(key: u32) -> u64 {
+        u64::from(key)
+    }
+    #[inline(always)]
+    fn iter(&self) -> impl Iterator<Item = (u32, &V)> {
+        self.map.iter().map(|(&k, v)| (k, v))
+    }
+    #[inline(always)]
+    fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut V)> {
+        self.map.iter_mut().map(|(&k, v)| (k, v))
+    }
+    #[inline(always)]
+    fn values(&self) -> impl Iterator<Item = &V> {
+        self.map.values()
+    }
+    #[inline(always)]
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.map.values_mut()
+    }
+    #[inline(always)]
+    fn keys(&self) -> impl Iterator<Item = u32> {
+        self.map.keys().copied()
     }
 }
 
 /// `Vec<T>` with plain indices: no stale-key detection and no removal. The
-/// physical bound for insert, get and iteration.
+/// physical bound for insert, get and iteration (`iter().enumerate()` for
+/// the keyed passes, `0..len` for the keys).
 pub struct PlainVec<V>(Vec<V>);
 
 impl<V: Value> Container<V> for PlainVec<V> {
@@ -411,18 +476,32 @@ impl<V: Value> Container<V> for PlainVec<V> {
     fn remove(&mut self, _key: usize) -> Option<V> {
         unreachable!("Vec with plain indices cannot remove")
     }
-    #[inline(always)]
-    fn sum(&self) -> u64 {
-        self.0.iter().fold(0, |acc, v| acc.wrapping_add(v.weight()))
-    }
-    #[inline(always)]
-    fn keyed_sum(&self) -> u64 {
-        self.0.iter().enumerate().fold(0, |acc, (k, v)| {
-            acc.wrapping_add(v.weight()).wrapping_add(k as u64)
-        })
-    }
     fn len(&self) -> usize {
         self.0.len()
+    }
+    #[inline(always)]
+    fn key_bits(key: usize) -> u64 {
+        key as u64
+    }
+    #[inline(always)]
+    fn iter(&self) -> impl Iterator<Item = (usize, &V)> {
+        self.0.iter().enumerate()
+    }
+    #[inline(always)]
+    fn iter_mut(&mut self) -> impl Iterator<Item = (usize, &mut V)> {
+        self.0.iter_mut().enumerate()
+    }
+    #[inline(always)]
+    fn values(&self) -> impl Iterator<Item = &V> {
+        self.0.iter()
+    }
+    #[inline(always)]
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.0.iter_mut()
+    }
+    #[inline(always)]
+    fn keys(&self) -> impl Iterator<Item = usize> {
+        0..self.0.len()
     }
 }
 
@@ -492,20 +571,32 @@ macro_rules! secondary_container {
             fn remove(&mut self, key: $key) -> Option<V> {
                 self.map.remove(key)
             }
-            #[inline(always)]
-            fn sum(&self) -> u64 {
-                self.map
-                    .values()
-                    .fold(0, |acc, v| acc.wrapping_add(v.weight()))
-            }
-            #[inline(always)]
-            fn keyed_sum(&self) -> u64 {
-                self.map.iter().fold(0, |acc, ($k, v)| {
-                    acc.wrapping_add(v.weight()).wrapping_add($bits)
-                })
-            }
             fn len(&self) -> usize {
                 self.map.len()
+            }
+            #[inline(always)]
+            fn key_bits($k: $key) -> u64 {
+                $bits
+            }
+            #[inline(always)]
+            fn iter(&self) -> impl Iterator<Item = ($key, &V)> {
+                self.map.iter()
+            }
+            #[inline(always)]
+            fn iter_mut(&mut self) -> impl Iterator<Item = ($key, &mut V)> {
+                self.map.iter_mut()
+            }
+            #[inline(always)]
+            fn values(&self) -> impl Iterator<Item = &V> {
+                self.map.values()
+            }
+            #[inline(always)]
+            fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+                self.map.values_mut()
+            }
+            #[inline(always)]
+            fn keys(&self) -> impl Iterator<Item = $key> {
+                self.map.keys()
             }
         }
     };

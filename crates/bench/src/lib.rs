@@ -12,6 +12,7 @@
 pub mod alloc;
 pub mod containers;
 pub mod ecs;
+pub mod goals;
 pub mod grid;
 pub mod report;
 pub mod skipfield;
@@ -21,10 +22,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use containers::{
-    BTreeIds, Container, Family, HashIds, HkSecondary, PlainVec, SlotmapSecondary, Value,
+    BTreeIds, Blob64, Container, Family, HashIds, HkSecondary, PlainVec, SlotmapSecondary, Value,
 };
 use handlekit::{Hive, Id, Id32, IdTable, LookupTable, PackedTable, Pool};
-use workloads::{Budget, Rng, Workload};
+use workloads::{Budget, Fill, Passes, Rng, Workload};
 
 /// One container at one value type: what the runner can do with it.
 pub struct Entry {
@@ -40,9 +41,12 @@ pub struct Entry {
     pub run: fn(Workload, usize, &mut Rng) -> (Duration, u64),
     /// Bytes per value after N inserts.
     pub memory: fn(usize) -> f64,
+    /// The container with N values thinned to a fill (the removals drawn
+    /// from the seed), for timing its passes.
+    pub passes: fn(Fill, usize, u64) -> Box<dyn Passes>,
 }
 
-pub fn entry<V: Value, C: Container<V>>() -> Entry {
+pub fn entry<V: Value, C: Container<V> + 'static>() -> Entry {
     Entry {
         container: C::NAME,
         family: C::FAMILY,
@@ -52,13 +56,19 @@ pub fn entry<V: Value, C: Container<V>>() -> Entry {
         sample: workloads::sample::<V, C>,
         run: workloads::timed_run::<V, C>,
         memory: workloads::bytes_per_value::<V, C>,
+        passes: workloads::build_passes::<V, C>,
     }
 }
 
 impl Entry {
     /// Whether the container takes part in `workload`.
     pub fn runs(&self, workload: Workload) -> bool {
-        (self.can_remove || !workload.needs_remove())
+        let blob_pass = match workload {
+            Workload::Pass(pass) => self.value_type != Blob64::NAME || pass.runs_over_blobs(),
+            _ => true,
+        };
+        blob_pass
+            && (self.can_remove || !workload.needs_remove())
             && self.only.is_none_or(|only| only.contains(&workload))
     }
 }
@@ -77,6 +87,7 @@ pub fn entries_for<V: Value>() -> Vec<Entry> {
         entry::<V, slotmap::DenseSlotMap<slotmap::DefaultKey, V>>(),
         entry::<V, thunderdome::Arena<V>>(),
         entry::<V, generational_arena::Arena<V>>(),
+        entry::<V, pulz_arena::Arena<V>>(),
         entry::<V, slab::Slab<V>>(),
         entry::<V, BTreeIds<V>>(),
         entry::<V, HashIds<V>>(),
@@ -93,6 +104,9 @@ pub struct Config {
     pub repeats: u32,
     pub warmup: bool,
     pub min_time_ms: u64,
+    /// The time budget of one sample of a pass (on a table built once per
+    /// repeat, so a pass sample needs no setup of its own).
+    pub pass_min_time_ms: u64,
     pub filter: Vec<String>,
     pub mode: &'static str,
     pub seed: u64,
@@ -113,7 +127,37 @@ pub struct Cell {
     pub median_ns: f64,
     pub min_ns: f64,
     pub max_ns: f64,
+    /// One sample per repeat, in the order of the repeats: sample `r` of
+    /// every cell of a row was measured in the same repeat, beside the
+    /// others, so `a.samples[r] / b.samples[r]` is a ratio measured side by
+    /// side.
     pub samples: Vec<f64>,
+}
+
+impl Cell {
+    /// A cell of the samples (one per repeat, in order; at least one).
+    pub fn new(
+        workload: &'static str,
+        container: &'static str,
+        family: Family,
+        value_type: &'static str,
+        n: usize,
+        samples: Vec<f64>,
+    ) -> Cell {
+        let mut sorted = samples.clone();
+        sorted.sort_by(f64::total_cmp);
+        Cell {
+            workload,
+            container,
+            family,
+            value_type,
+            n,
+            median_ns: median(&sorted),
+            min_ns: sorted[0],
+            max_ns: sorted[sorted.len() - 1],
+            samples,
+        }
+    }
 }
 
 /// Memory use of one container.

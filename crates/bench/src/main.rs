@@ -5,6 +5,7 @@
 //! cargo run --release                    # full run: N = 1e3, 1e5, 1e6
 //! cargo run --release -- --quick         # small sizes, under a minute
 //! cargo run --release -- --filter get,IdTable  # get, on both IdTables
+//! cargo run --release -- --filter .for.,Hive     # Hive's `for` loops
 //! cargo run --release -- --smoke         # CI: tiny N, one repeat, checks
 //! ```
 
@@ -13,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use handlekit_bench::containers::{Blob64, Value};
 use handlekit_bench::ecs::{self, Contender, EcsResults, EcsWorkload};
-use handlekit_bench::workloads::{Budget, Workload};
-use handlekit_bench::{entries_for, median, report, Cell, Config, Memory};
+use handlekit_bench::workloads::{Budget, Fill, Pass, Workload};
+use handlekit_bench::{entries_for, report, Cell, Config, Entry, Memory};
 
 #[global_allocator]
 static ALLOCATOR: handlekit_bench::alloc::Counting = handlekit_bench::alloc::Counting;
@@ -28,11 +29,16 @@ OPTIONS:
   --quick            small sizes (1000, 10000), 3 repeats: under a minute
   --smoke            tiny sizes, one repeat; checks every cell and the JSON (for CI)
   --sizes A,B,...    sizes to run (default 1000,100000,1000000)
-  --repeats R        samples per cell (default 5)
+  --repeats R        samples per cell (default 5): repeats of the whole row,
+                     every goal cell reports its spread over them
   --filter A,B,...   keep some cells: each word names workloads, containers or
                      value types (u64, 64B); a word equal to a name picks it
                      alone, another word every name containing it; words of
-                     one kind add up, kinds narrow (iter_sparse,Hive,64B)
+                     one kind add up, kinds narrow (.for.sparse,Hive,64B).
+                     Passes are named walk.body.form.fill: walk iter,
+                     iter_mut, values, values_mut or keys; body bb
+                     (black_box) or sum; form for or fold; fill full,
+                     half or sparse (iter.bb.for.half)
   --out DIR          where to write the report (default target/handlekit-report)
   --no-progress      no progress bar
   -h, --help         this text
@@ -55,7 +61,7 @@ fn parse_sizes(text: &str) -> Result<Vec<usize>, String> {
 }
 
 /// A list of filter words, kept as written (workload names have
-/// underscores: `iter_sparse`).
+/// underscores and dots: `iter_mut.sum.for.sparse`).
 fn parse_filter(text: &str) -> Vec<String> {
     split_list(text).map(str::to_owned).collect()
 }
@@ -73,6 +79,7 @@ fn parse_args() -> Result<Config, lexopt::Error> {
         repeats: 5,
         warmup: true,
         min_time_ms: 20,
+        pass_min_time_ms: 10,
         filter: Vec::new(),
         mode: "full",
         seed: 0x5EED_0F4A_11D5,
@@ -113,6 +120,7 @@ fn parse_args() -> Result<Config, lexopt::Error> {
                 config.repeats = 3;
             }
             config.min_time_ms = 1;
+            config.pass_min_time_ms = 1;
         }
         "smoke" => {
             if !sizes_given {
@@ -123,6 +131,7 @@ fn parse_args() -> Result<Config, lexopt::Error> {
             }
             config.warmup = false;
             config.min_time_ms = 0;
+            config.pass_min_time_ms = 0;
             config.progress = false;
         }
         _ => {}
@@ -136,8 +145,8 @@ fn parse_args() -> Result<Config, lexopt::Error> {
 /// Which cells a `--filter` keeps. Each word names workloads, containers
 /// or value types: a word equal to a name picks that name alone (`insert`
 /// is not `reinsert`), any other word every name that contains it
-/// (`iter_`, `IdTable`). Words of one kind widen the choice, kinds narrow
-/// it: `iter_sparse,iter_half,Hive,64B` keeps the sparse and half passes
+/// (`.for.`, `IdTable`). Words of one kind widen the choice, kinds narrow
+/// it: `.sparse,.half,Hive,64B` keeps the sparse and half passes
 /// of `Hive` over 64-byte values.
 #[derive(Debug, Default)]
 struct Filter {
@@ -240,7 +249,7 @@ fn main() {
     let started = Instant::now();
     let mut entries = entries_for::<u64>();
     entries.extend(entries_for::<Blob64>());
-    let mut workload_names: Vec<&'static str> = Workload::ALL.iter().map(|w| w.name()).collect();
+    let mut workload_names: Vec<&'static str> = Workload::all().map(|w| w.name()).collect();
     workload_names.extend(ecs::workload_names());
     let mut container_names: Vec<&'static str> = Vec::new();
     for name in entries
@@ -265,45 +274,79 @@ fn main() {
         }
     };
 
-    // The plan: every (workload, value type, N) cell with the containers
-    // that take part in it.
+    // The plan: every (operation, value type, N) cell with the containers
+    // that take part in it, and every (value type, N, fill) group of passes
+    // with its passes and containers.
     let mut plan: Vec<(Workload, &'static str, usize, Vec<usize>)> = Vec::new();
-    for workload in Workload::ALL {
-        for value_type in [u64::NAME, Blob64::NAME] {
-            for &n in &config.sizes {
-                let members: Vec<usize> = entries
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, e)| e.value_type == value_type)
-                    .filter(|(_, e)| e.runs(workload))
-                    .filter(|(_, e)| filter.keeps(workload.name(), e.container, value_type))
-                    .map(|(i, _)| i)
-                    .collect();
+    let mut pass_plan: Vec<PassGroup> = Vec::new();
+    for value_type in [u64::NAME, Blob64::NAME] {
+        let of_type = |workload: Workload| -> Vec<usize> {
+            entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.value_type == value_type && e.runs(workload))
+                .filter(|(_, e)| filter.keeps(workload.name(), e.container, value_type))
+                .map(|(i, _)| i)
+                .collect()
+        };
+        for &n in &config.sizes {
+            for workload in Workload::OPERATIONS {
+                let members = of_type(workload);
                 if !members.is_empty() {
                     plan.push((workload, value_type, n, members));
                 }
             }
+            for fill in Fill::ALL {
+                let mut group = PassGroup {
+                    value_type,
+                    n,
+                    fill,
+                    passes: Vec::new(),
+                };
+                for pass in Pass::all().filter(|p| p.fill == fill) {
+                    let members = of_type(Workload::Pass(pass));
+                    if !members.is_empty() {
+                        group.passes.push((pass, members));
+                    }
+                }
+                if !group.passes.is_empty() {
+                    pass_plan.push(group);
+                }
+            }
         }
     }
-    // The ECS section's plan: every (workload, N) with its contenders.
+    // The ECS section's plan: every row (a headline workload and its other
+    // forms, measured side by side) and N, with its (contender, workload)
+    // members.
     let ecs_sizes = ecs::Sizes::for_mode(config.mode);
-    let mut ecs_plan: Vec<(EcsWorkload, usize, Vec<Contender>)> = Vec::new();
-    for workload in EcsWorkload::ALL {
-        for n in ecs_sizes.of(workload) {
-            let members: Vec<Contender> = Contender::ALL
+    let mut ecs_plan: Vec<EcsRow> = Vec::new();
+    for headline in EcsWorkload::ALL.into_iter().filter(|w| w.row() == *w) {
+        for n in ecs_sizes.of(headline) {
+            let members: Vec<(Contender, EcsWorkload)> = EcsWorkload::ALL
                 .into_iter()
-                .filter(|c| c.runs(workload))
-                .filter(|c| filter.keeps(workload.name(), c.name(), ecs::SECTION))
+                .filter(|w| w.row() == headline)
+                .flat_map(|w| Contender::ALL.into_iter().map(move |c| (c, w)))
+                .filter(|(c, w)| c.runs(*w) && c.holds(n))
+                .filter(|(c, w)| filter.keeps(w.name(), c.name(), ecs::SECTION))
                 .collect();
             if !members.is_empty() {
-                ecs_plan.push((workload, n, members));
+                ecs_plan.push(EcsRow {
+                    headline,
+                    n,
+                    members,
+                });
             }
         }
     }
     let runs: u64 = plan
         .iter()
         .map(|(_, _, _, members)| members.len())
-        .chain(ecs_plan.iter().map(|(_, _, members)| members.len()))
+        .chain(
+            pass_plan
+                .iter()
+                .flat_map(|group| group.passes.iter().map(|(_, members)| members.len())),
+        )
+        .chain(ecs_plan.iter().map(|row| row.members.len()))
         .map(|members| members as u64 * u64::from(config.repeats))
         .sum();
     let progress = if config.progress {
@@ -346,21 +389,28 @@ fn main() {
                 progress.inc(1);
             }
         }
-        for (slot, mut values) in samples.into_iter().enumerate() {
+        for (slot, values) in samples.into_iter().enumerate() {
             let entry = &entries[members[slot]];
-            values.sort_by(f64::total_cmp);
-            cells.push(Cell {
-                workload: workload.name(),
-                container: entry.container,
-                family: entry.family,
+            cells.push(Cell::new(
+                workload.name(),
+                entry.container,
+                entry.family,
                 value_type,
-                n: *n,
-                median_ns: median(&values),
-                min_ns: values[0],
-                max_ns: values[values.len() - 1],
-                samples: values,
-            });
+                *n,
+                values,
+            ));
         }
+    }
+    let pass_budget = Budget {
+        min_time: Duration::from_millis(config.pass_min_time_ms),
+        max_rounds: 1000,
+    };
+    for group in &pass_plan {
+        progress.set_message(format!(
+            "passes {:?} {} N={}",
+            group.fill, group.value_type, group.n
+        ));
+        cells.extend(run_passes(&config, &entries, group, pass_budget, &progress));
     }
     let ecs_results = run_ecs(&config, &filter, ecs_sizes, &ecs_plan, budget, &progress);
     progress.finish_and_clear();
@@ -398,7 +448,7 @@ fn main() {
         }
     }
     if config.mode == "smoke" {
-        let ecs_planned = ecs_plan.iter().map(|(_, _, members)| members.len()).sum();
+        let ecs_planned = ecs_plan.iter().map(|row| row.members.len()).sum();
         let checked = report
             .smoke_check(&entries, &config.out_dir)
             .and_then(|()| report.ecs.smoke_check(ecs_planned));
@@ -411,13 +461,87 @@ fn main() {
     println!("total time {:.1} s", started.elapsed().as_secs_f64());
 }
 
-/// The ECS section: its cells (interleaved as the core cells are), then
-/// `despawn_front` per contender and `collect_pause`.
+/// The passes over tables of one value type, size and fill, with the
+/// containers of each pass (indices into the entries).
+struct PassGroup {
+    value_type: &'static str,
+    n: usize,
+    fill: Fill,
+    passes: Vec<(Pass, Vec<usize>)>,
+}
+
+/// The cells of one group of passes. Each repeat builds every container of
+/// the group once (with the same removals), then times each pass on every
+/// container in turn, in an order rotated by the repeat: the samples of a
+/// repeat are measured side by side.
+fn run_passes(
+    config: &Config,
+    entries: &[Entry],
+    group: &PassGroup,
+    budget: Budget,
+    progress: &indicatif::ProgressBar,
+) -> Vec<Cell> {
+    let mut members: Vec<usize> = group
+        .passes
+        .iter()
+        .flat_map(|(_, members)| members.iter().copied())
+        .collect();
+    members.sort_unstable();
+    members.dedup();
+    let mut samples = vec![vec![Vec::new(); members.len()]; group.passes.len()];
+    for repeat in 0..config.repeats as usize {
+        let seed = config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9);
+        let mut built: Vec<_> = members
+            .iter()
+            .map(|&member| (entries[member].passes)(group.fill, group.n, seed))
+            .collect();
+        for (p, (pass, runs)) in group.passes.iter().enumerate() {
+            for offset in 0..members.len() {
+                let slot = (offset + repeat + p) % members.len();
+                if runs.contains(&members[slot]) {
+                    samples[p][slot].push(built[slot].sample(*pass, budget));
+                    progress.inc(1);
+                }
+            }
+        }
+    }
+    let mut cells = Vec::new();
+    for ((pass, _), per_member) in group.passes.iter().zip(samples) {
+        for (slot, values) in per_member.into_iter().enumerate() {
+            if values.is_empty() {
+                continue;
+            }
+            let entry = &entries[members[slot]];
+            cells.push(Cell::new(
+                pass.name(),
+                entry.container,
+                entry.family,
+                group.value_type,
+                group.n,
+                values,
+            ));
+        }
+    }
+    cells
+}
+
+/// A row of the ECS section: a workload and its other forms (the ECS
+/// cells whose ratios to each other are goals), at one N, with the
+/// contenders of each.
+struct EcsRow {
+    headline: EcsWorkload,
+    n: usize,
+    members: Vec<(Contender, EcsWorkload)>,
+}
+
+/// The ECS section: its cells (interleaved as the core cells are: every
+/// member of a row once per repeat), then `despawn_front` per contender
+/// and `collect_pause`.
 fn run_ecs(
     config: &Config,
     filter: &Filter,
     sizes: ecs::Sizes,
-    plan: &[(EcsWorkload, usize, Vec<Contender>)],
+    plan: &[EcsRow],
     budget: Budget,
     progress: &indicatif::ProgressBar,
 ) -> EcsResults {
@@ -425,40 +549,37 @@ fn run_ecs(
         sizes: Some(sizes),
         ..EcsResults::default()
     };
-    for (workload, n, members) in plan {
-        progress.set_message(format!("ECS {} N={}", workload.name(), n));
+    for row in plan {
+        let (n, members) = (row.n, &row.members);
+        progress.set_message(format!("ECS {} N={}", row.headline.name(), n));
         if config.warmup {
             let once = Budget {
                 min_time: Duration::ZERO,
                 max_rounds: 1,
             };
-            for &member in members {
-                ecs::sample(member, *workload, (*n).min(10_000), config.seed, once);
+            for &(contender, workload) in members {
+                ecs::sample(contender, workload, n.min(10_000), config.seed, once);
             }
         }
         let mut samples = vec![Vec::new(); members.len()];
         for repeat in 0..config.repeats as usize {
             for offset in 0..members.len() {
                 let slot = (offset + repeat) % members.len();
+                let (contender, workload) = members[slot];
                 let seed = config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9);
-                samples[slot].push(ecs::sample(members[slot], *workload, *n, seed, budget));
+                samples[slot].push(ecs::sample(contender, workload, n, seed, budget));
                 progress.inc(1);
             }
         }
-        for (slot, mut values) in samples.into_iter().enumerate() {
-            let contender = members[slot];
-            values.sort_by(f64::total_cmp);
-            results.cells.push(Cell {
-                workload: workload.name(),
-                container: contender.name(),
-                family: contender.family(),
-                value_type: ecs::SECTION,
-                n: *n,
-                median_ns: median(&values),
-                min_ns: values[0],
-                max_ns: values[values.len() - 1],
-                samples: values,
-            });
+        for (&(contender, workload), values) in members.iter().zip(samples) {
+            results.cells.push(Cell::new(
+                workload.name(),
+                contender.name(),
+                contender.family(),
+                ecs::SECTION,
+                n,
+                values,
+            ));
         }
     }
     progress.set_message("ECS despawn_front");
@@ -552,6 +673,36 @@ mod tests {
         .unwrap();
         assert!(filter.keeps("insert", "bevy_ecs(sparse)", "ecs"));
         assert!(!filter.keeps("insert", "hecs", "ecs"));
+    }
+
+    #[test]
+    fn filter_words_pick_passes_by_their_parts() {
+        use handlekit_bench::workloads::Pass;
+        let passes: Vec<&'static str> = Pass::all().map(Pass::name).collect();
+        assert_eq!(passes.len(), 60);
+        assert!(passes.contains(&"iter.bb.for.full"));
+        assert!(passes.contains(&"values_mut.sum.fold.sparse"));
+        let filter =
+            |text: &str| Filter::new(&parse_filter(text), &passes, &["Hive"], &["u64"]).unwrap();
+        // `iter.` is the walk `iter`, not `iter_mut`.
+        let iter = filter("iter.");
+        assert!(iter.keeps("iter.sum.fold.half", "Hive", "u64"));
+        assert!(!iter.keeps("iter_mut.sum.fold.half", "Hive", "u64"));
+        // `.for.sparse` picks the `for` loops over sparse tables, of every
+        // walk and body.
+        let loops = filter(".for.sparse");
+        assert!(loops.keeps("keys.bb.for.sparse", "Hive", "u64"));
+        assert!(!loops.keeps("keys.bb.fold.sparse", "Hive", "u64"));
+        assert!(!loops.keeps("keys.bb.for.full", "Hive", "u64"));
+        // Two words of one kind widen.
+        let both = filter(".for.,.sparse");
+        assert!(both.keeps("keys.bb.fold.sparse", "Hive", "u64"));
+        assert!(both.keeps("keys.bb.for.full", "Hive", "u64"));
+        assert!(!both.keeps("keys.bb.fold.full", "Hive", "u64"));
+        // A whole name picks that pass alone.
+        let one = filter("values.sum.for.full");
+        assert!(one.keeps("values.sum.for.full", "Hive", "u64"));
+        assert!(!one.keeps("values.sum.fold.full", "Hive", "u64"));
     }
 
     #[test]

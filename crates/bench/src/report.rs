@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::containers::Family;
 use crate::ecs::EcsResults;
-use crate::workloads::Workload;
+use crate::workloads::{Body, Fill, Form, Pass, Walk, Workload};
 use crate::{Cell, Config, Entry, Memory};
 
 /// The machine and revision a report was made on.
@@ -58,27 +58,8 @@ impl Machine {
     }
 }
 
-/// One row of a goal check.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct GoalRow {
-    pub subject: &'static str,
-    pub value_type: &'static str,
-    pub n: usize,
-    pub figure: f64,
-    pub pass: bool,
-}
-
-/// A goal from the issue tracker, checked against this run.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Goal {
-    pub goal: String,
-    pub rows: Vec<GoalRow>,
-    /// `None` when the run did not measure what the goal needs.
-    pub pass: Option<bool>,
-    /// Why the goal is not measured, when that is on purpose (a cell not
-    /// written yet); shown with the verdict.
-    pub note: Option<String>,
-}
+use crate::goals::{verdict_word, Bound, Spread, Verdict};
+pub use crate::goals::{Goal, GoalRow};
 
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Report {
@@ -95,6 +76,92 @@ pub struct Report {
 
 /// The handlekit containers the goals are checked for.
 const SUBJECTS: [&str; 2] = ["IdTable<Id>", "IdTable<Id32>"];
+
+/// Who a goal cell is measured against.
+#[derive(Clone, Copy)]
+enum Against {
+    /// One named container.
+    Container(&'static str),
+    /// The fastest container of these families, in each repeat.
+    Fastest(&'static [Family]),
+}
+
+/// A goal about some containers' cells against others of the same row.
+struct Rule {
+    text: String,
+    /// The workloads whose cells the goal covers.
+    workloads: Vec<&'static str>,
+    /// The containers the goal is about, and whether each counts towards
+    /// the verdict (a second key type is shown for information).
+    subjects: Vec<(&'static str, bool)>,
+    against: Against,
+    /// The figure is `theirs ÷ ours` (how many times faster) instead of
+    /// `ours ÷ theirs`.
+    speedup: bool,
+    /// The bound at a size: `AtMost` for time ratios, `AtLeast` for
+    /// speed-ups.
+    bound: fn(usize) -> Bound,
+    /// Only the largest size of the run.
+    only_largest: bool,
+}
+
+impl Rule {
+    /// A goal of `subject` against `against` in `workloads`.
+    fn new(
+        text: String,
+        workloads: &[&'static str],
+        subject: &'static str,
+        against: Against,
+        bound: fn(usize) -> Bound,
+    ) -> Rule {
+        Rule {
+            text,
+            workloads: workloads.to_vec(),
+            subjects: vec![(subject, true)],
+            against,
+            speedup: false,
+            bound,
+            only_largest: false,
+        }
+    }
+
+    /// The same goal for `IdTable<Id>`, with `IdTable<Id32>` shown beside.
+    fn id_table(mut self) -> Rule {
+        self.subjects = vec![(SUBJECTS[0], true), (SUBJECTS[1], false)];
+        self
+    }
+
+    fn speedup(mut self) -> Rule {
+        self.speedup = true;
+        self
+    }
+
+    fn largest(mut self) -> Rule {
+        self.only_largest = true;
+        self
+    }
+}
+
+/// The names of the passes of `fill` in `form`, one per walk and body
+/// (`opaque_only`: the `black_box` body alone).
+fn passes(fill: Fill, form: Form, opaque_only: bool) -> Vec<&'static str> {
+    Pass::all()
+        .filter(|p| p.fill == fill && p.form == form)
+        .filter(|p| !opaque_only || p.body == Body::Opaque)
+        .map(Pass::name)
+        .collect()
+}
+
+/// The name of one pass.
+fn pass(walk: Walk, body: Body, form: Form, fill: Fill) -> &'static str {
+    Pass {
+        walk,
+        body,
+        form,
+        fill,
+    }
+    .name()
+}
 
 impl Report {
     pub fn new(
@@ -158,251 +225,322 @@ impl Report {
         rows
     }
 
-    /// Checks `figure(subject, value, n)` against `pass` for every row.
-    fn goal(
-        &self,
-        goal: String,
-        workload: &str,
-        only_largest: bool,
-        figure: impl Fn(&Cell, &'static str, usize) -> Option<f64>,
-        pass: impl Fn(f64) -> bool,
-    ) -> Goal {
-        let mut rows = Vec::new();
+    /// Checks `rule` on every cell it covers.
+    fn check(&self, rule: Rule) -> Goal {
         let largest = self.config.sizes.iter().copied().max().unwrap_or(0);
-        for (value_type, n) in self.rows(workload) {
-            if only_largest && n != largest {
-                continue;
-            }
-            for subject in SUBJECTS {
-                let Some(cell) = self.cell(workload, subject, value_type, n) else {
+        let mut rows = Vec::new();
+        for &workload in &rule.workloads {
+            for (value_type, n) in self.rows(workload) {
+                if rule.only_largest && n != largest {
                     continue;
+                }
+                let others: Vec<&Cell> = match rule.against {
+                    Against::Container(name) => self
+                        .cell(workload, name, value_type, n)
+                        .into_iter()
+                        .collect(),
+                    Against::Fastest(families) => self
+                        .cells
+                        .iter()
+                        .filter(|c| c.workload == workload && c.value_type == value_type)
+                        .filter(|c| c.n == n && families.contains(&c.family))
+                        .collect(),
                 };
-                if let Some(value) = figure(cell, value_type, n) {
-                    rows.push(GoalRow {
-                        subject,
-                        value_type,
-                        n,
-                        figure: value,
-                        pass: pass(value),
-                    });
+                for &(subject, counts) in &rule.subjects {
+                    let Some(ours) = self.cell(workload, subject, value_type, n) else {
+                        continue;
+                    };
+                    if let Some(spread) = Spread::per_repeat(ours, &others, rule.speedup) {
+                        let mut row = GoalRow::new(
+                            subject,
+                            ours.workload,
+                            value_type,
+                            n,
+                            spread,
+                            (rule.bound)(n),
+                        );
+                        row.counts = counts;
+                        rows.push(row);
+                    }
                 }
             }
         }
-        let pass = if rows.is_empty() {
-            None
-        } else {
-            // The default key is the one the goal is about; Id32 is shown
-            // for information.
-            let main: Vec<_> = rows.iter().filter(|r| r.subject == SUBJECTS[0]).collect();
-            Some(!main.is_empty() && main.iter().all(|r| r.pass))
-        };
-        Goal {
-            goal,
-            rows,
-            pass,
-            note: None,
-        }
+        Goal::new(rule.text, rows)
     }
 
     fn check_goals(&self) -> Vec<Goal> {
-        let vs_generational = |workload: &'static str| {
-            move |cell: &Cell, value: &'static str, n: usize| {
-                self.best(workload, value, n, &[Family::Generational])
-                    .map(|peer| cell.median_ns / peer.median_ns)
-            }
-        };
-        let vs = |workload: &'static str, container: &'static str| {
-            move |cell: &Cell, value: &'static str, n: usize| {
-                self.cell(workload, container, value, n)
-                    .map(|other| cell.median_ns / other.median_ns)
-            }
-        };
-        let speedup_over = |workload: &'static str, container: &'static str| {
-            move |cell: &Cell, value: &'static str, n: usize| {
-                self.cell(workload, container, value, n)
-                    .map(|other| other.median_ns / cell.median_ns)
-            }
-        };
+        const GENERATIONAL: &[Family] = &[Family::Generational];
+        let mut rules = Vec::new();
+        // Issue 31, goal 1: passes over the core tables in both forms, the
+        // `for` loop first (the headline).
+        for form in [Form::For, Form::Fold] {
+            let form_name = match form {
+                Form::For => "`for` loops",
+                Form::Fold => "`fold` / `for_each`",
+            };
+            let full = passes(Fill::Full, form, false);
+            let mut rule = Rule::new(
+                format!("no holes, {form_name}: IdTable and LookupTable ≤ 1.0× SlotMap (every walk and body; figure: ÷ SlotMap)"),
+                &full,
+                SUBJECTS[0],
+                Against::Container("SlotMap"),
+                |_| Bound::AtMost(1.0),
+            );
+            rule.subjects = vec![
+                (SUBJECTS[0], true),
+                ("LookupTable", true),
+                (SUBJECTS[1], false),
+            ];
+            rules.push(rule);
+            rules.push(Rule::new(
+                format!("no holes, {form_name}: PackedTable ≤ 1.0× DenseSlotMap (figure: ÷ DenseSlotMap)"),
+                &full,
+                "PackedTable",
+                Against::Container("DenseSlotMap"),
+                |_| Bound::AtMost(1.0),
+            ));
+            let mut rule = Rule::new(
+                format!(
+                    "no holes, {form_name}: Hive and Pool ≤ 1.2× IdTable (figure: ÷ IdTable<Id>)"
+                ),
+                &full,
+                "Hive",
+                Against::Container(SUBJECTS[0]),
+                |_| Bound::AtMost(1.2),
+            );
+            rule.subjects = vec![("Hive", true), ("Pool", true)];
+            rules.push(rule);
+            rules.push(
+                Rule::new(
+                    format!("no holes, opaque body, {form_name}: IdTable ≤ 1.1× the same loop over a Vec (figure: ÷ Vec)"),
+                    &passes(Fill::Full, form, true),
+                    SUBJECTS[0],
+                    Against::Container("Vec"),
+                    |_| Bound::AtMost(1.1),
+                )
+                .id_table(),
+            );
+            let mut holes = passes(Fill::Half, form, false);
+            holes.extend(passes(Fill::Sparse, form, false));
+            rules.push(
+                Rule::new(
+                    format!("half and 95% removed, {form_name}: IdTable ≥ 2× faster than SlotMap at 100k and more, ≥ 1.5× below (figure: SlotMap ÷ IdTable)"),
+                    &holes,
+                    SUBJECTS[0],
+                    Against::Container("SlotMap"),
+                    |n| Bound::AtLeast(if n >= 100_000 { 2.0 } else { 1.5 }),
+                )
+                .id_table()
+                .speedup(),
+            );
+        }
+        // Issue 31, goal 4: lookups and writes against the peers' bests.
+        rules.push(
+            Rule::new(
+                "get: IdTable ≤ 1.0× pulz-arena (figure: ÷ pulz-arena)".into(),
+                &["get"],
+                SUBJECTS[0],
+                Against::Container("pulz-arena"),
+                |_| Bound::AtMost(1.0),
+            )
+            .id_table(),
+        );
+        rules.push(
+            Rule::new(
+                "reinsert (insert into freed slots): IdTable ≤ 1.0× HopSlotMap (figure: ÷ HopSlotMap)".into(),
+                &["reinsert"],
+                SUBJECTS[0],
+                Against::Container("HopSlotMap"),
+                |_| Bound::AtMost(1.0),
+            )
+            .id_table(),
+        );
+        for workload in ["insert", "remove", "get"] {
+            rules.push(Rule::new(
+                format!("{workload}: Hive ≤ 1.5× IdTable (figure: Hive ÷ IdTable<Id>)"),
+                &[workload],
+                "Hive",
+                Against::Container(SUBJECTS[0]),
+                |_| Bound::AtMost(1.5),
+            ));
+        }
         // Issue 22: the core tables at or ahead of the fastest generational
         // peer on every common operation.
-        let mut goals = Vec::new();
         for workload in ["insert", "reinsert", "remove", "churn", "get", "get_stale"] {
-            goals.push(self.goal(
-                format!("{workload}: IdTable ≤ 1.0× the fastest generational peer"),
-                workload,
-                false,
-                vs_generational(workload),
-                |r| r <= 1.0,
-            ));
+            rules.push(
+                Rule::new(
+                    format!("{workload}: IdTable ≤ 1.0× the fastest generational peer"),
+                    &[workload],
+                    SUBJECTS[0],
+                    Against::Fastest(GENERATIONAL),
+                    |_| Bound::AtMost(1.0),
+                )
+                .id_table(),
+            );
         }
-        goals.push(self.goal(
-            "get: IdTable ≤ 1.15× Vec at the largest N".into(),
-            "get",
-            true,
-            vs("get", "Vec"),
-            |r| r <= 1.15,
-        ));
+        rules.push(
+            Rule::new(
+                "get: IdTable ≤ 1.15× Vec at the largest N".into(),
+                &["get"],
+                SUBJECTS[0],
+                Against::Container("Vec"),
+                |_| Bound::AtMost(1.15),
+            )
+            .id_table()
+            .largest(),
+        );
+        // The passes of the goals before issue 31 were `fold`s: `values`
+        // summed, and `iter` summed with the keys' bits.
+        let values_fold = |fill| pass(Walk::Values, Body::Sum, Form::Fold, fill);
+        let iter_fold = |fill| pass(Walk::Iter, Body::Sum, Form::Fold, fill);
         for workload in [
-            "iter_half",
-            "iter_sparse",
-            "iter_keyed_half",
-            "iter_keyed_sparse",
+            values_fold(Fill::Half),
+            values_fold(Fill::Sparse),
+            iter_fold(Fill::Half),
+            iter_fold(Fill::Sparse),
         ] {
-            goals.push(self.goal(
-                format!("{workload}: IdTable ≥ 2× faster than SlotMap (figure: SlotMap ÷ IdTable)"),
-                workload,
-                false,
-                speedup_over(workload, "SlotMap"),
-                |r| r >= 2.0,
-            ));
+            rules.push(
+                Rule::new(
+                    format!(
+                        "{workload}: IdTable ≥ 2× faster than SlotMap (figure: SlotMap ÷ IdTable)"
+                    ),
+                    &[workload],
+                    SUBJECTS[0],
+                    Against::Container("SlotMap"),
+                    |_| Bound::AtLeast(2.0),
+                )
+                .id_table()
+                .speedup(),
+            );
         }
-        for workload in ["iter_half", "iter_sparse"] {
-            goals.push(self.goal(
-                format!("{workload}: IdTable ≥ 1.3× faster than HopSlotMap (figure: HopSlotMap ÷ IdTable)"),
-                workload,
-                false,
-                speedup_over(workload, "HopSlotMap"),
-                |r| r >= 1.3,
-            ));
+        for workload in [values_fold(Fill::Half), values_fold(Fill::Sparse)] {
+            rules.push(
+                Rule::new(
+                    format!("{workload}: IdTable ≥ 1.3× faster than HopSlotMap (figure: HopSlotMap ÷ IdTable)"),
+                    &[workload],
+                    SUBJECTS[0],
+                    Against::Container("HopSlotMap"),
+                    |_| Bound::AtLeast(1.3),
+                )
+                .id_table()
+                .speedup(),
+            );
         }
-        goals.push(self.goal(
-            "iter_keyed_full: IdTable ≤ 1.0× SlotMap".into(),
-            "iter_keyed_full",
-            false,
-            vs("iter_keyed_full", "SlotMap"),
-            |r| r <= 1.0,
-        ));
-        goals.push(self.ratio_goal(
-            "iter_full: PackedTable ≤ 1.05× Vec",
-            "iter_full",
+        rules.push(
+            Rule::new(
+                format!("{}: IdTable ≤ 1.0× SlotMap", iter_fold(Fill::Full)),
+                &[iter_fold(Fill::Full)],
+                SUBJECTS[0],
+                Against::Container("SlotMap"),
+                |_| Bound::AtMost(1.0),
+            )
+            .id_table(),
+        );
+        rules.push(Rule::new(
+            format!("{}: PackedTable ≤ 1.05× Vec", values_fold(Fill::Full)),
+            &[values_fold(Fill::Full)],
             "PackedTable",
-            "Vec",
-            |r| r <= 1.05,
+            Against::Container("Vec"),
+            |_| Bound::AtMost(1.05),
         ));
-        goals.push(self.goal(
-            "iter_full: IdTable ≤ 1.2× Vec".into(),
-            "iter_full",
-            false,
-            vs("iter_full", "Vec"),
-            |r| r <= 1.2,
-        ));
+        rules.push(
+            Rule::new(
+                format!("{}: IdTable ≤ 1.2× Vec", values_fold(Fill::Full)),
+                &[values_fold(Fill::Full)],
+                SUBJECTS[0],
+                Against::Container("Vec"),
+                |_| Bound::AtMost(1.2),
+            )
+            .id_table(),
+        );
         for workload in ["insert", "remove", "get"] {
-            goals.push(self.ratio_goal(
-                &format!("{workload}: PackedTable ≤ 1.0× DenseSlotMap (figure: PackedTable ÷ DenseSlotMap)"),
-                workload,
+            rules.push(Rule::new(
+                format!("{workload}: PackedTable ≤ 1.0× DenseSlotMap (figure: PackedTable ÷ DenseSlotMap)"),
+                &[workload],
                 "PackedTable",
-                "DenseSlotMap",
-                |r| r <= 1.0,
+                Against::Container("DenseSlotMap"),
+                |_| Bound::AtMost(1.0),
             ));
         }
-        goals.push(self.ratio_goal(
-            "remove: PackedTable ≤ 1.5× IdTable (figure: PackedTable ÷ IdTable)",
-            "remove",
+        rules.push(Rule::new(
+            "remove: PackedTable ≤ 1.5× IdTable (figure: PackedTable ÷ IdTable)".into(),
+            &["remove"],
             "PackedTable",
-            "IdTable<Id>",
-            |r| r <= 1.5,
+            Against::Container(SUBJECTS[0]),
+            |_| Bound::AtMost(1.5),
         ));
-        goals.push(self.goal(
-            "get: IdTable ≥ 40× faster than BTreeMap+Box at the largest N (seed 000's claim; figure: BTreeMap ÷ IdTable)"
-                .into(),
-            "get",
-            true,
-            speedup_over("get", "BTreeMap+Box"),
-            |r| r >= 40.0,
-        ));
+        rules.push(
+            Rule::new(
+                "get: IdTable ≥ 40× faster than BTreeMap+Box at the largest N (seed 000's claim; figure: BTreeMap ÷ IdTable)".into(),
+                &["get"],
+                SUBJECTS[0],
+                Against::Container("BTreeMap+Box"),
+                |_| Bound::AtLeast(40.0),
+            )
+            .id_table()
+            .speedup()
+            .largest(),
+        );
         // Issue 5: the containers with stable addresses. Hive walks the
         // same occupancy words as IdTable with the same code, so against
         // IdTable the goal is parity (issue 22), not "ahead".
-        goals.push(self.ratio_goal(
-            "iter_full: Hive ≤ 1.2× Vec",
-            "iter_full",
+        rules.push(Rule::new(
+            format!("{}: Hive ≤ 1.2× Vec", values_fold(Fill::Full)),
+            &[values_fold(Fill::Full)],
             "Hive",
-            "Vec",
-            |r| r <= 1.2,
+            Against::Container("Vec"),
+            |_| Bound::AtMost(1.2),
         ));
-        for workload in ["iter_half", "iter_sparse"] {
-            goals.push(self.ratio_goal(
-                &format!(
+        for workload in [values_fold(Fill::Half), values_fold(Fill::Sparse)] {
+            rules.push(Rule::new(
+                format!(
                     "{workload}: Hive within 1.05× of IdTable<Id> (figure: Hive ÷ IdTable<Id>)"
                 ),
-                workload,
+                &[workload],
                 "Hive",
-                "IdTable<Id>",
-                |r| r <= 1.05,
+                Against::Container(SUBJECTS[0]),
+                |_| Bound::AtMost(1.05),
             ));
-            goals.push(self.ratio_goal(
-                &format!("{workload}: Hive ahead of SlotMap (figure: Hive ÷ SlotMap)"),
-                workload,
+            rules.push(Rule::new(
+                format!("{workload}: Hive ahead of SlotMap (figure: Hive ÷ SlotMap)"),
+                &[workload],
                 "Hive",
-                "SlotMap",
-                |r| r < 1.0,
+                Against::Container("SlotMap"),
+                |_| Bound::AtMost(1.0),
             ));
         }
         for container in ["Hive", "Pool"] {
-            for workload in ["iter_keyed_full", "iter_keyed_half", "iter_keyed_sparse"] {
-                goals.push(self.ratio_goal(
-                    &format!("{workload}: {container} ≤ 1.2× IdTable (figure: {container} ÷ IdTable<Id>)"),
-                    workload,
+            for fill in Fill::ALL {
+                let workload = iter_fold(fill);
+                rules.push(Rule::new(
+                    format!("{workload}: {container} ≤ 1.2× IdTable (figure: {container} ÷ IdTable<Id>)"),
+                    &[workload],
                     container,
-                    "IdTable<Id>",
-                    |r| r <= 1.2,
+                    Against::Container(SUBJECTS[0]),
+                    |_| Bound::AtMost(1.2),
                 ));
             }
         }
         // Issue 22: the dense secondary map against slotmap's.
         for workload in ["insert", "remove"] {
-            goals.push(self.ratio_goal(
-                &format!("{workload}: SecondaryMap ≤ 1.0× slotmap::SecondaryMap (figure: SecondaryMap ÷ slotmap::SecondaryMap)"),
-                workload,
+            rules.push(Rule::new(
+                format!("{workload}: SecondaryMap ≤ 1.0× slotmap::SecondaryMap (figure: SecondaryMap ÷ slotmap::SecondaryMap)"),
+                &[workload],
                 "SecondaryMap",
-                "slotmap::SecondaryMap",
-                |r| r <= 1.0,
+                Against::Container("slotmap::SecondaryMap"),
+                |_| Bound::AtMost(1.0),
             ));
         }
         for workload in ["insert", "remove"] {
-            goals.push(self.ratio_goal(
-                &format!("{workload}: Pool ≤ IdTable (figure: Pool ÷ IdTable)"),
-                workload,
+            rules.push(Rule::new(
+                format!("{workload}: Pool ≤ IdTable (figure: Pool ÷ IdTable)"),
+                &[workload],
                 "Pool",
-                "IdTable<Id>",
-                |r| r <= 1.0,
+                Against::Container(SUBJECTS[0]),
+                |_| Bound::AtMost(1.0),
             ));
         }
-        goals
-    }
-
-    /// A goal about one container against another, at every measured
-    /// row: the figure is `subject ÷ other`.
-    fn ratio_goal(
-        &self,
-        goal: &str,
-        workload: &str,
-        subject: &'static str,
-        other: &str,
-        pass: impl Fn(f64) -> bool,
-    ) -> Goal {
-        let mut rows = Vec::new();
-        for (value_type, n) in self.rows(workload) {
-            let ours = self.cell(workload, subject, value_type, n);
-            let bound = self.cell(workload, other, value_type, n);
-            if let (Some(ours), Some(bound)) = (ours, bound) {
-                let figure = ours.median_ns / bound.median_ns;
-                rows.push(GoalRow {
-                    subject,
-                    value_type,
-                    n,
-                    figure,
-                    pass: pass(figure),
-                });
-            }
-        }
-        let pass = (!rows.is_empty()).then(|| rows.iter().all(|r| r.pass));
-        Goal {
-            goal: goal.into(),
-            rows,
-            pass,
-            note: None,
-        }
+        rules.into_iter().map(|rule| self.check(rule)).collect()
     }
 
     /// The containers in report order.
@@ -430,8 +568,7 @@ impl Report {
     }
 
     fn workloads(&self) -> Vec<Workload> {
-        Workload::ALL
-            .into_iter()
+        Workload::all()
             .filter(|w| self.cells.iter().any(|c| c.workload == w.name()))
             .collect()
     }
@@ -519,22 +656,24 @@ impl Report {
             );
         }
         out.push_str(&self.ecs.terminal());
-        let _ = writeln!(out, "\ngoals");
+        let _ = writeln!(
+            out,
+            "\ngoals (each cell: the median of its per-repeat ratios [lowest–highest]; MET when the worst repeat meets the goal, MISSED when the best misses it, else within noise; cells that are MET are counted, the others listed)"
+        );
         for goal in &self.goals {
-            let _ = writeln!(out, "  [{}] {}", verdict(goal.pass), goal.goal);
+            let _ = writeln!(out, "  [{}] {}", verdict_word(goal.verdict), goal.goal);
             if let Some(note) = &goal.note {
                 let _ = writeln!(out, "      {note}");
             }
-            for row in &goal.rows {
-                let _ = writeln!(
-                    out,
-                    "      {:<14} {:<4} N={:<8} {:>8.3} {}",
-                    row.subject,
-                    row.value_type,
-                    row.n,
-                    row.figure,
-                    if row.pass { "ok" } else { "MISS" }
-                );
+            if !goal.rows.is_empty() {
+                let _ = writeln!(out, "      {}", tally(goal));
+            }
+            for row in goal
+                .rows
+                .iter()
+                .filter(|r| r.counts && r.verdict != Verdict::Met)
+            {
+                let _ = writeln!(out, "      {}", row_text(row));
             }
         }
         out
@@ -563,37 +702,23 @@ impl Report {
         let _ = writeln!(out, "## Goals\n");
         let _ = writeln!(
             out,
-            "| verdict | goal | figures (the named container; IdTable<Id32> in brackets) |\n| --- | --- | --- |"
+            "Each goal cell is the median of its per-repeat ratios, with the lowest and highest in brackets \
+             (the containers of a row are measured side by side in every repeat). A cell is MET when its \
+             worst repeat meets the goal, MISSED when its best repeat misses it, and within noise when the \
+             spread straddles the goal; a goal is MISSED if any cell is, MET if all are. Rows marked (info) \
+             do not count.\n"
         );
+        let _ = writeln!(out, "| verdict | goal | cells |\n| --- | --- | --- |");
         for goal in &self.goals {
-            let mut figures = Vec::new();
-            let lead = goal.rows.first().map_or(SUBJECTS[0], |r| r.subject);
-            let lead = if lead == SUBJECTS[1] {
-                SUBJECTS[0]
-            } else {
-                lead
-            };
-            for row in goal.rows.iter().filter(|r| r.subject == lead) {
-                let id32 = goal
-                    .rows
-                    .iter()
-                    .find(|r| {
-                        r.subject == SUBJECTS[1] && r.value_type == row.value_type && r.n == row.n
-                    })
-                    .map(|r| format!(" [{:.2}]", r.figure))
-                    .unwrap_or_default();
-                figures.push(format!(
-                    "{} N={}: {:.2}{id32}",
-                    row.value_type, row.n, row.figure
-                ));
-            }
+            let mut figures = vec![tally(goal)];
+            figures.extend(goal.rows.iter().map(row_text));
             if let Some(note) = &goal.note {
                 figures.push(note.clone());
             }
             let _ = writeln!(
                 out,
                 "| {} | {} | {} |",
-                verdict(goal.pass),
+                verdict_word(goal.verdict),
                 goal.goal,
                 figures.join("; ")
             );
@@ -665,18 +790,15 @@ impl Report {
         out.push_str(&self.ecs.html());
         out.push_str("<h2>Goals</h2><table><tr><th>verdict</th><th>goal</th><th>figures</th></tr>");
         for goal in &self.goals {
-            let mut figures: Vec<String> = goal
-                .rows
-                .iter()
-                .map(|r| format!("{} {} N={}: {:.2}", r.subject, r.value_type, r.n, r.figure))
-                .collect();
+            let mut figures = vec![tally(goal)];
+            figures.extend(goal.rows.iter().map(row_text));
             if let Some(note) = &goal.note {
                 figures.push(note.clone());
             }
             let _ = write!(
                 out,
                 "<tr><td>{}</td><td style=\"text-align:left\">{}</td><td style=\"text-align:left\">{}</td></tr>",
-                verdict(goal.pass),
+                verdict_word(goal.verdict),
                 escape(&goal.goal),
                 escape(&figures.join("; "))
             );
@@ -877,7 +999,7 @@ impl Report {
     pub fn smoke_check(&self, entries: &[Entry], dir: &Path) -> Result<(), String> {
         if self.config.filter.is_empty() {
             for entry in entries {
-                for workload in Workload::ALL {
+                for workload in Workload::all() {
                     if !entry.runs(workload) {
                         continue;
                     }
@@ -919,7 +1041,7 @@ impl Report {
         if self
             .goals
             .iter()
-            .any(|g| g.pass.is_none() && g.note.is_none())
+            .any(|g| g.verdict.is_none() && g.note.is_none())
             && self.config.filter.is_empty()
         {
             return Err("a goal could not be evaluated".into());
@@ -945,12 +1067,39 @@ fn heat_color(ratio: f64) -> String {
     }
 }
 
-fn verdict(pass: Option<bool>) -> &'static str {
-    match pass {
-        Some(true) => "MET",
-        Some(false) => "MISSED",
-        None => "not measured",
-    }
+/// How many of a goal's cells are met, within noise and missed.
+fn tally(goal: &Goal) -> String {
+    let count = |verdict| {
+        goal.rows
+            .iter()
+            .filter(|r| r.counts && r.verdict == verdict)
+            .count()
+    };
+    format!(
+        "{} cells: {} met, {} within noise, {} missed",
+        goal.rows.iter().filter(|r| r.counts).count(),
+        count(Verdict::Met),
+        count(Verdict::WithinNoise),
+        count(Verdict::Missed)
+    )
+}
+
+/// One goal cell: who, where, the spread, and the verdict unless met.
+pub(crate) fn row_text(row: &GoalRow) -> String {
+    let mark = match (row.counts, row.verdict) {
+        (false, _) => " (info)",
+        (true, Verdict::Met) => "",
+        (true, Verdict::WithinNoise) => " (within noise)",
+        (true, Verdict::Missed) => " (MISSED)",
+    };
+    format!(
+        "{} {} {} N={}: {}{mark}",
+        row.subject,
+        row.cell,
+        row.value_type,
+        row.n,
+        row.spread().text()
+    )
 }
 
 /// Nanoseconds, with a precision that suits their size.

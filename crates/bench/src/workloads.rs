@@ -14,32 +14,30 @@ pub enum Workload {
     Remove,
     Get,
     GetStale,
-    IterFull,
-    IterHalf,
-    IterSparse,
-    IterKeyedFull,
-    IterKeyedHalf,
-    IterKeyedSparse,
     Churn,
     Mixed,
+    /// One pass over the live values, in one of the forms users write.
+    Pass(Pass),
 }
 
 impl Workload {
-    pub const ALL: [Workload; 13] = [
+    /// The workloads that are not passes.
+    pub const OPERATIONS: [Workload; 7] = [
         Workload::Insert,
         Workload::Reinsert,
         Workload::Remove,
         Workload::Get,
         Workload::GetStale,
-        Workload::IterFull,
-        Workload::IterHalf,
-        Workload::IterSparse,
-        Workload::IterKeyedFull,
-        Workload::IterKeyedHalf,
-        Workload::IterKeyedSparse,
         Workload::Churn,
         Workload::Mixed,
     ];
+
+    /// Every workload: the operations, then every pass.
+    pub fn all() -> impl Iterator<Item = Workload> {
+        Self::OPERATIONS
+            .into_iter()
+            .chain(Pass::all().map(Workload::Pass))
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -48,14 +46,9 @@ impl Workload {
             Workload::Remove => "remove",
             Workload::Get => "get",
             Workload::GetStale => "get_stale",
-            Workload::IterFull => "iter_full",
-            Workload::IterHalf => "iter_half",
-            Workload::IterSparse => "iter_sparse",
-            Workload::IterKeyedFull => "iter_keyed_full",
-            Workload::IterKeyedHalf => "iter_keyed_half",
-            Workload::IterKeyedSparse => "iter_keyed_sparse",
             Workload::Churn => "churn",
             Workload::Mixed => "mixed",
+            Workload::Pass(pass) => pass.name(),
         }
     }
 
@@ -65,12 +58,7 @@ impl Workload {
             Workload::Insert | Workload::Reinsert => "ns per insert",
             Workload::Remove => "ns per remove",
             Workload::Get | Workload::GetStale => "ns per lookup",
-            Workload::IterFull
-            | Workload::IterHalf
-            | Workload::IterSparse
-            | Workload::IterKeyedFull
-            | Workload::IterKeyedHalf
-            | Workload::IterKeyedSparse => "ns per live element",
+            Workload::Pass(_) => "ns per live element",
             Workload::Churn => "ns per remove+insert step",
             Workload::Mixed => "ns per operation (80% get, 10% insert, 10% remove)",
         }
@@ -78,10 +66,160 @@ impl Workload {
 
     /// Whether a container that cannot remove can run this.
     pub fn needs_remove(self) -> bool {
-        !matches!(
-            self,
-            Workload::Insert | Workload::Get | Workload::IterFull | Workload::IterKeyedFull
-        )
+        match self {
+            Workload::Insert | Workload::Get => false,
+            Workload::Pass(pass) => pass.fill != Fill::Full,
+            _ => true,
+        }
+    }
+}
+
+/// Which of a container's passes a [`Pass`] takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Walk {
+    /// `table.iter()`: `(key, &value)`.
+    Iter,
+    /// `table.iter_mut()`: `(key, &mut value)`.
+    IterMut,
+    /// `table.values()`.
+    Values,
+    /// `table.values_mut()`.
+    ValuesMut,
+    /// `table.keys()`.
+    Keys,
+}
+
+/// What a pass does with each item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Body {
+    /// `black_box(item)`: the item is made and handed on, nothing more.
+    Opaque,
+    /// A running sum of the value's weight and the key's bits (whichever
+    /// the item has).
+    Sum,
+}
+
+/// How the pass is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Form {
+    /// `for item in table.iter() { .. }`: `next()` once per item.
+    For,
+    /// `table.iter().fold(..)`, or `for_each` for the opaque body: the
+    /// iterator's own internal loop.
+    Fold,
+}
+
+/// How many of the table's slots are live when the pass runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Fill {
+    /// Every slot inserted stays live: no holes.
+    Full,
+    /// Half removed, at random.
+    Half,
+    /// 95% removed, at random.
+    Sparse,
+}
+
+impl Fill {
+    pub const ALL: [Fill; 3] = [Fill::Full, Fill::Half, Fill::Sparse];
+
+    /// The fraction of the inserted values removed before the passes.
+    fn removed(self) -> f64 {
+        match self {
+            Fill::Full => 0.0,
+            Fill::Half => 0.5,
+            Fill::Sparse => 0.95,
+        }
+    }
+}
+
+/// One pass workload: a walk, a body, a form, over a table of one fill.
+/// Its name is `walk.body.form.fill`, such as `iter.bb.for.half` or
+/// `values.sum.fold.full`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct Pass {
+    pub walk: Walk,
+    pub body: Body,
+    pub form: Form,
+    pub fill: Fill,
+}
+
+const WALKS: [(Walk, &str); 5] = [
+    (Walk::Iter, "iter"),
+    (Walk::IterMut, "iter_mut"),
+    (Walk::Values, "values"),
+    (Walk::ValuesMut, "values_mut"),
+    (Walk::Keys, "keys"),
+];
+const BODIES: [(Body, &str); 2] = [(Body::Opaque, "bb"), (Body::Sum, "sum")];
+const FORMS: [(Form, &str); 2] = [(Form::For, "for"), (Form::Fold, "fold")];
+const FILLS: [(Fill, &str); 3] = [
+    (Fill::Full, "full"),
+    (Fill::Half, "half"),
+    (Fill::Sparse, "sparse"),
+];
+
+/// Every pass's name, in [`Pass::all`]'s order.
+static PASS_NAMES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+    Pass::all()
+        .map(|pass| {
+            fn word(found: Option<&'static str>) -> &'static str {
+                found.expect("every part has a name")
+            }
+            format!(
+                "{}.{}.{}.{}",
+                word(WALKS.iter().find(|w| w.0 == pass.walk).map(|w| w.1)),
+                word(BODIES.iter().find(|b| b.0 == pass.body).map(|b| b.1)),
+                word(FORMS.iter().find(|f| f.0 == pass.form).map(|f| f.1)),
+                word(FILLS.iter().find(|f| f.0 == pass.fill).map(|f| f.1)),
+            )
+        })
+        .collect()
+});
+
+impl Pass {
+    /// Every pass: fill, then walk, then body, then form (`for` first).
+    pub fn all() -> impl Iterator<Item = Pass> {
+        FILLS.into_iter().flat_map(|(fill, _)| {
+            WALKS.into_iter().flat_map(move |(walk, _)| {
+                BODIES.into_iter().flat_map(move |(body, _)| {
+                    FORMS.into_iter().map(move |(form, _)| Pass {
+                        walk,
+                        body,
+                        form,
+                        fill,
+                    })
+                })
+            })
+        })
+    }
+
+    /// The pass's position in [`Pass::all`].
+    fn index(self) -> usize {
+        let position = |found: Option<usize>| found.expect("every part is listed");
+        let fill = position(FILLS.iter().position(|f| f.0 == self.fill));
+        let walk = position(WALKS.iter().position(|w| w.0 == self.walk));
+        let body = position(BODIES.iter().position(|b| b.0 == self.body));
+        let form = position(FORMS.iter().position(|f| f.0 == self.form));
+        ((fill * WALKS.len() + walk) * BODIES.len() + body) * FORMS.len() + form
+    }
+
+    /// `walk.body.form.fill`.
+    pub fn name(self) -> &'static str {
+        &PASS_NAMES[self.index()]
+    }
+
+    /// The same pass in the other form.
+    pub fn with_form(self, form: Form) -> Pass {
+        Pass { form, ..self }
+    }
+
+    /// Whether the pass runs over 64-byte values too: the full matrix runs
+    /// over `u64`; over 64-byte values only `iter` and `values` (both
+    /// bodies, both forms, every fill), which keeps a full run within its
+    /// time.
+    pub fn runs_over_blobs(self) -> bool {
+        matches!(self.walk, Walk::Iter | Walk::Values)
     }
 }
 
@@ -170,11 +308,17 @@ const MIN_TIMED: Duration = Duration::from_micros(5);
 /// slots takes well under a millisecond, its setup hundreds.
 ///
 /// Passes shorter than [`MIN_TIMED`] are timed in groups, doubling the
-/// group until one takes that long.
+/// group until one takes that long. When three or more groups took at
+/// least that long, the time reported is the median group's time per pass
+/// (times the passes): on a shared machine a sample now and then loses the
+/// core for milliseconds, and one such group would otherwise move the
+/// whole sample (and with it the spread of a goal cell) many times over.
 pub(crate) fn time_passes(ops: usize, budget: Budget, mut section: impl FnMut()) -> Timed {
     let mut total = Timed::default();
     let mut passes = 0;
     let mut group = 1u32;
+    // ns per pass of each group that took at least MIN_TIMED.
+    let mut rates: Vec<f64> = Vec::new();
     while passes < budget.max_rounds && (passes == 0 || total.elapsed < budget.min_time) {
         let this_group = group.min(budget.max_rounds - passes);
         let start = Instant::now();
@@ -187,7 +331,14 @@ pub(crate) fn time_passes(ops: usize, budget: Budget, mut section: impl FnMut())
         passes += this_group;
         if elapsed < MIN_TIMED {
             group = group.saturating_mul(2);
+        } else {
+            rates.push(elapsed.as_nanos() as f64 / f64::from(this_group));
         }
+    }
+    if rates.len() >= 3 {
+        rates.sort_by(f64::total_cmp);
+        let per_pass = crate::median(&rates);
+        total.elapsed = Duration::from_nanos((per_pass * f64::from(passes)).round() as u64);
     }
     total
 }
@@ -269,39 +420,9 @@ fn run_once<V: Value, C: Container<V>>(
             );
             timed
         }
-        Workload::IterFull | Workload::IterKeyedFull => {
-            let (container, _keys) = fill::<V, C>(n);
-            let keyed = workload == Workload::IterKeyedFull;
-            time_passes(n, budget, || {
-                black_box(if keyed {
-                    container.keyed_sum()
-                } else {
-                    container.sum()
-                });
-            })
-        }
-        Workload::IterHalf
-        | Workload::IterSparse
-        | Workload::IterKeyedHalf
-        | Workload::IterKeyedSparse => {
-            let fraction = if matches!(workload, Workload::IterHalf | Workload::IterKeyedHalf) {
-                0.5
-            } else {
-                0.95
-            };
-            let keyed = matches!(
-                workload,
-                Workload::IterKeyedHalf | Workload::IterKeyedSparse
-            );
-            let (mut container, keys) = fill::<V, C>(n);
-            let live = thin_out(&mut container, keys, fraction, rng);
-            time_passes(live.len().max(1), budget, || {
-                black_box(if keyed {
-                    container.keyed_sum()
-                } else {
-                    container.sum()
-                });
-            })
+        Workload::Pass(pass) => {
+            let mut built = Built::<V, C>::new(pass.fill, n, rng);
+            built.time(pass, budget)
         }
         Workload::Churn => {
             let (mut container, mut keys) = fill::<V, C>(n);
@@ -338,6 +459,135 @@ fn run_once<V: Value, C: Container<V>>(
             })
         }
     }
+}
+
+/// A `for` loop whose body hands each item to `black_box`.
+#[inline(never)]
+fn for_opaque<I: Iterator>(items: I) -> u64 {
+    for item in items {
+        black_box(item);
+    }
+    0
+}
+
+/// `for_each` with the same body.
+#[inline(never)]
+fn each_opaque<I: Iterator>(items: I) -> u64 {
+    items.for_each(|item| {
+        black_box(item);
+    });
+    0
+}
+
+/// A `for` loop adding up `weight` of each item.
+#[inline(never)]
+fn for_sum<I: Iterator>(items: I, weight: impl Fn(&I::Item) -> u64) -> u64 {
+    let mut sum = 0u64;
+    for item in items {
+        sum = sum.wrapping_add(weight(&item));
+    }
+    sum
+}
+
+/// `fold` with the same body.
+#[inline(never)]
+fn fold_sum<I: Iterator>(items: I, weight: impl Fn(&I::Item) -> u64) -> u64 {
+    items.fold(0u64, |sum, item| sum.wrapping_add(weight(&item)))
+}
+
+/// One pass of `body` in `form` over `items`. Each of the four loops is a
+/// function of its own (per iterator type), so each pass is compiled as
+/// it would be in a user's function, whatever else the runner holds.
+#[inline(always)]
+fn pass_over<I: Iterator>(
+    items: I,
+    body: Body,
+    form: Form,
+    weight: impl Fn(&I::Item) -> u64,
+) -> u64 {
+    match (body, form) {
+        (Body::Opaque, Form::For) => for_opaque(items),
+        (Body::Opaque, Form::Fold) => each_opaque(items),
+        (Body::Sum, Form::For) => for_sum(items, weight),
+        (Body::Sum, Form::Fold) => fold_sum(items, weight),
+    }
+}
+
+/// One pass over `container`: `pass`'s walk, body and form.
+pub fn run_pass<V: Value, C: Container<V>>(container: &mut C, pass: Pass) -> u64 {
+    let (body, form) = (pass.body, pass.form);
+    match pass.walk {
+        Walk::Iter => pass_over(container.iter(), body, form, |(k, v)| {
+            v.weight().wrapping_add(C::key_bits(*k))
+        }),
+        Walk::IterMut => pass_over(container.iter_mut(), body, form, |(k, v)| {
+            v.weight().wrapping_add(C::key_bits(*k))
+        }),
+        Walk::Values => pass_over(container.values(), body, form, |v| v.weight()),
+        Walk::ValuesMut => pass_over(container.values_mut(), body, form, |v| v.weight()),
+        Walk::Keys => pass_over(container.keys(), body, form, |k| C::key_bits(*k)),
+    }
+}
+
+/// A table built for the passes of one fill, which times any of them.
+/// The runner builds every container of a cell once per repeat and times
+/// all the passes of that fill on it, the containers interleaved: building
+/// a table of a million values costs more than all its passes.
+pub trait Passes {
+    /// The time of `pass` (of this table's fill), in ns per live element:
+    /// one untimed pass to warm the caches, then passes until `budget`.
+    fn sample(&mut self, pass: Pass, budget: Budget) -> f64;
+}
+
+/// A container filled with `n` values, then thinned to its fill.
+struct Built<V: Value, C: Container<V>> {
+    container: C,
+    fill: Fill,
+    live: usize,
+    _values: std::marker::PhantomData<V>,
+}
+
+impl<V: Value, C: Container<V>> Built<V, C> {
+    fn new(shape: Fill, n: usize, rng: &mut Rng) -> Self {
+        let (mut container, keys) = fill::<V, C>(n);
+        let live = if shape == Fill::Full {
+            n
+        } else {
+            thin_out(&mut container, keys, shape.removed(), rng).len()
+        };
+        Built {
+            container,
+            fill: shape,
+            live,
+            _values: std::marker::PhantomData,
+        }
+    }
+
+    fn time(&mut self, pass: Pass, budget: Budget) -> Timed {
+        assert_eq!(pass.fill, self.fill, "a pass over a table of another fill");
+        let container = &mut self.container;
+        time_passes(self.live.max(1), budget, || {
+            black_box(run_pass::<V, C>(container, pass));
+        })
+    }
+}
+
+impl<V: Value, C: Container<V>> Passes for Built<V, C> {
+    fn sample(&mut self, pass: Pass, budget: Budget) -> f64 {
+        black_box(run_pass::<V, C>(&mut self.container, pass));
+        let timed = self.time(pass, budget);
+        timed.elapsed.as_nanos() as f64 / timed.ops.max(1) as f64
+    }
+}
+
+/// Container `C` with `n` values, thinned to `fill` (the removals drawn
+/// from `seed`), ready for [`Passes::sample`].
+pub fn build_passes<V: Value, C: Container<V> + 'static>(
+    fill: Fill,
+    n: usize,
+    seed: u64,
+) -> Box<dyn Passes> {
+    Box::new(Built::<V, C>::new(fill, n, &mut Rng::new(seed)))
 }
 
 /// One timed run of `workload` on container `C`, with its own setup:
@@ -414,6 +664,32 @@ mod tests {
         // still exact and every pass is counted.
         assert_eq!(runs, 1000);
         assert_eq!(timed.ops, 7 * 1000);
+    }
+
+    #[test]
+    fn time_passes_reports_the_median_group_so_one_stall_does_not_count() {
+        let budget = Budget {
+            min_time: Duration::from_secs(3600),
+            max_rounds: 9,
+        };
+        let mut pass = 0;
+        let timed = time_passes(1, budget, || {
+            pass += 1;
+            // Every pass takes 50 us but one, which stalls for 5 ms.
+            let wait = if pass == 4 {
+                Duration::from_millis(5)
+            } else {
+                Duration::from_micros(50)
+            };
+            let start = Instant::now();
+            while start.elapsed() < wait {}
+        });
+        assert_eq!(timed.ops, 9);
+        // The mean would be over 600 us a pass; the median pass is 50 us
+        // and a little.
+        let per_pass = timed.elapsed / 9;
+        assert!(per_pass >= Duration::from_micros(50), "{per_pass:?}");
+        assert!(per_pass < Duration::from_micros(500), "{per_pass:?}");
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! and three 3-vectors per entity, the 26 fragmenting types `A..Z` with a
 //! shared `Data`, and the four `f32` components of `schedule`.
 //!
-//! Every component derives bevy's and shipyard's `Component` (hecs and
-//! handlekit-ecs take any `Send + Sync + 'static` type) and serde's traits
-//! (for the serialization workloads).
+//! Every component derives bevy's and shipyard's `Component` and
+//! implements specs's (hecs, legion, planck_ecs and handlekit-ecs take any
+//! `Send + Sync + 'static` type), and serde's traits (for the
+//! serialization workloads).
 
 use bevy_ecs::component::Component as BevyComponent;
 use serde::{Deserialize, Serialize};
@@ -133,17 +134,31 @@ pub fn heavy(position: &mut Position, transform: &mut Transform) {
     position.0 = transform.0.transform_vector(position.0);
 }
 
+/// Components: bevy's and shipyard's derives, specs's `Component` with the
+/// storage the suite's specs module gives it, and a `From` of the wrapped
+/// value.
 macro_rules! component {
-    ($($(#[$meta:meta])* $name:ident($ty:ty);)*) => {
+    (specs: $storage:ident; $($(#[$meta:meta])* $name:ident($ty:ty);)*) => {
         $(
             $(#[$meta])*
             #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, BevyComponent, ShipyardComponent)]
             pub struct $name(pub $ty);
+
+            impl specs::Component for $name {
+                type Storage = specs::$storage<Self>;
+            }
+
+            impl From<$ty> for $name {
+                fn from(value: $ty) -> Self {
+                    $name(value)
+                }
+            }
         )*
     };
 }
 
 component! {
+    specs: VecStorage;
     /// A 4×4 matrix (64 bytes).
     Transform(Mat4);
     /// A position.
@@ -172,6 +187,12 @@ component! {
 #[component(storage = "SparseSet")]
 pub struct SparseB(pub f32);
 
+impl From<f32> for SparseB {
+    fn from(value: f32) -> Self {
+        SparseB(value)
+    }
+}
+
 /// The entity of `simple_insert`, `simple_iter`, `heavy_compute` and the
 /// serialization workloads.
 pub type Simple = (Transform, Position, Rotation, Velocity);
@@ -183,6 +204,19 @@ pub fn simple() -> Simple {
         Transform(Mat4::IDENTITY),
         Position(Vec3::X),
         Rotation(Vec3::X),
+        Velocity(Vec3::X),
+    )
+}
+
+/// The `i`-th entity of `random_get`: a position whose `x` is `i`, and a
+/// velocity.
+#[inline]
+pub fn located(i: usize) -> (Position, Velocity) {
+    (
+        Position(Vec3 {
+            x: i as f32,
+            ..Vec3::X
+        }),
         Velocity(Vec3::X),
     )
 }
@@ -227,7 +261,9 @@ macro_rules! for_each_frag_type {
 pub mod frag {
     use super::{BevyComponent, Deserialize, Serialize, ShipyardComponent};
 
+    // The suite's specs module keeps the fragmenting types in dense vectors.
     component! {
+        specs: DenseVecStorage;
         A(f32); B(f32); C(f32); D(f32); E(f32); F(f32); G(f32); H(f32); I(f32);
         J(f32); K(f32); L(f32); M(f32); N(f32); O(f32); P(f32); Q(f32); R(f32);
         S(f32); T(f32); U(f32); V(f32); W(f32); X(f32); Y(f32); Z(f32);

@@ -1,7 +1,9 @@
-//! The ECS workloads on handlekit-ecs: `query_mut(..).for_each` for the
-//! passes, `par_for_each` for `heavy_compute`, `query` on a shared world
-//! under `rayon::join` for `schedule`, a `ColumnMut` held across
-//! `add_remove`'s loops, and `collect` after despawning.
+//! The ECS workloads on handlekit-ecs: `for` loops over `query_mut` for
+//! the passes (and its `for_each` for the second form), `par_for_each`
+//! for `heavy_compute`, `query` on a shared world under `rayon::join` for
+//! `schedule`, the plain `insert_one` / `remove_one` / `get` / `get_mut` /
+//! `has` calls (and a `ColumnMut` held across `add_remove`'s loops, and a
+//! query's `get`, as second rows), and `collect` after despawning.
 
 use std::hint::black_box;
 
@@ -11,77 +13,80 @@ use handlekit_ecs::{Entity, Order, World};
 use std::time::Instant;
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{on_pool, DespawnFront, Probe};
-use crate::workloads::{time, time_passes, Budget, Rng, Timed};
+use super::{DespawnFront, EcsWorkload, Peer, Prepared, Probe};
+use crate::workloads::{Form, Rng};
 
-pub(super) fn simple_insert(n: usize) -> Timed {
-    time(n, || {
+/// The ECS section's workloads on handlekit-ecs.
+pub(super) struct Handlekit;
+
+impl Peer for Handlekit {
+    type World = World;
+
+    /// A world of `n` simple entities.
+    fn simple_world(n: usize) -> Self::World {
         let mut world = World::new();
         world.spawn_batch((0..n).map(|_| data::simple()));
-        black_box(&world);
-    })
-}
-
-/// A world of `n` simple entities.
-fn simple_world(n: usize) -> World {
-    let mut world = World::new();
-    world.spawn_batch((0..n).map(|_| data::simple()));
-    world
-}
-
-pub(super) fn simple_iter(n: usize, budget: Budget) -> Timed {
-    let mut world = simple_world(n);
-    time_passes(n, budget, || {
         world
-            .query_mut::<(&mut Position, &Velocity)>()
-            .for_each(|(p, v)| p.0 += v.0);
-    })
-}
-
-pub(super) fn frag_iter(budget: Budget) -> Timed {
-    let mut world = World::new();
-    macro_rules! spawn {
-        ($ty:path) => {
-            world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
-        };
     }
-    crate::for_each_frag_type!(spawn);
-    let n = world.len();
-    time_passes(n, budget, || {
-        world.query_mut::<&mut Data>().for_each(|d| d.0 *= 2.0);
-    })
-}
 
-pub(super) fn heavy_compute(n: usize, budget: Budget) -> Timed {
-    let mut world = simple_world(n);
-    on_pool(|| {
-        time_passes(n, budget, || {
+    /// The crate docs' first example: a `for` loop over `query_mut` (or its
+    /// `for_each`).
+    fn simple_iter(n: usize, form: Form) -> Prepared {
+        let mut world = Self::simple_world(n);
+        Prepared::passes(n, move || {
+            let query = world.query_mut::<(&mut Position, &Velocity)>();
+            match form {
+                Form::For => {
+                    for (p, v) in query {
+                        p.0 += v.0;
+                    }
+                }
+                Form::Fold => query.for_each(|(p, v)| p.0 += v.0),
+            }
+        })
+    }
+
+    fn frag_iter(form: Form) -> Prepared {
+        let mut world = World::new();
+        macro_rules! spawn {
+            ($ty:path) => {
+                world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
+            };
+        }
+        crate::for_each_frag_type!(spawn);
+        Prepared::passes(world.len(), move || {
+            let query = world.query_mut::<&mut Data>();
+            match form {
+                Form::For => {
+                    for d in query {
+                        d.0 *= 2.0;
+                    }
+                }
+                Form::Fold => query.for_each(|d| d.0 *= 2.0),
+            }
+        })
+    }
+
+    fn heavy_compute(n: usize) -> Option<Prepared> {
+        let mut world = Self::simple_world(n);
+        Some(Prepared::on_pool(n, move || {
             world
                 .query_mut::<(&mut Position, &mut Transform)>()
                 .par_for_each(|(p, t)| data::heavy(p, t));
-        })
-    })
-}
+        }))
+    }
 
-/// Swaps the values of two `f32` components.
-macro_rules! swap {
-    ($x:ident, $y:ident) => {
-        |(x, y): (&mut $x, &mut $y)| std::mem::swap(&mut x.0, &mut y.0)
-    };
-}
-
-pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
-    let mut world = World::new();
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
-    let world = &world;
-    // The three systems, scheduled as a scheduler would: A↔B on its own
-    // thread, C↔D and C↔E (both write C) one after the other on another.
-    // Each takes the run-time borrows of its columns on the shared world.
-    on_pool(|| {
-        time_passes(4 * n_each, budget, || {
+    fn schedule(n_each: usize) -> Prepared {
+        let mut world = World::new();
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+        // The three systems, scheduled as a scheduler would: A↔B on its own
+        // thread, C↔D and C↔E (both write C) one after the other on another.
+        // Each takes the run-time borrows of its columns on the shared world.
+        Prepared::on_pool(4 * n_each, move || {
+            let world = &world;
             rayon::join(
                 || world.query::<(&mut SA, &mut SB)>().for_each(swap!(SA, SB)),
                 || {
@@ -90,81 +95,120 @@ pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
                 },
             );
         })
-    })
+    }
+
+    /// Saves the world and loads it into a new one, through a registry that
+    /// names the four component types (as hecs's column format does with its
+    /// context): postcard for binary, JSON for text.
+    fn serialize(n: usize, text: bool) -> Option<Prepared> {
+        use serde::de::DeserializeSeed;
+        let world = Self::simple_world(n);
+        let registry = Registry::new()
+            .component::<Transform>("transform")
+            .component::<Position>("position")
+            .component::<Rotation>("rotation")
+            .component::<Velocity>("velocity");
+        Some(Prepared::once(n, move || {
+            let loaded: World = if text {
+                let json = serde_json::to_vec(&registry.save(&world)).expect("serialize");
+                let mut deserializer = serde_json::Deserializer::from_slice(&json);
+                registry
+                    .load()
+                    .deserialize(&mut deserializer)
+                    .expect("deserialize")
+            } else {
+                let bytes = postcard::to_allocvec(&registry.save(&world)).expect("serialize");
+                let mut deserializer = postcard::Deserializer::from_bytes(&bytes);
+                registry
+                    .load()
+                    .deserialize(&mut deserializer)
+                    .expect("deserialize")
+            };
+            assert_eq!(loaded.len(), world.len());
+            black_box(loaded);
+        }))
+    }
+
+    /// The plain calls, `insert_one` / `remove_one`.
+    fn add_remove(n: usize) -> Prepared {
+        add_remove_with(n, false)
+    }
+
+    /// The plain `World::get`.
+    fn random_get(n: usize, rng: &mut Rng) -> Prepared {
+        lookups(n, rng, EcsWorkload::RandomGet)
+    }
+
+    /// The second idioms: a `ColumnMut`, `get_mut`, `has`, a query's `get`.
+    fn other(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
+        match workload {
+            EcsWorkload::AddRemoveColumn => Some(add_remove_with(n, true)),
+            EcsWorkload::RandomGetQuery | EcsWorkload::RandomGetMut | EcsWorkload::RandomHas => {
+                Some(lookups(n, rng, workload))
+            }
+            _ => None,
+        }
+    }
 }
 
-/// `n` entities with `SA`, and their handles.
-fn base_world(n: usize) -> (World, Vec<Entity>) {
+/// `add_remove` with the plain per-entity calls (`insert_one` /
+/// `remove_one`, as hecs users write it), or with a `ColumnMut` held across
+/// both loops (as shipyard holds its `ViewMut`).
+fn add_remove_with(n: usize, column: bool) -> Prepared {
     let mut world = World::new();
     let entities = world.spawn_batch((0..n).map(|i| (SA(i as f32),)));
-    (world, entities)
-}
-
-pub(super) fn add_remove(n: usize) -> Timed {
-    let (mut world, entities) = base_world(n);
-    time(n, || {
-        // The column held across both loops, as shipyard holds its ViewMut.
-        let mut b = world.column_mut::<SB>();
-        for &e in &entities {
-            b.insert(e, SB(0.0)).expect("alive");
-        }
-        for &e in &entities {
-            black_box(b.remove(e).expect("has SB"));
+    Prepared::once(n, move || {
+        if column {
+            let mut b = world.column_mut::<SB>();
+            for &e in &entities {
+                b.insert(e, SB(0.0)).expect("alive");
+            }
+            for &e in &entities {
+                black_box(b.remove(e).expect("has SB"));
+            }
+        } else {
+            for &e in &entities {
+                world.insert_one(e, SB(0.0)).expect("alive");
+            }
+            for &e in &entities {
+                black_box(world.remove_one::<SB>(e).expect("has SB"));
+            }
         }
     })
 }
 
-pub(super) fn random_get(n: usize, rng: &mut Rng, budget: Budget) -> Timed {
+/// `random_get` with the plain calls: `get` (the headline), `get_mut` or
+/// `has`; or `RandomGetQuery`: `get` on a query borrowed once per pass.
+fn lookups(n: usize, rng: &mut Rng, workload: EcsWorkload) -> Prepared {
     let mut world = World::new();
-    let entities = world.spawn_batch((0..n).map(|i| {
-        (
-            Position(data::Vec3 {
-                x: i as f32,
-                ..data::Vec3::X
-            }),
-            Velocity(data::Vec3::X),
-        )
-    }));
+    let entities = world.spawn_batch((0..n).map(data::located));
     let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
-    time_passes(n, budget, || {
-        let mut positions = world.query::<&Position>();
+    Prepared::passes(n, move || {
         let mut sum = 0.0f32;
-        for &e in &lookups {
-            sum += positions.get(e).map_or(0.0, |p| p.0.x);
+        match workload {
+            EcsWorkload::RandomGetQuery => {
+                let mut positions = world.query::<&Position>();
+                for &e in &lookups {
+                    sum += positions.get(e).map_or(0.0, |p| p.0.x);
+                }
+            }
+            EcsWorkload::RandomGetMut => {
+                for &e in &lookups {
+                    sum += world.get_mut::<Position>(e).map_or(0.0, |p| p.0.x);
+                }
+            }
+            EcsWorkload::RandomHas => {
+                for &e in &lookups {
+                    sum += f32::from(u8::from(world.has::<Position>(e)));
+                }
+            }
+            _ => {
+                for &e in &lookups {
+                    sum += world.get::<Position>(e).map_or(0.0, |p| p.0.x);
+                }
+            }
         }
         black_box(sum);
-    })
-}
-
-/// Saves the world and loads it into a new one, through a registry that
-/// names the four component types (as hecs's column format does with its
-/// context): postcard for binary, JSON for text.
-pub(super) fn serialize(n: usize, text: bool) -> Timed {
-    use serde::de::DeserializeSeed;
-    let world = simple_world(n);
-    let registry = Registry::new()
-        .component::<Transform>("transform")
-        .component::<Position>("position")
-        .component::<Rotation>("rotation")
-        .component::<Velocity>("velocity");
-    time(n, || {
-        let loaded: World = if text {
-            let json = serde_json::to_vec(&registry.save(&world)).expect("serialize");
-            let mut deserializer = serde_json::Deserializer::from_slice(&json);
-            registry
-                .load()
-                .deserialize(&mut deserializer)
-                .expect("deserialize")
-        } else {
-            let bytes = postcard::to_allocvec(&registry.save(&world)).expect("serialize");
-            let mut deserializer = postcard::Deserializer::from_bytes(&bytes);
-            registry
-                .load()
-                .deserialize(&mut deserializer)
-                .expect("deserialize")
-        };
-        assert_eq!(loaded.len(), world.len());
-        black_box(loaded);
     })
 }
 

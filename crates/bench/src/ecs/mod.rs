@@ -11,11 +11,22 @@
 //! in its own module. The cells are sampled like the core cells: the
 //! contenders of a cell interleaved, the median of several samples.
 
+/// A closure that swaps the values of two `f32` components, for the
+/// `schedule` systems of the contenders that take closures.
+macro_rules! swap {
+    ($x:ident, $y:ident) => {
+        |(x, y): (&mut $x, &mut $y)| std::mem::swap(&mut x.0, &mut y.0)
+    };
+}
+
 pub mod data;
 mod hk;
 mod peer_bevy;
 mod peer_hecs;
+mod peer_legion;
+mod peer_planck;
 mod peer_shipyard;
+mod peer_specs;
 
 /// hecs's column-format round trip of `serialize_*`, for the
 /// `ecs_instructions` example.
@@ -26,8 +37,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use crate::containers::Family;
-use crate::report::{Goal, GoalRow};
-use crate::workloads::{time_passes, Budget, Rng, Timed};
+use crate::goals::{Bound, Goal, GoalRow, Spread};
+use crate::workloads::{time, time_passes, Budget, Form, Rng, Timed};
 use crate::Cell;
 
 /// The value-type column of ECS cells: `--filter ecs` picks the section.
@@ -37,25 +48,50 @@ pub const SECTION: &str = "ecs";
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EcsWorkload {
     SimpleInsert,
+    /// `simple_iter` as a `for` loop over the query (the headline).
     SimpleIter,
+    /// `simple_iter` through the query's `for_each`.
+    SimpleIterEach,
+    /// `frag_iter` as a `for` loop over the query.
     FragIter,
+    /// `frag_iter` through the query's `for_each`.
+    FragIterEach,
     HeavyCompute,
     Schedule,
+    /// `add_remove` with handlekit-ecs's plain calls, `insert_one` /
+    /// `remove_one` (the peers in their own idioms).
     AddRemove,
+    /// `add_remove` with a `ColumnMut` held across the loops
+    /// (handlekit-ecs only).
+    AddRemoveColumn,
+    /// `random_get` with handlekit-ecs's plain `World::get`.
     RandomGet,
+    /// `random_get` through a query borrowed once per pass (handlekit-ecs
+    /// only).
+    RandomGetQuery,
+    /// `random_get` with `World::get_mut` (handlekit-ecs only).
+    RandomGetMut,
+    /// `random_get` asking `World::has` (handlekit-ecs only).
+    RandomHas,
     SerializeBinary,
     SerializeText,
 }
 
 impl EcsWorkload {
-    pub const ALL: [EcsWorkload; 9] = [
+    pub const ALL: [EcsWorkload; 15] = [
         EcsWorkload::SimpleInsert,
         EcsWorkload::SimpleIter,
+        EcsWorkload::SimpleIterEach,
         EcsWorkload::FragIter,
+        EcsWorkload::FragIterEach,
         EcsWorkload::HeavyCompute,
         EcsWorkload::Schedule,
         EcsWorkload::AddRemove,
+        EcsWorkload::AddRemoveColumn,
         EcsWorkload::RandomGet,
+        EcsWorkload::RandomGetQuery,
+        EcsWorkload::RandomGetMut,
+        EcsWorkload::RandomHas,
         EcsWorkload::SerializeBinary,
         EcsWorkload::SerializeText,
     ];
@@ -64,11 +100,17 @@ impl EcsWorkload {
         match self {
             EcsWorkload::SimpleInsert => "simple_insert",
             EcsWorkload::SimpleIter => "simple_iter",
+            EcsWorkload::SimpleIterEach => "simple_iter_each",
             EcsWorkload::FragIter => "frag_iter",
+            EcsWorkload::FragIterEach => "frag_iter_each",
             EcsWorkload::HeavyCompute => "heavy_compute",
             EcsWorkload::Schedule => "schedule",
             EcsWorkload::AddRemove => "add_remove",
+            EcsWorkload::AddRemoveColumn => "add_remove_column",
             EcsWorkload::RandomGet => "random_get",
+            EcsWorkload::RandomGetQuery => "random_get_query",
+            EcsWorkload::RandomGetMut => "random_get_mut",
+            EcsWorkload::RandomHas => "random_has",
             EcsWorkload::SerializeBinary => "serialize_binary",
             EcsWorkload::SerializeText => "serialize_text",
         }
@@ -77,19 +119,70 @@ impl EcsWorkload {
     pub fn unit(self) -> &'static str {
         match self {
             EcsWorkload::SimpleInsert => "ns per entity: new world, spawn N, drop",
-            EcsWorkload::SimpleIter => "ns per entity: position += velocity",
-            EcsWorkload::FragIter => "ns per entity: data *= 2 over 26 types × 20 entities",
+            EcsWorkload::SimpleIter => "ns per entity: position += velocity, a `for` loop over the query",
+            EcsWorkload::SimpleIterEach => "ns per entity: position += velocity, the query's `for_each`",
+            EcsWorkload::FragIter => "ns per entity: data *= 2 over 26 types × 20 entities, a `for` loop",
+            EcsWorkload::FragIterEach => "ns per entity: data *= 2 over 26 types × 20 entities, `for_each`",
             EcsWorkload::HeavyCompute => {
                 "ns per entity, parallel: invert a 4×4 matrix 100 times, transform"
             }
             EcsWorkload::Schedule => "ns per entity: swap A↔B, C↔D, C↔E over N/4 each of 4 kinds",
-            EcsWorkload::AddRemove => "ns per entity: add B to each, then remove it",
-            EcsWorkload::RandomGet => "ns per lookup of a component by entity, random order",
+            EcsWorkload::AddRemove => {
+                "ns per entity: add B to each, then remove it (handlekit-ecs: insert_one / remove_one)"
+            }
+            EcsWorkload::AddRemoveColumn => {
+                "ns per entity: add B to each, then remove it, through a ColumnMut held across the loops"
+            }
+            EcsWorkload::RandomGet => {
+                "ns per lookup of a component by entity, random order (handlekit-ecs: World::get)"
+            }
+            EcsWorkload::RandomGetQuery => "ns per lookup through a query borrowed once per pass",
+            EcsWorkload::RandomGetMut => "ns per lookup with World::get_mut",
+            EcsWorkload::RandomHas => "ns per World::has",
             EcsWorkload::SerializeBinary => "ns per entity: serialize (postcard) and load",
             EcsWorkload::SerializeText => "ns per entity: serialize (JSON) and load",
         }
     }
+
+    /// The form of a pass workload: a `for` loop, or `for_each` (`Fold`).
+    pub fn form(self) -> Form {
+        match self {
+            EcsWorkload::SimpleIterEach | EcsWorkload::FragIterEach => Form::Fold,
+            _ => Form::For,
+        }
+    }
+
+    /// The headline workload of this one's row: the forms of a workload
+    /// are measured side by side, in one row of the plan.
+    pub fn row(self) -> EcsWorkload {
+        use EcsWorkload as W;
+        match self {
+            W::SimpleIterEach => W::SimpleIter,
+            W::FragIterEach => W::FragIter,
+            W::AddRemoveColumn => W::AddRemove,
+            W::RandomGetQuery | W::RandomGetMut | W::RandomHas => W::RandomGet,
+            other => other,
+        }
+    }
+
+    /// The rows handlekit-ecs alone runs: its second idioms.
+    fn handlekit_only(self) -> bool {
+        matches!(
+            self,
+            EcsWorkload::AddRemoveColumn
+                | EcsWorkload::RandomGetQuery
+                | EcsWorkload::RandomGetMut
+                | EcsWorkload::RandomHas
+        )
+    }
 }
+
+/// The ECS peers of rust-gamedev/ecs_bench_suite that do not build here,
+/// with the reason: the report gives each one line. Every peer builds on
+/// Rust 1.95 from crates.io (hecs 0.11, bevy_ecs 0.20, shipyard 0.11,
+/// legion 0.4, specs 0.20, planck_ecs 1.2), so the list is empty; a peer
+/// that stops building moves here, out of `Cargo.toml` and the contenders.
+pub const PEERS_NOT_BUILT: &[(&str, &str)] = &[];
 
 /// The two seed-004 measurements that are not a cell of the table above.
 pub const SCALE_NAMES: [&str; 2] = ["despawn_front", "collect_pause"];
@@ -104,17 +197,23 @@ pub enum Contender {
     /// (`add_remove` only).
     BevySparse,
     Shipyard,
+    Legion,
+    Specs,
+    Planck,
     /// Plain `Vec`s: the physical bound (`simple_iter` only).
     Vec,
 }
 
 impl Contender {
-    pub const ALL: [Contender; 6] = [
+    pub const ALL: [Contender; 9] = [
         Contender::Handlekit,
         Contender::Hecs,
         Contender::Bevy,
         Contender::BevySparse,
         Contender::Shipyard,
+        Contender::Legion,
+        Contender::Specs,
+        Contender::Planck,
         Contender::Vec,
     ];
 
@@ -125,6 +224,9 @@ impl Contender {
             Contender::Bevy => "bevy_ecs",
             Contender::BevySparse => "bevy_ecs(sparse)",
             Contender::Shipyard => "shipyard",
+            Contender::Legion => "legion",
+            Contender::Specs => "specs",
+            Contender::Planck => "planck_ecs",
             Contender::Vec => "Vec",
         }
     }
@@ -139,17 +241,116 @@ impl Contender {
 
     /// Whether it runs `workload` at all.
     pub fn runs(self, workload: EcsWorkload) -> bool {
+        use EcsWorkload as W;
+        let serialize = matches!(workload, W::SerializeBinary | W::SerializeText);
         match self {
-            Contender::Vec => workload == EcsWorkload::SimpleIter,
-            Contender::BevySparse => workload == EcsWorkload::AddRemove,
-            // Neither has a whole-world serializer; hecs has (its column
-            // format), and the goal is against hecs.
-            Contender::Bevy | Contender::Shipyard => !matches!(
-                workload,
-                EcsWorkload::SerializeBinary | EcsWorkload::SerializeText
-            ),
-            Contender::Handlekit | Contender::Hecs => true,
+            Contender::Handlekit => true,
+            _ if workload.handlekit_only() => false,
+            Contender::Vec => matches!(workload, W::SimpleIter | W::SimpleIterEach),
+            Contender::BevySparse => workload == W::AddRemove,
+            // hecs has a whole-world serializer (its column format), and
+            // the goal is against hecs; the others run no serialization.
+            Contender::Hecs => true,
+            // The suite has no planck_ecs `heavy_compute` (its joins have
+            // no parallel form).
+            Contender::Planck => !serialize && workload != W::HeavyCompute,
+            Contender::Bevy | Contender::Shipyard | Contender::Legion | Contender::Specs => {
+                !serialize
+            }
         }
+    }
+
+    /// Whether it holds `n` entities: planck_ecs's default 16-bit keys
+    /// (the suite's setting) hold 65,536.
+    pub fn holds(self, n: usize) -> bool {
+        self != Contender::Planck || n <= 1 << 16
+    }
+
+    /// Sets up `workload` at `n` for this contender.
+    fn prepare(self, workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
+        match self {
+            Contender::Handlekit => prepare::<hk::Handlekit>(workload, n, rng),
+            Contender::Hecs => prepare::<peer_hecs::Hecs>(workload, n, rng),
+            Contender::Bevy => prepare::<peer_bevy::Bevy>(workload, n, rng),
+            Contender::BevySparse => {
+                (workload == EcsWorkload::AddRemove).then(|| peer_bevy::add_remove_sparse(n))
+            }
+            Contender::Shipyard => prepare::<peer_shipyard::Shipyard>(workload, n, rng),
+            Contender::Legion => prepare::<peer_legion::Legion>(workload, n, rng),
+            Contender::Specs => prepare::<peer_specs::Specs>(workload, n, rng),
+            Contender::Planck => prepare::<peer_planck::Planck>(workload, n, rng),
+            Contender::Vec => plain_vec_iter(n, workload.form()),
+        }
+    }
+}
+
+/// A contender of the section: the suite's workloads written in its own
+/// idioms, each returning its measured section with the setup done. The
+/// dispatch from a workload, the timing and the `for` / `for_each` choice
+/// are shared (see [`prepare`] and [`each`]).
+pub(crate) trait Peer {
+    /// What `simple_world` makes.
+    type World: 'static;
+    /// A world of `n` simple entities: `simple_insert` times making (and
+    /// dropping) it.
+    fn simple_world(n: usize) -> Self::World;
+    /// `position += velocity` over `n` simple entities.
+    fn simple_iter(n: usize, form: Form) -> Prepared;
+    /// `data *= 2` over the 26 fragmenting types.
+    fn frag_iter(form: Form) -> Prepared;
+    /// The parallel `heavy_compute`, where the contender has a parallel
+    /// pass.
+    fn heavy_compute(_n: usize) -> Option<Prepared> {
+        None
+    }
+    /// The three swapping systems over `n_each` entities of each kind.
+    fn schedule(n_each: usize) -> Prepared;
+    /// Add `SB` to `n` entities, then remove it.
+    fn add_remove(n: usize) -> Prepared;
+    /// `n` lookups of `Position` in random order.
+    fn random_get(n: usize, rng: &mut Rng) -> Prepared;
+    /// A round trip through a whole-world serializer, where the contender
+    /// has one.
+    fn serialize(_n: usize, _text: bool) -> Option<Prepared> {
+        None
+    }
+    /// Rows of the contender's own (handlekit-ecs's second idioms).
+    fn other(_workload: EcsWorkload, _n: usize, _rng: &mut Rng) -> Option<Prepared> {
+        None
+    }
+}
+
+/// Sets up `workload` at `n` on `P`; `None` for a workload it does not
+/// run.
+fn prepare<P: Peer>(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
+    use EcsWorkload as W;
+    match workload {
+        W::SimpleInsert => Some(Prepared::once(n, move || {
+            black_box(P::simple_world(n));
+        })),
+        W::SimpleIter | W::SimpleIterEach => Some(P::simple_iter(n, workload.form())),
+        W::FragIter | W::FragIterEach => Some(P::frag_iter(workload.form())),
+        W::HeavyCompute => P::heavy_compute(n),
+        W::Schedule => Some(P::schedule(n / 4)),
+        W::AddRemove => Some(P::add_remove(n)),
+        W::RandomGet => Some(P::random_get(n, rng)),
+        W::SerializeBinary | W::SerializeText => P::serialize(n, workload == W::SerializeText),
+        _ => P::other(workload, n, rng),
+    }
+}
+
+/// A pass over `items` in `form`: a `for` loop calling `body`, or
+/// `items.into_iter().for_each(body)`. Inlined, the `for` loop is the loop a user
+/// writes with `body` as its block.
+#[inline(always)]
+pub(crate) fn each<I: IntoIterator>(items: I, form: Form, mut body: impl FnMut(I::Item)) {
+    match form {
+        Form::For => {
+            for item in items {
+                body(item);
+            }
+        }
+        Form::Fold => items.into_iter().for_each(body),
     }
 }
 
@@ -216,15 +417,73 @@ impl Sizes {
     pub fn of(&self, workload: EcsWorkload) -> Vec<usize> {
         match workload {
             EcsWorkload::SimpleInsert => vec![self.small],
-            EcsWorkload::SimpleIter | EcsWorkload::AddRemove | EcsWorkload::RandomGet => {
-                vec![self.small, self.large]
+            EcsWorkload::SimpleIter
+            | EcsWorkload::SimpleIterEach
+            | EcsWorkload::AddRemove
+            | EcsWorkload::AddRemoveColumn
+            | EcsWorkload::RandomGet
+            | EcsWorkload::RandomGetQuery
+            | EcsWorkload::RandomGetMut
+            | EcsWorkload::RandomHas => vec![self.small, self.large],
+            EcsWorkload::FragIter | EcsWorkload::FragIterEach => {
+                vec![26 * data::FRAG_PER_TYPE]
             }
-            EcsWorkload::FragIter => vec![26 * data::FRAG_PER_TYPE],
             EcsWorkload::HeavyCompute
             | EcsWorkload::SerializeBinary
             | EcsWorkload::SerializeText => vec![self.heavy],
             // N/4 entities of each of the four kinds.
             EcsWorkload::Schedule => vec![4 * self.small],
+        }
+    }
+}
+
+/// A contender's measured section, its setup done: a closure that owns
+/// the world (and whatever else the contender keeps between passes), and
+/// how it is timed.
+pub(crate) struct Prepared {
+    /// Operations one run of the section does.
+    ops: usize,
+    section: Section,
+}
+
+enum Section {
+    /// Timed once (it changes the world or makes one).
+    Once(Box<dyn FnMut()>),
+    /// Repeated on the same setup up to the budget.
+    Passes(Box<dyn FnMut()>),
+    /// Repeated on a thread of rayon's pool (see [`on_pool`]).
+    PoolPasses(Box<dyn FnMut() + Send>),
+}
+
+impl Prepared {
+    pub(crate) fn once(ops: usize, section: impl FnMut() + 'static) -> Prepared {
+        Prepared {
+            ops,
+            section: Section::Once(Box::new(section)),
+        }
+    }
+
+    pub(crate) fn passes(ops: usize, section: impl FnMut() + 'static) -> Prepared {
+        Prepared {
+            ops,
+            section: Section::Passes(Box::new(section)),
+        }
+    }
+
+    pub(crate) fn on_pool(ops: usize, section: impl FnMut() + Send + 'static) -> Prepared {
+        Prepared {
+            ops,
+            section: Section::PoolPasses(Box::new(section)),
+        }
+    }
+
+    /// Runs the section as its kind asks.
+    fn time(self, budget: Budget) -> Timed {
+        let ops = self.ops;
+        match self.section {
+            Section::Once(section) => time(ops, section),
+            Section::Passes(section) => time_passes(ops, budget, section),
+            Section::PoolPasses(section) => on_pool(move || time_passes(ops, budget, section)),
         }
     }
 }
@@ -237,64 +496,30 @@ fn run(
     rng: &mut Rng,
     budget: Budget,
 ) -> Timed {
-    use Contender as C;
-    use EcsWorkload as W;
-    match (workload, contender) {
-        (W::SimpleInsert, C::Handlekit) => hk::simple_insert(n),
-        (W::SimpleInsert, C::Hecs) => peer_hecs::simple_insert(n),
-        (W::SimpleInsert, C::Bevy) => peer_bevy::simple_insert(n),
-        (W::SimpleInsert, C::Shipyard) => peer_shipyard::simple_insert(n),
-        (W::SimpleIter, C::Handlekit) => hk::simple_iter(n, budget),
-        (W::SimpleIter, C::Hecs) => peer_hecs::simple_iter(n, budget),
-        (W::SimpleIter, C::Bevy) => peer_bevy::simple_iter(n, budget),
-        (W::SimpleIter, C::Shipyard) => peer_shipyard::simple_iter(n, budget),
-        (W::SimpleIter, C::Vec) => plain_vec_iter(n, budget),
-        (W::FragIter, C::Handlekit) => hk::frag_iter(budget),
-        (W::FragIter, C::Hecs) => peer_hecs::frag_iter(budget),
-        (W::FragIter, C::Bevy) => peer_bevy::frag_iter(budget),
-        (W::FragIter, C::Shipyard) => peer_shipyard::frag_iter(budget),
-        (W::HeavyCompute, C::Handlekit) => hk::heavy_compute(n, budget),
-        (W::HeavyCompute, C::Hecs) => peer_hecs::heavy_compute(n, budget),
-        (W::HeavyCompute, C::Bevy) => peer_bevy::heavy_compute(n, budget),
-        (W::HeavyCompute, C::Shipyard) => peer_shipyard::heavy_compute(n, budget),
-        (W::Schedule, C::Handlekit) => hk::schedule(n / 4, budget),
-        (W::Schedule, C::Hecs) => peer_hecs::schedule(n / 4, budget),
-        (W::Schedule, C::Bevy) => peer_bevy::schedule(n / 4, budget),
-        (W::Schedule, C::Shipyard) => peer_shipyard::schedule(n / 4, budget),
-        (W::AddRemove, C::Handlekit) => hk::add_remove(n),
-        (W::AddRemove, C::Hecs) => peer_hecs::add_remove(n),
-        (W::AddRemove, C::Bevy) => peer_bevy::add_remove(n),
-        (W::AddRemove, C::BevySparse) => peer_bevy::add_remove_sparse(n),
-        (W::AddRemove, C::Shipyard) => peer_shipyard::add_remove(n),
-        (W::RandomGet, C::Handlekit) => hk::random_get(n, rng, budget),
-        (W::RandomGet, C::Hecs) => peer_hecs::random_get(n, rng, budget),
-        (W::RandomGet, C::Bevy) => peer_bevy::random_get(n, rng, budget),
-        (W::RandomGet, C::Shipyard) => peer_shipyard::random_get(n, rng, budget),
-        (W::SerializeBinary | W::SerializeText, C::Handlekit) => {
-            hk::serialize(n, workload == W::SerializeText)
-        }
-        (W::SerializeBinary | W::SerializeText, C::Hecs) => {
-            peer_hecs::serialize(n, workload == W::SerializeText)
-        }
-        (workload, contender) => {
-            unreachable!("{} does not run {}", contender.name(), workload.name())
-        }
-    }
+    contender
+        .prepare(workload, n, rng)
+        .unwrap_or_else(|| unreachable!("{} does not run {}", contender.name(), workload.name()))
+        .time(budget)
 }
 
-/// The physical bound of `simple_iter`: two `Vec`s zipped.
-fn plain_vec_iter(n: usize, budget: Budget) -> Timed {
-    let (_, mut position, _, velocity) = data::simple();
+/// The physical bound of `simple_iter`: two `Vec`s zipped, in a `for` loop
+/// or `for_each`.
+fn plain_vec_iter(n: usize, form: Form) -> Option<Prepared> {
+    let (_, position, _, velocity) = data::simple();
     let mut positions = vec![position; n];
     let velocities = vec![velocity; n];
-    let timed = time_passes(n, budget, || {
-        for (p, v) in positions.iter_mut().zip(&velocities) {
-            p.0 += v.0;
+    Some(Prepared::passes(n, move || {
+        let pairs = positions.iter_mut().zip(&velocities);
+        match form {
+            Form::For => {
+                for (p, v) in pairs {
+                    p.0 += v.0;
+                }
+            }
+            Form::Fold => pairs.for_each(|(p, v)| p.0 += v.0),
         }
-    });
-    position = positions[n / 2];
-    black_box(position);
-    timed
+        black_box(&positions);
+    }))
 }
 
 /// One sample: ns per operation, repeating the run (each with its own
@@ -437,6 +662,16 @@ pub const PAUSE_ORDERS: [(&str, handlekit_ecs::Order); 1] =
 /// The rows one `collect(PAUSE_BUDGET, ..)` examines.
 pub const PAUSE_BUDGET: usize = 4096;
 
+/// What an ECS goal cell is measured against (in the same row, so side
+/// by side).
+#[derive(Clone, Copy)]
+enum Others {
+    /// The fastest peer of a workload, in each repeat.
+    Peers(&'static str),
+    /// One contender's cell of a workload.
+    Cell(&'static str, &'static str),
+}
+
 /// Everything the ECS section measured.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct EcsResults {
@@ -456,7 +691,12 @@ pub fn despawn_front(contender: Contender, n: usize) -> Option<DespawnRow> {
         Contender::Hecs => peer_hecs::despawn_front(n),
         Contender::Bevy => peer_bevy::despawn_front(n),
         Contender::Shipyard => peer_shipyard::despawn_front(n),
-        Contender::BevySparse | Contender::Vec => return None,
+        // Seed 004's measurement of the stores the section started with.
+        Contender::BevySparse
+        | Contender::Legion
+        | Contender::Specs
+        | Contender::Planck
+        | Contender::Vec => return None,
     };
     let resident_ratio = done
         .after
@@ -546,11 +786,18 @@ impl EcsResults {
 
     /// The fastest peer's cell (not handlekit, not the `Vec` bound).
     fn best_peer(&self, workload: &str, n: usize) -> Option<&Cell> {
+        self.peers(workload, n)
+            .into_iter()
+            .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
+    }
+
+    /// The peers' cells of a row (not handlekit, not the `Vec` bound).
+    fn peers(&self, workload: &str, n: usize) -> Vec<&Cell> {
         self.cells
             .iter()
             .filter(|c| c.workload == workload && c.n == n)
             .filter(|c| c.family == Family::Generational)
-            .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
+            .collect()
     }
 
     fn sizes_of(&self, workload: &str) -> Vec<usize> {
@@ -570,35 +817,40 @@ impl EcsResults {
         self.cells.is_empty() && self.despawn_front.is_empty() && self.collect_pause.is_empty()
     }
 
-    /// A goal of handlekit-ecs against another cell of the same row, at
-    /// every size measured: the figure is handlekit ÷ `other`.
+    /// A goal of `subject` against the fastest of `others` in each repeat,
+    /// at every size of `workload` measured: the figure is `subject ÷
+    /// others`, per repeat.
     fn ratio_goal(
         &self,
         goal: String,
-        workload: &str,
-        other: impl Fn(&Self, usize) -> Option<&Cell>,
+        workload: &'static str,
+        subject: &'static str,
+        others: Others,
         limit: f64,
     ) -> Goal {
         let mut rows = Vec::new();
         for n in self.sizes_of(workload) {
-            let ours = self.cell(workload, HANDLEKIT, n);
-            if let (Some(ours), Some(theirs)) = (ours, other(self, n)) {
-                let figure = ours.median_ns / theirs.median_ns;
-                rows.push(GoalRow {
-                    subject: HANDLEKIT,
-                    value_type: SECTION,
+            let Some(ours) = self.cell(workload, subject, n) else {
+                continue;
+            };
+            let theirs = match others {
+                Others::Peers(workload) => self.peers(workload, n),
+                Others::Cell(workload, container) => {
+                    self.cell(workload, container, n).into_iter().collect()
+                }
+            };
+            if let Some(spread) = Spread::per_repeat(ours, &theirs, false) {
+                rows.push(GoalRow::new(
+                    subject,
+                    ours.workload,
+                    SECTION,
                     n,
-                    figure,
-                    pass: figure <= limit,
-                });
+                    spread,
+                    Bound::AtMost(limit),
+                ));
             }
         }
-        Goal {
-            goal,
-            pass: (!rows.is_empty()).then(|| rows.iter().all(|r| r.pass)),
-            rows,
-            note: None,
-        }
+        Goal::new(goal, rows)
     }
 
     /// Issue 21's goals, as ratios from this run.
@@ -606,43 +858,85 @@ impl EcsResults {
         if self.is_empty() {
             return Vec::new();
         }
+        use EcsWorkload as W;
         let mut goals = Vec::new();
-        for workload in [
-            EcsWorkload::SimpleIter,
-            EcsWorkload::FragIter,
-            EcsWorkload::SimpleInsert,
-            EcsWorkload::HeavyCompute,
-            EcsWorkload::Schedule,
-            EcsWorkload::AddRemove,
-            EcsWorkload::RandomGet,
+        // Issue 31, goal 2: `for` loops over queries, the headline.
+        for (looped, each) in [
+            (W::SimpleIter, W::SimpleIterEach),
+            (W::FragIter, W::FragIterEach),
         ] {
-            let name = workload.name();
-            let extra = if workload == EcsWorkload::AddRemove {
-                " (bevy_ecs's tables and sparse sets, shipyard, hecs)"
-            } else {
-                ""
-            };
+            let (name, each) = (looped.name(), each.name());
             goals.push(self.ratio_goal(
-                format!("ECS {name}: handlekit-ecs ≤ 1.0× the fastest peer{extra} (figure: handlekit-ecs ÷ fastest peer)"),
+                format!("ECS {name}, `for` loops: handlekit-ecs ≤ 1.0× the fastest peer's `for` loop (figure: ÷ fastest peer)"),
                 name,
-                move |results, n| results.best_peer(name, n),
+                HANDLEKIT,
+                Others::Peers(name),
                 1.0,
             ));
-            if workload == EcsWorkload::SimpleIter {
-                goals.push(self.ratio_goal(
-                    "ECS simple_iter: handlekit-ecs ≤ 1.2× the loop over plain Vecs (figure: handlekit-ecs ÷ Vec)".into(),
-                    name,
-                    move |results, n| results.cell(name, "Vec", n),
-                    1.2,
-                ));
-            }
+            goals.push(self.ratio_goal(
+                format!("ECS {name}: handlekit-ecs's `for` loop ≤ 1.1× its own `for_each` (figure: for ÷ for_each, side by side)"),
+                name,
+                HANDLEKIT,
+                Others::Cell(each, HANDLEKIT),
+                1.1,
+            ));
+            goals.push(self.ratio_goal(
+                format!("ECS {each}, `for_each`: handlekit-ecs ≤ 1.0× the fastest peer's `for_each` (figure: ÷ fastest peer)"),
+                each,
+                HANDLEKIT,
+                Others::Peers(each),
+                1.0,
+            ));
         }
-        for workload in [EcsWorkload::SerializeBinary, EcsWorkload::SerializeText] {
+        for workload in [W::SimpleIter, W::SimpleIterEach] {
+            let name = workload.name();
+            goals.push(self.ratio_goal(
+                format!("ECS {name}: handlekit-ecs ≤ 1.2× the same loop over plain Vecs (figure: ÷ Vec)"),
+                name,
+                HANDLEKIT,
+                Others::Cell(name, "Vec"),
+                1.2,
+            ));
+        }
+        for workload in [W::SimpleInsert, W::HeavyCompute, W::Schedule] {
+            let name = workload.name();
+            goals.push(self.ratio_goal(
+                format!(
+                    "ECS {name}: handlekit-ecs ≤ 1.0× the fastest peer (figure: ÷ fastest peer)"
+                ),
+                name,
+                HANDLEKIT,
+                Others::Peers(name),
+                1.0,
+            ));
+        }
+        // Issue 31, goal 3: the plain per-entity calls against every peer
+        // in its own idiom, and `ColumnMut` well ahead.
+        let calls = [
+            (W::AddRemove, W::AddRemove, "insert_one / remove_one", 1.0),
+            (W::AddRemoveColumn, W::AddRemove, "ColumnMut", 0.7),
+            (W::RandomGet, W::RandomGet, "World::get", 1.0),
+            (W::RandomGetMut, W::RandomGet, "World::get_mut", 1.0),
+            (W::RandomHas, W::RandomGet, "World::has", 1.0),
+            (W::RandomGetQuery, W::RandomGet, "a query's get", 1.0),
+        ];
+        for (ours, row, idiom, limit) in calls {
+            let (name, row) = (ours.name(), row.name());
+            goals.push(self.ratio_goal(
+                format!("ECS {row}, {idiom}: handlekit-ecs ≤ {limit:.1}× the fastest peer (every peer in its own idiom; figure: ÷ fastest peer)"),
+                name,
+                HANDLEKIT,
+                Others::Peers(row),
+                limit,
+            ));
+        }
+        for workload in [W::SerializeBinary, W::SerializeText] {
             let name = workload.name();
             goals.push(self.ratio_goal(
                 format!("ECS {name}: handlekit-ecs ≤ 1.0× hecs (figure: handlekit-ecs ÷ hecs)"),
                 name,
-                move |results, n| results.cell(name, "hecs", n),
+                HANDLEKIT,
+                Others::Cell(name, "hecs"),
                 1.0,
             ));
         }
@@ -651,21 +945,22 @@ impl EcsResults {
             .iter()
             .filter(|row| row.container == HANDLEKIT)
             .filter_map(|row| {
-                row.resident_ratio.map(|figure| GoalRow {
-                    subject: HANDLEKIT,
-                    value_type: SECTION,
-                    n: row.n,
-                    figure,
-                    pass: figure <= 0.15,
+                row.resident_ratio.map(|figure| {
+                    GoalRow::new(
+                        HANDLEKIT,
+                        "despawn_front",
+                        SECTION,
+                        row.n,
+                        Spread::single(figure),
+                        Bound::AtMost(0.15),
+                    )
                 })
             })
             .collect();
-        goals.push(Goal {
-            goal: "ECS despawn_front: after collection, handlekit-ecs's resident memory ≤ 15% of its peak (figure: after ÷ peak)".into(),
-            pass: (!rows.is_empty()).then(|| rows.iter().all(|r| r.pass)),
+        goals.push(Goal::new(
+            "ECS despawn_front: after collection, handlekit-ecs's resident memory ≤ 15% of its peak (one run; figure: after ÷ peak)".into(),
             rows,
-            note: None,
-        });
+        ));
         let mut rows = Vec::new();
         for (name, _) in PAUSE_ORDERS {
             let pause = |n: usize| {
@@ -677,26 +972,26 @@ impl EcsResults {
             if let (Some(&small), Some(&large)) = (sizes.first(), sizes.last()) {
                 if let (Some(small), Some(large)) = (pause(small), pause(large)) {
                     if large.n > small.n {
-                        let figure = large.median_ns / small.median_ns;
-                        rows.push(GoalRow {
-                            subject: HANDLEKIT,
-                            value_type: name,
-                            n: large.n,
-                            figure,
-                            pass: figure <= 1.2,
-                        });
+                        if let Some(spread) = Spread::per_repeat(large, &[small], false) {
+                            rows.push(GoalRow::new(
+                                HANDLEKIT,
+                                name,
+                                SECTION,
+                                large.n,
+                                spread,
+                                Bound::AtMost(1.2),
+                            ));
+                        }
                     }
                 }
             }
         }
-        goals.push(Goal {
-            goal: format!(
+        goals.push(Goal::new(
+            format!(
                 "ECS collect_pause: one collect({PAUSE_BUDGET}, ..) in the largest world ≤ 1.2× in the smallest (figure: largest ÷ smallest, per order)"
             ),
-            pass: (!rows.is_empty()).then(|| rows.iter().all(|r| r.pass)),
             rows,
-            note: None,
-        });
+        ));
         goals
     }
 
@@ -765,6 +1060,9 @@ impl EcsResults {
             out,
             "\nECS section — median ns, * = best in row, ratio = handlekit-ecs ÷ fastest peer (Vec is the bound, not a peer)"
         );
+        for line in peers_not_built() {
+            let _ = writeln!(out, "{line}");
+        }
         for (workload, rows) in self.tables() {
             let _ = writeln!(out, "\n{} ({})", workload.name(), workload.unit());
             let _ = write!(out, "{:<12}", "");
@@ -840,6 +1138,9 @@ impl EcsResults {
              contender uses its own fastest idiom. `*` marks the best cell of a row; the last column is \
              handlekit-ecs ÷ the fastest peer (`Vec` is the physical bound, not a peer)."
         );
+        for line in peers_not_built() {
+            let _ = writeln!(out, "\n{line}");
+        }
         for (workload, rows) in self.tables() {
             let _ = writeln!(out, "\n### {} ({})\n", workload.name(), workload.unit());
             let _ = write!(out, "| |");
@@ -897,6 +1198,9 @@ impl EcsResults {
         let contenders = self.contenders();
         out.push_str("<h2>ECS section</h2><p>The workloads of rust-gamedev/ecs_bench_suite on its data, and seed 004's; median ns. \
                       * marks the best of a row; the last column is handlekit-ecs ÷ the fastest peer (Vec is the bound).</p>\n");
+        for line in peers_not_built() {
+            let _ = writeln!(out, "<p>{}</p>", markdown_free(&line));
+        }
         for (workload, rows) in self.tables() {
             let _ = write!(
                 out,
@@ -989,8 +1293,76 @@ impl EcsResults {
     }
 }
 
+/// One line per peer that does not build here, or one saying they all do.
+fn peers_not_built() -> Vec<String> {
+    if PEERS_NOT_BUILT.is_empty() {
+        return vec![
+            "Every ECS peer of ecs_bench_suite measured here builds on this toolchain (hecs, bevy_ecs, shipyard, legion, specs, planck_ecs).".into(),
+        ];
+    }
+    PEERS_NOT_BUILT
+        .iter()
+        .map(|(peer, why)| format!("{peer}: not measured, it does not build here ({why})."))
+        .collect()
+}
+
 const MIB: f64 = (1 << 20) as f64;
 
 fn mib(bytes: Option<usize>) -> String {
     bytes.map_or_else(|| "-".into(), |b| format!("{:.1}", b as f64 / MIB))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_form_shares_a_row_with_its_headline() {
+        for workload in EcsWorkload::ALL {
+            let row = workload.row();
+            assert_eq!(row.row(), row, "{}", workload.name());
+            // A row's forms run at the sizes of its headline.
+            assert_eq!(
+                Sizes::for_mode("full").of(workload),
+                Sizes::for_mode("full").of(row)
+            );
+        }
+        assert_eq!(EcsWorkload::SimpleIterEach.row(), EcsWorkload::SimpleIter);
+        assert_eq!(EcsWorkload::SimpleIter.form(), Form::For);
+        assert_eq!(EcsWorkload::FragIterEach.form(), Form::Fold);
+        assert_eq!(EcsWorkload::AddRemoveColumn.row(), EcsWorkload::AddRemove);
+    }
+
+    #[test]
+    fn second_idioms_are_handlekit_only_and_every_peer_runs_the_headlines() {
+        for workload in EcsWorkload::ALL {
+            assert!(Contender::Handlekit.runs(workload));
+            for peer in Contender::ALL {
+                if peer != Contender::Handlekit && workload.handlekit_only() {
+                    assert!(!peer.runs(workload), "{} {}", peer.name(), workload.name());
+                }
+            }
+        }
+        for peer in [
+            Contender::Hecs,
+            Contender::Bevy,
+            Contender::Shipyard,
+            Contender::Legion,
+            Contender::Specs,
+            Contender::Planck,
+        ] {
+            for workload in [
+                EcsWorkload::SimpleIter,
+                EcsWorkload::SimpleIterEach,
+                EcsWorkload::FragIter,
+                EcsWorkload::FragIterEach,
+                EcsWorkload::AddRemove,
+                EcsWorkload::RandomGet,
+            ] {
+                assert!(peer.runs(workload), "{} {}", peer.name(), workload.name());
+            }
+        }
+        assert!(Contender::Planck.holds(10_000) && !Contender::Planck.holds(1_000_000));
+        assert!(Contender::Specs.holds(1_000_000));
+    }
 }

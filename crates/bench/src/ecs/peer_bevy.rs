@@ -5,65 +5,103 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use bevy_ecs::component::Component as BevyComponent;
 use bevy_ecs::entity::Entity;
 use bevy_ecs::prelude::{Query, Schedule, World};
 use bevy_ecs::schedule::MultiThreadedExecutor;
 
 use super::data::{self, Data, Position, SparseB, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{DespawnFront, Probe};
-use crate::workloads::{time, time_passes, Budget, Rng, Timed};
+use super::{each, DespawnFront, Peer, Prepared, Probe};
+use crate::workloads::{Form, Rng};
 
 /// Starts bevy's compute pool (which `par_iter_mut` needs) once.
 fn task_pool() {
     bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
 }
 
-pub(super) fn simple_insert(n: usize) -> Timed {
-    time(n, || {
+/// The ECS section's workloads on bevy_ecs.
+pub(super) struct Bevy;
+
+impl Peer for Bevy {
+    type World = World;
+
+    fn simple_world(n: usize) -> Self::World {
         let mut world = World::new();
         world.spawn_batch((0..n).map(|_| data::simple()));
-        black_box(&world);
-    })
-}
-
-fn simple_world(n: usize) -> World {
-    let mut world = World::new();
-    world.spawn_batch((0..n).map(|_| data::simple()));
-    world
-}
-
-pub(super) fn simple_iter(n: usize, budget: Budget) -> Timed {
-    let mut world = simple_world(n);
-    let mut query = world.query::<(&mut Position, &Velocity)>();
-    time_passes(n, budget, || {
-        query.iter_mut(&mut world).for_each(|(mut p, v)| p.0 += v.0);
-    })
-}
-
-pub(super) fn frag_iter(budget: Budget) -> Timed {
-    let mut world = World::new();
-    macro_rules! spawn {
-        ($ty:path) => {
-            world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
-        };
+        world
     }
-    crate::for_each_frag_type!(spawn);
-    let n = 26 * data::FRAG_PER_TYPE;
-    let mut query = world.query::<&mut Data>();
-    time_passes(n, budget, || {
-        query.iter_mut(&mut world).for_each(|mut d| d.0 *= 2.0);
-    })
-}
 
-pub(super) fn heavy_compute(n: usize, budget: Budget) -> Timed {
-    task_pool();
-    let mut world = simple_world(n);
-    let mut query = world.query::<(&mut Position, &mut Transform)>();
-    time_passes(n, budget, || {
-        query
-            .par_iter_mut(&mut world)
-            .for_each(|(mut p, mut t)| data::heavy(&mut p, &mut t));
-    })
+    /// A cached `QueryState`, iterated with a `for` loop or `for_each`.
+    fn simple_iter(n: usize, form: Form) -> Prepared {
+        let mut world = Self::simple_world(n);
+        let mut query = world.query::<(&mut Position, &Velocity)>();
+        Prepared::passes(n, move || {
+            let items = query.iter_mut(&mut world);
+            each(items, form, |(mut p, v)| {
+                p.0 += v.0;
+            })
+        })
+    }
+
+    fn frag_iter(form: Form) -> Prepared {
+        let mut world = World::new();
+        macro_rules! spawn {
+            ($ty:path) => {
+                world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
+            };
+        }
+        crate::for_each_frag_type!(spawn);
+        let mut query = world.query::<&mut Data>();
+        Prepared::passes(26 * data::FRAG_PER_TYPE, move || {
+            let items = query.iter_mut(&mut world);
+            each(items, form, |mut d| {
+                d.0 *= 2.0;
+            })
+        })
+    }
+
+    fn heavy_compute(n: usize) -> Option<Prepared> {
+        task_pool();
+        let mut world = Self::simple_world(n);
+        let mut query = world.query::<(&mut Position, &mut Transform)>();
+        Some(Prepared::passes(n, move || {
+            query
+                .par_iter_mut(&mut world)
+                .for_each(|(mut p, mut t)| data::heavy(&mut p, &mut t));
+        }))
+    }
+
+    fn schedule(n_each: usize) -> Prepared {
+        let mut world = World::new();
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+        let mut schedule = Schedule::default();
+        schedule.set_executor(MultiThreadedExecutor::new());
+        schedule.add_systems((ab, cd, ce));
+        // The first run builds the schedule; it is not measured.
+        schedule.run(&mut world);
+        Prepared::passes(4 * n_each, move || schedule.run(&mut world))
+    }
+
+    fn add_remove(n: usize) -> Prepared {
+        add_remove_with::<SB>(n)
+    }
+
+    fn random_get(n: usize, rng: &mut Rng) -> Prepared {
+        let mut world = World::new();
+        let entities: Vec<Entity> = world.spawn_batch((0..n).map(data::located)).collect();
+        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
+        let mut query = world.query::<&Position>();
+        Prepared::passes(n, move || {
+            let mut sum = 0.0f32;
+            for &e in &lookups {
+                sum += query.get(&world, e).map_or(0.0, |p| p.0.x);
+            }
+            black_box(sum);
+        })
+    }
 }
 
 fn ab(mut query: Query<(&mut SA, &mut SB)>) {
@@ -84,69 +122,23 @@ fn ce(mut query: Query<(&mut SC, &mut SE)>) {
         .for_each(|(mut c, mut e)| std::mem::swap(&mut c.0, &mut e.0));
 }
 
-pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
-    let mut world = World::new();
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
-    let mut schedule = Schedule::default();
-    schedule.set_executor(MultiThreadedExecutor::new());
-    schedule.add_systems((ab, cd, ce));
-    // The first run builds the schedule; it is not measured.
-    schedule.run(&mut world);
-    time_passes(4 * n_each, budget, || schedule.run(&mut world))
-}
-
-pub(super) fn add_remove(n: usize) -> Timed {
+/// `add_remove` with `B` in tables (`SB`) or in a sparse set (`SparseB`).
+fn add_remove_with<B: BevyComponent + From<f32>>(n: usize) -> Prepared {
     let mut world = World::new();
     let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
-    time(n, || {
+    Prepared::once(n, move || {
         for &e in &entities {
-            world.entity_mut(e).insert(SB(0.0));
+            world.entity_mut(e).insert(B::from(0.0));
         }
         for &e in &entities {
-            world.entity_mut(e).remove::<SB>();
+            world.entity_mut(e).remove::<B>();
         }
     })
 }
 
 /// `add_remove` with the added component in a sparse set.
-pub(super) fn add_remove_sparse(n: usize) -> Timed {
-    let mut world = World::new();
-    let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
-    time(n, || {
-        for &e in &entities {
-            world.entity_mut(e).insert(SparseB(0.0));
-        }
-        for &e in &entities {
-            world.entity_mut(e).remove::<SparseB>();
-        }
-    })
-}
-
-pub(super) fn random_get(n: usize, rng: &mut Rng, budget: Budget) -> Timed {
-    let mut world = World::new();
-    let entities: Vec<Entity> = world
-        .spawn_batch((0..n).map(|i| {
-            (
-                Position(data::Vec3 {
-                    x: i as f32,
-                    ..data::Vec3::X
-                }),
-                Velocity(data::Vec3::X),
-            )
-        }))
-        .collect();
-    let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
-    let mut query = world.query::<&Position>();
-    time_passes(n, budget, || {
-        let mut sum = 0.0f32;
-        for &e in &lookups {
-            sum += query.get(&world, e).map_or(0.0, |p| p.0.x);
-        }
-        black_box(sum);
-    })
+pub(super) fn add_remove_sparse(n: usize) -> Prepared {
+    add_remove_with::<SparseB>(n)
 }
 
 pub(super) fn despawn_front(n: usize) -> DespawnFront {

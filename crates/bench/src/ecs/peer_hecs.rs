@@ -1,5 +1,5 @@
-//! The ECS workloads on hecs (archetype tables): `spawn_batch`,
-//! `query_mut`, a `view` for lookups, `iter_batched` under rayon for
+//! The ECS workloads on hecs (archetype tables): `spawn_batch`, `for`
+//! loops over `query_mut` (and its `for_each`), a `view` for lookups, `iter_batched` under rayon for
 //! `heavy_compute`, and its column serialization.
 
 use std::any::TypeId;
@@ -14,80 +14,70 @@ use serde::de::SeqAccess;
 use serde::ser::SerializeTuple;
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{on_pool, DespawnFront, Probe};
-use crate::workloads::{time, time_passes, Budget, Rng, Timed};
+use super::{each, DespawnFront, Peer, Prepared, Probe};
+use crate::workloads::{Form, Rng};
 
-pub(super) fn simple_insert(n: usize) -> Timed {
-    time(n, || {
+/// The ECS section's workloads on hecs.
+pub(super) struct Hecs;
+
+impl Peer for Hecs {
+    type World = World;
+
+    fn simple_world(n: usize) -> Self::World {
         let mut world = World::new();
         world.spawn_batch((0..n).map(|_| data::simple()));
-        black_box(&world);
-    })
-}
-
-fn simple_world(n: usize) -> World {
-    let mut world = World::new();
-    world.spawn_batch((0..n).map(|_| data::simple()));
-    world
-}
-
-pub(super) fn simple_iter(n: usize, budget: Budget) -> Timed {
-    let mut world = simple_world(n);
-    time_passes(n, budget, || {
         world
-            .query_mut::<(&mut Position, &Velocity)>()
-            .into_iter()
-            .for_each(|(p, v)| p.0 += v.0);
-    })
-}
-
-pub(super) fn frag_iter(budget: Budget) -> Timed {
-    let mut world = World::new();
-    macro_rules! spawn {
-        ($ty:path) => {
-            world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
-        };
     }
-    crate::for_each_frag_type!(spawn);
-    let n = world.len() as usize;
-    time_passes(n, budget, || {
-        world
-            .query_mut::<&mut Data>()
-            .into_iter()
-            .for_each(|d| d.0 *= 2.0);
-    })
-}
 
-pub(super) fn heavy_compute(n: usize, budget: Budget) -> Timed {
-    let world = simple_world(n);
-    on_pool(|| {
-        time_passes(n, budget, || {
+    /// The suite's hecs module: a `for` loop over `query_mut` (or its
+    /// `for_each`).
+    fn simple_iter(n: usize, form: Form) -> Prepared {
+        let mut world = Self::simple_world(n);
+        Prepared::passes(n, move || {
+            let query = world.query_mut::<(&mut Position, &Velocity)>();
+            each(query, form, |(p, v)| {
+                p.0 += v.0;
+            })
+        })
+    }
+
+    fn frag_iter(form: Form) -> Prepared {
+        let mut world = World::new();
+        macro_rules! spawn {
+            ($ty:path) => {
+                world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
+            };
+        }
+        crate::for_each_frag_type!(spawn);
+        Prepared::passes(world.len() as usize, move || {
+            let query = world.query_mut::<&mut Data>();
+            each(query, form, |d| {
+                d.0 *= 2.0;
+            })
+        })
+    }
+
+    fn heavy_compute(n: usize) -> Option<Prepared> {
+        let world = Self::simple_world(n);
+        Some(Prepared::on_pool(n, move || {
             world
                 .query::<(&mut Position, &mut Transform)>()
                 .iter_batched(64)
                 .par_bridge()
                 .for_each(|batch| batch.for_each(|(p, t)| data::heavy(p, t)));
-        })
-    })
-}
+        }))
+    }
 
-macro_rules! swap {
-    ($x:ident, $y:ident) => {
-        |(x, y): (&mut $x, &mut $y)| std::mem::swap(&mut x.0, &mut y.0)
-    };
-}
-
-pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
-    let mut world = World::new();
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-    world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
-    let world = &world;
-    // hecs has no scheduler; the same plan as handlekit-ecs's: A↔B beside
-    // C↔D then C↔E, through run-time-checked queries on the shared world.
-    on_pool(|| {
-        time_passes(4 * n_each, budget, || {
+    fn schedule(n_each: usize) -> Prepared {
+        let mut world = World::new();
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
+        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+        // hecs has no scheduler; the same plan as handlekit-ecs's: A↔B beside
+        // C↔D then C↔E, through run-time-checked queries on the shared world.
+        Prepared::on_pool(4 * n_each, move || {
+            let world = &world;
             rayon::join(
                 || {
                     world
@@ -107,44 +97,45 @@ pub(super) fn schedule(n_each: usize, budget: Budget) -> Timed {
                 },
             );
         })
-    })
-}
+    }
 
-pub(super) fn add_remove(n: usize) -> Timed {
-    let mut world = World::new();
-    let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
-    time(n, || {
-        for &e in &entities {
-            world.insert_one(e, SB(0.0)).expect("alive");
-        }
-        for &e in &entities {
-            black_box(world.remove_one::<SB>(e).expect("has SB"));
-        }
-    })
-}
+    fn add_remove(n: usize) -> Prepared {
+        let mut world = World::new();
+        let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
+        Prepared::once(n, move || {
+            for &e in &entities {
+                world.insert_one(e, SB(0.0)).expect("alive");
+            }
+            for &e in &entities {
+                black_box(world.remove_one::<SB>(e).expect("has SB"));
+            }
+        })
+    }
 
-pub(super) fn random_get(n: usize, rng: &mut Rng, budget: Budget) -> Timed {
-    let mut world = World::new();
-    let entities: Vec<Entity> = world
-        .spawn_batch((0..n).map(|i| {
-            (
-                Position(data::Vec3 {
-                    x: i as f32,
-                    ..data::Vec3::X
-                }),
-                Velocity(data::Vec3::X),
-            )
+    fn random_get(n: usize, rng: &mut Rng) -> Prepared {
+        let mut world = World::new();
+        let entities: Vec<Entity> = world.spawn_batch((0..n).map(data::located)).collect();
+        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
+        Prepared::passes(n, move || {
+            let view = world.view::<&Position>();
+            let mut sum = 0.0f32;
+            for &e in &lookups {
+                sum += view.get(e).map_or(0.0, |p| p.0.x);
+            }
+            black_box(sum);
+        })
+    }
+
+    /// A world of `n` simple entities serialized with hecs's column format,
+    /// and deserialized into a new world (postcard, or serde_json if `text`).
+    fn serialize(n: usize, text: bool) -> Option<Prepared> {
+        let world = Self::simple_world(n);
+        Some(Prepared::once(n, move || {
+            let loaded = round_trip(&world, text);
+            assert_eq!(loaded.len(), world.len());
+            black_box(loaded);
         }))
-        .collect();
-    let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
-    time_passes(n, budget, || {
-        let view = world.view::<&Position>();
-        let mut sum = 0.0f32;
-        for &e in &lookups {
-            sum += view.get(e).map_or(0.0, |p| p.0.x);
-        }
-        black_box(sum);
-    })
+    }
 }
 
 /// The component ids of the column format.
@@ -243,17 +234,6 @@ impl DeserializeContext for Context {
         }
         Ok(())
     }
-}
-
-/// A world of `n` simple entities serialized with hecs's column format,
-/// and deserialized into a new world (postcard, or serde_json if `text`).
-pub(super) fn serialize(n: usize, text: bool) -> Timed {
-    let world = simple_world(n);
-    time(n, || {
-        let loaded = round_trip(&world, text);
-        assert_eq!(loaded.len(), world.len());
-        black_box(loaded);
-    })
 }
 
 /// `world` serialized with hecs's column format and deserialized into a

@@ -1,0 +1,205 @@
+//! The ECS workloads on planck_ecs (a storage per component, joined by
+//! bit sets), as ecs_bench_suite's planck_ecs module writes them: entities
+//! from `Entities::create`, one `Components` per type, a `for` loop over
+//! `join!` (and `for_each` on it), systems in a `Dispatcher` run with
+//! `run_par`, and `Components::insert` / `remove` for `add_remove`. The
+//! suite has no planck_ecs `heavy_compute`.
+
+use std::hint::black_box;
+
+// As the suite's module does: `join!` expands to other macros and trait
+// methods of the crate, which must all be in scope.
+use planck_ecs::*;
+
+use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
+use super::{each, Peer, Prepared};
+use crate::workloads::{Form, Rng};
+
+/// The simple entities: one storage per component.
+pub(super) struct Simple {
+    transforms: Components<Transform>,
+    positions: Components<Position>,
+    rotations: Components<Rotation>,
+    velocities: Components<Velocity>,
+}
+
+/// The ECS section's workloads on planck_ecs.
+pub(super) struct Planck;
+
+impl Peer for Planck {
+    type World = Simple;
+
+    fn simple_world(n: usize) -> Self::World {
+        let mut entities = Entities::default();
+        let mut simple = Simple {
+            transforms: Components::default(),
+            positions: Components::default(),
+            rotations: Components::default(),
+            velocities: Components::default(),
+        };
+        for _ in 0..n {
+            let e = entities.create();
+            let (transform, position, rotation, velocity) = data::simple();
+            simple.transforms.insert(e, transform);
+            simple.positions.insert(e, position);
+            simple.rotations.insert(e, rotation);
+            simple.velocities.insert(e, velocity);
+        }
+        simple
+    }
+
+    fn simple_iter(n: usize, form: Form) -> Prepared {
+        let mut simple = Self::simple_world(n);
+        Prepared::passes(n, move || {
+            let velocities = &mut simple.velocities;
+            let positions = &mut simple.positions;
+            let items = join!(&mut velocities && &mut positions);
+            each(items, form, |(v, mut p)| {
+                p.as_mut().expect("joined").0 += v.expect("joined").0;
+            })
+        })
+    }
+
+    fn frag_iter(form: Form) -> Prepared {
+        let mut world = World::default();
+        world.initialize::<Entities>();
+        world.initialize::<Components<Data>>();
+        macro_rules! spawn {
+            ($ty:path) => {
+                world.initialize::<Components<$ty>>();
+                for _ in 0..data::FRAG_PER_TYPE {
+                    let e = world.get_mut::<Entities>().expect("initialized").create();
+                    world
+                        .get_mut::<Components<$ty>>()
+                        .expect("initialized")
+                        .insert(e, $ty(0.0));
+                    world
+                        .get_mut::<Components<Data>>()
+                        .expect("initialized")
+                        .insert(e, Data(1.0));
+                }
+            };
+        }
+        crate::for_each_frag_type!(spawn);
+        Prepared::passes(26 * data::FRAG_PER_TYPE, move || {
+            let mut storage = world.get_mut::<Components<Data>>().expect("initialized");
+            let data = &mut *storage;
+            let items = join!(&mut data);
+            each(items, form, |d| {
+                d.0 *= 2.0;
+            })
+        })
+    }
+
+    fn schedule(n_each: usize) -> Prepared {
+        let mut world = World::default();
+        world.initialize::<Entities>();
+        world.initialize::<Components<SA>>();
+        world.initialize::<Components<SB>>();
+        world.initialize::<Components<SC>>();
+        world.initialize::<Components<SD>>();
+        world.initialize::<Components<SE>>();
+        for kind in 0..4 {
+            for _ in 0..n_each {
+                let e = world.get_mut::<Entities>().expect("initialized").create();
+                put(&world, e, SA(0.0));
+                put(&world, e, SB(0.0));
+                match kind {
+                    0 => {}
+                    1 => put(&world, e, SC(0.0)),
+                    2 => {
+                        put(&world, e, SC(0.0));
+                        put(&world, e, SD(0.0));
+                    }
+                    _ => {
+                        put(&world, e, SC(0.0));
+                        put(&world, e, SE(0.0));
+                    }
+                }
+            }
+        }
+        let mut dispatcher = DispatcherBuilder::new()
+            .add(ab_system)
+            .add(cd_system)
+            .add(ce_system)
+            .build(&mut world);
+        // planck_ecs's dispatcher runs its systems on rayon's pool.
+        Prepared::on_pool(4 * n_each, move || {
+            dispatcher.run_par(&world).expect("the systems run");
+        })
+    }
+
+    fn add_remove(n: usize) -> Prepared {
+        let mut entities = Entities::default();
+        let mut a = Components::<SA>::default();
+        let mut b = Components::<SB>::default();
+        let handles: Vec<Entity> = (0..n)
+            .map(|i| {
+                let e = entities.create();
+                a.insert(e, SA(i as f32));
+                e
+            })
+            .collect();
+        Prepared::once(n, move || {
+            for &e in &handles {
+                black_box(b.insert(e, SB(0.0)));
+            }
+            for &e in &handles {
+                black_box(b.remove(e));
+            }
+            black_box(&a);
+        })
+    }
+
+    fn random_get(n: usize, rng: &mut Rng) -> Prepared {
+        let mut entities = Entities::default();
+        let mut positions = Components::<Position>::default();
+        let mut velocities = Components::<Velocity>::default();
+        let handles: Vec<Entity> = (0..n)
+            .map(|i| {
+                let e = entities.create();
+                let (position, velocity) = data::located(i);
+                positions.insert(e, position);
+                velocities.insert(e, velocity);
+                e
+            })
+            .collect();
+        let lookups: Vec<Entity> = (0..n).map(|_| handles[rng.below(n)]).collect();
+        Prepared::passes(n, move || {
+            let mut sum = 0.0f32;
+            for &e in &lookups {
+                sum += positions.get(e).map_or(0.0, |p| p.0.x);
+            }
+            black_box(sum);
+        })
+    }
+}
+
+fn ab_system(a: &mut Components<SA>, b: &mut Components<SB>) -> SystemResult {
+    for (a, b) in join!(&mut a && &mut b) {
+        std::mem::swap(&mut a.expect("joined").0, &mut b.expect("joined").0);
+    }
+    Ok(())
+}
+
+fn cd_system(c: &mut Components<SC>, d: &mut Components<SD>) -> SystemResult {
+    for (c, d) in join!(&mut c && &mut d) {
+        std::mem::swap(&mut c.expect("joined").0, &mut d.expect("joined").0);
+    }
+    Ok(())
+}
+
+fn ce_system(c: &mut Components<SC>, e: &mut Components<SE>) -> SystemResult {
+    for (c, e) in join!(&mut c && &mut e) {
+        std::mem::swap(&mut c.expect("joined").0, &mut e.expect("joined").0);
+    }
+    Ok(())
+}
+
+/// Inserts a component of type `T` for `e` into `world`'s storage.
+fn put<T: Send + Sync + 'static>(world: &World, e: Entity, value: T) {
+    world
+        .get_mut::<Components<T>>()
+        .expect("initialized")
+        .insert(e, value);
+}
