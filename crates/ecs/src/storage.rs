@@ -1242,27 +1242,6 @@ impl<T> View<T> {
             }
         }
     }
-
-    /// [`get_unchecked`](Self::get_unchecked) for a view known to be dense:
-    /// the loops over full words call it once per word, for the slot of the
-    /// word's first row (the slots of its 64 rows follow it), so that
-    /// neither the storage kind nor the slot address is worked out per row.
-    ///
-    /// # Safety
-    ///
-    /// As [`get_unchecked`](Self::get_unchecked), and the view is dense.
-    #[inline]
-    pub(crate) unsafe fn get_dense_unchecked(&self, row: usize) -> *mut T {
-        debug_assert!(self.is_dense(), "get_dense_unchecked on a sparse view");
-        match self {
-            // SAFETY: the row has the component: its slot is in the window.
-            View::Dense(view) => unsafe {
-                UnsafeCell::raw_get(view.data.add(row - view.row_offset)).cast::<T>()
-            },
-            // SAFETY: the caller's contract: the view is dense.
-            View::Sparse(_) => unsafe { std::hint::unreachable_unchecked() },
-        }
-    }
 }
 
 impl<T> SparseView<T> {
