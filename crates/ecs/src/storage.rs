@@ -88,9 +88,9 @@ impl TypeIndex {
     pub(crate) fn get(&self, ty: TypeId) -> Option<usize> {
         // Truncation intended: the low bits pick the slot.
         let home = type_bits(ty) as usize & self.mask;
-        let (found, column) = self.slots[home];
-        if found == ty {
-            return Some(column);
+        let slot = &self.slots[home];
+        if slot.0 == ty {
+            return Some(slot.1);
         }
         self.probe(ty, home)
     }
@@ -513,22 +513,12 @@ impl<T> DenseColumn<T> {
             .get_mut()
     }
 
-    /// Puts `value` in `row`, returning the value it replaces.
+    /// Puts `value` in `row`, returning the value it replaces: a slot in
+    /// the window whose word exists inline, the rest (a push into the next
+    /// slot, a gap) out of line.
     #[inline]
     fn insert(&mut self, row: usize, value: T) -> Option<T> {
         let position = self.position(row);
-        // The common case of a spawn or of adding to entities in row order:
-        // the row is the column's next slot. Pushing the value itself writes
-        // it once.
-        if position == self.data.next_position() {
-            push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::new(value)));
-            // The pushed row lies past every slot, so at or above
-            // `first_word` (see there): no update.
-            *self.word_mut(row) |= bit(row);
-            self.len += 1;
-            return None;
-        }
-        // A slot in the window whose word exists: one lookup each.
         let word_position = (row / WORD).wrapping_sub(self.word_base);
         if let (Some(slot), Some(word)) = (
             self.data.get_by_position_mut(position),
@@ -546,6 +536,23 @@ impl<T> DenseColumn<T> {
             if was_empty {
                 self.bit_in_empty_word(row);
             }
+            self.len += 1;
+            return None;
+        }
+        self.insert_past(row, value)
+    }
+
+    /// [`insert`](Self::insert) into a row whose slot or word is not made
+    /// yet: the common case of a spawn, or of adding to entities in row
+    /// order, is the column's next slot, where pushing the value writes it
+    /// once.
+    #[inline(never)]
+    fn insert_past(&mut self, row: usize, value: T) -> Option<T> {
+        if self.position(row) == self.data.next_position() {
+            push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::new(value)));
+            // The pushed row lies past every slot, so at or above
+            // `first_word` (see there): no update.
+            *self.word_mut(row) |= bit(row);
             self.len += 1;
             return None;
         }
