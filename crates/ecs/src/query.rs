@@ -859,16 +859,22 @@ impl<'w, Q: Query> IntoIterator for QueryMut<'w, Q> {
 /// assert_eq!(it.count(), 1);
 /// ```
 pub struct QueryIter<'a, Q: Query> {
-    /// The next row of the current run, counted from its first row.
+    /// The next row of the current run, counted from `slots_row`.
     pos: usize,
-    /// The length of the current run. Invariant: the rows `pos..end` of the
-    /// run (from its first row) match and were not yielded; the rows of
-    /// the runs `rest` finds lie after them.
+    /// The end of the current run, counted from `slots_row`. Invariant: the
+    /// rows `slots_row + pos..slots_row + end` match and were not yielded;
+    /// the rows of `rest.bits` and of the runs `rest` finds lie after them.
     end: usize,
-    /// The views of the current run ([`Query::word`] of its first row).
-    /// Invariant: `Some` whenever `pos < end`; a run longer than one row
-    /// only when [`Query::all_dense`].
+    /// The views of the row `slots_row` ([`Query::word`] of it), through
+    /// which the current run's rows are reached, and with dense views the
+    /// rows of `rest.bits` too. Invariant: `Some` whenever `pos < end`, or
+    /// `rest.bits != 0` and [`Query::all_dense`]; the rows reached through
+    /// it are not `slots_row` alone only when [`Query::all_dense`] (then a
+    /// matching row's slot in each dense column lies `row - slots_row`
+    /// slots on, and every such row lies at or after `slots_row`).
     slots: Option<Q::Word>,
+    /// See `slots`.
+    slots_row: usize,
     /// Whether the current run is the whole iteration (the whole window,
     /// or nothing): set once by `new` and never changed, so that LLVM
     /// unswitches a `for` loop on it, and the loop of that case is a
@@ -925,6 +931,7 @@ impl<'a, Q: Query> QueryIter<'a, Q> {
             pos: 0,
             end: 0,
             slots: None,
+            slots_row: 0,
             only_run: true,
             rest: Rest {
                 fetch,
@@ -950,6 +957,7 @@ impl<'a, Q: Query> QueryIter<'a, Q> {
                 // SAFETY: every row of the window matches and every view is
                 // dense.
                 it.slots = Some(unsafe { Q::word(&fetch, world.rows.front_position()) });
+                it.slots_row = world.rows.front_position();
                 it.end = rows;
             }
             return it;
@@ -966,62 +974,32 @@ impl<'a, Q: Query> QueryIter<'a, Q> {
 }
 
 impl<'a, Q: Query> Rest<'a, Q> {
-    /// The next run of matching rows, as its views and length, and the
-    /// state after it: from the rest of `bits`, else from the next words;
-    /// `None` (with nothing left to find) when there is none. Out of line
-    /// (it runs once per run, and `next` stays a compare and an increment),
-    /// and by value (see [`Rest`]).
+    /// The next run of matching rows, as its views, first row and length,
+    /// and the state after it; `None` (with nothing left to find) when
+    /// there is none. A run is the next row of `bits`, or the rows of whole
+    /// matching words (with the low bits of the word after them): a word
+    /// that is not all set yields its first row here and the others, with
+    /// dense views, to `next` a bit at a time. Out of line (`next` stays a
+    /// compare and an increment), and by value (see [`Rest`]).
     ///
     /// The rows of a run match, and every view of the fetch is valid under
     /// the borrows the iterator holds.
     #[cold]
     #[inline(never)]
-    fn next_run(mut self) -> (Self, Option<(Q::Word, usize)>) {
+    fn next_run(mut self) -> (Self, Option<(Q::Word, usize, usize)>) {
         let Some(fetch) = self.fetch.as_ref() else {
             return (self, None);
         };
         loop {
             if self.bits != 0 {
-                let start = self.bits.trailing_zeros() as usize;
-                let first = self.bits_base + start;
-                // Rows per run: one unless every view is dense.
-                let mut len = if self.dense {
-                    (!(self.bits >> start)).trailing_zeros() as usize
-                } else {
-                    1
-                };
-                if start + len == WORD {
-                    self.bits = 0;
-                    // The run reaches the word's end: it goes on through
-                    // the next words whose rows all match, and into the
-                    // low bits of the first that does not.
-                    if self.dense {
-                        while let Some(&alive) = self.alive.get(self.next_word) {
-                            let word = self.first_word + self.next_word;
-                            self.next_word += 1;
-                            // SAFETY: `fetch` came from the borrowed world;
-                            // alive bits name alive rows; the views are
-                            // dense and the word is in the narrowed range.
-                            let bits = unsafe { Q::mask_dense(fetch, word, alive) };
-                            if bits == u64::MAX {
-                                len += WORD;
-                                continue;
-                            }
-                            let ones = bits.trailing_ones();
-                            len += ones as usize;
-                            // `ones < 64`: the bits past the run stay.
-                            self.bits = bits & (u64::MAX << ones);
-                            self.bits_base = word * WORD;
-                            break;
-                        }
-                    }
-                } else {
-                    self.bits &= !(((1 << len) - 1) << start);
-                }
-                // SAFETY: row `first` matches, and so do the `len - 1` rows
-                // after it when `dense`.
+                // One row: the next of a word that is not all set (with
+                // dense views, its views also reach the word's later rows,
+                // which `next` takes a bit at a time).
+                let first = self.bits_base + self.bits.trailing_zeros() as usize;
+                self.bits &= self.bits - 1;
+                // SAFETY: row `first` matches.
                 let slots = unsafe { Q::word(fetch, first) };
-                return (self, Some((slots, len)));
+                return (self, Some((slots, first, 1)));
             }
             let Some(&alive) = self.alive.get(self.next_word) else {
                 return (self, None);
@@ -1029,14 +1007,45 @@ impl<'a, Q: Query> Rest<'a, Q> {
             let word = self.first_word + self.next_word;
             self.next_word += 1;
             self.bits_base = word * WORD;
-            self.bits = if self.dense {
-                // SAFETY: as above.
-                unsafe { Q::mask_dense(fetch, word, alive) }
-            } else {
+            if !self.dense {
                 // SAFETY: `fetch` came from the borrowed world; alive bits
                 // name alive rows.
-                unsafe { Q::mask(fetch, word, alive) }
-            };
+                self.bits = unsafe { Q::mask(fetch, word, alive) };
+                continue;
+            }
+            // SAFETY: `fetch` came from the borrowed world; alive bits name
+            // alive rows; the views are dense and the word is in the
+            // narrowed range.
+            self.bits = unsafe { Q::mask_dense(fetch, word, alive) };
+            if self.bits != u64::MAX {
+                continue;
+            }
+            // A word whose rows all match: a run, on through the next words
+            // whose rows all match and into the low bits of the first that
+            // does not.
+            let first = self.bits_base;
+            let mut len = WORD;
+            self.bits = 0;
+            while let Some(&alive) = self.alive.get(self.next_word) {
+                let word = self.first_word + self.next_word;
+                self.next_word += 1;
+                // SAFETY: as above.
+                let bits = unsafe { Q::mask_dense(fetch, word, alive) };
+                if bits == u64::MAX {
+                    len += WORD;
+                    continue;
+                }
+                let ones = bits.trailing_ones();
+                len += ones as usize;
+                // `ones < 64`: the bits past the run stay.
+                self.bits = bits & (u64::MAX << ones);
+                self.bits_base = word * WORD;
+                break;
+            }
+            // SAFETY: the `len` rows from `first` match and every view is
+            // dense.
+            let slots = unsafe { Q::word(fetch, first) };
+            return (self, Some((slots, first, len)));
         }
     }
 }
@@ -1050,10 +1059,25 @@ impl<'a, Q: Query> Iterator for QueryIter<'a, Q> {
             if self.only_run {
                 return None;
             }
+            let bits = self.rest.bits;
+            if bits != 0 && self.rest.dense {
+                // The matching rows of a word that are not all set, one
+                // bit at a time (inline: a predictable branch per row,
+                // where runs of random length cost a misprediction each).
+                let row = self.rest.bits_base + bits.trailing_zeros() as usize;
+                self.rest.bits = bits & (bits - 1);
+                // The row matches and lies after `slots_row`, every view
+                // is dense (the invariant of `slots`).
+                // SAFETY: it is visited once; the borrows are held for 'a.
+                return Some(unsafe {
+                    Q::get_in_word(self.slots.as_ref().unwrap_unchecked(), row - self.slots_row)
+                });
+            }
             let (rest, run) = self.rest.next_run();
             self.rest = rest;
-            let (slots, len) = run?;
+            let (slots, first, len) = run?;
             self.slots = Some(slots);
+            self.slots_row = first;
             self.pos = 0;
             self.end = len;
         }
