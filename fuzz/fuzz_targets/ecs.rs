@@ -78,7 +78,9 @@ enum Op {
     RemoveA(u8),
     RemoveB(u8),
     RemoveAc(u8),
-    Query,
+    /// Queries, by `iter`, `for` loops and `for_each`; a `fold` takes over
+    /// from `next` after this many items.
+    Query(u8),
     Collect(u8, bool),
     Compact,
     Clear,
@@ -209,7 +211,7 @@ fuzz_target!(|ops: Vec<Op>| {
                 let got = world.remove::<(A, C)>(e).ok().map(|(a, c)| (a, *c.0));
                 assert_eq!(got, expected);
             }
-            Op::Query => {
+            Op::Query(split) => {
                 let expected: Vec<(Entity, A, Option<B>)> = rows
                     .iter()
                     .flatten()
@@ -224,6 +226,55 @@ fuzz_target!(|ops: Vec<Op>| {
                     .map(|(e, a, b, ())| (e, *a, b.copied()))
                     .collect();
                 assert_eq!(got, expected);
+                // A `for` loop, `for_each`, and `next` then `fold`, with
+                // `size_hint` bracketing what is left.
+                let mut via_for = Vec::new();
+                for (e, a, b, ()) in world.query_mut::<(Entity, &A, Option<&B>, Without<C>)>() {
+                    via_for.push((e, *a, b.copied()));
+                }
+                assert_eq!(via_for, expected);
+                let mut via_for_each = Vec::new();
+                world
+                    .query_mut::<(Entity, &A, Option<&B>, Without<C>)>()
+                    .for_each(|(e, a, b, ())| via_for_each.push((e, *a, b.copied())));
+                assert_eq!(via_for_each, expected);
+                let mut it = world
+                    .query_mut::<(Entity, &A, Option<&B>, Without<C>)>()
+                    .into_iter();
+                let mut joined = Vec::new();
+                for _ in 0..usize::from(split) {
+                    let (lo, hi) = it.size_hint();
+                    let left = expected.len() - joined.len();
+                    assert!(lo <= left && hi.is_some_and(|hi| hi >= left));
+                    let Some((e, a, b, ())) = it.next() else {
+                        break;
+                    };
+                    joined.push((e, *a, b.copied()));
+                }
+                let joined = it.fold(joined, |mut v, (e, a, b, ())| {
+                    v.push((e, *a, b.copied()));
+                    v
+                });
+                assert_eq!(joined, expected);
+                // Dense columns only (runs over whole words and the window).
+                let expected: Vec<(A, u8)> = rows
+                    .iter()
+                    .flatten()
+                    .filter_map(|e| {
+                        let x = &live[e];
+                        x.0.zip(x.2)
+                    })
+                    .collect();
+                let mut via_for = Vec::new();
+                for (a, c) in world.query::<(&A, &C)>().iter() {
+                    via_for.push((*a, *c.0));
+                }
+                assert_eq!(via_for, expected);
+                let mut via_for_each = Vec::new();
+                world
+                    .query_mut::<(&A, &C)>()
+                    .for_each(|(a, c)| via_for_each.push((*a, *c.0)));
+                assert_eq!(via_for_each, expected);
                 world
                     .query_mut::<(&mut A, With<B>)>()
                     .for_each(|(a, ())| a.0 = a.0.wrapping_add(1));

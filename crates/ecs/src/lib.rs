@@ -14,7 +14,8 @@
 //! let ship = world.spawn((Pos([0.0; 3]), Vel([1.0, 0.0, 0.0])));
 //! let rock = world.spawn((Pos([9.0; 3]),));
 //!
-//! // A system: streams the two columns, nothing else.
+//! // A system: streams the two columns, nothing else. Every live row has
+//! // both here, so the loop is one counted loop over the two columns.
 //! for (p, v) in world.query_mut::<(&mut Pos, &Vel)>() {
 //!     for i in 0..3 {
 //!         p.0[i] += v.0[i];
@@ -75,6 +76,37 @@
 //! row, the window free of dead rows) the whole window is one loop over
 //! slices, as an archetype table's. With dense columns only, a word costs
 //! a load and an AND per required column.
+//!
+//! The iterator of a query ([`QueryIter`], behind a `for` loop over
+//! [`World::query_mut`] or [`QueryBorrow::iter`]) walks the same words: it
+//! keeps the current run of matching rows (whole matching words, or the
+//! whole window) as a position and an end, so that each item costs a
+//! compare, an increment and the fetches, takes the matching rows of a
+//! word that is not all set one bit at a time, and finds the next run out
+//! of line. When the whole window is one run the `for` loop is a counted
+//! loop over slices that the compiler unrolls and vectorizes, as a loop
+//! over `Vec`s.
+//!
+//! **Which idiom is fastest.** `for_each` (on [`QueryMut`] or
+//! [`QueryBorrow`]), or any iterator method that folds (`fold`, `sum`,
+//! `count`, `Iterator::for_each`), is the fastest way through a query: it
+//! visits runs of whole matching words as loops over slices and the other
+//! words as tight bit loops, with no per-item state to keep. A `for` loop
+//! is the same loop when the query matches every live row of a window
+//! without dead rows (the usual case after [`World::collect`], and for
+//! components every entity has). Over windows with holes (dead rows not
+//! yet collected, a component on some rows only) it pays a few
+//! instructions per item that `for_each` does not (the `for` loop's
+//! state lives between items): 1.3–2.8× `for_each`'s time with 1/8 to 7/8
+//! of 100,000 rows dead at random, measured here; use `for_each` there.
+//! For
+//! lookups by handle, [`QueryBorrow::get`] is fastest (the type and the
+//! borrow resolved once for the query), then [`ColumnMut`] (one component
+//! type resolved once for a loop of inserts, removals and lookups), then
+//! the plain calls [`World::get_mut`], [`World::has`], [`World::insert_one`]
+//! and [`World::remove_one`] (each finds the type's column, a few
+//! nanoseconds), and [`World::get`], which also takes and releases the
+//! column's borrow flag (two atomic operations) per call.
 //!
 //! [`World::query`] works on a `&World` and checks borrows at run time, one
 //! flag per column (shared for `&A`, exclusive for `&mut A`), so systems on

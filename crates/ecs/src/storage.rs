@@ -9,8 +9,9 @@
 //! clear) go through its vtable; the typed ones (insert, remove, get, views)
 //! downcast first.
 
-use std::any::Any;
+use std::any::TypeId;
 use std::cell::UnsafeCell;
+use std::hash::{Hash, Hasher};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicIsize, Ordering};
 
@@ -18,45 +19,130 @@ use handlekit::VmVec;
 
 use crate::Entity;
 
-/// The hasher of the world's component-type map: a multiply-and-rotate
-/// fold (as FxHash) instead of the default SipHash. A `TypeId` hashes as
-/// one `u64` that is already a hash of the type, so a keyed hash buys
-/// nothing here, and SipHash's cost was most of a `get`, `insert_one` or
-/// `remove_one` (each looks the type up).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct TypeIdHasher(u64);
+/// The low 64 bits of a `TypeId`, which is itself a hash of the type: the
+/// one `u64` its `Hash` impl writes.
+#[inline]
+fn type_bits(ty: TypeId) -> u64 {
+    #[derive(Default)]
+    struct Bits(u64);
+    impl Hasher for Bits {
+        fn write(&mut self, bytes: &[u8]) {
+            // `TypeId` writes one `u64`; fold anything else in, in case.
+            for &byte in bytes {
+                self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+            }
+        }
+        #[inline]
+        fn write_u64(&mut self, word: u64) {
+            self.0 ^= word;
+        }
+        #[inline]
+        fn finish(&self) -> u64 {
+            self.0
+        }
+    }
+    let mut bits = Bits::default();
+    ty.hash(&mut bits);
+    bits.0
+}
 
-impl TypeIdHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(26) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+/// A type no world registers (it is private), standing in the empty slots
+/// of a [`TypeIndex`].
+struct NoType;
+
+/// The world's component type → column number map: open addressing over a
+/// power-of-two table at most half full, indexed by the low bits of the
+/// `TypeId` (already a hash of the type) with no further hashing, and an
+/// empty slot holding the `TypeId` of a type no world registers, so that a
+/// lookup whose type sits in its home slot (the usual case) is a mask, one
+/// 16-byte compare and a load: about 8 instructions with the `TypeId` a
+/// constant, where the `HashMap` with a multiply-and-rotate hasher it
+/// replaces took about 40 (callgrind, `World::has`).
+pub(crate) struct TypeIndex {
+    /// The slots: `(type, column number)`, or `(TypeId::of::<NoType>(), _)`
+    /// when empty. Invariant: a power of two long, and at least twice as
+    /// long as `len` (so a probe meets an empty slot); a registered type
+    /// sits at its home slot (`type_bits & (slots.len() - 1)`) or after it
+    /// with no empty slot between (linear probing; nothing is removed).
+    slots: Box<[(TypeId, usize)]>,
+    /// `slots.len() - 1`.
+    mask: usize,
+    /// The number of types registered.
+    len: usize,
+}
+
+impl Default for TypeIndex {
+    fn default() -> Self {
+        TypeIndex {
+            slots: vec![(TypeId::of::<NoType>(), 0); 8].into_boxed_slice(),
+            mask: 7,
+            len: 0,
+        }
     }
 }
 
-impl std::hash::Hasher for TypeIdHasher {
+impl TypeIndex {
+    /// The column number of `ty`, if registered: its home slot inline,
+    /// the probe past it out of line.
     #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
+    pub(crate) fn get(&self, ty: TypeId) -> Option<usize> {
+        // Truncation intended: the low bits pick the slot.
+        let home = type_bits(ty) as usize & self.mask;
+        let slot = &self.slots[home];
+        if slot.0 == ty {
+            return Some(slot.1);
+        }
+        self.probe(ty, home)
+    }
+
+    /// [`get`](Self::get) past the home slot.
+    #[inline(never)]
+    fn probe(&self, ty: TypeId, home: usize) -> Option<usize> {
+        let mut i = home;
+        loop {
+            let (found, column) = self.slots[i];
+            if found == ty {
+                return Some(column);
+            }
+            if found == TypeId::of::<NoType>() {
+                return None;
+            }
+            i = (i + 1) & self.mask;
         }
     }
 
-    #[inline]
-    fn write_u64(&mut self, word: u64) {
-        self.add(word);
+    /// Registers `ty` (not registered yet) as column `column`.
+    pub(crate) fn insert(&mut self, ty: TypeId, column: usize) {
+        debug_assert!(self.get(ty).is_none(), "a type registered twice");
+        if 2 * (self.len + 1) > self.slots.len() {
+            let grown = vec![(TypeId::of::<NoType>(), 0); 2 * self.slots.len()];
+            let old = std::mem::replace(&mut self.slots, grown.into_boxed_slice());
+            self.mask = self.slots.len() - 1;
+            self.len = 0;
+            for (ty, column) in old.into_vec() {
+                if ty != TypeId::of::<NoType>() {
+                    self.insert(ty, column);
+                }
+            }
+        }
+        // Truncation intended: the low bits pick the slot.
+        let mut i = type_bits(ty) as usize & self.mask;
+        while self.slots[i].0 != TypeId::of::<NoType>() {
+            i = (i + 1) & self.mask;
+        }
+        self.slots[i] = (ty, column);
+        self.len += 1;
     }
 
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
+    /// Every registered type with its column number, in no order.
+    #[cfg(feature = "serde")]
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (TypeId, usize)> + '_ {
+        self.slots
+            .iter()
+            .copied()
+            .filter(|&(ty, _)| ty != TypeId::of::<NoType>())
     }
 }
-
-/// A map keyed by component type, hashed with [`TypeIdHasher`].
-pub(crate) type TypeMap<V> =
-    std::collections::HashMap<std::any::TypeId, V, std::hash::BuildHasherDefault<TypeIdHasher>>;
 
 /// Rows per presence word.
 pub(crate) const WORD: usize = 64;
@@ -189,12 +275,65 @@ impl BorrowFlag {
     }
 }
 
+/// One component type's storage behind the object-safe [`AnyStorage`] (the
+/// operations that do not need the type go through its vtable), with the
+/// `TypeId` of the [`TypedStorage<T>`] it is, so that the typed storage is
+/// reached with one compare, not `Any`'s two virtual calls.
+pub(crate) struct ErasedStorage {
+    /// `TypeId::of::<TypedStorage<T>>()`. Invariant: `inner` is a
+    /// `TypedStorage<T>` of this `T`.
+    ty: TypeId,
+    inner: Box<dyn AnyStorage>,
+}
+
+impl ErasedStorage {
+    /// `storage`, erased.
+    pub(crate) fn new<T: Send + Sync + 'static>(storage: TypedStorage<T>) -> Self {
+        ErasedStorage {
+            ty: TypeId::of::<TypedStorage<T>>(),
+            inner: Box::new(storage),
+        }
+    }
+
+    /// The storage as a `TypedStorage<T>`, if it is one.
+    #[inline]
+    pub(crate) fn typed<T: 'static>(&self) -> Option<&TypedStorage<T>> {
+        if self.ty != TypeId::of::<TypedStorage<T>>() {
+            return None;
+        }
+        let erased: *const dyn AnyStorage = &*self.inner;
+        // SAFETY: `inner` is a `TypedStorage<T>` (the invariant of `ty`):
+        // the data pointer of the box is to one, borrowed for `&self`.
+        Some(unsafe { &*erased.cast::<TypedStorage<T>>() })
+    }
+
+    /// The storage as a `TypedStorage<T>`, mutably, if it is one.
+    #[inline]
+    pub(crate) fn typed_mut<T: 'static>(&mut self) -> Option<&mut TypedStorage<T>> {
+        if self.ty != TypeId::of::<TypedStorage<T>>() {
+            return None;
+        }
+        let erased: *mut dyn AnyStorage = &mut *self.inner;
+        // SAFETY: as in `typed`, borrowed for `&mut self`.
+        Some(unsafe { &mut *erased.cast::<TypedStorage<T>>() })
+    }
+}
+
+impl std::ops::Deref for ErasedStorage {
+    type Target = dyn AnyStorage;
+    fn deref(&self) -> &(dyn AnyStorage + 'static) {
+        &*self.inner
+    }
+}
+
+impl std::ops::DerefMut for ErasedStorage {
+    fn deref_mut(&mut self) -> &mut (dyn AnyStorage + 'static) {
+        &mut *self.inner
+    }
+}
+
 /// The operations on a component storage that do not need its type.
 pub(crate) trait AnyStorage: Send + Sync {
-    /// For downcasting to [`TypedStorage<T>`].
-    fn as_any(&self) -> &dyn Any;
-    /// For downcasting to [`TypedStorage<T>`].
-    fn as_any_mut(&mut self) -> &mut dyn Any;
     /// Whether `entity` (at `row`) has the component.
     fn contains(&self, entity: Entity, row: usize) -> bool;
     /// Drops the component of `entity` (at `row`) if it has one. The slot is
@@ -374,22 +513,12 @@ impl<T> DenseColumn<T> {
             .get_mut()
     }
 
-    /// Puts `value` in `row`, returning the value it replaces.
+    /// Puts `value` in `row`, returning the value it replaces: a slot in
+    /// the window whose word exists inline, the rest (a push into the next
+    /// slot, a gap) out of line.
     #[inline]
     fn insert(&mut self, row: usize, value: T) -> Option<T> {
         let position = self.position(row);
-        // The common case of a spawn or of adding to entities in row order:
-        // the row is the column's next slot. Pushing the value itself writes
-        // it once.
-        if position == self.data.next_position() {
-            push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::new(value)));
-            // The pushed row lies past every slot, so at or above
-            // `first_word` (see there): no update.
-            *self.word_mut(row) |= bit(row);
-            self.len += 1;
-            return None;
-        }
-        // A slot in the window whose word exists: one lookup each.
         let word_position = (row / WORD).wrapping_sub(self.word_base);
         if let (Some(slot), Some(word)) = (
             self.data.get_by_position_mut(position),
@@ -407,6 +536,23 @@ impl<T> DenseColumn<T> {
             if was_empty {
                 self.bit_in_empty_word(row);
             }
+            self.len += 1;
+            return None;
+        }
+        self.insert_past(row, value)
+    }
+
+    /// [`insert`](Self::insert) into a row whose slot or word is not made
+    /// yet: the common case of a spawn, or of adding to entities in row
+    /// order, is the column's next slot, where pushing the value writes it
+    /// once.
+    #[inline(never)]
+    fn insert_past(&mut self, row: usize, value: T) -> Option<T> {
+        if self.position(row) == self.data.next_position() {
+            push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::new(value)));
+            // The pushed row lies past every slot, so at or above
+            // `first_word` (see there): no update.
+            *self.word_mut(row) |= bit(row);
             self.len += 1;
             return None;
         }
@@ -468,12 +614,16 @@ impl<T> DenseColumn<T> {
         }
     }
 
+    #[inline]
     fn get_mut(&mut self, row: usize) -> Option<&mut T> {
         if !self.has(row) {
             return None;
         }
+        let position = self.position(row);
+        // A present row's slot is in the window.
+        let slot = self.data.get_by_position_mut(position)?.get_mut();
         // SAFETY: the presence bit is set, so the slot is initialized.
-        Some(unsafe { self.slot_mut(row).assume_init_mut() })
+        Some(unsafe { slot.assume_init_mut() })
     }
 
     /// The raw view a query reads through.
@@ -537,19 +687,8 @@ impl<T> DenseColumn<T> {
 }
 
 impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
-
     fn contains(&self, entity: Entity, row: usize) -> bool {
-        match self {
-            TypedStorage::Dense(column) => column.has(row),
-            TypedStorage::Sparse(set) => set.position(entity).is_some(),
-        }
+        self.has(entity, row)
     }
 
     fn drop_one(&mut self, entity: Entity, row: usize) {
@@ -701,6 +840,15 @@ impl<T> TypedStorage<T> {
         })
     }
 
+    /// Whether `entity` (at `row`) has the component.
+    #[inline]
+    pub(crate) fn has(&self, entity: Entity, row: usize) -> bool {
+        match self {
+            TypedStorage::Dense(column) => column.has(row),
+            TypedStorage::Sparse(set) => set.position(entity).is_some(),
+        }
+    }
+
     /// Puts `value` on `entity` (at `row`), returning the value it replaces.
     #[inline]
     pub(crate) fn insert(&mut self, entity: Entity, row: usize, value: T) -> Option<T> {
@@ -720,6 +868,7 @@ impl<T> TypedStorage<T> {
     }
 
     /// The component of `entity` (at `row`), mutably.
+    #[inline]
     pub(crate) fn get_mut(&mut self, entity: Entity, row: usize) -> Option<&mut T> {
         match self {
             TypedStorage::Dense(column) => column.get_mut(row),
@@ -730,7 +879,11 @@ impl<T> TypedStorage<T> {
         }
     }
 
-    /// The component of `entity` (at `row`).
+    /// The component of `entity` (at `row`). The caller keeps every writer
+    /// of `T` out while the reference lives: it borrows the world
+    /// exclusively (`ColumnMut`), or holds the column's borrow flag shared
+    /// (`World::get`).
+    #[inline]
     pub(crate) fn get(&self, entity: Entity, row: usize) -> Option<&T> {
         match self {
             TypedStorage::Dense(column) => {
@@ -738,8 +891,7 @@ impl<T> TypedStorage<T> {
                     return None;
                 }
                 let slot = column.data.get_by_position(column.position(row))?;
-                // The caller (`ColumnMut`) borrows the world exclusively, so
-                // no query writes the value meanwhile.
+                // No query writes the value meanwhile (see above).
                 // SAFETY: the presence bit is set: the slot is initialized.
                 Some(unsafe { (*slot.get()).assume_init_ref() })
             }
@@ -1240,27 +1392,6 @@ impl<T> View<T> {
                 // SAFETY: the caller's contract: the view is dense.
                 unsafe { std::hint::unreachable_unchecked() }
             }
-        }
-    }
-
-    /// [`get_unchecked`](Self::get_unchecked) for a view known to be dense:
-    /// the loops over full words call it once per word, for the slot of the
-    /// word's first row (the slots of its 64 rows follow it), so that
-    /// neither the storage kind nor the slot address is worked out per row.
-    ///
-    /// # Safety
-    ///
-    /// As [`get_unchecked`](Self::get_unchecked), and the view is dense.
-    #[inline]
-    pub(crate) unsafe fn get_dense_unchecked(&self, row: usize) -> *mut T {
-        debug_assert!(self.is_dense(), "get_dense_unchecked on a sparse view");
-        match self {
-            // SAFETY: the row has the component: its slot is in the window.
-            View::Dense(view) => unsafe {
-                UnsafeCell::raw_get(view.data.add(row - view.row_offset)).cast::<T>()
-            },
-            // SAFETY: the caller's contract: the view is dense.
-            View::Sparse(_) => unsafe { std::hint::unreachable_unchecked() },
         }
     }
 }

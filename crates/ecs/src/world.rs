@@ -7,7 +7,7 @@ use handlekit::VmVec;
 use crate::bundle::Bundle;
 use crate::entities::EntityTable;
 use crate::storage::{
-    push_or_rebase, slack, AnyStorage, BorrowFlag, RowsView, TypeMap, TypedStorage, WORD,
+    push_or_rebase, slack, BorrowFlag, ErasedStorage, RowsView, TypeIndex, TypedStorage, WORD,
 };
 use crate::{ColumnMut, ComponentError, Entity, NoSuchEntity, SpawnError};
 
@@ -97,7 +97,7 @@ pub(crate) struct Column {
     /// Dense or sparse.
     pub(crate) kind: Storage,
     /// A `TypedStorage<T>` of the column's type.
-    pub(crate) storage: Box<dyn AnyStorage>,
+    pub(crate) storage: ErasedStorage,
 }
 
 /// The maximum row count of [`World::new`]: 2²⁴ rows with virtual memory
@@ -152,7 +152,7 @@ pub struct World {
     /// The storages, in registration order.
     pub(crate) columns: Vec<Column>,
     /// Component type → index into `columns`.
-    types: TypeMap<usize>,
+    types: TypeIndex,
     /// The most rows the window may hold.
     max_rows: usize,
 }
@@ -221,7 +221,7 @@ impl World {
             rows: reserve(max_rows + slack::<Entity>()),
             alive: reserve(max_rows / WORD + 2 + slack::<u64>()),
             columns: Vec::new(),
-            types: TypeMap::default(),
+            types: TypeIndex::default(),
             max_rows,
         }
     }
@@ -248,7 +248,7 @@ impl World {
     /// assert!(world.register::<u16>(Storage::Sparse));
     /// ```
     pub fn register<T: Component>(&mut self, storage: Storage) -> bool {
-        if self.types.contains_key(&TypeId::of::<T>()) {
+        if self.types.get(TypeId::of::<T>()).is_some() {
             return false;
         }
         self.add_column::<T>(storage);
@@ -282,7 +282,7 @@ impl World {
             flag: BorrowFlag::default(),
             name: type_name::<T>(),
             kind,
-            storage: Box::new(storage),
+            storage: ErasedStorage::new(storage),
         });
         let index = self.columns.len() - 1;
         self.types.insert(TypeId::of::<T>(), index);
@@ -291,10 +291,11 @@ impl World {
 
     #[inline]
     pub(crate) fn column_index<T: Component>(&self) -> Option<usize> {
-        self.types.get(&TypeId::of::<T>()).copied()
+        self.types.get(TypeId::of::<T>())
     }
 
     /// The storage of `T`, registered (dense) if it has none.
+    #[inline]
     pub(crate) fn storage_mut<T: Component>(&mut self) -> &mut TypedStorage<T> {
         let index = match self.column_index::<T>() {
             Some(index) => index,
@@ -304,22 +305,16 @@ impl World {
     }
 
     /// The storage at `index` of `columns`, which is `T`'s.
+    #[inline]
     fn typed_mut_at<T: Component>(&mut self, index: usize) -> &mut TypedStorage<T> {
-        self.columns[index]
-            .storage
-            .as_any_mut()
-            .downcast_mut()
-            .expect("handlekit-ecs: column of the wrong type")
+        typed_column(&mut self.columns[index])
     }
 
     /// The storage of `T`, if registered.
+    #[inline]
     pub(crate) fn typed<T: Component>(&self) -> Option<(&Column, &TypedStorage<T>)> {
         let column = &self.columns[self.column_index::<T>()?];
-        let storage = column
-            .storage
-            .as_any()
-            .downcast_ref()
-            .expect("handlekit-ecs: column of the wrong type");
+        let storage = column.storage.typed().unwrap_or_else(|| wrong_type());
         Some((column, storage))
     }
 
@@ -651,6 +646,7 @@ impl World {
     /// world.insert_one(e, 5i64).unwrap();
     /// assert_eq!(*world.get::<i64>(e).unwrap(), 5);
     /// ```
+    #[inline]
     pub fn insert_one<T: Component>(
         &mut self,
         entity: Entity,
@@ -678,6 +674,7 @@ impl World {
     /// }
     /// assert_eq!(world.count::<bool>(), 5);
     /// ```
+    #[inline]
     pub fn column_mut<T: Component>(&mut self) -> ColumnMut<'_, T> {
         let index = self.column_or_register::<T>();
         let front = self.rows.front_position();
@@ -727,6 +724,7 @@ impl World {
     /// assert_eq!(world.remove_one::<u8>(e), Ok(1));
     /// assert!(world.remove_one::<u8>(e).is_err());
     /// ```
+    #[inline]
     pub fn remove_one<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
         let row = self.row_of(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
@@ -757,6 +755,7 @@ impl World {
     /// let r = world.get::<u8>(e).unwrap();
     /// assert_eq!(*r, 7);
     /// ```
+    #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<Ref<'_, T>, ComponentError> {
         let row = self.row_of(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
@@ -764,16 +763,12 @@ impl World {
         if !column.flag.try_shared() {
             crate::query::borrow_conflict(column.name, false);
         }
-        let view = storage.view(self.rows_view(), self.len());
-        // SAFETY: the shared borrow is held and the world is borrowed; `row`
-        // is alive, so in the window.
-        if !unsafe { view.has(row) } {
+        // The shared borrow is held until the guard is dropped: no query
+        // writes a `T` meanwhile.
+        let Some(value) = storage.get(entity, row) else {
             column.flag.release_shared();
             return Err(missing);
-        }
-        // SAFETY: as above, and the row has the component; the value stays
-        // unchanged while the shared borrow (released by the guard) is out.
-        let value = unsafe { &*view.get_unchecked(row) };
+        };
         Ok(Ref {
             value,
             flag: &column.flag,
@@ -793,13 +788,14 @@ impl World {
     /// *world.get_mut::<u8>(e).unwrap() += 1;
     /// assert_eq!(*world.get::<u8>(e).unwrap(), 8);
     /// ```
+    #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
         let row = self.row_of(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
-        if self.column_index::<T>().is_none() {
-            return Err(missing);
-        }
-        self.storage_mut::<T>().get_mut(entity, row).ok_or(missing)
+        let index = self.column_index::<T>().ok_or(missing)?;
+        self.typed_mut_at::<T>(index)
+            .get_mut(entity, row)
+            .ok_or(missing)
     }
 
     /// Whether `entity` has a `T` (false if it is not alive).
@@ -809,12 +805,14 @@ impl World {
     /// let e = world.spawn((7u8,));
     /// assert!(world.has::<u8>(e) && !world.has::<u16>(e));
     /// ```
+    #[inline]
     #[must_use]
     pub fn has<T: Component>(&self, entity: Entity) -> bool {
-        let (Ok(row), Some(index)) = (self.row_of(entity), self.column_index::<T>()) else {
+        let Ok(row) = self.row_of(entity) else {
             return false;
         };
-        self.columns[index].storage.contains(entity, row)
+        self.typed::<T>()
+            .is_some_and(|(_, storage)| storage.has(entity, row))
     }
 
     /// The number of live entities with a `T`.
@@ -1052,7 +1050,7 @@ impl World {
     /// The component types in registration order: type, name, storage and
     /// the number of components stored.
     pub(crate) fn column_types(&self) -> Vec<(TypeId, &'static str, Storage, usize)> {
-        let mut types: Vec<(usize, TypeId)> = self.types.iter().map(|(&t, &i)| (i, t)).collect();
+        let mut types: Vec<(usize, TypeId)> = self.types.iter().map(|(t, i)| (i, t)).collect();
         types.sort_unstable_by_key(|&(index, _)| index);
         types
             .into_iter()
@@ -1093,12 +1091,7 @@ impl World {
             Some(index) => index,
             None => self.add_column::<T>(Storage::Dense),
         };
-        let storage = self.columns[index]
-            .storage
-            .as_any_mut()
-            .downcast_mut()
-            .expect("handlekit-ecs: column of the wrong type");
-        (self.rows.as_slice(), storage)
+        (self.rows.as_slice(), typed_column(&mut self.columns[index]))
     }
 }
 
@@ -1163,12 +1156,16 @@ impl Drop for RowBatch<'_> {
 }
 
 /// The column at `index` of `columns`, which is `T`'s.
+#[inline]
 pub(crate) fn typed_column<T: Component>(column: &mut Column) -> &mut TypedStorage<T> {
-    column
-        .storage
-        .as_any_mut()
-        .downcast_mut()
-        .expect("handlekit-ecs: column of the wrong type")
+    column.storage.typed_mut().unwrap_or_else(|| wrong_type())
+}
+
+/// The panic of a column found for a type that is not its own (a bug).
+#[cold]
+#[inline(never)]
+fn wrong_type() -> ! {
+    panic!("handlekit-ecs: column of the wrong type")
 }
 
 /// The `N` distinct columns at `indices`.

@@ -394,6 +394,48 @@ fn run(ops: Vec<Op>) {
                 q.for_each(|(e, a, b, ())| via_for_each.push((e, *a, b.copied())));
                 assert_eq!(via_for_each, expected);
                 drop(q);
+                // A `for` loop over `query_mut` yields the same, and so does
+                // a fold after some `next` calls; `size_hint` brackets what
+                // is left.
+                let mut via_for = Vec::new();
+                for (e, a, b, ()) in world.query_mut::<(Entity, &A, Option<&B>, Without<C>)>() {
+                    via_for.push((e, *a, b.copied()));
+                }
+                assert_eq!(via_for, expected);
+                let mut it = world
+                    .query_mut::<(Entity, &A, Option<&B>, Without<C>)>()
+                    .into_iter();
+                let mut split = Vec::new();
+                for _ in 0..expected.len() / 2 {
+                    let (lo, hi) = it.size_hint();
+                    let left = expected.len() - split.len();
+                    assert!(lo <= left && hi.is_some_and(|hi| hi >= left));
+                    let (e, a, b, ()) = it.next().unwrap();
+                    split.push((e, *a, b.copied()));
+                }
+                let split = it.fold(split, |mut v, (e, a, b, ())| {
+                    v.push((e, *a, b.copied()));
+                    v
+                });
+                assert_eq!(split, expected);
+                // Dense columns only: (&A, &C), by `for` and `for_each`.
+                let expected: Vec<(A, u32)> = order
+                    .iter()
+                    .filter_map(|e| {
+                        let x = &m.live[e];
+                        x.0.zip(x.2)
+                    })
+                    .collect();
+                let mut via_for = Vec::new();
+                for (a, c) in world.query::<(&A, &C)>().iter() {
+                    via_for.push((*a, c.0));
+                }
+                assert_eq!(via_for, expected);
+                let mut via_for_each = Vec::new();
+                world
+                    .query_mut::<(&A, &C)>()
+                    .for_each(|(a, c)| via_for_each.push((*a, c.0)));
+                assert_eq!(via_for_each, expected);
                 // Sparse required: (&B, With<C>).
                 let expected: Vec<B> = order
                     .iter()
