@@ -283,6 +283,18 @@ unsafe impl<T, L: BufLayout> SlotPtrs<T> for BufPtrs<T, L> {
         // SAFETY: as for `state`.
         unsafe { L::payload_ptr(&self, index) }
     }
+
+    #[inline(always)]
+    // The check the lint calls useless is the point: the optimizer loses
+    // the `NonNull` once the pointers have been through memory.
+    #[allow(useless_ptr_null_checks)]
+    fn hint_not_null(self) {
+        // SAFETY: both fields are `NonNull`.
+        unsafe {
+            core::hint::assert_unchecked(!self.base.as_ptr().is_null());
+            core::hint::assert_unchecked(!self.states.as_ptr().is_null());
+        }
+    }
 }
 
 /// The state words of a buffer's slots in use, borrowed for `'a` and read

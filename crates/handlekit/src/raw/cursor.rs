@@ -52,6 +52,15 @@ pub unsafe trait SlotPtrs<T>: Copy {
     ///
     /// As for [`state_at`](Self::state_at).
     unsafe fn payload_at(self, index: usize) -> *mut Payload<T>;
+
+    /// Tells the optimizer what it cannot see once the pointers have been
+    /// through memory (an iterator made in one function and walked in
+    /// another): that they are not null, where that always holds. Called
+    /// at the top of `next()`, so that a `for` loop does not test each
+    /// item's `Option` (a reference's niche) against null. Does nothing
+    /// by default.
+    #[inline(always)]
+    fn hint_not_null(self) {}
 }
 
 /// A reference a cursor makes to a value: `&'a T` or `&'a mut T`.
@@ -103,10 +112,24 @@ unsafe fn item<T, P: SlotPtrs<T>, R: ValueRef<T>>(ptrs: P, index: usize) -> (usi
     unsafe {
         let generation = ptrs.state_at(index).read();
         debug_assert!(generation & super::slot::VACANT == 0);
-        let value = R::from_value_ptr(Payload::value_ptr(ptrs.payload_at(index)));
-        (index, generation, value)
+        let value = Payload::value_ptr(ptrs.payload_at(index));
+        // Said out loud because the optimizer cannot always see it (the
+        // base pointer comes from memory when the iterator was built in
+        // another function): without it, a `for` loop tests the item's
+        // `Option` niche, the value pointer, against null on every item.
+        // A slot's address is never null (it lies in an allocation).
+        core::hint::assert_unchecked(!value.is_null());
+        (index, generation, R::from_value_ptr(value))
     }
 }
+
+/// Marks the path it is called on as rarely taken (a call to a `#[cold]`
+/// function does, and this one compiles to nothing). On a refill: without
+/// it, the register allocator weighs the refill's values like the loop's
+/// own and may keep a `for` loop's running sum in memory.
+#[cold]
+#[inline(always)]
+fn refill_is_rare() {}
 
 /// Occupied slots `next..end`, all reached through `ptrs`: what a walk
 /// hands out when it knows a stretch is all occupied.
@@ -491,6 +514,7 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Iterator for Cursor<'a, T, W, R> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
+        self.front.ptrs.hint_not_null();
         let index = if self.front.next != self.front.end {
             let index = self.front.next;
             self.front.next = index + 1;
@@ -501,6 +525,7 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Iterator for Cursor<'a, T, W, R> {
             self.remaining -= 1;
             self.front.end + bit
         } else {
+            refill_is_rare();
             let (front, index) =
                 Self::refill_front(&mut self.walk, &mut self.back, &mut self.remaining)?;
             self.front = front;
@@ -527,6 +552,7 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Iterator for Cursor<'a, T, W, R> {
 impl<'a, T, W: Walk<T>, R: ValueRef<T>> DoubleEndedIterator for Cursor<'a, T, W, R> {
     #[inline(always)]
     fn next_back(&mut self) -> Option<Self::Item> {
+        self.back.ptrs.hint_not_null();
         let index = if self.back.next != self.back.end {
             self.back.end -= 1;
             self.back.end
@@ -536,6 +562,7 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> DoubleEndedIterator for Cursor<'a, T, W,
             self.remaining -= 1;
             self.back.end + bit
         } else {
+            refill_is_rare();
             let (back, index) =
                 Self::refill_back(&mut self.walk, &mut self.front, &mut self.remaining)?;
             self.back = back;
