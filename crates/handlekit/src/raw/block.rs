@@ -130,6 +130,9 @@ pub struct Block<T> {
     _owns: PhantomData<Slot<T>>,
 }
 
+// One cache line per block, as the module docs promise.
+const _: () = assert!(mem::size_of::<Block<u64>>() == 64 && mem::align_of::<Block<u64>>() == 64);
+
 // SAFETY: a block owns its slots like a `Box<[Slot<T>]>` would; sending it
 // sends the values.
 unsafe impl<T: Send> Send for Block<T> {}
