@@ -646,6 +646,10 @@ fn every_operation_once() {
         Op::PushFront(1, 1),
     ]);
     run::<Id>(&ops);
-    run::<Id32>(&ops);
     run::<Gen4>(&ops);
+    // Under Miri the 32-bit key is left to the (scaled-down) proptests:
+    // this sequence costs about 20 s of Miri time per key type.
+    if !cfg!(miri) {
+        run::<Id32>(&ops);
+    }
 }

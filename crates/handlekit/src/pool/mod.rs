@@ -554,7 +554,8 @@ mod split_tests {
     /// blocks of several sizes and vacant slots.
     #[test]
     fn split_parts_cover_every_value_once() {
-        for size in [1, 2, 8, 64] {
+        let sizes: &[usize] = if cfg!(miri) { &[1, 64] } else { &[1, 2, 8, 64] };
+        for &size in sizes {
             let mut pool: Pool<u64> = Pool::with_block_size(size);
             let keys: Vec<PoolKey> = (0..300).map(|i| pool.insert(i)).collect();
             for (i, &key) in keys.iter().enumerate() {

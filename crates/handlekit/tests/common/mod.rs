@@ -5,6 +5,7 @@
 
 pub mod churn;
 pub mod iter_check;
+pub mod loop_panic;
 pub mod reference;
 pub mod stable_panic;
 pub mod tracker;
