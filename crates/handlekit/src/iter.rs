@@ -93,7 +93,7 @@ impl Storage for PoolBlocks {
 
 impl sealed::Sealed for HiveBlocks {}
 impl Storage for HiveBlocks {
-    type Walk<'a, T: 'a> = BlocksWalk<'a, T, crate::raw::layout::Split<T>>;
+    type Walk<'a, T: 'a> = BlocksWalk<'a, T>;
 }
 
 #[cfg(feature = "rayon")]

@@ -49,7 +49,7 @@
 //! - [`Hive`]: seed 001's *nested free lists*, the design of C++'s
 //!   `std::hive`. Blocks grow geometrically (64 slots up to a cap), each
 //!   threads its own free list through its vacant slots and keeps a 64-bit
-//!   occupancy word per 64 slots; the hive keeps the list of blocks with
+//!   vacancy word per 64 slots; the hive keeps the list of blocks with
 //!   room, and keeps a block that empties for reuse until
 //!   [`Hive::shrink_to_fit`] (as `std::hive` keeps reserved blocks). Values
 //!   never move, so [`Hive::get_ptr`] is stable like [`Pool`]'s. A block
@@ -138,8 +138,9 @@
 //!
 //! # Skipping holes: bit masks against a skipfield
 //!
-//! [`Hive`] finds live values with one occupancy bit per slot: iteration
-//! reads a 64-bit word and visits its set bits with `trailing_zeros`, so it
+//! [`Hive`] finds live values with one vacancy bit per slot (a block with
+//! no vacant slot is walked as a plain run): iteration reads a 64-bit word
+//! and visits its clear bits with `trailing_zeros`, so it
 //! costs one word read per 64 slots plus a few instructions per live value,
 //! and a run of holes costs O(run / 64). [`IdTable`] makes the same mask
 //! from its state words, 64 at a time (a few vector instructions per 256
@@ -311,7 +312,7 @@
 //! slots in runs allocated once and reached only through the pointer each
 //! was allocated with, so a pointer to one value survives any access to the
 //! others: `Pool` in `FlatSlots` (bare blocks behind a directory), `Hive`
-//! in `Block`s (with occupancy words and counters of their own). [`VmVec`] keeps its own two layers: the
+//! in `Block`s (with vacancy words and a 64-byte header of their own). [`VmVec`] keeps its own two layers: the
 //! operating-system calls (one `Region` per backend) and the window of live
 //! elements over it, which holds all of its unsafe code. `ARCHITECTURE.md`
 //! in the repository lists the invariants.

@@ -95,11 +95,11 @@ const fn default_shift<T>() -> u32 {
 /// block's free list. A slot costs `4 + max(size_of::<T>(), 4)` bytes
 /// (payloads rounded up to `align_of::<T>()`): 12 for a `u64`, where an
 /// [`IdTable`](crate::IdTable) or [`Pool`](crate::Pool) slot takes 16, and
-/// 68 for a 64-byte value (72). Add one occupancy bit per slot, and per
-/// block a 72-byte header and 16 bytes of bookkeeping.
+/// 68 for a 64-byte value (72). Add one vacancy bit per slot, and per
+/// block a 64-byte header (one cache line).
 ///
 /// The split is for iteration: walking the values reads the payload array
-/// and the occupancy words and nothing else, so a full hive of `u64` is
+/// (and the vacancy words of a block with holes) and nothing else, so a full hive of `u64` is
 /// walked like a `Vec<u64>`. A lookup by key pays for it with a second
 /// cache line (the state word, then the value), where a `Pool` reads one.
 /// In one run of the comparison runner (`cargo run --release`), summing 1M

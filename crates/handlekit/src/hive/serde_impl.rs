@@ -22,7 +22,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::Hive;
 use crate::raw::block::Block;
 use crate::raw::hive::RawHive;
-use crate::raw::layout::Split;
 use crate::raw::{BuildError, KeyLimits};
 use crate::serde_util::serialize_slots;
 use crate::Key;
@@ -42,7 +41,7 @@ impl<T: Serialize> Serialize for BlocksRef<'_, T> {
 }
 
 /// The used slots of one block, borrowed for serialization.
-struct BlockSlots<'a, T>(&'a Block<T, Split<T>>);
+struct BlockSlots<'a, T>(&'a Block<T>);
 
 impl<T: Serialize> Serialize for BlockSlots<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

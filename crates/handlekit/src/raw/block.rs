@@ -1,24 +1,47 @@
-//! `Block<T, L>`: a fixed run of slots that never moves, with its own
-//! occupancy words and live count, its slots laid out by `L` (see
-//! `layout.rs`); and `BlocksWalk`, iteration over a list of blocks.
+//! `Block<T>`: one block of a `Hive`, a fixed run of slots that never
+//! moves, with everything the hive keeps about it in one cache line; and
+//! `BlocksWalk`, iteration over a list of blocks.
 //!
 //! This is the storage of `Hive`'s blocks (`Pool` keeps bare blocks, see
-//! `flat.rs`): the slots of a block are allocated once and freed when
-//! the block is dropped, never reallocated, so a pointer to a value stays
+//! `flat.rs`): the slots of a block are allocated once and freed when the
+//! block is dropped, never reallocated, so a pointer to a value stays
 //! valid while the value lives.
+//!
+//! # One line per block, addressed by flat index
+//!
+//! A block is 64 bytes, aligned to a cache line, and holds all that an
+//! operation by key reads or writes about it: the pointers of its storage,
+//! the end of its used slots, its free list, its counts, its floor and its
+//! links in the hive's list of blocks with room. So an insertion, a removal
+//! or a lookup reads one line of the hive's block table, then the slot.
+//!
+//! The storage pointers are *flat*: moved back by the block's first flat
+//! index (see `FlatBases`), so the slot of flat index `index` is at
+//! `states + index` and `payloads + index`, with no offset to work out. The
+//! free list links flat indices too, and so does the end of the used slots
+//! (`end`), so a key's index is checked against the block with one compare
+//! (the hive found the block from the index, so the index is at or past
+//! the block's first).
+//!
+//! # Vacancy bits
+//!
+//! Iteration skips vacant slots with one bit per slot, 64 at a time, as
+//! it did with occupancy bits: over a sparse hive a pass reads a bit per
+//! slot, not a 4-byte state word (measured: a `for` loop over a hive with
+//! 95% of its values removed took about half an `IdTable`'s time, and a
+//! `Pool`, which turns state words into masks, 1.2 times it). The bits say
+//! which *used* slots are *vacant*: a never-used slot has no bit to set, so
+//! appending a value writes no bit, and only a removal sets one and a
+//! reuse clears one. The slots past `end` are masked off by the walk. (The
+//! occupancy bits they replace needed the appended run to be marked before
+//! a removal in it, a compare and a cold call on every removal.)
 //!
 //! # Appending
 //!
-//! A block is used from the front: the slots at `fresh..len` have never
-//! held a value and are not even initialized, so making a block costs one
-//! allocation and no pass over its slots. [`Block::append`] fills slot
-//! `fresh` and moves `fresh` on, and nothing else: the appended slots
-//! (`marked..fresh`) get their occupancy bits and their share of `live`
-//! only when something needs them (a removal in that run, `retain`,
-//! dropping the values). An append then has one counter to bump, not three
-//! (the bit word, the live count and the cursor), which matters because each
-//! read-modify-write of a field is a store-to-load chain from one insert to
-//! the next.
+//! A block is used from the front: the slots at `end..limit` have never
+//! held a value and are not even initialized, so making a block costs its
+//! allocations and no pass over its slots. An append fills slot `end` and
+//! moves `end` on: no bit, no count.
 //!
 //! # Why raw pointers
 //!
@@ -34,69 +57,138 @@
 use alloc::boxed::Box;
 use core::marker::PhantomData;
 use core::mem;
-use core::ops::Range;
-use core::ptr::NonNull;
+use core::ptr::{self, NonNull};
 
-use super::bitset::{set_bit_range, WORD_BITS};
+use super::bitset::WORD_BITS;
 use super::cursor::{Bits, Cursor, Piece, Run, Walk};
-use super::layout::{FlatBases, SlotLayout};
-use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT};
+use super::layout::{FlatBases, SlotLayout, Split};
+use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
 
-/// A fixed run of `len` slots at a fixed address, stored as `L` lays them
-/// out (see `layout.rs`).
-pub struct Block<T, L: SlotLayout<T>> {
-    /// The storage of `len` slots, made by `L::allocate(len)` (see
-    /// `Block::new`) and freed in `Drop`. Invariant: the slots below
-    /// `fresh` are initialized, the others are not; never reallocated or
-    /// moved while the block lives; no reference to a whole array is ever
-    /// made, only to the parts of single slots.
-    layout: L,
-    /// Number of slots. Invariant: `len <= u32::MAX as usize`.
-    len: usize,
-    /// Slots in use since the block was made. Invariant: `marked <= fresh
-    /// <= len`; the slots at `fresh..len` have never held a value and are
+/// The end of the hive's list of blocks with room (`Block::next`, and
+/// `Block::prev` of its first block).
+pub(crate) const NO_BLOCK: u32 = u32::MAX;
+
+/// `Block::prev` of a block that is not on the hive's list of blocks with
+/// room.
+pub(crate) const NOT_LISTED: u32 = u32::MAX - 1;
+
+/// One block of a hive: `limit - base` slots at a fixed address over the
+/// flat indices `base..limit`, of which `base..end` have been used, with
+/// its vacancy bits, its free list, its counts and its links in the hive's
+/// list of blocks with room. A block of no slots is a *freed range*: it
+/// keeps only its floor.
+#[repr(C, align(64))]
+pub struct Block<T> {
+    /// The storage, by flat index: made by `Split::allocate(limit - base)`
+    /// and `flat(base)` (see `Block::new`) and freed in `Drop`; for a
+    /// freed range, `FlatBases::NONE`. Invariant: the slots of the flat
+    /// indices `base..end` are initialized, the others are not; never
+    /// reallocated or moved while the block lives; no reference to a whole
+    /// array is ever made, only to the parts of single slots.
+    ptrs: FlatBases<T>,
+    /// Past the last used slot, as a flat index. Invariant: `base <= end
+    /// <= limit`; the slots `end..limit` have never held a value and are
     /// uninitialized.
-    fresh: usize,
-    /// End of the slots that have occupancy bits. Invariant: the slots at
-    /// `marked..fresh` were appended and are all occupied; they have no bit
-    /// and are not counted in `live`.
-    marked: usize,
-    /// Occupancy. Invariant: for `i < marked`, bit `i % 64` of word `i / 64`
-    /// is set iff slot `i` is occupied; there are exactly `len.div_ceil(64)`
-    /// words, and no bit at or past `marked` is set.
-    occupied: Box<[u64]>,
-    /// Number of set bits in `occupied` (the occupied slots below
-    /// `marked`).
-    live: usize,
-    /// The flat index of slot 0: keys name slot `i` of this block by
-    /// `base + i`. Set by the container, which keeps bases disjoint.
-    base: usize,
+    end: u32,
+    /// The first slot (flat index) of the block's free list, or `NO_SLOT`.
+    /// Invariant: the list, linked through `next_free`, holds exactly the
+    /// vacant used slots whose generation is below the hive's
+    /// `max_generation`, each once. Insertion trusts this: it reads the
+    /// head's state word and link unchecked.
+    free_head: u32,
+    /// Vacancy bits, by flat index: bit `index % 64` of the word at
+    /// `vacancy.wrapping_add(index / 64)` stands for flat index `index`.
+    /// The words, from `Block::new`, cover `base - base % 64..limit`
+    /// (`vacancy_words`); null for a freed range. Invariant: for a used
+    /// slot (`base..end`), the bit is set iff the slot is vacant; every
+    /// other bit is clear.
+    vacancy: *mut u64,
+    /// The number of vacant used slots: set bits, on the free list or
+    /// retired. `live() == end - base - vacant`.
+    vacant: u32,
+    /// Past the last slot, as a flat index. Invariant: `limit <= u32::MAX`,
+    /// so no slot's index is `NO_SLOT`.
+    limit: u32,
+    /// The flat index of the first slot.
+    base: u32,
+    /// The generation every slot starts at: its first occupant gets
+    /// `floor + 1`. Invariant: every used slot's generation is above it. For a
+    /// freed range, the floor of the next block over it: the highest
+    /// generation the range ever issued.
+    floor: u32,
+    /// Vacant used slots whose generation reached the hive's
+    /// `max_generation`: never reused. Invariant: `live() + retired + (slots
+    /// on the free list) == end - base`.
+    retired: u32,
+    /// The block before this one on the hive's list of blocks with room
+    /// (`NO_BLOCK` for the first), or `NOT_LISTED`. The hive's invariant:
+    /// listed iff the block has a free slot ([`has_room`](Self::has_room)).
+    pub(super) prev: u32,
+    /// The block after this one on that list, or `NO_BLOCK`.
+    pub(super) next: u32,
     /// Owns `Slot<T>` values (for the drop checker and auto traits).
     _owns: PhantomData<Slot<T>>,
 }
 
+// One cache line per block, as the module docs promise.
+const _: () = assert!(mem::size_of::<Block<u64>>() == 64 && mem::align_of::<Block<u64>>() == 64);
+
 // SAFETY: a block owns its slots like a `Box<[Slot<T>]>` would; sending it
 // sends the values.
-unsafe impl<T: Send, L: SlotLayout<T>> Send for Block<T, L> {}
+unsafe impl<T: Send> Send for Block<T> {}
 // SAFETY: shared access to a block gives only shared access to its values
 // (`&self` methods hand out `&T` and raw pointers, whose use is the caller's
 // responsibility as documented on `value_ptr`).
-unsafe impl<T: Sync, L: SlotLayout<T>> Sync for Block<T, L> {}
+unsafe impl<T: Sync> Sync for Block<T> {}
 
-impl<T, L: SlotLayout<T>> Block<T, L> {
-    /// A block of `len` never-used slots whose slot 0 has flat index
-    /// `base`. The slots are not initialized: this is an allocation or two
-    /// (plus the occupancy words) and no pass over the memory.
-    pub(crate) fn new(len: usize, base: usize) -> Self {
-        assert!(len <= u32::MAX as usize, "block of {len} slots is too big");
+/// The number of vacancy words of a block of `len` slots from flat index
+/// `base`: one bit for every flat index of `base - base % 64..base + len`.
+fn vacancy_words(base: usize, len: usize) -> usize {
+    (base % WORD_BITS + len).div_ceil(WORD_BITS)
+}
+
+/// Marks the path that calls it as rare, for the compiler's layout.
+#[cold]
+#[inline]
+fn not_found() {}
+
+impl<T> Block<T> {
+    /// A block of `len` never-used slots over the flat indices from
+    /// `base`, whose first occupants get generation `floor + 1`; with no
+    /// slots, a freed range with that floor. The slots are not initialized:
+    /// this is three allocations (the vacancy words zeroed) and no pass
+    /// over the slots.
+    ///
+    /// # Panics
+    ///
+    /// If `base + len` is above `u32::MAX`.
+    pub(crate) fn new(base: usize, len: usize, floor: u32) -> Self {
+        let limit = base
+            .checked_add(len)
+            .filter(|&limit| limit <= u32::MAX as usize)
+            .unwrap_or_else(|| panic!("block of {len} slots from {base} past u32::MAX"));
+        let (ptrs, vacancy) = if len == 0 {
+            (FlatBases::NONE, ptr::null_mut())
+        } else {
+            let words = alloc::vec![0u64; vacancy_words(base, len)].into_boxed_slice();
+            let words = Box::into_raw(words).cast::<u64>();
+            (
+                Split::allocate(len).flat(base),
+                words.wrapping_sub(base / WORD_BITS),
+            )
+        };
         Block {
-            layout: L::allocate(len),
-            len,
-            fresh: 0,
-            marked: 0,
-            occupied: alloc::vec![0u64; len.div_ceil(WORD_BITS)].into_boxed_slice(),
-            live: 0,
-            base,
+            ptrs,
+            end: base as u32,
+            free_head: NO_SLOT,
+            vacancy,
+            vacant: 0,
+            limit: limit as u32,
+            base: base as u32,
+            floor,
+            retired: 0,
+            prev: NOT_LISTED,
+            next: NO_BLOCK,
             _owns: PhantomData,
         }
     }
@@ -104,405 +196,490 @@ impl<T, L: SlotLayout<T>> Block<T, L> {
     /// The flat index of slot 0.
     #[inline]
     pub(crate) fn base(&self) -> usize {
-        self.base
+        self.base as usize
     }
 
-    /// Number of slots.
+    /// Number of slots (0 for a freed range).
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.len
+        (self.limit - self.base) as usize
     }
 
     /// Number of slots in use since the block was made (the others have
     /// never held a value).
+    #[cfg(feature = "serde")]
     #[inline]
     pub(crate) fn fresh(&self) -> usize {
-        self.fresh
+        (self.end - self.base) as usize
     }
 
-    /// Whether a never-used slot is left for [`append`](Self::append).
-    #[inline]
+    /// The first slot of the free list, or `NO_SLOT`.
+    #[inline(always)]
+    pub(crate) fn free_head(&self) -> u32 {
+        self.free_head
+    }
+
+    /// Whether a never-used slot is left.
+    #[inline(always)]
     pub(crate) fn has_fresh(&self) -> bool {
-        self.fresh < self.len
+        self.end < self.limit
+    }
+
+    /// Whether an insertion can go here: a slot on the free list or a
+    /// never-used one.
+    #[inline(always)]
+    pub(crate) fn has_room(&self) -> bool {
+        self.free_head != NO_SLOT || self.end < self.limit
     }
 
     /// Number of occupied slots.
     #[inline]
     pub(crate) fn live(&self) -> usize {
-        self.live + (self.fresh - self.marked)
+        (self.end - self.base - self.vacant) as usize
     }
 
-    /// Bytes of heap memory the block holds (slots and occupancy words).
+    /// The generation the block's slots start above.
+    #[inline]
+    pub(crate) fn floor(&self) -> u32 {
+        self.floor
+    }
+
+    /// Number of retired slots.
+    #[inline]
+    pub(crate) fn retired(&self) -> usize {
+        self.retired as usize
+    }
+
+    /// Whether the block has slots and every one retired: it can never
+    /// take a value again (and holds none).
+    #[inline]
+    pub(crate) fn is_spent(&self) -> bool {
+        self.limit > self.base && self.retired == self.limit - self.base
+    }
+
+    /// Whether this block is on the hive's list of blocks with room.
+    #[inline]
+    pub(crate) fn is_listed(&self) -> bool {
+        self.prev != NOT_LISTED
+    }
+
+    /// Bytes of heap memory the block holds (slots and vacancy words).
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.len * L::SLOT_BYTES + self.occupied.len() * mem::size_of::<u64>()
+        let len = self.len();
+        if len == 0 {
+            return 0;
+        }
+        len * <Split<T> as SlotLayout<T>>::SLOT_BYTES
+            + vacancy_words(self.base(), len) * mem::size_of::<u64>()
     }
 
-    /// The state word and payload of slot `i`, which must be in bounds
-    /// (`i < len`); initialized only if `i < fresh`.
-    #[inline]
-    fn slot_parts(&self, i: usize) -> (*mut u32, *mut Payload<T>) {
-        debug_assert!(i < self.len);
-        // SAFETY: `i < len` (every caller checks), so both are inside the
-        // storage of `len` slots.
-        unsafe { (self.layout.state(i), self.layout.payload(i)) }
+    /// The state word and payload of flat index `index`, if it is a used
+    /// slot of this block; both initialized, as the state word says.
+    ///
+    /// # Safety
+    ///
+    /// `index` is at or past the block's first slot (`base`): the hive
+    /// finds the block from the index.
+    #[inline(always)]
+    unsafe fn used_parts(&self, index: usize) -> Option<(*mut u32, *mut Payload<T>)> {
+        debug_assert!(index >= self.base());
+        if index < self.end as usize {
+            Some((self.ptrs.state_ptr(index), self.ptrs.payload_ptr(index)))
+        } else {
+            None
+        }
     }
 
-    /// A pointer to the value of slot `i`, which must be in bounds; the
-    /// value is initialized only if the slot is occupied.
+    /// Slot `index`, which must be used (`base..end`).
     #[inline]
-    fn value_ptr_at(&self, i: usize) -> *mut T {
-        let (_, payload) = self.slot_parts(i);
-        // SAFETY: `payload` points into the storage (`slot_parts`).
-        unsafe { Payload::value_ptr(payload) }
-    }
-
-    /// Slot `i`, which must have been used (`i < fresh`).
-    #[inline]
-    fn slot_at(&self, i: usize) -> SlotRef<'_, T> {
-        debug_assert!(i < self.fresh);
-        let (state, payload) = self.slot_parts(i);
+    fn slot_at(&self, index: usize) -> SlotRef<'_, T> {
+        assert!(
+            (self.base()..self.end as usize).contains(&index),
+            "slot {index} not used"
+        );
+        let (state, payload) = (self.ptrs.state_ptr(index), self.ptrs.payload_ptr(index));
         // The references cover one slot's parts and live no longer than
         // `&self`, during which nothing writes to the block.
-        // SAFETY: `i < fresh <= len`, so in bounds and initialized
-        // (invariant on `layout`), and the state word describes the payload.
+        // SAFETY: a used slot is in the storage and initialized (invariant
+        // on `ptrs`), and its state word describes the payload.
         unsafe { SlotRef::from_parts(&*state, &*payload) }
     }
 
-    /// Slot `i`, if it was ever used (a never-used slot reads as absent:
-    /// no key names it).
+    /// Slot `index`, which must be used, mutably.
     #[inline]
-    pub(crate) fn slot(&self, i: usize) -> Option<SlotRef<'_, T>> {
-        if i < self.fresh {
-            Some(self.slot_at(i))
-        } else {
-            None
-        }
+    fn slot_mut_at(&mut self, index: usize) -> SlotMut<'_, T> {
+        assert!(
+            (self.base()..self.end as usize).contains(&index),
+            "slot {index} not used"
+        );
+        let (state, payload) = (self.ptrs.state_ptr(index), self.ptrs.payload_ptr(index));
+        // SAFETY: as in `slot_at`; `&mut self` makes these the only
+        // references into the slot.
+        unsafe { SlotMut::from_parts(&mut *state, &mut *payload) }
     }
 
-    /// Slot `i`, if it was ever used, mutably.
-    #[inline]
-    fn slot_mut(&mut self, i: usize) -> Option<SlotMut<'_, T>> {
-        if i < self.fresh {
-            let (state, payload) = self.slot_parts(i);
-            // SAFETY: in bounds and initialized, as in `slot_at`; `&mut
-            // self` makes these the only references into the slot.
-            Some(unsafe { SlotMut::from_parts(&mut *state, &mut *payload) })
-        } else {
-            None
-        }
-    }
-
-    /// Writes a whole slot at `i == fresh` and moves `fresh` on.
-    #[inline]
-    fn push_slot(&mut self, state: u32, payload: Payload<T>) -> usize {
-        let i = self.fresh;
-        assert!(i < self.len, "push to a full block");
-        let (state_ptr, payload_ptr) = self.slot_parts(i);
-        // SAFETY: `i < len` (in the storage) and `i >= fresh` (not
-        // initialized), so writing drops nothing.
-        unsafe {
-            state_ptr.write(state);
-            payload_ptr.write(payload);
-        }
-        self.fresh = i + 1;
-        i
-    }
-
-    /// Puts `value` with `generation` into the first never-used slot and
-    /// returns that slot's offset. Only the cursor moves: the slot's bit
-    /// and its share of `live` wait for [`mark`](Self::mark).
-    ///
-    /// # Panics
-    ///
-    /// If no never-used slot is left.
-    #[inline]
-    pub(crate) fn append(&mut self, generation: u32, value: T) -> usize {
-        // The slot joins the appended run `marked..fresh`, all occupied.
-        self.push_slot(
-            Slot::<T>::occupied_state(generation),
-            Payload::occupied(value),
+    /// The word of vacancy bits that holds flat index `index`'s bit, and
+    /// that bit.
+    #[inline(always)]
+    fn vacancy_bit(&self, index: usize) -> (*mut u64, u64) {
+        (
+            self.vacancy.wrapping_add(index / WORD_BITS),
+            1 << (index % WORD_BITS),
         )
     }
 
-    /// Makes the first never-used slot vacant with last generation
-    /// `generation` and no link, as if its occupants had come and gone
-    /// (for deserialization).
-    ///
-    /// # Panics
-    ///
-    /// If no never-used slot is left.
-    #[cfg(feature = "serde")]
-    pub(crate) fn push_vacant(&mut self, generation: u32) {
-        // The appended run must stay all occupied: close it first.
-        self.mark();
-        let i = self.push_slot(
-            Slot::<T>::vacant_state(generation),
-            Payload::vacant(NO_SLOT),
-        );
-        self.marked = i + 1;
+    /// Sets the vacancy bit of used slot `index`.
+    #[inline(always)]
+    fn set_vacant_bit(&mut self, index: usize) {
+        debug_assert!((self.base()..self.end as usize).contains(&index));
+        let (word, bit) = self.vacancy_bit(index);
+        // SAFETY: a used slot's word is one of the block's vacancy words
+        // (invariant on `vacancy`), and `&mut self` makes the access unique.
+        unsafe { *word |= bit };
     }
 
-    /// The slots ever used (`0..fresh`), in order.
-    #[inline]
-    pub(crate) fn used_slots(&self) -> impl ExactSizeIterator<Item = SlotRef<'_, T>> {
-        (0..self.fresh).map(|i| self.slot_at(i))
+    /// Clears the vacancy bit of used slot `index`.
+    #[inline(always)]
+    fn clear_vacant_bit(&mut self, index: usize) {
+        debug_assert!((self.base()..self.end as usize).contains(&index));
+        let (word, bit) = self.vacancy_bit(index);
+        // SAFETY: as in `set_vacant_bit`.
+        unsafe { *word &= !bit };
     }
 
-    /// Gives the appended slots (`marked..fresh`) their occupancy bits and
-    /// counts them in `live`.
-    #[inline]
-    fn mark(&mut self) {
-        if self.marked != self.fresh {
-            self.mark_run();
+    /// The vacancy word `word` (a flat word index: flat indices `64 *
+    /// word..`), which must hold a used slot's bit.
+    #[inline(always)]
+    fn vacancy_word(&self, word: usize) -> u64 {
+        // SAFETY: the caller names a word with a used slot's bit, one of
+        // the block's vacancy words (invariant on `vacancy`), which nothing
+        // writes while `&self` lives.
+        unsafe { *self.vacancy.wrapping_add(word) }
+    }
+
+    /// The occupied used slots among the flat indices `start..stop`, which
+    /// lie in one 64-slot word and in `base..end`: a mask from that word's
+    /// first index (`start / 64 * 64`).
+    #[inline(always)]
+    fn occupied_in(vacancy: *const u64, start: usize, stop: usize) -> u64 {
+        debug_assert!(start < stop && (stop - 1) / WORD_BITS == start / WORD_BITS);
+        let word = start / WORD_BITS;
+        // SAFETY: the words of used slots are vacancy words of the block
+        // (the caller's guarantee), not written while it is borrowed.
+        let vacant = unsafe { *vacancy.wrapping_add(word) };
+        let high = stop - word * WORD_BITS; // 1..=64
+        !vacant & (!0u64 << (start % WORD_BITS)) & (!0u64 >> (WORD_BITS - high))
+    }
+
+    /// A pointer to the value named by `(index, generation)` (a key's
+    /// generation), if it is live.
+    ///
+    /// # Safety
+    ///
+    /// `index` is at or past `base` (see [`used_parts`](Self::used_parts)).
+    #[inline(always)]
+    unsafe fn live_value(&self, index: usize, generation: u32) -> Option<*mut T> {
+        // SAFETY: the caller's guarantee.
+        let (state, payload) = unsafe { self.used_parts(index) }?;
+        // SAFETY: a used slot's state word is initialized; no `&mut` to it
+        // exists while `self` is borrowed.
+        if unsafe { *state } == Slot::<T>::matched_generation(generation) {
+            // SAFETY: `payload` points into the block's storage, which is
+            // not at address 0. Said so, the compiler needs no null check
+            // for the `Option<&T>` made from it.
+            unsafe { core::hint::assert_unchecked(!payload.is_null()) };
+            // SAFETY: `payload` points into the block's storage.
+            Some(unsafe { Payload::value_ptr(payload) })
+        } else {
+            // Tells the compiler a miss is rare, so that it branches rather
+            // than making the value's address wait for the comparison.
+            not_found();
+            None
         }
     }
 
-    /// The out-of-line part of [`mark`](Self::mark).
-    #[cold]
-    #[inline(never)]
-    fn mark_run(&mut self) {
-        let (start, end) = (self.marked, self.fresh);
-        set_bit_range(&mut self.occupied, start, end);
-        self.live += end - start;
-        self.marked = end;
-    }
-
-    /// Whether `(i, generation)` names a live value.
-    #[inline]
-    pub(crate) fn contains(&self, i: usize, generation: u32) -> bool {
-        self.slot(i).is_some_and(|slot| slot.matches(generation))
-    }
-
-    /// The value named by `(i, generation)`.
-    #[inline]
-    pub(crate) fn get(&self, i: usize, generation: u32) -> Option<&T> {
-        self.slot(i)?.get_if(generation)
-    }
-
-    /// The value named by `(i, generation)`, mutably.
-    #[inline]
-    pub(crate) fn get_mut(&mut self, i: usize, generation: u32) -> Option<&mut T> {
-        self.slot_mut(i)?.get_mut_if(generation)
-    }
-
-    /// The value in slot `i`.
+    /// Whether `(index, generation)` names a live value.
     ///
     /// # Safety
     ///
-    /// Slot `i` must exist and be occupied.
+    /// `index` is at or past `base`.
     #[inline]
-    pub(crate) unsafe fn get_unchecked(&self, i: usize) -> &T {
-        debug_assert!(self.slot(i).is_some_and(SlotRef::is_occupied));
-        // SAFETY: the caller guarantees slot `i` exists and is occupied.
-        unsafe { &*self.value_ptr_at(i) }
+    pub(crate) unsafe fn contains(&self, index: usize, generation: u32) -> bool {
+        // SAFETY: the caller's guarantee.
+        unsafe { self.live_value(index, generation) }.is_some()
     }
 
-    /// The value in slot `i`, mutably.
+    /// The value named by `(index, generation)`.
     ///
     /// # Safety
     ///
-    /// Slot `i` must exist and be occupied.
+    /// `index` is at or past `base`.
     #[inline]
-    pub(crate) unsafe fn get_unchecked_mut(&mut self, i: usize) -> &mut T {
-        debug_assert!(self.slot(i).is_some_and(SlotRef::is_occupied));
-        // SAFETY: the caller guarantees slot `i` exists and is occupied;
-        // `&mut self` makes the reference unique.
-        unsafe { &mut *self.value_ptr_at(i) }
+    pub(crate) unsafe fn get(&self, index: usize, generation: u32) -> Option<&T> {
+        // SAFETY: the caller's guarantee.
+        let value = unsafe { self.live_value(index, generation) }?;
+        // The slot matched a generation, so it is occupied and its value
+        // is initialized.
+        // SAFETY: so the reference is to an initialized value, and `&self`
+        // keeps every `&mut` to it away for the borrow.
+        Some(unsafe { &*value })
     }
 
-    /// A pointer to the value named by `(i, generation)`, with the
+    /// The value named by `(index, generation)`, mutably.
+    ///
+    /// # Safety
+    ///
+    /// `index` is at or past `base`.
+    #[inline]
+    pub(crate) unsafe fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
+        // SAFETY: the caller's guarantee.
+        let value = unsafe { self.live_value(index, generation) }?;
+        // SAFETY: occupied, as in `get`; `&mut self` makes it unique.
+        Some(unsafe { &mut *value })
+    }
+
+    /// A pointer to the value named by `(index, generation)`, with the
     /// provenance of the whole allocation (see the module docs): it stays
     /// valid until the value is taken out or the block is dropped, whatever
     /// is done to other slots in between.
-    #[inline]
-    pub(crate) fn value_ptr(&self, i: usize, generation: u32) -> Option<NonNull<T>> {
-        if !self.contains(i, generation) {
-            return None;
-        }
-        // Slot `i` exists and is occupied (it matched a generation), and
-        // `value_ptr_at` makes no reference.
-        NonNull::new(self.value_ptr_at(i))
-    }
-
-    /// The free-list link of vacant slot `i` (`NO_SLOT` if `i` is out of
-    /// bounds or occupied).
-    #[inline]
-    pub(crate) fn next_free(&self, i: usize) -> u32 {
-        self.slot(i).map_or(NO_SLOT, SlotRef::next_free)
-    }
-
-    /// Sets the free-list link of vacant slot `i`.
-    #[inline]
-    pub(crate) fn set_next_free(&mut self, i: usize, next: u32) {
-        if let Some(slot) = self.slot_mut(i) {
-            slot.set_next_free(next);
-        }
-    }
-
-    /// The generation of slot `i` (its occupant's, or its last occupant's).
-    #[inline]
-    pub(crate) fn generation(&self, i: usize) -> Option<u32> {
-        self.slot(i).map(SlotRef::generation)
-    }
-
-    /// Puts `value` into vacant slot `i` with `generation`. A vacant slot
-    /// is below `marked` (the appended run is all occupied), so its bit is
-    /// set here.
-    ///
-    /// # Panics
-    ///
-    /// If slot `i` was never used.
-    #[inline]
-    pub(crate) fn occupy(&mut self, i: usize, generation: u32, value: T) {
-        let Some(slot) = self.slot_mut(i) else {
-            panic!("slot {i} out of bounds");
-        };
-        slot.occupy(generation, value);
-        debug_assert!(i < self.marked);
-        self.occupied[i / WORD_BITS] |= 1 << (i % WORD_BITS);
-        self.live += 1;
-    }
-
-    /// Takes the value out of slot `i`, leaving it vacant with its
-    /// generation as "last" and the link `next_free`.
     ///
     /// # Safety
     ///
-    /// Slot `i` must exist and be occupied.
+    /// `index` is at or past `base`.
     #[inline]
-    pub(crate) unsafe fn vacate(&mut self, i: usize, next_free: u32) -> T {
-        debug_assert!(self.slot(i).is_some_and(SlotRef::is_occupied));
-        // The appended run must stay all occupied, and the bit cleared
-        // below must exist.
-        if i >= self.marked {
-            self.mark_run();
-        }
-        let (state, payload) = self.slot_parts(i);
-        // SAFETY: the caller guarantees slot `i` exists and is occupied;
-        // `&mut self` makes the references unique.
-        let value = unsafe { SlotMut::from_parts(&mut *state, &mut *payload).vacate(next_free) };
-        // SAFETY: `i < fresh <= len` and there are `len.div_ceil(64)` words.
-        unsafe { *self.occupied.get_unchecked_mut(i / WORD_BITS) &= !(1 << (i % WORD_BITS)) };
-        self.live -= 1;
-        value
+    pub(crate) unsafe fn value_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
+        // SAFETY: the caller's guarantee.
+        NonNull::new(unsafe { self.live_value(index, generation) }?)
     }
 
-    /// Takes the value named by `(i, generation)` out, if it is live.
-    /// Callers file the slot by `Slot::matched_generation(generation)`, not
-    /// by the key's bits, which may carry one `Slot::matches` ignores. (The
-    /// value is returned alone: a `(u32, T)` pair made the compiler shuffle
-    /// large values through misaligned stack copies.)
+    /// The value in slot `index`.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must be a used, occupied slot of this block.
     #[inline]
-    pub(crate) fn take(&mut self, i: usize, generation: u32, next_free: u32) -> Option<T> {
-        if !self.contains(i, generation) {
+    pub(crate) unsafe fn get_unchecked(&self, index: usize) -> &T {
+        debug_assert!(self.slot_at(index).is_occupied());
+        // SAFETY: the caller guarantees the slot is used and occupied, so
+        // in the storage with its value initialized.
+        unsafe { &*Payload::value_ptr(self.ptrs.payload_ptr(index)) }
+    }
+
+    /// The value in slot `index`, mutably.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must be a used, occupied slot of this block.
+    #[inline]
+    pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
+        debug_assert!(self.slot_at(index).is_occupied());
+        // SAFETY: as in `get_unchecked`; `&mut self` makes it unique.
+        unsafe { &mut *Payload::value_ptr(self.ptrs.payload_ptr(index)) }
+    }
+
+    /// The `(index, generation)` the next insertion gets: the head of the
+    /// free list, else the first never-used slot. The block must have room.
+    #[inline]
+    pub(crate) fn next_spot(&self) -> (usize, u32) {
+        if self.free_head == NO_SLOT {
+            (self.end as usize, self.floor + 1)
+        } else {
+            let index = self.free_head as usize;
+            (index, self.slot_at(index).generation() + 1)
+        }
+    }
+
+    /// Puts `make(index, generation)` into the next spot (see
+    /// [`next_spot`](Self::next_spot)) and returns that spot. `make` runs
+    /// before anything changes, so if it panics the block is as it was.
+    ///
+    /// # Panics
+    ///
+    /// If the block has no room.
+    #[inline(always)]
+    pub(crate) fn insert_with(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32) {
+        let head = self.free_head;
+        if head != NO_SLOT {
+            let index = head as usize;
+            debug_assert!(self.slot_at(index).generation() >= self.floor);
+            let (state, payload) = (self.ptrs.state_ptr(index), self.ptrs.payload_ptr(index));
+            // The free list holds vacant used slots of this block (the
+            // invariant on `free_head`), so both parts are initialized, the
+            // state word `VACANT | last` and the payload a link; a listed
+            // slot's generation is below `max_generation`, so `last + 1`
+            // is a generation.
+            // SAFETY: as just said; nothing else reaches the slot.
+            let (generation, next) =
+                unsafe { ((*state & !VACANT) + 1, *Payload::next_free_ptr(payload)) };
+            let value = make(index, generation);
+            // SAFETY: the slot is vacant (its link read above is no value
+            // to drop): writing the payload and then the state word makes
+            // it occupied.
+            unsafe {
+                payload.write(Payload::occupied(value));
+                state.write(Slot::<T>::occupied_state(generation));
+            }
+            self.free_head = next;
+            self.vacant -= 1;
+            self.clear_vacant_bit(index);
+            (index, generation)
+        } else {
+            let index = self.end as usize;
+            assert!(index < self.limit as usize, "insert into a full block");
+            let generation = self.floor + 1;
+            let value = make(index, generation);
+            // `base <= end < limit`: a slot of the storage, never used, so
+            // not initialized, and writing it drops nothing.
+            // SAFETY: as just said.
+            unsafe {
+                self.ptrs.payload_ptr(index).write(Payload::occupied(value));
+                self.ptrs
+                    .state_ptr(index)
+                    .write(Slot::<T>::occupied_state(generation));
+            }
+            self.end = index as u32 + 1;
+            (index, generation)
+        }
+    }
+
+    /// Takes the value named by `(index, generation)` out, if it is live:
+    /// the slot is left vacant (counted, with its vacancy bit) and linked
+    /// to the free list's head, but not yet filed: the caller then calls
+    /// [`push_free`](Self::push_free) or [`count_retired`](Self::count_retired)
+    /// (so that one compare of the generation decides both the block's and
+    /// the hive's filing). `generation` must be the slot's own
+    /// (`Slot::matched_generation` of the key's). (The value is returned
+    /// alone: a `(u32, T)` pair made the compiler shuffle large values
+    /// through misaligned stack copies.)
+    ///
+    /// # Safety
+    ///
+    /// `index` is at or past `base`.
+    #[inline(always)]
+    pub(crate) unsafe fn take(&mut self, index: usize, generation: u32) -> Option<T> {
+        debug_assert_eq!(generation, Slot::<T>::matched_generation(generation));
+        // SAFETY: the caller's guarantee.
+        let (state, payload) = unsafe { self.used_parts(index) }?;
+        // SAFETY: a used slot's state word is initialized.
+        if unsafe { *state } != generation {
+            not_found();
             return None;
         }
-        // SAFETY: the slot exists and matched a generation, so it is
-        // occupied.
-        Some(unsafe { self.vacate(i, next_free) })
+        // Linked to the free list's head at once (a retired slot's link is
+        // never read), so the slot is written once.
+        // SAFETY: the slot matched a generation, so it is occupied; `&mut
+        // self` makes these the only references into it.
+        let value =
+            unsafe { SlotMut::from_parts(&mut *state, &mut *payload).vacate(self.free_head) };
+        self.vacant += 1;
+        self.set_vacant_bit(index);
+        Some(value)
     }
 
-    /// Links this block's vacant used slots in slot order in front of the
-    /// list starting at `head`: the lowest slot becomes the new head. Each
-    /// is linked as `index_base + slot` (a flat index for a pool, an offset
-    /// for a hive). Slots whose generation reached `max_generation` are
-    /// counted, not linked. Returns the new head and that count.
-    ///
-    /// One pass over the slot memory, backwards; only vacant slots are
-    /// written, so no pointer to a live value is disturbed.
-    pub(crate) fn link_vacant(
-        &mut self,
-        mut head: u32,
-        index_base: u32,
-        max_generation: u32,
-    ) -> (u32, usize) {
-        let mut retired = 0;
-        for i in (0..self.fresh).rev() {
-            let Some(slot) = self.slot(i) else { break };
-            if slot.is_occupied() {
-                continue;
-            }
-            if slot.generation() >= max_generation {
-                retired += 1;
-                continue;
-            }
-            self.set_next_free(i, head);
-            head = index_base + i as u32;
+    /// Makes slot `index`, just taken (see [`take`](Self::take)) with a
+    /// generation below `max_generation`, the head of the free list (it
+    /// is linked to the old head).
+    #[inline(always)]
+    pub(crate) fn push_free(&mut self, index: usize) {
+        debug_assert_eq!(self.slot_at(index).next_free(), self.free_head);
+        self.free_head = index as u32;
+    }
+
+    /// Counts slot `index`, just taken (see [`take`](Self::take)) at
+    /// `max_generation`, as retired.
+    #[inline(always)]
+    pub(crate) fn count_retired(&mut self) {
+        self.retired += 1;
+    }
+
+    /// Files used slot `index`, just vacated with `generation` and linked
+    /// to the free list's head: on the free list or retired, with its
+    /// vacancy bit and count.
+    #[inline(always)]
+    fn file(&mut self, index: usize, generation: u32, max_generation: u32) {
+        if generation < max_generation {
+            self.free_head = index as u32;
+        } else {
+            self.retired += 1;
         }
-        (head, retired)
+        self.vacant += 1;
+        self.set_vacant_bit(index);
     }
 
-    /// The highest generation of any slot ever used (0 if none): a block
-    /// made later over the same index range must start above it.
-    pub(crate) fn max_generation(&self) -> u32 {
-        (0..self.fresh)
-            .filter_map(|i| self.generation(i))
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// The lowest occupied slot at or after `from`. The appended run must
-    /// be marked.
+    /// The lowest occupied slot at or after flat index `from`.
     fn next_occupied(&self, from: usize) -> Option<usize> {
-        debug_assert_eq!(self.marked, self.fresh);
-        let mut word_index = from / WORD_BITS;
-        let mut word = *self.occupied.get(word_index)? & (!0u64 << (from % WORD_BITS));
-        loop {
-            if word != 0 {
-                return Some(word_index * WORD_BITS + word.trailing_zeros() as usize);
+        let (mut start, end) = (from.max(self.base()), self.end as usize);
+        while start < end {
+            let stop = ((start / WORD_BITS + 1) * WORD_BITS).min(end);
+            let occupied = Self::occupied_in(self.vacancy, start, stop);
+            if occupied != 0 {
+                return Some(start / WORD_BITS * WORD_BITS + occupied.trailing_zeros() as usize);
             }
-            word_index += 1;
-            word = *self.occupied.get(word_index)?;
+            start = stop;
         }
+        None
     }
 
-    /// Takes the value out of the lowest occupied slot at or after `from`:
-    /// `(slot, generation, value)`.
-    pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
-        self.mark();
-        let i = self.next_occupied(from)?;
-        let generation = self.generation(i)?;
-        // SAFETY: the bit was set, so the slot exists and is occupied.
-        let value = unsafe { self.vacate(i, NO_SLOT) };
-        Some((i, generation, value))
+    /// Takes the value out of the lowest occupied slot at or after flat
+    /// index `from`, filing the slot as [`take`](Self::take) does:
+    /// `(index, generation, value)`.
+    pub(crate) fn take_next(
+        &mut self,
+        from: usize,
+        max_generation: u32,
+    ) -> Option<(usize, u32, T)> {
+        let index = self.next_occupied(from)?;
+        let generation = self.slot_at(index).generation();
+        let head = self.free_head;
+        // SAFETY: its vacancy bit is clear, so the used slot is occupied.
+        let value = unsafe { self.slot_mut_at(index).vacate(head) };
+        self.file(index, generation, max_generation);
+        Some((index, generation, value))
     }
 
-    /// Calls `visit(slot, generation, &mut value)` for each value in slot
-    /// order; each time it returns `false`, the value is taken out, the slot
-    /// left vacant with link `NO_SLOT`, and `evicted(slot, generation,
-    /// value)` is called with it (to relink the slot and drop the value).
-    /// If either closure panics, the values not yet visited stay in place
-    /// and the block is consistent.
+    /// Calls `visit(index, generation, &mut value)` for each value in slot
+    /// order; each time it returns `false`, the value is taken out and its
+    /// slot filed (as [`take`](Self::take) does), and then `evicted(generation,
+    /// value)` is called with it (to count it and drop it). If either
+    /// closure panics, the values not yet visited stay in place and the
+    /// block is consistent.
     pub(crate) fn retain(
         &mut self,
+        max_generation: u32,
         mut visit: impl FnMut(usize, u32, &mut T) -> bool,
-        mut evicted: impl FnMut(&mut Self, usize, u32, T),
+        mut evicted: impl FnMut(u32, T),
     ) {
-        self.mark();
-        for word_index in 0..self.occupied.len() {
-            let mut word = self.occupied[word_index];
-            while word != 0 {
-                let i = word_index * WORD_BITS + word.trailing_zeros() as usize;
-                word &= word - 1;
-                // The bit is set, so `i < marked <= fresh`: in bounds, and
-                // occupied (each bit is visited once, so nothing vacated
-                // the slot yet).
-                let generation = self.slot_at(i).generation();
-                // SAFETY: occupied, as said; `&mut self` makes the
-                // reference unique.
-                let keep = visit(i, generation, unsafe { &mut *self.value_ptr_at(i) });
-                if !keep {
-                    // SAFETY: as above; occupied, and vacated only here.
-                    let value = unsafe { self.vacate(i, NO_SLOT) };
-                    evicted(self, i, generation, value);
+        let (mut start, end) = (self.base(), self.end as usize);
+        while start < end {
+            let word_base = start / WORD_BITS * WORD_BITS;
+            let stop = (word_base + WORD_BITS).min(end);
+            // The occupied slots of this word as they were before its pass:
+            // each is visited once, and only that pass vacates them.
+            let mut occupied = Self::occupied_in(self.vacancy, start, stop);
+            while occupied != 0 {
+                let index = word_base + occupied.trailing_zeros() as usize;
+                occupied &= occupied - 1;
+                let generation = self.slot_at(index).generation();
+                // SAFETY: the slot is used and occupied, as said; `&mut
+                // self` makes the reference unique.
+                let value = unsafe { &mut *Payload::value_ptr(self.ptrs.payload_ptr(index)) };
+                if !visit(index, generation, value) {
+                    let head = self.free_head;
+                    // SAFETY: occupied, as said, and vacated only here.
+                    let value = unsafe { self.slot_mut_at(index).vacate(head) };
+                    self.file(index, generation, max_generation);
+                    evicted(generation, value);
                 }
             }
+            start = stop;
         }
     }
 
     /// Drops every value, leaving the slots vacant with their generations
-    /// and no links. If a `Drop` panics, the others are still dropped and
-    /// the panic then propagates (a second panic aborts).
+    /// and no links (not on the free list: call
+    /// [`rebuild_free_list`](Self::rebuild_free_list) after). If a `Drop`
+    /// panics, the others are still dropped and the panic then propagates
+    /// (a second panic aborts).
     pub(crate) fn drop_values(&mut self) {
         if self.live() == 0 {
             return;
@@ -511,73 +688,207 @@ impl<T, L: SlotLayout<T>> Block<T, L> {
     }
 
     /// Drops every value; a panicking `Drop` stops it, leaving the rest in
-    /// place and consistent.
+    /// place and consistent (the vacated slots counted and marked).
     fn drop_values_unguarded(&mut self) {
-        self.mark();
-        let mut from = 0;
-        while let Some(i) = self.next_occupied(from) {
-            from = i + 1;
+        let mut from = self.base();
+        while let Some(index) = self.next_occupied(from) {
+            from = index + 1;
             // Vacated before the drop, so a panicking `Drop` cannot repeat it.
-            // SAFETY: the bit was set, so the slot exists and is occupied.
-            drop(unsafe { self.vacate(i, NO_SLOT) });
+            // SAFETY: its vacancy bit is clear, so the used slot is occupied.
+            let value = unsafe { self.slot_mut_at(index).vacate(NO_SLOT) };
+            self.vacant += 1;
+            self.set_vacant_bit(index);
+            drop(value);
         }
     }
 
-    /// Checks the block's invariants; panics on the first one broken.
-    pub(crate) fn check_invariants(&self) {
-        assert_eq!(self.occupied.len(), self.len.div_ceil(WORD_BITS));
-        assert!(self.marked <= self.fresh && self.fresh <= self.len);
-        let mut live = 0;
-        for i in 0..self.fresh {
-            let slot = self.slot(i).unwrap_or_else(|| unreachable!());
-            let bit = self.occupied[i / WORD_BITS] & (1 << (i % WORD_BITS)) != 0;
-            if i < self.marked {
-                assert_eq!(slot.is_occupied(), bit, "occupancy bit of slot {i}");
-                live += usize::from(bit);
-            } else {
-                assert!(slot.is_occupied(), "vacant slot {i} in the appended run");
+    /// Links the vacant used slots in slot order (the lowest becomes the
+    /// head) and counts those whose generation reached `max_generation` as
+    /// retired, instead of linking them. One pass over the used slots,
+    /// backwards; only vacant slots are written, so no pointer to a live
+    /// value is disturbed.
+    pub(crate) fn rebuild_free_list(&mut self, max_generation: u32) {
+        let (mut head, mut retired) = (NO_SLOT, 0);
+        for index in (self.base()..self.end as usize).rev() {
+            let slot = self.slot_mut_at(index);
+            let (occupied, generation) = (slot.as_ref().is_occupied(), slot.as_ref().generation());
+            if occupied {
+                continue;
             }
-            if slot.is_occupied() {
-                assert!(slot.generation() >= 1, "occupied slot {i} has generation 0");
+            if generation >= max_generation {
+                retired += 1;
+                continue;
+            }
+            slot.set_next_free(head);
+            head = index as u32;
+        }
+        self.free_head = head;
+        self.retired = retired;
+    }
+
+    /// The highest generation of any slot ever used, or the floor: a block
+    /// made later over the same index range must start above it.
+    pub(crate) fn max_generation(&self) -> u32 {
+        self.used_slots()
+            .map(SlotRef::generation)
+            .fold(self.floor, u32::max)
+    }
+
+    /// The slots ever used (`base..end`), in order.
+    #[inline]
+    pub(crate) fn used_slots(&self) -> impl ExactSizeIterator<Item = SlotRef<'_, T>> {
+        (self.base()..self.end as usize).map(|index| self.slot_at(index))
+    }
+
+    /// Appends a slot with `state` and `payload` (used by clone and
+    /// deserialization), counting and marking it if it is vacant. The
+    /// slot is not filed: the caller sets the free list.
+    ///
+    /// # Panics
+    ///
+    /// If no never-used slot is left.
+    fn push_slot(&mut self, state: u32, payload: Payload<T>) {
+        let index = self.end as usize;
+        assert!(index < self.limit as usize, "push to a full block");
+        // SAFETY: `base <= end < limit`: in the storage, and not
+        // initialized, so writing drops nothing.
+        unsafe {
+            self.ptrs.state_ptr(index).write(state);
+            self.ptrs.payload_ptr(index).write(payload);
+        }
+        self.end += 1;
+        if state & VACANT != 0 {
+            self.vacant += 1;
+            self.set_vacant_bit(index);
+        }
+    }
+
+    /// Appends an occupied slot of `generation` (for deserialization).
+    #[cfg(feature = "serde")]
+    pub(crate) fn push_occupied(&mut self, generation: u32, value: T) {
+        self.push_slot(
+            Slot::<T>::occupied_state(generation),
+            Payload::occupied(value),
+        );
+    }
+
+    /// Appends a vacant slot whose last occupant had `generation`, as if
+    /// its occupants had come and gone (for deserialization; not linked:
+    /// rebuild the free list after).
+    #[cfg(feature = "serde")]
+    pub(crate) fn push_vacant(&mut self, generation: u32) {
+        self.push_slot(
+            Slot::<T>::vacant_state(generation),
+            Payload::vacant(NO_SLOT),
+        );
+    }
+
+    /// Checks the block's invariants but the free list's and the listing
+    /// (the hive's); panics on the first one broken. Gives the number of
+    /// vacant used slots whose generation is below `max_generation`.
+    pub(crate) fn check_invariants(&self, max_generation: u32) -> usize {
+        assert!(
+            self.base <= self.end && self.end <= self.limit,
+            "used slots"
+        );
+        let len = self.len();
+        if len == 0 {
+            assert!(self.vacancy.is_null(), "freed range with vacancy words");
+            assert_eq!((self.free_head, self.vacant, self.retired), (NO_SLOT, 0, 0));
+            return 0;
+        }
+        let (mut vacant, mut retired, mut listable) = (0, 0, 0);
+        for index in self.base()..self.end as usize {
+            let slot = self.slot_at(index);
+            let (word, bit) = self.vacancy_bit(index);
+            // SAFETY: a used slot's vacancy word is the block's.
+            let marked = unsafe { *word } & bit != 0;
+            assert_eq!(!slot.is_occupied(), marked, "vacancy bit of slot {index}");
+            assert!(
+                slot.generation() > self.floor,
+                "slot {index} at or below the floor"
+            );
+            assert!(slot.generation() <= max_generation);
+            if !slot.is_occupied() {
+                vacant += 1;
+                if slot.generation() >= max_generation {
+                    retired += 1;
+                } else {
+                    listable += 1;
+                }
             }
         }
-        // No bit at or past `marked` is set: this covers the appended run,
-        // the never-used slots and the padding past `len`, a word at a time.
-        for (w, &word) in self.occupied.iter().enumerate() {
-            let first = w * WORD_BITS;
-            let past_marked = match self.marked.checked_sub(first) {
-                Some(below) if below >= WORD_BITS => 0,
-                Some(below) => !0u64 << below,
-                None => !0,
-            };
+        // No bit for a slot that is not used: the never-used slots and the
+        // flat indices of the first word before `base`.
+        let base = self.base();
+        for word in base / WORD_BITS..(base + len).div_ceil(WORD_BITS) {
+            let first = word * WORD_BITS;
+            let mut used = 0u64;
+            for bit in 0..WORD_BITS {
+                if (base..self.end as usize).contains(&(first + bit)) {
+                    used |= 1 << bit;
+                }
+            }
             assert_eq!(
-                word & past_marked,
+                self.vacancy_word(word) & !used,
                 0,
-                "occupancy bit at or past slot {}",
-                self.marked
+                "vacancy bit of an unused slot"
             );
         }
-        assert_eq!(live, self.live, "live count of a block");
+        assert_eq!(vacant, self.vacant as usize, "vacant count");
+        assert_eq!(retired, self.retired as usize, "retired count");
+        // The free list: exactly the listable slots, each once.
+        let mut seen = alloc::vec![false; len];
+        let mut cursor = self.free_head;
+        let mut on_list = 0;
+        while cursor != NO_SLOT {
+            let index = cursor as usize;
+            assert!(
+                (base..self.end as usize).contains(&index),
+                "free list holds slot {index}, not a used one"
+            );
+            assert!(!seen[index - base], "free list cycle at {index}");
+            seen[index - base] = true;
+            let slot = self.slot_at(index);
+            assert!(!slot.is_occupied() && slot.generation() < max_generation);
+            on_list += 1;
+            cursor = slot.next_free();
+        }
+        assert_eq!(on_list, listable, "free list of the block at {base}");
+        listable
     }
 }
 
-impl<T, L: SlotLayout<T>> Drop for Block<T, L> {
+impl<T> Drop for Block<T> {
     fn drop(&mut self) {
         /// Frees the storage, after dropping whatever values remain (all
         /// of them if no `Drop` panicked).
-        struct Free<'a, T, L: SlotLayout<T>>(&'a mut Block<T, L>);
-        impl<T, L: SlotLayout<T>> Drop for Free<'_, T, L> {
+        struct Free<'a, T>(&'a mut Block<T>);
+        impl<T> Drop for Free<'_, T> {
             fn drop(&mut self) {
+                let block = &mut *self.0;
                 // Values without drop glue need no visit: freeing the
                 // memory is all there is to do.
                 if mem::needs_drop::<T>() {
-                    self.0.drop_values_unguarded();
+                    block.drop_values_unguarded();
+                }
+                let (base, len) = (block.base(), block.len());
+                if len == 0 {
+                    return;
                 }
                 // Freeing drops no value twice: every value was dropped
                 // above, and the block is not used again.
-                // SAFETY: `layout` came from `L::allocate(len)` in
-                // `Block::new` (invariant on `layout`) and is freed once.
-                unsafe { self.0.layout.deallocate(self.0.len) };
+                // SAFETY: `ptrs` is `Split::allocate(len).flat(base)` and
+                // `vacancy` the boxed words moved back by `base / 64`
+                // (`Block::new`); each is freed once, here.
+                unsafe {
+                    block.ptrs.storage(base).deallocate(len);
+                    let words = block.vacancy.wrapping_add(base / WORD_BITS);
+                    drop(Box::from_raw(ptr::slice_from_raw_parts_mut(
+                        words,
+                        vacancy_words(base, len),
+                    )));
+                }
             }
         }
         let free = Free(self);
@@ -588,55 +899,48 @@ impl<T, L: SlotLayout<T>> Drop for Block<T, L> {
     }
 }
 
-impl<T: Clone, L: SlotLayout<T>> Clone for Block<T, L> {
-    /// A copy with the same length, base, generations, links and values.
-    /// If a `clone` panics, the copy holds the values cloned so far,
-    /// consistently, and is dropped with them.
+impl<T: Clone> Clone for Block<T> {
+    /// A copy with the same slots, generations, links, values, counts,
+    /// floor and listing. If a `clone` panics, the copy holds the slots
+    /// copied so far, consistently, and is dropped with them.
     fn clone(&self) -> Self {
-        let mut copy = Block::new(self.len, self.base);
+        let mut copy = Block::new(self.base(), self.len(), self.floor);
         for from in self.used_slots() {
             let (state, payload) = from.cloned_parts();
-            let i = copy.push_slot(state, payload);
-            if from.is_occupied() {
-                copy.occupied[i / WORD_BITS] |= 1 << (i % WORD_BITS);
-                copy.live += 1;
-            }
-            // Every used slot is marked: the copy has no appended run.
-            copy.marked = i + 1;
+            copy.push_slot(state, payload);
         }
+        copy.free_head = self.free_head;
+        copy.retired = self.retired;
+        copy.prev = self.prev;
+        copy.next = self.next;
         copy
     }
 }
 
 /// Mutable references to `N` distinct live values of `blocks`, each named
-/// by `(block, slot, generation)`, or `None` if any is not live or two name
-/// the same slot.
-pub(crate) fn get_disjoint_mut<T, L: SlotLayout<T>, const N: usize>(
-    blocks: &mut [Block<T, L>],
-    at: [(usize, usize, u32); N],
+/// by `(index, generation)` (block `index >> shift`), or `None` if any is
+/// not live or two name the same slot.
+pub(crate) fn get_disjoint_mut<T, const N: usize>(
+    blocks: &mut [Block<T>],
+    shift: u32,
+    keys: [(usize, u32); N],
 ) -> Option<[&mut T; N]> {
-    for (n, &(b, i, generation)) in at.iter().enumerate() {
-        if !blocks.get(b)?.contains(i, generation) {
-            return None;
-        }
+    let mut values = [ptr::null_mut(); N];
+    for (n, &(index, generation)) in keys.iter().enumerate() {
+        let block = blocks.get(index >> shift)?;
+        // SAFETY: block `index >> shift` starts at or before `index`.
+        values[n] = unsafe { block.live_value(index, generation) }?;
         // Two live keys with one slot are the same key.
-        if at[..n].iter().any(|&(ob, oi, _)| ob == b && oi == i) {
+        if keys[..n].iter().any(|&(other, _)| other == index) {
             return None;
         }
     }
-    let blocks: &[Block<T, L>] = blocks;
-    // Each reference comes from its block's own storage pointers, with no
+    // Each pointer comes from its block's own storage pointers, with no
     // reference to a whole array in between, and the `&mut` borrow of the
-    // blocks outlives them all.
-    Some(core::array::from_fn(|n| {
-        let (b, i, _) = at[n];
-        let value = blocks[b].value_ptr_at(i);
-        // Nothing else reaches these values while `blocks` is borrowed
-        // mutably.
-        // SAFETY: every slot above exists, is occupied and is named once,
-        // so the references are to distinct initialized values.
-        unsafe { &mut *value }
-    }))
+    // blocks outlives them all. Every value above is live and named once,
+    // and nothing else reaches them while `blocks` is borrowed mutably.
+    // SAFETY: so these are references to distinct initialized values.
+    Some(values.map(|value| unsafe { &mut *value }))
 }
 
 /// `log2` of the number of slots of `T` that fit in `bytes`, kept within
@@ -659,141 +963,188 @@ pub(crate) const fn block_shift_for<T, L: SlotLayout<T>>(
     usize::BITS - 1 - slots.leading_zeros()
 }
 
-/// The part of one block that a [`BlocksWalk`] has not handed out: its
-/// occupancy words from `word_base` on, then its appended run.
-struct BlockPart<'a, T> {
+/// The part of one block that a [`BlocksWalk`] has not handed out: the
+/// flat indices `next..end` of its used slots.
+struct BlockPart<T> {
     /// The block's storage, by flat index.
     ptrs: FlatBases<T>,
-    /// Occupancy words not handed out; bit `b` of word `k` stands for flat
-    /// index `word_base + 64 * k + b`. Only words below the block's
-    /// `marked` slot (the others are zero).
-    words: &'a [u64],
-    /// The flat index of bit 0 of `words[0]`.
-    word_base: usize,
-    /// The appended run not handed out (flat indices, all occupied, above
-    /// every bit of `words`).
-    tail: Range<usize>,
+    /// The block's vacancy words, by flat word index (see
+    /// `Block::vacancy`).
+    vacancy: *const u64,
+    /// The first flat index not handed out.
+    next: usize,
+    /// Past the last flat index not handed out. Invariant: `next..end`
+    /// lies in the block's used slots.
+    end: usize,
+    /// Whether every slot of `next..end` is occupied (the block had no
+    /// vacant slot): then the part is one run, read without its bits.
+    full: bool,
 }
 
-impl<T> Clone for BlockPart<'_, T> {
-    fn clone(&self) -> Self {
-        BlockPart {
-            tail: self.tail.clone(),
-            ..*self
-        }
-    }
-}
-
-impl<'a, T> BlockPart<'a, T> {
+impl<T> BlockPart<T> {
     /// Nothing.
     const EMPTY: Self = BlockPart {
         ptrs: FlatBases::NONE,
-        words: &[],
-        word_base: 0,
-        tail: 0..0,
+        vacancy: ptr::null(),
+        next: 0,
+        end: 0,
+        full: true,
     };
 
     /// The whole of `block`.
     #[inline]
-    fn open<L: SlotLayout<T>>(block: &'a Block<T, L>) -> Self {
-        // The bits name the occupied slots below `marked`, and the
-        // appended run `marked..fresh` is all occupied (invariants on
-        // `occupied` and `marked`). No bit at or past `marked` is set, so
-        // the words past it are not read: a block that is mostly never used
-        // costs only its used words.
-        // `marked <= len <= u32::MAX`, so the sum cannot overflow.
-        #[allow(
-            clippy::manual_div_ceil,
-            reason = "div_ceil allows for the overflow, at four instructions per block"
-        )]
-        let marked_words = (block.marked + (WORD_BITS - 1)) / WORD_BITS;
+    fn open(block: &Block<T>) -> Self {
         BlockPart {
-            ptrs: block.layout.flat(block.base),
-            words: &block.occupied[..marked_words],
-            word_base: block.base,
-            tail: block.base + block.marked..block.base + block.fresh,
+            ptrs: block.ptrs,
+            vacancy: block.vacancy,
+            next: block.base(),
+            end: block.end as usize,
+            full: block.vacant == 0,
         }
     }
 
     /// Whether nothing is left.
-    #[inline]
+    #[inline(always)]
     fn is_empty(&self) -> bool {
-        self.words.is_empty() && self.tail.is_empty()
+        self.next >= self.end
+    }
+
+    /// The occupied slots of the word holding flat index `start`, from
+    /// `start` to `stop` (within that word), as a piece.
+    #[inline(always)]
+    fn bits(&self, start: usize, stop: usize) -> Piece<FlatBases<T>> {
+        Piece::Bits(Bits {
+            ptrs: self.ptrs,
+            base: start / WORD_BITS * WORD_BITS,
+            bits: Block::<T>::occupied_in(self.vacancy, start, stop),
+        })
+    }
+
+    /// The lowest piece left (the part must not be empty): the whole part
+    /// if it is full, else the rest of one 64-slot word.
+    #[inline(always)]
+    fn take_front(&mut self) -> Piece<FlatBases<T>> {
+        let start = self.next;
+        if self.full {
+            self.next = self.end;
+            return Piece::Run(Run {
+                ptrs: self.ptrs,
+                next: start,
+                end: self.end,
+            });
+        }
+        let stop = ((start / WORD_BITS + 1) * WORD_BITS).min(self.end);
+        self.next = stop;
+        self.bits(start, stop)
+    }
+
+    /// The highest piece left (the part must not be empty).
+    #[inline(always)]
+    fn take_back(&mut self) -> Piece<FlatBases<T>> {
+        let stop = self.end;
+        if self.full {
+            self.end = self.next;
+            return Piece::Run(Run {
+                ptrs: self.ptrs,
+                next: self.next,
+                end: stop,
+            });
+        }
+        let start = ((stop - 1) / WORD_BITS * WORD_BITS).max(self.next);
+        self.end = start;
+        self.bits(start, stop)
     }
 
     /// Occupied slots left.
+    #[cfg(any(test, feature = "rayon"))]
     fn count(&self) -> usize {
-        self.words
-            .iter()
-            .map(|word| word.count_ones() as usize)
-            .sum::<usize>()
-            + self.tail.len()
+        let mut part = *self;
+        let mut count = 0;
+        while !part.is_empty() {
+            count += match part.take_front() {
+                Piece::Run(run) => run.end - run.next,
+                Piece::Bits(bits) => bits.bits.count_ones() as usize,
+            };
+        }
+        count
     }
 
-    /// Folds `f` over the occupied slots left, in order. Full words and
-    /// the appended run are plain counted loops, which the compiler can
-    /// unroll or vectorize.
+    /// Folds `f` over the occupied slots left, in order. A full part and
+    /// full words are plain counted loops, which the compiler can unroll
+    /// or vectorize.
     #[inline]
     fn fold<B>(self, init: B, f: &mut impl FnMut(B, FlatBases<T>, usize) -> B) -> B {
         let mut acc = init;
-        let mut base = self.word_base;
-        for &word in self.words {
+        if self.full {
+            for index in self.next..self.end {
+                acc = f(acc, self.ptrs, index);
+            }
+            return acc;
+        }
+        let mut start = self.next;
+        while start < self.end {
+            let base = start / WORD_BITS * WORD_BITS;
+            let stop = (base + WORD_BITS).min(self.end);
+            let mut word = Block::<T>::occupied_in(self.vacancy, start, stop);
             if word == u64::MAX {
                 // A constant trip count, not `base..base + WORD_BITS`: the
                 // compiler must allow for that end wrapping, and the trip
                 // count it then works out on every word took registers
-                // that the sparse path below spilled to the stack (in
-                // `Hive`'s block loop, six stack accesses per word).
+                // that the sparse path below spilled to the stack.
                 for bit in 0..WORD_BITS {
                     acc = f(acc, self.ptrs, base + bit);
                 }
             } else {
-                let mut word = word;
                 while word != 0 {
                     acc = f(acc, self.ptrs, base + word.trailing_zeros() as usize);
                     word &= word - 1;
                 }
             }
-            base += WORD_BITS;
-        }
-        for index in self.tail {
-            acc = f(acc, self.ptrs, index);
+            start = stop;
         }
         acc
     }
 }
 
 /// The walk of a list of blocks for a [`Cursor`], in block then slot
-/// order, by flat index (slot `i` of a block is `block.base() + i`): each
-/// block's occupancy words as masks, then its appended run as one run.
-pub struct BlocksWalk<'a, T, L: SlotLayout<T>> {
+/// order, by flat index: a block with no vacant slot as one run, the
+/// others as masks of their vacancy words (inverted, and cut to the used
+/// slots).
+pub struct BlocksWalk<'a, T> {
     /// What the front has left of the block it is in.
-    front: BlockPart<'a, T>,
+    front: BlockPart<T>,
     /// What the back has left of the block it is in.
-    back: BlockPart<'a, T>,
+    back: BlockPart<T>,
     /// The blocks between the two, not yet opened.
-    rest: core::slice::Iter<'a, Block<T, L>>,
+    rest: core::slice::Iter<'a, Block<T>>,
 }
 
-impl<T, L: SlotLayout<T>> Clone for BlocksWalk<'_, T, L> {
+impl<T> Clone for BlocksWalk<'_, T> {
     fn clone(&self) -> Self {
         BlocksWalk {
-            front: self.front.clone(),
-            back: self.back.clone(),
+            front: self.front,
+            back: self.back,
             rest: self.rest.clone(),
         }
     }
 }
 
-/// Shared iteration over blocks.
-pub(crate) type BlocksIter<'a, T, L> = Cursor<'a, T, BlocksWalk<'a, T, L>, &'a T>;
-/// Exclusive iteration over blocks.
-pub(crate) type BlocksIterMut<'a, T, L> = Cursor<'a, T, BlocksWalk<'a, T, L>, &'a mut T>;
+impl<T> Clone for BlockPart<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for BlockPart<T> {}
 
-impl<'a, T, L: SlotLayout<T>> BlocksWalk<'a, T, L> {
+/// Shared iteration over blocks.
+pub(crate) type BlocksIter<'a, T> = Cursor<'a, T, BlocksWalk<'a, T>, &'a T>;
+/// Exclusive iteration over blocks.
+pub(crate) type BlocksIterMut<'a, T> = Cursor<'a, T, BlocksWalk<'a, T>, &'a mut T>;
+
+impl<'a, T> BlocksWalk<'a, T> {
     /// Walks `blocks`.
     #[inline]
-    fn new(blocks: &'a [Block<T, L>]) -> Self {
+    fn new(blocks: &'a [Block<T>]) -> Self {
         BlocksWalk {
             front: BlockPart::EMPTY,
             back: BlockPart::EMPTY,
@@ -804,10 +1155,7 @@ impl<'a, T, L: SlotLayout<T>> BlocksWalk<'a, T, L> {
 
 /// Iterates `blocks`, which hold exactly `len` values in all.
 #[inline]
-pub(crate) fn iter<T, L: SlotLayout<T>>(
-    blocks: &[Block<T, L>],
-    len: usize,
-) -> BlocksIter<'_, T, L> {
+pub(crate) fn iter<T>(blocks: &[Block<T>], len: usize) -> BlocksIter<'_, T> {
     // SAFETY: `&blocks` keeps the values from being written; `len` is the
     // caller's exact count.
     unsafe { Cursor::new(BlocksWalk::new(blocks), len) }
@@ -815,27 +1163,26 @@ pub(crate) fn iter<T, L: SlotLayout<T>>(
 
 /// Iterates `blocks` mutably; they hold exactly `len` values in all.
 #[inline]
-pub(crate) fn iter_mut<T, L: SlotLayout<T>>(
-    blocks: &mut [Block<T, L>],
-    len: usize,
-) -> BlocksIterMut<'_, T, L> {
+pub(crate) fn iter_mut<T>(blocks: &mut [Block<T>], len: usize) -> BlocksIterMut<'_, T> {
     // The block headers are only read from here on; the values are
     // reached through each block's raw storage pointers, exclusively,
     // since `blocks` is borrowed mutably for the cursor's life.
-    let blocks: &[Block<T, L>] = blocks;
+    let blocks: &[Block<T>] = blocks;
     // SAFETY: as just said.
     unsafe { Cursor::new(BlocksWalk::new(blocks), len) }
 }
 
-// SAFETY: `open` gives a block's occupied slots as bits of its occupancy
-// words below `marked` and the run `marked..fresh`, all initialized and
-// reached through the block's flat bases; each block is opened once (the
-// front and the back take blocks from the two ends of `rest`), and within
-// a part the front takes from the bottom and the back from the top, each
-// piece leaving the part at once, so every slot is handed out once and in
-// order. A part moves whole from one end to the other only when `rest` is
-// empty.
-unsafe impl<T, L: SlotLayout<T>> Walk<T> for BlocksWalk<'_, T, L> {
+// SAFETY: `open` gives a block's used slots `base..end`, handed out as one
+// run when the block has no vacant slot (`vacant == 0`, so every used slot
+// is occupied) and otherwise as masks of its vacancy words, inverted and
+// cut to the part (a clear bit of a used slot is an occupied slot); all
+// are initialized and reached through the block's flat bases. Each block
+// is opened once (the front and the back take blocks from the two ends of
+// `rest`), and within a part the front takes from the bottom and the back
+// from the top, each piece leaving the part at once, so every slot is
+// handed out once and in order. A part moves whole from one end to the
+// other only when `rest` is empty.
+unsafe impl<T> Walk<T> for BlocksWalk<'_, T> {
     type Ptrs = FlatBases<T>;
 
     #[inline(always)]
@@ -849,22 +1196,8 @@ unsafe impl<T, L: SlotLayout<T>> Walk<T> for BlocksWalk<'_, T, L> {
             return None;
         }
         loop {
-            if let Some((&word, words)) = self.front.words.split_first() {
-                let base = self.front.word_base;
-                self.front.words = words;
-                self.front.word_base += WORD_BITS;
-                return Some(Piece::Bits(Bits {
-                    ptrs: self.front.ptrs,
-                    base,
-                    bits: word,
-                }));
-            } else if !self.front.tail.is_empty() {
-                let tail = mem::replace(&mut self.front.tail, 0..0);
-                return Some(Piece::Run(Run {
-                    ptrs: self.front.ptrs,
-                    next: tail.start,
-                    end: tail.end,
-                }));
+            if !self.front.is_empty() {
+                return Some(self.front.take_front());
             } else if let Some(block) = self.rest.next() {
                 if block.live() != 0 {
                     self.front = BlockPart::open(block);
@@ -885,20 +1218,8 @@ unsafe impl<T, L: SlotLayout<T>> Walk<T> for BlocksWalk<'_, T, L> {
             return None;
         }
         loop {
-            if !self.back.tail.is_empty() {
-                let tail = mem::replace(&mut self.back.tail, 0..0);
-                return Some(Piece::Run(Run {
-                    ptrs: self.back.ptrs,
-                    next: tail.start,
-                    end: tail.end,
-                }));
-            } else if let Some((&word, words)) = self.back.words.split_last() {
-                self.back.words = words;
-                return Some(Piece::Bits(Bits {
-                    ptrs: self.back.ptrs,
-                    base: self.back.word_base + words.len() * WORD_BITS,
-                    bits: word,
-                }));
+            if !self.back.is_empty() {
+                return Some(self.back.take_back());
             } else if let Some(block) = self.rest.next_back() {
                 if block.live() != 0 {
                     self.back = BlockPart::open(block);
@@ -921,24 +1242,11 @@ unsafe impl<T, L: SlotLayout<T>> Walk<T> for BlocksWalk<'_, T, L> {
             return acc;
         }
         let (front, back) = (self.front, self.back);
-        let mut left = left;
-        if !back.is_empty() {
-            left -= back.count();
-        }
-        if !front.is_empty() {
-            left -= front.count();
-            acc = front.fold(acc, &mut f);
-        }
+        acc = front.fold(acc, &mut f);
         for block in self.rest {
-            if left == 0 {
-                break;
+            if block.live() != 0 {
+                acc = BlockPart::open(block).fold(acc, &mut f);
             }
-            let live = block.live();
-            if live == 0 {
-                continue;
-            }
-            left -= live;
-            acc = BlockPart::open(block).fold(acc, &mut f);
         }
         back.fold(acc, &mut f)
     }
@@ -953,6 +1261,13 @@ unsafe impl<T, L: SlotLayout<T>> Walk<T> for BlocksWalk<'_, T, L> {
         if !self.front.is_empty() || !self.back.is_empty() || left < 2 {
             return ((self, left), None);
         }
+        debug_assert_eq!(
+            left,
+            blocks
+                .iter()
+                .map(|b| BlockPart::open(b).count())
+                .sum::<usize>()
+        );
         // The blocks hold `left` values in all, so the walk reaches half of
         // them before it runs out of blocks.
         let half = left.div_ceil(2);

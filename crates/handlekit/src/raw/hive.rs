@@ -6,11 +6,20 @@
 //!
 //! Every block owns an aligned range of `1 << shift` flat indices (the
 //! *range*), whatever its size: block `b` starts at `b << shift`, so a flat
-//! index splits into block and slot with a shift and a mask, as in
-//! `RawPool`. Block `b` holds `min(1 << (min_shift + b), 1 << shift)`
-//! slots (cut to the key's index space), so the first blocks are small and
-//! the later ones all have the cap; the unused tail of a small block's range
-//! is index space no key names.
+//! index finds its block with a shift, as in `RawPool`, and the block's
+//! storage pointers are flat (see `block.rs`), so the slot needs no offset.
+//! Block `b` holds `min(1 << (min_shift + b), 1 << shift)` slots (cut to
+//! the key's index space), so the first blocks are small and the later
+//! ones all have the cap; the unused tail of a small block's range is
+//! index space no key names.
+//!
+//! # The block table
+//!
+//! Everything the hive keeps per block is in the block's own 64-byte entry
+//! of one table (`blocks`): the storage pointers, the end of the used
+//! slots, the free list, the counts, the floor and the links of the list
+//! of blocks with room. An operation by key reads one entry, after one
+//! bounds check.
 //!
 //! # Emptied blocks
 //!
@@ -22,113 +31,45 @@
 //! that range later starts every slot at the floor, so no old key can match
 //! it. A range whose floor reached the last generation is never reused.
 //!
-//! All of this is safe code over `Block`, but for the two `*_unchecked`
-//! lookups, which pass their callers' guarantee on to the block.
+//! All of this is safe code over `Block`, but for the calls that pass a
+//! flat index to its block (whose range starts at or before the index, as
+//! the block is found by the index) and the two `*_unchecked` lookups,
+//! which pass their callers' guarantee on to the block.
 
 use alloc::vec::Vec;
 use core::ptr::NonNull;
 
-use super::block::{get_disjoint_mut, Block, BlocksIter, BlocksIterMut};
-use super::layout::Split;
+use super::block::{get_disjoint_mut, Block, BlocksIter, BlocksIterMut, NOT_LISTED, NO_BLOCK};
 use super::slot::{Slot, NO_SLOT};
 #[cfg(feature = "serde")]
 use super::BuildError;
 use super::KeyLimits;
 use crate::CapacityError;
 
-/// Marks a block that is not on the available list.
-const NOT_LISTED: u32 = u32::MAX;
-
-/// The per-block bookkeeping that `Block` does not keep.
-#[derive(Clone, Copy, Debug)]
-struct Meta {
-    /// First slot (offset in the block) of the block's free list, or
-    /// `NO_SLOT`. Invariant: the list holds exactly the vacant used slots
-    /// (below the block's `fresh`) whose generation is below
-    /// `limits.max_generation`, each once.
-    free_head: u32,
-    /// Vacant used slots whose generation reached `limits.max_generation`:
-    /// never reused.
-    retired: u32,
-    /// Position in `RawHive::available`, or `NOT_LISTED`. Invariant: listed
-    /// iff the block has a free slot (`free_head != NO_SLOT` or a
-    /// never-used slot is left), and then `available[listed] == b`.
-    listed: u32,
-    /// The generation every slot of the block starts at: its first occupant
-    /// gets `floor + 1` (0 for a range used for the first time). For a
-    /// freed range (a block of length 0), the floor of the next block over
-    /// it: the highest generation the range ever issued.
-    floor: u32,
-}
-
-/// The list of blocks with a free slot, and a copy of its last entry (where
-/// inserts go) that insert reads without a dependent load through the
-/// list's buffer (measured: Hive insert of 100k `u64`, 3.89 → 3.34 ns).
-/// The list changes only through `push` and `swap_remove`, which keep the
-/// copy right.
-#[derive(Clone)]
-struct Available {
-    list: Vec<u32>,
-    /// Invariant: `list.last()`, or `NOT_LISTED` if `list` is empty.
-    last: u32,
-}
-
-impl Available {
-    const fn new() -> Self {
-        Available {
-            list: Vec::new(),
-            last: NOT_LISTED,
-        }
-    }
-
-    /// The block inserts go to.
-    #[inline]
-    fn last(&self) -> Option<usize> {
-        (self.last != NOT_LISTED).then_some(self.last as usize)
-    }
-
-    /// Appends block `b`; returns its position.
-    fn push(&mut self, b: usize) -> u32 {
-        let at = self.list.len() as u32;
-        self.list.push(b as u32);
-        self.last = b as u32;
-        at
-    }
-
-    /// Removes the entry at `at`; returns the block moved into its place.
-    fn swap_remove(&mut self, at: usize) -> Option<usize> {
-        self.list.swap_remove(at);
-        self.last = self.list.last().copied().unwrap_or(NOT_LISTED);
-        self.list.get(at).map(|&b| b as usize)
-    }
-}
-
-impl Meta {
-    const fn new(floor: u32) -> Self {
-        Meta {
-            free_head: NO_SLOT,
-            retired: 0,
-            listed: NOT_LISTED,
-            floor,
-        }
-    }
-}
-
 /// Blocks of growing size, a free list per block, and the list of blocks
 /// with a free slot.
 pub struct RawHive<T> {
-    /// The block table. Invariant: block `b` has base `b << shift` and
-    /// either `size_of_block(b)` slots (allocated), or 0 (a freed range).
-    /// Only a deserialized hive has shorter blocks: `1..size_of_block(b)`
-    /// slots, as many as the input used, so input cannot ask for memory it
-    /// does not fill.
-    blocks: Vec<Block<T, Split<T>>>,
-    /// Bookkeeping of block `b`. Invariant: `meta.len() == blocks.len()`.
-    meta: Vec<Meta>,
-    /// The blocks with a free slot, in no particular order; inserts go to
-    /// the last. Invariant: exactly the allocated blocks with a free slot,
-    /// each once, with `meta[b].listed` its position.
-    available: Available,
+    /// The block table. Invariant: block `b` has base `b << shift` (below
+    /// `limits.max_slots`) and either `size_of_block(b)` slots
+    /// (allocated), or 0 (a freed range). Only a deserialized hive has
+    /// shorter blocks: `1..size_of_block(b)` slots, as many as the input
+    /// used, so input cannot ask for memory it does not fill.
+    blocks: Vec<Block<T>>,
+    /// The first block of the list of blocks with a free slot (linked
+    /// through `Block::next` and `Block::prev`), where inserts go; or
+    /// `NO_BLOCK`. Invariant: the list holds exactly the allocated blocks
+    /// with a free slot (`Block::has_room`), each once; a block's `prev`
+    /// is the block before it (`NO_BLOCK` for this one), and `NOT_LISTED`
+    /// for every block off the list.
+    available: u32,
+    /// The first of the *spent* blocks (allocated, every slot retired:
+    /// they can never take a value again) that wait to be freed, linked
+    /// through `Block::next`; or `NO_BLOCK`. A removal that spends a block
+    /// puts it here rather than free it, so that `remove` calls nothing
+    /// (a call in a caller's loop of removals makes it reload the hive's
+    /// fields on every removal); the next `grow`, `shrink_to_fit` or
+    /// `clear` frees them. Invariant: exactly the spent blocks, each once.
+    spent: u32,
     /// Freed ranges whose floor is below `limits.max_generation`, each
     /// once; the last is reused first.
     vacated: Vec<u32>,
@@ -137,11 +78,11 @@ pub struct RawHive<T> {
     /// `log2` of the largest block size and of the range of every block.
     /// Invariant: `shift <= 31`.
     shift: u32,
-    /// Number of live values (sum of the blocks' `live`).
+    /// Number of live values (sum of the blocks' `live()`).
     len: usize,
     /// Slots in allocated blocks.
     slot_total: usize,
-    /// Retired slots in allocated blocks (sum of `meta[b].retired`).
+    /// Retired slots in allocated blocks (sum of the blocks' `retired()`).
     retired: usize,
     /// Set by `with_fixed_capacity`: the size of the one block made then.
     /// Invariant: if set, no block but block 0 is ever allocated, and
@@ -159,8 +100,8 @@ impl<T> RawHive<T> {
         assert!(min_shift <= shift, "smallest block above the largest");
         RawHive {
             blocks: Vec::new(),
-            meta: Vec::new(),
-            available: Available::new(),
+            available: NO_BLOCK,
+            spent: NO_BLOCK,
             vacated: Vec::new(),
             min_shift,
             shift,
@@ -232,9 +173,8 @@ impl<T> RawHive<T> {
     pub(crate) fn heap_bytes(&self) -> usize {
         use core::mem::size_of;
         self.blocks.iter().map(Block::heap_bytes).sum::<usize>()
-            + self.blocks.capacity() * size_of::<Block<T, Split<T>>>()
-            + self.meta.capacity() * size_of::<Meta>()
-            + (self.available.list.capacity() + self.vacated.capacity()) * size_of::<u32>()
+            + self.blocks.capacity() * size_of::<Block<T>>()
+            + self.vacated.capacity() * size_of::<u32>()
     }
 
     /// Slots of block `b` when allocated.
@@ -243,7 +183,14 @@ impl<T> RawHive<T> {
         (1usize << shift).min(self.limits.max_slots.saturating_sub(b << self.shift))
     }
 
-    /// Inserts `make(index, generation)` into the last available block
+    /// The block whose range holds flat index `index`, if the table has
+    /// one: block `index >> shift`, which starts at or before `index`.
+    #[inline(always)]
+    fn block_of(&self, index: usize) -> Option<&Block<T>> {
+        self.blocks.get(index >> self.shift)
+    }
+
+    /// Inserts `make(index, generation)` into the first available block
     /// (allocating one if there is none) and returns `(index, generation)`.
     /// If `make` panics, no value is added (a block allocated for it stays,
     /// empty).
@@ -254,34 +201,19 @@ impl<T> RawHive<T> {
         &mut self,
         make: impl FnOnce(usize, u32) -> T,
     ) -> Result<(usize, u32), CapacityError> {
-        let b = match self.available.last() {
-            Some(b) => b,
-            None => self.grow()?,
+        let b = match self.available {
+            NO_BLOCK => self.grow()?,
+            b => b as usize,
         };
-        let (Some(block), Some(meta)) = (self.blocks.get_mut(b), self.meta.get_mut(b)) else {
+        let Some(block) = self.blocks.get_mut(b) else {
             unreachable!("available block {b} past the table")
         };
-        let (i, generation) = if meta.free_head == NO_SLOT {
-            // A listed block with an empty free list has a never-used slot.
-            let (i, generation) = (block.fresh(), meta.floor + 1);
-            let value = make(block.base() + i, generation);
-            block.append(generation, value);
-            (i, generation)
-        } else {
-            let i = meta.free_head as usize;
-            let next = block.next_free(i);
-            let generation = block.generation(i).unwrap_or(meta.floor) + 1;
-            let value = make(block.base() + i, generation);
-            block.occupy(i, generation, value);
-            meta.free_head = next;
-            (i, generation)
-        };
+        let spot = block.insert_with(make);
         self.len += 1;
-        let index = block.base() + i;
-        if meta.free_head == NO_SLOT && !block.has_fresh() {
+        if !block.has_room() {
             self.unlist(b);
         }
-        Ok((index, generation))
+        Ok(spot)
     }
 
     /// The `(index, generation)` the next insertion gets, or the error it
@@ -290,22 +222,11 @@ impl<T> RawHive<T> {
     /// right after it fills this very spot. For fallible constructors,
     /// which must know the key first.
     pub(crate) fn next_spot(&mut self) -> Result<(usize, u32), CapacityError> {
-        let b = match self.available.last() {
-            Some(b) => b,
-            None => self.grow()?,
+        let b = match self.available {
+            NO_BLOCK => self.grow()?,
+            b => b as usize,
         };
-        let (Some(block), Some(meta)) = (self.blocks.get(b), self.meta.get(b)) else {
-            unreachable!("available block {b} past the table")
-        };
-        Ok(if meta.free_head == NO_SLOT {
-            (block.base() + block.fresh(), meta.floor + 1)
-        } else {
-            let i = meta.free_head as usize;
-            (
-                block.base() + i,
-                block.generation(i).unwrap_or(meta.floor) + 1,
-            )
-        })
+        Ok(self.blocks[b].next_spot())
     }
 
     /// Allocates a block (over the last freed range, else a new one) and
@@ -313,11 +234,12 @@ impl<T> RawHive<T> {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) -> Result<usize, CapacityError> {
+        self.free_spent();
         if let Some(capacity) = self.fixed {
             return Err(CapacityError::fixed(capacity));
         }
         let (b, floor) = match self.vacated.last() {
-            Some(&b) => (b as usize, self.meta[b as usize].floor),
+            Some(&b) => (b as usize, self.blocks[b as usize].floor()),
             None => {
                 let b = self.blocks.len();
                 if b.checked_shl(self.shift)
@@ -336,19 +258,17 @@ impl<T> RawHive<T> {
     /// generation `floor + 1`, and lists it. `b` is the last freed range in
     /// `vacated` (taken off it) or the end of the table (a new entry).
     fn make_block(&mut self, b: usize, floor: u32, len: usize) -> Result<(), CapacityError> {
-        let fail = |_| CapacityError::alloc();
-        self.available.list.try_reserve(1).map_err(fail)?;
+        let base = b << self.shift;
         if b == self.blocks.len() {
-            self.blocks.try_reserve(1).map_err(fail)?;
-            self.meta.try_reserve(1).map_err(fail)?;
-            self.blocks.push(Block::new(0, b << self.shift));
-            self.meta.push(Meta::new(0));
+            self.blocks
+                .try_reserve(1)
+                .map_err(|_| CapacityError::alloc())?;
+            self.blocks.push(Block::new(base, len, floor));
         } else {
             debug_assert_eq!(self.vacated.last(), Some(&(b as u32)));
             self.vacated.pop();
+            self.blocks[b] = Block::new(base, len, floor);
         }
-        self.blocks[b] = Block::new(len, b << self.shift);
-        self.meta[b] = Meta::new(floor);
         self.slot_total += len;
         self.list(b);
         Ok(())
@@ -362,71 +282,76 @@ impl<T> RawHive<T> {
         Ok(())
     }
 
-    /// Puts block `b` on the available list (it must not be on it).
-    fn list(&mut self, b: usize) {
-        debug_assert_eq!(self.meta[b].listed, NOT_LISTED);
-        self.meta[b].listed = self.available.push(b);
-    }
-
-    /// Takes block `b` off the available list, if it is on it.
-    fn unlist(&mut self, b: usize) {
-        let at = self.meta[b].listed;
-        if at == NOT_LISTED {
-            return;
-        }
-        self.meta[b].listed = NOT_LISTED;
-        if let Some(moved) = self.available.swap_remove(at as usize) {
-            self.meta[moved].listed = at;
-        }
-    }
-
-    /// Files the just-vacated slot `i` of block `b` with `generation`: on
-    /// the block's free list, or retired if its generation ran out; then
-    /// applies the emptied-block policy.
-    #[inline]
-    fn release(&mut self, b: usize, i: usize, generation: u32) {
-        let head = self.meta[b].free_head;
-        let block = &mut self.blocks[b];
-        block.set_next_free(i, head);
-        let emptied = block.live() == 0;
-        self.file_vacated(b, i, generation, emptied);
-    }
-
-    /// [`release`](Self::release) for a slot already linked to its block's
-    /// free-list head: makes it the head (or retires it), lists the block,
-    /// and applies the emptied-block policy if the block is now `emptied`.
-    // Forced: `remove` took half as long again when this was a call.
+    /// Puts block `b` first on the list of blocks with room (it must not be
+    /// on it). Calls nothing: it runs inside `remove`, where a call would
+    /// make a caller's loop reload the hive's fields on every removal.
     #[inline(always)]
-    fn file_vacated(&mut self, b: usize, i: usize, generation: u32, emptied: bool) {
-        let Some(meta) = self.meta.get_mut(b) else {
+    fn list(&mut self, b: usize) {
+        let first = self.available;
+        if let Some(block) = self.blocks.get_mut(first as usize) {
+            block.prev = b as u32;
+        }
+        if let Some(block) = self.blocks.get_mut(b) {
+            debug_assert!(!block.is_listed());
+            block.prev = NO_BLOCK;
+            block.next = first;
+            self.available = b as u32;
+        }
+    }
+
+    /// Takes block `b` off the list of blocks with room, if it is on it.
+    #[inline]
+    fn unlist(&mut self, b: usize) {
+        let Some(block) = self.blocks.get_mut(b) else {
             return;
         };
-        if generation >= self.limits.max_generation {
-            meta.retired += 1;
-            self.retired += 1;
-        } else {
-            meta.free_head = i as u32;
-            if meta.listed == NOT_LISTED {
-                self.list(b);
-            }
+        let (prev, next) = (block.prev, block.next);
+        if prev == NOT_LISTED {
+            return;
         }
-        if emptied {
-            self.emptied(b);
+        (block.prev, block.next) = (NOT_LISTED, NO_BLOCK);
+        if let Some(block) = self.blocks.get_mut(next as usize) {
+            block.prev = prev;
+        }
+        match self.blocks.get_mut(prev as usize) {
+            Some(block) => block.next = next,
+            None => self.available = next,
         }
     }
 
-    /// Block `b` just lost its last value. It stays, with its free list,
-    /// for later insertions (so a hive that empties and fills again, or
-    /// hovers around a block boundary, does not free and allocate in turn,
-    /// as `plf::hive` keeps its reserved blocks); only
+    /// Keeps the hive's counts and lists after block `b` gave up a value
+    /// whose slot got `generation` and was filed (see `Block::take_next`):
+    /// a retired slot is counted (and a block whose every slot retired is
+    /// freed), a block that had no room before (`had_room`) is listed.
+    fn filed(&mut self, b: usize, generation: u32, had_room: bool) {
+        self.len -= 1;
+        if generation >= self.limits.max_generation {
+            self.retired += 1;
+            self.settle(b);
+        } else if !had_room {
+            self.list(b);
+        }
+    }
+
+    /// Frees the spent blocks that removals set aside (see `spent`).
+    fn free_spent(&mut self) {
+        while self.spent != NO_BLOCK {
+            let b = self.spent as usize;
+            self.spent = self.blocks[b].next;
+            self.blocks[b].next = NO_BLOCK;
+            self.free_block(b);
+        }
+    }
+
+    /// Block `b` has no value left. It stays, with its free list, for later
+    /// insertions (so a hive that empties and fills again, or hovers
+    /// around a block boundary, does not free and allocate in turn, as
+    /// `plf::hive` keeps its reserved blocks); only
     /// [`shrink_to_fit`](Self::shrink_to_fit) frees it. A block with no
     /// slot left to give (all retired) is freed at once: it can never be
     /// used again.
-    #[cold]
-    fn emptied(&mut self, b: usize) {
-        let meta = &self.meta[b];
-        let usable = meta.free_head != NO_SLOT || self.blocks[b].has_fresh();
-        if !usable {
+    fn settle(&mut self, b: usize) {
+        if self.blocks[b].is_spent() {
             self.free_block(b);
         }
     }
@@ -437,11 +362,11 @@ impl<T> RawHive<T> {
         debug_assert_eq!(self.blocks[b].live(), 0);
         debug_assert!(self.blocks[b].len() > 0);
         self.unlist(b);
-        let floor = self.blocks[b].max_generation().max(self.meta[b].floor);
-        self.slot_total -= self.blocks[b].len();
-        self.retired -= self.meta[b].retired as usize;
-        self.blocks[b] = Block::new(0, b << self.shift);
-        self.meta[b] = Meta::new(floor);
+        let block = &self.blocks[b];
+        let floor = block.max_generation();
+        self.slot_total -= block.len();
+        self.retired -= block.retired();
+        self.blocks[b] = Block::new(b << self.shift, 0, floor);
         if floor < self.limits.max_generation {
             self.vacated.push(b as u32);
         }
@@ -449,6 +374,7 @@ impl<T> RawHive<T> {
 
     /// Frees every empty block, but a fixed hive's one block.
     pub(crate) fn shrink_to_fit(&mut self) {
+        self.free_spent();
         if self.fixed.is_some() {
             return;
         }
@@ -464,32 +390,45 @@ impl<T> RawHive<T> {
     // memory.
     #[inline(always)]
     pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
-        let (b, i) = self.split(index);
         let generation = Slot::<T>::matched_generation(generation);
-        let (Some(block), Some(meta)) = (self.blocks.get_mut(b), self.meta.get_mut(b)) else {
-            return None;
-        };
-        // Linked as the block's new head at once (a retired slot's link is
-        // unused), so the slot is written once.
-        let value = block.take(i, generation, meta.free_head)?;
-        let emptied = block.live() == 0;
+        let max_generation = self.limits.max_generation;
+        let b = index >> self.shift;
+        let block = self.blocks.get_mut(b)?;
+        // The slot is linked to this head (a load `take` makes anyway); if
+        // there was none, the block had room only if it has a never-used
+        // slot, which a removal does not change.
+        let head = block.free_head();
+        // SAFETY: block `b` starts at `b << shift`, at or before `index`.
+        let value = unsafe { block.take(index, generation) }?;
         self.len -= 1;
-        self.file_vacated(b, i, generation, emptied);
+        if generation < max_generation {
+            block.push_free(index);
+            if head == NO_SLOT && !block.has_fresh() {
+                self.list(b);
+            }
+        } else {
+            block.count_retired();
+            self.retired += 1;
+            if block.is_spent() {
+                // Not listed (it has no room), so `next` is free to link it.
+                block.next = self.spent;
+                self.spent = b as u32;
+            }
+        }
         Some(value)
     }
 
     /// Removes the value at the lowest occupied flat index at or after
     /// `from`.
     pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
-        let (mut b, mut i) = self.split(from);
-        while let Some(block) = self.blocks.get_mut(b) {
-            if let Some((slot, generation, value)) = block.take_next(i) {
-                self.len -= 1;
-                self.release(b, slot, generation);
-                return Some(((b << self.shift) + slot, generation, value));
+        let max_generation = self.limits.max_generation;
+        for b in from >> self.shift..self.blocks.len() {
+            let block = &mut self.blocks[b];
+            let had_room = block.has_room();
+            if let Some((index, generation, value)) = block.take_next(from, max_generation) {
+                self.filed(b, generation, had_room);
+                return Some((index, generation, value));
             }
-            b += 1;
-            i = 0;
         }
         None
     }
@@ -498,17 +437,20 @@ impl<T> RawHive<T> {
     /// true, in index order. If `keep` or a `Drop` panics, the values not
     /// yet visited stay, and the hive is consistent.
     pub(crate) fn retain(&mut self, mut keep: impl FnMut(usize, u32, &mut T) -> bool) {
-        /// Applies the emptied-block policy to block `b` once its pass is
-        /// over, even if the pass panicked.
+        /// Lists block `b` if its pass gave it room, and applies the
+        /// emptied-block policy, once the pass is over, even if it
+        /// panicked.
         struct Settle<'a, T> {
             hive: &'a mut RawHive<T>,
             b: usize,
         }
         impl<T> Drop for Settle<'_, T> {
             fn drop(&mut self) {
-                if self.hive.blocks[self.b].live() == 0 {
-                    self.hive.emptied(self.b);
+                let block = &self.hive.blocks[self.b];
+                if block.has_room() && !block.is_listed() {
+                    self.hive.list(self.b);
                 }
+                self.hive.settle(self.b);
             }
         }
         let max_generation = self.limits.max_generation;
@@ -519,27 +461,17 @@ impl<T> RawHive<T> {
             let settle = Settle { hive: self, b };
             let RawHive {
                 blocks,
-                meta,
-                available,
                 len,
                 retired,
                 ..
             } = &mut *settle.hive;
-            let meta = &mut meta[b];
-            let base = blocks[b].base();
             blocks[b].retain(
-                |i, generation, value| keep(base + i, generation, value),
-                |block, i, generation, value| {
+                max_generation,
+                |index, generation, value| keep(index, generation, value),
+                |generation, value| {
                     *len -= 1;
                     if generation >= max_generation {
-                        meta.retired += 1;
                         *retired += 1;
-                    } else {
-                        block.set_next_free(i, meta.free_head);
-                        meta.free_head = i as u32;
-                        if meta.listed == NOT_LISTED {
-                            meta.listed = available.push(b);
-                        }
                     }
                     // Dropped last: the hive is consistent if it panics.
                     drop(value);
@@ -549,10 +481,11 @@ impl<T> RawHive<T> {
         }
     }
 
-    /// Drops every value; then keeps the largest block (empty) and frees
-    /// the others, whose ranges keep their floors so old keys stay stale.
-    /// If a `Drop` panics, the rest are still dropped and the hive is left
-    /// empty and consistent; then the panic propagates.
+    /// Drops every value; then keeps the blocks (empty) that can take a
+    /// value and frees the others (every slot retired), whose ranges keep
+    /// their floors so old keys stay stale. If a `Drop` panics, the rest
+    /// are still dropped and the hive is left empty and consistent; then
+    /// the panic propagates.
     pub(crate) fn clear(&mut self) {
         super::finish_on_panic(self, Self::drop_values_then_reset);
     }
@@ -571,36 +504,30 @@ impl<T> RawHive<T> {
     /// value, with its free list rebuilt in slot order, and frees the
     /// others (all their slots retired).
     fn reset(&mut self) {
+        self.free_spent();
         self.len = 0;
         for b in 0..self.blocks.len() {
             if self.blocks[b].len() == 0 {
                 continue;
             }
             self.rebuild_free_list(b);
-            let meta = &self.meta[b];
-            let usable = meta.free_head != NO_SLOT || self.blocks[b].has_fresh();
-            if !usable {
+            if !self.blocks[b].has_room() {
                 self.free_block(b);
             }
         }
     }
 
-    /// Relinks block `b`'s vacant used slots in slot order,
-    /// recounts its retired slots and fixes its listing.
+    /// Relinks block `b`'s vacant used slots in slot order, recounts its
+    /// retired slots and fixes its listing.
     fn rebuild_free_list(&mut self, b: usize) {
-        let max_generation = self.limits.max_generation;
         let block = &mut self.blocks[b];
-        let meta = &mut self.meta[b];
-        let (head, retired) = block.link_vacant(NO_SLOT, 0, max_generation);
-        // At most a block's length, which fits a `u32`.
-        let retired = retired as u32;
-        meta.free_head = head;
-        self.retired = self.retired - meta.retired as usize + retired as usize;
-        meta.retired = retired;
-        let has_free = head != NO_SLOT || block.has_fresh();
-        if has_free && meta.listed == NOT_LISTED {
+        let before = block.retired();
+        block.rebuild_free_list(self.limits.max_generation);
+        self.retired = self.retired - before + block.retired();
+        let (has_room, listed) = (block.has_room(), block.is_listed());
+        if has_room && !listed {
             self.list(b);
-        } else if !has_free {
+        } else if !has_room {
             self.unlist(b);
         }
     }
@@ -608,13 +535,8 @@ impl<T> RawHive<T> {
     /// The blocks in order, each as its floor and its used slots (none for
     /// a freed range); for serialization.
     #[cfg(feature = "serde")]
-    pub(crate) fn blocks_with_floors(
-        &self,
-    ) -> impl ExactSizeIterator<Item = (u32, &Block<T, Split<T>>)> {
-        self.blocks
-            .iter()
-            .zip(&self.meta)
-            .map(|(block, meta)| (meta.floor, block))
+    pub(crate) fn blocks_with_floors(&self) -> impl ExactSizeIterator<Item = (u32, &Block<T>)> {
+        self.blocks.iter().map(|block| (block.floor(), block))
     }
 
     /// Appends the next block: a freed range with `floor` if `slots` is
@@ -646,30 +568,27 @@ impl<T> RawHive<T> {
         {
             return Err(BuildError::Generation(generation));
         }
-        let mut block = Block::new(slots.len(), base);
+        let mut block = Block::new(base, slots.len(), floor);
         for (generation, value) in slots {
             match value {
-                Some(value) => {
-                    block.append(generation, value);
-                }
+                Some(value) => block.push_occupied(generation, value),
                 None => block.push_vacant(generation),
             }
         }
         self.blocks.push(block);
-        self.meta.push(Meta::new(floor));
         Ok(())
     }
 
     /// Counts, links and lists everything after the last
     /// [`push_block`](Self::push_block): free lists in slot order, the
-    /// available and vacated lists, and the totals.
+    /// list of blocks with room, the vacated ranges and the totals.
     #[cfg(feature = "serde")]
     pub(crate) fn finish_build(&mut self) {
         let max_generation = self.limits.max_generation;
         for b in 0..self.blocks.len() {
             let len = self.blocks[b].len();
             if len == 0 {
-                if self.meta[b].floor < max_generation {
+                if self.blocks[b].floor() < max_generation {
                     self.vacated.push(b as u32);
                 }
                 continue;
@@ -677,13 +596,16 @@ impl<T> RawHive<T> {
             self.slot_total += len;
             self.len += self.blocks[b].live();
             self.rebuild_free_list(b);
+            if self.blocks[b].is_spent() {
+                self.blocks[b].next = self.spent;
+                self.spent = b as u32;
+            }
         }
     }
 
     /// Checks every invariant; panics on the first one broken. O(slots).
     pub(crate) fn check_invariants(&self) {
         let max_generation = self.limits.max_generation;
-        assert_eq!(self.blocks.len(), self.meta.len(), "meta per block");
         assert!(self.min_shift <= self.shift && self.shift <= 31);
         if let Some(capacity) = self.fixed {
             assert!(self.blocks.len() <= 1, "fixed hive grew a block");
@@ -694,20 +616,19 @@ impl<T> RawHive<T> {
                 );
             }
         }
-        let (mut total, mut live, mut retired_total) = (0, 0, 0);
-        let mut listed_blocks = 0;
-        for (b, (block, meta)) in self.blocks.iter().zip(&self.meta).enumerate() {
-            block.check_invariants();
+        let (mut total, mut live, mut retired) = (0, 0, 0);
+        let mut with_room = 0;
+        for (b, block) in self.blocks.iter().enumerate() {
+            block.check_invariants(max_generation);
             assert_eq!(block.base(), b << self.shift, "base of block {b}");
             assert!(
                 block.base() < self.limits.max_slots,
                 "block {b} past the index space"
             );
             if block.len() == 0 {
-                assert_eq!(meta.listed, NOT_LISTED, "freed range {b} listed");
-                assert_eq!((meta.free_head, meta.retired), (NO_SLOT, 0));
+                assert!(!block.is_listed(), "freed range {b} listed");
                 let vacated = self.vacated.iter().filter(|&&v| v as usize == b).count();
-                let expected = usize::from(meta.floor < max_generation);
+                let expected = usize::from(block.floor() < max_generation);
                 assert_eq!(vacated, expected, "freed range {b} on the vacated list");
                 continue;
             }
@@ -717,110 +638,78 @@ impl<T> RawHive<T> {
                 "live block {b} vacated"
             );
             assert!(
-                meta.floor < max_generation,
+                block.floor() < max_generation,
                 "block {b} over a retired range"
             );
             total += block.len();
             live += block.live();
-            let fresh = block.fresh();
-            let mut retired = 0;
-            for i in 0..block.len() {
-                let Some(slot) = block.slot(i) else {
-                    assert!(i >= fresh, "used slot {i} of block {b} missing");
-                    continue;
-                };
-                assert!(i < fresh, "never-used slot {i} of block {b} readable");
-                assert!(slot.generation() > meta.floor, "slot at or below the floor");
-                assert!(slot.generation() <= max_generation);
-                if !slot.is_occupied() && slot.generation() >= max_generation {
-                    retired += 1;
-                }
-            }
-            assert_eq!(retired, meta.retired as usize, "retired in block {b}");
-            retired_total += retired;
-            let mut seen = alloc::vec![false; fresh];
-            let mut cursor = meta.free_head;
-            let mut on_list = 0;
-            while cursor != NO_SLOT {
-                let i = cursor as usize;
-                assert!(i < fresh, "free list of block {b} holds fresh slot {i}");
-                assert!(!seen[i], "free list cycle in block {b} at {i}");
-                seen[i] = true;
-                let Some(slot) = block.slot(i) else {
-                    panic!("free list past block {b}");
-                };
-                assert!(!slot.is_occupied() && slot.generation() < max_generation);
-                on_list += 1;
-                cursor = slot.next_free();
-            }
-            assert_eq!(
-                block.live() + retired + on_list,
-                fresh,
-                "lost slot in block {b}"
-            );
-            let has_free = meta.free_head != NO_SLOT || block.has_fresh();
-            if has_free {
-                listed_blocks += 1;
-                let at = meta.listed as usize;
-                assert_eq!(
-                    self.available.list.get(at),
-                    Some(&(b as u32)),
-                    "listing of block {b}"
-                );
-            } else {
-                assert_eq!(meta.listed, NOT_LISTED, "full block {b} listed");
-            }
+            retired += block.retired();
+            assert_eq!(block.has_room(), block.is_listed(), "listing of block {b}");
+            with_room += usize::from(block.has_room());
         }
-        assert_eq!(listed_blocks, self.available.list.len(), "available list");
-        assert_eq!(
-            self.available.last,
-            self.available.list.last().copied().unwrap_or(NOT_LISTED),
-            "insert block"
-        );
+        // The list of blocks with room, from its first block: each listed
+        // block once, linked both ways.
+        let (mut at, mut prev, mut listed) = (self.available, NO_BLOCK, 0);
+        while at != NO_BLOCK {
+            let block = &self.blocks[at as usize];
+            assert!(block.is_listed(), "block {at} on the list unlisted");
+            assert_eq!(block.prev, prev, "back link of block {at}");
+            listed += 1;
+            assert!(listed <= self.blocks.len(), "cycle in the list of blocks");
+            (prev, at) = (at, block.next);
+        }
+        assert_eq!(listed, with_room, "list of blocks with room");
+        // The spent blocks waiting to be freed: exactly the allocated blocks
+        // whose every slot retired, each once.
+        let (mut at, mut on_spent) = (self.spent, 0);
+        while at != NO_BLOCK {
+            let block = &self.blocks[at as usize];
+            assert!(block.is_spent(), "block {at} on the spent list");
+            assert!(!block.is_listed(), "spent block {at} listed");
+            on_spent += 1;
+            assert!(on_spent <= self.blocks.len(), "cycle in the spent list");
+            at = block.next;
+        }
+        let spent = self.blocks.iter().filter(|block| block.is_spent()).count();
+        assert_eq!(on_spent, spent, "spent blocks");
         assert_eq!(total, self.slot_total, "slot total");
         assert_eq!(live, self.len, "len");
-        assert_eq!(retired_total, self.retired, "retired count");
+        assert_eq!(retired, self.retired, "retired count");
         for (n, &v) in self.vacated.iter().enumerate() {
             assert!(!self.vacated[..n].contains(&v), "range {v} vacated twice");
         }
     }
 }
 
-/// Lookup and iteration by flat index: block `b` starts at `b << shift`
-/// and holds at most `1 << shift` slots.
+/// Lookup and iteration by flat index: block `b` holds flat indices from
+/// `b << shift`, and its storage is addressed by flat index.
 impl<T> RawHive<T> {
-    /// Block and offset of a flat index.
-    #[inline]
-    fn split(&self, index: usize) -> (usize, usize) {
-        (index >> self.shift, index & ((1 << self.shift) - 1))
-    }
-
     #[inline]
     pub(crate) fn contains(&self, index: usize, generation: u32) -> bool {
-        let (b, i) = self.split(index);
-        self.blocks
-            .get(b)
-            .is_some_and(|block| block.contains(i, generation))
+        // SAFETY: `block_of` gives the block whose range holds `index`.
+        self.block_of(index)
+            .is_some_and(|block| unsafe { block.contains(index, generation) })
     }
 
     #[inline]
     pub(crate) fn get(&self, index: usize, generation: u32) -> Option<&T> {
-        let (b, i) = self.split(index);
-        self.blocks.get(b)?.get(i, generation)
+        // SAFETY: `block_of` gives the block whose range holds `index`.
+        unsafe { self.block_of(index)?.get(index, generation) }
     }
 
     #[inline]
     pub(crate) fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
-        let (b, i) = self.split(index);
-        self.blocks.get_mut(b)?.get_mut(i, generation)
+        let block = self.blocks.get_mut(index >> self.shift)?;
+        // SAFETY: block `index >> shift` starts at or before `index`.
+        unsafe { block.get_mut(index, generation) }
     }
 
     /// A pointer to the value, valid until it is taken out or its block is
     /// dropped (see `Block::value_ptr`).
     #[inline]
     pub(crate) fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
-        let (b, i) = self.split(index);
-        self.blocks.get(b)?.value_ptr(i, generation)
+        // SAFETY: `block_of` gives the block whose range holds `index`.
+        unsafe { self.block_of(index)?.value_ptr(index, generation) }
     }
 
     /// Mutable references to `N` distinct live values.
@@ -828,11 +717,7 @@ impl<T> RawHive<T> {
         &mut self,
         keys: [(usize, u32); N],
     ) -> Option<[&mut T; N]> {
-        let at = keys.map(|(index, generation)| {
-            let (b, i) = self.split(index);
-            (b, i, generation)
-        });
-        get_disjoint_mut(&mut self.blocks, at)
+        get_disjoint_mut(&mut self.blocks, self.shift, keys)
     }
 
     /// The value at flat index `index`.
@@ -842,13 +727,13 @@ impl<T> RawHive<T> {
     /// The slot at `index` must exist and be occupied.
     #[inline]
     pub(crate) unsafe fn get_unchecked(&self, index: usize) -> &T {
-        let (b, i) = self.split(index);
+        let b = index >> self.shift;
         debug_assert!(b < self.blocks.len());
         // SAFETY: the caller guarantees the slot exists, so block `b` does.
         let block = unsafe { self.blocks.get_unchecked(b) };
-        // SAFETY: the caller guarantees slot `i` of it exists and is
+        // SAFETY: the caller guarantees slot `index` of it is used and
         // occupied.
-        unsafe { block.get_unchecked(i) }
+        unsafe { block.get_unchecked(index) }
     }
 
     /// The value at flat index `index`, mutably.
@@ -858,24 +743,24 @@ impl<T> RawHive<T> {
     /// The slot at `index` must exist and be occupied.
     #[inline]
     pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
-        let (b, i) = self.split(index);
+        let b = index >> self.shift;
         debug_assert!(b < self.blocks.len());
         // SAFETY: the caller guarantees the slot exists, so block `b` does.
         let block = unsafe { self.blocks.get_unchecked_mut(b) };
-        // SAFETY: the caller guarantees slot `i` of it exists and is
+        // SAFETY: the caller guarantees slot `index` of it is used and
         // occupied.
-        unsafe { block.get_unchecked_mut(i) }
+        unsafe { block.get_unchecked_mut(index) }
     }
 
     /// Iterates the live values in index order.
     #[inline]
-    pub(crate) fn iter(&self) -> BlocksIter<'_, T, Split<T>> {
+    pub(crate) fn iter(&self) -> BlocksIter<'_, T> {
         super::block::iter(&self.blocks, self.len)
     }
 
     /// Iterates the live values in index order, mutably.
     #[inline]
-    pub(crate) fn iter_mut(&mut self) -> BlocksIterMut<'_, T, Split<T>> {
+    pub(crate) fn iter_mut(&mut self) -> BlocksIterMut<'_, T> {
         super::block::iter_mut(&mut self.blocks, self.len)
     }
 }
@@ -885,11 +770,10 @@ impl<T: Clone> Clone for RawHive<T> {
     /// it issues the same keys. If a `clone` panics, the values cloned so
     /// far are dropped.
     fn clone(&self) -> Self {
-        let blocks = self.blocks.clone();
         RawHive {
-            blocks,
-            meta: self.meta.clone(),
-            available: self.available.clone(),
+            blocks: self.blocks.clone(),
+            available: self.available,
+            spent: self.spent,
             vacated: self.vacated.clone(),
             min_shift: self.min_shift,
             shift: self.shift,

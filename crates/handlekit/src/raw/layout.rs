@@ -94,6 +94,42 @@ impl<T> FlatBases<T> {
         states: ptr::null_mut(),
         payloads: ptr::null_mut(),
     };
+
+    /// Where the state word of flat index `index` is. Only a pointer: it
+    /// may be read or written only for an index of the run (see the type).
+    #[inline(always)]
+    pub(crate) fn state_ptr(self, index: usize) -> *mut u32 {
+        self.states.wrapping_add(index)
+    }
+
+    /// Where the payload of flat index `index` is (see
+    /// [`state_ptr`](Self::state_ptr)).
+    #[inline(always)]
+    pub(crate) fn payload_ptr(self, index: usize) -> *mut Payload<T> {
+        self.payloads.wrapping_add(index)
+    }
+
+    /// The storage these bases were made from, by `storage.flat(start)`.
+    ///
+    /// # Safety
+    ///
+    /// `self` is `storage.flat(start)` for a `Split` storage and this very
+    /// `start`.
+    #[inline]
+    pub(crate) unsafe fn storage(self, start: usize) -> Split<T> {
+        let (states, payloads) = (
+            self.states.wrapping_add(start),
+            self.payloads.wrapping_add(start),
+        );
+        // SAFETY: moved back by `start` again, these are the storage's own
+        // pointers (the caller's guarantee), which are not null.
+        unsafe {
+            Split {
+                states: NonNull::new_unchecked(states),
+                payloads: NonNull::new_unchecked(payloads),
+            }
+        }
+    }
 }
 
 // SAFETY: the walks over blocks hand out only the flat indices of a run of

@@ -7,8 +7,8 @@
 //! - [`slot`]: one slot, a generation-tagged union of value and free link,
 //!   and the views `SlotRef`/`SlotMut` that see its two parts wherever they
 //!   are stored;
-//! - [`bitset`]: the word-at-a-time iterator over occupancy words (a
-//!   `Block`'s);
+//! - [`bitset`]: the word-at-a-time iterator over 64-slot masks (a
+//!   walk's, or a `Block`'s inverted vacancy words);
 //! - [`scan`]: the same walk made from state words, 64 at a time (the
 //!   store's occupancy), and a slot-by-slot walk for interleaved stores;
 //! - [`buf`]: `SlotBuf`, the one allocation behind a store, in one of two
@@ -17,9 +17,9 @@
 //!   (`InterleavedLayout`, `PackedTable`'s sparse side);
 //! - [`store`]: `SlotStore`, slots in a `SlotBuf`: lookup, iteration, drop,
 //!   clone;
-//! - [`block`]: `Block`, a fixed run of slots that never moves, with its
-//!   own occupancy words, and iteration over a list of blocks (the storage
-//!   of `Hive`);
+//! - [`block`]: `Block`, a fixed run of slots that never moves, with a
+//!   64-byte header of its own and vacancy words, and iteration over a
+//!   list of blocks (the storage of `Hive`);
 //! - [`flat`]: `FlatSlots`, bare blocks of one size laid end to end behind a
 //!   directory, with no header or occupancy bits, and `FlatCursor`, which
 //!   iterates them by masks of 64 state words (the storage of `Pool`);

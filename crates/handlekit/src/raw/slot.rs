@@ -254,18 +254,6 @@ impl<'a, T> SlotRef<'a, T> {
         }
     }
 
-    /// The value, if `generation` names the current occupant.
-    #[inline]
-    pub(crate) fn get_if(self, generation: u32) -> Option<&'a T> {
-        if self.matches(generation) {
-            // SAFETY: `matches` is true only for an occupied slot, whose
-            // value is initialized.
-            Some(unsafe { &self.payload.value })
-        } else {
-            None
-        }
-    }
-
     /// The next free slot of a slot known to be vacant.
     ///
     /// # Safety
@@ -336,18 +324,6 @@ impl<'a, T> SlotMut<'a, T> {
     pub(crate) fn get_mut(self) -> Option<&'a mut T> {
         if self.as_ref().is_occupied() {
             // SAFETY: an occupied slot's `value` field is initialized.
-            Some(unsafe { &mut self.payload.value })
-        } else {
-            None
-        }
-    }
-
-    /// The value, if `generation` names the current occupant.
-    #[inline]
-    pub(crate) fn get_mut_if(self, generation: u32) -> Option<&'a mut T> {
-        if self.as_ref().matches(generation) {
-            // SAFETY: `matches` is true only for an occupied slot, whose
-            // value is initialized.
             Some(unsafe { &mut self.payload.value })
         } else {
             None
