@@ -44,7 +44,7 @@ use core::marker::PhantomData;
 use crate::layout::Split;
 use crate::raw::block::BlocksWalk;
 use crate::raw::buf::BufLayout;
-use crate::raw::cursor::{Cursor, Walk};
+use crate::raw::cursor::{Cursor, ValueRef, Walk};
 use crate::raw::flat::FlatWalk;
 use crate::raw::scan::StoreWalk;
 use crate::raw::{SlotArena, TakeSlots};
@@ -54,6 +54,8 @@ use crate::{Id, Key};
 mod sealed {
     /// Keeps [`Storage`](super::Storage) to the storages of this crate.
     pub trait Sealed {}
+    /// Keeps [`TakeFrom`](super::TakeFrom) to this crate's two holders.
+    pub trait SealedHolder {}
 }
 
 /// The storage a slot container's iterators walk: [`Split`] and
@@ -95,7 +97,7 @@ impl Storage for HiveBlocks {
 }
 
 #[cfg(feature = "rayon")]
-pub use crate::slot_par::{ParIter, ParIterMut};
+pub use crate::slot_par::{ParEntries, ParIter, ParIterMut};
 
 /// The raw cursor of a storage, handing out `R` (`&'a T` or `&'a mut T`).
 pub(crate) type RawCursor<'a, T, S, R> = Cursor<'a, T, <S as Storage>::Walk<'a, T>, R>;
@@ -119,6 +121,14 @@ fn value_of<V>((_, _, value): (usize, u32, V)) -> V {
     value
 }
 
+/// Iterator over `(key, value)` in slot order, the value made as `R`:
+/// [`Iter`] (`&'a T`) and [`IterMut`] (`&'a mut T`) are its two names.
+pub struct Entries<'a, T: 'a, K: Key, S: Storage, R> {
+    /// A cursor of the container whose keys are `K`.
+    raw: RawCursor<'a, T, S, R>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
 /// Iterator over `(key, &value)`, in slot order. Made by the `iter`
 /// method of [`IdTable`](crate::IdTable::iter),
 /// [`SecondaryMap`](crate::SecondaryMap::iter),
@@ -132,93 +142,7 @@ fn value_of<V>((_, _, value): (usize, u32, V)) -> V {
 /// let values: String = iter.rev().map(|(_, c)| c).collect();
 /// assert_eq!(values, "ba");
 /// ```
-pub struct Iter<'a, T: 'a, K: Key = Id, S: Storage = Split> {
-    /// A cursor of the container whose keys are `K`.
-    raw: RawCursor<'a, T, S, &'a T>,
-    _key: PhantomData<fn(K) -> K>,
-}
-
-impl<'a, T, K: Key, S: Storage> Iter<'a, T, K, S> {
-    /// Iterates what `raw` finds.
-    ///
-    /// # Safety
-    ///
-    /// `raw` walks a container whose keys are `K` (made with the key
-    /// limits of `K`), so every item makes a valid key.
-    #[inline]
-    pub(crate) unsafe fn new(raw: RawCursor<'a, T, S, &'a T>) -> Self {
-        Iter {
-            raw,
-            _key: PhantomData,
-        }
-    }
-}
-
-impl<'a, T, K: Key, S: Storage> Iterator for Iter<'a, T, K, S> {
-    type Item = (K, &'a T);
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<(K, &'a T)> {
-        // SAFETY: the cursor walks a container whose keys are `K` (`new`).
-        self.raw.next().map(|item| unsafe { keyed(item) })
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.raw.size_hint()
-    }
-
-    #[inline]
-    fn count(self) -> usize {
-        self.raw.len()
-    }
-
-    #[inline]
-    fn fold<B, F: FnMut(B, (K, &'a T)) -> B>(self, init: B, mut f: F) -> B {
-        self.raw.fold_items(init, |acc, item| {
-            // SAFETY: as in `next`.
-            f(acc, unsafe { keyed(item) })
-        })
-    }
-}
-
-impl<'a, T, K: Key, S: Storage> DoubleEndedIterator for Iter<'a, T, K, S> {
-    #[inline(always)]
-    fn next_back(&mut self) -> Option<(K, &'a T)> {
-        // SAFETY: as in `next`.
-        self.raw.next_back().map(|item| unsafe { keyed(item) })
-    }
-}
-
-impl<T, K: Key, S: Storage> ExactSizeIterator for Iter<'_, T, K, S> {
-    #[inline]
-    fn len(&self) -> usize {
-        self.raw.len()
-    }
-}
-
-impl<T, K: Key, S: Storage> FusedIterator for Iter<'_, T, K, S> {}
-
-impl<'a, T, K: Key, S: Storage> Clone for Iter<'a, T, K, S>
-where
-    S::Walk<'a, T>: Clone,
-{
-    fn clone(&self) -> Self {
-        Iter {
-            raw: self.raw.clone(),
-            _key: PhantomData,
-        }
-    }
-}
-
-impl<'a, T: fmt::Debug, K: Key, S: Storage> fmt::Debug for Iter<'a, T, K, S>
-where
-    S::Walk<'a, T>: Clone,
-{
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
+pub type Iter<'a, T, K = Id, S = Split> = Entries<'a, T, K, S, &'a T>;
 
 /// Iterator over `(key, &mut value)`, in slot order. Made by the
 /// `iter_mut` method of [`IdTable`](crate::IdTable::iter_mut),
@@ -233,32 +157,29 @@ where
 /// }
 /// assert_eq!(table.values().sum::<u32>(), 60);
 /// ```
-pub struct IterMut<'a, T: 'a, K: Key = Id, S: Storage = Split> {
-    /// A cursor of the container whose keys are `K`.
-    raw: RawCursor<'a, T, S, &'a mut T>,
-    _key: PhantomData<fn(K) -> K>,
-}
+pub type IterMut<'a, T, K = Id, S = Split> = Entries<'a, T, K, S, &'a mut T>;
 
-impl<'a, T, K: Key, S: Storage> IterMut<'a, T, K, S> {
+impl<'a, T, K: Key, S: Storage, R: ValueRef<T>> Entries<'a, T, K, S, R> {
     /// Iterates what `raw` finds.
     ///
     /// # Safety
     ///
-    /// As for [`Iter::new`].
+    /// `raw` walks a container whose keys are `K` (made with the key
+    /// limits of `K`), so every item makes a valid key.
     #[inline]
-    pub(crate) unsafe fn new(raw: RawCursor<'a, T, S, &'a mut T>) -> Self {
-        IterMut {
+    pub(crate) unsafe fn new(raw: RawCursor<'a, T, S, R>) -> Self {
+        Entries {
             raw,
             _key: PhantomData,
         }
     }
 }
 
-impl<'a, T, K: Key, S: Storage> Iterator for IterMut<'a, T, K, S> {
-    type Item = (K, &'a mut T);
+impl<'a, T, K: Key, S: Storage, R: ValueRef<T>> Iterator for Entries<'a, T, K, S, R> {
+    type Item = (K, R);
 
     #[inline(always)]
-    fn next(&mut self) -> Option<(K, &'a mut T)> {
+    fn next(&mut self) -> Option<(K, R)> {
         // SAFETY: the cursor walks a container whose keys are `K` (`new`).
         self.raw.next().map(|item| unsafe { keyed(item) })
     }
@@ -274,7 +195,7 @@ impl<'a, T, K: Key, S: Storage> Iterator for IterMut<'a, T, K, S> {
     }
 
     #[inline]
-    fn fold<B, F: FnMut(B, (K, &'a mut T)) -> B>(self, init: B, mut f: F) -> B {
+    fn fold<B, F: FnMut(B, (K, R)) -> B>(self, init: B, mut f: F) -> B {
         self.raw.fold_items(init, |acc, item| {
             // SAFETY: as in `next`.
             f(acc, unsafe { keyed(item) })
@@ -282,22 +203,43 @@ impl<'a, T, K: Key, S: Storage> Iterator for IterMut<'a, T, K, S> {
     }
 }
 
-impl<'a, T, K: Key, S: Storage> DoubleEndedIterator for IterMut<'a, T, K, S> {
+impl<T, K: Key, S: Storage, R: ValueRef<T>> DoubleEndedIterator for Entries<'_, T, K, S, R> {
     #[inline(always)]
-    fn next_back(&mut self) -> Option<(K, &'a mut T)> {
+    fn next_back(&mut self) -> Option<(K, R)> {
         // SAFETY: as in `next`.
         self.raw.next_back().map(|item| unsafe { keyed(item) })
     }
 }
 
-impl<T, K: Key, S: Storage> ExactSizeIterator for IterMut<'_, T, K, S> {
+impl<T, K: Key, S: Storage, R: ValueRef<T>> ExactSizeIterator for Entries<'_, T, K, S, R> {
     #[inline]
     fn len(&self) -> usize {
         self.raw.len()
     }
 }
 
-impl<T, K: Key, S: Storage> FusedIterator for IterMut<'_, T, K, S> {}
+impl<T, K: Key, S: Storage, R: ValueRef<T>> FusedIterator for Entries<'_, T, K, S, R> {}
+
+impl<'a, T, K: Key, S: Storage> Clone for Iter<'a, T, K, S>
+where
+    S::Walk<'a, T>: Clone,
+{
+    fn clone(&self) -> Self {
+        Entries {
+            raw: self.raw.clone(),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<'a, T: fmt::Debug, K: Key, S: Storage> fmt::Debug for Iter<'a, T, K, S>
+where
+    S::Walk<'a, T>: Clone,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
 
 impl<T, K: Key, S: Storage> fmt::Debug for IterMut<'_, T, K, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -327,12 +269,12 @@ impl<'a, T, K: Key, S: Storage> Keys<'a, T, K, S> {
     ///
     /// # Safety
     ///
-    /// As for [`Iter::new`].
+    /// As for [`Entries::new`].
     #[inline]
     pub(crate) unsafe fn new(raw: RawCursor<'a, T, S, &'a T>) -> Self {
         Keys {
             // SAFETY: the caller's guarantee.
-            inner: unsafe { Iter::new(raw) },
+            inner: unsafe { Entries::new(raw) },
         }
     }
 }
@@ -397,6 +339,12 @@ where
     }
 }
 
+/// Iterator over the live values in slot order, made as `R`: [`Values`]
+/// (`&'a T`) and [`ValuesMut`] (`&'a mut T`) are its two names.
+pub struct ValueRefs<'a, T: 'a, S: Storage, R> {
+    raw: RawCursor<'a, T, S, R>,
+}
+
 /// Iterator over the live values, in slot order. Made by the `values`
 /// method of [`IdTable`](crate::IdTable::values),
 /// [`SecondaryMap`](crate::SecondaryMap::values),
@@ -408,78 +356,7 @@ where
 /// assert_eq!(table.values().max(), Some(&4));
 /// assert_eq!(table.values().rev().next(), Some(&4));
 /// ```
-pub struct Values<'a, T: 'a, S: Storage = Split> {
-    raw: RawCursor<'a, T, S, &'a T>,
-}
-
-impl<'a, T, S: Storage> Values<'a, T, S> {
-    /// Iterates the values `raw` finds.
-    #[inline]
-    pub(crate) fn new(raw: RawCursor<'a, T, S, &'a T>) -> Self {
-        Values { raw }
-    }
-}
-
-impl<'a, T, S: Storage> Iterator for Values<'a, T, S> {
-    type Item = &'a T;
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<&'a T> {
-        self.raw.next().map(value_of)
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.raw.size_hint()
-    }
-
-    #[inline]
-    fn count(self) -> usize {
-        self.raw.len()
-    }
-
-    #[inline]
-    fn fold<B, F: FnMut(B, &'a T) -> B>(self, init: B, mut f: F) -> B {
-        self.raw
-            .fold_items(init, |acc, item| f(acc, value_of(item)))
-    }
-}
-
-impl<'a, T, S: Storage> DoubleEndedIterator for Values<'a, T, S> {
-    #[inline(always)]
-    fn next_back(&mut self) -> Option<&'a T> {
-        self.raw.next_back().map(value_of)
-    }
-}
-
-impl<T, S: Storage> ExactSizeIterator for Values<'_, T, S> {
-    #[inline]
-    fn len(&self) -> usize {
-        self.raw.len()
-    }
-}
-
-impl<T, S: Storage> FusedIterator for Values<'_, T, S> {}
-
-impl<'a, T, S: Storage> Clone for Values<'a, T, S>
-where
-    S::Walk<'a, T>: Clone,
-{
-    fn clone(&self) -> Self {
-        Values {
-            raw: self.raw.clone(),
-        }
-    }
-}
-
-impl<'a, T: fmt::Debug, S: Storage> fmt::Debug for Values<'a, T, S>
-where
-    S::Walk<'a, T>: Clone,
-{
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
+pub type Values<'a, T, S = Split> = ValueRefs<'a, T, S, &'a T>;
 
 /// Iterator over the live values, mutably, in slot order. Made by the
 /// `values_mut` method of [`IdTable`](crate::IdTable::values_mut),
@@ -495,23 +372,21 @@ where
 /// }
 /// assert_eq!(table.values().copied().collect::<Vec<_>>(), [2, 3, 4]);
 /// ```
-pub struct ValuesMut<'a, T: 'a, S: Storage = Split> {
-    raw: RawCursor<'a, T, S, &'a mut T>,
-}
+pub type ValuesMut<'a, T, S = Split> = ValueRefs<'a, T, S, &'a mut T>;
 
-impl<'a, T, S: Storage> ValuesMut<'a, T, S> {
-    /// Iterates the values `raw` finds, mutably.
+impl<'a, T, S: Storage, R: ValueRef<T>> ValueRefs<'a, T, S, R> {
+    /// Iterates the values `raw` finds.
     #[inline]
-    pub(crate) fn new(raw: RawCursor<'a, T, S, &'a mut T>) -> Self {
-        ValuesMut { raw }
+    pub(crate) fn new(raw: RawCursor<'a, T, S, R>) -> Self {
+        ValueRefs { raw }
     }
 }
 
-impl<'a, T, S: Storage> Iterator for ValuesMut<'a, T, S> {
-    type Item = &'a mut T;
+impl<'a, T, S: Storage, R: ValueRef<T>> Iterator for ValueRefs<'a, T, S, R> {
+    type Item = R;
 
     #[inline(always)]
-    fn next(&mut self) -> Option<&'a mut T> {
+    fn next(&mut self) -> Option<R> {
         self.raw.next().map(value_of)
     }
 
@@ -526,27 +401,47 @@ impl<'a, T, S: Storage> Iterator for ValuesMut<'a, T, S> {
     }
 
     #[inline]
-    fn fold<B, F: FnMut(B, &'a mut T) -> B>(self, init: B, mut f: F) -> B {
+    fn fold<B, F: FnMut(B, R) -> B>(self, init: B, mut f: F) -> B {
         self.raw
             .fold_items(init, |acc, item| f(acc, value_of(item)))
     }
 }
 
-impl<'a, T, S: Storage> DoubleEndedIterator for ValuesMut<'a, T, S> {
+impl<T, S: Storage, R: ValueRef<T>> DoubleEndedIterator for ValueRefs<'_, T, S, R> {
     #[inline(always)]
-    fn next_back(&mut self) -> Option<&'a mut T> {
+    fn next_back(&mut self) -> Option<R> {
         self.raw.next_back().map(value_of)
     }
 }
 
-impl<T, S: Storage> ExactSizeIterator for ValuesMut<'_, T, S> {
+impl<T, S: Storage, R: ValueRef<T>> ExactSizeIterator for ValueRefs<'_, T, S, R> {
     #[inline]
     fn len(&self) -> usize {
         self.raw.len()
     }
 }
 
-impl<T, S: Storage> FusedIterator for ValuesMut<'_, T, S> {}
+impl<T, S: Storage, R: ValueRef<T>> FusedIterator for ValueRefs<'_, T, S, R> {}
+
+impl<'a, T, S: Storage> Clone for Values<'a, T, S>
+where
+    S::Walk<'a, T>: Clone,
+{
+    fn clone(&self) -> Self {
+        ValueRefs {
+            raw: self.raw.clone(),
+        }
+    }
+}
+
+impl<'a, T: fmt::Debug, S: Storage> fmt::Debug for Values<'a, T, S>
+where
+    S::Walk<'a, T>: Clone,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
 
 impl<T, S: Storage> fmt::Debug for ValuesMut<'_, T, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -556,14 +451,69 @@ impl<T, S: Storage> fmt::Debug for ValuesMut<'_, T, S> {
     }
 }
 
+/// The slots a removing iterator takes values out of: borrowed
+/// (`&'a mut C`, a [`Drain`]) or owned (`Owned<C>`, an [`IntoIter`]).
+/// Sealed.
+pub trait TakeFrom<T>: sealed::SealedHolder {
+    /// The slots.
+    #[doc(hidden)]
+    type Slots: TakeSlots<T>;
+    /// The slots, to take from.
+    #[doc(hidden)]
+    fn slots(&mut self) -> &mut Self::Slots;
+    /// The slots, to count.
+    #[doc(hidden)]
+    fn slots_ref(&self) -> &Self::Slots;
+}
+
+/// A container's slots owned by an [`IntoIter`].
+pub struct Owned<C>(C);
+
+impl<C> sealed::SealedHolder for &mut C {}
+impl<T, C: TakeSlots<T>> TakeFrom<T> for &mut C {
+    type Slots = C;
+    #[inline(always)]
+    fn slots(&mut self) -> &mut C {
+        self
+    }
+    #[inline(always)]
+    fn slots_ref(&self) -> &C {
+        self
+    }
+}
+
+impl<C> sealed::SealedHolder for Owned<C> {}
+impl<T, C: TakeSlots<T>> TakeFrom<T> for Owned<C> {
+    type Slots = C;
+    #[inline(always)]
+    fn slots(&mut self) -> &mut C {
+        &mut self.0
+    }
+    #[inline(always)]
+    fn slots_ref(&self) -> &C {
+        &self.0
+    }
+}
+
+/// Removing iterator over `(key, value)`, lowest index first, over slots
+/// `H` holds: [`Drain`] (borrowed) and [`IntoIter`] (owned) are its two
+/// names. The values not taken when it is dropped are dropped then (a
+/// `Drain` empties its container); if it is leaked (`mem::forget`), a
+/// `Drain` leaves them in the container.
+pub struct Taking<T, K: Key, H: TakeFrom<T>> {
+    /// The slots of a container whose keys are `K`.
+    source: H,
+    /// Indices below this have been taken.
+    next: usize,
+    _marker: PhantomData<fn(K) -> (K, T)>,
+}
+
 /// Removing iterator over `(key, value)`, lowest index first. Made by the
 /// `drain` method of [`IdTable`](crate::IdTable::drain),
 /// [`LookupTable`](crate::LookupTable::drain),
 /// [`SecondaryMap`](crate::SecondaryMap::drain),
 /// [`Pool`](crate::Pool::drain) and [`Hive`](crate::Hive::drain), which
-/// name it for their slots. The values not yet taken when it is dropped
-/// are dropped then; if it is leaked (`mem::forget`), they stay in the
-/// container.
+/// name it for their slots.
 ///
 /// ```
 /// let mut table: handlekit::IdTable<char> = ['a', 'b'].into_iter().collect();
@@ -572,13 +522,21 @@ impl<T, S: Storage> fmt::Debug for ValuesMut<'_, T, S> {
 /// assert_eq!(drain.map(|(_, c)| c).collect::<String>(), "ab");
 /// assert!(table.is_empty());
 /// ```
-pub struct Drain<'a, T, K: Key = Id, C: TakeSlots<T> = SlotArena<T, Split>> {
-    /// The slots of a container whose keys are `K`.
-    source: &'a mut C,
-    /// Indices below this have been taken.
-    next: usize,
-    _marker: PhantomData<fn(K) -> (K, T)>,
-}
+pub type Drain<'a, T, K = Id, C = SlotArena<T, Split>> = Taking<T, K, &'a mut C>;
+
+/// Owning iterator over `(key, value)`, lowest index first. Made by the
+/// `into_iter` method of [`IdTable`](crate::IdTable),
+/// [`LookupTable`](crate::LookupTable),
+/// [`SecondaryMap`](crate::SecondaryMap), [`Pool`](crate::Pool) and
+/// [`Hive`](crate::Hive), which name it for their slots.
+///
+/// ```
+/// let table: handlekit::Pool<char> = ['a', 'b'].into_iter().collect();
+/// let all: handlekit::pool::IntoIter<char> = table.into_iter();
+/// assert_eq!(all.len(), 2);
+/// assert_eq!(all.map(|(_, c)| c).collect::<String>(), "ab");
+/// ```
+pub type IntoIter<T, K = Id, C = SlotArena<T, Split>> = Taking<T, K, Owned<C>>;
 
 impl<'a, T, K: Key, C: TakeSlots<T>> Drain<'a, T, K, C> {
     /// Takes the values out of `source`.
@@ -589,69 +547,12 @@ impl<'a, T, K: Key, C: TakeSlots<T>> Drain<'a, T, K, C> {
     /// key limits of `K`), so every value taken makes a valid key.
     #[inline]
     pub(crate) unsafe fn new(source: &'a mut C) -> Self {
-        Drain {
+        Taking {
             source,
             next: 0,
             _marker: PhantomData,
         }
     }
-}
-
-impl<T, K: Key, C: TakeSlots<T>> Iterator for Drain<'_, T, K, C> {
-    type Item = (K, T);
-
-    #[inline]
-    fn next(&mut self) -> Option<(K, T)> {
-        let item = self.source.take_next(self.next)?;
-        self.next = item.0 + 1;
-        // SAFETY: the slots are those of a container whose keys are `K`
-        // (`new`).
-        Some(unsafe { keyed(item) })
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let len = self.source.len();
-        (len, Some(len))
-    }
-}
-
-impl<T, K: Key, C: TakeSlots<T>> ExactSizeIterator for Drain<'_, T, K, C> {}
-impl<T, K: Key, C: TakeSlots<T>> FusedIterator for Drain<'_, T, K, C> {}
-
-impl<T, K: Key, C: TakeSlots<T>> Drop for Drain<'_, T, K, C> {
-    fn drop(&mut self) {
-        self.source.clear();
-    }
-}
-
-impl<T, K: Key, C: TakeSlots<T>> fmt::Debug for Drain<'_, T, K, C> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Drain")
-            .field("remaining", &self.source.len())
-            .finish()
-    }
-}
-
-/// Owning iterator over `(key, value)`, lowest index first. Made by the
-/// `into_iter` method of [`IdTable`](crate::IdTable),
-/// [`LookupTable`](crate::LookupTable),
-/// [`SecondaryMap`](crate::SecondaryMap), [`Pool`](crate::Pool) and
-/// [`Hive`](crate::Hive), which name it for their slots. The values not
-/// taken are dropped with it.
-///
-/// ```
-/// let table: handlekit::Pool<char> = ['a', 'b'].into_iter().collect();
-/// let all: handlekit::pool::IntoIter<char> = table.into_iter();
-/// assert_eq!(all.len(), 2);
-/// assert_eq!(all.map(|(_, c)| c).collect::<String>(), "ab");
-/// ```
-pub struct IntoIter<T, K: Key = Id, C: TakeSlots<T> = SlotArena<T, Split>> {
-    /// The slots of a container whose keys are `K`.
-    source: C,
-    /// Indices below this have been taken.
-    next: usize,
-    _marker: PhantomData<fn(K) -> (K, T)>,
 }
 
 impl<T, K: Key, C: TakeSlots<T>> IntoIter<T, K, C> {
@@ -662,20 +563,20 @@ impl<T, K: Key, C: TakeSlots<T>> IntoIter<T, K, C> {
     /// As for [`Drain::new`].
     #[inline]
     pub(crate) unsafe fn new(source: C) -> Self {
-        IntoIter {
-            source,
+        Taking {
+            source: Owned(source),
             next: 0,
             _marker: PhantomData,
         }
     }
 }
 
-impl<T, K: Key, C: TakeSlots<T>> Iterator for IntoIter<T, K, C> {
+impl<T, K: Key, H: TakeFrom<T>> Iterator for Taking<T, K, H> {
     type Item = (K, T);
 
     #[inline]
     fn next(&mut self) -> Option<(K, T)> {
-        let item = self.source.take_next(self.next)?;
+        let item = self.source.slots().take_next(self.next)?;
         self.next = item.0 + 1;
         // SAFETY: the slots are those of a container whose keys are `K`
         // (`new`).
@@ -684,18 +585,26 @@ impl<T, K: Key, C: TakeSlots<T>> Iterator for IntoIter<T, K, C> {
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let len = self.source.len();
+        let len = self.source.slots_ref().len();
         (len, Some(len))
     }
 }
 
-impl<T, K: Key, C: TakeSlots<T>> ExactSizeIterator for IntoIter<T, K, C> {}
-impl<T, K: Key, C: TakeSlots<T>> FusedIterator for IntoIter<T, K, C> {}
+impl<T, K: Key, H: TakeFrom<T>> ExactSizeIterator for Taking<T, K, H> {}
+impl<T, K: Key, H: TakeFrom<T>> FusedIterator for Taking<T, K, H> {}
 
-impl<T, K: Key, C: TakeSlots<T>> fmt::Debug for IntoIter<T, K, C> {
+impl<T, K: Key, H: TakeFrom<T>> Drop for Taking<T, K, H> {
+    /// Drops the values not taken (the container's own drop would drop an
+    /// owned container's; a drained container is emptied here).
+    fn drop(&mut self) {
+        self.source.slots().clear();
+    }
+}
+
+impl<T, K: Key, H: TakeFrom<T>> fmt::Debug for Taking<T, K, H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("IntoIter")
-            .field("remaining", &self.source.len())
+        f.debug_struct("Taking")
+            .field("remaining", &self.source.slots_ref().len())
             .finish()
     }
 }

@@ -105,6 +105,37 @@
 //! "no inner_id collision before N · 64K creations" is the same bound for a
 //! design that wraps generations instead of retiring slots.)
 //!
+//! # Iterating: `for` loops and folds
+//!
+//! Every container's iterators are double-ended with an exact length
+//! ([`iter`] holds them). A `for` loop costs, per live value, one compare
+//! and one increment while the iterator is in a run of live slots (a
+//! table with no holes is one run), or a few bit operations in a 64-slot
+//! mask of a table with holes; it never reads a vacant slot's value. So a
+//! plain `for` loop is the fast way to visit every value:
+//!
+//! ```
+//! use handlekit::Key;
+//!
+//! let mut table: handlekit::IdTable<u64> = (0..1000).collect();
+//! let mut total = 0;
+//! for (key, value) in &table {
+//!     total += value + key.index() as u64;
+//! }
+//! # assert_eq!(total, 2 * 499_500);
+//! for value in table.values_mut() {
+//!     *value *= 2;
+//! }
+//! ```
+//!
+//! Where a difference remains, it is for reductions: `fold`, `for_each`,
+//! `sum`, `count` and the adapters built on them run the storage's own
+//! word-at-a-time loop, which the compiler can unroll and vectorize, so a
+//! sum over a table with no holes runs several times faster through
+//! `table.values().sum()` (or `.fold`) than through a `for` loop that adds
+//! one value at a time. Both are much faster than `slotmap`'s, and both
+//! are measured side by side in the comparison runner's report.
+//!
 //! # Skipping holes: bit masks against a skipfield
 //!
 //! [`Hive`] finds live values with one occupancy bit per slot: iteration

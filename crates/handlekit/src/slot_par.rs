@@ -12,15 +12,24 @@ use rayon::iter::ParallelIterator;
 
 use crate::iter::{RawCursor, Storage};
 use crate::layout::Split;
+use crate::raw::cursor::ValueRef;
 use crate::raw::SplitCursor;
 use crate::slot_iter::table_key;
 use crate::{Id, Key};
 
-/// Parallel iterator over `(key, &value)`, cut between threads where the
-/// storage divides (a 64-slot chunk of a slot store, a block of a `Pool`
-/// or `Hive`), each part folded with the storage's own word-at-a-time
-/// loop. Made by the `par_iter` method of
-/// [`IdTable`](crate::IdTable::par_iter),
+/// Parallel iterator over `(key, value)`, the value made as `R`:
+/// [`ParIter`] (`&'a T`) and [`ParIterMut`] (`&'a mut T`) are its two
+/// names. It is cut between threads where the storage divides (a 64-slot
+/// chunk of a slot store, a block of a `Pool` or `Hive`), and each part is
+/// folded with the storage's own word-at-a-time loop.
+pub struct ParEntries<'a, T: 'a, K: Key, S: Storage, R> {
+    /// A cursor of the container whose keys are `K`.
+    raw: RawCursor<'a, T, S, R>,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+/// Parallel iterator over `(key, &value)`. Made by the `par_iter` method
+/// of [`IdTable`](crate::IdTable::par_iter),
 /// [`SecondaryMap`](crate::SecondaryMap::par_iter),
 /// [`Pool`](crate::Pool::par_iter) and [`Hive`](crate::Hive::par_iter).
 ///
@@ -30,14 +39,10 @@ use crate::{Id, Key};
 /// let iter: handlekit::id_table::ParIter<'_, i32> = table.par_iter();
 /// assert_eq!(iter.count(), 2);
 /// ```
-pub struct ParIter<'a, T: 'a, K: Key = Id, S: Storage = Split> {
-    /// A cursor of the container whose keys are `K`.
-    raw: RawCursor<'a, T, S, &'a T>,
-    _key: PhantomData<fn(K) -> K>,
-}
+pub type ParIter<'a, T, K = Id, S = Split> = ParEntries<'a, T, K, S, &'a T>;
 
-/// Parallel iterator over `(key, &mut value)`; see [`ParIter`]. Made by
-/// the `par_iter_mut` method of the same containers.
+/// Parallel iterator over `(key, &mut value)`. Made by the `par_iter_mut`
+/// method of the same containers.
 ///
 /// ```
 /// use rayon::prelude::*;
@@ -46,77 +51,42 @@ pub struct ParIter<'a, T: 'a, K: Key = Id, S: Storage = Split> {
 /// iter.for_each(|(_, v)| *v += 1);
 /// assert_eq!(table.values().sum::<i32>(), 5);
 /// ```
-pub struct ParIterMut<'a, T: 'a, K: Key = Id, S: Storage = Split> {
-    /// A cursor of the container whose keys are `K`.
-    raw: RawCursor<'a, T, S, &'a mut T>,
-    _key: PhantomData<fn(K) -> K>,
-}
+pub type ParIterMut<'a, T, K = Id, S = Split> = ParEntries<'a, T, K, S, &'a mut T>;
 
-impl<'a, T, K: Key, S: Storage> ParIter<'a, T, K, S> {
+impl<'a, T, K: Key, S: Storage, R: ValueRef<T>> ParEntries<'a, T, K, S, R> {
     /// Iterates what `raw` finds, in parallel.
     ///
     /// # Safety
     ///
     /// `raw` walks a container whose keys are `K` (made with the key
     /// limits of `K`), so every item makes a valid key.
-    pub(crate) unsafe fn new(raw: RawCursor<'a, T, S, &'a T>) -> Self {
-        ParIter {
+    pub(crate) unsafe fn new(raw: RawCursor<'a, T, S, R>) -> Self {
+        ParEntries {
             raw,
             _key: PhantomData,
         }
     }
 }
 
-impl<'a, T, K: Key, S: Storage> ParIterMut<'a, T, K, S> {
-    /// Iterates what `raw` finds, mutably, in parallel.
-    ///
-    /// # Safety
-    ///
-    /// As for [`ParIter::new`].
-    pub(crate) unsafe fn new(raw: RawCursor<'a, T, S, &'a mut T>) -> Self {
-        ParIterMut {
-            raw,
-            _key: PhantomData,
-        }
-    }
-}
-
-impl<T, K: Key, S: Storage> fmt::Debug for ParIter<'_, T, K, S> {
+impl<T, K: Key, S: Storage, R: ValueRef<T>> fmt::Debug for ParEntries<'_, T, K, S, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ParIter")
+        f.debug_struct("ParEntries")
             .field("remaining", &self.raw.len())
             .finish()
     }
 }
 
-impl<T, K: Key, S: Storage> fmt::Debug for ParIterMut<'_, T, K, S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ParIterMut")
-            .field("remaining", &self.raw.len())
-            .finish()
-    }
-}
-
-impl<'a, T: Sync, K: Key, S: Storage> ParallelIterator for ParIter<'a, T, K, S> {
-    type Item = (K, &'a T);
+impl<'a, T, K: Key, S: Storage, R> ParallelIterator for ParEntries<'a, T, K, S, R>
+where
+    R: ValueRef<T> + Send,
+{
+    type Item = (K, R);
 
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
     {
         // SAFETY: the cursor walks a container whose keys are `K` (`new`).
-        unsafe { drive_keyed(self.raw, consumer) }
-    }
-}
-
-impl<'a, T: Send, K: Key, S: Storage> ParallelIterator for ParIterMut<'a, T, K, S> {
-    type Item = (K, &'a mut T);
-
-    fn drive_unindexed<C>(self, consumer: C) -> C::Result
-    where
-        C: UnindexedConsumer<Self::Item>,
-    {
-        // SAFETY: as for `ParIter`.
         unsafe { drive_keyed(self.raw, consumer) }
     }
 }

@@ -500,7 +500,7 @@ mod hive {
                 use rayon::prelude::*;
                 let par: Vec<(K, u64)> = self.hive.par_iter().map(|(k, v)| (k, *v)).collect();
                 assert_eq!(par, expected);
-                let remaining = format!("ParIter {{ remaining: {} }}", expected.len());
+                let remaining = format!("ParEntries {{ remaining: {} }}", expected.len());
                 assert_eq!(format!("{:?}", self.hive.par_iter()), remaining);
                 self.hive.par_iter_mut().for_each(|(_, v)| *v += 4);
             }

@@ -471,7 +471,7 @@ impl<K: TestKey, L: Layout> Harness<K, L> {
             use rayon::prelude::*;
             let par: Vec<(K, u64)> = table.par_iter().map(|(k, v)| (k, *v)).collect();
             assert_eq!(par, expected);
-            let remaining = format!("ParIter {{ remaining: {n} }}");
+            let remaining = format!("ParEntries {{ remaining: {n} }}");
             assert_eq!(format!("{:?}", table.par_iter()), remaining);
         }
 

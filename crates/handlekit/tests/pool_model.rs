@@ -390,7 +390,7 @@ impl<K: Key> Harness<K> {
             use rayon::prelude::*;
             let par: Vec<(K, u64)> = pool.par_iter().map(|(k, v)| (k, *v)).collect();
             assert_eq!(par, expected);
-            let remaining = format!("ParIter {{ remaining: {} }}", expected.len());
+            let remaining = format!("ParEntries {{ remaining: {} }}", expected.len());
             assert_eq!(format!("{:?}", pool.par_iter()), remaining);
         }
 

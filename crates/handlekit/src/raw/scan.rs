@@ -305,12 +305,12 @@ mod tests {
             &|i| i % 20 == 0,
         ];
         let lens: &[usize] = if cfg!(miri) {
-            &[0, 2, 64, 65, 130]
+            &[2, 130]
         } else {
             &[0, 1, 2, 63, 64, 65, 127, 128, 130, 257]
         };
         for &len in lens {
-            for pattern in patterns {
+            for pattern in patterns.iter().step_by(if cfg!(miri) { 2 } else { 1 }) {
                 let mut store = store::<L>(pattern, len);
                 let expected: Vec<(usize, u32, u64)> = (0..len)
                     .filter(|&i| pattern(i))
