@@ -11,7 +11,10 @@
 //! Only the measured section (a function whose name has `measured` in it)
 //! is counted; divide by N. Workloads: `spawn` (into an existing world;
 //! `insert`, the runner's `simple_insert`, also makes and drops the world),
-//! `insert`, `iter` (one `simple_iter` pass), `add_remove`, `get`,
+//! `insert`, `iter` (one `simple_iter` pass), `add_remove`, `get` (a
+//! query's `get` for handlekit, each peer's view or storage), `world_get`,
+//! `get_mut`, `has` (handlekit-ecs's plain `World` calls, as the runner's
+//! `random_get` rows make them, and hecs's `World::get`),
 //! `despawn` (`despawn_front`'s despawns of the oldest 90%, one by one;
 //! handlekit and hecs only),
 //! `schedule` (its three systems on one thread; N entities of each kind,
@@ -19,10 +22,11 @@
 //! or both, of `serialize_binary` over N simple entities; add `text` after N
 //! for `serialize_text`'s JSON; `save` and `load` for handlekit only, `serde`
 //! also for hecs).
-//! Contenders: `handlekit`, `hecs`, `shipyard`; for `add_remove` also
-//! `handlekit-one` (the world's per-call `insert_one` / `remove_one`, where
-//! `handlekit` holds a `ColumnMut` across the loop as shipyard holds its
-//! `ViewMut`). handlekit-ecs's worlds
+//! Contenders: `handlekit`, `hecs`, `shipyard`, and for `add_remove` and
+//! `get` also `planck` and `specs` (the runner's fastest peers there); for
+//! `add_remove` also `handlekit-one` (the world's per-call `insert_one` /
+//! `remove_one`, where `handlekit` holds a `ColumnMut` across the loop as
+//! shipyard holds its `ViewMut`). handlekit-ecs's worlds
 //! reserve room for `2 N` rows here, not `World::new`'s 2²⁴ (valgrind does
 //! not take reservations of gigabytes).
 
@@ -164,6 +168,113 @@ fn measured_hecs_serde(world: &hecs::World, text: bool) {
 fn measured_hk_get(world: &handlekit_ecs::World, es: &[handlekit_ecs::Entity]) -> f32 {
     let mut q = world.query::<&Position>();
     es.iter().map(|&e| q.get(e).map_or(0.0, |p| p.0.x)).sum()
+}
+
+/// `random_get`'s headline: the plain `World::get`, one guard per call.
+#[inline(never)]
+fn measured_hk_world_get(world: &handlekit_ecs::World, es: &[handlekit_ecs::Entity]) -> f32 {
+    let mut sum = 0.0f32;
+    for &e in es {
+        sum += world.get::<Position>(e).map_or(0.0, |p| p.0.x);
+    }
+    sum
+}
+
+#[inline(never)]
+fn measured_hk_get_mut(world: &mut handlekit_ecs::World, es: &[handlekit_ecs::Entity]) -> f32 {
+    let mut sum = 0.0f32;
+    for &e in es {
+        sum += world.get_mut::<Position>(e).map_or(0.0, |p| p.0.x);
+    }
+    sum
+}
+
+#[inline(never)]
+fn measured_hk_has(world: &handlekit_ecs::World, es: &[handlekit_ecs::Entity]) -> f32 {
+    let mut sum = 0.0f32;
+    for &e in es {
+        sum += f32::from(u8::from(world.has::<Position>(e)));
+    }
+    sum
+}
+
+#[inline(never)]
+fn measured_hecs_world_get(world: &hecs::World, es: &[hecs::Entity]) -> f32 {
+    let mut sum = 0.0f32;
+    for &e in es {
+        sum += world.get::<&Position>(e).map_or(0.0, |p| p.0.x);
+    }
+    sum
+}
+
+#[inline(never)]
+fn measured_planck_add_remove(b: &mut planck_ecs::Components<SB>, es: &[planck_ecs::Entity]) {
+    for &e in es {
+        black_box(b.insert(e, SB(0.0)));
+    }
+    for &e in es {
+        black_box(b.remove(e));
+    }
+}
+
+#[inline(never)]
+fn measured_planck_get(p: &planck_ecs::Components<Position>, es: &[planck_ecs::Entity]) -> f32 {
+    let mut sum = 0.0f32;
+    for &e in es {
+        sum += p.get(e).map_or(0.0, |p| p.0.x);
+    }
+    sum
+}
+
+#[inline(never)]
+fn measured_specs_add_remove(world: &specs::World, es: &[specs::Entity]) {
+    use specs::WorldExt as _;
+    let mut b = world.write_storage::<SB>();
+    for &e in es {
+        b.insert(e, SB(0.0)).unwrap();
+    }
+    for &e in es {
+        black_box(b.remove(e));
+    }
+}
+
+#[inline(never)]
+fn measured_specs_get(world: &specs::World, es: &[specs::Entity]) -> f32 {
+    use specs::WorldExt as _;
+    let p = world.read_storage::<Position>();
+    let mut sum = 0.0f32;
+    for &e in es {
+        sum += p.get(e).map_or(0.0, |p| p.0.x);
+    }
+    sum
+}
+
+/// planck_ecs's entities, one storage of each of `put`'s components.
+fn planck_entities(n: usize) -> Vec<planck_ecs::Entity> {
+    let mut entities = planck_ecs::Entities::default();
+    (0..n).map(|_| entities.create()).collect()
+}
+
+/// A specs world with `A` and `B` registered and `n` entities made by `make`.
+fn specs_world<A: specs::Component + Send + Sync, B: specs::Component + Send + Sync>(
+    n: usize,
+    make: impl Fn(usize) -> (A, B),
+) -> (specs::World, Vec<specs::Entity>)
+where
+    A::Storage: Default,
+    B::Storage: Default,
+{
+    use specs::{Builder as _, WorldExt as _};
+    let mut world = specs::World::new();
+    world.register::<A>();
+    world.register::<B>();
+    let es = (0..n)
+        .map(|i| {
+            let (a, b) = make(i);
+            world.create_entity().with(a).with(b).build()
+        })
+        .collect();
+    (world, es)
 }
 
 #[inline(never)]
@@ -369,6 +480,58 @@ fn main() {
             let mut world = shipyard::World::new();
             let es: Vec<_> = world.bulk_add_entity((0..n).map(pv)).collect();
             black_box(measured_shipyard_get(&world, &scrambled(&es)));
+        }
+        ("world_get", "handlekit") => {
+            let mut world = hk_world(n);
+            let es = scrambled(&world.spawn_batch((0..n).map(pv)));
+            black_box(measured_hk_world_get(&world, &es));
+        }
+        ("world_get", "hecs") => {
+            let mut world = hecs::World::new();
+            let es: Vec<_> = world.spawn_batch((0..n).map(pv)).collect();
+            black_box(measured_hecs_world_get(&world, &scrambled(&es)));
+        }
+        ("get_mut", "handlekit") => {
+            let mut world = hk_world(n);
+            let es = scrambled(&world.spawn_batch((0..n).map(pv)));
+            black_box(measured_hk_get_mut(&mut world, &es));
+        }
+        ("has", "handlekit") => {
+            let mut world = hk_world(n);
+            let es = scrambled(&world.spawn_batch((0..n).map(pv)));
+            black_box(measured_hk_has(&world, &es));
+        }
+        ("add_remove", "planck") => {
+            let es = planck_entities(n);
+            let mut a = planck_ecs::Components::<SA>::default();
+            for (i, &e) in es.iter().enumerate() {
+                a.insert(e, SA(i as f32));
+            }
+            let mut b = planck_ecs::Components::<SB>::default();
+            measured_planck_add_remove(&mut b, &es);
+            black_box(&a);
+        }
+        ("get", "planck") => {
+            let es = planck_entities(n);
+            let mut p = planck_ecs::Components::<Position>::default();
+            let mut v = planck_ecs::Components::<Velocity>::default();
+            for (i, &e) in es.iter().enumerate() {
+                let (position, velocity) = pv(i);
+                p.insert(e, position);
+                v.insert(e, velocity);
+            }
+            black_box(measured_planck_get(&p, &scrambled(&es)));
+            black_box(&v);
+        }
+        ("add_remove", "specs") => {
+            use specs::WorldExt as _;
+            let (mut world, es) = specs_world(n, |i| (SA(i as f32), SC(0.0)));
+            world.register::<SB>();
+            measured_specs_add_remove(&world, &es);
+        }
+        ("get", "specs") => {
+            let (world, es) = specs_world(n, pv);
+            black_box(measured_specs_get(&world, &scrambled(&es)));
         }
         _ => panic!("unknown workload or contender: {work} {who}"),
     }

@@ -65,7 +65,8 @@ pub(crate) struct TypeIndex {
     /// sits at its home slot (`type_bits & (slots.len() - 1)`) or after it
     /// with no empty slot between (linear probing; nothing is removed).
     slots: Box<[(TypeId, usize)]>,
-    /// `slots.len() - 1`.
+    /// `slots.len() - 1`. Invariant: so every slot index `& mask` is in
+    /// bounds (`get` reads the slots unchecked).
     mask: usize,
     /// The number of types registered.
     len: usize,
@@ -82,15 +83,16 @@ impl Default for TypeIndex {
 }
 
 impl TypeIndex {
-    /// The column number of `ty`, if registered: its home slot inline,
-    /// the probe past it out of line.
+    /// The column number of `ty`, if registered: the home slot inline.
     #[inline]
     pub(crate) fn get(&self, ty: TypeId) -> Option<usize> {
         // Truncation intended: the low bits pick the slot.
         let home = type_bits(ty) as usize & self.mask;
-        let slot = &self.slots[home];
-        if slot.0 == ty {
-            return Some(slot.1);
+        debug_assert!(home < self.slots.len());
+        // SAFETY: `home <= mask < slots.len()`.
+        let (found, column) = unsafe { *self.slots.get_unchecked(home) };
+        if found == ty {
+            return Some(column);
         }
         self.probe(ty, home)
     }
@@ -226,33 +228,45 @@ pub(crate) fn set_bits(words: &mut VmVec<u64>, word_base: usize, start: usize, e
     }
 }
 
-/// A run-time borrow flag: `0` free, `n > 0` borrowed shared `n` times, `-1`
-/// borrowed exclusively.
+/// A run-time borrow flag: `0` free, `n > 0` borrowed shared `n` times,
+/// negative borrowed exclusively.
+///
+/// A shared borrow is one `fetch_add` (not a load and a compare-exchange
+/// loop): it counts itself in first and looks at what was there, and a
+/// borrow that finds the flag exclusive takes its count out again. The
+/// exclusive state is [`EXCLUSIVE`] (`isize::MIN`), not `-1`, so that such
+/// passing counts (at most one per thread) leave it negative; releasing it
+/// adds `isize::MIN` back rather than storing 0, so that the passing counts
+/// they take out afterwards bring the flag back to 0. Until they do, the
+/// flag reads as shared: an exclusive borrow racing with a failing shared
+/// one on another thread may then be refused too (both are conflicting
+/// accesses, one of which panics anyway), never granted twice.
 #[derive(Default)]
 pub(crate) struct BorrowFlag(AtomicIsize);
 
+/// The exclusive state of a [`BorrowFlag`].
+const EXCLUSIVE: isize = isize::MIN;
+
+/// The most shared borrows a [`BorrowFlag`] counts; past it a shared
+/// borrow is refused (far from wrapping round to the exclusive state).
+const MAX_SHARED: isize = isize::MAX / 2;
+
 impl BorrowFlag {
     /// Takes a shared borrow, or returns `false` if the flag is borrowed
-    /// exclusively (or has `isize::MAX` shared borrows).
+    /// exclusively (or has [`MAX_SHARED`] shared borrows).
+    #[inline]
     pub(crate) fn try_shared(&self) -> bool {
-        let mut current = self.0.load(Ordering::Relaxed);
-        loop {
-            if !(0..isize::MAX).contains(&current) {
-                return false;
-            }
-            match self.0.compare_exchange_weak(
-                current,
-                current + 1,
-                Ordering::Acquire,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return true,
-                Err(now) => current = now,
-            }
+        let before = self.0.fetch_add(1, Ordering::Acquire);
+        // One compare for both: a negative count is a huge unsigned one.
+        if before as usize >= MAX_SHARED as usize {
+            self.0.fetch_sub(1, Ordering::Release);
+            return false;
         }
+        true
     }
 
     /// Gives back a shared borrow taken with [`try_shared`](Self::try_shared).
+    #[inline]
     pub(crate) fn release_shared(&self) {
         let before = self.0.fetch_sub(1, Ordering::Release);
         debug_assert!(before > 0, "released a shared borrow that was not taken");
@@ -261,15 +275,17 @@ impl BorrowFlag {
     /// Takes the exclusive borrow, or returns `false` if any borrow is out.
     pub(crate) fn try_exclusive(&self) -> bool {
         self.0
-            .compare_exchange(0, -1, Ordering::Acquire, Ordering::Relaxed)
+            .compare_exchange(0, EXCLUSIVE, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
     }
 
     /// Gives back the exclusive borrow.
     pub(crate) fn release_exclusive(&self) {
-        let before = self.0.swap(0, Ordering::Release);
-        debug_assert_eq!(
-            before, -1,
+        // Adding `isize::MIN` wraps `EXCLUSIVE` plus any passing counts
+        // round to those counts.
+        let before = self.0.fetch_add(EXCLUSIVE, Ordering::Release);
+        debug_assert!(
+            before < 0,
             "released an exclusive borrow that was not taken"
         );
     }
@@ -295,18 +311,6 @@ impl ErasedStorage {
         }
     }
 
-    /// The storage as a `TypedStorage<T>`, if it is one.
-    #[inline]
-    pub(crate) fn typed<T: 'static>(&self) -> Option<&TypedStorage<T>> {
-        if self.ty != TypeId::of::<TypedStorage<T>>() {
-            return None;
-        }
-        let erased: *const dyn AnyStorage = &*self.inner;
-        // SAFETY: `inner` is a `TypedStorage<T>` (the invariant of `ty`):
-        // the data pointer of the box is to one, borrowed for `&self`.
-        Some(unsafe { &*erased.cast::<TypedStorage<T>>() })
-    }
-
     /// The storage as a `TypedStorage<T>`, mutably, if it is one.
     #[inline]
     pub(crate) fn typed_mut<T: 'static>(&mut self) -> Option<&mut TypedStorage<T>> {
@@ -316,6 +320,35 @@ impl ErasedStorage {
         let erased: *mut dyn AnyStorage = &mut *self.inner;
         // SAFETY: as in `typed`, borrowed for `&mut self`.
         Some(unsafe { &mut *erased.cast::<TypedStorage<T>>() })
+    }
+}
+
+impl ErasedStorage {
+    /// The storage as a `TypedStorage<T>`, with no check.
+    ///
+    /// # Safety
+    ///
+    /// The storage is a `TypedStorage<T>`.
+    #[inline]
+    pub(crate) unsafe fn typed_unchecked<T: 'static>(&self) -> &TypedStorage<T> {
+        debug_assert!(self.ty == TypeId::of::<TypedStorage<T>>());
+        let erased: *const dyn AnyStorage = &*self.inner;
+        // SAFETY: `inner` is a `TypedStorage<T>` (the caller's contract):
+        // the data pointer of the box is to one, borrowed for `&self`.
+        unsafe { &*erased.cast::<TypedStorage<T>>() }
+    }
+
+    /// The storage as a `TypedStorage<T>`, mutably, with no check.
+    ///
+    /// # Safety
+    ///
+    /// The storage is a `TypedStorage<T>`.
+    #[inline]
+    pub(crate) unsafe fn typed_mut_unchecked<T: 'static>(&mut self) -> &mut TypedStorage<T> {
+        debug_assert!(self.ty == TypeId::of::<TypedStorage<T>>());
+        let erased: *mut dyn AnyStorage = &mut *self.inner;
+        // SAFETY: as in `typed_unchecked`, borrowed for `&mut self`.
+        unsafe { &mut *erased.cast::<TypedStorage<T>>() }
     }
 }
 
@@ -377,7 +410,9 @@ pub(crate) enum TypedStorage<T> {
 // are shared between threads only as `&T` (needs `T: Sync`) and moved or
 // mutated by one thread at a time (needs `T: Send`).
 unsafe impl<T: Send + Sync> Sync for TypedStorage<T> {}
-// SAFETY: as above; the storage owns its values.
+// SAFETY: as above; the storage owns its values. The raw pointers of a
+// dense column's `RawWindows` point into the column's own vectors, which
+// move with it.
 unsafe impl<T: Send + Sync> Send for TypedStorage<T> {}
 
 /// One dense column: a slot per row from the column's first row to the last
@@ -386,7 +421,7 @@ pub(crate) struct DenseColumn<T> {
     /// The slots. The slot of row `r` sits at position `r - row_base` of the
     /// vector. Invariant: a slot is initialized if and only if its row's
     /// presence bit is set.
-    data: VmVec<UnsafeCell<MaybeUninit<T>>>,
+    data: VmVec<Slot<T>>,
     /// The row of position 0 of `data`, modulo 2⁶⁴: the world's front row
     /// when the column was made, less the column's [`stagger`] (so it may
     /// wrap below zero; every use is wrapping arithmetic, and the rows a
@@ -410,6 +445,57 @@ pub(crate) struct DenseColumn<T> {
     /// the two); a push into the next slot needs nothing, as that row lies
     /// past every slot.
     first_word: usize,
+    /// The windows of `data` and `present` as raw parts, so that a lookup by
+    /// row is a bounds check and a load from a pointer (see [`RawWindows`]).
+    /// Invariant: `raw` is [`windows`](Self::windows) of the current
+    /// vectors whenever a method of the column is entered: every method
+    /// that pushes, drains or rebases either vector calls
+    /// [`sync`](Self::sync) before it returns (a [`BatchWriter`], which
+    /// holds the column throughout, when it is dropped).
+    raw: RawWindows<T>,
+}
+
+/// A dense column's slot: a value or nothing, written through shared
+/// references by the queries that hold the column's flag exclusively.
+type Slot<T> = UnsafeCell<MaybeUninit<T>>;
+
+/// The two windows of a [`DenseColumn`], as the raw parts a lookup by row
+/// needs: the slot of row `r` is at `slots.wrapping_add(r)` if `r` lies in
+/// `rows..rows + row_count`, the presence word `w` at `words.wrapping_add(w)`
+/// if `w` lies in `words_from..words_from + word_count`. Both pointers come
+/// from [`VmVec::as_mut_ptr`] (moved back by the window's first row or
+/// word, with wrapping arithmetic), so they carry the reservations' own
+/// provenance and stay valid across pushes, drains and other access to the
+/// vectors; only a rebase moves the elements, and the column then syncs.
+struct RawWindows<T> {
+    slots: *mut Slot<T>,
+    /// The row of `data`'s first slot.
+    rows: usize,
+    /// `data.len()`.
+    row_count: usize,
+    words: *mut u64,
+    /// The word of `present`'s first word.
+    words_from: usize,
+    /// `present.len()`.
+    word_count: usize,
+}
+
+impl<T> Clone for RawWindows<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for RawWindows<T> {}
+
+impl<T> PartialEq for RawWindows<T> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.slots, other.slots)
+            && self.rows == other.rows
+            && self.row_count == other.row_count
+            && std::ptr::eq(self.words, other.words)
+            && self.words_from == other.words_from
+            && self.word_count == other.word_count
+    }
 }
 
 impl<T> DenseColumn<T> {
@@ -424,6 +510,58 @@ impl<T> DenseColumn<T> {
     #[inline(always)]
     fn data_front(&self) -> usize {
         self.row_base.wrapping_add(self.data.front_position())
+    }
+
+    /// The raw windows of the vectors as they are now.
+    fn windows(&self) -> RawWindows<T> {
+        let rows = self.data_front();
+        let words_from = self.word_base.wrapping_add(self.present.front_position());
+        RawWindows {
+            slots: self.data.as_ptr().cast_mut().wrapping_sub(rows),
+            rows,
+            row_count: self.data.len(),
+            words: self.present.as_ptr().cast_mut().wrapping_sub(words_from),
+            words_from,
+            word_count: self.present.len(),
+        }
+    }
+
+    /// Brings [`raw`](Self::raw) up to date after the vectors' windows
+    /// changed. The pointers come from `as_mut_ptr`, so they may be written
+    /// through.
+    fn sync(&mut self) {
+        let rows = self.data_front();
+        let words_from = self.word_base.wrapping_add(self.present.front_position());
+        self.raw = RawWindows {
+            slots: self.data.as_mut_ptr().wrapping_sub(rows),
+            rows,
+            row_count: self.data.len(),
+            words: self.present.as_mut_ptr().wrapping_sub(words_from),
+            words_from,
+            word_count: self.present.len(),
+        };
+    }
+
+    /// Whether [`raw`](Self::raw) is up to date (for debug assertions).
+    fn synced(&self) -> bool {
+        self.raw == self.windows()
+    }
+
+    /// A pointer to the presence word `word` if it lies in the window,
+    /// valid for reads (and, under `&mut self`, writes) while the column is
+    /// borrowed.
+    #[inline(always)]
+    fn word_ptr(&self, word: usize) -> Option<*mut u64> {
+        debug_assert!(self.synced(), "stale raw windows");
+        (word.wrapping_sub(self.raw.words_from) < self.raw.word_count)
+            .then(|| self.raw.words.wrapping_add(word))
+    }
+
+    /// A pointer to the value of `row`'s slot, which must lie in the window
+    /// for the pointer to be used.
+    #[inline(always)]
+    fn value_ptr(&self, row: usize) -> *mut T {
+        UnsafeCell::raw_get(self.raw.slots.wrapping_add(row)).cast::<T>()
     }
 
     /// An empty column whose first row is `front`, with room for `max_rows`
@@ -441,23 +579,32 @@ impl<T> DenseColumn<T> {
         data.drain_front(pad);
         let present = VmVec::with_max_capacity_recycled(max_rows / WORD + 2 + slack::<u64>())
             .unwrap_or_else(|error| panic!("handlekit-ecs: reserving a column: {error}"));
-        DenseColumn {
+        let mut column = DenseColumn {
             row_base: front.wrapping_sub(data.front_position()),
             data,
             present,
             word_base: front / WORD,
             len: 0,
             first_word: front / WORD,
-        }
+            raw: RawWindows {
+                slots: std::ptr::null_mut(),
+                rows: 0,
+                row_count: 0,
+                words: std::ptr::null_mut(),
+                words_from: 0,
+                word_count: 0,
+            },
+        };
+        column.sync();
+        column
     }
 
     /// The presence word `word` (0 outside the column).
     #[inline]
     fn word(&self, word: usize) -> u64 {
-        word.checked_sub(self.word_base)
-            .and_then(|position| self.present.get_by_position(position))
-            .copied()
-            .unwrap_or(0)
+        // SAFETY: a pointer `word_ptr` gives is to a live word of the
+        // window; words are written only under `&mut self`.
+        self.word_ptr(word).map_or(0, |word| unsafe { *word })
     }
 
     #[inline]
@@ -465,7 +612,31 @@ impl<T> DenseColumn<T> {
         self.word(row / WORD) & bit(row) != 0
     }
 
-    /// The presence word of `row`, made if needed.
+    /// The value of `row`, if it has one.
+    #[inline]
+    fn get(&self, row: usize) -> Option<&T> {
+        if !self.has(row) {
+            return None;
+        }
+        // The presence bit is set: the slot lies in the window and is
+        // initialized. No query writes the value while the column is
+        // borrowed shared (see `TypedStorage::get`).
+        // SAFETY: so the pointer is to an initialized `T`, read-only while
+        // `&self` lives.
+        Some(unsafe { &*self.value_ptr(row) })
+    }
+
+    /// The value of `row`, mutably, if it has one.
+    #[inline]
+    fn get_mut(&mut self, row: usize) -> Option<&mut T> {
+        if !self.has(row) {
+            return None;
+        }
+        // SAFETY: as in `get`; `&mut self` makes the access unique.
+        Some(unsafe { &mut *self.value_ptr(row) })
+    }
+
+    /// The presence word of `row`, made if needed; the caller syncs.
     #[inline]
     fn word_mut(&mut self, row: usize) -> &mut u64 {
         let position = row / WORD - self.word_base;
@@ -492,7 +663,7 @@ impl<T> DenseColumn<T> {
         };
     }
 
-    /// Pushes zero words up to `position`.
+    /// Pushes zero words up to `position`; the caller syncs.
     #[cold]
     #[inline(never)]
     fn grow_words(&mut self, position: usize) {
@@ -501,7 +672,7 @@ impl<T> DenseColumn<T> {
         }
     }
 
-    /// The slot of `row`, made if needed.
+    /// The slot of `row`, made if needed; the caller syncs.
     fn slot_mut(&mut self, row: usize) -> &mut MaybeUninit<T> {
         let position = self.position(row);
         while self.data.next_position() <= position {
@@ -513,39 +684,64 @@ impl<T> DenseColumn<T> {
             .get_mut()
     }
 
-    /// Puts `value` in `row`, returning the value it replaces: a slot in
-    /// the window whose word exists inline, the rest (a push into the next
-    /// slot, a gap) out of line.
-    #[inline]
+    /// Puts `value` in `row`, returning the value it replaces. Inline: a
+    /// slot in the window, or the column's next slot (a spawn, or adding
+    /// to entities in row order: pushing the value writes it once), in a
+    /// presence word that exists; the rest out of line. Always inlined:
+    /// with the push, LLVM left it out of line in `World::insert_one`,
+    /// where each call then paid a call and six register saves and
+    /// restores (callgrind, `ecs_instructions add_remove handlekit-one`).
+    #[inline(always)]
     fn insert(&mut self, row: usize, value: T) -> Option<T> {
-        let position = self.position(row);
-        let word_position = (row / WORD).wrapping_sub(self.word_base);
-        if let (Some(slot), Some(word)) = (
-            self.data.get_by_position_mut(position),
-            self.present.get_by_position_mut(word_position),
-        ) {
-            let slot = slot.get_mut();
-            if *word & bit(row) != 0 {
-                // SAFETY: the presence bit is set, so the slot is initialized.
-                return Some(std::mem::replace(unsafe { slot.assume_init_mut() }, value));
+        let offset = row.wrapping_sub(self.raw.rows);
+        if offset <= self.raw.row_count {
+            if let Some(word) = self.word_ptr(row / WORD) {
+                // SAFETY: the word lies in its window, and `&mut self`
+                // makes the access unique.
+                let bits = unsafe { *word };
+                if offset < self.raw.row_count {
+                    let slot = self.value_ptr(row);
+                    if bits & bit(row) != 0 {
+                        // SAFETY: the slot lies in the window, and its
+                        // presence bit is set: it is initialized.
+                        return Some(unsafe { slot.replace(value) });
+                    }
+                    // SAFETY: the slot lies in the window and holds no
+                    // value.
+                    unsafe { slot.write(value) };
+                } else {
+                    // The next slot: no bit is set past the window.
+                    let pushed = self.data.try_push(UnsafeCell::new(MaybeUninit::new(value)));
+                    match pushed {
+                        Ok(()) => self.raw.row_count += 1,
+                        Err(error) => self.push_rebased(error),
+                    }
+                }
+                // SAFETY: as above (a push moves no presence word).
+                unsafe { *word = bits | bit(row) };
+                // A word with a bit lies at or above `first_word`.
+                if bits == 0 {
+                    self.bit_in_empty_word(row);
+                }
+                self.len += 1;
+                return None;
             }
-            slot.write(value);
-            // A word with a bit lies at or above `first_word`.
-            let was_empty = *word == 0;
-            *word |= bit(row);
-            if was_empty {
-                self.bit_in_empty_word(row);
-            }
-            self.len += 1;
-            return None;
         }
         self.insert_past(row, value)
     }
 
-    /// [`insert`](Self::insert) into a row whose slot or word is not made
-    /// yet: the common case of a spawn, or of adding to entities in row
-    /// order, is the column's next slot, where pushing the value writes it
-    /// once.
+    /// The push of [`insert`](Self::insert) into a full window: the window
+    /// moves back, the push is tried again (panicking if the system refuses
+    /// memory), and the raw windows follow.
+    #[cold]
+    #[inline(never)]
+    fn push_rebased(&mut self, error: handlekit::vm_vec::PushError<Slot<T>>) {
+        push_after_rebase(&mut self.data, error);
+        self.sync();
+    }
+
+    /// [`insert`](Self::insert) into a row whose presence word is not made
+    /// yet, or past the column's next slot.
     #[inline(never)]
     fn insert_past(&mut self, row: usize, value: T) -> Option<T> {
         if self.position(row) == self.data.next_position() {
@@ -554,6 +750,7 @@ impl<T> DenseColumn<T> {
             // `first_word` (see there): no update.
             *self.word_mut(row) |= bit(row);
             self.len += 1;
+            self.sync();
             return None;
         }
         self.insert_slow(row, value)
@@ -573,27 +770,27 @@ impl<T> DenseColumn<T> {
         *self.word_mut(row) |= bit(row);
         self.bit_in_empty_word(row);
         self.len += 1;
+        self.sync();
         None
     }
 
     /// Takes the value out of `row`.
     #[inline]
     fn remove(&mut self, row: usize) -> Option<T> {
-        let word = self
-            .present
-            .get_by_position_mut((row / WORD).wrapping_sub(self.word_base))?;
-        if *word & bit(row) == 0 {
+        let word = self.word_ptr(row / WORD)?;
+        // SAFETY: the word lies in the window; `&mut self` makes the access
+        // unique.
+        let bits = unsafe { *word };
+        if bits & bit(row) == 0 {
             return None;
         }
-        *word &= !bit(row);
+        // SAFETY: as above.
+        unsafe { *word = bits & !bit(row) };
         self.len -= 1;
-        let slot = self
-            .data
-            .get_by_position_mut(self.position(row))
-            .expect("handlekit-ecs: a present row's slot is in the window");
-        // SAFETY: the bit was set, so the slot was initialized; clearing the
-        // bit first hands ownership of the value to this read.
-        Some(unsafe { slot.get_mut().assume_init_read() })
+        // SAFETY: the bit was set, so the slot lies in the window and was
+        // initialized; clearing the bit first hands ownership of the value
+        // to this read.
+        Some(unsafe { self.value_ptr(row).read() })
     }
 
     /// Drops the value of `row`, if it has one (the bit is cleared first).
@@ -605,25 +802,16 @@ impl<T> DenseColumn<T> {
             drop(self.remove(row));
             return;
         }
-        let position = (row / WORD).wrapping_sub(self.word_base);
-        if let Some(word) = self.present.get_by_position_mut(position) {
-            if *word & bit(row) != 0 {
-                *word &= !bit(row);
-                self.len -= 1;
+        if let Some(word) = self.word_ptr(row / WORD) {
+            // SAFETY: the word lies in the window; `&mut self` makes the
+            // access unique.
+            unsafe {
+                if *word & bit(row) != 0 {
+                    *word &= !bit(row);
+                    self.len -= 1;
+                }
             }
         }
-    }
-
-    #[inline]
-    fn get_mut(&mut self, row: usize) -> Option<&mut T> {
-        if !self.has(row) {
-            return None;
-        }
-        let position = self.position(row);
-        // A present row's slot is in the window.
-        let slot = self.data.get_by_position_mut(position)?.get_mut();
-        // SAFETY: the presence bit is set, so the slot is initialized.
-        Some(unsafe { slot.assume_init_mut() })
     }
 
     /// The raw view a query reads through.
@@ -769,12 +957,14 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
         if column.present.is_empty() {
             column.word_base = first_word - column.present.front_position();
         }
+        column.sync();
     }
 
     fn rebase(&mut self) {
         if let TypedStorage::Dense(column) = self {
             column.data.rebase();
             column.present.rebase();
+            column.sync();
         }
     }
 
@@ -794,6 +984,7 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
                         column.row_base = self.1.wrapping_sub(column.data.front_position());
                         column.word_base = self.1 / WORD - column.present.front_position();
                         column.first_word = self.1 / WORD;
+                        column.sync();
                     }
                 }
                 let guard = Release(column, front);
@@ -886,15 +1077,7 @@ impl<T> TypedStorage<T> {
     #[inline]
     pub(crate) fn get(&self, entity: Entity, row: usize) -> Option<&T> {
         match self {
-            TypedStorage::Dense(column) => {
-                if !column.has(row) {
-                    return None;
-                }
-                let slot = column.data.get_by_position(column.position(row))?;
-                // No query writes the value meanwhile (see above).
-                // SAFETY: the presence bit is set: the slot is initialized.
-                Some(unsafe { (*slot.get()).assume_init_ref() })
-            }
+            TypedStorage::Dense(column) => column.get(row),
             TypedStorage::Sparse(set) => {
                 let position = set.position(entity)?;
                 // SAFETY: as above, for the sparse set's value.
@@ -939,7 +1122,8 @@ pub(crate) struct BatchWriter<'a, T> {
     start: usize,
     /// Values pushed into a dense column, at rows `start..start + pushed`.
     /// Invariant: their slots are initialized and their presence bits not
-    /// yet set; the drop sets them.
+    /// yet set; the drop sets them, and syncs the column's raw windows
+    /// (stale while the writer pushes, as nothing else reaches the column).
     pushed: usize,
 }
 
@@ -970,6 +1154,7 @@ impl<'a, T> BatchWriter<'a, T> {
                 }
                 column.data.reserve(additional);
                 column.present.reserve(additional / WORD + 2);
+                column.sync();
                 column.data.next_position() == position
             }
             TypedStorage::Sparse(_) => false,
@@ -1054,6 +1239,7 @@ impl<T> Drop for BatchWriter<'_, T> {
                 };
             }
             column.len += self.pushed;
+            column.sync();
         }
     }
 }
@@ -1428,5 +1614,54 @@ impl<T> SparseView<T> {
         // SAFETY: a nonzero index entry is in bounds of `owners` (the
         // invariant of `SparseSet::index`).
         (unsafe { *self.owners.add(position) } == entity).then_some(position)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TypeIndex;
+    use std::any::TypeId;
+
+    /// A distinct type per `N`.
+    struct Ty<const N: usize>;
+
+    /// The `TypeId`s of `Ty<0>..Ty<40>`.
+    fn ids() -> Vec<TypeId> {
+        macro_rules! ids {
+            ($($n:literal)*) => { vec![$(TypeId::of::<Ty<$n>>()),*] };
+        }
+        ids!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19
+             20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39)
+    }
+
+    #[test]
+    fn type_index_finds_every_registered_type_and_no_other() {
+        // Forty types through several growths: some share a home slot and
+        // are found by the probe past it.
+        let ids = ids();
+        let (registered, others) = ids.split_at(30);
+        let mut index = TypeIndex::default();
+        for (column, &ty) in registered.iter().enumerate() {
+            index.insert(ty, column);
+            for (earlier, &seen) in registered[..=column].iter().enumerate() {
+                assert_eq!(index.get(seen), Some(earlier));
+            }
+        }
+        for &ty in others {
+            assert_eq!(index.get(ty), None);
+        }
+        assert_eq!(index.get(TypeId::of::<u8>()), None);
+        // The probe was exercised: some type sits past its home slot (30
+        // types in 64 slots all at home has odds of about 1 in 1,000).
+        let off_home = index
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|&(i, &(ty, _))| {
+                ty != TypeId::of::<super::NoType>()
+                    && super::type_bits(ty) as usize & index.mask != i
+            })
+            .count();
+        assert!(off_home > 0);
     }
 }

@@ -151,7 +151,11 @@ pub struct World {
     pub(crate) alive: VmVec<u64>,
     /// The storages, in registration order.
     pub(crate) columns: Vec<Column>,
-    /// Component type → index into `columns`.
+    /// Component type → index into `columns`. Invariant: it names column
+    /// `i` for `TypeId::of::<T>()` only if `i < columns.len()` and
+    /// `columns[i].storage` is a `TypedStorage<T>` (`add_column` pushes the
+    /// column and registers its type together; columns never move or go):
+    /// the typed accesses index and cast unchecked.
     types: TypeIndex,
     /// The most rows the window may hold.
     max_rows: usize,
@@ -301,21 +305,39 @@ impl World {
             Some(index) => index,
             None => self.add_column::<T>(Storage::Dense),
         };
-        self.typed_mut_at(index)
+        // SAFETY: `index` is `T`'s column, found in or just added to
+        // `types`.
+        unsafe { self.typed_mut_at(index) }
     }
 
-    /// The storage at `index` of `columns`, which is `T`'s.
+    /// The storage at `index` of `columns`, with no bounds or type check.
+    ///
+    /// # Safety
+    ///
+    /// `types` names column `index` for `T` (see the invariant there).
     #[inline]
-    fn typed_mut_at<T: Component>(&mut self, index: usize) -> &mut TypedStorage<T> {
-        typed_column(&mut self.columns[index])
+    unsafe fn typed_mut_at<T: Component>(&mut self, index: usize) -> &mut TypedStorage<T> {
+        debug_assert_eq!(self.column_index::<T>(), Some(index));
+        // SAFETY: the caller's contract and the invariant of `types`: the
+        // column exists and its storage is a `TypedStorage<T>`.
+        unsafe {
+            self.columns
+                .get_unchecked_mut(index)
+                .storage
+                .typed_mut_unchecked()
+        }
     }
 
-    /// The storage of `T`, if registered.
+    /// The column and storage of `T`, if registered.
     #[inline]
     pub(crate) fn typed<T: Component>(&self) -> Option<(&Column, &TypedStorage<T>)> {
-        let column = &self.columns[self.column_index::<T>()?];
-        let storage = column.storage.typed().unwrap_or_else(|| wrong_type());
-        Some((column, storage))
+        let index = self.column_index::<T>()?;
+        // SAFETY: `types` names column `index` for `T`: it exists and its
+        // storage is a `TypedStorage<T>` (the invariant of `types`).
+        unsafe {
+            let column = self.columns.get_unchecked(index);
+            Some((column, column.storage.typed_unchecked()))
+        }
     }
 
     /// The row window as raw parts, for views.
@@ -678,11 +700,16 @@ impl World {
     pub fn column_mut<T: Component>(&mut self) -> ColumnMut<'_, T> {
         let index = self.column_or_register::<T>();
         let front = self.rows.front_position();
-        ColumnMut::new(
-            &self.entities,
-            front,
-            typed_column::<T>(&mut self.columns[index]),
-        )
+        // SAFETY: `index` is `T`'s column, found in or just added to
+        // `types`: it exists and its storage is a `TypedStorage<T>` (the
+        // invariant of `types`).
+        let storage = unsafe {
+            self.columns
+                .get_unchecked_mut(index)
+                .storage
+                .typed_mut_unchecked()
+        };
+        ColumnMut::new(&self.entities, front, storage)
     }
 
     /// Takes the components of the bundle type `B` off `entity` and returns
@@ -731,7 +758,8 @@ impl World {
         let Some(index) = self.column_index::<T>() else {
             return Err(missing);
         };
-        self.typed_mut_at::<T>(index)
+        // SAFETY: `index` is `T`'s column, found in `types`.
+        unsafe { self.typed_mut_at::<T>(index) }
             .remove(entity, row)
             .ok_or(missing)
     }
@@ -793,7 +821,8 @@ impl World {
         let row = self.row_of(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
         let index = self.column_index::<T>().ok_or(missing)?;
-        self.typed_mut_at::<T>(index)
+        // SAFETY: `index` is `T`'s column, found in `types`.
+        unsafe { self.typed_mut_at::<T>(index) }
             .get_mut(entity, row)
             .ok_or(missing)
     }
@@ -808,11 +837,14 @@ impl World {
     #[inline]
     #[must_use]
     pub fn has<T: Component>(&self, entity: Entity) -> bool {
+        // The type first, whatever the entity: so a loop of calls looks it
+        // up unconditionally, and the compiler can take the lookup out of
+        // the loop.
+        let typed = self.typed::<T>();
         let Ok(row) = self.row_of(entity) else {
             return false;
         };
-        self.typed::<T>()
-            .is_some_and(|(_, storage)| storage.has(entity, row))
+        typed.is_some_and(|(_, storage)| storage.has(entity, row))
     }
 
     /// The number of live entities with a `T`.

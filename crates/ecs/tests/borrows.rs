@@ -86,6 +86,78 @@ fn failed_borrow_releases_what_it_took() {
     let _ = world.query::<(&mut Position, &mut Velocity)>();
 }
 
+/// The first entity of `world()`.
+fn first(world: &World) -> handlekit_ecs::Entity {
+    world
+        .query::<handlekit_ecs::Entity>()
+        .iter()
+        .next()
+        .unwrap()
+}
+
+#[test]
+fn refused_gets_leave_the_flag_free() {
+    let world = world();
+    let e = first(&world);
+    let held = world.query::<&mut Position>();
+    // Each refused `get` counts itself in and out again.
+    for _ in 0..3 {
+        let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            drop(world.get::<Position>(e));
+        }));
+        assert!(refused.is_err());
+    }
+    drop(held);
+    // Free again: shared borrows stack, then an exclusive one is granted.
+    let a = world.get::<Position>(e).unwrap();
+    let b = world.get::<Position>(e).unwrap();
+    assert_eq!((a.0, b.0), (0.0, 0.0));
+    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        drop(world.query::<&mut Position>());
+    }));
+    assert!(
+        refused.is_err(),
+        "an exclusive borrow beside two shared ones"
+    );
+    drop((a, b));
+    drop(world.query::<&mut Position>());
+}
+
+#[test]
+fn gets_racing_an_exclusive_borrow_leave_the_flag_free() {
+    // Threads take shared borrows while another takes and gives back the
+    // exclusive one; every borrow is granted or refused, and at the end
+    // the flag is free.
+    let rounds = if cfg!(miri) { 3 } else { 2000 };
+    let world = world();
+    let e = first(&world);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for _ in 0..rounds {
+                if let Ok(q) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    world.query::<&mut Position>()
+                })) {
+                    drop(q);
+                }
+            }
+        });
+        for _ in 0..2 {
+            s.spawn(|| {
+                for _ in 0..rounds {
+                    if let Ok(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        world.get::<Position>(e).map(|p| p.0)
+                    })) {
+                        assert_eq!(p.unwrap(), 0.0);
+                    }
+                }
+            });
+        }
+    });
+    let q = world.query::<&mut Position>();
+    drop(q);
+    assert_eq!(world.get::<Position>(e).unwrap().0, 0.0);
+}
+
 #[test]
 fn threads_on_disjoint_columns() {
     let mut world = World::new();

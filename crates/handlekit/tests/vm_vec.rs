@@ -874,3 +874,43 @@ fn recycled_reservations() {
         assert_eq!(other.committed_bytes(), 0);
     }
 }
+
+/// A pointer from `as_mut_ptr` keeps working (under Miri: for the aliasing
+/// model) across pushes, slices and references made and dropped in
+/// between, and across front removals, which do not move the elements; a
+/// `rebase` moves them, and a new pointer then finds them.
+#[test]
+fn raw_pointers_survive_other_access() {
+    let mut v: VmVec<u64> = VmVec::with_max_capacity(1 << 12).unwrap();
+    v.extend(0..100);
+    let p = v.as_mut_ptr();
+    // Position `i`'s element, through `p`, while the window does not move.
+    let at = |i: usize| p.wrapping_add(i);
+    v.push(100);
+    v.as_mut_slice()[5] += 1000;
+    let r = &v[7];
+    assert_eq!(*r, 7);
+    // SAFETY: positions 5, 100 and 9 are live (front 0) and the window has
+    // not moved; the references made above are no longer used.
+    unsafe {
+        assert_eq!(*at(5), 1005);
+        assert_eq!(*at(100), 100);
+        *at(9) = 9000;
+    }
+    assert_eq!(v[9], 9000);
+    let q = v.as_ptr();
+    // SAFETY: as above; `p` and `q` are both pointers of the reservation.
+    unsafe {
+        *at(10) += 1;
+        assert_eq!(*q.add(10), 11);
+    }
+    drop(v.drain_front(50));
+    assert_eq!(v.front_position(), 50);
+    // SAFETY: position 60 is live and did not move with the drain.
+    unsafe { assert_eq!(*at(60), 60) };
+    assert_eq!(v.as_ptr(), at(50).cast_const());
+    v.rebase();
+    let moved = v.as_ptr();
+    // SAFETY: position 60 is live at index 10 of the moved window.
+    unsafe { assert_eq!(*moved.add(10), 60) };
+}

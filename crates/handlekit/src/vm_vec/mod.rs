@@ -449,6 +449,64 @@ impl<T> VmVec<T> {
         self.raw.as_mut_slice()
     }
 
+    /// A raw pointer to the first live element (where the first element
+    /// would be, for an empty vector; dangling and aligned for a zero-sized
+    /// `T`).
+    ///
+    /// As with [`Vec::as_ptr`], no reference to the elements is made on the
+    /// way: the pointer carries the reservation's own provenance, so it and
+    /// the pointers derived from it stay valid for the aliasing model when
+    /// mixed with other calls to `as_ptr` and [`as_mut_ptr`](Self::as_mut_ptr)
+    /// and with pushes. Making a reference to an element and writing
+    /// through it, or moving the window ([`rebase`](Self::rebase)), still
+    /// invalidates it for that element. It must not be written through
+    /// (except inside an `UnsafeCell`); see `as_mut_ptr` for that.
+    ///
+    /// Elements never move while the window does not: the element at
+    /// position `p` sits at `as_ptr().wrapping_add(p - front_position())`
+    /// until the next `rebase`, whatever is pushed or drained meanwhile.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(8)?;
+    /// v.extend([1u32, 2, 3]);
+    /// let p = v.as_ptr();
+    /// v.push(4);
+    /// // SAFETY: position 3 is live, and the window has not moved.
+    /// assert_eq!(unsafe { *p.add(3) }, 4);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn as_ptr(&self) -> *const T {
+        self.raw.as_ptr()
+    }
+
+    /// A raw pointer to the first live element that may be written through:
+    /// [`as_ptr`](Self::as_ptr) for writes, with the same guarantees (no
+    /// reference to the elements is made on the way; valid, for the
+    /// aliasing model, alongside other calls to `as_ptr` and `as_mut_ptr`
+    /// and pushes).
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::with_max_capacity(8)?;
+    /// v.extend([1u32, 2, 3]);
+    /// let p = v.as_mut_ptr();
+    /// let q = v.as_mut_ptr();
+    /// // SAFETY: positions 0 and 2 are live, and the window has not moved;
+    /// // two pointers from `as_mut_ptr` may be used in turn.
+    /// unsafe {
+    ///     *p.add(2) = 30;
+    ///     *q = 10;
+    /// }
+    /// assert_eq!(v.as_slice(), &[10, 2, 30]);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn as_mut_ptr(&mut self) -> *mut T {
+        self.raw.as_ptr()
+    }
+
     /// An iterator over the live elements, front first.
     ///
     /// ```

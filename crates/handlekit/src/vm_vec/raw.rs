@@ -189,6 +189,14 @@ impl<T> RawVmVec<T> {
         self.head
     }
 
+    /// The first live element's address (where it would be, for an empty
+    /// window), with the reservation's own provenance: no reference to the
+    /// elements is made on the way.
+    #[inline]
+    pub(crate) fn as_ptr(&self) -> *mut T {
+        self.at(self.head)
+    }
+
     #[inline]
     pub(crate) fn as_slice(&self) -> &[T] {
         // SAFETY: the `len` elements from `head` are initialized, aligned
