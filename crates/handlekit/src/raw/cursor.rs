@@ -514,12 +514,19 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Iterator for Cursor<'a, T, W, R> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
+        // The run's item is returned on a path of its own: merged with the
+        // mask's and the refill's, the loop's registers were shuffled on
+        // every item to meet the other paths.
         self.front.ptrs.hint_not_null();
-        let index = if self.front.next != self.front.end {
+        if self.front.next != self.front.end {
             let index = self.front.next;
             self.front.next = index + 1;
-            index
-        } else if self.front.bits != 0 {
+            // SAFETY: `index` was taken from the front's run, an occupied
+            // slot reached through its pointers (the invariant on
+            // `End::ptrs`), and the run moved past it, so it is taken once.
+            return Some(unsafe { item(self.front.ptrs, index) });
+        }
+        let index = if self.front.bits != 0 {
             let bit = self.front.bits.trailing_zeros() as usize;
             self.front.bits &= self.front.bits - 1;
             self.remaining -= 1;
@@ -553,10 +560,12 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> DoubleEndedIterator for Cursor<'a, T, W,
     #[inline(always)]
     fn next_back(&mut self) -> Option<Self::Item> {
         self.back.ptrs.hint_not_null();
-        let index = if self.back.next != self.back.end {
+        if self.back.next != self.back.end {
             self.back.end -= 1;
-            self.back.end
-        } else if self.back.bits != 0 {
+            // SAFETY: as in `next`, from the top of the back's run.
+            return Some(unsafe { item(self.back.ptrs, self.back.end) });
+        }
+        let index = if self.back.bits != 0 {
             let bit = 63 - self.back.bits.leading_zeros() as usize;
             self.back.bits ^= 1 << bit;
             self.remaining -= 1;
