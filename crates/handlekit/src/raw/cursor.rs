@@ -113,11 +113,11 @@ unsafe fn item<T, P: SlotPtrs<T>, R: ValueRef<T>>(ptrs: P, index: usize) -> (usi
         let generation = ptrs.state_at(index).read();
         debug_assert!(generation & super::slot::VACANT == 0);
         let value = Payload::value_ptr(ptrs.payload_at(index));
-        // Said out loud because the optimizer cannot always see it (the
-        // base pointer comes from memory when the iterator was built in
-        // another function): without it, a `for` loop tests the item's
-        // `Option` niche, the value pointer, against null on every item.
-        // A slot's address is never null (it lies in an allocation).
+        // A slot's address is never null (it lies in an allocation); said
+        // here for the folds, which make items without `next()`. For
+        // `next()` this is not enough (the optimizer tests the `Option`
+        // before this block and then drops the assumption as implied):
+        // it says it of the pointers at its top (`hint_not_null`).
         core::hint::assert_unchecked(!value.is_null());
         (index, generation, R::from_value_ptr(value))
     }
