@@ -307,17 +307,17 @@ unsafe impl<T: Component> Query for &T {
     type Word = NonNull<T>;
     #[inline]
     unsafe fn word(fetch: &Self::Fetch, base: usize) -> NonNull<T> {
-        // SAFETY: the row has the component (the caller's contract): the
-        // pointer is to its value (and a dense view's slots of the run's
-        // rows follow it), so it is not null.
+        // A dense view's slots of the run's rows follow this one.
+        // SAFETY: the row has the component (the caller's contract), so this
+        // points to its value and is not null.
         unsafe { NonNull::new_unchecked(fetch.0.get_unchecked(base)) }
     }
     #[inline]
     unsafe fn get_in_word<'a>(word: &NonNull<T>, i: usize) -> &'a T {
         let slot = word.as_ptr().wrapping_add(i);
-        // SAFETY: the slots of the run's rows are consecutive in the column
-        // (so `slot` is not null: the check of the item's `Option` in a
-        // `for` loop folds away) and initialized; the shared borrow is held.
+        // Said non-null, the `Option` check of a `for` loop folds away.
+        // SAFETY: the run's slots are consecutive and initialized (so `slot`
+        // is not null), and the shared borrow is held.
         unsafe {
             std::hint::assert_unchecked(!slot.is_null());
             &*slot
@@ -373,9 +373,9 @@ unsafe impl<T: Component> Query for &mut T {
     type Word = NonNull<T>;
     #[inline]
     unsafe fn word(fetch: &Self::Fetch, base: usize) -> NonNull<T> {
-        // SAFETY: the row has the component (the caller's contract): the
-        // pointer is to its value (and a dense view's slots of the run's
-        // rows follow it), so it is not null.
+        // A dense view's slots of the run's rows follow this one.
+        // SAFETY: the row has the component (the caller's contract), so this
+        // points to its value and is not null.
         unsafe { NonNull::new_unchecked(fetch.0.get_unchecked(base)) }
     }
     #[inline]
@@ -1013,9 +1013,8 @@ impl<'a, Q: Query> Rest<'a, Q> {
                 self.bits = unsafe { Q::mask(fetch, word, alive) };
                 continue;
             }
-            // SAFETY: `fetch` came from the borrowed world; alive bits name
-            // alive rows; the views are dense and the word is in the
-            // narrowed range.
+            // SAFETY: `fetch` came from the borrowed world; alive bits name alive
+            // rows; the views are dense and the word is in the narrowed range.
             self.bits = unsafe { Q::mask_dense(fetch, word, alive) };
             if self.bits != u64::MAX {
                 continue;

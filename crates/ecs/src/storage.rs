@@ -787,9 +787,8 @@ impl<T> DenseColumn<T> {
         // SAFETY: as above.
         unsafe { *word = bits & !bit(row) };
         self.len -= 1;
-        // SAFETY: the bit was set, so the slot lies in the window and was
-        // initialized; clearing the bit first hands ownership of the value
-        // to this read.
+        // SAFETY: the bit was set, so the slot is in the window and initialized;
+        // clearing the bit first hands ownership of the value to this read.
         Some(unsafe { self.value_ptr(row).read() })
     }
 

@@ -700,9 +700,8 @@ impl World {
     pub fn column_mut<T: Component>(&mut self) -> ColumnMut<'_, T> {
         let index = self.column_or_register::<T>();
         let front = self.rows.front_position();
-        // SAFETY: `index` is `T`'s column, found in or just added to
-        // `types`: it exists and its storage is a `TypedStorage<T>` (the
-        // invariant of `types`).
+        // `index` is `T`'s column, found in or just added to `types`.
+        // SAFETY: so it exists and holds a `TypedStorage<T>` (invariant of `types`).
         let storage = unsafe {
             self.columns
                 .get_unchecked_mut(index)

@@ -351,9 +351,8 @@ impl<T> Block<T> {
     /// word..`), which must hold a used slot's bit.
     #[inline(always)]
     fn vacancy_word(&self, word: usize) -> u64 {
-        // SAFETY: the caller names a word with a used slot's bit, one of
-        // the block's vacancy words (invariant on `vacancy`), which nothing
-        // writes while `&self` lives.
+        // SAFETY: the caller names a word with a used slot's bit, one of the
+        // vacancy words (invariant on `vacancy`), unwritten while `&self` lives.
         unsafe { *self.vacancy.wrapping_add(word) }
     }
 
@@ -384,9 +383,8 @@ impl<T> Block<T> {
         // SAFETY: a used slot's state word is initialized; no `&mut` to it
         // exists while `self` is borrowed.
         if unsafe { *state } == Slot::<T>::matched_generation(generation) {
-            // SAFETY: `payload` points into the block's storage, which is
-            // not at address 0. Said so, the compiler needs no null check
-            // for the `Option<&T>` made from it.
+            // Said so, the `Option<&T>` made from it needs no null check.
+            // SAFETY: `payload` points into the block's storage, not at address 0.
             unsafe { core::hint::assert_unchecked(!payload.is_null()) };
             // SAFETY: `payload` points into the block's storage.
             Some(unsafe { Payload::value_ptr(payload) })
@@ -512,9 +510,8 @@ impl<T> Block<T> {
             let (generation, next) =
                 unsafe { ((*state & !VACANT) + 1, *Payload::next_free_ptr(payload)) };
             let value = make(index, generation);
-            // SAFETY: the slot is vacant (its link read above is no value
-            // to drop): writing the payload and then the state word makes
-            // it occupied.
+            // SAFETY: the slot is vacant (its link read above is no value to
+            // drop): writing the payload, then the state word, occupies it.
             unsafe {
                 payload.write(Payload::occupied(value));
                 state.write(Slot::<T>::occupied_state(generation));
@@ -567,10 +564,10 @@ impl<T> Block<T> {
         }
         // Linked to the free list's head at once (a retired slot's link is
         // never read), so the slot is written once.
-        // SAFETY: the slot matched a generation, so it is occupied; `&mut
-        // self` makes these the only references into it.
-        let value =
-            unsafe { SlotMut::from_parts(&mut *state, &mut *payload).vacate(self.free_head) };
+        let free_head = self.free_head;
+        // SAFETY: the slot matched a generation, so it is occupied; `&mut self`
+        // makes these the only references into it.
+        let value = unsafe { SlotMut::from_parts(&mut *state, &mut *payload).vacate(free_head) };
         self.vacant += 1;
         self.set_vacant_bit(index);
         Some(value)
@@ -878,9 +875,9 @@ impl<T> Drop for Block<T> {
                 }
                 // Freeing drops no value twice: every value was dropped
                 // above, and the block is not used again.
-                // SAFETY: `ptrs` is `Split::allocate(len).flat(base)` and
-                // `vacancy` the boxed words moved back by `base / 64`
-                // (`Block::new`); each is freed once, here.
+                // `ptrs` is `Split::allocate(len).flat(base)` and `vacancy` the
+                // boxed words moved back by `base / 64` (`Block::new`).
+                // SAFETY: so these free what `Block::new` allocated, once.
                 unsafe {
                     block.ptrs.storage(base).deallocate(len);
                     let words = block.vacancy.wrapping_add(base / WORD_BITS);
@@ -1020,19 +1017,26 @@ impl<T> BlockPart<T> {
         })
     }
 
+    /// All that is left of a full part, as one run; the part is then empty.
+    #[inline(always)]
+    fn take_whole(&mut self) -> Piece<FlatBases<T>> {
+        let run = Run {
+            ptrs: self.ptrs,
+            next: self.next,
+            end: self.end,
+        };
+        self.next = self.end;
+        Piece::Run(run)
+    }
+
     /// The lowest piece left (the part must not be empty): the whole part
     /// if it is full, else the rest of one 64-slot word.
     #[inline(always)]
     fn take_front(&mut self) -> Piece<FlatBases<T>> {
-        let start = self.next;
         if self.full {
-            self.next = self.end;
-            return Piece::Run(Run {
-                ptrs: self.ptrs,
-                next: start,
-                end: self.end,
-            });
+            return self.take_whole();
         }
+        let start = self.next;
         let stop = ((start / WORD_BITS + 1) * WORD_BITS).min(self.end);
         self.next = stop;
         self.bits(start, stop)
@@ -1041,15 +1045,10 @@ impl<T> BlockPart<T> {
     /// The highest piece left (the part must not be empty).
     #[inline(always)]
     fn take_back(&mut self) -> Piece<FlatBases<T>> {
-        let stop = self.end;
         if self.full {
-            self.end = self.next;
-            return Piece::Run(Run {
-                ptrs: self.ptrs,
-                next: self.next,
-                end: stop,
-            });
+            return self.take_whole();
         }
+        let stop = self.end;
         let start = ((stop - 1) / WORD_BITS * WORD_BITS).max(self.next);
         self.end = start;
         self.bits(start, stop)

@@ -492,9 +492,8 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Cursor<'a, T, W, R> {
     #[inline]
     pub(crate) fn fold_items<B>(self, init: B, mut f: impl FnMut(B, (usize, u32, R)) -> B) -> B {
         let mut take = |acc, ptrs, index| {
-            // SAFETY: an end or the walk's fold names an occupied slot
-            // reached through these pointers, once (the invariant on
-            // `End::ptrs` and the walk's contract).
+            // SAFETY: an end or the walk's fold names an occupied slot reached
+            // through these pointers, once (`End::ptrs`, the walk's contract).
             f(acc, unsafe { item(ptrs, index) })
         };
         let mut left = self.remaining;
@@ -524,27 +523,24 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Iterator for Cursor<'a, T, W, R> {
         if self.front.next != self.front.end {
             let index = self.front.next;
             self.front.next = index + 1;
-            // SAFETY: `index` was taken from the front's run, an occupied
-            // slot reached through its pointers (the invariant on
-            // `End::ptrs`), and the run moved past it, so it is taken once.
+            // SAFETY: an occupied slot of the front's run, reached through its
+            // pointers (`End::ptrs`); the run moved past it: taken once.
             return Some(unsafe { item(self.front.ptrs, index) });
         }
         if self.front.bits != 0 {
             let bit = self.front.bits.trailing_zeros() as usize;
             self.front.bits &= self.front.bits - 1;
             self.remaining -= 1;
-            // SAFETY: the slot of a set bit of the front's mask, occupied
-            // and reached through its pointers (the invariant on
-            // `End::ptrs`); the bit is cleared, so it is taken once.
+            // SAFETY: a set bit of the front's mask: an occupied slot reached
+            // through its pointers (`End::ptrs`); the bit is cleared: taken once.
             return Some(unsafe { item(self.front.ptrs, self.front.end + bit) });
         }
         refill_is_rare();
         let (front, index) =
             Self::refill_front(&mut self.walk, &mut self.back, &mut self.remaining)?;
         self.front = front;
-        // SAFETY: `index` was taken from the front's new piece, an occupied
-        // slot reached through its pointers (the invariant on `End::ptrs`),
-        // and the piece moved past it, so it is taken once.
+        // SAFETY: an occupied slot of the front's new piece, reached through
+        // its pointers (`End::ptrs`); the piece moved past it: taken once.
         Some(unsafe { item(self.front.ptrs, index) })
     }
 

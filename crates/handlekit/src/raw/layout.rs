@@ -139,10 +139,8 @@ unsafe impl<T> SlotPtrs<T> for FlatBases<T> {
     #[inline(always)]
     unsafe fn state_at(self, index: usize) -> *const u32 {
         let state = self.states.wrapping_add(index);
-        // SAFETY: the index is the run's (the caller's guarantee), so the
-        // pointer is in the storage, which is not at address 0. Said so,
-        // the compiler needs no null check for an `Option<&T>` made from
-        // it.
+        // Said so, an `Option<&T>` made from it needs no null check.
+        // SAFETY: the index is the run's (the caller's guarantee): in the storage.
         unsafe { core::hint::assert_unchecked(!state.is_null()) };
         state
     }
