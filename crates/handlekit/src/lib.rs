@@ -367,6 +367,7 @@ pub use packed_table::PackedTable;
 pub use pool::Pool;
 pub use reuse::Reuse;
 pub use secondary::{SecondaryMap, SparseSecondaryMap};
+pub use stable::StableTable;
 pub use vm_vec::VmVec;
 
 /// The README's examples, run as doc tests.

@@ -6,15 +6,13 @@
 #[cfg(feature = "serde")]
 mod serde_impl;
 
-use core::marker::PhantomData;
-
 use crate::iter::HiveBlocks;
 use crate::raw::block::block_shift_for;
 use crate::raw::hive::RawHive;
 use crate::raw::layout::Split;
 use crate::raw::KeyLimits;
-use crate::slot_iter::table_key;
-use crate::{CapacityError, Id, Key};
+use crate::StableTable;
+use crate::{Id, Key};
 
 /// `log2` of the default first block for `T`: as many slots as fit in
 /// 64 KiB, rounded down to a power of two and kept within 64..=1024. Never
@@ -26,6 +24,16 @@ const fn default_min_shift<T>() -> u32 {
 /// 1 MiB, rounded down to a power of two and kept within 64..=8192.
 const fn default_shift<T>() -> u32 {
     block_shift_for::<T, Split<T>>(1024 * 1024, 64, 8192)
+}
+
+/// An empty raw hive with the key limits of `K` and the default block
+/// sizes (`Hive::with_key`, `Hive::default`).
+pub(crate) const fn default_raw<T, K: Key>() -> RawHive<T> {
+    RawHive::new(
+        KeyLimits::of::<K>(),
+        default_min_shift::<T>(),
+        default_shift::<T>(),
+    )
 }
 
 /// An unordered collection with stable addresses and generational keys:
@@ -236,12 +244,9 @@ const fn default_shift<T>() -> u32 {
 /// assert_eq!(unsafe { *ptr.as_ptr() }, 1.5);
 /// assert_eq!(hive.values().sum::<f32>(), 1.5 + 499_500.0);
 /// ```
-pub struct Hive<T, K: Key = Id> {
-    raw: RawHive<T>,
-    _key: PhantomData<fn(K) -> K>,
-}
+pub type Hive<T, K = Id> = StableTable<T, K, HiveBlocks>;
 
-impl<T> Hive<T, Id> {
+impl<T> StableTable<T, Id, HiveBlocks> {
     /// Creates an empty hive keyed by [`Id`], with the default block sizes.
     /// It allocates nothing until the first insertion.
     ///
@@ -274,7 +279,7 @@ impl<T> Hive<T, Id> {
     }
 }
 
-impl<T, K: Key> Hive<T, K> {
+impl<T, K: Key> StableTable<T, K, HiveBlocks> {
     /// Creates an empty hive for any key type, with the default block
     /// sizes. It allocates nothing until the first insertion. The same as
     /// [`Hive::default`].
@@ -286,49 +291,12 @@ impl<T, K: Key> Hive<T, K> {
     /// ```
     #[must_use]
     pub const fn with_key() -> Self {
-        Hive {
-            raw: RawHive::new(
-                KeyLimits::of::<K>(),
-                default_min_shift::<T>(),
-                default_shift::<T>(),
-            ),
-            _key: PhantomData,
-        }
-    }
-
-    /// The key for parts of this container's own slots.
-    ///
-    /// # Safety
-    ///
-    /// As for [`table_key`]: parts from this container's own slots.
-    #[inline]
-    unsafe fn key(index: usize, generation: u32) -> K {
-        // SAFETY: the caller's guarantee is `table_key`'s.
-        unsafe { table_key(index, generation) }
-    }
-
-    /// Creates an empty hive for any key type, with room for at least
-    /// `capacity` values (in blocks of the default sizes).
-    ///
-    /// # Panics
-    ///
-    /// If `capacity` is more than the key type can index, or allocation
-    /// fails.
-    ///
-    /// ```
-    /// let hive: handlekit::Hive<u32, handlekit::Id32> = handlekit::Hive::with_capacity_and_key(100);
-    /// assert!(hive.capacity() >= 100);
-    /// ```
-    #[must_use]
-    pub fn with_capacity_and_key(capacity: usize) -> Self {
-        let mut hive = Self::default();
-        hive.reserve(capacity);
-        hive
+        StableTable::from_raw(default_raw::<T, K>())
     }
 
     /// Creates a hive with room for exactly `capacity` values, allocated now
     /// in one block. It never allocates again: when it is full,
-    /// [`try_insert`](Self::try_insert) returns a [`CapacityError`], and
+    /// [`try_insert`](Self::try_insert) returns a [`CapacityError`](crate::CapacityError), and
     /// removals never free the block ([`shrink_to_fit`](Self::shrink_to_fit)
     /// keeps it too).
     ///
@@ -347,24 +315,7 @@ impl<T, K: Key> Hive<T, K> {
     /// ```
     #[must_use]
     pub fn with_fixed_capacity(capacity: usize) -> Self {
-        Hive {
-            raw: RawHive::with_fixed_capacity(KeyLimits::of::<K>(), capacity),
-            _key: PhantomData,
-        }
-    }
-
-    /// The fixed capacity, for a hive made by
-    /// [`with_fixed_capacity`](Self::with_fixed_capacity).
-    ///
-    /// ```
-    /// let hive: handlekit::Hive<u8> = handlekit::Hive::with_fixed_capacity(3);
-    /// assert_eq!(hive.fixed_capacity(), Some(3));
-    /// assert_eq!(hive.capacity(), 3);
-    /// assert_eq!(handlekit::Hive::<u8>::new().fixed_capacity(), None);
-    /// ```
-    #[must_use]
-    pub fn fixed_capacity(&self) -> Option<usize> {
-        self.raw.fixed_capacity()
+        StableTable::from_raw(RawHive::with_fixed_capacity(KeyLimits::of::<K>(), capacity))
     }
 
     /// Creates an empty hive whose blocks grow from `min` slots to `max`
@@ -387,14 +338,11 @@ impl<T, K: Key> Hive<T, K> {
             min > 0 && min <= max && max <= 1 << 31,
             "block sizes must be 1 <= min <= max <= 2^31, not {min} and {max}"
         );
-        Hive {
-            raw: RawHive::new(
-                KeyLimits::of::<K>(),
-                min.next_power_of_two().trailing_zeros(),
-                max.next_power_of_two().trailing_zeros(),
-            ),
-            _key: PhantomData,
-        }
+        StableTable::from_raw(RawHive::new(
+            KeyLimits::of::<K>(),
+            min.next_power_of_two().trailing_zeros(),
+            max.next_power_of_two().trailing_zeros(),
+        ))
     }
 
     /// The smallest and largest block sizes, in slots.
@@ -408,70 +356,6 @@ impl<T, K: Key> Hive<T, K> {
     #[must_use]
     pub fn block_sizes(&self) -> (usize, usize) {
         self.raw.block_sizes()
-    }
-
-    /// Blocks allocated now (freed blocks are not counted).
-    ///
-    /// ```
-    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::with_block_sizes(4, 4);
-    /// let keys: Vec<_> = (0..8).map(|n| hive.insert(n)).collect();
-    /// assert_eq!(hive.block_count(), 2);
-    /// keys.into_iter().for_each(|key| { hive.remove(key); });
-    /// assert_eq!(hive.block_count(), 2); // emptied blocks stay
-    /// hive.shrink_to_fit();
-    /// assert_eq!(hive.block_count(), 0);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn block_count(&self) -> usize {
-        self.raw.block_count()
-    }
-
-    /// The number of values the hive can hold without allocating: the
-    /// slots of its blocks, less retired slots.
-    ///
-    /// ```
-    /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::new();
-    /// assert_eq!(hive.capacity(), 0);
-    /// hive.insert(1);
-    /// assert_eq!(hive.capacity(), hive.block_sizes().0);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn capacity(&self) -> usize {
-        self.raw.capacity()
-    }
-
-    /// The number of slots in allocated blocks that retired because their
-    /// generation ran out; they are never reused, so no key is issued
-    /// twice. A freed block's retired slots are not counted.
-    ///
-    /// ```
-    /// handlekit::define_key! { struct Narrow(u32; index_bits = 30); } // 2 generation bits
-    /// let mut hive: handlekit::Hive<u8, Narrow> = handlekit::Hive::with_block_sizes(4, 4);
-    /// let _keep = hive.insert(0); // so the block is never emptied
-    /// for _ in 0..3 {
-    ///     let key = hive.insert(0);
-    ///     hive.remove(key);
-    /// }
-    /// assert_eq!(hive.retired_count(), 1);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn retired_count(&self) -> usize {
-        self.raw.retired()
-    }
-
-    /// Bytes of heap memory the hive holds: its blocks (slots and
-    /// occupancy bits) and its tables.
-    ///
-    /// ```
-    /// let hive: handlekit::Hive<u64> = handlekit::Hive::with_capacity(64);
-    /// assert!(hive.heap_bytes() >= 64 * 16 + 8);
-    /// ```
-    #[must_use]
-    pub fn heap_bytes(&self) -> usize {
-        self.raw.heap_bytes()
     }
 
     /// Frees the memory of every empty block (their index ranges keep
@@ -489,77 +373,6 @@ impl<T, K: Key> Hive<T, K> {
     /// ```
     pub fn shrink_to_fit(&mut self) {
         self.raw.shrink_to_fit();
-    }
-
-    /// Inserts a value and returns its key, or a [`CapacityError`] if no
-    /// slot can be had: the key's index bits name no more, or allocation
-    /// failed (the value is dropped then).
-    ///
-    /// ```
-    /// handlekit::define_key! { struct Tiny(u32; index_bits = 1); }
-    /// let mut hive: handlekit::Hive<u8, Tiny> = handlekit::Hive::default();
-    /// assert!(hive.try_insert(1).is_ok());
-    /// assert!(hive.try_insert(2).is_ok());
-    /// assert!(hive.try_insert(3).unwrap_err().is_index_space());
-    /// ```
-    #[inline(always)]
-    pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
-        let (index, generation) = self.raw.try_insert_with(|_, _| value)?;
-        // SAFETY: the parts come from this container's own slots (an insert's or
-        // a pass's), which is what `table_key` asks.
-        Ok(unsafe { Self::key(index, generation) })
-    }
-
-    /// Removes every value. The blocks stay, to take values again (see
-    /// [Emptied blocks](Hive#emptied-blocks));
-    /// [`shrink_to_fit`](Hive::shrink_to_fit) frees them. Keys issued
-    /// before stay stale.
-    ///
-    /// If a value's `Drop` panics, the other values are still dropped and
-    /// the hive is left empty; then the panic propagates.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(1);
-    /// hive.clear();
-    /// assert!(hive.is_empty());
-    /// hive.insert(2);
-    /// assert_eq!(hive.get(key), None);
-    /// ```
-    pub fn clear(&mut self) {
-        self.raw.clear();
-    }
-}
-
-impl<T, K: Key> Default for Hive<T, K> {
-    /// An empty hive with the default block sizes.
-    ///
-    /// ```
-    /// let hive: handlekit::Hive<u8, handlekit::Id32> = Default::default();
-    /// assert!(hive.is_empty());
-    /// ```
-    fn default() -> Self {
-        Self::with_key()
-    }
-}
-
-impl<T: Clone, K: Key> Clone for Hive<T, K> {
-    /// A copy with the same keys, generations, free lists and blocks: it
-    /// issues the same keys as the original would. The copy's values are at
-    /// new addresses.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::new();
-    /// let key = hive.insert(String::from("x"));
-    /// let mut copy = hive.clone();
-    /// assert_eq!(copy[key], "x");
-    /// assert_eq!(copy.insert(String::new()), hive.insert(String::new()));
-    /// ```
-    fn clone(&self) -> Self {
-        Hive {
-            raw: self.raw.clone(),
-            _key: PhantomData,
-        }
     }
 }
 
@@ -660,14 +473,6 @@ pub type ParIter<'a, T, K = Id> = crate::iter::ParIter<'a, T, K, HiveBlocks>;
 /// ```
 #[cfg(feature = "rayon")]
 pub type ParIterMut<'a, T, K = Id> = crate::iter::ParIterMut<'a, T, K, HiveBlocks>;
-
-crate::stable::stable_container_impls!(
-    Hive,
-    RawHive,
-    Id,
-    "hive",
-    "skipping 64 vacant slots per occupancy word"
-);
 
 #[cfg(test)]
 mod split_tests {

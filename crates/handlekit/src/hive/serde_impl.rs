@@ -13,7 +13,6 @@
 //! as usual.
 
 use alloc::vec::Vec;
-use core::marker::PhantomData;
 
 use serde::de::Error as _;
 use serde::ser::SerializeSeq;
@@ -111,9 +110,6 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for Hive<T, K> {
             Ok(raw)
         };
         let raw = build().map_err(D::Error::custom)?;
-        Ok(Hive {
-            raw,
-            _key: PhantomData,
-        })
+        Ok(Hive::from_raw(raw))
     }
 }

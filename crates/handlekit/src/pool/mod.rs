@@ -4,21 +4,19 @@
 #[cfg(feature = "serde")]
 mod serde_impl;
 
-use core::marker::PhantomData;
-
 use crate::iter::PoolBlocks;
 use crate::raw::block::block_shift_for;
 use crate::raw::layout::Split;
 use crate::raw::pool::RawPool;
 use crate::raw::KeyLimits;
-use crate::slot_iter::table_key;
-use crate::{CapacityError, Key, PoolKey};
+use crate::StableTable;
+use crate::{Key, PoolKey};
 
 /// `log2` of the default block size for `T`: as many slots as fit in 64 KiB,
 /// rounded down to a power of two and kept within 64..=16384. Big enough
 /// that carving a block (one allocation) costs little per insert; small
 /// enough that a pool of a few values does not hold much more.
-const fn default_shift<T>() -> u32 {
+pub(crate) const fn default_shift<T>() -> u32 {
     block_shift_for::<T, Split<T>>(64 * 1024, 64, 16384)
 }
 
@@ -142,12 +140,9 @@ const fn default_shift<T>() -> u32 {
 /// assert_eq!(pool.remove(a).as_deref(), Some("apple"));
 /// assert_eq!(pool.get(a), None); // stale
 /// ```
-pub struct Pool<T, K: Key = PoolKey> {
-    raw: RawPool<T>,
-    _key: PhantomData<fn(K) -> K>,
-}
+pub type Pool<T, K = PoolKey> = StableTable<T, K, PoolBlocks>;
 
-impl<T> Pool<T, PoolKey> {
+impl<T> StableTable<T, PoolKey, PoolBlocks> {
     /// Creates an empty pool keyed by [`PoolKey`], with the default block
     /// size. It allocates nothing until the first insertion.
     ///
@@ -180,18 +175,7 @@ impl<T> Pool<T, PoolKey> {
     }
 }
 
-impl<T, K: Key> Pool<T, K> {
-    /// The key for parts of this container's own slots.
-    ///
-    /// # Safety
-    ///
-    /// As for [`table_key`]: parts from this container's own slots.
-    #[inline]
-    unsafe fn key(index: usize, generation: u32) -> K {
-        // SAFETY: the caller's guarantee is `table_key`'s.
-        unsafe { table_key(index, generation) }
-    }
-
+impl<T, K: Key> StableTable<T, K, PoolBlocks> {
     /// Creates an empty pool whose blocks hold `slots` values each, rounded
     /// up to a power of two. It allocates nothing until the first insertion.
     ///
@@ -209,18 +193,15 @@ impl<T, K: Key> Pool<T, K> {
             slots > 0 && slots <= 1 << 31,
             "block size must be in 1..=2^31, not {slots}"
         );
-        Pool {
-            raw: RawPool::new(
-                KeyLimits::of::<K>(),
-                slots.next_power_of_two().trailing_zeros(),
-            ),
-            _key: PhantomData,
-        }
+        StableTable::from_raw(RawPool::new(
+            KeyLimits::of::<K>(),
+            slots.next_power_of_two().trailing_zeros(),
+        ))
     }
 
     /// Creates a pool with room for exactly `capacity` values, allocated now
     /// in one block. It never allocates again: when it is full,
-    /// [`try_insert`](Self::try_insert) returns a [`CapacityError`]. This is
+    /// [`try_insert`](Self::try_insert) returns a [`CapacityError`](crate::CapacityError). This is
     /// the seed's "memory pool with a known maximum".
     ///
     /// # Panics
@@ -237,10 +218,7 @@ impl<T, K: Key> Pool<T, K> {
     /// ```
     #[must_use]
     pub fn with_fixed_capacity(capacity: usize) -> Self {
-        Pool {
-            raw: RawPool::with_fixed_capacity(KeyLimits::of::<K>(), capacity),
-            _key: PhantomData,
-        }
+        StableTable::from_raw(RawPool::with_fixed_capacity(KeyLimits::of::<K>(), capacity))
     }
 
     /// Creates an empty pool for any key type, with the default block
@@ -254,30 +232,7 @@ impl<T, K: Key> Pool<T, K> {
     /// ```
     #[must_use]
     pub const fn with_key() -> Self {
-        Pool {
-            raw: RawPool::new(KeyLimits::of::<K>(), default_shift::<T>()),
-            _key: PhantomData,
-        }
-    }
-
-    /// Creates an empty pool for any key type, with room for at least
-    /// `capacity` values, in blocks of the default size.
-    ///
-    /// # Panics
-    ///
-    /// If `capacity` is more than the key type can index, or allocation
-    /// fails.
-    ///
-    /// ```
-    /// let pool: handlekit::Pool<u32, handlekit::Id32> = handlekit::Pool::with_capacity_and_key(10_000);
-    /// assert!(pool.capacity() >= 10_000);
-    /// assert!(pool.is_empty());
-    /// ```
-    #[must_use]
-    pub fn with_capacity_and_key(capacity: usize) -> Self {
-        let mut pool = Self::default();
-        pool.reserve(capacity);
-        pool
+        StableTable::from_raw(RawPool::new(KeyLimits::of::<K>(), default_shift::<T>()))
     }
 
     /// Slots per block (a power of two).
@@ -292,149 +247,6 @@ impl<T, K: Key> Pool<T, K> {
     #[must_use]
     pub fn block_size(&self) -> usize {
         self.raw.block_size()
-    }
-
-    /// Blocks allocated so far (including those [`reserve`](Self::reserve)
-    /// allocated ahead).
-    ///
-    /// ```
-    /// let mut pool: handlekit::Pool<u8> = handlekit::Pool::with_block_size(4);
-    /// assert_eq!(pool.block_count(), 0);
-    /// pool.extend(0..5);
-    /// assert_eq!(pool.block_count(), 2);
-    /// pool.reserve(8);
-    /// assert_eq!(pool.block_count(), 4);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn block_count(&self) -> usize {
-        self.raw.block_count()
-    }
-
-    /// The number of values the pool can hold without allocating a block:
-    /// every slot of the blocks allocated so far, less retired slots.
-    ///
-    /// ```
-    /// let mut pool: handlekit::Pool<u8> = handlekit::Pool::with_block_size(8);
-    /// assert_eq!(pool.capacity(), 0);
-    /// pool.insert(1);
-    /// assert_eq!(pool.capacity(), 8);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn capacity(&self) -> usize {
-        self.raw.capacity()
-    }
-
-    /// The fixed capacity, for a pool made by
-    /// [`with_fixed_capacity`](Self::with_fixed_capacity).
-    ///
-    /// ```
-    /// let pool: handlekit::Pool<u8> = handlekit::Pool::with_fixed_capacity(3);
-    /// assert_eq!(pool.fixed_capacity(), Some(3));
-    /// assert_eq!(handlekit::Pool::<u8>::new().fixed_capacity(), None);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn fixed_capacity(&self) -> Option<usize> {
-        self.raw.fixed_capacity()
-    }
-
-    /// The number of slots retired because their generation ran out; they
-    /// keep their memory and are never reused, so no key is issued twice.
-    ///
-    /// ```
-    /// handlekit::define_key! { struct Narrow(u32; index_bits = 30); } // 2 generation bits
-    /// let mut pool: handlekit::Pool<u8, Narrow> = handlekit::Pool::with_block_size(4);
-    /// for _ in 0..3 {
-    ///     let key = pool.insert(0);
-    ///     pool.remove(key);
-    /// }
-    /// assert_eq!(pool.retired_count(), 1);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn retired_count(&self) -> usize {
-        self.raw.retired()
-    }
-
-    /// Bytes of heap memory the pool holds: its blocks' slots (a 4-byte
-    /// state word plus the value, or a 4-byte link, whichever is larger,
-    /// per slot) and the directory of blocks (16 bytes per block).
-    ///
-    /// ```
-    /// let pool: handlekit::Pool<u64> = handlekit::Pool::with_fixed_capacity(64);
-    /// assert_eq!(pool.heap_bytes(), 64 * (4 + 8) + 16);
-    /// ```
-    #[must_use]
-    pub fn heap_bytes(&self) -> usize {
-        self.raw.heap_bytes()
-    }
-
-    /// Inserts a value and returns its key, or a [`CapacityError`] if the
-    /// pool is full (the value is dropped then).
-    ///
-    /// ```
-    /// let mut pool: handlekit::Pool<u8> = handlekit::Pool::with_fixed_capacity(1);
-    /// assert!(pool.try_insert(1).is_ok());
-    /// assert!(pool.try_insert(2).is_err());
-    /// ```
-    #[inline(always)]
-    pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
-        let (index, generation) = self.raw.try_insert_with(|_, _| value)?;
-        // SAFETY: the parts come from this container's own slots (an insert's or
-        // a pass's), which is what `table_key` asks.
-        Ok(unsafe { Self::key(index, generation) })
-    }
-
-    /// Removes every value. Blocks are kept, and every slot keeps its
-    /// generation, so keys issued before stay stale.
-    ///
-    /// If a value's `Drop` panics, the other values are still dropped and
-    /// the pool is left empty; then the panic propagates.
-    ///
-    /// ```
-    /// let mut pool = handlekit::Pool::new();
-    /// let key = pool.insert(1);
-    /// pool.clear();
-    /// assert!(pool.is_empty());
-    /// pool.insert(2);
-    /// assert_eq!(pool.get(key), None);
-    /// ```
-    pub fn clear(&mut self) {
-        self.raw.clear();
-    }
-}
-
-impl<T, K: Key> Default for Pool<T, K> {
-    /// An empty pool with the default block size.
-    ///
-    /// ```
-    /// let pool: handlekit::Pool<u8, handlekit::Id32> = Default::default();
-    /// assert!(pool.is_empty());
-    /// ```
-    fn default() -> Self {
-        Self::with_key()
-    }
-}
-
-impl<T: Clone, K: Key> Clone for Pool<T, K> {
-    /// A copy with the same keys, generations, free list and block size (a
-    /// fixed pool's copy is fixed too): the copy issues the same keys as
-    /// the original would. The copy's values are at new addresses.
-    ///
-    /// ```
-    /// let mut pool = handlekit::Pool::new();
-    /// let key = pool.insert(String::from("x"));
-    /// let mut copy = pool.clone();
-    /// assert_eq!(copy[key], "x");
-    /// assert_eq!(copy.insert(String::new()), pool.insert(String::new()));
-    /// ```
-    fn clone(&self) -> Self {
-        Pool {
-            raw: self.raw.clone(),
-            _key: PhantomData,
-        }
     }
 }
 
@@ -535,14 +347,6 @@ pub type ParIter<'a, T, K = PoolKey> = crate::iter::ParIter<'a, T, K, PoolBlocks
 /// ```
 #[cfg(feature = "rayon")]
 pub type ParIterMut<'a, T, K = PoolKey> = crate::iter::ParIterMut<'a, T, K, PoolBlocks>;
-
-crate::stable::stable_container_impls!(
-    Pool,
-    RawPool,
-    PoolKey,
-    "pool",
-    "checking the state word of every slot ever used"
-);
 
 #[cfg(test)]
 mod split_tests {

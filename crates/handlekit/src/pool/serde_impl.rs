@@ -69,9 +69,6 @@ impl<T: Serialize, K: Key> Serialize for Pool<T, K> {
 impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for Pool<T, K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let Owned { slots } = Owned::<T, K>::deserialize(deserializer)?;
-        Ok(Pool {
-            raw: slots.0,
-            _key: PhantomData,
-        })
+        Ok(Pool::from_raw(slots.0))
     }
 }

@@ -692,6 +692,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::raw::stable::RawStable;
 
     #[test]
     fn an_end_yields_its_piece_from_both_ends() {

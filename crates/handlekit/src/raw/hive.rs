@@ -41,6 +41,7 @@ use core::ptr::NonNull;
 
 use super::block::{get_disjoint_mut, Block, BlocksIter, BlocksIterMut, NOT_LISTED, NO_BLOCK};
 use super::slot::{Slot, NO_SLOT};
+use super::stable::RawStable;
 #[cfg(feature = "serde")]
 use super::BuildError;
 use super::KeyLimits;
@@ -137,44 +138,14 @@ impl<T> RawHive<T> {
         hive
     }
 
-    /// The fixed capacity, if the hive was made with one.
-    #[inline]
-    pub(crate) fn fixed_capacity(&self) -> Option<usize> {
-        self.fixed
-    }
-
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    #[inline]
-    pub(crate) fn retired(&self) -> usize {
-        self.retired
-    }
-
-    /// Values the hive can hold without allocating.
-    #[inline]
-    pub(crate) fn capacity(&self) -> usize {
-        self.slot_total - self.retired
-    }
-
     /// Smallest and largest block sizes.
     pub(crate) fn block_sizes(&self) -> (usize, usize) {
         (1 << self.min_shift, 1 << self.shift)
-    }
-
-    /// Blocks with slots allocated.
-    pub(crate) fn block_count(&self) -> usize {
-        self.blocks.iter().filter(|block| block.len() > 0).count()
-    }
-
-    /// Heap bytes held by the blocks and the tables.
-    pub(crate) fn heap_bytes(&self) -> usize {
-        use core::mem::size_of;
-        self.blocks.iter().map(Block::heap_bytes).sum::<usize>()
-            + self.blocks.capacity() * size_of::<Block<T>>()
-            + self.vacated.capacity() * size_of::<u32>()
     }
 
     /// Slots of block `b` when allocated.
@@ -188,45 +159,6 @@ impl<T> RawHive<T> {
     #[inline(always)]
     fn block_of(&self, index: usize) -> Option<&Block<T>> {
         self.blocks.get(index >> self.shift)
-    }
-
-    /// Inserts `make(index, generation)` into the first available block
-    /// (allocating one if there is none) and returns `(index, generation)`.
-    /// If `make` panics, no value is added (a block allocated for it stays,
-    /// empty).
-    // Forced, as `SlotArena::try_insert_with` is (see there): a value
-    // passed to a call that is not inlined is built in memory and copied.
-    #[inline(always)]
-    pub(crate) fn try_insert_with(
-        &mut self,
-        make: impl FnOnce(usize, u32) -> T,
-    ) -> Result<(usize, u32), CapacityError> {
-        let b = match self.available {
-            NO_BLOCK => self.grow()?,
-            b => b as usize,
-        };
-        let Some(block) = self.blocks.get_mut(b) else {
-            unreachable!("available block {b} past the table")
-        };
-        let spot = block.insert_with(make);
-        self.len += 1;
-        if !block.has_room() {
-            self.unlist(b);
-        }
-        Ok(spot)
-    }
-
-    /// The `(index, generation)` the next insertion gets, or the error it
-    /// fails with. Adds no value; it may allocate the block the insertion
-    /// needs, as an insertion would. [`try_insert_with`](Self::try_insert_with)
-    /// right after it fills this very spot. For fallible constructors,
-    /// which must know the key first.
-    pub(crate) fn next_spot(&mut self) -> Result<(usize, u32), CapacityError> {
-        let b = match self.available {
-            NO_BLOCK => self.grow()?,
-            b => b as usize,
-        };
-        Ok(self.blocks[b].next_spot())
     }
 
     /// Allocates a block (over the last freed range, else a new one) and
@@ -271,14 +203,6 @@ impl<T> RawHive<T> {
         }
         self.slot_total += len;
         self.list(b);
-        Ok(())
-    }
-
-    /// Allocates blocks until `additional` more values fit.
-    pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
-        while self.capacity() - self.len < additional {
-            self.grow()?;
-        }
         Ok(())
     }
 
@@ -385,39 +309,6 @@ impl<T> RawHive<T> {
         }
     }
 
-    /// Removes and returns the value named by `(index, generation)`.
-    // Forced, as `SlotArena::remove` is: a call returns the value through
-    // memory.
-    #[inline(always)]
-    pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
-        let generation = Slot::<T>::matched_generation(generation);
-        let max_generation = self.limits.max_generation;
-        let b = index >> self.shift;
-        let block = self.blocks.get_mut(b)?;
-        // The slot is linked to this head (a load `take` makes anyway); if
-        // there was none, the block had room only if it has a never-used
-        // slot, which a removal does not change.
-        let head = block.free_head();
-        // SAFETY: block `b` starts at `b << shift`, at or before `index`.
-        let value = unsafe { block.take(index, generation) }?;
-        self.len -= 1;
-        if generation < max_generation {
-            block.push_free(index);
-            if head == NO_SLOT && !block.has_fresh() {
-                self.list(b);
-            }
-        } else {
-            block.count_retired();
-            self.retired += 1;
-            if block.is_spent() {
-                // Not listed (it has no room), so `next` is free to link it.
-                block.next = self.spent;
-                self.spent = b as u32;
-            }
-        }
-        Some(value)
-    }
-
     /// Removes the value at the lowest occupied flat index at or after
     /// `from`.
     pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
@@ -431,54 +322,6 @@ impl<T> RawHive<T> {
             }
         }
         None
-    }
-
-    /// Keeps the values for which `keep(index, generation, &mut value)` is
-    /// true, in index order. If `keep` or a `Drop` panics, the values not
-    /// yet visited stay, and the hive is consistent.
-    pub(crate) fn retain(&mut self, mut keep: impl FnMut(usize, u32, &mut T) -> bool) {
-        /// Lists block `b` if its pass gave it room, and applies the
-        /// emptied-block policy, once the pass is over, even if it
-        /// panicked.
-        struct Settle<'a, T> {
-            hive: &'a mut RawHive<T>,
-            b: usize,
-        }
-        impl<T> Drop for Settle<'_, T> {
-            fn drop(&mut self) {
-                let block = &self.hive.blocks[self.b];
-                if block.has_room() && !block.is_listed() {
-                    self.hive.list(self.b);
-                }
-                self.hive.settle(self.b);
-            }
-        }
-        let max_generation = self.limits.max_generation;
-        for b in 0..self.blocks.len() {
-            if self.blocks[b].live() == 0 {
-                continue;
-            }
-            let settle = Settle { hive: self, b };
-            let RawHive {
-                blocks,
-                len,
-                retired,
-                ..
-            } = &mut *settle.hive;
-            blocks[b].retain(
-                max_generation,
-                |index, generation, value| keep(index, generation, value),
-                |generation, value| {
-                    *len -= 1;
-                    if generation >= max_generation {
-                        *retired += 1;
-                    }
-                    // Dropped last: the hive is consistent if it panics.
-                    drop(value);
-                },
-            );
-            drop(settle);
-        }
     }
 
     /// Drops every value; then keeps the blocks (empty) that can take a
@@ -602,9 +445,271 @@ impl<T> RawHive<T> {
             }
         }
     }
+}
+
+/// Lookup and iteration by flat index: block `b` holds flat indices from
+/// `b << shift`, and its storage is addressed by flat index.
+impl<T> RawHive<T> {
+    /// Iterates the live values in index order.
+    #[inline]
+    pub(crate) fn iter(&self) -> BlocksIter<'_, T> {
+        super::block::iter(&self.blocks, self.len)
+    }
+
+    /// Iterates the live values in index order, mutably.
+    #[inline]
+    pub(crate) fn iter_mut(&mut self) -> BlocksIterMut<'_, T> {
+        super::block::iter_mut(&mut self.blocks, self.len)
+    }
+}
+
+impl<T: Clone> Clone for RawHive<T> {
+    /// A copy with the same blocks, generations, free lists and lists, so
+    /// it issues the same keys. If a `clone` panics, the values cloned so
+    /// far are dropped.
+    fn clone(&self) -> Self {
+        RawHive {
+            blocks: self.blocks.clone(),
+            available: self.available,
+            spent: self.spent,
+            vacated: self.vacated.clone(),
+            min_shift: self.min_shift,
+            shift: self.shift,
+            len: self.len,
+            slot_total: self.slot_total,
+            retired: self.retired,
+            fixed: self.fixed,
+            limits: self.limits,
+        }
+    }
+}
+
+impl<T> RawStable<T> for RawHive<T> {
+    /// Allocates blocks until `additional` more values fit.
+    fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+        while self.capacity() - self.len < additional {
+            self.grow()?;
+        }
+        Ok(())
+    }
+
+    /// Inserts `make(index, generation)` into the first available block
+    /// (allocating one if there is none) and returns `(index, generation)`.
+    /// If `make` panics, no value is added (a block allocated for it stays,
+    /// empty).
+    // Forced, as `SlotArena::try_insert_with` is (see there): a value
+    // passed to a call that is not inlined is built in memory and copied.
+    #[inline(always)]
+    fn try_insert_with(
+        &mut self,
+        make: impl FnOnce(usize, u32) -> T,
+    ) -> Result<(usize, u32), CapacityError> {
+        let b = match self.available {
+            NO_BLOCK => self.grow()?,
+            b => b as usize,
+        };
+        let Some(block) = self.blocks.get_mut(b) else {
+            unreachable!("available block {b} past the table")
+        };
+        let spot = block.insert_with(make);
+        self.len += 1;
+        if !block.has_room() {
+            self.unlist(b);
+        }
+        Ok(spot)
+    }
+
+    /// The `(index, generation)` the next insertion gets, or the error it
+    /// fails with. Adds no value; it may allocate the block the insertion
+    /// needs, as an insertion would. [`try_insert_with`](Self::try_insert_with)
+    /// right after it fills this very spot. For fallible constructors,
+    /// which must know the key first.
+    fn next_spot(&mut self) -> Result<(usize, u32), CapacityError> {
+        let b = match self.available {
+            NO_BLOCK => self.grow()?,
+            b => b as usize,
+        };
+        Ok(self.blocks[b].next_spot())
+    }
+
+    #[inline]
+    fn contains(&self, index: usize, generation: u32) -> bool {
+        // SAFETY: `block_of` gives the block whose range holds `index`.
+        self.block_of(index)
+            .is_some_and(|block| unsafe { block.contains(index, generation) })
+    }
+
+    #[inline]
+    fn get(&self, index: usize, generation: u32) -> Option<&T> {
+        // SAFETY: `block_of` gives the block whose range holds `index`.
+        unsafe { self.block_of(index)?.get(index, generation) }
+    }
+
+    #[inline]
+    fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
+        let block = self.blocks.get_mut(index >> self.shift)?;
+        // SAFETY: block `index >> shift` starts at or before `index`.
+        unsafe { block.get_mut(index, generation) }
+    }
+
+    /// A pointer to the value, valid until it is taken out or its block is
+    /// dropped (see `Block::value_ptr`).
+    #[inline]
+    fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
+        // SAFETY: `block_of` gives the block whose range holds `index`.
+        unsafe { self.block_of(index)?.value_ptr(index, generation) }
+    }
+
+    /// The value at flat index `index`.
+    ///
+    /// # Safety
+    ///
+    /// The slot at `index` must exist and be occupied.
+    #[inline]
+    unsafe fn get_unchecked(&self, index: usize) -> &T {
+        let b = index >> self.shift;
+        debug_assert!(b < self.blocks.len());
+        // SAFETY: the caller guarantees the slot exists, so block `b` does.
+        let block = unsafe { self.blocks.get_unchecked(b) };
+        // SAFETY: the caller guarantees slot `index` of it is used and
+        // occupied.
+        unsafe { block.get_unchecked(index) }
+    }
+
+    /// The value at flat index `index`, mutably.
+    ///
+    /// # Safety
+    ///
+    /// The slot at `index` must exist and be occupied.
+    #[inline]
+    unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
+        let b = index >> self.shift;
+        debug_assert!(b < self.blocks.len());
+        // SAFETY: the caller guarantees the slot exists, so block `b` does.
+        let block = unsafe { self.blocks.get_unchecked_mut(b) };
+        // SAFETY: the caller guarantees slot `index` of it is used and
+        // occupied.
+        unsafe { block.get_unchecked_mut(index) }
+    }
+
+    /// Mutable references to `N` distinct live values.
+    fn get_disjoint_mut<const N: usize>(&mut self, keys: [(usize, u32); N]) -> Option<[&mut T; N]> {
+        get_disjoint_mut(&mut self.blocks, self.shift, keys)
+    }
+
+    /// Removes and returns the value named by `(index, generation)`.
+    // Forced, as `SlotArena::remove` is: a call returns the value through
+    // memory.
+    #[inline(always)]
+    fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
+        let generation = Slot::<T>::matched_generation(generation);
+        let max_generation = self.limits.max_generation;
+        let b = index >> self.shift;
+        let block = self.blocks.get_mut(b)?;
+        // The slot is linked to this head (a load `take` makes anyway); if
+        // there was none, the block had room only if it has a never-used
+        // slot, which a removal does not change.
+        let head = block.free_head();
+        // SAFETY: block `b` starts at `b << shift`, at or before `index`.
+        let value = unsafe { block.take(index, generation) }?;
+        self.len -= 1;
+        if generation < max_generation {
+            block.push_free(index);
+            if head == NO_SLOT && !block.has_fresh() {
+                self.list(b);
+            }
+        } else {
+            block.count_retired();
+            self.retired += 1;
+            if block.is_spent() {
+                // Not listed (it has no room), so `next` is free to link it.
+                block.next = self.spent;
+                self.spent = b as u32;
+            }
+        }
+        Some(value)
+    }
+
+    /// Keeps the values for which `keep(index, generation, &mut value)` is
+    /// true, in index order. If `keep` or a `Drop` panics, the values not
+    /// yet visited stay, and the hive is consistent.
+    fn retain(&mut self, mut keep: impl FnMut(usize, u32, &mut T) -> bool) {
+        /// Lists block `b` if its pass gave it room, and applies the
+        /// emptied-block policy, once the pass is over, even if it
+        /// panicked.
+        struct Settle<'a, T> {
+            hive: &'a mut RawHive<T>,
+            b: usize,
+        }
+        impl<T> Drop for Settle<'_, T> {
+            fn drop(&mut self) {
+                let block = &self.hive.blocks[self.b];
+                if block.has_room() && !block.is_listed() {
+                    self.hive.list(self.b);
+                }
+                self.hive.settle(self.b);
+            }
+        }
+        let max_generation = self.limits.max_generation;
+        for b in 0..self.blocks.len() {
+            if self.blocks[b].live() == 0 {
+                continue;
+            }
+            let settle = Settle { hive: self, b };
+            let RawHive {
+                blocks,
+                len,
+                retired,
+                ..
+            } = &mut *settle.hive;
+            blocks[b].retain(
+                max_generation,
+                |index, generation, value| keep(index, generation, value),
+                |generation, value| {
+                    *len -= 1;
+                    if generation >= max_generation {
+                        *retired += 1;
+                    }
+                    // Dropped last: the hive is consistent if it panics.
+                    drop(value);
+                },
+            );
+            drop(settle);
+        }
+    }
+
+    /// Values the hive can hold without allocating.
+    #[inline]
+    fn capacity(&self) -> usize {
+        self.slot_total - self.retired
+    }
+
+    /// The fixed capacity, if the hive was made with one.
+    #[inline]
+    fn fixed_capacity(&self) -> Option<usize> {
+        self.fixed
+    }
+
+    #[inline]
+    fn retired(&self) -> usize {
+        self.retired
+    }
+
+    /// Heap bytes held by the blocks and the tables.
+    fn heap_bytes(&self) -> usize {
+        use core::mem::size_of;
+        self.blocks.iter().map(Block::heap_bytes).sum::<usize>()
+            + self.blocks.capacity() * size_of::<Block<T>>()
+            + self.vacated.capacity() * size_of::<u32>()
+    }
+
+    /// Blocks with slots allocated.
+    fn block_count(&self) -> usize {
+        self.blocks.iter().filter(|block| block.len() > 0).count()
+    }
 
     /// Checks every invariant; panics on the first one broken. O(slots).
-    pub(crate) fn check_invariants(&self) {
+    fn check_invariants(&self) {
         let max_generation = self.limits.max_generation;
         assert!(self.min_shift <= self.shift && self.shift <= 31);
         if let Some(capacity) = self.fixed {
@@ -677,111 +782,6 @@ impl<T> RawHive<T> {
         assert_eq!(retired, self.retired, "retired count");
         for (n, &v) in self.vacated.iter().enumerate() {
             assert!(!self.vacated[..n].contains(&v), "range {v} vacated twice");
-        }
-    }
-}
-
-/// Lookup and iteration by flat index: block `b` holds flat indices from
-/// `b << shift`, and its storage is addressed by flat index.
-impl<T> RawHive<T> {
-    #[inline]
-    pub(crate) fn contains(&self, index: usize, generation: u32) -> bool {
-        // SAFETY: `block_of` gives the block whose range holds `index`.
-        self.block_of(index)
-            .is_some_and(|block| unsafe { block.contains(index, generation) })
-    }
-
-    #[inline]
-    pub(crate) fn get(&self, index: usize, generation: u32) -> Option<&T> {
-        // SAFETY: `block_of` gives the block whose range holds `index`.
-        unsafe { self.block_of(index)?.get(index, generation) }
-    }
-
-    #[inline]
-    pub(crate) fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
-        let block = self.blocks.get_mut(index >> self.shift)?;
-        // SAFETY: block `index >> shift` starts at or before `index`.
-        unsafe { block.get_mut(index, generation) }
-    }
-
-    /// A pointer to the value, valid until it is taken out or its block is
-    /// dropped (see `Block::value_ptr`).
-    #[inline]
-    pub(crate) fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
-        // SAFETY: `block_of` gives the block whose range holds `index`.
-        unsafe { self.block_of(index)?.value_ptr(index, generation) }
-    }
-
-    /// Mutable references to `N` distinct live values.
-    pub(crate) fn get_disjoint_mut<const N: usize>(
-        &mut self,
-        keys: [(usize, u32); N],
-    ) -> Option<[&mut T; N]> {
-        get_disjoint_mut(&mut self.blocks, self.shift, keys)
-    }
-
-    /// The value at flat index `index`.
-    ///
-    /// # Safety
-    ///
-    /// The slot at `index` must exist and be occupied.
-    #[inline]
-    pub(crate) unsafe fn get_unchecked(&self, index: usize) -> &T {
-        let b = index >> self.shift;
-        debug_assert!(b < self.blocks.len());
-        // SAFETY: the caller guarantees the slot exists, so block `b` does.
-        let block = unsafe { self.blocks.get_unchecked(b) };
-        // SAFETY: the caller guarantees slot `index` of it is used and
-        // occupied.
-        unsafe { block.get_unchecked(index) }
-    }
-
-    /// The value at flat index `index`, mutably.
-    ///
-    /// # Safety
-    ///
-    /// The slot at `index` must exist and be occupied.
-    #[inline]
-    pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
-        let b = index >> self.shift;
-        debug_assert!(b < self.blocks.len());
-        // SAFETY: the caller guarantees the slot exists, so block `b` does.
-        let block = unsafe { self.blocks.get_unchecked_mut(b) };
-        // SAFETY: the caller guarantees slot `index` of it is used and
-        // occupied.
-        unsafe { block.get_unchecked_mut(index) }
-    }
-
-    /// Iterates the live values in index order.
-    #[inline]
-    pub(crate) fn iter(&self) -> BlocksIter<'_, T> {
-        super::block::iter(&self.blocks, self.len)
-    }
-
-    /// Iterates the live values in index order, mutably.
-    #[inline]
-    pub(crate) fn iter_mut(&mut self) -> BlocksIterMut<'_, T> {
-        super::block::iter_mut(&mut self.blocks, self.len)
-    }
-}
-
-impl<T: Clone> Clone for RawHive<T> {
-    /// A copy with the same blocks, generations, free lists and lists, so
-    /// it issues the same keys. If a `clone` panics, the values cloned so
-    /// far are dropped.
-    fn clone(&self) -> Self {
-        RawHive {
-            blocks: self.blocks.clone(),
-            available: self.available,
-            spent: self.spent,
-            vacated: self.vacated.clone(),
-            min_shift: self.min_shift,
-            shift: self.shift,
-            len: self.len,
-            slot_total: self.slot_total,
-            retired: self.retired,
-            fixed: self.fixed,
-            limits: self.limits,
         }
     }
 }

@@ -16,6 +16,7 @@
 
 use super::flat::{FlatIter, FlatIterMut, FlatSlots};
 use super::slot::{Payload, Slot, NO_SLOT};
+use super::stable::RawStable;
 #[cfg(feature = "serde")]
 use super::BuildError;
 use super::KeyLimits;
@@ -92,12 +93,6 @@ impl<T> RawPool<T> {
         1 << self.slots.shift()
     }
 
-    /// Blocks allocated.
-    #[inline]
-    pub(crate) fn block_count(&self) -> usize {
-        self.slots.block_count()
-    }
-
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.used() - self.vacant
@@ -109,90 +104,10 @@ impl<T> RawPool<T> {
         self.slots.used()
     }
 
-    #[inline]
-    pub(crate) fn retired(&self) -> usize {
-        self.retired
-    }
-
-    #[inline]
-    pub(crate) fn fixed_capacity(&self) -> Option<usize> {
-        self.fixed
-    }
-
-    /// Values the pool can hold without allocating.
-    #[inline]
-    pub(crate) fn capacity(&self) -> usize {
-        self.slots.slots() - self.retired
-    }
-
-    /// Heap bytes held by the blocks and their directory.
-    pub(crate) fn heap_bytes(&self) -> usize {
-        self.slots.heap_bytes()
-    }
-
     /// The slots ever used, in index order.
     #[cfg(feature = "serde")]
     pub(crate) fn used_slots(&self) -> impl Iterator<Item = super::slot::SlotRef<'_, T>> {
         (0..self.used()).filter_map(|index| self.slots.slot(index))
-    }
-
-    /// Inserts `make(index, generation)` and returns `(index, generation)`.
-    /// If `make` panics, no value is added (a block added for it stays).
-    // Forced, as `SlotArena::try_insert_with` is (see there): a value
-    // passed to a call that is not inlined is built in memory and copied.
-    #[inline(always)]
-    pub(crate) fn try_insert_with(
-        &mut self,
-        make: impl FnOnce(usize, u32) -> T,
-    ) -> Result<(usize, u32), CapacityError> {
-        if self.free_head == NO_SLOT {
-            let index = self.used();
-            self.ensure_append_room()?;
-            // A never-used slot has no generation or link to read: its first
-            // occupant gets generation 1.
-            let value = make(index, 1);
-            self.slots
-                .append(Slot::<T>::occupied_state(1), Payload::occupied(value));
-            return Ok((index, 1));
-        }
-        if self.vacant == self.used() {
-            self.refill_emptied();
-        }
-        let index = self.free_head as usize;
-        // SAFETY: the free list holds used slots only (the invariant on
-        // `free_head`).
-        let slot = unsafe { self.slots.slot_mut_unchecked(index) };
-        let (next, generation) = {
-            let slot = slot.as_ref();
-            // SAFETY: and they are vacant.
-            (unsafe { slot.next_free_unchecked() }, slot.generation() + 1)
-        };
-        let value = make(index, generation);
-        slot.occupy(generation, value);
-        self.free_head = next;
-        self.vacant -= 1;
-        if self.vacant < self.vacant_low {
-            self.vacant_low = self.vacant;
-        }
-        Ok((index, generation))
-    }
-
-    /// The `(index, generation)` the next insertion gets, or the error it
-    /// fails with. Adds no value; it may add the block the insertion needs
-    /// and put an emptied pool's free list in order, as an insertion would.
-    /// [`try_insert_with`](Self::try_insert_with) right after it fills this
-    /// very spot. For fallible constructors, which must know the key first.
-    pub(crate) fn next_spot(&mut self) -> Result<(usize, u32), CapacityError> {
-        if self.free_head == NO_SLOT {
-            self.ensure_append_room()?;
-            return Ok((self.used(), 1));
-        }
-        if self.vacant == self.used() {
-            self.refill_emptied();
-        }
-        let index = self.free_head as usize;
-        let last = self.slots.slot(index).map_or(0, |slot| slot.generation());
-        Ok((index, last + 1))
     }
 
     /// Makes sure `FlatSlots::append` can write without seeking: the
@@ -237,15 +152,6 @@ impl<T> RawPool<T> {
             .map_err(|_| CapacityError::alloc())
     }
 
-    /// Adds blocks until `additional` more values fit without allocating.
-    /// Blocks added before a failure stay.
-    pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
-        while self.capacity() - self.len() < additional {
-            self.add_block()?;
-        }
-        Ok(())
-    }
-
     /// Files the just-vacated slot `index`, whose last generation is
     /// `generation`: retired if that ran out, else as the free list's head
     /// (the slot's link must already point to the old head).
@@ -259,20 +165,6 @@ impl<T> RawPool<T> {
             // `NO_SLOT` (invariant on `FlatSlots::slots`).
             self.free_head = index as u32;
         }
-    }
-
-    /// Removes and returns the value named by `(index, generation)`.
-    // Forced, as `SlotArena::remove` is: a call returns the value through
-    // memory, and the fast path is small. It calls nothing: a call in a
-    // loop of removals, even one never taken, makes the compiler keep
-    // `free_head` and `vacant` in memory instead of registers, which cost
-    // 3.1 ns per removal against 1.9 at 1000 `u64`s.
-    #[inline(always)]
-    pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
-        // Linked as the new head at once; a retired slot's link is unused.
-        let value = self.slots.take(index, generation, self.free_head)?;
-        self.file(index, Slot::<T>::matched_generation(generation));
-        Some(value)
     }
 
     /// Called when an insertion that reuses a slot finds the pool empty.
@@ -300,30 +192,6 @@ impl<T> RawPool<T> {
         let value = self.slots.take(index, generation, self.free_head)?;
         self.file(index, generation);
         Some((index, generation, value))
-    }
-
-    /// Keeps the values for which `keep(index, generation, &mut value)` is
-    /// true, in index order. If `keep` or a `Drop` panics, the values not
-    /// yet visited stay.
-    pub(crate) fn retain(&mut self, mut keep: impl FnMut(usize, u32, &mut T) -> bool) {
-        for index in 0..self.used() {
-            let Some(slot) = self.slots.slot_mut(index) else {
-                break;
-            };
-            let generation = slot.as_ref().generation();
-            let Some(value) = slot.get_mut() else {
-                continue;
-            };
-            if keep(index, generation, value) {
-                continue;
-            }
-            let Some(value) = self.slots.take(index, generation, self.free_head) else {
-                unreachable!("slot {index} was occupied")
-            };
-            self.file(index, generation);
-            // Dropped last: the pool is consistent if it panics.
-            drop(value);
-        }
     }
 
     /// Drops every value; generations are kept, so old keys stay stale. If
@@ -388,22 +256,120 @@ impl<T> RawPool<T> {
     }
 
     #[inline]
-    pub(crate) fn contains(&self, index: usize, generation: u32) -> bool {
+    pub(crate) fn iter(&self) -> FlatIter<'_, T> {
+        self.slots.iter(self.len())
+    }
+
+    #[inline]
+    pub(crate) fn iter_mut(&mut self) -> FlatIterMut<'_, T> {
+        let len = self.len();
+        self.slots.iter_mut(len)
+    }
+}
+
+impl<T: Clone> Clone for RawPool<T> {
+    /// A copy with the same blocks, generations and free list, so it issues
+    /// the same keys. A fixed pool's copy is fixed too. If a `clone` panics,
+    /// the values cloned so far are dropped.
+    fn clone(&self) -> Self {
+        RawPool {
+            slots: self.slots.clone(),
+            free_head: self.free_head,
+            vacant: self.vacant,
+            retired: self.retired,
+            vacant_low: self.vacant_low,
+            fixed: self.fixed,
+            limits: self.limits,
+        }
+    }
+}
+
+impl<T> RawStable<T> for RawPool<T> {
+    /// Adds blocks until `additional` more values fit without allocating.
+    /// Blocks added before a failure stay.
+    fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+        while self.capacity() - self.len() < additional {
+            self.add_block()?;
+        }
+        Ok(())
+    }
+
+    /// Inserts `make(index, generation)` and returns `(index, generation)`.
+    /// If `make` panics, no value is added (a block added for it stays).
+    // Forced, as `SlotArena::try_insert_with` is (see there): a value
+    // passed to a call that is not inlined is built in memory and copied.
+    #[inline(always)]
+    fn try_insert_with(
+        &mut self,
+        make: impl FnOnce(usize, u32) -> T,
+    ) -> Result<(usize, u32), CapacityError> {
+        if self.free_head == NO_SLOT {
+            let index = self.used();
+            self.ensure_append_room()?;
+            // A never-used slot has no generation or link to read: its first
+            // occupant gets generation 1.
+            let value = make(index, 1);
+            self.slots
+                .append(Slot::<T>::occupied_state(1), Payload::occupied(value));
+            return Ok((index, 1));
+        }
+        if self.vacant == self.used() {
+            self.refill_emptied();
+        }
+        let index = self.free_head as usize;
+        // SAFETY: the free list holds used slots only (the invariant on
+        // `free_head`).
+        let slot = unsafe { self.slots.slot_mut_unchecked(index) };
+        let (next, generation) = {
+            let slot = slot.as_ref();
+            // SAFETY: and they are vacant.
+            (unsafe { slot.next_free_unchecked() }, slot.generation() + 1)
+        };
+        let value = make(index, generation);
+        slot.occupy(generation, value);
+        self.free_head = next;
+        self.vacant -= 1;
+        if self.vacant < self.vacant_low {
+            self.vacant_low = self.vacant;
+        }
+        Ok((index, generation))
+    }
+
+    /// The `(index, generation)` the next insertion gets, or the error it
+    /// fails with. Adds no value; it may add the block the insertion needs
+    /// and put an emptied pool's free list in order, as an insertion would.
+    /// [`try_insert_with`](Self::try_insert_with) right after it fills this
+    /// very spot. For fallible constructors, which must know the key first.
+    fn next_spot(&mut self) -> Result<(usize, u32), CapacityError> {
+        if self.free_head == NO_SLOT {
+            self.ensure_append_room()?;
+            return Ok((self.used(), 1));
+        }
+        if self.vacant == self.used() {
+            self.refill_emptied();
+        }
+        let index = self.free_head as usize;
+        let last = self.slots.slot(index).map_or(0, |slot| slot.generation());
+        Ok((index, last + 1))
+    }
+
+    #[inline]
+    fn contains(&self, index: usize, generation: u32) -> bool {
         self.slots.is_live(index, generation)
     }
 
     #[inline]
-    pub(crate) fn get(&self, index: usize, generation: u32) -> Option<&T> {
+    fn get(&self, index: usize, generation: u32) -> Option<&T> {
         self.slots.value(index, generation)
     }
 
     #[inline]
-    pub(crate) fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
+    fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
         self.slots.value_mut(index, generation)
     }
 
     #[inline]
-    pub(crate) fn get_ptr(&self, index: usize, generation: u32) -> Option<core::ptr::NonNull<T>> {
+    fn get_ptr(&self, index: usize, generation: u32) -> Option<core::ptr::NonNull<T>> {
         self.slots.value_ptr(index, generation)
     }
 
@@ -413,7 +379,7 @@ impl<T> RawPool<T> {
     ///
     /// Slot `index` must be used and occupied.
     #[inline]
-    pub(crate) unsafe fn get_unchecked(&self, index: usize) -> &T {
+    unsafe fn get_unchecked(&self, index: usize) -> &T {
         // SAFETY: the caller's guarantee is `value_unchecked`'s.
         unsafe { self.slots.value_unchecked(index) }
     }
@@ -424,31 +390,82 @@ impl<T> RawPool<T> {
     ///
     /// Slot `index` must be used and occupied.
     #[inline]
-    pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
+    unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
         // SAFETY: the caller's guarantee is `value_unchecked_mut`'s.
         unsafe { self.slots.value_unchecked_mut(index) }
     }
 
-    pub(crate) fn get_disjoint_mut<const N: usize>(
-        &mut self,
-        keys: [(usize, u32); N],
-    ) -> Option<[&mut T; N]> {
+    fn get_disjoint_mut<const N: usize>(&mut self, keys: [(usize, u32); N]) -> Option<[&mut T; N]> {
         self.slots.values_disjoint_mut(keys)
     }
 
+    /// Removes and returns the value named by `(index, generation)`.
+    // Forced, as `SlotArena::remove` is: a call returns the value through
+    // memory, and the fast path is small. It calls nothing: a call in a
+    // loop of removals, even one never taken, makes the compiler keep
+    // `free_head` and `vacant` in memory instead of registers, which cost
+    // 3.1 ns per removal against 1.9 at 1000 `u64`s.
+    #[inline(always)]
+    fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
+        // Linked as the new head at once; a retired slot's link is unused.
+        let value = self.slots.take(index, generation, self.free_head)?;
+        self.file(index, Slot::<T>::matched_generation(generation));
+        Some(value)
+    }
+
+    /// Keeps the values for which `keep(index, generation, &mut value)` is
+    /// true, in index order. If `keep` or a `Drop` panics, the values not
+    /// yet visited stay.
+    fn retain(&mut self, mut keep: impl FnMut(usize, u32, &mut T) -> bool) {
+        for index in 0..self.used() {
+            let Some(slot) = self.slots.slot_mut(index) else {
+                break;
+            };
+            let generation = slot.as_ref().generation();
+            let Some(value) = slot.get_mut() else {
+                continue;
+            };
+            if keep(index, generation, value) {
+                continue;
+            }
+            let Some(value) = self.slots.take(index, generation, self.free_head) else {
+                unreachable!("slot {index} was occupied")
+            };
+            self.file(index, generation);
+            // Dropped last: the pool is consistent if it panics.
+            drop(value);
+        }
+    }
+
+    /// Values the pool can hold without allocating.
     #[inline]
-    pub(crate) fn iter(&self) -> FlatIter<'_, T> {
-        self.slots.iter(self.len())
+    fn capacity(&self) -> usize {
+        self.slots.slots() - self.retired
     }
 
     #[inline]
-    pub(crate) fn iter_mut(&mut self) -> FlatIterMut<'_, T> {
-        let len = self.len();
-        self.slots.iter_mut(len)
+    fn fixed_capacity(&self) -> Option<usize> {
+        self.fixed
+    }
+
+    #[inline]
+    fn retired(&self) -> usize {
+        self.retired
+    }
+
+    /// Heap bytes held by the blocks and their directory.
+    fn heap_bytes(&self) -> usize {
+        self.slots.heap_bytes()
+    }
+
+    /// Blocks allocated.
+    #[inline]
+    fn block_count(&self) -> usize {
+        self.slots.block_count()
     }
 
     /// Checks every invariant; panics on the first one broken. O(slots).
-    pub(crate) fn check_invariants(&self) {
+    fn check_invariants(&self) {
         self.slots.check_invariants();
         let (slots, used) = (self.slots.slots(), self.used());
         assert!(slots <= self.limits.max_slots, "slots past the index space");
@@ -505,22 +522,5 @@ impl<T> RawPool<T> {
             self.vacant,
             "a vacant slot is neither free nor retired"
         );
-    }
-}
-
-impl<T: Clone> Clone for RawPool<T> {
-    /// A copy with the same blocks, generations and free list, so it issues
-    /// the same keys. A fixed pool's copy is fixed too. If a `clone` panics,
-    /// the values cloned so far are dropped.
-    fn clone(&self) -> Self {
-        RawPool {
-            slots: self.slots.clone(),
-            free_head: self.free_head,
-            vacant: self.vacant,
-            retired: self.retired,
-            vacant_low: self.vacant_low,
-            fixed: self.fixed,
-            limits: self.limits,
-        }
     }
 }

@@ -1,0 +1,87 @@
+//! What the view of the containers with stable addresses
+//! ([`StableTable`](crate::StableTable), behind `Pool` and `Hive`) asks of
+//! its raw container: one trait, implemented by `RawPool` and
+//! `RawHive` (at the ends of their files), so that the view's methods are written once.
+//!
+//! Indices are flat (block `b` holds the indices from its first slot's
+//! up), generations are the raw layer's (at least 1, at most the key
+//! limits' maximum), and every lookup checks both: a stale, forged or
+//! foreign pair finds nothing.
+
+use core::ptr::NonNull;
+
+use super::TakeSlots;
+use crate::CapacityError;
+
+/// The raw side of a container with stable addresses. Sealed by being
+/// implemented only here (the view reaches it through
+/// [`BlockStorage`](crate::iter::BlockStorage)).
+pub trait RawStable<T>: TakeSlots<T> {
+    /// Allocates blocks until `additional` more values fit.
+    fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError>;
+
+    /// Inserts `make(index, generation)` and returns where it went.
+    fn try_insert_with(
+        &mut self,
+        make: impl FnOnce(usize, u32) -> T,
+    ) -> Result<(usize, u32), CapacityError>;
+
+    /// The `(index, generation)` the next insertion gets; it may allocate
+    /// the block that insertion needs.
+    fn next_spot(&mut self) -> Result<(usize, u32), CapacityError>;
+
+    /// Whether the pair names a live value.
+    fn contains(&self, index: usize, generation: u32) -> bool;
+
+    /// The live value the pair names.
+    fn get(&self, index: usize, generation: u32) -> Option<&T>;
+
+    /// The live value the pair names, mutably.
+    fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T>;
+
+    /// A pointer to the live value the pair names, valid until it is taken
+    /// out or its block is dropped.
+    fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>>;
+
+    /// The value at `index`.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must exist and be occupied.
+    unsafe fn get_unchecked(&self, index: usize) -> &T;
+
+    /// The value at `index`, mutably.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` must exist and be occupied.
+    unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T;
+
+    /// Mutable references to `N` distinct live values, or `None` if a pair
+    /// is dead or two are the same.
+    fn get_disjoint_mut<const N: usize>(&mut self, keys: [(usize, u32); N]) -> Option<[&mut T; N]>;
+
+    /// Takes the live value the pair names out.
+    fn remove(&mut self, index: usize, generation: u32) -> Option<T>;
+
+    /// Keeps the values for which `keep(index, generation, value)` holds.
+    fn retain(&mut self, keep: impl FnMut(usize, u32, &mut T) -> bool);
+
+    /// Values that fit without allocating.
+    fn capacity(&self) -> usize;
+
+    /// The fixed capacity, if the container was made with one.
+    fn fixed_capacity(&self) -> Option<usize>;
+
+    /// Slots retired at the generation limit.
+    fn retired(&self) -> usize;
+
+    /// Bytes of heap memory held.
+    fn heap_bytes(&self) -> usize;
+
+    /// Blocks allocated.
+    fn block_count(&self) -> usize;
+
+    /// Checks every invariant; panics on the first one broken.
+    fn check_invariants(&self);
+}
