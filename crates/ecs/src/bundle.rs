@@ -1,19 +1,52 @@
-//! Bundles: tuples of components, spawned, inserted and removed together.
+//! Bundles: tuples of components, and structs that derive [`Bundle`],
+//! spawned, inserted and removed together; [`DynamicBundle`], what
+//! [`World::spawn`] takes (bundles and built entities), and
+//! [`DynamicBundleClone`], what an [`EntityBuilderClone`] takes.
 
 use std::any::{type_name, TypeId};
 
+use crate::builder::{EntityBuilder, EntityBuilderClone};
 use crate::storage::BatchWriter;
 use crate::world::{disjoint_columns, typed_column, Component, World};
 use crate::Entity;
 
-/// A tuple of up to 12 components of distinct types (`()` for none), spawned,
-/// inserted or removed together. Implemented for tuples by one macro; the
-/// methods are not part of the public API.
+/// A statically typed set of components of distinct types, spawned, inserted
+/// or removed together: a tuple of up to 12 components (`()` for none), or
+/// a struct with `#[derive(Bundle)]` (feature `macros`, on by default),
+/// whose fields are the components. The methods are not part of the public
+/// API: implement the trait with the derive, which forwards each method to
+/// the tuple of the struct's field types, so a derived bundle runs exactly
+/// the code of that tuple.
 ///
 /// ```
 /// let mut world = handlekit_ecs::World::new();
 /// let e = world.spawn((1u8, 2u16, 3u32, 4u64, 5i8, 6i16, 7i32, 8i64, 9f32, 10f64, 'c', "s"));
 /// assert_eq!(world.remove::<(u8, char)>(e), Ok((1, 'c')));
+/// ```
+///
+/// Derived (named fields, tuple structs and generics; at most 12 fields).
+/// As with a tuple, spawning, inserting or removing a bundle that names a
+/// component type twice panics ("the bundle has the component type …
+/// twice"), before anything is spawned. A unit struct that derives `Bundle`
+/// is the empty bundle, as `()` is (as in hecs); a tag component derives
+/// nothing and is spawned as `(Tag,)`.
+///
+/// ```
+/// # #[cfg(feature = "macros")] {
+/// use handlekit_ecs::{Bundle, World};
+///
+/// #[derive(Bundle, Debug, PartialEq)]
+/// struct Body<P: handlekit_ecs::Component> {
+///     pos: P,
+///     mass: f32,
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Body { pos: [1u32, 2], mass: 3.0 });
+/// assert_eq!(*world.get::<f32>(e).unwrap(), 3.0);
+/// let body = world.remove::<Body<[u32; 2]>>(e).unwrap();
+/// assert_eq!(body, Body { pos: [1, 2], mass: 3.0 });
+/// # }
 /// ```
 pub trait Bundle: Send + Sync + 'static + Sized {
     /// Panics if the tuple has a component type twice.
@@ -35,6 +68,94 @@ pub trait Bundle: Send + Sync + 'static + Sized {
     /// written in one loop (see [`World::spawn_batch`]).
     #[doc(hidden)]
     fn spawn_batch(world: &mut World, bundles: impl Iterator<Item = Self>, out: &mut Vec<Entity>);
+    /// Adds every component to `builder`, replacing any of its types there.
+    #[doc(hidden)]
+    fn add_to(self, builder: &mut EntityBuilder);
+}
+
+/// What [`World::spawn`] and [`World::insert`] take: a [`Bundle`] (every
+/// tuple of components, every struct that derives `Bundle`), the
+/// [`BuiltEntity`](crate::BuiltEntity) of an
+/// [`EntityBuilder`], or a [`&BuiltEntityClone`](crate::BuiltEntityClone)
+/// (which spawns clones of its components). [`EntityBuilder::add_bundle`]
+/// takes one too. The methods are not part of the public API.
+///
+/// ```
+/// use handlekit_ecs::{DynamicBundle, EntityBuilder, World};
+///
+/// fn spawn_two(world: &mut World, a: impl DynamicBundle, b: impl DynamicBundle) {
+///     world.spawn(a);
+///     world.spawn(b);
+/// }
+///
+/// let mut world = World::new();
+/// let mut builder = EntityBuilder::new();
+/// builder.add(1u8);
+/// spawn_two(&mut world, (2u8, 'c'), builder.build());
+/// assert_eq!(world.count::<u8>(), 2);
+/// ```
+pub trait DynamicBundle {
+    /// Panics if the bundle has a component type twice.
+    #[doc(hidden)]
+    fn dynamic_check(&self);
+    /// Puts every component on `entity` (at `row`), dropping any it
+    /// replaces; [`dynamic_check`](Self::dynamic_check) passed.
+    #[doc(hidden)]
+    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize);
+    /// Adds every component to `builder`, replacing any of its types there;
+    /// [`dynamic_check`](Self::dynamic_check) passed.
+    #[doc(hidden)]
+    fn dynamic_add_to(self, builder: &mut EntityBuilder);
+}
+
+impl<B: Bundle> DynamicBundle for B {
+    #[inline]
+    fn dynamic_check(&self) {
+        B::check_unique();
+    }
+
+    #[inline]
+    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
+        self.put(world, entity, row);
+    }
+
+    #[inline]
+    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
+        self.add_to(builder);
+    }
+}
+
+/// What [`EntityBuilderClone::add_bundle`] takes: components that are
+/// `Clone`. Implemented for tuples of up to 12 `Clone` components, for
+/// [`&BuiltEntityClone`](crate::BuiltEntityClone), and for structs with
+/// `#[derive(DynamicBundleClone)]` (feature `macros`) whose fields are
+/// `Clone`. The method is not part of the public API.
+///
+/// ```
+/// # #[cfg(feature = "macros")] {
+/// use handlekit_ecs::{DynamicBundleClone, EntityBuilderClone, World};
+///
+/// #[derive(DynamicBundleClone)]
+/// struct Stats {
+///     hp: u32,
+///     name: String,
+/// }
+///
+/// let mut prefab = EntityBuilderClone::new();
+/// prefab.add_bundle(Stats { hp: 10, name: "orc".into() }).add_bundle((1.5f32,));
+/// let orc = prefab.build();
+/// let mut world = World::new();
+/// let a = world.spawn(&orc);
+/// let b = world.spawn(&orc);
+/// assert_eq!(*world.get::<String>(a).unwrap(), "orc");
+/// assert_eq!(*world.get::<u32>(b).unwrap(), 10);
+/// # }
+/// ```
+pub trait DynamicBundleClone {
+    /// Adds a clone-capable copy of every component to `builder`,
+    /// replacing any of its types there.
+    #[doc(hidden)]
+    fn add_to_clone(self, builder: &mut EntityBuilderClone);
 }
 
 /// Panics if `ids` has a duplicate.
@@ -102,6 +223,21 @@ macro_rules! bundle_tuple {
                     $($writer.put(entity, row, $name);)*
                     out.push(entity);
                 }
+            }
+
+            #[allow(unused_variables, non_snake_case)]
+            fn add_to(self, builder: &mut EntityBuilder) {
+                let ($($name,)*) = self;
+                $(builder.add($name);)*
+            }
+        }
+
+        impl<$($name: Component + Clone),*> DynamicBundleClone for ($($name,)*) {
+            #[allow(unused_variables, non_snake_case)]
+            fn add_to_clone(self, builder: &mut EntityBuilderClone) {
+                check_unique(&[$((TypeId::of::<$name>(), type_name::<$name>())),*]);
+                let ($($name,)*) = self;
+                $(builder.add($name);)*
             }
         }
     };
