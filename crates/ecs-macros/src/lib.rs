@@ -18,10 +18,12 @@
 //! assert_eq!(*world.get::<u32>(e).unwrap(), 100);
 //! ```
 //!
-//! The derives only forward: `Bundle` moves the fields into the tuple of
-//! their types and calls that tuple's `Bundle` methods, so a derived bundle
-//! runs exactly the code of the same tuple; `DynamicBundleClone` adds each
-//! field to the builder in turn.
+//! The derives only forward: `Bundle`'s `put` (spawn, insert) hands each
+//! field to the helper every tuple's `put` calls per component, and its
+//! other methods call the tuple of the field types' (the struct's fields
+//! moved into the tuple or out of it), so a derived bundle runs the code of
+//! the same tuple; `DynamicBundleClone` adds each field to the builder in
+//! turn.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -187,7 +189,7 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
                 #row: usize,
             ) {
                 let #pattern = self;
-                <#tuple as ::handlekit_ecs::Bundle>::put((#(#bindings,)*), #world, #entity, #row)
+                #(::handlekit_ecs::__private::put_one(#world, #entity, #row, #bindings);)*
             }
 
             #[inline]
