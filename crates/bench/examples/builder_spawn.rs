@@ -12,7 +12,7 @@
 //! RUSTFLAGS= CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo run --release \
 //!     --target-dir target/user -p handlekit-bench --example builder_spawn [N] [ROUNDS]
 //! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured*' \
-//!     target/user/release/examples/builder_spawn count K [N]   # K: 0-3, the loops in order
+//!     target/user/release/examples/builder_spawn count K [N]   # K: 0-5, the loops in order
 //! ```
 //!
 //! The file needs only `handlekit-ecs` and `hecs` (its components copy the
@@ -106,6 +106,16 @@ fn measured_hk_derived(world: &mut handlekit_ecs::World, n: usize) {
     }
 }
 
+#[inline(never)]
+fn measured_hk_tuple_batch(world: &mut handlekit_ecs::World, n: usize) {
+    black_box(world.spawn_batch((0..n).map(|_| black_box(simple()))));
+}
+
+#[inline(never)]
+fn measured_hk_derived_batch(world: &mut handlekit_ecs::World, n: usize) {
+    black_box(world.spawn_batch((0..n).map(|_| black_box(simple_bundle()))));
+}
+
 /// Times `measured` on a fresh world (made and dropped outside the timing).
 fn time<W: Default>(measured: fn(&mut W, usize), n: usize) -> Duration {
     let mut world = W::default();
@@ -130,14 +140,20 @@ fn summary(mut ratios: Vec<f64>) -> (f64, f64, f64) {
 }
 
 fn main() {
-    let loops: [(&str, Loop); 4] = [
+    let loops: [(&str, Loop); 6] = [
         ("handlekit EntityBuilder", |n| time(measured_hk_builder, n)),
         ("hecs EntityBuilder", |n| time(measured_hecs_builder, n)),
         ("handlekit tuple", |n| time(measured_hk_tuple, n)),
         ("handlekit derived", |n| time(measured_hk_derived, n)),
+        ("handlekit tuple batch", |n| {
+            time(measured_hk_tuple_batch, n)
+        }),
+        ("handlekit derived batch", |n| {
+            time(measured_hk_derived_batch, n)
+        }),
     ];
     let mut args = std::env::args().skip(1).peekable();
-    // `count <k> [N]`: loop `k` (0-3, in the order above) once, for
+    // `count <k> [N]`: loop `k` (0-5, in the order above) once, for
     // callgrind (`--toggle-collect='*measured*'`).
     if args.peek().map(String::as_str) == Some("count") {
         args.next();
@@ -173,6 +189,7 @@ fn main() {
     for (label, a, b) in [
         ("handlekit builder / hecs builder", 0, 1),
         ("derived / tuple", 3, 2),
+        ("derived / tuple, spawn_batch", 5, 4),
     ] {
         let (median, low, high) = ratio(a, b);
         println!("{label:<34} {median:.3}× (median of {rounds} rounds; {low:.3}–{high:.3})");

@@ -218,10 +218,11 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
                 #bundles: impl ::core::iter::Iterator<Item = Self>,
                 #out: &mut ::std::vec::Vec<::handlekit_ecs::Entity>,
             ) {
-                <#tuple as ::handlekit_ecs::Bundle>::spawn_batch(
+                <#tuple as ::handlekit_ecs::__private::TupleBundle>::spawn_batch_split(
                     #world,
-                    #bundles.map(|#pattern| (#(#bindings,)*)),
+                    #bundles,
                     #out,
+                    |#pattern| (#(#bindings,)*),
                 )
             }
 
