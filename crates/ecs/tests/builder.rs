@@ -628,3 +628,26 @@ proptest! {
         prop_assert_eq!(drops(&d), made);
     }
 }
+
+#[test]
+fn sparse_and_unseen_component_types() {
+    use handlekit_ecs::Storage;
+    let mut world = World::new();
+    assert!(world.register::<char>(Storage::Sparse));
+    let mut builder = EntityBuilder::new();
+    // `u128` has no storage yet: the builder's put registers it (dense).
+    builder.add('s').add(7u128);
+    let e = world.spawn(builder.build());
+    assert_eq!(world.storage_of::<char>(), Some(Storage::Sparse));
+    assert_eq!(world.storage_of::<u128>(), Some(Storage::Dense));
+    assert_eq!(*world.get::<char>(e).unwrap(), 's');
+    assert_eq!(*world.get::<u128>(e).unwrap(), 7);
+    let mut prefab = EntityBuilderClone::new();
+    prefab.add('p').add(String::from("new type"));
+    let prefab = prefab.build();
+    world.insert(e, &prefab).unwrap();
+    assert_eq!(*world.get::<char>(e).unwrap(), 'p');
+    assert_eq!(world.storage_of::<String>(), Some(Storage::Dense));
+    assert_eq!(world.query_mut::<(&char, &String)>().into_iter().count(), 1);
+    world.check_invariants();
+}
