@@ -991,6 +991,11 @@ impl DynamicBundleClone for &BuiltEntityClone {
 /// let r: &u8 = builder.get_mut::<&u8>().unwrap();
 /// assert_eq!(*r, 1);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a reference to a component",
+    label = "`get` and `get_mut` take `&T` or `&mut T`, where `T` is the component type",
+    note = "write `get::<&T>()`, as hecs does (`World::get` takes `T` itself)"
+)]
 pub trait BuilderRef<'a>: Sized {
     /// The component type referred to.
     type Component: Component;
@@ -1012,6 +1017,11 @@ pub trait BuilderRef<'a>: Sized {
 /// builder.add(1u8);
 /// assert_eq!(builder.get::<&u8>(), Some(&1));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a shared reference to a component",
+    label = "`get` takes `&T`, where `T` is the component type",
+    note = "write `get::<&T>()`, as hecs does (`World::get` takes `T` itself); for `&mut T`, call `get_mut::<&mut T>()`"
+)]
 pub trait BuilderRefShared<'a>: BuilderRef<'a> {}
 
 impl<'a, T: Component> BuilderRef<'a> for &'a T {
