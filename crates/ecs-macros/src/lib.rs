@@ -18,12 +18,14 @@
 //! assert_eq!(*world.get::<u32>(e).unwrap(), 100);
 //! ```
 //!
-//! The derives only forward: `Bundle`'s `put` (spawn, insert) hands each
-//! field to the helper every tuple's `put` calls per component, and its
-//! other methods call the tuple of the field types' (the struct's fields
-//! moved into the tuple or out of it), so a derived bundle runs the code of
-//! the same tuple; `DynamicBundleClone` adds each field to the builder in
-//! turn.
+//! The derives only forward: each method of `Bundle` hands each field to
+//! the helper that every tuple's method calls per component (`put_one`,
+//! `has`, `take_one`, the builder's `add`; the duplicate check over the
+//! fields' `TypeId`s), and `spawn_batch` runs the batch loop of the tuple
+//! of the field types with the struct split inside it, so a derived bundle
+//! runs the code of the same tuple. A struct of more fields than the
+//! largest tuple (12) spawns its batches one entity at a time.
+//! `DynamicBundleClone` adds each field to the builder in turn.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -36,8 +38,7 @@ const MAX_FIELDS: usize = 12;
 /// Implements `handlekit_ecs::Bundle` for a struct (named fields, a tuple
 /// struct or a unit struct, generic or not) whose fields are components of
 /// distinct types: spawning, inserting or removing the struct works on one
-/// component per field. At most 12 fields. See the `Bundle` trait of
-/// handlekit-ecs.
+/// component per field. See the `Bundle` trait of handlekit-ecs.
 ///
 /// ```
 /// use handlekit_ecs::{Bundle, World};
@@ -142,17 +143,6 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
         pattern,
         bindings,
     } = destructure(input, "Bundle")?;
-    if types.len() > MAX_FIELDS {
-        return Err(syn::Error::new(
-            types[MAX_FIELDS].span(),
-            format!(
-                "`#[derive(Bundle)]` supports at most {MAX_FIELDS} fields (the largest tuple \
-                 bundle); this struct has {}: split it into two bundles and spawn one, then \
-                 insert the other",
-                types.len()
-            ),
-        ));
-    }
     let name = &input.ident;
     let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
     // One bound per field, spanned on the field's type, so that a field that
@@ -162,13 +152,26 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
     });
     let predicates = where_clause.map(|w| w.predicates.iter().map(|p| quote! { #p, }));
     let predicates = predicates.into_iter().flatten();
-    let tuple = quote! { (#(#types,)*) };
     let world = Ident::new("__handlekit_world", Span::mixed_site());
     let entity = Ident::new("__handlekit_entity", Span::mixed_site());
     let row = Ident::new("__handlekit_row", Span::mixed_site());
     let bundles = Ident::new("__handlekit_bundles", Span::mixed_site());
     let out = Ident::new("__handlekit_out", Span::mixed_site());
     let builder = Ident::new("__handlekit_builder", Span::mixed_site());
+    // The batch loop of the tuple of the field types, the struct split
+    // inside it; past the largest tuple, one spawn per bundle.
+    let spawn_batch = if types.len() <= MAX_FIELDS {
+        quote! {
+            <(#(#types,)*) as ::handlekit_ecs::__private::TupleBundle>::spawn_batch_split(
+                #world,
+                #bundles,
+                #out,
+                |#pattern| (#(#bindings,)*),
+            )
+        }
+    } else {
+        quote! { ::handlekit_ecs::__private::spawn_each(#world, #bundles, #out) }
+    };
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics ::handlekit_ecs::Bundle for #name #type_generics
@@ -178,7 +181,10 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
         {
             #[inline]
             fn check_unique() {
-                <#tuple as ::handlekit_ecs::Bundle>::check_unique()
+                ::handlekit_ecs::__private::check_unique_types([#((
+                    ::core::any::TypeId::of::<#types>(),
+                    ::core::any::type_name::<#types>(),
+                )),*])
             }
 
             #[inline]
@@ -198,7 +204,8 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
                 #entity: ::handlekit_ecs::Entity,
                 #row: usize,
             ) -> ::core::result::Result<(), &'static str> {
-                <#tuple as ::handlekit_ecs::Bundle>::has_all(#world, #entity, #row)
+                #(::handlekit_ecs::__private::has::<#types>(#world, #entity, #row)?;)*
+                ::core::result::Result::Ok(())
             }
 
             #[inline]
@@ -207,8 +214,8 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
                 #entity: ::handlekit_ecs::Entity,
                 #row: usize,
             ) -> Self {
-                let (#(#bindings,)*) =
-                    <#tuple as ::handlekit_ecs::Bundle>::take(#world, #entity, #row);
+                #(let #bindings =
+                    ::handlekit_ecs::__private::take_one::<#types>(#world, #entity, #row);)*
                 #pattern
             }
 
@@ -218,18 +225,13 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
                 #bundles: impl ::core::iter::Iterator<Item = Self>,
                 #out: &mut ::std::vec::Vec<::handlekit_ecs::Entity>,
             ) {
-                <#tuple as ::handlekit_ecs::__private::TupleBundle>::spawn_batch_split(
-                    #world,
-                    #bundles,
-                    #out,
-                    |#pattern| (#(#bindings,)*),
-                )
+                #spawn_batch
             }
 
             #[inline]
             fn add_to(self, #builder: &mut ::handlekit_ecs::EntityBuilder) {
                 let #pattern = self;
-                <#tuple as ::handlekit_ecs::Bundle>::add_to((#(#bindings,)*), #builder)
+                #(#builder.add(#bindings);)*
             }
         }
     })

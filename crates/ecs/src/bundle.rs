@@ -24,7 +24,9 @@ use crate::Entity;
 /// assert_eq!(world.remove::<(u8, char)>(e), Ok((1, 'c')));
 /// ```
 ///
-/// Derived (named fields, tuple structs and generics; at most 12 fields).
+/// Derived (named fields, tuple structs and generics; any number of fields,
+/// though past 12, the largest tuple, `spawn_batch` spawns one entity at a
+/// time).
 /// As with a tuple, spawning, inserting or removing a bundle that names a
 /// component type twice panics ("the bundle has the component type …
 /// twice"), before anything is spawned. A unit struct that derives `Bundle`
@@ -220,8 +222,48 @@ pub fn put_one<T: Component>(world: &mut World, entity: Entity, row: usize, comp
     drop(world.storage_mut::<T>().insert(entity, row, component));
 }
 
-/// Whether `entity` has a `T`.
-fn has<T: Component>(world: &World, entity: Entity, row: usize) -> Result<(), &'static str> {
+/// Panics if `ids` has a duplicate, naming it; the check folds away where
+/// the `TypeId`s are constants (see [`has_duplicate`]). A derived bundle's
+/// `check_unique`. Not part of the public API.
+#[doc(hidden)]
+#[inline(always)]
+pub fn check_unique_types<const N: usize>(ids: [(TypeId, &'static str); N]) {
+    if has_duplicate(ids.map(|(id, _)| id)) {
+        check_unique(&ids);
+    }
+}
+
+/// Takes the `T` off `entity` (at `row`), which [`has`] found there: the
+/// step of every bundle's `take`. Not part of the public API.
+#[doc(hidden)]
+#[inline]
+pub fn take_one<T: Component>(world: &mut World, entity: Entity, row: usize) -> T {
+    world
+        .storage_mut::<T>()
+        .remove(entity, row)
+        .expect("handlekit-ecs: has_all said the component is there")
+}
+
+/// Spawns each bundle with [`World::spawn`], pushing the entities to `out`:
+/// the `spawn_batch` of a derived bundle of more fields than the largest
+/// tuple, which has no batch path. Not part of the public API.
+#[doc(hidden)]
+#[track_caller]
+pub fn spawn_each<B: Bundle>(
+    world: &mut World,
+    bundles: impl Iterator<Item = B>,
+    out: &mut Vec<Entity>,
+) {
+    for bundle in bundles {
+        out.push(world.spawn(bundle));
+    }
+}
+
+/// `Ok` if `entity` has a `T`, else `T`'s name: the step of every bundle's
+/// `has_all`. Not part of the public API.
+#[doc(hidden)]
+#[inline]
+pub fn has<T: Component>(world: &World, entity: Entity, row: usize) -> Result<(), &'static str> {
     match world.column_index::<T>() {
         Some(index) if world.columns[index].storage.contains(entity, row) => Ok(()),
         _ => Err(type_name::<T>()),
@@ -252,10 +294,7 @@ macro_rules! bundle_tuple {
 
             #[allow(unused_variables, clippy::unused_unit)]
             fn take(world: &mut World, entity: Entity, row: usize) -> Self {
-                ($(world
-                    .storage_mut::<$name>()
-                    .remove(entity, row)
-                    .expect("handlekit-ecs: has_all said the component is there"),)*)
+                ($(take_one::<$name>(world, entity, row),)*)
             }
 
             #[allow(unused_variables, unused_mut, non_snake_case)]

@@ -387,7 +387,7 @@ pub use query::{Access, EntityFetch, Fetch, OptionFetch};
 /// What the derives' generated code calls; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::bundle::{put_one, TupleBundle};
+    pub use crate::bundle::{check_unique_types, has, put_one, spawn_each, take_one, TupleBundle};
 }
 pub use query::{Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without};
 pub use world::{Collected, Component, Order, Ref, Storage, World, DEFAULT_MAX_ROWS};

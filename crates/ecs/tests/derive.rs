@@ -56,6 +56,62 @@ struct Shadowing {
 #[derive(Bundle, Debug, PartialEq)]
 struct Twelve(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64, char, bool);
 
+/// Past the largest tuple.
+#[derive(Bundle, Debug, PartialEq)]
+struct Fourteen {
+    a: u8,
+    b: u16,
+    c: u32,
+    d: u64,
+    e: i8,
+    f: i16,
+    g: i32,
+    h: i64,
+    i: f32,
+    j: f64,
+    k: char,
+    l: bool,
+    m: String,
+    n: Vec<u8>,
+}
+
+fn fourteen(i: u8) -> Fourteen {
+    Fourteen {
+        a: i,
+        b: 2,
+        c: 3,
+        d: 4,
+        e: 5,
+        f: 6,
+        g: 7,
+        h: 8,
+        i: 9.0,
+        j: 10.0,
+        k: 'k',
+        l: true,
+        m: format!("m{i}"),
+        n: vec![i],
+    }
+}
+
+#[derive(Bundle)]
+struct FourteenTwice(
+    u8,
+    u16,
+    u32,
+    u64,
+    i8,
+    i16,
+    i32,
+    i64,
+    f32,
+    f64,
+    char,
+    bool,
+    (),
+    u8,
+);
+
 #[derive(Bundle)]
 struct Twice {
     a: u32,
@@ -168,6 +224,46 @@ fn twelve_fields() {
         world.remove::<Twelve>(e),
         Ok(Twelve(1, 2, 3, 4, 5, 6, 7, 8, 9.0, 10.0, 'c', true))
     );
+}
+
+#[test]
+fn more_fields_than_the_largest_tuple() {
+    let mut world = World::new();
+    let e = world.spawn(fourteen(1));
+    assert_eq!(*world.get::<String>(e).unwrap(), "m1");
+    let es = world.spawn_batch((0..5).map(fourteen));
+    assert_eq!(es.len(), 5);
+    assert_eq!(*world.get::<Vec<u8>>(es[4]).unwrap(), [4]);
+    world.insert(es[0], fourteen(9)).unwrap();
+    assert_eq!(world.remove::<Fourteen>(es[0]), Ok(fourteen(9)));
+    assert!(world.remove::<Fourteen>(es[0]).is_err());
+    let mut builder = EntityBuilder::new();
+    builder.add_bundle(fourteen(7));
+    let f = world.spawn(builder.build());
+    assert_eq!(world.remove::<Fourteen>(f), Ok(fourteen(7)));
+    assert_eq!(world.count::<u8>(), 5);
+    world.check_invariants();
+}
+
+#[test]
+#[should_panic(expected = "the bundle has the component type u8 twice")]
+fn duplicate_type_past_the_largest_tuple_panics() {
+    World::new().spawn(FourteenTwice(
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9.0,
+        10.0,
+        'c',
+        true,
+        (),
+        2,
+    ));
 }
 
 #[test]
