@@ -232,6 +232,52 @@
 //! assert_eq!(world.count::<Burning>(), 500);
 //! ```
 //!
+//! # Bundles and builders
+//!
+//! [`World::spawn`] and [`World::insert`] take any [`DynamicBundle`]:
+//!
+//! - a tuple of up to 12 components, or a struct with
+//!   `#[derive(Bundle)]` (its fields are the components; feature `macros`,
+//!   on by default), which runs the same code as the tuple of its field
+//!   types. Both are [`Bundle`]s, which [`World::spawn_batch`] and
+//!   [`World::remove`] take too;
+//! - an [`EntityBuilder`]'s [`build`](EntityBuilder::build): components
+//!   added one at a time, of types chosen at run time, held type-erased in
+//!   one buffer that the builder reuses for the next entity;
+//! - a `&`[`BuiltEntityClone`], a prefab from an [`EntityBuilderClone`]
+//!   (or a struct with `#[derive(DynamicBundleClone)]` added to one), which
+//!   spawns clones of its components each time.
+//!
+//! ```
+//! # #[cfg(feature = "macros")] {
+//! use handlekit_ecs::{Bundle, EntityBuilder, EntityBuilderClone, World};
+//!
+//! #[derive(Bundle)]
+//! struct Ship {
+//!     pos: [f32; 2],
+//!     hull: u32,
+//! }
+//!
+//! let mut world = World::new();
+//! let ship = world.spawn(Ship { pos: [0.0; 2], hull: 100 });
+//!
+//! let mut builder = EntityBuilder::new();
+//! builder.add([5.0f32, 5.0]);
+//! if world.get::<u32>(ship).is_ok() {
+//!     builder.add(50u32);
+//! }
+//! let wreck = world.spawn(builder.build());
+//!
+//! let mut rock = EntityBuilderClone::new();
+//! rock.add([9.0f32; 2]).add("rock");
+//! let rock = rock.build();
+//! let rocks: Vec<_> = (0..3).map(|_| world.spawn(&rock)).collect();
+//! assert_eq!(world.count::<[f32; 2]>(), 5);
+//! assert_eq!(*world.get::<u32>(wreck).unwrap(), 50);
+//! assert_eq!(*world.get::<&str>(rocks[2]).unwrap(), "rock");
+//! # }
+//! ```
+//!
 //! # Deferred changes
 //!
 //! A [`CommandBuffer`] records spawns, despawns, insertions and removals
@@ -281,6 +327,10 @@
 //! # Features
 //!
 //! - `std` (default): required; forwarded to `handlekit`.
+//! - `macros` (default): `#[derive(Bundle)]` and
+//!   `#[derive(DynamicBundleClone)]`, from the `handlekit-ecs-macros`
+//!   crate. The generated code names this crate `::handlekit_ecs`, so a
+//!   dependency renamed in `Cargo.toml` cannot use them.
 //! - `serde`: [`Entity`] serializes as its bits, and a whole world saves
 //!   and loads through a `serialize::Registry` that names the saved
 //!   component types (see the `serialize` module): entities keep their ids
@@ -293,9 +343,10 @@
 //! # Implementation
 //!
 //! The unsafe code lives in the storage module (dense columns, sparse sets,
-//! borrow flags and the raw views queries read through) and in the fetch
+//! borrow flags and the raw views queries read through), in the fetch
 //! functions of the query module, which only call the storage module's
-//! `unsafe fn`s. Values sit in `UnsafeCell`s so that a query holding a
+//! `unsafe fn`s, and in the builder module (the entity builders' buffer of
+//! type-erased components). Values sit in `UnsafeCell`s so that a query holding a
 //! column's exclusive flag may write through a shared world. The operations
 //! that do not need a component's type (drop a row's component, move a row,
 //! release the front, clear) go through one object-safe trait, so the world
@@ -305,6 +356,7 @@
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 #![doc(test(attr(deny(warnings))))]
 
+mod builder;
 mod bundle;
 mod column;
 mod command;
@@ -317,13 +369,26 @@ pub mod serialize;
 mod storage;
 mod world;
 
-pub use bundle::Bundle;
+pub use builder::{
+    BuilderRef, BuilderRefShared, BuiltEntity, BuiltEntityClone, EntityBuilder, EntityBuilderClone,
+};
+pub use bundle::{Bundle, DynamicBundle, DynamicBundleClone};
 pub use column::ColumnMut;
 pub use command::CommandBuffer;
 pub use entity::Entity;
 pub use error::{ComponentError, NoSuchEntity, SpawnError};
+/// `#[derive(Bundle)]` and `#[derive(DynamicBundleClone)]` (feature
+/// `macros`, on by default): see the traits of the same names.
+#[cfg(feature = "macros")]
+pub use handlekit_ecs_macros::{Bundle, DynamicBundleClone};
 #[doc(hidden)]
 pub use query::{Access, EntityFetch, Fetch, OptionFetch};
+
+/// What the derives' generated code calls; not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::bundle::{check_unique_types, has, put_one, spawn_each, take_one, TupleBundle};
+}
 pub use query::{Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without};
 pub use world::{Collected, Component, Order, Ref, Storage, World, DEFAULT_MAX_ROWS};
 

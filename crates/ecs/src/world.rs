@@ -4,7 +4,7 @@ use std::any::{type_name, TypeId};
 
 use handlekit::VmVec;
 
-use crate::bundle::Bundle;
+use crate::bundle::{Bundle, DynamicBundle};
 use crate::entities::EntityTable;
 use crate::storage::{
     push_or_rebase, slack, BorrowFlag, ErasedStorage, RowsView, TypeIndex, TypedStorage, WORD,
@@ -445,8 +445,13 @@ impl World {
         Ok((entity, row))
     }
 
-    /// Spawns an entity with the components of `bundle` (a tuple of up to 12
-    /// components; `()` for none) in the next row at the back. O(components).
+    /// Spawns an entity with the components of `bundle` in the next row at
+    /// the back. O(components). The bundle is a [`DynamicBundle`]: a tuple
+    /// of up to 12 components (`()` for none), a struct that derives
+    /// [`Bundle`], an [`EntityBuilder`](crate::EntityBuilder)'s
+    /// [`build`](crate::EntityBuilder::build), or a
+    /// `&`[`BuiltEntityClone`](crate::BuiltEntityClone) (a prefab: its
+    /// components are cloned).
     ///
     /// # Panics
     ///
@@ -460,7 +465,7 @@ impl World {
     /// assert_eq!(*world.get::<&str>(e).unwrap(), "name");
     /// ```
     #[track_caller]
-    pub fn spawn(&mut self, bundle: impl Bundle) -> Entity {
+    pub fn spawn(&mut self, bundle: impl DynamicBundle) -> Entity {
         match self.try_spawn(bundle) {
             Ok(entity) => entity,
             Err(error) => panic!("handlekit-ecs: spawn: {error}"),
@@ -489,10 +494,10 @@ impl World {
     /// world.collect(1, Order::Any); // gives the dead row back
     /// assert!(world.try_spawn((2u8,)).is_ok());
     /// ```
-    pub fn try_spawn<B: Bundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
-        B::check_unique();
+    pub fn try_spawn<B: DynamicBundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
+        bundle.dynamic_check();
         let (entity, row) = self.alloc_row()?;
-        bundle.put(self, entity, row);
+        bundle.dynamic_put(self, entity, row);
         Ok(entity)
     }
 
@@ -631,9 +636,10 @@ impl World {
         }
     }
 
-    /// Adds the components of `bundle` to `entity`, replacing (and dropping)
-    /// any it already has. No entity moves: a dense component is a slot and
-    /// a bit, a sparse one a push.
+    /// Adds the components of `bundle` (any [`DynamicBundle`], as for
+    /// [`spawn`](Self::spawn)) to `entity`, replacing (and dropping) any it
+    /// already has. No entity moves: a dense component is a slot and a bit,
+    /// a sparse one a push.
     ///
     /// # Errors
     ///
@@ -649,10 +655,14 @@ impl World {
     /// world.insert(e, (2u16, 3u32)).unwrap();
     /// assert_eq!(*world.get::<u32>(e).unwrap(), 3);
     /// ```
-    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
-        B::check_unique();
+    pub fn insert<B: DynamicBundle>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<(), NoSuchEntity> {
+        bundle.dynamic_check();
         let row = self.row_of(entity)?;
-        bundle.put(self, entity, row);
+        bundle.dynamic_put(self, entity, row);
         Ok(())
     }
 

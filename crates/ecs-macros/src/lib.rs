@@ -1,0 +1,270 @@
+//! Derive macros of [handlekit-ecs](https://docs.rs/handlekit-ecs):
+//! `#[derive(Bundle)]` and `#[derive(DynamicBundleClone)]`. Use them
+//! through `handlekit_ecs` (its `macros` feature, on by default), which
+//! re-exports them next to the traits they implement; the generated code
+//! names the crate `::handlekit_ecs`.
+//!
+//! ```
+//! use handlekit_ecs::{Bundle, World};
+//!
+//! #[derive(Bundle)]
+//! struct Ship {
+//!     pos: [f32; 2],
+//!     hull: u32,
+//! }
+//!
+//! let mut world = World::new();
+//! let e = world.spawn(Ship { pos: [0.0; 2], hull: 100 });
+//! assert_eq!(*world.get::<u32>(e).unwrap(), 100);
+//! ```
+//!
+//! The derives only forward: each method of `Bundle` hands each field to
+//! the helper that every tuple's method calls per component (`put_one`,
+//! `has`, `take_one`, the builder's `add`; the duplicate check over the
+//! fields' `TypeId`s), and `spawn_batch` runs the batch loop of the tuple
+//! of the field types with the struct split inside it, so a derived bundle
+//! runs the code of the same tuple. A struct of more fields than the
+//! largest tuple (12) spawns its batches one entity at a time.
+//! `DynamicBundleClone` adds each field to the builder in turn.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{parse_macro_input, Data, DeriveInput, Fields, Ident, Type};
+
+/// The largest tuple `handlekit_ecs` implements `Bundle` for.
+const MAX_FIELDS: usize = 12;
+
+/// Implements `handlekit_ecs::Bundle` for a struct (named fields, a tuple
+/// struct or a unit struct, generic or not) whose fields are components of
+/// distinct types: spawning, inserting or removing the struct works on one
+/// component per field. See the `Bundle` trait of handlekit-ecs.
+///
+/// ```
+/// use handlekit_ecs::{Bundle, World};
+///
+/// #[derive(Bundle)]
+/// struct Tagged<T: Send + Sync + 'static>(T, &'static str);
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Tagged(5u8, "five"));
+/// assert_eq!(*world.get::<&str>(e).unwrap(), "five");
+/// ```
+#[proc_macro_derive(Bundle)]
+pub fn derive_bundle(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    bundle(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Implements `handlekit_ecs::DynamicBundleClone` for a struct whose fields
+/// are `Clone` components, so that `EntityBuilderClone::add_bundle` takes
+/// it (prefabs). See the `DynamicBundleClone` trait of handlekit-ecs.
+///
+/// ```
+/// use handlekit_ecs::{DynamicBundleClone, EntityBuilderClone, World};
+///
+/// #[derive(DynamicBundleClone)]
+/// struct Tree {
+///     height: f32,
+///     kind: String,
+/// }
+///
+/// let mut builder = EntityBuilderClone::new();
+/// builder.add_bundle(Tree { height: 3.0, kind: "oak".into() });
+/// let oak = builder.build();
+/// let mut world = World::new();
+/// let (a, b) = (world.spawn(&oak), world.spawn(&oak));
+/// assert_eq!(*world.get::<String>(a).unwrap(), *world.get::<String>(b).unwrap());
+/// ```
+#[proc_macro_derive(DynamicBundleClone)]
+pub fn derive_dynamic_bundle_clone(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    dynamic_bundle_clone(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// The struct's fields: their types, the pattern that binds them to
+/// `__handlekit_field_{i}` (`Self { a: __handlekit_field_0, .. }` or
+/// `Self(__handlekit_field_0, ..)`), and those bindings.
+struct Destructured<'a> {
+    types: Vec<&'a Type>,
+    pattern: TokenStream,
+    bindings: Vec<Ident>,
+}
+
+fn destructure<'a>(input: &'a DeriveInput, derive: &str) -> syn::Result<Destructured<'a>> {
+    let fields = match &input.data {
+        Data::Struct(data) => &data.fields,
+        Data::Enum(data) => {
+            return Err(syn::Error::new(
+                data.enum_token.span(),
+                format!(
+                    "`#[derive({derive})]` supports structs only: an enum's variants carry \
+                     different components, so it cannot be one bundle; derive it on a struct \
+                     per variant instead"
+                ),
+            ))
+        }
+        Data::Union(data) => {
+            return Err(syn::Error::new(
+                data.union_token.span(),
+                format!(
+                    "`#[derive({derive})]` supports structs only: a union holds one of its \
+                     fields at a time, so it cannot be a bundle of all of them"
+                ),
+            ))
+        }
+    };
+    let bindings: Vec<Ident> = (0..fields.len())
+        .map(|i| format_ident!("__handlekit_field_{}", i, span = Span::mixed_site()))
+        .collect();
+    let types = fields.iter().map(|field| &field.ty).collect();
+    let pattern = match fields {
+        Fields::Named(named) => {
+            let names = named.named.iter().map(|field| &field.ident);
+            quote! { Self { #(#names: #bindings),* } }
+        }
+        Fields::Unnamed(_) => quote! { Self(#(#bindings),*) },
+        Fields::Unit => quote! { Self },
+    };
+    Ok(Destructured {
+        types,
+        pattern,
+        bindings,
+    })
+}
+
+fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let Destructured {
+        types,
+        pattern,
+        bindings,
+    } = destructure(input, "Bundle")?;
+    let name = &input.ident;
+    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
+    // One bound per field, spanned on the field's type, so that a field that
+    // is not a component is reported there.
+    let bounds = types.iter().map(|ty| {
+        quote_spanned! { ty.span() => #ty: ::handlekit_ecs::Component, }
+    });
+    let predicates = where_clause.map(|w| w.predicates.iter().map(|p| quote! { #p, }));
+    let predicates = predicates.into_iter().flatten();
+    let world = Ident::new("__handlekit_world", Span::mixed_site());
+    let entity = Ident::new("__handlekit_entity", Span::mixed_site());
+    let row = Ident::new("__handlekit_row", Span::mixed_site());
+    let bundles = Ident::new("__handlekit_bundles", Span::mixed_site());
+    let out = Ident::new("__handlekit_out", Span::mixed_site());
+    let builder = Ident::new("__handlekit_builder", Span::mixed_site());
+    // The batch loop of the tuple of the field types, the struct split
+    // inside it; past the largest tuple, one spawn per bundle.
+    let spawn_batch = if types.len() <= MAX_FIELDS {
+        quote! {
+            <(#(#types,)*) as ::handlekit_ecs::__private::TupleBundle>::spawn_batch_split(
+                #world,
+                #bundles,
+                #out,
+                |#pattern| (#(#bindings,)*),
+            )
+        }
+    } else {
+        quote! { ::handlekit_ecs::__private::spawn_each(#world, #bundles, #out) }
+    };
+    Ok(quote! {
+        #[automatically_derived]
+        impl #impl_generics ::handlekit_ecs::Bundle for #name #type_generics
+        where
+            #(#predicates)*
+            #(#bounds)*
+        {
+            #[inline]
+            fn check_unique() {
+                ::handlekit_ecs::__private::check_unique_types([#((
+                    ::core::any::TypeId::of::<#types>(),
+                    ::core::any::type_name::<#types>(),
+                )),*])
+            }
+
+            #[inline]
+            fn put(
+                self,
+                #world: &mut ::handlekit_ecs::World,
+                #entity: ::handlekit_ecs::Entity,
+                #row: usize,
+            ) {
+                let #pattern = self;
+                #(::handlekit_ecs::__private::put_one(#world, #entity, #row, #bindings);)*
+            }
+
+            #[inline]
+            fn has_all(
+                #world: &::handlekit_ecs::World,
+                #entity: ::handlekit_ecs::Entity,
+                #row: usize,
+            ) -> ::core::result::Result<(), &'static str> {
+                #(::handlekit_ecs::__private::has::<#types>(#world, #entity, #row)?;)*
+                ::core::result::Result::Ok(())
+            }
+
+            #[inline]
+            fn take(
+                #world: &mut ::handlekit_ecs::World,
+                #entity: ::handlekit_ecs::Entity,
+                #row: usize,
+            ) -> Self {
+                #(let #bindings =
+                    ::handlekit_ecs::__private::take_one::<#types>(#world, #entity, #row);)*
+                #pattern
+            }
+
+            #[inline]
+            fn spawn_batch(
+                #world: &mut ::handlekit_ecs::World,
+                #bundles: impl ::core::iter::Iterator<Item = Self>,
+                #out: &mut ::std::vec::Vec<::handlekit_ecs::Entity>,
+            ) {
+                #spawn_batch
+            }
+
+            #[inline]
+            fn add_to(self, #builder: &mut ::handlekit_ecs::EntityBuilder) {
+                let #pattern = self;
+                #(#builder.add(#bindings);)*
+            }
+        }
+    })
+}
+
+fn dynamic_bundle_clone(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let Destructured {
+        types,
+        pattern,
+        bindings,
+    } = destructure(input, "DynamicBundleClone")?;
+    let name = &input.ident;
+    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
+    let bounds = types.iter().map(|ty| {
+        quote_spanned! { ty.span() =>
+            #ty: ::handlekit_ecs::Component + ::core::clone::Clone,
+        }
+    });
+    let predicates = where_clause.map(|w| w.predicates.iter().map(|p| quote! { #p, }));
+    let predicates = predicates.into_iter().flatten();
+    let builder = Ident::new("__handlekit_builder", Span::mixed_site());
+    Ok(quote! {
+        #[automatically_derived]
+        impl #impl_generics ::handlekit_ecs::DynamicBundleClone for #name #type_generics
+        where
+            #(#predicates)*
+            #(#bounds)*
+        {
+            #[inline]
+            fn add_to_clone(self, #builder: &mut ::handlekit_ecs::EntityBuilderClone) {
+                let #pattern = self;
+                #(#builder.add(#bindings);)*
+            }
+        }
+    })
+}
