@@ -310,6 +310,7 @@ mod column;
 mod command;
 mod entities;
 mod entity;
+mod entity_ref;
 mod error;
 mod query;
 #[cfg(feature = "serde")]
@@ -321,6 +322,7 @@ pub use bundle::Bundle;
 pub use column::ColumnMut;
 pub use command::CommandBuffer;
 pub use entity::Entity;
+pub use entity_ref::{ComponentRef, EntityRef, Iter, RefMut};
 pub use error::{ComponentError, NoSuchEntity, SpawnError};
 #[doc(hidden)]
 pub use query::{Access, EntityFetch, Fetch, OptionFetch};

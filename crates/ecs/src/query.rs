@@ -1299,6 +1299,14 @@ unsafe fn fold_words<'a, Q: Query, B, F: FnMut(B, Q::Item<'a>) -> B>(
     acc
 }
 
+/// The iterator over every live row's entity, for [`World::iter`].
+pub(crate) fn entities(world: &World) -> QueryIter<'_, Entity> {
+    // SAFETY: the fetch is `world`'s, and `Entity` borrows no column: its
+    // items are copies of the row window's entities, which no one writes
+    // while `world` is borrowed.
+    unsafe { QueryIter::new(world, <Entity as Query>::fetch(world)) }
+}
+
 /// Calls `f(first row, bits)` for every word of the window with a matching
 /// row: the rows that match `Q` among rows `first row..first row + 64` (bit
 /// `i` for row `first row + i`), in row order. Whole-world serialization
@@ -1573,7 +1581,7 @@ impl World {
         &mut self,
         entity: Entity,
     ) -> Result<Q::Item<'_>, ComponentError> {
-        let row = self.row_of(entity)?;
+        let row = self.row_of_flushed(entity)?;
         if Q::BORROWS > 1 {
             accesses::<Q>(self);
         }
