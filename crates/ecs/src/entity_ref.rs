@@ -232,15 +232,24 @@ impl<'w, T: ?Sized> RefMut<'w, T> {
     /// assert_eq!(*world.get::<[u8; 3]>(e).unwrap(), [1, 2, 9]);
     /// ```
     pub fn map<U: ?Sized>(orig: RefMut<'w, T>, f: impl FnOnce(&mut T) -> &mut U) -> RefMut<'w, U> {
+        /// Gives the exclusive borrow back if `f` panics.
+        struct Release<'a>(&'a BorrowFlag);
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                self.0.release_exclusive();
+            }
+        }
         let orig = std::mem::ManuallyDrop::new(orig);
-        let flag = orig.flag;
+        let release = Release(orig.flag);
         // SAFETY: `orig` is never used or dropped again, so the value's
-        // reference moves out of it once; the borrow passes to the new
-        // guard (if `f` panics it stays taken, which is never unsound).
+        // reference moves out of it once.
         let value: &'w mut T = unsafe { std::ptr::read(&orig.value) };
+        let value = f(value);
+        // The borrow passes to the new guard.
+        std::mem::forget(release);
         RefMut {
-            value: f(value),
-            flag,
+            value,
+            flag: orig.flag,
         }
     }
 }

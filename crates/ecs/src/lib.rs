@@ -326,7 +326,9 @@ pub use entity_ref::{ComponentRef, EntityRef, Iter, RefMut};
 pub use error::{ComponentError, NoSuchEntity, SpawnError};
 #[doc(hidden)]
 pub use query::{Access, EntityFetch, Fetch, OptionFetch};
-pub use query::{Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without};
+pub use query::{
+    Batch, BatchedIter, Or, Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without,
+};
 pub use world::{Collected, Component, Order, Ref, Storage, World, DEFAULT_MAX_ROWS};
 
 /// The crate README's example, run as a doc test (the root README's ECS

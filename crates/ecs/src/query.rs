@@ -582,6 +582,176 @@ unsafe impl<T: Component> Query for Without<T> {
     unsafe fn get_in_word<'a>(_: &(), _: usize) -> Self::Item<'a> {}
 }
 
+/// A query term that matches the entities matching `L`, `R` or both, and
+/// yields which: `Or::Left`, `Or::Right` or `Or::Both`. Its terms' borrows
+/// are all taken (as a tuple's), whichever matches. Its rows are visited
+/// one at a time (no runs over slices), so put it beside the terms that
+/// narrow the rows, not alone, where speed matters.
+///
+/// ```
+/// use handlekit_ecs::{Or, World};
+/// let mut world = World::new();
+/// let a = world.spawn((1u8,));
+/// let b = world.spawn(('b',));
+/// let c = world.spawn((3u8, 'c'));
+/// world.spawn((4u64,)); // neither
+/// let found: Vec<_> = world
+///     .query_mut::<(handlekit_ecs::Entity, Or<&u8, &char>)>()
+///     .into_iter()
+///     .map(|(e, or)| (e, or.map_left(|x| *x).map_right(|y| *y)))
+///     .collect();
+/// assert_eq!(found, [(a, Or::Left(1)), (b, Or::Right('b')), (c, Or::Both(3, 'c'))]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Or<L, R> {
+    /// Only the left term matched.
+    Left(L),
+    /// Only the right term matched.
+    Right(R),
+    /// Both matched.
+    Both(L, R),
+}
+
+impl<L, R> Or<L, R> {
+    /// `Left`, `Right` or `Both` from two options; `None` if both are
+    /// `None`.
+    ///
+    /// ```
+    /// use handlekit_ecs::Or;
+    /// assert_eq!(Or::new(Some(1), None::<char>), Some(Or::Left(1)));
+    /// assert_eq!(Or::<u8, char>::new(None, None), None);
+    /// ```
+    pub fn new(left: Option<L>, right: Option<R>) -> Option<Self> {
+        match (left, right) {
+            (Some(l), Some(r)) => Some(Or::Both(l, r)),
+            (Some(l), None) => Some(Or::Left(l)),
+            (None, Some(r)) => Some(Or::Right(r)),
+            (None, None) => None,
+        }
+    }
+
+    /// The two sides as options.
+    ///
+    /// ```
+    /// use handlekit_ecs::Or;
+    /// assert_eq!(Or::<u8, char>::Both(1, 'x').split(), (Some(1), Some('x')));
+    /// ```
+    pub fn split(self) -> (Option<L>, Option<R>) {
+        match self {
+            Or::Left(l) => (Some(l), None),
+            Or::Right(r) => (None, Some(r)),
+            Or::Both(l, r) => (Some(l), Some(r)),
+        }
+    }
+
+    /// The left side, if it matched.
+    ///
+    /// ```
+    /// use handlekit_ecs::Or;
+    /// assert_eq!(Or::<u8, char>::Right('x').left(), None);
+    /// ```
+    pub fn left(self) -> Option<L> {
+        self.split().0
+    }
+
+    /// The right side, if it matched.
+    ///
+    /// ```
+    /// use handlekit_ecs::Or;
+    /// assert_eq!(Or::<u8, char>::Both(1, 'x').right(), Some('x'));
+    /// ```
+    pub fn right(self) -> Option<R> {
+        self.split().1
+    }
+
+    /// The same variant with the left side mapped.
+    ///
+    /// ```
+    /// use handlekit_ecs::Or;
+    /// assert_eq!(Or::<u8, char>::Left(1).map_left(|x| x + 1), Or::Left(2));
+    /// ```
+    pub fn map_left<T>(self, f: impl FnOnce(L) -> T) -> Or<T, R> {
+        match self {
+            Or::Left(l) => Or::Left(f(l)),
+            Or::Right(r) => Or::Right(r),
+            Or::Both(l, r) => Or::Both(f(l), r),
+        }
+    }
+
+    /// The same variant with the right side mapped.
+    ///
+    /// ```
+    /// use handlekit_ecs::Or;
+    /// assert_eq!(Or::<u8, char>::Both(1, 'a').map_right(|c| c as u32), Or::Both(1, 97));
+    /// ```
+    pub fn map_right<T>(self, f: impl FnOnce(R) -> T) -> Or<L, T> {
+        match self {
+            Or::Left(l) => Or::Left(l),
+            Or::Right(r) => Or::Right(f(r)),
+            Or::Both(l, r) => Or::Both(l, f(r)),
+        }
+    }
+}
+
+// SAFETY: the union of the two terms' accesses (so a term's items are made
+// only under the borrows it lists); each term makes at most one item per
+// row, through `get_one`, which checks that the row matches the term.
+unsafe impl<L: Query, R: Query> Query for Or<L, R> {
+    type Item<'a> = Or<L::Item<'a>, R::Item<'a>>;
+    type Fetch = (Option<L::Fetch>, Option<R::Fetch>);
+    const BORROWS: usize = L::BORROWS + R::BORROWS;
+    fn access(world: &World, out: &mut Accesses) {
+        L::access(world, out);
+        R::access(world, out);
+    }
+    fn fetch(world: &World) -> Option<Self::Fetch> {
+        match (L::fetch(world), R::fetch(world)) {
+            (None, None) => None,
+            both => Some(both),
+        }
+    }
+    #[inline]
+    unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
+        // SAFETY: forwarded.
+        let left = fetch
+            .0
+            .as_ref()
+            .map_or(0, |f| unsafe { L::mask(f, word, candidates) });
+        // SAFETY: forwarded.
+        let right = fetch
+            .1
+            .as_ref()
+            .map_or(0, |f| unsafe { R::mask(f, word, candidates) });
+        left | right
+    }
+    fn all_dense(_: &Self::Fetch) -> bool {
+        // Runs of one row: `word` does not resolve columns for a run.
+        false
+    }
+    fn every_live_row(_: &Self::Fetch) -> bool {
+        false
+    }
+    #[inline]
+    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+        // SAFETY: forwarded; `get_one` checks that the row matches the
+        // term before making its item.
+        let left = fetch.0.as_ref().and_then(|f| unsafe { L::get_one(f, row) });
+        // SAFETY: as above.
+        let right = fetch.1.as_ref().and_then(|f| unsafe { R::get_one(f, row) });
+        Or::new(left, right).expect("handlekit-ecs: a row that `Or` matched matches a term")
+    }
+    type Word = (Self::Fetch, usize);
+    #[inline]
+    unsafe fn word(fetch: &Self::Fetch, base: usize) -> Self::Word {
+        (*fetch, base)
+    }
+    #[inline]
+    unsafe fn get_in_word<'a>((fetch, base): &Self::Word, i: usize) -> Self::Item<'a> {
+        // SAFETY: forwarded (`i == 0`: `all_dense` is false).
+        unsafe { Self::get(fetch, base + i) }
+    }
+}
+
 macro_rules! query_tuple {
     ($($name:ident),*) => {
         // SAFETY: the union of the elements' accesses; each element makes
@@ -794,6 +964,93 @@ impl<'w, Q: Query> QueryBorrow<'w, Q> {
     }
 }
 
+impl<Q: Query> QueryBorrow<'_, Q> {
+    /// The items of several entities at once, through the borrows this
+    /// query holds: `None` where an entity is not alive or does not match.
+    /// As hecs's `View::get_disjoint_mut`.
+    ///
+    /// # Panics
+    ///
+    /// If an entity is named twice (the items would alias); the message
+    /// names it.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let a = world.spawn((1u32,));
+    /// let b = world.spawn((2u32,));
+    /// let c = world.spawn(('c',));
+    /// let mut q = world.query::<&mut u32>();
+    /// let [x, y, z] = q.get_disjoint_mut([a, b, c]);
+    /// std::mem::swap(x.unwrap(), y.unwrap());
+    /// assert!(z.is_none());
+    /// drop(q);
+    /// assert_eq!(*world.get::<u32>(a).unwrap(), 2);
+    /// ```
+    #[track_caller]
+    pub fn get_disjoint_mut<const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> [Option<Q::Item<'_>>; N] {
+        assert_distinct(&entities, "QueryBorrow::get_disjoint_mut");
+        let world = self.world;
+        let fetch = self.fetch.as_ref();
+        entities.map(|entity| {
+            let fetch = fetch?;
+            let row = world.row_of(entity).ok()?;
+            // SAFETY: `fetch` came from the borrowed world and the row is
+            // alive; the query's borrows are held while `self` is mutably
+            // borrowed, and the entities are distinct, so their rows are
+            // (one live entity per row): no two items share a value.
+            unsafe { Q::get_one(fetch, row) }
+        })
+    }
+}
+
+/// Panics, naming the entity, if `entities` names one twice. O(N²) for a
+/// few, O(N log N) for many.
+#[track_caller]
+fn assert_distinct(entities: &[Entity], call: &str) {
+    let twice = if entities.len() <= 16 {
+        entities
+            .iter()
+            .enumerate()
+            .find(|&(i, e)| entities[..i].contains(e))
+            .map(|(_, &e)| e)
+    } else {
+        let mut sorted = entities.to_vec();
+        sorted.sort_unstable();
+        sorted.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
+    };
+    if let Some(entity) = twice {
+        panic!("handlekit-ecs: {call}: entity {entity:?} is named twice (its items would alias)");
+    }
+}
+
+impl<Q: Query> QueryBorrow<'_, Q> {
+    /// The matching entities' items in batches of `batch_size` (the last
+    /// may be shorter; none is empty), in row order, for a thread pool of
+    /// the user's own: see [`Batch`].
+    ///
+    /// # Panics
+    ///
+    /// If `batch_size` is 0.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn_batch((0..5u32).map(|i| (i,)));
+    /// let batches: Vec<Vec<u32>> = world
+    ///     .query::<&u32>()
+    ///     .iter_batched(2)
+    ///     .map(|b| b.copied().collect())
+    ///     .collect();
+    /// assert_eq!(batches, [vec![0, 1], vec![2, 3], vec![4]]);
+    /// ```
+    #[track_caller]
+    pub fn iter_batched(&mut self, batch_size: u32) -> BatchedIter<'_, Q> {
+        BatchedIter::new(self.iter(), batch_size)
+    }
+}
+
 impl<'q, Q: Query> IntoIterator for &'q mut QueryBorrow<'_, Q> {
     type Item = Q::Item<'q>;
     type IntoIter = QueryIter<'q, Q>;
@@ -828,6 +1085,30 @@ impl<'w, Q: Query> QueryMut<'w, Q> {
     /// ```
     pub fn for_each(self, mut f: impl FnMut(Q::Item<'w>)) {
         self.into_iter().fold((), |(), item| f(item));
+    }
+}
+
+impl<'w, Q: Query> QueryMut<'w, Q> {
+    /// The matching entities' items in batches of `batch_size`, as
+    /// [`QueryBorrow::iter_batched`].
+    ///
+    /// # Panics
+    ///
+    /// If `batch_size` is 0.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn_batch((0..5u32).map(|i| (i,)));
+    /// let sizes: Vec<usize> = world
+    ///     .query_mut::<&mut u32>()
+    ///     .into_iter_batched(3)
+    ///     .map(|batch| batch.map(|x| *x += 1).count())
+    ///     .collect();
+    /// assert_eq!(sizes, [3, 2]);
+    /// ```
+    #[track_caller]
+    pub fn into_iter_batched(self, batch_size: u32) -> BatchedIter<'w, Q> {
+        BatchedIter::new(self.into_iter(), batch_size)
     }
 }
 
@@ -970,6 +1251,178 @@ impl<'a, Q: Query> QueryIter<'a, Q> {
         it.rest.first_word = words.start;
         it.only_run = false;
         it
+    }
+}
+
+impl<Q: Query> QueryIter<'_, Q> {
+    /// A second iterator at the same place, over the same rows.
+    ///
+    /// # Safety
+    ///
+    /// The caller lets the two visit disjoint rows (each item is made once).
+    unsafe fn duplicate(&self) -> Self {
+        QueryIter {
+            pos: self.pos,
+            end: self.end,
+            slots: self.slots,
+            slots_row: self.slots_row,
+            only_run: self.only_run,
+            rest: self.rest,
+        }
+    }
+
+    /// Passes over up to `n` matching rows without making their items (so
+    /// that no reference to their components is made); returns how many.
+    /// The same steps as [`next`](Iterator::next) takes.
+    fn skip_rows(&mut self, n: usize) -> usize {
+        let mut skipped = 0;
+        while skipped < n {
+            if self.pos < self.end {
+                let k = (n - skipped).min(self.end - self.pos);
+                self.pos += k;
+                skipped += k;
+                continue;
+            }
+            if self.only_run {
+                break;
+            }
+            let bits = self.rest.bits;
+            if bits != 0 && self.rest.dense {
+                self.rest.bits = bits & (bits - 1);
+                skipped += 1;
+                continue;
+            }
+            let (rest, run) = self.rest.next_run();
+            self.rest = rest;
+            let Some((slots, first, len)) = run else {
+                break;
+            };
+            self.slots = Some(slots);
+            self.slots_row = first;
+            self.pos = 0;
+            self.end = len;
+        }
+        skipped
+    }
+}
+
+/// The batches of a query, for a thread pool of the user's own: each batch
+/// an iterator over the items of up to `n` matching rows, in row order; no
+/// batch is empty, and each holds exactly `n` but the last. From
+/// [`QueryBorrow::iter_batched`] and [`QueryMut::into_iter_batched`].
+/// Making a batch passes over its rows (a bit test each, no item made),
+/// so handing batches out costs O(matching rows / 64 + batches) words
+/// read, plus a step per row in words with holes.
+///
+/// ```
+/// let mut world = handlekit_ecs::World::new();
+/// world.spawn_batch((0..10u32).map(|i| (i,)));
+/// let sizes: Vec<usize> = world.query::<&u32>().iter_batched(4).map(|b| b.len()).collect();
+/// assert_eq!(sizes, [4, 4, 2]);
+/// ```
+pub struct BatchedIter<'q, Q: Query> {
+    /// At the first row not yet in a batch.
+    iter: QueryIter<'q, Q>,
+    size: usize,
+}
+
+impl<'q, Q: Query> BatchedIter<'q, Q> {
+    #[track_caller]
+    fn new(iter: QueryIter<'q, Q>, size: u32) -> Self {
+        assert!(
+            size > 0,
+            "handlekit-ecs: iter_batched: the batch size must be at least 1"
+        );
+        BatchedIter {
+            iter,
+            // A `u32`, as hecs's; it fits in `usize` where std runs.
+            size: size as usize,
+        }
+    }
+}
+
+impl<'q, Q: Query> Iterator for BatchedIter<'q, Q> {
+    type Item = Batch<'q, Q>;
+
+    fn next(&mut self) -> Option<Batch<'q, Q>> {
+        // SAFETY: the batch visits the rows `skip_rows` passes over, which
+        // this iterator never visits again.
+        let start = unsafe { self.iter.duplicate() };
+        let left = self.iter.skip_rows(self.size);
+        (left > 0).then_some(Batch { iter: start, left })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (low, high) = self.iter.size_hint();
+        (low.div_ceil(self.size), high.map(|h| h.div_ceil(self.size)))
+    }
+}
+
+impl<Q: Query> std::iter::FusedIterator for BatchedIter<'_, Q> {}
+
+impl<Q: Query> std::fmt::Debug for BatchedIter<'_, Q> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BatchedIter")
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One batch of a [`BatchedIter`]: the items of its rows, in row order.
+/// `Send` where the items are, so that it can go to another thread.
+///
+/// ```
+/// let mut world = handlekit_ecs::World::new();
+/// world.spawn_batch((0..100u32).map(|i| (i,)));
+/// let mut q = world.query::<&mut u32>();
+/// std::thread::scope(|s| {
+///     for batch in q.iter_batched(30) {
+///         s.spawn(move || batch.for_each(|x| *x *= 2));
+///     }
+/// });
+/// drop(q);
+/// assert_eq!(world.query::<&u32>().iter().sum::<u32>(), 9900);
+/// ```
+pub struct Batch<'q, Q: Query> {
+    iter: QueryIter<'q, Q>,
+    /// The batch's items not yet yielded. Invariant: the iterator has at
+    /// least that many left, and the rows of the next `left` are this
+    /// batch's alone.
+    left: usize,
+}
+
+// SAFETY: a batch yields items of rows no other batch or iterator visits
+// (the invariant of `left`), made from raw views of a world that stays
+// borrowed, and unchanged, for 'q, which it reads only (presence and
+// alive bits, never written under a shared borrow). Sending it is sending
+// those items: sound when they are `Send`.
+unsafe impl<'q, Q: Query> Send for Batch<'q, Q> where Q::Item<'q>: Send {}
+
+impl<'q, Q: Query> Iterator for Batch<'q, Q> {
+    type Item = Q::Item<'q>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Q::Item<'q>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.iter.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<Q: Query> ExactSizeIterator for Batch<'_, Q> {}
+impl<Q: Query> std::iter::FusedIterator for Batch<'_, Q> {}
+
+impl<Q: Query> std::fmt::Debug for Batch<'_, Q> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Batch")
+            .field("left", &self.left)
+            .finish_non_exhaustive()
     }
 }
 
@@ -1559,6 +2012,81 @@ impl World {
             fetch: Q::fetch(self),
             row,
         })
+    }
+
+    /// Queries several entities of an exclusively borrowed world at once:
+    /// each result as [`query_one_mut`](Self::query_one_mut)'s. As hecs's
+    /// `query_many_mut` (which hecs 0.11 renamed `query_disjoint_mut`; both
+    /// names are here).
+    ///
+    /// # Errors
+    ///
+    /// Per entity: [`ComponentError::NoSuchEntity`], or
+    /// [`ComponentError::MissingComponent`] (with the query's type name) if
+    /// it does not match.
+    ///
+    /// # Panics
+    ///
+    /// If an entity is named twice (the items would alias; the message names
+    /// it), or the query borrows a column twice incompatibly.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let a = world.spawn((1u32,));
+    /// let b = world.spawn((2u32,));
+    /// let [x, y] = world.query_many_mut::<&mut u32, 2>([a, b]);
+    /// let (x, y) = (x.unwrap(), y.unwrap());
+    /// *x += *y;
+    /// assert_eq!(*world.get::<u32>(a).unwrap(), 3);
+    /// ```
+    #[track_caller]
+    pub fn query_many_mut<Q: Query, const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> [Result<Q::Item<'_>, ComponentError>; N] {
+        assert_distinct(&entities, "query_many_mut");
+        if Q::BORROWS > 1 {
+            accesses::<Q>(self);
+        }
+        // Entities reserved and not flushed are found, as by
+        // `query_one_mut`.
+        self.flush();
+        let world: &World = self;
+        let missing = ComponentError::MissingComponent(std::any::type_name::<Q>());
+        let fetch = Q::fetch(world);
+        entities.map(|entity| {
+            let row = world.row_of(entity)?;
+            let fetch = fetch.as_ref().ok_or(missing)?;
+            // SAFETY: `fetch` came from this world, borrowed exclusively for
+            // the items' lifetime; the row is alive, and the entities are
+            // distinct, so their rows are (one live entity per row): no two
+            // items share a value.
+            unsafe { Q::get_one(fetch, row) }.ok_or(missing)
+        })
+    }
+
+    /// [`query_many_mut`](Self::query_many_mut) under hecs 0.11's name.
+    ///
+    /// # Errors
+    ///
+    /// As [`query_many_mut`](Self::query_many_mut).
+    ///
+    /// # Panics
+    ///
+    /// As [`query_many_mut`](Self::query_many_mut).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let a = world.spawn((1u32,));
+    /// let [x] = world.query_disjoint_mut::<&u32, 1>([a]);
+    /// assert_eq!(x, Ok(&1));
+    /// ```
+    #[track_caller]
+    pub fn query_disjoint_mut<Q: Query, const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> [Result<Q::Item<'_>, ComponentError>; N] {
+        self.query_many_mut::<Q, N>(entities)
     }
 
     /// Queries one entity of an exclusively borrowed world.

@@ -1429,12 +1429,12 @@ impl<'w, T: ?Sized> Ref<'w, T> {
     /// assert_eq!(&*name, "name");
     /// ```
     pub fn map<U: ?Sized>(orig: Ref<'w, T>, f: impl FnOnce(&T) -> &U) -> Ref<'w, U> {
+        // If `f` panics, `orig` is dropped and gives the borrow back.
+        let value = f(orig.value);
+        // The borrow passes to the new guard: `orig` is not dropped.
         let orig = std::mem::ManuallyDrop::new(orig);
-        // The borrow passes to the new guard: `orig` is not dropped (if `f`
-        // panics, the borrow stays taken, which refuses later `&mut`
-        // borrows of the column but is never unsound).
         Ref {
-            value: f(orig.value),
+            value,
             flag: orig.flag,
         }
     }
