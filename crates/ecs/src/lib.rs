@@ -62,7 +62,8 @@
 //! # Queries
 //!
 //! A [`Query`] is a tuple of `&A`, `&mut A`, `Option<&A>`,
-//! `Option<&mut A>`, [`Entity`], [`With<A>`] and [`Without<A>`]. It ANDs the
+//! `Option<&mut A>`, [`Entity`], [`With<A>`], [`Without<A>`] and
+//! [`Or<L, R>`](Or). It ANDs the
 //! alive word with each required dense column's presence word, 64 rows at a
 //! time, and visits the set bits; a sparse requirement tests the rows'
 //! entities in its set. Words that are all ones are runs of rows that
@@ -237,6 +238,41 @@
 //! A [`CommandBuffer`] records spawns, despawns, insertions and removals
 //! while the world is borrowed (during a query) and applies them afterwards
 //! with [`CommandBuffer::run_on`].
+//!
+//! [`World::reserve_entity`] and [`World::reserve_entities`] hand out
+//! entities from a shared world (lock-free, from any thread): exactly the
+//! entities as many spawns would make, which become real entities with no
+//! component at the next [`World::flush`]. Every `&mut World` call that
+//! changes the entity table flushes first (one predictable branch), and
+//! the calls that name an entity (`insert`, `insert_one`, ...) flush when
+//! the entity is not found, so [`CommandBuffer::insert`] on a reserved
+//! entity spawns it, and later commands can name it.
+//!
+//! ```
+//! use handlekit_ecs::{CommandBuffer, Entity, World};
+//! struct Parent(Entity);
+//! let mut world = World::new();
+//! world.spawn_batch((0..3u32).map(|i| (i,)));
+//! let mut commands = CommandBuffer::new();
+//! for (e, _) in world.query::<(Entity, &u32)>().iter() {
+//!     let child = world.reserve_entity();
+//!     commands.insert(child, (Parent(e),));
+//! }
+//! commands.run_on(&mut world);
+//! assert_eq!(world.query_mut::<&Parent>().into_iter().count(), 3);
+//! ```
+//!
+//! # Other ways in
+//!
+//! - [`World::entity`] gives an [`EntityRef`], through which any component
+//!   is borrowed as hecs does (`get::<&T>()` → [`Ref`], `get::<&mut T>()`
+//!   → [`RefMut`]); [`World::iter`] yields one per live entity.
+//! - [`World::query_many_mut`] and [`QueryBorrow::get_disjoint_mut`] give
+//!   the items of several entities at once (and panic if one is named
+//!   twice).
+//! - [`Or`] matches the entities that match either of two terms.
+//! - [`QueryBorrow::iter_batched`] and [`QueryMut::into_iter_batched`] cut
+//!   a query into [`Batch`]es of `n` items for a thread pool of your own.
 //!
 //! # Saving and loading
 //!

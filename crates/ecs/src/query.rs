@@ -111,8 +111,9 @@ impl<T> Copy for OptionFetch<T> {}
 pub struct EntityFetch(RowsView);
 
 /// What a query asks for: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`,
-/// [`Entity`], the filters [`With<T>`] and [`Without<T>`], and tuples of
-/// these (up to 12, nested as deep as needed).
+/// [`Entity`], the filters [`With<T>`] and [`Without<T>`], [`Or<L, R>`](Or)
+/// of two queries, and tuples of these (up to 12, nested as deep as
+/// needed).
 ///
 /// A `&T` or `&mut T` requires the component; `Option` does not; `Entity`
 /// yields the entity of the row. Filters yield `()`.

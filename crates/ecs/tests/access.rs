@@ -406,6 +406,7 @@ fn batches_run_on_threads() {
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: if cfg!(miri) { 3 } else { 96 },
+        failure_persistence: None,
         ..ProptestConfig::default()
     })]
 

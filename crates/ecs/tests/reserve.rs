@@ -325,6 +325,7 @@ fn op() -> impl Strategy<Value = Op> {
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: if cfg!(miri) { 4 } else { 128 },
+        failure_persistence: None,
         ..ProptestConfig::default()
     })]
 
