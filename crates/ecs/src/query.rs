@@ -6,6 +6,7 @@
 //! that [`QueryBorrow::for_each`] visits with no bit tests, as a loop over
 //! 64 consecutive slots of each column.
 
+use std::any::TypeId;
 use std::marker::PhantomData;
 use std::ops::Range;
 use std::ptr::NonNull;
@@ -29,9 +30,16 @@ pub(crate) fn borrow_conflict(name: &str, exclusive: bool) -> ! {
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct Access {
+    /// The type's column, or [`NO_COLUMN`] if it has none yet (nothing to
+    /// borrow then, but a query naming it twice is refused all the same).
     column: usize,
+    ty: TypeId,
+    name: &'static str,
     exclusive: bool,
 }
+
+/// The `column` of an [`Access`] to a type with no column.
+const NO_COLUMN: usize = usize::MAX;
 
 /// The columns a query touches: up to [`Accesses::INLINE`] inline, so that
 /// making a query allocates nothing (an allocation per query also lands
@@ -54,7 +62,9 @@ impl Accesses {
     fn new() -> Self {
         Accesses {
             inline: [Access {
-                column: 0,
+                column: NO_COLUMN,
+                ty: TypeId::of::<()>(),
+                name: "",
                 exclusive: false,
             }; Accesses::INLINE],
             len: 0,
@@ -263,9 +273,12 @@ fn view_of<T: Component>(world: &World) -> Option<View<T>> {
 }
 
 fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Accesses) {
-    if let Some(column) = world.column_index::<T>() {
-        out.push(Access { column, exclusive });
-    }
+    out.push(Access {
+        column: world.column_index::<T>().unwrap_or(NO_COLUMN),
+        ty: TypeId::of::<T>(),
+        name: std::any::type_name::<T>(),
+        exclusive,
+    });
 }
 
 // SAFETY: reads through a view of `T`'s column under a shared borrow.
@@ -854,8 +867,9 @@ fn accesses<Q: Query>(world: &World) -> Accesses {
     let list = out.as_slice();
     for (i, a) in list.iter().enumerate() {
         for b in &list[..i] {
-            if a.column == b.column && (a.exclusive || b.exclusive) {
-                borrow_conflict(world.columns[a.column].name, a.exclusive);
+            // By type, so that a type with no column yet is refused too.
+            if a.ty == b.ty && (a.exclusive || b.exclusive) {
+                borrow_conflict(a.name, a.exclusive);
             }
         }
     }
@@ -866,6 +880,9 @@ fn accesses<Q: Query>(world: &World) -> Accesses {
 /// component type that is already borrowed incompatibly.
 fn acquire(world: &World, accesses: &[Access]) {
     for (i, access) in accesses.iter().enumerate() {
+        if access.column == NO_COLUMN {
+            continue;
+        }
         let flag = &world.columns[access.column].flag;
         let ok = if access.exclusive {
             flag.try_exclusive()
@@ -881,6 +898,9 @@ fn acquire(world: &World, accesses: &[Access]) {
 
 fn release(world: &World, accesses: &[Access]) {
     for access in accesses {
+        if access.column == NO_COLUMN {
+            continue;
+        }
         let flag = &world.columns[access.column].flag;
         if access.exclusive {
             flag.release_exclusive();

@@ -476,3 +476,25 @@ proptest! {
         prop_assert_eq!(batches.concat(), expected);
     }
 }
+
+#[test]
+fn a_query_naming_a_type_twice_is_refused_before_the_type_has_a_column() {
+    let mut world = World::new();
+    let e = world.spawn(());
+    let message = panic_message(|| world.query_mut::<(&mut u16, &u16)>().into_iter().count());
+    assert!(message.contains("cannot borrow u16"), "{message}");
+    let message = panic_message(|| world.query::<(&u16, Option<&mut u16>)>().iter().count());
+    assert!(message.contains("u16"), "{message}");
+    let message = panic_message(|| world.query_one_mut::<(&mut u16, &mut u16)>(e).is_ok());
+    assert!(message.contains("u16"), "{message}");
+    let message = panic_message(|| world.query_many_mut::<Or<&mut u16, &u16>, 1>([e]).len());
+    assert!(message.contains("u16"), "{message}");
+    // Shared twice is fine, with or without a column; so are other types.
+    assert_eq!(world.query::<(&u16, &u16)>().iter().count(), 0);
+    assert_eq!(world.query_mut::<(&mut u16, &u32)>().into_iter().count(), 0);
+    // The same once the column exists.
+    world.insert_one(e, 1u16).unwrap();
+    let message = panic_message(|| world.query_mut::<(&mut u16, &u16)>().into_iter().count());
+    assert!(message.contains("cannot borrow u16"), "{message}");
+    assert_eq!(world.query::<(&u16, &u16)>().iter().count(), 1);
+}
