@@ -112,7 +112,8 @@
 //! [`World::query`] works on a `&World` and checks borrows at run time, one
 //! flag per column (shared for `&A`, exclusive for `&mut A`), so systems on
 //! disjoint columns can run at once; a conflict panics with a message naming
-//! the component type, never undefined behaviour. [`World::query_mut`] works
+//! the component type, never undefined behaviour, unless no live entity can
+//! match both queries (hecs's rule; see [`World::query`]). [`World::query_mut`] works
 //! on a `&mut World` and checks nothing at run time.
 //!
 //! Single components: [`World::get`] returns a [`Ref`] guard that holds a
@@ -259,7 +260,10 @@
 //!     commands.insert(child, (Parent(e),));
 //! }
 //! commands.run_on(&mut world);
-//! assert_eq!(world.query_mut::<&Parent>().into_iter().count(), 3);
+//! for (child, parent) in world.query::<(Entity, &Parent)>().iter() {
+//!     assert!(world.has::<u32>(parent.0) && !world.has::<u32>(child));
+//! }
+//! assert_eq!(world.len(), 6);
 //! ```
 //!
 //! # Other ways in
@@ -348,6 +352,7 @@ mod entities;
 mod entity;
 mod entity_ref;
 mod error;
+mod groups;
 mod query;
 #[cfg(feature = "serde")]
 pub mod serialize;
@@ -360,6 +365,8 @@ pub use command::CommandBuffer;
 pub use entity::Entity;
 pub use entity_ref::{ComponentRef, EntityRef, Iter, RefMut};
 pub use error::{ComponentError, NoSuchEntity, SpawnError};
+#[doc(hidden)]
+pub use groups::Required;
 #[doc(hidden)]
 pub use query::{Access, EntityFetch, Fetch, OptionFetch};
 pub use query::{

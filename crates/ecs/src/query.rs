@@ -11,6 +11,7 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use std::ptr::NonNull;
 
+use crate::groups::{acquire_grouped, release_grouped, Hold, Required};
 use crate::storage::{bit, RowsView, View, WORD};
 use crate::world::{Component, World};
 use crate::{ComponentError, Entity, NoSuchEntity};
@@ -32,14 +33,17 @@ pub(crate) fn borrow_conflict(name: &str, exclusive: bool) -> ! {
 pub struct Access {
     /// The type's column, or [`NO_COLUMN`] if it has none yet (nothing to
     /// borrow then, but a query naming it twice is refused all the same).
-    column: usize,
+    pub(crate) column: usize,
     ty: TypeId,
     name: &'static str,
-    exclusive: bool,
+    pub(crate) exclusive: bool,
+    /// Held through a group (see `groups.rs`): the query's drop leaves the
+    /// flag to the group.
+    pub(crate) grouped: bool,
 }
 
 /// The `column` of an [`Access`] to a type with no column.
-const NO_COLUMN: usize = usize::MAX;
+pub(crate) const NO_COLUMN: usize = usize::MAX;
 
 /// The columns a query touches: up to [`Accesses::INLINE`] inline, so that
 /// making a query allocates nothing (an allocation per query also lands
@@ -66,6 +70,7 @@ impl Accesses {
                 ty: TypeId::of::<()>(),
                 name: "",
                 exclusive: false,
+                grouped: false,
             }; Accesses::INLINE],
             len: 0,
             spilled: Vec::new(),
@@ -81,6 +86,14 @@ impl Accesses {
                 self.spilled.extend_from_slice(&self.inline);
             }
             self.spilled.push(access);
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [Access] {
+        if self.spilled.is_empty() {
+            &mut self.inline[..self.len]
+        } else {
+            &mut self.spilled
         }
     }
 
@@ -160,6 +173,12 @@ pub unsafe trait Query {
     /// Lists the columns the query borrows. Not part of the public API.
     #[doc(hidden)]
     fn access(world: &World, out: &mut Accesses);
+    /// Lists the component columns a matching row must hold (for hecs's
+    /// borrow rule: two queries that no row can match both may write one
+    /// column). Listing fewer than the query requires is always sound (it
+    /// only refuses more). Not part of the public API.
+    #[doc(hidden)]
+    fn required(_world: &World, _out: &mut Required) {}
     /// The raw views, or `None` if no entity can match (a required type is
     /// not registered). Not part of the public API.
     #[doc(hidden)]
@@ -272,12 +291,20 @@ fn view_of<T: Component>(world: &World) -> Option<View<T>> {
     Some(storage.view(world.rows_view(), world.len()))
 }
 
+fn required_of<T: Component>(world: &World, out: &mut Required) {
+    match world.column_index::<T>() {
+        Some(column) => out.columns.push(column),
+        None => out.nothing = true,
+    }
+}
+
 fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Accesses) {
     out.push(Access {
         column: world.column_index::<T>().unwrap_or(NO_COLUMN),
         ty: TypeId::of::<T>(),
         name: std::any::type_name::<T>(),
         exclusive,
+        grouped: false,
     });
 }
 
@@ -288,6 +315,9 @@ unsafe impl<T: Component> Query for &T {
     const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Accesses) {
         access_of::<T>(world, false, out);
+    }
+    fn required(world: &World, out: &mut Required) {
+        required_of::<T>(world, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
         view_of::<T>(world).map(Fetch)
@@ -353,6 +383,9 @@ unsafe impl<T: Component> Query for &mut T {
     const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Accesses) {
         access_of::<T>(world, true, out);
+    }
+    fn required(world: &World, out: &mut Required) {
+        required_of::<T>(world, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
         view_of::<T>(world).map(Fetch)
@@ -542,6 +575,9 @@ unsafe impl<T: Component> Query for With<T> {
     type Fetch = Fetch<T>;
     const BORROWS: usize = 0;
     fn access(_: &World, _: &mut Accesses) {}
+    fn required(world: &World, out: &mut Required) {
+        required_of::<T>(world, out);
+    }
     fn fetch(world: &World) -> Option<Self::Fetch> {
         view_of::<T>(world).map(Fetch)
     }
@@ -778,6 +814,10 @@ macro_rules! query_tuple {
             fn access(world: &World, out: &mut Accesses) {
                 $($name::access(world, out);)*
             }
+            #[allow(unused_variables)]
+            fn required(world: &World, out: &mut Required) {
+                $($name::required(world, out);)*
+            }
             #[allow(unused_variables, clippy::unused_unit)]
             fn fetch(world: &World) -> Option<Self::Fetch> {
                 Some(($($name::fetch(world)?,)*))
@@ -878,7 +918,17 @@ fn accesses<Q: Query>(world: &World) -> Accesses {
 
 /// Takes the run-time borrows of `accesses`, or panics naming the first
 /// component type that is already borrowed incompatibly.
+#[track_caller]
 fn acquire(world: &World, accesses: &[Access]) {
+    if let Err(i) = try_acquire(world, accesses) {
+        let access = accesses[i];
+        borrow_conflict(world.columns[access.column].name, access.exclusive);
+    }
+}
+
+/// Takes the run-time borrows of `accesses`, or gives back those taken
+/// and returns the index of the first that conflicts.
+fn try_acquire(world: &World, accesses: &[Access]) -> Result<(), usize> {
     for (i, access) in accesses.iter().enumerate() {
         if access.column == NO_COLUMN {
             continue;
@@ -891,14 +941,32 @@ fn acquire(world: &World, accesses: &[Access]) {
         };
         if !ok {
             release(world, &accesses[..i]);
-            borrow_conflict(world.columns[access.column].name, access.exclusive);
+            return Err(i);
         }
+    }
+    Ok(())
+}
+
+/// The borrows of a [`World::query`]: plain flags when it writes nothing
+/// and meets no conflict; otherwise through the groups of `groups.rs`
+/// (hecs's rule). Returns the query's group membership, or panics naming
+/// the type that conflicts.
+#[track_caller]
+fn acquire_query<Q: Query>(world: &World, accesses: &mut Accesses) -> Hold {
+    let list = accesses.as_mut_slice();
+    let writes = list.iter().any(|a| a.exclusive && a.column != NO_COLUMN);
+    if !writes && try_acquire(world, list).is_ok() {
+        return None;
+    }
+    match acquire_grouped(world, list, Q::required) {
+        Ok(hold) => hold,
+        Err(i) => borrow_conflict(list[i].name, list[i].exclusive),
     }
 }
 
 fn release(world: &World, accesses: &[Access]) {
     for access in accesses {
-        if access.column == NO_COLUMN {
+        if access.column == NO_COLUMN || access.grouped {
             continue;
         }
         let flag = &world.columns[access.column].flag;
@@ -925,13 +993,19 @@ fn release(world: &World, accesses: &[Access]) {
 /// ```
 pub struct QueryBorrow<'w, Q: Query> {
     world: &'w World,
+    /// The borrows: plain flags, or (`grouped`) held through `hold`.
     accesses: Accesses,
     fetch: Option<Q::Fetch>,
+    /// The query's membership in the groups of its columns, if any.
+    hold: Hold,
 }
 
 impl<Q: Query> Drop for QueryBorrow<'_, Q> {
     fn drop(&mut self) {
         release(self.world, self.accesses.as_slice());
+        if let Some(id) = self.hold {
+            release_grouped(self.world, id);
+        }
     }
 }
 
@@ -1955,11 +2029,27 @@ impl World {
     /// until the returned guard is dropped, so that systems on disjoint
     /// columns can run at once.
     ///
+    /// **hecs's rule.** Two queries that would borrow one column
+    /// incompatibly (both write it, or one writes it) coexist when no live
+    /// entity holds every component both require (`&T`, `&mut T` and
+    /// `With<T>` terms): the second joins the first's exclusive borrow of
+    /// the column, which is given back when the last of them is dropped.
+    /// So `query::<(&mut Pos, With<Player>)>()` inside a loop over
+    /// `query::<(&mut Pos, With<Enemy>)>()` works when no entity is both.
+    /// Where hecs differs: only a query that writes the column, or that
+    /// joins one that does, can be joined (a reader that came first holds
+    /// a plain shared borrow, and a writer after it panics), and
+    /// [`Without`] terms are not used to prove that no entity matches
+    /// both. Checking costs O(live rows × required types), once, when a
+    /// conflict is met; a query that writes takes an uncontended lock of
+    /// the world's registry of such groups when made and dropped.
+    ///
     /// # Panics
     ///
-    /// If a column is already borrowed incompatibly (by another query, a
-    /// [`Ref`](crate::Ref), or this query itself, as in `(&A, &mut A)`). The
-    /// message names the component type. Never undefined behaviour.
+    /// If a column is already borrowed incompatibly (by another query that
+    /// some entity could match too, a [`Ref`](crate::Ref) or other guard,
+    /// or this query itself, as in `(&A, &mut A)`). The message names the
+    /// component type. Never undefined behaviour.
     ///
     /// ```
     /// let mut world = handlekit_ecs::World::new();
@@ -1967,15 +2057,29 @@ impl World {
     /// let a = world.query::<&u32>();
     /// let b = world.query::<&mut u64>(); // disjoint: fine
     /// drop((a, b));
+    ///
+    /// // Two writers of one column that no entity matches both.
+    /// struct Player;
+    /// struct Enemy;
+    /// world.spawn((0u64, Player));
+    /// world.spawn((0u64, Enemy));
+    /// for (x, ()) in world.query::<(&mut u64, With<Player>)>().iter() {
+    ///     for (y, ()) in world.query::<(&mut u64, With<Enemy>)>().iter() {
+    ///         *y += 1;
+    ///     }
+    ///     *x += 1;
+    /// }
+    /// # use handlekit_ecs::With;
     /// ```
     #[track_caller]
     pub fn query<Q: Query>(&self) -> QueryBorrow<'_, Q> {
-        let accesses = accesses::<Q>(self);
-        acquire(self, accesses.as_slice());
+        let mut accesses = accesses::<Q>(self);
+        let hold = acquire_query::<Q>(self, &mut accesses);
         QueryBorrow {
             world: self,
             accesses,
             fetch: Q::fetch(self),
+            hold,
         }
     }
 

@@ -159,6 +159,9 @@ pub struct World {
     types: TypeIndex,
     /// The most rows the window may hold.
     max_rows: usize,
+    /// The queries that hold columns through groups (hecs's borrow rule,
+    /// see `groups.rs`).
+    pub(crate) groups: crate::groups::Groups,
 }
 
 impl Default for World {
@@ -227,6 +230,7 @@ impl World {
             columns: Vec::new(),
             types: TypeIndex::default(),
             max_rows,
+            groups: crate::groups::Groups::default(),
         }
     }
 
