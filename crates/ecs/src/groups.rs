@@ -59,7 +59,49 @@ struct Member {
     /// them. Invariant: for each column listed by any member, the column's
     /// flag is held exclusively, once, for the group (the registry's lock
     /// is held whenever a member comes or goes).
-    columns: Vec<(usize, bool)>,
+    columns: Cols,
+}
+
+/// A member's columns, up to [`Cols::INLINE`] without an allocation (most
+/// queries: registering one then costs no allocation).
+#[derive(Debug, Default)]
+struct Cols {
+    inline: [(usize, bool); Cols::INLINE],
+    len: usize,
+    /// Every column, once there are more than fit inline.
+    spilled: Vec<(usize, bool)>,
+}
+
+impl Cols {
+    const INLINE: usize = 8;
+
+    fn push(&mut self, column: (usize, bool)) {
+        if self.spilled.is_empty() && self.len < Cols::INLINE {
+            self.inline[self.len] = column;
+            self.len += 1;
+        } else {
+            if self.spilled.is_empty() {
+                self.spilled.extend_from_slice(&self.inline[..self.len]);
+            }
+            self.spilled.push(column);
+        }
+    }
+
+    fn as_slice(&self) -> &[(usize, bool)] {
+        if self.spilled.is_empty() {
+            &self.inline[..self.len]
+        } else {
+            &self.spilled
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [(usize, bool)] {
+        if self.spilled.is_empty() {
+            &mut self.inline[..self.len]
+        } else {
+            &mut self.spilled
+        }
+    }
 }
 
 /// The registry of groups of a world.
@@ -101,7 +143,7 @@ pub(crate) fn acquire_grouped(
     required: RequiredFn,
 ) -> Result<Hold, usize> {
     let mut groups = world.groups.lock();
-    let mut mine: Vec<(usize, bool)> = Vec::new();
+    let mut mine = Cols::default();
     let mut failed = None;
     // Computed at the first conflict.
     let mut own: Option<Required> = None;
@@ -112,7 +154,7 @@ pub(crate) fn acquire_grouped(
         }
         // A column this query already holds through a group (named twice,
         // shared both times): held again the same way.
-        if let Some(held) = mine.iter_mut().find(|(c, _)| *c == column) {
+        if let Some(held) = mine.as_mut_slice().iter_mut().find(|(c, _)| *c == column) {
             held.1 |= exclusive;
             access.grouped = true;
             continue;
@@ -138,6 +180,7 @@ pub(crate) fn acquire_grouped(
             .iter()
             .filter_map(|m| {
                 m.columns
+                    .as_slice()
                     .iter()
                     .find(|&&(c, _)| c == column)
                     .map(|&(_, writes)| (m, writes))
@@ -184,14 +227,14 @@ pub(crate) fn acquire_grouped(
                 }
             }
         }
-        for &(column, _) in &mine {
+        for &(column, _) in mine.as_slice() {
             if !in_some_group(&groups.members, column) {
                 world.columns[column].flag.release_exclusive();
             }
         }
         return Err(i);
     }
-    if mine.is_empty() {
+    if mine.as_slice().is_empty() {
         return Ok(None);
     }
     let id = groups.next_id;
@@ -208,7 +251,7 @@ pub(crate) fn acquire_grouped(
 fn in_some_group(members: &[Member], column: usize) -> bool {
     members
         .iter()
-        .any(|m| m.columns.iter().any(|&(c, _)| c == column))
+        .any(|m| m.columns.as_slice().iter().any(|&(c, _)| c == column))
 }
 
 /// Takes member `id` out of its groups, giving back the flag of each
@@ -220,7 +263,7 @@ pub(crate) fn release_grouped(world: &World, id: u64) {
         return;
     };
     let member = groups.members.swap_remove(at);
-    for (column, _) in member.columns {
+    for &(column, _) in member.columns.as_slice() {
         if !in_some_group(&groups.members, column) {
             world.columns[column].flag.release_exclusive();
         }
