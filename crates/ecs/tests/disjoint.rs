@@ -179,6 +179,83 @@ fn sparse_and_unregistered_requirements() {
     .is_err());
 }
 
+#[test]
+fn disjoint_writers_on_several_threads() {
+    let mut world = World::new();
+    let n = if cfg!(miri) { 40 } else { 4000 };
+    for i in 0..n {
+        if i % 2 == 0 {
+            world.spawn((i, Player));
+        } else {
+            world.spawn((i, Enemy));
+        }
+    }
+    let rounds = if cfg!(miri) { 3 } else { 200 };
+    std::thread::scope(|s| {
+        let world = &world;
+        let players = s.spawn(move || {
+            for _ in 0..rounds {
+                for (x, ()) in world.query::<(&mut u32, With<Player>)>().iter() {
+                    *x += 2;
+                }
+            }
+        });
+        let enemies = s.spawn(move || {
+            for _ in 0..rounds {
+                for (x, ()) in world.query::<(&mut u32, With<Enemy>)>().iter() {
+                    *x += 2;
+                }
+            }
+        });
+        players.join().unwrap();
+        enemies.join().unwrap();
+    });
+    let sum: u32 = world.query_mut::<&u32>().into_iter().sum();
+    assert_eq!(sum, (0..n).sum::<u32>() + 2 * rounds * n);
+    // And the flag is free again.
+    let _all = world.query::<&mut u32>();
+}
+
+#[test]
+fn overlapping_writers_on_two_threads_never_both_get_through() {
+    let mut world = World::new();
+    world.spawn((1u32, Player, Enemy));
+    let rounds = if cfg!(miri) { 4 } else { 100 };
+    let barrier = std::sync::Barrier::new(2);
+    std::thread::scope(|s| {
+        let (world, barrier) = (&world, &barrier);
+        let run = move |player: bool| {
+            let mut got = 0;
+            for _ in 0..rounds {
+                barrier.wait();
+                let result = catch_unwind(AssertUnwindSafe(|| {
+                    if player {
+                        let mut q = world.query::<(&mut u32, With<Player>)>();
+                        barrier.wait();
+                        q.iter().for_each(|(x, ())| *x += 1);
+                    } else {
+                        let mut q = world.query::<(&mut u32, With<Enemy>)>();
+                        barrier.wait();
+                        q.iter().for_each(|(x, ())| *x += 1);
+                    }
+                }));
+                if result.is_ok() {
+                    got += 1;
+                } else {
+                    // The other holds it: meet it at its second wait.
+                    barrier.wait();
+                }
+            }
+            got
+        };
+        let a = s.spawn(move || run(true));
+        let b = s.spawn(move || run(false));
+        let (a, b) = (a.join().unwrap(), b.join().unwrap());
+        // Each round exactly one of them gets the column.
+        assert_eq!(a + b, rounds);
+    });
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: if cfg!(miri) { 6 } else { 256 },
