@@ -120,7 +120,10 @@ impl CommandBuffer {
         }));
     }
 
-    /// Records an insertion of a bundle (see [`World::insert`]).
+    /// Records an insertion of a bundle (see [`World::insert`]). On an
+    /// entity from [`World::reserve_entity`] it spawns that entity with the
+    /// bundle when the buffer runs: that is how a command names an entity
+    /// that does not exist yet, and how later commands refer to it.
     ///
     /// ```
     /// let mut world = handlekit_ecs::World::new();
@@ -129,6 +132,18 @@ impl CommandBuffer {
     /// commands.insert(e, (1u8, 2u16));
     /// commands.run_on(&mut world);
     /// assert_eq!(*world.get::<u16>(e).unwrap(), 2);
+    /// ```
+    ///
+    /// A deferred spawn that later commands name:
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let mut commands = handlekit_ecs::CommandBuffer::new();
+    /// let child = world.reserve_entity();
+    /// commands.insert(child, (1u8,));
+    /// commands.insert_one(child, 'c');
+    /// commands.run_on(&mut world);
+    /// assert_eq!(*world.get::<char>(child).unwrap(), 'c');
     /// ```
     pub fn insert(&mut self, entity: Entity, bundle: impl Bundle) {
         self.commands.push(Box::new(move |world: &mut World| {

@@ -25,6 +25,8 @@
 //! above it), not a list threaded through the slots, so nothing in a
 //! zeroed page needs reading.
 
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
 use handlekit::{Key, VmVec};
 
 use crate::Entity;
@@ -103,6 +105,25 @@ pub(crate) struct EntityTable {
     sweep_from: usize,
     /// The bytes of the pages marked `given_back`.
     given_back: usize,
+    /// The entities handed out by [`reserve_entities`](Self::reserve_entities) since the last
+    /// [`take_reserved`](Self::take_reserved). Invariant: reservation `k`
+    /// (counting from 0) is the entity the `k`-th [`insert`](Self::insert)
+    /// from now on would return, with no remove between: the `k`-th lowest
+    /// free index at its next generation while `k < free.len`, then the new
+    /// index `slots.len() + k - free.len` at generation 1. That holds
+    /// because the free set and the slots do not change while reservations
+    /// are outstanding: every `&mut` operation on the table that changes
+    /// them runs after the world turned the reservations into entities
+    /// (with `insert`). Never more than the limit `reserve_entities` was given, so
+    /// it never overflows.
+    reserved: AtomicUsize,
+    /// A hint for finding the `k`-th free index: `rank << 32 | word`, where
+    /// `rank` is the number of free indices below word `word` of the free
+    /// set's bitmap. Any value stored is a true pair for the free set of
+    /// the moment (the set does not change while it is used), so a racing
+    /// store only makes the hint less useful, never wrong. 0 (rank 0 at
+    /// word 0) is always true.
+    hint: AtomicU64,
 }
 
 impl EntityTable {
@@ -120,6 +141,8 @@ impl EntityTable {
             len: 0,
             sweep_from: 0,
             given_back: 0,
+            reserved: AtomicUsize::new(0),
+            hint: AtomicU64::new(0),
         }
     }
 
@@ -155,6 +178,10 @@ impl EntityTable {
     /// `None` when no index is left.
     #[inline]
     pub(crate) fn insert(&mut self, row: u32) -> Option<Entity> {
+        debug_assert!(
+            !self.has_reserved(),
+            "reservations not turned into entities"
+        );
         if let Some(index) = self.free.first() {
             return Some(self.reuse(index, row));
         }
@@ -162,6 +189,128 @@ impl EntityTable {
         self.slots.try_push(slot(1, row)).ok()?;
         self.len += 1;
         Some(entity(index, 1))
+    }
+
+    /// Whether reservations are outstanding (see `reserved`): the world
+    /// must turn them into entities before changing the table.
+    #[inline]
+    pub(crate) fn has_reserved(&mut self) -> bool {
+        *self.reserved.get_mut() != 0
+    }
+
+    /// The number of reservations outstanding, and none from now on: the
+    /// caller turns them into entities with that many [`insert`](Self::insert)s,
+    /// which return them in the order they were handed out.
+    pub(crate) fn take_reserved(&mut self) -> usize {
+        *self.hint.get_mut() = 0;
+        std::mem::take(self.reserved.get_mut())
+    }
+
+    /// Hands out `n` reservations at once and returns the number of the
+    /// first (see `reserved`), or `None`, handing out none, if that would
+    /// make more than `rows_room` outstanding or more than the indices
+    /// left (the free ones and those never used). Lock-free: one
+    /// compare-and-swap loop on the counter.
+    pub(crate) fn reserve_entities(&self, n: usize, rows_room: usize) -> Option<usize> {
+        let unused = self.slots.max_capacity().min(MAX_INDICES) - self.slots.len();
+        let limit = rows_room.min(self.free.len.saturating_add(unused));
+        self.reserved
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
+                k.checked_add(n).filter(|&end| end <= limit)
+            })
+            .ok()
+    }
+
+    /// The entity of reservation `k`, which [`reserve_entities`](Self::reserve_entities)
+    /// handed out (see `reserved`). O(1) for reservations taken in order
+    /// (the hint remembers where the last one was found).
+    pub(crate) fn reserved_entity(&self, k: usize) -> Entity {
+        let free = self.free.len;
+        if k >= free {
+            return entity(self.slots.len() + (k - free), 1);
+        }
+        let (word, rank) = self.free_word_of_rank(k);
+        let index = word * 64 + select(self.free.levels[0][word], k - rank);
+        entity(index, self.next_generation(index))
+    }
+
+    /// The entities of reservations `range` (handed out by one
+    /// [`reserve_entities`](Self::reserve_entities)), in order, found in one walk of the free
+    /// set.
+    pub(crate) fn reserved_entities(&self, range: std::ops::Range<usize>) -> ReservedIter<'_> {
+        let mut it = ReservedIter {
+            table: self,
+            next: range.start,
+            end: range.end,
+            word: 0,
+            bits: 0,
+        };
+        if range.start < range.end && range.start < self.free.len {
+            let (word, rank) = self.free_word_of_rank(range.start);
+            let mut bits = self.free.levels[0][word];
+            for _ in rank..range.start {
+                bits &= bits - 1;
+            }
+            it.word = word;
+            it.bits = bits;
+        }
+        it
+    }
+
+    /// The word of the free set's bitmap holding the `k`-th free index
+    /// (`k < free.len`), and the number of free indices below that word.
+    fn free_word_of_rank(&self, k: usize) -> (usize, usize) {
+        debug_assert!(k < self.free.len);
+        let words = &self.free.levels[0];
+        let hint = self.hint.load(Ordering::Relaxed);
+        let (mut rank, mut word) = ((hint >> 32) as usize, hint as u32 as usize);
+        if rank > k {
+            (rank, word) = (0, 0);
+        }
+        loop {
+            let ones = words[word].count_ones() as usize;
+            if rank + ones > k {
+                break;
+            }
+            rank += ones;
+            word += 1;
+        }
+        // Both grow together, so the largest pair is the furthest on; it
+        // fits: `rank < free.len <= 2^32` and `word < 2^26`.
+        self.hint
+            .fetch_max((rank as u64) << 32 | word as u64, Ordering::Relaxed);
+        (word, rank)
+    }
+
+    /// The generation the free `index` is next issued at: one above its
+    /// last (a zero slot's page floor).
+    fn next_generation(&self, index: usize) -> u32 {
+        let found = self.slots[index];
+        let last = if found == 0 {
+            self.pages[index / PAGE_SLOTS].floor
+        } else {
+            generation(found) & !FREE
+        };
+        last + 1
+    }
+
+    /// Whether `entity` was handed out by [`reserve_entities`](Self::reserve_entities) and is
+    /// still outstanding. O(index / 64) when reservations are outstanding,
+    /// O(1) otherwise.
+    pub(crate) fn is_reserved(&self, entity: Entity) -> bool {
+        let outstanding = self.reserved.load(Ordering::Relaxed);
+        if outstanding == 0 {
+            return false;
+        }
+        let index = entity.index();
+        let free = self.free.len;
+        if let Some(past) = index.checked_sub(self.slots.len()) {
+            // A new index: reservations `free..outstanding` took them in order.
+            return entity.generation() == 1 && past < outstanding.saturating_sub(free);
+        }
+        self.free.contains(index)
+            && self.next_generation(index) == entity.generation()
+            && self.free.rank(index) < outstanding.min(free)
     }
 
     /// Makes the free `index` live again at row bits `row`.
@@ -193,6 +342,10 @@ impl EntityTable {
     /// it is not live.
     #[inline]
     pub(crate) fn remove(&mut self, entity: Entity) -> Option<u32> {
+        debug_assert!(
+            !self.has_reserved(),
+            "reservations not turned into entities"
+        );
         let index = entity.index();
         let last = entity.generation();
         let found = self.slots.get_mut(index)?;
@@ -211,6 +364,10 @@ impl EntityTable {
 
     /// Frees every live index. O(indices).
     pub(crate) fn clear(&mut self) {
+        debug_assert!(
+            !self.has_reserved(),
+            "reservations not turned into entities"
+        );
         self.free = FreeSet::default();
         for (index, found) in self.slots.iter_mut().enumerate() {
             if *found != 0 && generation(*found) & FREE == 0 {
@@ -233,6 +390,10 @@ impl EntityTable {
     /// free (see the [module docs](self)). Returns the bytes given back to
     /// the system. O(`pages` × [`PAGE_SLOTS`]).
     pub(crate) fn sweep(&mut self, pages: usize) -> usize {
+        debug_assert!(
+            !self.has_reserved(),
+            "reservations not turned into entities"
+        );
         let whole = self.slots.len() / PAGE_SLOTS;
         let mut released = 0;
         // Consecutive pages to zero, zeroed together.
@@ -401,7 +562,71 @@ impl EntityTable {
             }
         }
         assert_eq!(live, self.len);
+        let free: usize = self
+            .free
+            .levels
+            .first()
+            .map_or(0, |bits| bits.iter().map(|w| w.count_ones() as usize).sum());
+        assert_eq!(free, self.free.len, "free count");
     }
+}
+
+/// The entities of a run of reservations, from
+/// [`EntityTable::reserved_entities`]: the free indices in ascending order,
+/// then new indices.
+pub(crate) struct ReservedIter<'a> {
+    table: &'a EntityTable,
+    /// The next reservation's number.
+    next: usize,
+    /// The number past the last reservation.
+    end: usize,
+    /// While `next` names a free index: the word of the free set's bitmap
+    /// it lies in, and that word's free indices from it on (`bits != 0`,
+    /// or the word after `word` with a set bit holds it).
+    word: usize,
+    bits: u64,
+}
+
+impl Iterator for ReservedIter<'_> {
+    type Item = Entity;
+
+    fn next(&mut self) -> Option<Entity> {
+        if self.next >= self.end {
+            return None;
+        }
+        let k = self.next;
+        self.next += 1;
+        let table = self.table;
+        let free = table.free.len;
+        if k >= free {
+            return Some(entity(table.slots.len() + (k - free), 1));
+        }
+        let words = &table.free.levels[0];
+        while self.bits == 0 {
+            self.word += 1;
+            self.bits = words[self.word];
+        }
+        let index = self.word * 64 + self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(entity(index, table.next_generation(index)))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.end - self.next;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for ReservedIter<'_> {}
+impl std::iter::FusedIterator for ReservedIter<'_> {}
+
+/// The position of the `n`-th set bit of `word` (`n < word.count_ones()`).
+fn select(mut word: u64, n: usize) -> usize {
+    debug_assert!(n < word.count_ones() as usize);
+    for _ in 0..n {
+        word &= word - 1;
+    }
+    word.trailing_zeros() as usize
 }
 
 /// A set of indices that finds its lowest member in a few loads: a bitmap
@@ -412,13 +637,18 @@ struct FreeSet {
     /// has bit `w` set iff word `w` of `levels[k]` is not zero. The last
     /// level is one word; every level covers the one below.
     levels: Vec<Vec<u64>>,
+    /// The number of indices in the set (the set bits of `levels[0]`).
+    len: usize,
 }
 
 impl FreeSet {
+    /// Puts `index` in the set (it was not in it).
     fn insert(&mut self, index: usize) {
         if index / 64 >= self.levels.first().map_or(0, Vec::len) {
             self.cover(index + 1);
         }
+        debug_assert!(!self.contains(index), "free index {index} freed twice");
+        self.len += 1;
         let mut at = index;
         for level in &mut self.levels {
             let word = &mut level[at / 64];
@@ -433,6 +663,8 @@ impl FreeSet {
 
     /// Takes `index` out of the set (it was in it).
     fn remove(&mut self, index: usize) {
+        debug_assert!(self.contains(index), "index {index} is not free");
+        self.len -= 1;
         let mut at = index;
         for level in &mut self.levels {
             let word = &mut level[at / 64];
@@ -456,6 +688,19 @@ impl FreeSet {
             at = at * 64 + level[at].trailing_zeros() as usize;
         }
         Some(at)
+    }
+
+    /// The number of indices in the set below `index`. O(index / 64).
+    fn rank(&self, index: usize) -> usize {
+        let Some(bits) = self.levels.first() else {
+            return 0;
+        };
+        let whole = (index / 64).min(bits.len());
+        let below: usize = bits[..whole].iter().map(|w| w.count_ones() as usize).sum();
+        let part = bits
+            .get(index / 64)
+            .map_or(0, |w| (w & ((1 << (index % 64)) - 1)).count_ones() as usize);
+        below + part
     }
 
     fn contains(&self, index: usize) -> bool {
@@ -533,6 +778,7 @@ mod tests {
                 }
             }
             assert_eq!(set.first(), model.first().copied());
+            assert_eq!(set.len, model.len());
         }
     }
 

@@ -62,7 +62,8 @@
 //! # Queries
 //!
 //! A [`Query`] is a tuple of `&A`, `&mut A`, `Option<&A>`,
-//! `Option<&mut A>`, [`Entity`], [`With<A>`] and [`Without<A>`]. It ANDs the
+//! `Option<&mut A>`, [`Entity`], [`With<A>`], [`Without<A>`] and
+//! [`Or<L, R>`](Or). It ANDs the
 //! alive word with each required dense column's presence word, 64 rows at a
 //! time, and visits the set bits; a sparse requirement tests the rows'
 //! entities in its set. Words that are all ones are runs of rows that
@@ -111,7 +112,8 @@
 //! [`World::query`] works on a `&World` and checks borrows at run time, one
 //! flag per column (shared for `&A`, exclusive for `&mut A`), so systems on
 //! disjoint columns can run at once; a conflict panics with a message naming
-//! the component type, never undefined behaviour. [`World::query_mut`] works
+//! the component type, never undefined behaviour, unless no live entity can
+//! match both queries (hecs's rule; see [`World::query`]). [`World::query_mut`] works
 //! on a `&mut World` and checks nothing at run time.
 //!
 //! Single components: [`World::get`] returns a [`Ref`] guard that holds a
@@ -284,6 +286,44 @@
 //! while the world is borrowed (during a query) and applies them afterwards
 //! with [`CommandBuffer::run_on`].
 //!
+//! [`World::reserve_entity`] and [`World::reserve_entities`] hand out
+//! entities from a shared world (lock-free, from any thread): exactly the
+//! entities as many spawns would make, which become real entities with no
+//! component at the next [`World::flush`]. Every `&mut World` call that
+//! changes the entity table flushes first (one predictable branch), and
+//! the calls that name an entity (`insert`, `insert_one`, ...) flush when
+//! the entity is not found, so [`CommandBuffer::insert`] on a reserved
+//! entity spawns it, and later commands can name it.
+//!
+//! ```
+//! use handlekit_ecs::{CommandBuffer, Entity, World};
+//! struct Parent(Entity);
+//! let mut world = World::new();
+//! world.spawn_batch((0..3u32).map(|i| (i,)));
+//! let mut commands = CommandBuffer::new();
+//! for (e, _) in world.query::<(Entity, &u32)>().iter() {
+//!     let child = world.reserve_entity();
+//!     commands.insert(child, (Parent(e),));
+//! }
+//! commands.run_on(&mut world);
+//! for (child, parent) in world.query::<(Entity, &Parent)>().iter() {
+//!     assert!(world.has::<u32>(parent.0) && !world.has::<u32>(child));
+//! }
+//! assert_eq!(world.len(), 6);
+//! ```
+//!
+//! # Other ways in
+//!
+//! - [`World::entity`] gives an [`EntityRef`], through which any component
+//!   is borrowed as hecs does (`get::<&T>()` → [`Ref`], `get::<&mut T>()`
+//!   → [`RefMut`]); [`World::iter`] yields one per live entity.
+//! - [`World::query_many_mut`] and [`QueryBorrow::get_disjoint_mut`] give
+//!   the items of several entities at once (and panic if one is named
+//!   twice).
+//! - [`Or`] matches the entities that match either of two terms.
+//! - [`QueryBorrow::iter_batched`] and [`QueryMut::into_iter_batched`] cut
+//!   a query into [`Batch`]es of `n` items for a thread pool of your own.
+//!
 //! # Saving and loading
 //!
 //! With the `serde` feature, a `serialize::Registry` names the component
@@ -362,7 +402,9 @@ mod column;
 mod command;
 mod entities;
 mod entity;
+mod entity_ref;
 mod error;
+mod groups;
 mod query;
 #[cfg(feature = "serde")]
 pub mod serialize;
@@ -376,7 +418,10 @@ pub use bundle::{Bundle, DynamicBundle, DynamicBundleClone};
 pub use column::ColumnMut;
 pub use command::CommandBuffer;
 pub use entity::Entity;
+pub use entity_ref::{ComponentRef, EntityRef, Iter, RefMut};
 pub use error::{ComponentError, NoSuchEntity, SpawnError};
+#[doc(hidden)]
+pub use groups::Required;
 /// `#[derive(Bundle)]` and `#[derive(DynamicBundleClone)]` (feature
 /// `macros`, on by default): see the traits of the same names.
 #[cfg(feature = "macros")]
@@ -389,7 +434,9 @@ pub use query::{Access, EntityFetch, Fetch, OptionFetch};
 pub mod __private {
     pub use crate::bundle::{check_unique_types, has, put_one, spawn_each, take_one, TupleBundle};
 }
-pub use query::{Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without};
+pub use query::{
+    Batch, BatchedIter, Or, Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without,
+};
 pub use world::{Collected, Component, Order, Ref, Storage, World, DEFAULT_MAX_ROWS};
 
 /// The crate README's example, run as a doc test (the root README's ECS

@@ -6,10 +6,12 @@
 //! that [`QueryBorrow::for_each`] visits with no bit tests, as a loop over
 //! 64 consecutive slots of each column.
 
+use std::any::TypeId;
 use std::marker::PhantomData;
 use std::ops::Range;
 use std::ptr::NonNull;
 
+use crate::groups::{acquire_grouped, release_grouped, Hold, Required};
 use crate::storage::{bit, RowsView, View, WORD};
 use crate::world::{Component, World};
 use crate::{ComponentError, Entity, NoSuchEntity};
@@ -29,9 +31,19 @@ pub(crate) fn borrow_conflict(name: &str, exclusive: bool) -> ! {
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct Access {
-    column: usize,
-    exclusive: bool,
+    /// The type's column, or [`NO_COLUMN`] if it has none yet (nothing to
+    /// borrow then, but a query naming it twice is refused all the same).
+    pub(crate) column: usize,
+    ty: TypeId,
+    name: &'static str,
+    pub(crate) exclusive: bool,
+    /// Held through a group (see `groups.rs`): the query's drop leaves the
+    /// flag to the group.
+    pub(crate) grouped: bool,
 }
+
+/// The `column` of an [`Access`] to a type with no column.
+pub(crate) const NO_COLUMN: usize = usize::MAX;
 
 /// The columns a query touches: up to [`Accesses::INLINE`] inline, so that
 /// making a query allocates nothing (an allocation per query also lands
@@ -54,8 +66,11 @@ impl Accesses {
     fn new() -> Self {
         Accesses {
             inline: [Access {
-                column: 0,
+                column: NO_COLUMN,
+                ty: TypeId::of::<()>(),
+                name: "",
                 exclusive: false,
+                grouped: false,
             }; Accesses::INLINE],
             len: 0,
             spilled: Vec::new(),
@@ -71,6 +86,14 @@ impl Accesses {
                 self.spilled.extend_from_slice(&self.inline);
             }
             self.spilled.push(access);
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [Access] {
+        if self.spilled.is_empty() {
+            &mut self.inline[..self.len]
+        } else {
+            &mut self.spilled
         }
     }
 
@@ -111,8 +134,9 @@ impl<T> Copy for OptionFetch<T> {}
 pub struct EntityFetch(RowsView);
 
 /// What a query asks for: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`,
-/// [`Entity`], the filters [`With<T>`] and [`Without<T>`], and tuples of
-/// these (up to 12, nested as deep as needed).
+/// [`Entity`], the filters [`With<T>`] and [`Without<T>`], [`Or<L, R>`](Or)
+/// of two queries, and tuples of these (up to 12, nested as deep as
+/// needed).
 ///
 /// A `&T` or `&mut T` requires the component; `Option` does not; `Entity`
 /// yields the entity of the row. Filters yield `()`.
@@ -149,6 +173,12 @@ pub unsafe trait Query {
     /// Lists the columns the query borrows. Not part of the public API.
     #[doc(hidden)]
     fn access(world: &World, out: &mut Accesses);
+    /// Lists the component columns a matching row must hold (for hecs's
+    /// borrow rule: two queries that no row can match both may write one
+    /// column). Listing fewer than the query requires is always sound (it
+    /// only refuses more). Not part of the public API.
+    #[doc(hidden)]
+    fn required(_world: &World, _out: &mut Required) {}
     /// The raw views, or `None` if no entity can match (a required type is
     /// not registered). Not part of the public API.
     #[doc(hidden)]
@@ -261,10 +291,21 @@ fn view_of<T: Component>(world: &World) -> Option<View<T>> {
     Some(storage.view(world.rows_view(), world.len()))
 }
 
-fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Accesses) {
-    if let Some(column) = world.column_index::<T>() {
-        out.push(Access { column, exclusive });
+fn required_of<T: Component>(world: &World, out: &mut Required) {
+    match world.column_index::<T>() {
+        Some(column) => out.columns.push(column),
+        None => out.nothing = true,
     }
+}
+
+fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Accesses) {
+    out.push(Access {
+        column: world.column_index::<T>().unwrap_or(NO_COLUMN),
+        ty: TypeId::of::<T>(),
+        name: std::any::type_name::<T>(),
+        exclusive,
+        grouped: false,
+    });
 }
 
 // SAFETY: reads through a view of `T`'s column under a shared borrow.
@@ -274,6 +315,9 @@ unsafe impl<T: Component> Query for &T {
     const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Accesses) {
         access_of::<T>(world, false, out);
+    }
+    fn required(world: &World, out: &mut Required) {
+        required_of::<T>(world, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
         view_of::<T>(world).map(Fetch)
@@ -339,6 +383,9 @@ unsafe impl<T: Component> Query for &mut T {
     const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Accesses) {
         access_of::<T>(world, true, out);
+    }
+    fn required(world: &World, out: &mut Required) {
+        required_of::<T>(world, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
         view_of::<T>(world).map(Fetch)
@@ -528,6 +575,9 @@ unsafe impl<T: Component> Query for With<T> {
     type Fetch = Fetch<T>;
     const BORROWS: usize = 0;
     fn access(_: &World, _: &mut Accesses) {}
+    fn required(world: &World, out: &mut Required) {
+        required_of::<T>(world, out);
+    }
     fn fetch(world: &World) -> Option<Self::Fetch> {
         view_of::<T>(world).map(Fetch)
     }
@@ -582,6 +632,176 @@ unsafe impl<T: Component> Query for Without<T> {
     unsafe fn get_in_word<'a>(_: &(), _: usize) -> Self::Item<'a> {}
 }
 
+/// A query term that matches the entities matching `L`, `R` or both, and
+/// yields which: `Or::Left`, `Or::Right` or `Or::Both`. Its terms' borrows
+/// are all taken (as a tuple's), whichever matches. Its rows are visited
+/// one at a time (no runs over slices), so put it beside the terms that
+/// narrow the rows, not alone, where speed matters.
+///
+/// ```
+/// use handlekit_ecs::{Or, World};
+/// let mut world = World::new();
+/// let a = world.spawn((1u8,));
+/// let b = world.spawn(('b',));
+/// let c = world.spawn((3u8, 'c'));
+/// world.spawn((4u64,)); // neither
+/// let found: Vec<_> = world
+///     .query_mut::<(handlekit_ecs::Entity, Or<&u8, &char>)>()
+///     .into_iter()
+///     .map(|(e, or)| (e, or.map_left(|x| *x).map_right(|y| *y)))
+///     .collect();
+/// assert_eq!(found, [(a, Or::Left(1)), (b, Or::Right('b')), (c, Or::Both(3, 'c'))]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Or<L, R> {
+    /// Only the left term matched.
+    Left(L),
+    /// Only the right term matched.
+    Right(R),
+    /// Both matched.
+    Both(L, R),
+}
+
+impl<L, R> Or<L, R> {
+    /// `Left`, `Right` or `Both` from two options; `None` if both are
+    /// `None`.
+    ///
+    /// ```
+    /// use handlekit_ecs::Or;
+    /// assert_eq!(Or::new(Some(1), None::<char>), Some(Or::Left(1)));
+    /// assert_eq!(Or::<u8, char>::new(None, None), None);
+    /// ```
+    pub fn new(left: Option<L>, right: Option<R>) -> Option<Self> {
+        match (left, right) {
+            (Some(l), Some(r)) => Some(Or::Both(l, r)),
+            (Some(l), None) => Some(Or::Left(l)),
+            (None, Some(r)) => Some(Or::Right(r)),
+            (None, None) => None,
+        }
+    }
+
+    /// The two sides as options.
+    ///
+    /// ```
+    /// use handlekit_ecs::Or;
+    /// assert_eq!(Or::<u8, char>::Both(1, 'x').split(), (Some(1), Some('x')));
+    /// ```
+    pub fn split(self) -> (Option<L>, Option<R>) {
+        match self {
+            Or::Left(l) => (Some(l), None),
+            Or::Right(r) => (None, Some(r)),
+            Or::Both(l, r) => (Some(l), Some(r)),
+        }
+    }
+
+    /// The left side, if it matched.
+    ///
+    /// ```
+    /// use handlekit_ecs::Or;
+    /// assert_eq!(Or::<u8, char>::Right('x').left(), None);
+    /// ```
+    pub fn left(self) -> Option<L> {
+        self.split().0
+    }
+
+    /// The right side, if it matched.
+    ///
+    /// ```
+    /// use handlekit_ecs::Or;
+    /// assert_eq!(Or::<u8, char>::Both(1, 'x').right(), Some('x'));
+    /// ```
+    pub fn right(self) -> Option<R> {
+        self.split().1
+    }
+
+    /// The same variant with the left side mapped.
+    ///
+    /// ```
+    /// use handlekit_ecs::Or;
+    /// assert_eq!(Or::<u8, char>::Left(1).map_left(|x| x + 1), Or::Left(2));
+    /// ```
+    pub fn map_left<T>(self, f: impl FnOnce(L) -> T) -> Or<T, R> {
+        match self {
+            Or::Left(l) => Or::Left(f(l)),
+            Or::Right(r) => Or::Right(r),
+            Or::Both(l, r) => Or::Both(f(l), r),
+        }
+    }
+
+    /// The same variant with the right side mapped.
+    ///
+    /// ```
+    /// use handlekit_ecs::Or;
+    /// assert_eq!(Or::<u8, char>::Both(1, 'a').map_right(|c| c as u32), Or::Both(1, 97));
+    /// ```
+    pub fn map_right<T>(self, f: impl FnOnce(R) -> T) -> Or<L, T> {
+        match self {
+            Or::Left(l) => Or::Left(l),
+            Or::Right(r) => Or::Right(f(r)),
+            Or::Both(l, r) => Or::Both(l, f(r)),
+        }
+    }
+}
+
+// SAFETY: the union of the two terms' accesses (so a term's items are made
+// only under the borrows it lists); each term makes at most one item per
+// row, through `get_one`, which checks that the row matches the term.
+unsafe impl<L: Query, R: Query> Query for Or<L, R> {
+    type Item<'a> = Or<L::Item<'a>, R::Item<'a>>;
+    type Fetch = (Option<L::Fetch>, Option<R::Fetch>);
+    const BORROWS: usize = L::BORROWS + R::BORROWS;
+    fn access(world: &World, out: &mut Accesses) {
+        L::access(world, out);
+        R::access(world, out);
+    }
+    fn fetch(world: &World) -> Option<Self::Fetch> {
+        match (L::fetch(world), R::fetch(world)) {
+            (None, None) => None,
+            both => Some(both),
+        }
+    }
+    #[inline]
+    unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
+        // SAFETY: forwarded.
+        let left = fetch
+            .0
+            .as_ref()
+            .map_or(0, |f| unsafe { L::mask(f, word, candidates) });
+        // SAFETY: forwarded.
+        let right = fetch
+            .1
+            .as_ref()
+            .map_or(0, |f| unsafe { R::mask(f, word, candidates) });
+        left | right
+    }
+    fn all_dense(_: &Self::Fetch) -> bool {
+        // Runs of one row: `word` does not resolve columns for a run.
+        false
+    }
+    fn every_live_row(_: &Self::Fetch) -> bool {
+        false
+    }
+    #[inline]
+    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+        // SAFETY: forwarded; `get_one` checks that the row matches the
+        // term before making its item.
+        let left = fetch.0.as_ref().and_then(|f| unsafe { L::get_one(f, row) });
+        // SAFETY: as above.
+        let right = fetch.1.as_ref().and_then(|f| unsafe { R::get_one(f, row) });
+        Or::new(left, right).expect("handlekit-ecs: a row that `Or` matched matches a term")
+    }
+    type Word = (Self::Fetch, usize);
+    #[inline]
+    unsafe fn word(fetch: &Self::Fetch, base: usize) -> Self::Word {
+        (*fetch, base)
+    }
+    #[inline]
+    unsafe fn get_in_word<'a>((fetch, base): &Self::Word, i: usize) -> Self::Item<'a> {
+        // SAFETY: forwarded (`i == 0`: `all_dense` is false).
+        unsafe { Self::get(fetch, base + i) }
+    }
+}
+
 macro_rules! query_tuple {
     ($($name:ident),*) => {
         // SAFETY: the union of the elements' accesses; each element makes
@@ -593,6 +813,10 @@ macro_rules! query_tuple {
             #[allow(unused_variables)]
             fn access(world: &World, out: &mut Accesses) {
                 $($name::access(world, out);)*
+            }
+            #[allow(unused_variables)]
+            fn required(world: &World, out: &mut Required) {
+                $($name::required(world, out);)*
             }
             #[allow(unused_variables, clippy::unused_unit)]
             fn fetch(world: &World) -> Option<Self::Fetch> {
@@ -683,8 +907,9 @@ fn accesses<Q: Query>(world: &World) -> Accesses {
     let list = out.as_slice();
     for (i, a) in list.iter().enumerate() {
         for b in &list[..i] {
-            if a.column == b.column && (a.exclusive || b.exclusive) {
-                borrow_conflict(world.columns[a.column].name, a.exclusive);
+            // By type, so that a type with no column yet is refused too.
+            if a.ty == b.ty && (a.exclusive || b.exclusive) {
+                borrow_conflict(a.name, a.exclusive);
             }
         }
     }
@@ -693,8 +918,21 @@ fn accesses<Q: Query>(world: &World) -> Accesses {
 
 /// Takes the run-time borrows of `accesses`, or panics naming the first
 /// component type that is already borrowed incompatibly.
+#[track_caller]
 fn acquire(world: &World, accesses: &[Access]) {
+    if let Err(i) = try_acquire(world, accesses) {
+        let access = accesses[i];
+        borrow_conflict(world.columns[access.column].name, access.exclusive);
+    }
+}
+
+/// Takes the run-time borrows of `accesses`, or gives back those taken
+/// and returns the index of the first that conflicts.
+fn try_acquire(world: &World, accesses: &[Access]) -> Result<(), usize> {
     for (i, access) in accesses.iter().enumerate() {
+        if access.column == NO_COLUMN {
+            continue;
+        }
         let flag = &world.columns[access.column].flag;
         let ok = if access.exclusive {
             flag.try_exclusive()
@@ -703,13 +941,34 @@ fn acquire(world: &World, accesses: &[Access]) {
         };
         if !ok {
             release(world, &accesses[..i]);
-            borrow_conflict(world.columns[access.column].name, access.exclusive);
+            return Err(i);
         }
+    }
+    Ok(())
+}
+
+/// The borrows of a [`World::query`]: plain flags when it writes nothing
+/// and meets no conflict; otherwise through the groups of `groups.rs`
+/// (hecs's rule). Returns the query's group membership, or panics naming
+/// the type that conflicts.
+#[track_caller]
+fn acquire_query<Q: Query>(world: &World, accesses: &mut Accesses) -> Hold {
+    let list = accesses.as_mut_slice();
+    let writes = list.iter().any(|a| a.exclusive && a.column != NO_COLUMN);
+    if !writes && try_acquire(world, list).is_ok() {
+        return None;
+    }
+    match acquire_grouped(world, list, Q::required) {
+        Ok(hold) => hold,
+        Err(i) => borrow_conflict(list[i].name, list[i].exclusive),
     }
 }
 
 fn release(world: &World, accesses: &[Access]) {
     for access in accesses {
+        if access.column == NO_COLUMN || access.grouped {
+            continue;
+        }
         let flag = &world.columns[access.column].flag;
         if access.exclusive {
             flag.release_exclusive();
@@ -734,13 +993,19 @@ fn release(world: &World, accesses: &[Access]) {
 /// ```
 pub struct QueryBorrow<'w, Q: Query> {
     world: &'w World,
+    /// The borrows: plain flags, or (`grouped`) held through `hold`.
     accesses: Accesses,
     fetch: Option<Q::Fetch>,
+    /// The query's membership in the groups of its columns, if any.
+    hold: Hold,
 }
 
 impl<Q: Query> Drop for QueryBorrow<'_, Q> {
     fn drop(&mut self) {
         release(self.world, self.accesses.as_slice());
+        if let Some(id) = self.hold {
+            release_grouped(self.world, id);
+        }
     }
 }
 
@@ -794,6 +1059,93 @@ impl<'w, Q: Query> QueryBorrow<'w, Q> {
     }
 }
 
+impl<Q: Query> QueryBorrow<'_, Q> {
+    /// The items of several entities at once, through the borrows this
+    /// query holds: `None` where an entity is not alive or does not match.
+    /// As hecs's `View::get_disjoint_mut`.
+    ///
+    /// # Panics
+    ///
+    /// If an entity is named twice (the items would alias); the message
+    /// names it.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let a = world.spawn((1u32,));
+    /// let b = world.spawn((2u32,));
+    /// let c = world.spawn(('c',));
+    /// let mut q = world.query::<&mut u32>();
+    /// let [x, y, z] = q.get_disjoint_mut([a, b, c]);
+    /// std::mem::swap(x.unwrap(), y.unwrap());
+    /// assert!(z.is_none());
+    /// drop(q);
+    /// assert_eq!(*world.get::<u32>(a).unwrap(), 2);
+    /// ```
+    #[track_caller]
+    pub fn get_disjoint_mut<const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> [Option<Q::Item<'_>>; N] {
+        assert_distinct(&entities, "QueryBorrow::get_disjoint_mut");
+        let world = self.world;
+        let fetch = self.fetch.as_ref();
+        entities.map(|entity| {
+            let fetch = fetch?;
+            let row = world.row_of(entity).ok()?;
+            // SAFETY: `fetch` came from the borrowed world and the row is
+            // alive; the query's borrows are held while `self` is mutably
+            // borrowed, and the entities are distinct, so their rows are
+            // (one live entity per row): no two items share a value.
+            unsafe { Q::get_one(fetch, row) }
+        })
+    }
+}
+
+/// Panics, naming the entity, if `entities` names one twice. O(N²) for a
+/// few, O(N log N) for many.
+#[track_caller]
+fn assert_distinct(entities: &[Entity], call: &str) {
+    let twice = if entities.len() <= 16 {
+        entities
+            .iter()
+            .enumerate()
+            .find(|&(i, e)| entities[..i].contains(e))
+            .map(|(_, &e)| e)
+    } else {
+        let mut sorted = entities.to_vec();
+        sorted.sort_unstable();
+        sorted.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
+    };
+    if let Some(entity) = twice {
+        panic!("handlekit-ecs: {call}: entity {entity:?} is named twice (its items would alias)");
+    }
+}
+
+impl<Q: Query> QueryBorrow<'_, Q> {
+    /// The matching entities' items in batches of `batch_size` (the last
+    /// may be shorter; none is empty), in row order, for a thread pool of
+    /// the user's own: see [`Batch`].
+    ///
+    /// # Panics
+    ///
+    /// If `batch_size` is 0.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn_batch((0..5u32).map(|i| (i,)));
+    /// let batches: Vec<Vec<u32>> = world
+    ///     .query::<&u32>()
+    ///     .iter_batched(2)
+    ///     .map(|b| b.copied().collect())
+    ///     .collect();
+    /// assert_eq!(batches, [vec![0, 1], vec![2, 3], vec![4]]);
+    /// ```
+    #[track_caller]
+    pub fn iter_batched(&mut self, batch_size: u32) -> BatchedIter<'_, Q> {
+        BatchedIter::new(self.iter(), batch_size)
+    }
+}
+
 impl<'q, Q: Query> IntoIterator for &'q mut QueryBorrow<'_, Q> {
     type Item = Q::Item<'q>;
     type IntoIter = QueryIter<'q, Q>;
@@ -828,6 +1180,30 @@ impl<'w, Q: Query> QueryMut<'w, Q> {
     /// ```
     pub fn for_each(self, mut f: impl FnMut(Q::Item<'w>)) {
         self.into_iter().fold((), |(), item| f(item));
+    }
+}
+
+impl<'w, Q: Query> QueryMut<'w, Q> {
+    /// The matching entities' items in batches of `batch_size`, as
+    /// [`QueryBorrow::iter_batched`].
+    ///
+    /// # Panics
+    ///
+    /// If `batch_size` is 0.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn_batch((0..5u32).map(|i| (i,)));
+    /// let sizes: Vec<usize> = world
+    ///     .query_mut::<&mut u32>()
+    ///     .into_iter_batched(3)
+    ///     .map(|batch| batch.map(|x| *x += 1).count())
+    ///     .collect();
+    /// assert_eq!(sizes, [3, 2]);
+    /// ```
+    #[track_caller]
+    pub fn into_iter_batched(self, batch_size: u32) -> BatchedIter<'w, Q> {
+        BatchedIter::new(self.into_iter(), batch_size)
     }
 }
 
@@ -970,6 +1346,178 @@ impl<'a, Q: Query> QueryIter<'a, Q> {
         it.rest.first_word = words.start;
         it.only_run = false;
         it
+    }
+}
+
+impl<Q: Query> QueryIter<'_, Q> {
+    /// A second iterator at the same place, over the same rows.
+    ///
+    /// # Safety
+    ///
+    /// The caller lets the two visit disjoint rows (each item is made once).
+    unsafe fn duplicate(&self) -> Self {
+        QueryIter {
+            pos: self.pos,
+            end: self.end,
+            slots: self.slots,
+            slots_row: self.slots_row,
+            only_run: self.only_run,
+            rest: self.rest,
+        }
+    }
+
+    /// Passes over up to `n` matching rows without making their items (so
+    /// that no reference to their components is made); returns how many.
+    /// The same steps as [`next`](Iterator::next) takes.
+    fn skip_rows(&mut self, n: usize) -> usize {
+        let mut skipped = 0;
+        while skipped < n {
+            if self.pos < self.end {
+                let k = (n - skipped).min(self.end - self.pos);
+                self.pos += k;
+                skipped += k;
+                continue;
+            }
+            if self.only_run {
+                break;
+            }
+            let bits = self.rest.bits;
+            if bits != 0 && self.rest.dense {
+                self.rest.bits = bits & (bits - 1);
+                skipped += 1;
+                continue;
+            }
+            let (rest, run) = self.rest.next_run();
+            self.rest = rest;
+            let Some((slots, first, len)) = run else {
+                break;
+            };
+            self.slots = Some(slots);
+            self.slots_row = first;
+            self.pos = 0;
+            self.end = len;
+        }
+        skipped
+    }
+}
+
+/// The batches of a query, for a thread pool of the user's own: each batch
+/// an iterator over the items of up to `n` matching rows, in row order; no
+/// batch is empty, and each holds exactly `n` but the last. From
+/// [`QueryBorrow::iter_batched`] and [`QueryMut::into_iter_batched`].
+/// Making a batch passes over its rows (a bit test each, no item made),
+/// so handing batches out costs O(matching rows / 64 + batches) words
+/// read, plus a step per row in words with holes.
+///
+/// ```
+/// let mut world = handlekit_ecs::World::new();
+/// world.spawn_batch((0..10u32).map(|i| (i,)));
+/// let sizes: Vec<usize> = world.query::<&u32>().iter_batched(4).map(|b| b.len()).collect();
+/// assert_eq!(sizes, [4, 4, 2]);
+/// ```
+pub struct BatchedIter<'q, Q: Query> {
+    /// At the first row not yet in a batch.
+    iter: QueryIter<'q, Q>,
+    size: usize,
+}
+
+impl<'q, Q: Query> BatchedIter<'q, Q> {
+    #[track_caller]
+    fn new(iter: QueryIter<'q, Q>, size: u32) -> Self {
+        assert!(
+            size > 0,
+            "handlekit-ecs: iter_batched: the batch size must be at least 1"
+        );
+        BatchedIter {
+            iter,
+            // A `u32`, as hecs's; it fits in `usize` where std runs.
+            size: size as usize,
+        }
+    }
+}
+
+impl<'q, Q: Query> Iterator for BatchedIter<'q, Q> {
+    type Item = Batch<'q, Q>;
+
+    fn next(&mut self) -> Option<Batch<'q, Q>> {
+        // SAFETY: the batch visits the rows `skip_rows` passes over, which
+        // this iterator never visits again.
+        let start = unsafe { self.iter.duplicate() };
+        let left = self.iter.skip_rows(self.size);
+        (left > 0).then_some(Batch { iter: start, left })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (low, high) = self.iter.size_hint();
+        (low.div_ceil(self.size), high.map(|h| h.div_ceil(self.size)))
+    }
+}
+
+impl<Q: Query> std::iter::FusedIterator for BatchedIter<'_, Q> {}
+
+impl<Q: Query> std::fmt::Debug for BatchedIter<'_, Q> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BatchedIter")
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One batch of a [`BatchedIter`]: the items of its rows, in row order.
+/// `Send` where the items are, so that it can go to another thread.
+///
+/// ```
+/// let mut world = handlekit_ecs::World::new();
+/// world.spawn_batch((0..100u32).map(|i| (i,)));
+/// let mut q = world.query::<&mut u32>();
+/// std::thread::scope(|s| {
+///     for batch in q.iter_batched(30) {
+///         s.spawn(move || batch.for_each(|x| *x *= 2));
+///     }
+/// });
+/// drop(q);
+/// assert_eq!(world.query::<&u32>().iter().sum::<u32>(), 9900);
+/// ```
+pub struct Batch<'q, Q: Query> {
+    iter: QueryIter<'q, Q>,
+    /// The batch's items not yet yielded. Invariant: the iterator has at
+    /// least that many left, and the rows of the next `left` are this
+    /// batch's alone.
+    left: usize,
+}
+
+// SAFETY: a batch yields items of rows no other batch or iterator visits
+// (the invariant of `left`), made from raw views of a world that stays
+// borrowed, and unchanged, for 'q, which it reads only (presence and
+// alive bits, never written under a shared borrow). Sending it is sending
+// those items: sound when they are `Send`.
+unsafe impl<'q, Q: Query> Send for Batch<'q, Q> where Q::Item<'q>: Send {}
+
+impl<'q, Q: Query> Iterator for Batch<'q, Q> {
+    type Item = Q::Item<'q>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Q::Item<'q>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.iter.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<Q: Query> ExactSizeIterator for Batch<'_, Q> {}
+impl<Q: Query> std::iter::FusedIterator for Batch<'_, Q> {}
+
+impl<Q: Query> std::fmt::Debug for Batch<'_, Q> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Batch")
+            .field("left", &self.left)
+            .finish_non_exhaustive()
     }
 }
 
@@ -1299,6 +1847,14 @@ unsafe fn fold_words<'a, Q: Query, B, F: FnMut(B, Q::Item<'a>) -> B>(
     acc
 }
 
+/// The iterator over every live row's entity, for [`World::iter`].
+pub(crate) fn entities(world: &World) -> QueryIter<'_, Entity> {
+    // SAFETY: the fetch is `world`'s, and `Entity` borrows no column: its
+    // items are copies of the row window's entities, which no one writes
+    // while `world` is borrowed.
+    unsafe { QueryIter::new(world, <Entity as Query>::fetch(world)) }
+}
+
 /// Calls `f(first row, bits)` for every word of the window with a matching
 /// row: the rows that match `Q` among rows `first row..first row + 64` (bit
 /// `i` for row `first row + i`), in row order. Whole-world serialization
@@ -1473,11 +2029,27 @@ impl World {
     /// until the returned guard is dropped, so that systems on disjoint
     /// columns can run at once.
     ///
+    /// **hecs's rule.** Two queries that would borrow one column
+    /// incompatibly (both write it, or one writes it) coexist when no live
+    /// entity holds every component both require (`&T`, `&mut T` and
+    /// `With<T>` terms): the second joins the first's exclusive borrow of
+    /// the column, which is given back when the last of them is dropped.
+    /// So `query::<(&mut Pos, With<Player>)>()` inside a loop over
+    /// `query::<(&mut Pos, With<Enemy>)>()` works when no entity is both.
+    /// Where hecs differs: only a query that writes the column, or that
+    /// joins one that does, can be joined (a reader that came first holds
+    /// a plain shared borrow, and a writer after it panics), and
+    /// [`Without`] terms are not used to prove that no entity matches
+    /// both. Checking costs O(live rows × required types), once, when a
+    /// conflict is met; a query that writes takes an uncontended lock of
+    /// the world's registry of such groups when made and dropped.
+    ///
     /// # Panics
     ///
-    /// If a column is already borrowed incompatibly (by another query, a
-    /// [`Ref`](crate::Ref), or this query itself, as in `(&A, &mut A)`). The
-    /// message names the component type. Never undefined behaviour.
+    /// If a column is already borrowed incompatibly (by another query that
+    /// some entity could match too, a [`Ref`](crate::Ref) or other guard,
+    /// or this query itself, as in `(&A, &mut A)`). The message names the
+    /// component type. Never undefined behaviour.
     ///
     /// ```
     /// let mut world = handlekit_ecs::World::new();
@@ -1485,15 +2057,29 @@ impl World {
     /// let a = world.query::<&u32>();
     /// let b = world.query::<&mut u64>(); // disjoint: fine
     /// drop((a, b));
+    ///
+    /// // Two writers of one column that no entity matches both.
+    /// struct Player;
+    /// struct Enemy;
+    /// world.spawn((0u64, Player));
+    /// world.spawn((0u64, Enemy));
+    /// for (x, ()) in world.query::<(&mut u64, With<Player>)>().iter() {
+    ///     for (y, ()) in world.query::<(&mut u64, With<Enemy>)>().iter() {
+    ///         *y += 1;
+    ///     }
+    ///     *x += 1;
+    /// }
+    /// # use handlekit_ecs::With;
     /// ```
     #[track_caller]
     pub fn query<Q: Query>(&self) -> QueryBorrow<'_, Q> {
-        let accesses = accesses::<Q>(self);
-        acquire(self, accesses.as_slice());
+        let mut accesses = accesses::<Q>(self);
+        let hold = acquire_query::<Q>(self, &mut accesses);
         QueryBorrow {
             world: self,
             accesses,
             fetch: Q::fetch(self),
+            hold,
         }
     }
 
@@ -1553,6 +2139,81 @@ impl World {
         })
     }
 
+    /// Queries several entities of an exclusively borrowed world at once:
+    /// each result as [`query_one_mut`](Self::query_one_mut)'s. As hecs's
+    /// `query_many_mut` (which hecs 0.11 renamed `query_disjoint_mut`; both
+    /// names are here).
+    ///
+    /// # Errors
+    ///
+    /// Per entity: [`ComponentError::NoSuchEntity`], or
+    /// [`ComponentError::MissingComponent`] (with the query's type name) if
+    /// it does not match.
+    ///
+    /// # Panics
+    ///
+    /// If an entity is named twice (the items would alias; the message names
+    /// it), or the query borrows a column twice incompatibly.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let a = world.spawn((1u32,));
+    /// let b = world.spawn((2u32,));
+    /// let [x, y] = world.query_many_mut::<&mut u32, 2>([a, b]);
+    /// let (x, y) = (x.unwrap(), y.unwrap());
+    /// *x += *y;
+    /// assert_eq!(*world.get::<u32>(a).unwrap(), 3);
+    /// ```
+    #[track_caller]
+    pub fn query_many_mut<Q: Query, const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> [Result<Q::Item<'_>, ComponentError>; N] {
+        assert_distinct(&entities, "query_many_mut");
+        if Q::BORROWS > 1 {
+            accesses::<Q>(self);
+        }
+        // Entities reserved and not flushed are found, as by
+        // `query_one_mut`.
+        self.flush();
+        let world: &World = self;
+        let missing = ComponentError::MissingComponent(std::any::type_name::<Q>());
+        let fetch = Q::fetch(world);
+        entities.map(|entity| {
+            let row = world.row_of(entity)?;
+            let fetch = fetch.as_ref().ok_or(missing)?;
+            // SAFETY: `fetch` came from this world, borrowed exclusively for
+            // the items' lifetime; the row is alive, and the entities are
+            // distinct, so their rows are (one live entity per row): no two
+            // items share a value.
+            unsafe { Q::get_one(fetch, row) }.ok_or(missing)
+        })
+    }
+
+    /// [`query_many_mut`](Self::query_many_mut) under hecs 0.11's name.
+    ///
+    /// # Errors
+    ///
+    /// As [`query_many_mut`](Self::query_many_mut).
+    ///
+    /// # Panics
+    ///
+    /// As [`query_many_mut`](Self::query_many_mut).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let a = world.spawn((1u32,));
+    /// let [x] = world.query_disjoint_mut::<&u32, 1>([a]);
+    /// assert_eq!(x, Ok(&1));
+    /// ```
+    #[track_caller]
+    pub fn query_disjoint_mut<Q: Query, const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> [Result<Q::Item<'_>, ComponentError>; N] {
+        self.query_many_mut::<Q, N>(entities)
+    }
+
     /// Queries one entity of an exclusively borrowed world.
     ///
     /// # Errors
@@ -1573,7 +2234,7 @@ impl World {
         &mut self,
         entity: Entity,
     ) -> Result<Q::Item<'_>, ComponentError> {
-        let row = self.row_of(entity)?;
+        let row = self.row_of_flushed(entity)?;
         if Q::BORROWS > 1 {
             accesses::<Q>(self);
         }

@@ -159,6 +159,9 @@ pub struct World {
     types: TypeIndex,
     /// The most rows the window may hold.
     max_rows: usize,
+    /// The queries that hold columns through groups (hecs's borrow rule,
+    /// see `groups.rs`).
+    pub(crate) groups: crate::groups::Groups,
 }
 
 impl Default for World {
@@ -227,6 +230,7 @@ impl World {
             columns: Vec::new(),
             types: TypeIndex::default(),
             max_rows,
+            groups: crate::groups::Groups::default(),
         }
     }
 
@@ -422,13 +426,181 @@ impl World {
     /// world.despawn(e).unwrap();
     /// assert!(!world.contains(e));
     /// ```
+    ///
+    /// As in hecs, an entity from [`reserve_entity`](Self::reserve_entity)
+    /// is contained from the moment it is reserved, before
+    /// [`flush`](Self::flush) makes it a real entity:
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.reserve_entity();
+    /// assert!(world.contains(e));
+    /// assert!(world.get::<u8>(e).is_err()); // not an entity of the table yet
+    /// world.flush();
+    /// assert!(world.contains(e) && world.len() == 1);
+    /// ```
     #[must_use]
     pub fn contains(&self, entity: Entity) -> bool {
-        self.entities.get(entity).is_some()
+        self.entities.get(entity).is_some() || self.entities.is_reserved(entity)
     }
 
-    /// Takes the next row at the back for a new entity.
+    /// Reserves an entity from a shared world, lock-free: any number of
+    /// threads may reserve at once, also while queries run. The entity has
+    /// no component and no row until [`flush`](Self::flush) makes it a real
+    /// entity; until then [`contains`](Self::contains) says `true` for it,
+    /// but queries, [`iter`](Self::iter), [`len`](Self::len),
+    /// [`get`](Self::get) and [`entity`](Self::entity) do not see it.
+    ///
+    /// **When flushing happens.** Every `&mut self` call that adds or
+    /// removes entities or components, or moves rows, flushes first
+    /// (`spawn`, `spawn_batch`, `despawn`, `clear`, `collect`, `compact`,
+    /// [`column_mut`](Self::column_mut)); the calls that name an entity
+    /// (`insert`, `insert_one`, `remove`, `remove_one`, `get_mut`,
+    /// `query_one_mut`) flush when the entity is not in the table, so
+    /// inserting into a reserved entity spawns it. `query_mut` and the
+    /// `&self` calls never flush. A [`CommandBuffer`](crate::CommandBuffer)
+    /// can so name an entity reserved while the world was borrowed: its
+    /// `insert` spawns it when the buffer runs.
+    ///
+    /// Reserved entities take the free indices lowest first, then new
+    /// ones, exactly the entities the same number of
+    /// [`spawn`](Self::spawn)s would have made; flushing spawns them in
+    /// the order they were reserved, at the back of the row window.
+    /// Finding the next free index is O(1) amortized for reservations made
+    /// in sequence.
+    ///
+    /// # Panics
+    ///
+    /// If the reserved entities would not fit: more outstanding than the
+    /// rows left below [`max_rows`](Self::max_rows), or than the entity
+    /// indices left. Nothing is reserved then.
+    ///
+    /// ```
+    /// use handlekit_ecs::{CommandBuffer, World};
+    ///
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// let mut commands = CommandBuffer::new();
+    /// for x in world.query::<&u32>().iter() {
+    ///     let child = world.reserve_entity(); // from `&World`, during a query
+    ///     commands.insert(child, (*x + 1,));
+    /// }
+    /// commands.run_on(&mut world);
+    /// assert_eq!(world.len(), 2);
+    /// assert_eq!(world.query_mut::<&u32>().into_iter().sum::<u32>(), 3);
+    /// ```
+    #[track_caller]
+    pub fn reserve_entity(&self) -> Entity {
+        let k = self.reserve_numbers(1);
+        self.entities.reserved_entity(k)
+    }
+
+    /// Reserves `count` entities at once (see
+    /// [`reserve_entity`](Self::reserve_entity)), lock-free, with one
+    /// atomic operation; yields them in order (the iterator only computes
+    /// them: dropping it early reserves them all the same).
+    ///
+    /// # Panics
+    ///
+    /// As [`reserve_entity`](Self::reserve_entity), when the `count` do not
+    /// all fit (none is reserved then).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let es: Vec<_> = world.reserve_entities(3).collect();
+    /// assert_eq!(world.len(), 0);
+    /// world.flush();
+    /// assert_eq!(world.len(), 3);
+    /// assert!(es.iter().all(|&e| world.contains(e)));
+    /// ```
+    #[track_caller]
+    pub fn reserve_entities(&self, count: u32) -> impl ExactSizeIterator<Item = Entity> + '_ {
+        // A `u32`, as hecs's; it fits in `usize` on the targets std runs on.
+        let count = count as usize;
+        let k = self.reserve_numbers(count);
+        self.entities.reserved_entities(k..k + count)
+    }
+
+    /// Hands out `n` reservations; the number of the first.
+    #[track_caller]
+    fn reserve_numbers(&self, n: usize) -> usize {
+        let room = self.max_rows - self.rows.len();
+        match self.entities.reserve_entities(n, room) {
+            Some(k) => k,
+            None => panic!(
+                "handlekit-ecs: reserve_entity: no room for {n} more reserved entities (max_rows {}, {} rows in use)",
+                self.max_rows,
+                self.rows.len()
+            ),
+        }
+    }
+
+    /// Turns the reserved entities (see
+    /// [`reserve_entity`](Self::reserve_entity)) into real entities with no
+    /// component, at the back of the row window, in the order they were
+    /// reserved. Every `&mut self` call that needs it flushes first, so
+    /// calling it is needed only to make reserved entities visible to
+    /// queries, [`len`](Self::len) and [`get`](Self::get). O(reserved
+    /// entities); one branch when there are none.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.reserve_entity();
+    /// assert_eq!(world.query_mut::<handlekit_ecs::Entity>().into_iter().count(), 0);
+    /// world.flush();
+    /// let all: Vec<_> = world.query_mut::<handlekit_ecs::Entity>().into_iter().collect();
+    /// assert_eq!(all, [e]);
+    /// ```
+    #[inline]
+    pub fn flush(&mut self) {
+        if self.entities.has_reserved() {
+            self.flush_reserved();
+        }
+    }
+
+    /// The work of [`flush`](Self::flush), out of the callers' hot paths.
+    #[cold]
+    #[inline(never)]
+    fn flush_reserved(&mut self) {
+        let n = self.entities.take_reserved();
+        for _ in 0..n {
+            // `reserve` checked that they fit, and the table is unchanged
+            // since: each `insert` returns the next reserved entity. (No
+            // reservation is outstanding now: `alloc_row` does not come
+            // back here.)
+            if let Err(error) = self.alloc_row() {
+                panic!("handlekit-ecs: flush: {error}");
+            }
+        }
+    }
+
+    /// The row of `entity`, flushing the reserved entities first if it is
+    /// not in the table (a reserved entity is then); for the `&mut self`
+    /// calls that name an entity. The hit path is [`row_of`](Self::row_of)'s.
+    #[inline]
+    pub(crate) fn row_of_flushed(&mut self, entity: Entity) -> Result<usize, NoSuchEntity> {
+        match self.entities.get(entity) {
+            Some(low) => Ok(self.full_row(low)),
+            None => self.row_after_flush(entity),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn row_after_flush(&mut self, entity: Entity) -> Result<usize, NoSuchEntity> {
+        if !self.entities.has_reserved() {
+            return Err(NoSuchEntity);
+        }
+        self.flush_reserved();
+        self.row_of(entity)
+    }
+
+    /// Takes the next row at the back for a new entity, flushing the
+    /// reserved entities first (a compare and a branch when there are none;
+    /// the rest is the body it had before reservations, with one caller, so
+    /// that it compiles as it did).
     fn alloc_row(&mut self) -> Result<(Entity, usize), SpawnError> {
+        self.flush();
         if self.rows.len() >= self.max_rows {
             return Err(SpawnError::RowsFull {
                 max_rows: self.max_rows,
@@ -540,6 +712,7 @@ impl World {
     /// The parts a batch spawn of (about) `additional` entities writes: the
     /// row allocator and the columns.
     pub(crate) fn batch_parts(&mut self, additional: usize) -> (RowBatch<'_>, &mut [Column]) {
+        self.flush();
         let start = self.rows.next_position();
         let additional = additional.min(self.max_rows - self.rows.len());
         self.entities.reserve(additional);
@@ -577,6 +750,9 @@ impl World {
     /// assert!(world.despawn(e).is_err());
     /// ```
     pub fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
+        // Freeing an index changes which entities the outstanding
+        // reservations are: they become real first (one branch).
+        self.flush();
         let low = self.entities.remove(entity).ok_or(NoSuchEntity)?;
         let row = self.full_row(low);
         // A live row's alive word exists.
@@ -611,6 +787,7 @@ impl World {
     /// assert!(world.is_empty() && !world.contains(e));
     /// ```
     pub fn clear(&mut self) {
+        self.flush();
         self.entities.clear();
         let next = self.rows.next_position();
         self.rows.drain_front(self.rows.len());
@@ -661,7 +838,7 @@ impl World {
         bundle: B,
     ) -> Result<(), NoSuchEntity> {
         bundle.dynamic_check();
-        let row = self.row_of(entity)?;
+        let row = self.row_of_flushed(entity)?;
         bundle.dynamic_put(self, entity, row);
         Ok(())
     }
@@ -684,7 +861,7 @@ impl World {
         entity: Entity,
         component: T,
     ) -> Result<(), NoSuchEntity> {
-        let row = self.row_of(entity)?;
+        let row = self.row_of_flushed(entity)?;
         drop(self.storage_mut::<T>().insert(entity, row, component));
         Ok(())
     }
@@ -708,6 +885,7 @@ impl World {
     /// ```
     #[inline]
     pub fn column_mut<T: Component>(&mut self) -> ColumnMut<'_, T> {
+        self.flush();
         let index = self.column_or_register::<T>();
         let front = self.rows.front_position();
         // `index` is `T`'s column, found in or just added to `types`.
@@ -743,7 +921,7 @@ impl World {
     /// ```
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         B::check_unique();
-        let row = self.row_of(entity)?;
+        let row = self.row_of_flushed(entity)?;
         B::has_all(self, entity, row).map_err(ComponentError::MissingComponent)?;
         Ok(B::take(self, entity, row))
     }
@@ -762,7 +940,7 @@ impl World {
     /// ```
     #[inline]
     pub fn remove_one<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
-        let row = self.row_of(entity)?;
+        let row = self.row_of_flushed(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
         let Some(index) = self.column_index::<T>() else {
             return Err(missing);
@@ -827,7 +1005,7 @@ impl World {
     /// ```
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
-        let row = self.row_of(entity)?;
+        let row = self.row_of_flushed(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
         let index = self.column_index::<T>().ok_or(missing)?;
         // SAFETY: `index` is `T`'s column, found in `types`.
@@ -928,6 +1106,8 @@ impl World {
     /// assert_eq!(*world.get::<u64>(es[950]).unwrap(), 950);
     /// ```
     pub fn collect(&mut self, budget: usize, order: Order) -> Collected {
+        // The sweep zeroes pages of free indices, which reservations name.
+        self.flush();
         let before = self.memory_bytes();
         // The entity table's pages of free indices, a page costing about as
         // much as 64 rows.
@@ -1241,25 +1421,78 @@ fn reserve<T>(n: usize) -> VmVec<T> {
 /// let name = world.get::<String>(e).unwrap();
 /// assert_eq!(name.len(), 1);
 /// ```
-pub struct Ref<'w, T> {
-    value: &'w T,
-    flag: &'w BorrowFlag,
+pub struct Ref<'w, T: ?Sized> {
+    /// The value. Invariant: `flag` (its column's) holds one shared borrow
+    /// for this guard, given back by the drop.
+    pub(crate) value: &'w T,
+    pub(crate) flag: &'w BorrowFlag,
 }
 
-impl<T> std::ops::Deref for Ref<'_, T> {
+impl<'w, T: ?Sized> Ref<'w, T> {
+    /// A guard of a part of the value (a field, an element), holding the
+    /// same borrow. An associated function, as `std::cell::Ref::map`, so
+    /// that it does not hide a method of `T`.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn(((1u8, String::from("name")),));
+    /// let whole = world.get::<(u8, String)>(e).unwrap();
+    /// let name = handlekit_ecs::Ref::map(whole, |(_, s)| s.as_str());
+    /// assert_eq!(&*name, "name");
+    /// ```
+    pub fn map<U: ?Sized>(orig: Ref<'w, T>, f: impl FnOnce(&T) -> &U) -> Ref<'w, U> {
+        // If `f` panics, `orig` is dropped and gives the borrow back.
+        let value = f(orig.value);
+        // The borrow passes to the new guard: `orig` is not dropped.
+        let orig = std::mem::ManuallyDrop::new(orig);
+        Ref {
+            value,
+            flag: orig.flag,
+        }
+    }
+}
+
+impl<T: ?Sized> Clone for Ref<'_, T> {
+    /// Another guard of the same value, taking another shared borrow.
+    ///
+    /// # Panics
+    ///
+    /// If the column already counts the most shared borrows it can (far
+    /// more than a program holds).
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((7u8,));
+    /// let a = world.get::<u8>(e).unwrap();
+    /// let b = a.clone();
+    /// drop(a);
+    /// assert_eq!(*b, 7);
+    /// ```
+    fn clone(&self) -> Self {
+        if !self.flag.try_shared() {
+            panic!("handlekit-ecs: Ref::clone: too many shared borrows of one column");
+        }
+        Ref {
+            value: self.value,
+            flag: self.flag,
+        }
+    }
+}
+
+impl<T: ?Sized> std::ops::Deref for Ref<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         self.value
     }
 }
 
-impl<T> Drop for Ref<'_, T> {
+impl<T: ?Sized> Drop for Ref<'_, T> {
     fn drop(&mut self) {
         self.flag.release_shared();
     }
 }
 
-impl<T: std::fmt::Debug> std::fmt::Debug for Ref<'_, T> {
+impl<T: ?Sized + std::fmt::Debug> std::fmt::Debug for Ref<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.value.fmt(f)
     }
