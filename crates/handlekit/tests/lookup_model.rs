@@ -1,12 +1,12 @@
 //! `LookupTable` against a `HashMap` model (proptest, with clone and serde
-//! round trips among the operations), its stale keys exhaustively at a
-//! 2-bit generation, and its panic safety with drop counters.
+//! round trips among the operations), and its stale keys exhaustively at a
+//! 2-bit generation. Its panic safety is the shared suite's, in
+//! `panic_safety.rs`.
 
 mod common;
 
 use std::collections::HashMap;
 
-use common::tracker::{Tracker, Val, BOOM};
 use handlekit::{Key, LookupTable};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -174,42 +174,4 @@ fn every_old_key_of_a_slot_stays_stale_through_retirement() {
         assert_eq!(table.get(forged), None);
     }
     assert_eq!(table.get(fresh), Some(&99));
-}
-
-/// A panicking `Drop` during `clear`, `remove` and the table's drop: every
-/// value is dropped exactly once, and the table stays usable.
-#[test]
-fn a_panicking_drop_neither_leaks_nor_drops_twice() {
-    let tracker = Tracker::new();
-    let mut table: LookupTable<Val> = LookupTable::new();
-    let keys: Vec<_> = (0..8).map(|_| table.insert(tracker.make())).collect();
-
-    tracker.panic_on_drop.set(Some(3));
-    let removed = table.remove(keys[3]).expect("live");
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(removed)));
-    assert_eq!(caught.unwrap_err().downcast_ref::<&str>(), Some(&BOOM));
-    assert_eq!(table.len(), 7);
-
-    tracker.panic_on_drop.set(Some(5));
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| table.clear()));
-    assert!(caught.is_err(), "the panic propagates from clear");
-    assert!(
-        table.is_empty(),
-        "clear drops the rest and empties the table"
-    );
-    table.check_invariants();
-    for key in &keys {
-        assert_eq!(table.get(*key).map(|v| v.id), None);
-    }
-
-    let later: Vec<_> = (0..4).map(|_| table.insert(tracker.make())).collect();
-    let id = table.get(later[1]).expect("live").id;
-    tracker.panic_on_drop.set(Some(id));
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(table)));
-    assert!(
-        caught.is_err(),
-        "the panic propagates from the table's drop"
-    );
-    tracker.assert_all_dropped_once();
-    assert_eq!(tracker.created(), 12);
 }

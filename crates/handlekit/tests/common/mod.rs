@@ -5,9 +5,9 @@
 
 pub mod churn;
 pub mod iter_check;
-pub mod loop_panic;
+pub mod panic_suite;
 pub mod reference;
-pub mod stable_panic;
+pub mod table;
 pub mod tracker;
 
 /// A fixed-seed linear congruential generator (Knuth's MMIX constants),

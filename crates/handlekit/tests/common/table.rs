@@ -1,0 +1,211 @@
+//! "A table of keyed values": the one trait the shared suites
+//! (`panic_suite`, `model_suite`, `stale_suite`) are written over, with its
+//! implementation for every container that issues its own keys: `SlotTable`
+//! in both layouts (`IdTable`, `LookupTable`), `PackedTable`, `Pool` and
+//! `Hive`.
+//!
+//! The trait forwards to the containers' inherent methods. What the
+//! containers legitimately do differently (iteration order, when `retain`
+//! drops, what a panic in `clone_from` leaves) is stated by its constants,
+//! so a suite predicts each container's documented behaviour instead of
+//! skipping the check.
+
+use std::fmt::Debug;
+use std::iter::FusedIterator;
+
+use handlekit::layout::Layout;
+use handlekit::{CapacityError, Hive, Key, PackedTable, Pool, Reuse, SlotTable};
+
+/// What a panicking `clone` inside `clone_from` leaves in the target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CloneFromPanic {
+    /// The target's old values are dropped; the clones made so far stay in
+    /// it (`SlotTable`).
+    KeepsClonesMade,
+    /// The target is left empty; its old values and the clones made are
+    /// dropped (`PackedTable`, as documented).
+    Empty,
+    /// The target is unchanged: `clone_from` is `Clone`'s default (clone,
+    /// then assign), so the clones made are dropped (`Pool`, `Hive`).
+    Unchanged,
+}
+
+/// A container of values of type `T` that issues a key for each insertion.
+pub trait Table<T: 'static>: Sized {
+    type Key: Key + Debug;
+
+    /// The container's name, for failure messages.
+    const NAME: &'static str;
+    /// Iteration follows the dense order: an insertion appends, a removal
+    /// moves the last value into the hole (else iteration is in slot order).
+    const DENSE: bool;
+    /// `retain` drops the values it removes only after the whole pass, so a
+    /// panicking `Drop` comes after every value was visited.
+    const RETAIN_DROPS_AFTER_PASS: bool;
+    /// A forgotten (leaked) `drain` leaves the values it did not yield in
+    /// the container (else it leaks them and the container is empty).
+    const FORGOTTEN_DRAIN_KEEPS_REST: bool;
+    /// What a panicking `clone` inside `clone_from` leaves.
+    const CLONE_FROM_PANIC: CloneFromPanic;
+    /// The container has a `Reuse` policy (`set_reuse` does something).
+    const HAS_REUSE: bool;
+
+    fn insert(&mut self, value: T) -> Self::Key;
+    fn try_insert(&mut self, value: T) -> Result<Self::Key, CapacityError>;
+    fn insert_with_key(&mut self, make: impl FnOnce(Self::Key) -> T) -> Self::Key;
+    fn remove(&mut self, key: Self::Key) -> Option<T>;
+    fn get(&self, key: Self::Key) -> Option<&T>;
+    fn get_mut(&mut self, key: Self::Key) -> Option<&mut T>;
+    fn contains_key(&self, key: Self::Key) -> bool;
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool;
+    fn capacity(&self) -> usize;
+    fn clear(&mut self);
+    fn retain(&mut self, keep: impl FnMut(Self::Key, &mut T) -> bool);
+    fn check_invariants(&self);
+    /// Sets the reuse policy where the container has one (`HAS_REUSE`).
+    fn set_reuse(&mut self, reuse: Reuse);
+
+    fn iter(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = (Self::Key, &T)> + ExactSizeIterator + FusedIterator;
+    fn iter_mut(
+        &mut self,
+    ) -> impl DoubleEndedIterator<Item = (Self::Key, &mut T)> + ExactSizeIterator + FusedIterator;
+    fn keys(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = Self::Key> + ExactSizeIterator + FusedIterator;
+    fn values(&self) -> impl DoubleEndedIterator<Item = &T> + ExactSizeIterator + FusedIterator;
+    fn values_mut(
+        &mut self,
+    ) -> impl DoubleEndedIterator<Item = &mut T> + ExactSizeIterator + FusedIterator;
+    fn drain(&mut self) -> impl ExactSizeIterator<Item = (Self::Key, T)>;
+    fn into_pairs(self) -> impl ExactSizeIterator<Item = (Self::Key, T)>;
+}
+
+/// The methods every container spells the same way, forwarded to its
+/// inherent method of that name.
+macro_rules! forward_table_methods {
+    () => {
+        fn insert(&mut self, value: T) -> K {
+            Self::insert(self, value)
+        }
+        fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
+            Self::try_insert(self, value)
+        }
+        fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
+            Self::insert_with_key(self, make)
+        }
+        fn remove(&mut self, key: K) -> Option<T> {
+            Self::remove(self, key)
+        }
+        fn get(&self, key: K) -> Option<&T> {
+            Self::get(self, key)
+        }
+        fn get_mut(&mut self, key: K) -> Option<&mut T> {
+            Self::get_mut(self, key)
+        }
+        fn contains_key(&self, key: K) -> bool {
+            Self::contains_key(self, key)
+        }
+        fn len(&self) -> usize {
+            Self::len(self)
+        }
+        fn is_empty(&self) -> bool {
+            Self::is_empty(self)
+        }
+        fn capacity(&self) -> usize {
+            Self::capacity(self)
+        }
+        fn clear(&mut self) {
+            Self::clear(self)
+        }
+        fn retain(&mut self, keep: impl FnMut(K, &mut T) -> bool) {
+            Self::retain(self, keep)
+        }
+        fn check_invariants(&self) {
+            Self::check_invariants(self)
+        }
+        fn iter(
+            &self,
+        ) -> impl DoubleEndedIterator<Item = (K, &T)> + ExactSizeIterator + FusedIterator {
+            Self::iter(self)
+        }
+        fn iter_mut(
+            &mut self,
+        ) -> impl DoubleEndedIterator<Item = (K, &mut T)> + ExactSizeIterator + FusedIterator {
+            Self::iter_mut(self)
+        }
+        fn keys(&self) -> impl DoubleEndedIterator<Item = K> + ExactSizeIterator + FusedIterator {
+            Self::keys(self)
+        }
+        fn values(
+            &self,
+        ) -> impl DoubleEndedIterator<Item = &T> + ExactSizeIterator + FusedIterator {
+            Self::values(self)
+        }
+        fn values_mut(
+            &mut self,
+        ) -> impl DoubleEndedIterator<Item = &mut T> + ExactSizeIterator + FusedIterator {
+            Self::values_mut(self)
+        }
+        fn drain(&mut self) -> impl ExactSizeIterator<Item = (K, T)> {
+            Self::drain(self)
+        }
+        fn into_pairs(self) -> impl ExactSizeIterator<Item = (K, T)> {
+            self.into_iter()
+        }
+    };
+}
+
+impl<T: 'static, K: Key + Debug, L: Layout> Table<T> for SlotTable<T, K, L> {
+    type Key = K;
+    const NAME: &'static str = "SlotTable";
+    const DENSE: bool = false;
+    const RETAIN_DROPS_AFTER_PASS: bool = false;
+    const FORGOTTEN_DRAIN_KEEPS_REST: bool = true;
+    const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::KeepsClonesMade;
+    const HAS_REUSE: bool = true;
+    fn set_reuse(&mut self, reuse: Reuse) {
+        Self::set_reuse(self, reuse)
+    }
+    forward_table_methods!();
+}
+
+impl<T: 'static, K: Key + Debug> Table<T> for PackedTable<T, K> {
+    type Key = K;
+    const NAME: &'static str = "PackedTable";
+    const DENSE: bool = true;
+    const RETAIN_DROPS_AFTER_PASS: bool = true;
+    const FORGOTTEN_DRAIN_KEEPS_REST: bool = false;
+    const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::Empty;
+    const HAS_REUSE: bool = true;
+    fn set_reuse(&mut self, reuse: Reuse) {
+        Self::set_reuse(self, reuse)
+    }
+    forward_table_methods!();
+}
+
+impl<T: 'static, K: Key + Debug> Table<T> for Pool<T, K> {
+    type Key = K;
+    const NAME: &'static str = "Pool";
+    const DENSE: bool = false;
+    const RETAIN_DROPS_AFTER_PASS: bool = false;
+    const FORGOTTEN_DRAIN_KEEPS_REST: bool = true;
+    const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::Unchanged;
+    const HAS_REUSE: bool = false;
+    fn set_reuse(&mut self, _: Reuse) {}
+    forward_table_methods!();
+}
+
+impl<T: 'static, K: Key + Debug> Table<T> for Hive<T, K> {
+    type Key = K;
+    const NAME: &'static str = "Hive";
+    const DENSE: bool = false;
+    const RETAIN_DROPS_AFTER_PASS: bool = false;
+    const FORGOTTEN_DRAIN_KEEPS_REST: bool = true;
+    const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::Unchanged;
+    const HAS_REUSE: bool = false;
+    fn set_reuse(&mut self, _: Reuse) {}
+    forward_table_methods!();
+}
