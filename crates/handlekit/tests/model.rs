@@ -13,8 +13,8 @@
 //! detached through `clear`, clones and serde round trips, and never have
 //! their slot handed to an insertion.
 //!
-//! The same body runs for `Id`, `Id32` and a key with 4 generation bits
-//! (where slots retire constantly), under `Reuse::Lifo` and
+//! The same body runs for `Id`, `Id32` and keys with 4 and 2 generation
+//! bits (where slots retire constantly), under `Reuse::Lifo` and
 //! `Reuse::Fifo { min_free: 3 }`, on growable and (sometimes) fixed-capacity
 //! tables.
 
@@ -34,6 +34,8 @@ use proptest::test_runner::Config;
 define_key! {
     /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
     pub struct Gen4(u32; index_bits = 28);
+    /// 30 index bits, 2 generation bits: a slot retires after 3 occupants.
+    pub struct Gen2(u32; index_bits = 30);
 }
 
 const CASES: u32 = if cfg!(miri) { 4 } else { 256 };
@@ -907,6 +909,7 @@ model_tests! {
     lookup_id_lifo: Id, Interleaved, Reuse::Lifo;
     lookup_id32_fifo: Id32, Interleaved, Reuse::Fifo { min_free: 3 };
     lookup_gen4_lifo: Gen4, Interleaved, Reuse::Lifo;
+    lookup_gen2_lifo: Gen2, Interleaved, Reuse::Lifo;
 }
 
 /// With 4 generation bits, a LIFO table that churns one value retires a slot

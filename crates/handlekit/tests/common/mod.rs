@@ -7,6 +7,7 @@ pub mod churn;
 pub mod iter_check;
 pub mod panic_suite;
 pub mod reference;
+pub mod stale_suite;
 pub mod table;
 pub mod tracker;
 

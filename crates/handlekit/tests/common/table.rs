@@ -209,3 +209,84 @@ impl<T: 'static, K: Key + Debug> Table<T> for Hive<T, K> {
     fn set_reuse(&mut self, _: Reuse) {}
     forward_table_methods!();
 }
+
+/// What `IdTable`, `LookupTable` and `PackedTable` add to [`Table`]: a
+/// reuse policy, a fixed capacity, retired slots, detached keys, disjoint
+/// borrows and the unchecked accessors.
+pub trait ReuseTable<T: 'static>: Table<T> {
+    fn with_reuse(reuse: Reuse) -> Self;
+    fn with_fixed_capacity(capacity: usize) -> Self;
+    fn reuse(&self) -> Reuse;
+    fn retired_count(&self) -> usize;
+    fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError>;
+    fn shrink_to_fit(&mut self);
+    fn try_insert_with_key<E>(
+        &mut self,
+        make: impl FnOnce(Self::Key) -> Result<T, E>,
+    ) -> Result<Self::Key, E>;
+    fn get_disjoint_mut<const N: usize>(&mut self, keys: [Self::Key; N]) -> Option<[&mut T; N]>;
+    /// # Safety
+    /// `key` is live.
+    unsafe fn get_unchecked(&self, key: Self::Key) -> &T;
+    /// # Safety
+    /// `key` is live.
+    unsafe fn get_unchecked_mut(&mut self, key: Self::Key) -> &mut T;
+    fn detach(&mut self, key: Self::Key) -> Option<T>;
+    fn reattach(&mut self, key: Self::Key, value: T);
+    fn is_detached(&self, key: Self::Key) -> bool;
+}
+
+/// The [`ReuseTable`] methods, forwarded to the inherent methods.
+macro_rules! forward_reuse_table_methods {
+    () => {
+        fn with_reuse(reuse: Reuse) -> Self {
+            Self::with_reuse(reuse)
+        }
+        fn with_fixed_capacity(capacity: usize) -> Self {
+            Self::with_fixed_capacity(capacity)
+        }
+        fn reuse(&self) -> Reuse {
+            Self::reuse(self)
+        }
+        fn retired_count(&self) -> usize {
+            Self::retired_count(self)
+        }
+        fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+            Self::try_reserve(self, additional)
+        }
+        fn shrink_to_fit(&mut self) {
+            Self::shrink_to_fit(self)
+        }
+        fn try_insert_with_key<E>(&mut self, make: impl FnOnce(K) -> Result<T, E>) -> Result<K, E> {
+            Self::try_insert_with_key(self, make)
+        }
+        fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut T; N]> {
+            Self::get_disjoint_mut(self, keys)
+        }
+        unsafe fn get_unchecked(&self, key: K) -> &T {
+            // SAFETY: the caller's guarantee.
+            unsafe { Self::get_unchecked(self, key) }
+        }
+        unsafe fn get_unchecked_mut(&mut self, key: K) -> &mut T {
+            // SAFETY: the caller's guarantee.
+            unsafe { Self::get_unchecked_mut(self, key) }
+        }
+        fn detach(&mut self, key: K) -> Option<T> {
+            Self::detach(self, key)
+        }
+        fn reattach(&mut self, key: K, value: T) {
+            Self::reattach(self, key, value)
+        }
+        fn is_detached(&self, key: K) -> bool {
+            Self::is_detached(self, key)
+        }
+    };
+}
+
+impl<T: 'static, K: Key + Debug, L: Layout> ReuseTable<T> for SlotTable<T, K, L> {
+    forward_reuse_table_methods!();
+}
+
+impl<T: 'static, K: Key + Debug> ReuseTable<T> for PackedTable<T, K> {
+    forward_reuse_table_methods!();
+}
