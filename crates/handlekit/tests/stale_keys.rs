@@ -6,11 +6,10 @@
 use std::fmt::Debug;
 
 use handlekit::layout::Layout;
-use handlekit::{IdTable, Key, LookupTable, Reuse, SlotTable};
+use handlekit::{IdTable, Key, LookupTable, SlotTable};
 
 mod common;
-use common::stale_suite::{Family, FourSlots, StaleTable, G2, POLICIES};
-use common::Lcg;
+use common::stale_suite::{Family, StaleTable};
 
 impl<K: Key + Debug, L: Layout> StaleTable for SlotTable<u64, K, L> {}
 
@@ -41,6 +40,9 @@ mod lookup_table {
 mod serde_hostile {
     use super::*;
     use common::from_json;
+    use common::stale_suite::{FourSlots, G2, POLICIES};
+    use common::Lcg;
+    use handlekit::Reuse;
 
     type Table = IdTable<u64, G2>;
 
