@@ -25,35 +25,7 @@ where
     K: Key + std::fmt::Debug + common::model_suite::MaybeSerde,
     SlotTable<u64, K, L>: common::model_suite::MaybeSerde,
 {
-    fn from_values(values: Vec<u64>) -> Self {
-        SlotTable::from_iter_values(values)
-    }
-
-    fn extend_values(&mut self, values: impl IntoIterator<Item = u64>) {
-        self.extend(values);
-    }
-
-    fn for_loop(&self) -> Vec<(K, u64)> {
-        let mut pairs = Vec::new();
-        for (k, v) in self {
-            pairs.push((k, *v));
-        }
-        pairs
-    }
-
-    fn for_loop_bump(&mut self) {
-        for (_, v) in self {
-            *v += 1;
-        }
-    }
-
-    #[cfg(all(feature = "rayon", not(miri)))]
-    fn par_pairs_then_bump(&mut self) -> Vec<(K, u64)> {
-        use rayon::prelude::*;
-        let pairs = self.par_iter().map(|(k, v)| (k, *v)).collect();
-        self.par_iter_mut().for_each(|(_, v)| *v += 1);
-        pairs
-    }
+    forward_model_table_methods!();
 
     fn check_own_iterators(&self, _expected: &[(K, u64)]) {
         #[cfg(all(feature = "rayon", not(miri)))]

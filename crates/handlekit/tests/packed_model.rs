@@ -20,12 +20,12 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::panic::{self, catch_unwind, AssertUnwindSafe};
-use std::sync::Once;
 
 use handlekit::{define_key, Id, Id32, Key, PackedTable, Reuse};
 
 mod common;
 use common::model_suite::{MaybeSerde, ModelTable};
+use common::tracker::{quiet_intentional_panics, BOOM};
 use common::Lcg;
 
 define_key! {
@@ -46,36 +46,12 @@ where
     /// Sorts 2 + 2 + 2, `swap_positions` 3, `as_mut_slices` 1.
     const OWN_WEIGHT: u32 = 10;
 
-    fn from_values(values: Vec<u64>) -> Self {
-        let table = PackedTable::from_iter_values(values.iter().copied());
-        assert_eq!(table.as_slice(), values.as_slice());
-        table
-    }
+    forward_model_table_methods!();
 
-    fn extend_values(&mut self, values: impl IntoIterator<Item = u64>) {
-        self.extend(values);
-    }
-
-    fn for_loop(&self) -> Vec<(K, u64)> {
-        let mut pairs = Vec::new();
-        for (k, v) in self {
-            pairs.push((k, *v));
-        }
-        pairs
-    }
-
-    fn for_loop_bump(&mut self) {
-        for (_, v) in self {
-            *v += 1;
-        }
-    }
-
-    #[cfg(all(feature = "rayon", not(miri)))]
-    fn par_pairs_then_bump(&mut self) -> Vec<(K, u64)> {
-        use rayon::prelude::*;
-        let pairs = self.par_iter().map(|(k, v)| (k, *v)).collect();
-        self.par_iter_mut().for_each(|(_, v)| *v += 1);
-        pairs
+    fn check_own_iterators(&self, expected: &[(K, u64)]) {
+        let values: Vec<u64> = expected.iter().map(|&(_, v)| v).collect();
+        let rebuilt = PackedTable::<u64, K>::from_iter_values(values.iter().copied());
+        assert_eq!(rebuilt.as_slice(), values.as_slice());
     }
 
     fn own_op(&mut self, r: u64, order: &mut Vec<K>, model: &HashMap<K, u64>) -> u64 {
@@ -190,22 +166,6 @@ fn remove_moves_the_last_value_into_the_hole() {
 
 // ---------------------------------------------------------------------------
 // Sorting keeps every key valid.
-
-/// The payload of every panic the tests cause on purpose.
-const BOOM: &str = "intentional test panic";
-
-/// Keeps the intentional panics out of the test output.
-fn quiet_intentional_panics() {
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if info.payload().downcast_ref::<&str>() != Some(&BOOM) {
-                default(info);
-            }
-        }));
-    });
-}
 
 /// A sort key with many ties and a serial number that tells equal keys
 /// apart, so stability is visible.

@@ -207,15 +207,7 @@ const WEIGHTS: [u32; 27] = [
     1,  // ReattachNotDetached
 ];
 
-const SHARED_WEIGHT: u32 = {
-    let mut total = 0;
-    let mut i = 0;
-    while i < WEIGHTS.len() {
-        total += WEIGHTS[i];
-        i += 1;
-    }
-    total
-};
+const SHARED_WEIGHT: u32 = super::total_weight(&WEIGHTS);
 
 /// Builds an operation from a selector in `0..SHARED_WEIGHT + own weight`
 /// and raw parameters. (One selector instead of a `prop_oneof!` of 27
@@ -226,12 +218,7 @@ fn make_op(selector: u32, value: u64, raw: u64, picks: [Pick; 3], flags: [bool; 
     if selector >= SHARED_WEIGHT {
         return Op::Own(raw);
     }
-    let mut kind = 0;
-    let mut rest = selector;
-    while rest >= WEIGHTS[kind] {
-        rest -= WEIGHTS[kind];
-        kind += 1;
-    }
+    let kind = super::kind_of(selector, &WEIGHTS);
     let [p0, p1, p2] = picks;
     // A key source: live three times in four.
     let src = |i: u32, pick: Pick| {
@@ -1060,6 +1047,43 @@ impl<C: ModelTable> Harness<C> {
             }
         }
     }
+}
+
+/// The [`ModelTable`] methods `IdTable`, `LookupTable` and `PackedTable`
+/// spell alike, forwarded to them.
+#[macro_export]
+macro_rules! forward_model_table_methods {
+    () => {
+        fn from_values(values: Vec<u64>) -> Self {
+            Self::from_iter_values(values)
+        }
+
+        fn extend_values(&mut self, values: impl IntoIterator<Item = u64>) {
+            self.extend(values);
+        }
+
+        fn for_loop(&self) -> Vec<(K, u64)> {
+            let mut pairs = Vec::new();
+            for (k, v) in self {
+                pairs.push((k, *v));
+            }
+            pairs
+        }
+
+        fn for_loop_bump(&mut self) {
+            for (_, v) in self {
+                *v += 1;
+            }
+        }
+
+        #[cfg(all(feature = "rayon", not(miri)))]
+        fn par_pairs_then_bump(&mut self) -> Vec<(K, u64)> {
+            use rayon::prelude::*;
+            let pairs = self.par_iter().map(|(k, v)| (k, *v)).collect();
+            self.par_iter_mut().for_each(|(_, v)| *v += 1);
+            pairs
+        }
+    };
 }
 
 /// Runs `ops` on a table of type `C` made with `reuse` (and `fixed`

@@ -158,57 +158,59 @@ macro_rules! forward_table_methods {
     };
 }
 
-impl<T: 'static, K: Key + Debug, L: Layout> Table<T> for SlotTable<T, K, L> {
-    type Key = K;
-    const NAME: &'static str = "SlotTable";
-    const DENSE: bool = false;
-    const RETAIN_DROPS_AFTER_PASS: bool = false;
-    const FORGOTTEN_DRAIN_KEEPS_REST: bool = true;
-    const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::KeepsClonesMade;
-    const HAS_REUSE: bool = true;
-    fn set_reuse(&mut self, reuse: Reuse) {
-        Self::set_reuse(self, reuse)
-    }
-    forward_table_methods!();
+/// Implements [`Table`] for a container: its documented behaviours, and
+/// the forwarded methods (`set_reuse` only where it has a reuse policy).
+macro_rules! impl_table {
+    (
+        [$($generics:tt)*] $ty:ty, $name:literal,
+        dense: $dense:literal, retain_drops_after_pass: $after:literal,
+        forgotten_drain_keeps_rest: $keeps:literal, clone_from_panic: $clone_from:ident,
+        reuse: $reuse:tt
+    ) => {
+        impl<$($generics)*> Table<T> for $ty {
+            type Key = K;
+            const NAME: &'static str = $name;
+            const DENSE: bool = $dense;
+            const RETAIN_DROPS_AFTER_PASS: bool = $after;
+            const FORGOTTEN_DRAIN_KEEPS_REST: bool = $keeps;
+            const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::$clone_from;
+            const HAS_REUSE: bool = $reuse;
+            fn set_reuse(&mut self, _reuse: Reuse) {
+                impl_table!(@set_reuse $reuse, self, _reuse);
+            }
+            forward_table_methods!();
+        }
+    };
+    (@set_reuse true, $self:ident, $reuse:ident) => {
+        Self::set_reuse($self, $reuse)
+    };
+    (@set_reuse false, $self:ident, $reuse:ident) => {};
 }
 
-impl<T: 'static, K: Key + Debug> Table<T> for PackedTable<T, K> {
-    type Key = K;
-    const NAME: &'static str = "PackedTable";
-    const DENSE: bool = true;
-    const RETAIN_DROPS_AFTER_PASS: bool = true;
-    const FORGOTTEN_DRAIN_KEEPS_REST: bool = false;
-    const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::Empty;
-    const HAS_REUSE: bool = true;
-    fn set_reuse(&mut self, reuse: Reuse) {
-        Self::set_reuse(self, reuse)
-    }
-    forward_table_methods!();
-}
-
-impl<T: 'static, K: Key + Debug> Table<T> for Pool<T, K> {
-    type Key = K;
-    const NAME: &'static str = "Pool";
-    const DENSE: bool = false;
-    const RETAIN_DROPS_AFTER_PASS: bool = false;
-    const FORGOTTEN_DRAIN_KEEPS_REST: bool = true;
-    const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::Unchanged;
-    const HAS_REUSE: bool = false;
-    fn set_reuse(&mut self, _: Reuse) {}
-    forward_table_methods!();
-}
-
-impl<T: 'static, K: Key + Debug> Table<T> for Hive<T, K> {
-    type Key = K;
-    const NAME: &'static str = "Hive";
-    const DENSE: bool = false;
-    const RETAIN_DROPS_AFTER_PASS: bool = false;
-    const FORGOTTEN_DRAIN_KEEPS_REST: bool = true;
-    const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::Unchanged;
-    const HAS_REUSE: bool = false;
-    fn set_reuse(&mut self, _: Reuse) {}
-    forward_table_methods!();
-}
+impl_table!(
+    [T: 'static, K: Key + Debug, L: Layout] SlotTable<T, K, L>, "SlotTable",
+    dense: false, retain_drops_after_pass: false,
+    forgotten_drain_keeps_rest: true, clone_from_panic: KeepsClonesMade,
+    reuse: true
+);
+impl_table!(
+    [T: 'static, K: Key + Debug] PackedTable<T, K>, "PackedTable",
+    dense: true, retain_drops_after_pass: true,
+    forgotten_drain_keeps_rest: false, clone_from_panic: Empty,
+    reuse: true
+);
+impl_table!(
+    [T: 'static, K: Key + Debug] Pool<T, K>, "Pool",
+    dense: false, retain_drops_after_pass: false,
+    forgotten_drain_keeps_rest: true, clone_from_panic: Unchanged,
+    reuse: false
+);
+impl_table!(
+    [T: 'static, K: Key + Debug] Hive<T, K>, "Hive",
+    dense: false, retain_drops_after_pass: false,
+    forgotten_drain_keeps_rest: true, clone_from_panic: Unchanged,
+    reuse: false
+);
 
 /// What `IdTable`, `LookupTable` and `PackedTable` add to [`Table`]: a
 /// reuse policy, a fixed capacity, retired slots, detached keys, disjoint
