@@ -1,14 +1,15 @@
-//! Drop counting and panic safety for `Hive`: the tests shared with `Pool`
-//! (`common/stable_panic.rs`), with blocks of 4 slots (smallest and
+//! Drop counting and panic safety for `Hive`: the shared suite
+//! (`common/panic_suite.rs`), with blocks of 4 slots (smallest and
 //! largest), then what only a hive does: blocks emptied (kept or freed) by
 //! `remove` and by a `retain` that panics, and a panicking `extend`.
 
 use std::panic::{self, catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
-use handlekit::{Hive, Id, Key};
+use handlekit::{Hive, Id};
 
 mod common;
+use common::panic_suite::{self, assert_dropped_then_rest, ids};
 use common::tracker::{assert_panicked, Tracker, Val, BOOM};
 
 /// Every test sits in `mod hive`, so that its name (`hive::...`) matches the
@@ -16,7 +17,12 @@ use common::tracker::{assert_panicked, Tracker, Val, BOOM};
 mod hive {
     use super::*;
 
-    stable_panic_tests!(Hive, Id, Hive::with_block_sizes(4, 4));
+    panic_suite_tests!(Hive::<_, Id>::with_block_sizes(4, 4));
+
+    /// A hive of 4-slot blocks holding `n` tracked values, ids `0..n`.
+    fn filled(tracker: &Rc<Tracker>, n: usize) -> (Hive<Val>, Vec<Id>) {
+        panic_suite::filled(|| Hive::with_block_sizes(4, 4), tracker, n)
+    }
 
     #[test]
     fn emptied_blocks_are_kept_then_freed_and_their_values_dropped_once() {

@@ -17,6 +17,8 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+mod common;
+
 use handlekit::{define_key, Head, Id, Id32, IndexLists, Key, LinkError};
 use proptest::prelude::*;
 use proptest::sample::Index as Pick;
@@ -100,26 +102,13 @@ const WEIGHTS: [u32; 25] = [
     6,  // MoveNode
 ];
 
-const TOTAL_WEIGHT: u32 = {
-    let mut total = 0;
-    let mut i = 0;
-    while i < WEIGHTS.len() {
-        total += WEIGHTS[i];
-        i += 1;
-    }
-    total
-};
+const TOTAL_WEIGHT: u32 = common::total_weight(&WEIGHTS);
 
 /// Builds an operation from a selector in `0..TOTAL_WEIGHT` (one selector
 /// rather than `prop_oneof!`, which is slow under Miri; it shrinks towards
 /// `PushFront`).
 fn make_op(selector: u32, value: u64, lists: [usize; 2], picks: [Pick; 2]) -> Op {
-    let mut kind = 0;
-    let mut rest = selector;
-    while rest >= WEIGHTS[kind] {
-        rest -= WEIGHTS[kind];
-        kind += 1;
-    }
+    let kind = common::kind_of(selector, &WEIGHTS);
     let [a, b] = lists;
     let [p, q] = picks;
     match kind {

@@ -12,7 +12,7 @@ use std::panic::{self, catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
 use handlekit::secondary::Entry;
-use handlekit::{Id, IdTable, Key, PackedTable, Reuse, SecondaryMap, SparseSecondaryMap};
+use handlekit::{Id, IdTable, Key, PackedTable, SecondaryMap, SparseSecondaryMap};
 
 mod common;
 use common::tracker::{assert_panicked, Tracker, Val, BOOM};
@@ -32,13 +32,23 @@ impl Drop for Counted<'_> {
 }
 
 // ---------------------------------------------------------------------------
-// PackedTable.
+// PackedTable: the shared suite (`common/panic_suite.rs`), then what only a
+// packed table does: sorting and swapping positions.
+
+mod packed_table {
+    use super::*;
+
+    panic_suite_tests!(PackedTable::new());
+
+    #[test]
+    fn panicking_drop_of_the_target_during_clone_from() {
+        common::panic_suite::panicking_drop_of_the_target_during_clone_from(PackedTable::new);
+    }
+}
 
 /// A table of `n` tracked values with ids `0..n`, in that dense order.
 fn packed(tracker: &Rc<Tracker>, n: usize) -> (PackedTable<Val>, Vec<Id>) {
-    let mut table = PackedTable::new();
-    let keys = (0..n).map(|_| table.insert(tracker.make())).collect();
-    (table, keys)
+    common::panic_suite::filled(PackedTable::new, tracker, n)
 }
 
 /// The ids of the values in the table, in dense order.
@@ -59,8 +69,10 @@ fn assert_keys(table: &PackedTable<Val>, keys: &[Id], live: &[usize]) {
     }
 }
 
+/// Sorting and swapping move values around; none may be duplicated or
+/// lost.
 #[test]
-fn packed_dropping_the_table_drops_every_value_once() {
+fn sorting_and_swapping_neither_drop_nor_duplicate() {
     let tracker = Tracker::new();
     let (mut table, keys) = packed(&tracker, 100);
     for key in keys.iter().step_by(3) {
@@ -69,8 +81,6 @@ fn packed_dropping_the_table_drops_every_value_once() {
     for _ in 0..10 {
         table.insert(tracker.make());
     }
-    // Sorting and swapping move values around; none may be duplicated or
-    // lost.
     table.sort_by(|a, b| b.id.cmp(&a.id));
     table.swap_positions(0, 5);
     table.sort_unstable_by(|a, b| a.id.cmp(&b.id));
@@ -80,163 +90,6 @@ fn packed_dropping_the_table_drops_every_value_once() {
     tracker.assert_dropped_exactly(&(0..100).step_by(3).collect::<Vec<_>>());
     table.check_invariants();
     drop(table);
-    tracker.assert_all_dropped_once();
-}
-
-#[test]
-fn packed_remove_hands_the_value_over() {
-    let tracker = Tracker::new();
-    let (mut table, keys) = packed(&tracker, 3);
-    let value = table.remove(keys[0]).unwrap();
-    assert_eq!(value.id, 0);
-    tracker.assert_dropped_exactly(&[]);
-    assert_eq!(ids(&table), [2, 1]);
-    drop(value);
-    tracker.assert_dropped_exactly(&[0]);
-    assert_keys(&table, &keys, &[1, 2]);
-    drop(table);
-    tracker.assert_all_dropped_once();
-}
-
-#[test]
-fn packed_into_iter_partially_consumed_drops_the_rest() {
-    let tracker = Tracker::new();
-    let (mut table, keys) = packed(&tracker, 6);
-    drop(table.remove(keys[0])); // dense order: 5 1 2 3 4
-    let mut iter = table.into_iter();
-    let (key, first) = iter.next().unwrap();
-    assert_eq!((key, first.id), (keys[5], 5));
-    drop(iter);
-    tracker.assert_dropped_exactly(&[0, 1, 2, 3, 4]);
-    drop(first);
-    tracker.assert_all_dropped_once();
-}
-
-#[test]
-fn packed_panicking_drop_during_clear() {
-    let tracker = Tracker::new();
-    let (mut table, keys) = packed(&tracker, 10);
-    drop(table.remove(keys[2]));
-    tracker.panic_on_drop.set(Some(4));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| table.clear())));
-    // The others were still dropped, and the table is empty and sound.
-    tracker.assert_all_dropped_once();
-    assert!(table.is_empty());
-    assert_keys(&table, &keys, &[]);
-    // Usable afterwards: old keys stay stale.
-    let key = table.insert(tracker.make());
-    assert!(!keys.contains(&key));
-    assert_eq!(table[key].id, 10);
-    drop(table);
-    tracker.assert_all_dropped_once();
-}
-
-/// `retain` on a packed table drops the removed values after the pass (the
-/// compaction moves them to the tail), so a panicking `Drop` comes after
-/// every value was visited: all removed values are dropped once, the kept
-/// ones stay in order.
-#[test]
-fn packed_panicking_drop_during_retain() {
-    let tracker = Tracker::new();
-    let (mut table, keys) = packed(&tracker, 10);
-    tracker.panic_on_drop.set(Some(4));
-    let mut visited = Vec::new();
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
-        table.retain(|_, v| {
-            visited.push(v.id);
-            v.id % 2 == 1
-        });
-    })));
-    assert_eq!(visited, (0..10).collect::<Vec<_>>());
-    assert_eq!(ids(&table), [1, 3, 5, 7, 9]);
-    tracker.assert_dropped_exactly(&[0, 2, 4, 6, 8]);
-    assert_keys(&table, &keys, &[1, 3, 5, 7, 9]);
-    drop(table);
-    tracker.assert_all_dropped_once();
-}
-
-#[test]
-fn packed_panicking_retain_closure_keeps_order() {
-    let tracker = Tracker::new();
-    let (mut table, keys) = packed(&tracker, 10);
-    drop(table.remove(keys[3])); // dense order: 0 1 2 9 4 5 6 7 8
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
-        table.retain(|_, v| {
-            if v.id == 5 {
-                panic::panic_any(BOOM);
-            }
-            v.id % 2 == 1
-        });
-    })));
-    // 0, 2 and 4 were removed before the panic; 9 (visited, kept) and the
-    // values not visited stay, in their order.
-    assert_eq!(ids(&table), [1, 9, 5, 6, 7, 8]);
-    tracker.assert_dropped_exactly(&[0, 2, 3, 4]);
-    assert_keys(&table, &keys, &[1, 5, 6, 7, 8, 9]);
-    for (position, &key) in table.key_slice().iter().enumerate() {
-        assert_eq!(table.position(key), Some(position));
-    }
-    drop(table);
-    tracker.assert_all_dropped_once();
-}
-
-#[test]
-fn packed_panicking_drop_while_dropping_a_drain() {
-    let tracker = Tracker::new();
-    let (mut table, keys) = packed(&tracker, 10);
-    tracker.panic_on_drop.set(Some(6));
-    let mut taken = Vec::new();
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
-        let mut drain = table.drain();
-        taken.extend(drain.by_ref().take(3));
-        drop(drain); // drops 3..10; 6 panics
-    })));
-    tracker.assert_dropped_exactly(&[3, 4, 5, 6, 7, 8, 9]);
-    assert!(table.is_empty());
-    assert_keys(&table, &keys, &[]);
-    let taken: Vec<(Id, usize)> = taken.into_iter().map(|(k, v)| (k, v.id)).collect();
-    assert_eq!(taken, [(keys[0], 0), (keys[1], 1), (keys[2], 2)]);
-    tracker.assert_all_dropped_once();
-    let key = table.insert(tracker.make());
-    assert!(!keys.contains(&key));
-    drop(table);
-    tracker.assert_all_dropped_once();
-}
-
-#[test]
-fn packed_forgotten_drain_leaks_but_stays_sound() {
-    let drops = RefCell::new(vec![0; 6]);
-    let mut table: PackedTable<Counted<'_>> = PackedTable::new();
-    let keys: Vec<Id> = (0..6)
-        .map(|id| table.insert(Counted { id, drops: &drops }))
-        .collect();
-    let mut drain = table.drain();
-    let (key, first) = drain.next().unwrap();
-    assert_eq!((key, first.id), (keys[0], 0));
-    std::mem::forget(drain);
-    // The keys were invalidated when the drain started; leaking it leaks
-    // the values it did not yield (never drops them twice).
-    assert!(table.is_empty());
-    table.check_invariants();
-    assert!(keys.iter().all(|&k| table.get(k).is_none()));
-    drop(first);
-    let key = table.insert(Counted {
-        id: 1,
-        drops: &drops,
-    });
-    assert!(!keys.contains(&key));
-    table.clear();
-    drop(table);
-    assert_eq!(*drops.borrow(), [1, 1, 0, 0, 0, 0]);
-}
-
-#[test]
-fn packed_panicking_drop_while_dropping_the_table() {
-    let tracker = Tracker::new();
-    let (mut table, keys) = packed(&tracker, 10);
-    drop(table.remove(keys[7]));
-    tracker.panic_on_drop.set(Some(0));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| drop(table))));
     tracker.assert_all_dropped_once();
 }
 
@@ -281,94 +134,6 @@ fn packed_panicking_comparator() {
     assert_keys(&table, &keys, &[0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11]);
     drop(table);
     tracker.assert_all_dropped_once();
-}
-
-#[test]
-fn packed_panicking_clone_during_clone() {
-    let tracker = Tracker::new();
-    let (mut source, keys) = packed(&tracker, 8); // ids 0..8
-    drop(source.remove(keys[2])); // dense order: 0 1 7 3 4 5 6
-    tracker.panic_on_clone.set(Some(5));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| source.clone())));
-    // Clones of 0, 1, 7, 3 and 4 (ids 8..13) were made and dropped; the
-    // source is untouched.
-    assert_eq!(tracker.created(), 13);
-    tracker.assert_dropped_exactly(&[2, 8, 9, 10, 11, 12]);
-    assert_eq!(ids(&source), [0, 1, 7, 3, 4, 5, 6]);
-    assert_keys(&source, &keys, &[0, 1, 3, 4, 5, 6, 7]);
-    drop(source);
-    tracker.assert_all_dropped_once();
-}
-
-/// `clone_from` documents that a panicking `clone` leaves the target empty:
-/// its old values and the clones made so far are all dropped, once.
-#[test]
-fn packed_panicking_clone_during_clone_from() {
-    let tracker = Tracker::new();
-    let (source, source_keys) = packed(&tracker, 6); // ids 0..6
-    let (mut target, target_keys) = packed(&tracker, 3); // ids 6..9
-    tracker.panic_on_clone.set(Some(4));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
-        target.clone_from(&source);
-    })));
-    assert!(target.is_empty());
-    target.check_invariants();
-    for &key in target_keys.iter().chain(&source_keys) {
-        assert!(target.get(key).is_none());
-    }
-    // Old values 6..9 and the clones made (of 0..4) are all gone.
-    let created = tracker.created();
-    assert!(created > 9);
-    for id in 6..created {
-        assert_eq!(tracker.drops(id), 1, "value {id}");
-    }
-    for id in 0..6 {
-        assert_eq!(tracker.drops(id), 0, "source value {id}");
-    }
-    // The target works, and a second `clone_from` succeeds.
-    target.clone_from(&source);
-    target.check_invariants();
-    assert_eq!(target.key_slice(), source.key_slice());
-    drop((source, target));
-    tracker.assert_all_dropped_once();
-}
-
-#[test]
-fn packed_panicking_insert_with_key_closure_leaves_the_table_unchanged() {
-    for reuse in [Reuse::Lifo, Reuse::Fifo { min_free: 0 }] {
-        let tracker = Tracker::new();
-        let (mut table, keys) = packed(&tracker, 4);
-        table.set_reuse(reuse);
-        // Once with a free slot to reuse, once with none (append).
-        for remove_first in [true, false] {
-            if remove_first {
-                drop(table.remove(keys[1]));
-            }
-            let before: Vec<(Id, usize)> = table.iter().map(|(k, v)| (k, v.id)).collect();
-            let mut seen = None;
-            assert_panicked(catch_unwind(AssertUnwindSafe(|| {
-                table.insert_with_key(|key| {
-                    seen = Some(key);
-                    panic::panic_any(BOOM)
-                })
-            })));
-            table.check_invariants();
-            let after: Vec<(Id, usize)> = table.iter().map(|(k, v)| (k, v.id)).collect();
-            assert_eq!(after, before);
-            // The key offered is not live, and the next insertion gets it.
-            let offered = seen.unwrap();
-            assert!(table.get(offered).is_none());
-            assert_eq!(table.position(offered), None);
-            let key = table.insert(tracker.make());
-            assert_eq!(key, offered);
-            assert_eq!(table.key_slice().last(), Some(&key));
-            assert_eq!(key.index(), if remove_first { 1 } else { 4 });
-        }
-        tracker.assert_dropped_exactly(&[1]);
-        table.check_invariants();
-        drop(table);
-        tracker.assert_all_dropped_once();
-    }
 }
 
 // ---------------------------------------------------------------------------

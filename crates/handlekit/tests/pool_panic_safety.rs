@@ -1,12 +1,9 @@
-//! Drop counting and panic safety for `Pool`: the tests shared with `Hive`
-//! (`common/stable_panic.rs`), with blocks of 4 slots.
+//! Drop counting and panic safety for `Pool`: the shared suite
+//! (`common/panic_suite.rs`), with blocks of 4 slots, so the values of one
+//! test span several blocks.
 
-use std::panic::{self, catch_unwind, AssertUnwindSafe};
-use std::rc::Rc;
-
-use handlekit::{Key, Pool, PoolKey};
+use handlekit::{Pool, PoolKey};
 
 mod common;
-use common::tracker::{assert_panicked, Tracker, Val, BOOM};
 
-stable_panic_tests!(Pool, PoolKey, Pool::with_block_size(4));
+panic_suite_tests!(Pool::<_, PoolKey>::with_block_size(4));

@@ -39,6 +39,8 @@ use proptest::prelude::*;
 use proptest::sample::Index as Pick;
 use proptest::test_runner::Config;
 
+mod common;
+
 define_key! {
     /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
     pub struct Gen4(u32; index_bits = 28);
@@ -452,15 +454,7 @@ const WEIGHTS: [u32; 17] = [
     2,  // Iter
 ];
 
-const TOTAL_WEIGHT: u32 = {
-    let mut total = 0;
-    let mut i = 0;
-    while i < WEIGHTS.len() {
-        total += WEIGHTS[i];
-        i += 1;
-    }
-    total
-};
+const TOTAL_WEIGHT: u32 = common::total_weight(&WEIGHTS);
 
 fn make_src(raw: u64, pick: Pick) -> Src {
     match raw % 16 {
@@ -477,12 +471,7 @@ fn make_src(raw: u64, pick: Pick) -> Src {
 }
 
 fn make_op(selector: u32, value: u64, raw: u64, picks: [Pick; 3], flags: [bool; 3]) -> Op {
-    let mut kind = 0;
-    let mut rest = selector;
-    while rest >= WEIGHTS[kind] {
-        rest -= WEIGHTS[kind];
-        kind += 1;
-    }
+    let kind = common::kind_of(selector, &WEIGHTS);
     let [p0, p1, p2] = picks;
     let src = |i: u32, pick: Pick| make_src(raw.rotate_right(13 * i), pick);
     match kind {

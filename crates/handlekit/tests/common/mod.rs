@@ -5,10 +5,38 @@
 
 pub mod churn;
 pub mod iter_check;
-pub mod loop_panic;
+pub mod model_suite;
+pub mod panic_suite;
 pub mod reference;
-pub mod stable_panic;
+pub mod stale_suite;
+pub mod table;
 pub mod tracker;
+
+/// The sum of a model test's operation weights: its selectors run over
+/// `0..total_weight(weights)`.
+pub const fn total_weight(weights: &[u32]) -> u32 {
+    let mut total = 0;
+    let mut i = 0;
+    while i < weights.len() {
+        total += weights[i];
+        i += 1;
+    }
+    total
+}
+
+/// The operation a selector picks: the index of the weight band it falls
+/// in. (One selector instead of a `prop_oneof!` of many arms: proptest
+/// seeds an RNG for each arm below the one it picks, which is slow under
+/// Miri; the selector shrinks towards 0, the first operation.)
+pub fn kind_of(selector: u32, weights: &[u32]) -> usize {
+    let mut kind = 0;
+    let mut rest = selector;
+    while rest >= weights[kind] {
+        rest -= weights[kind];
+        kind += 1;
+    }
+    kind
+}
 
 /// A fixed-seed linear congruential generator (Knuth's MMIX constants),
 /// for tests that need repeatable pseudo-random steps.
