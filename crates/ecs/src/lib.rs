@@ -302,7 +302,7 @@
 //! itself is not generic. `ARCHITECTURE.md` in the repository lists the
 //! invariants.
 
-#![cfg_attr(docsrs, feature(doc_auto_cfg))]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![doc(test(attr(deny(warnings))))]
 
 mod bundle;
