@@ -45,6 +45,11 @@ pub struct Accesses {
     len: usize,
     /// Every access, once there are more than fit inline.
     spilled: Vec<Access>,
+    /// The component types the query names that have no column in the world
+    /// (type, name, exclusive): nothing to borrow, but a type named twice
+    /// incompatibly is refused as it is once its column exists. Empty (and
+    /// unallocated) unless such a type is named.
+    unregistered: Vec<(std::any::TypeId, &'static str, bool)>,
 }
 
 impl Accesses {
@@ -59,6 +64,7 @@ impl Accesses {
             }; Accesses::INLINE],
             len: 0,
             spilled: Vec::new(),
+            unregistered: Vec::new(),
         }
     }
 
@@ -264,6 +270,12 @@ fn view_of<T: Component>(world: &World) -> Option<View<T>> {
 fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Accesses) {
     if let Some(column) = world.column_index::<T>() {
         out.push(Access { column, exclusive });
+    } else {
+        out.unregistered.push((
+            std::any::TypeId::of::<T>(),
+            std::any::type_name::<T>(),
+            exclusive,
+        ));
     }
 }
 
@@ -676,7 +688,8 @@ query_tuple!(A, B, C, D, E, F, G, H, I, J, K);
 query_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
 
 /// The accesses of `Q`, checked for a column borrowed mutably twice or both
-/// mutably and shared (which would alias within one item).
+/// mutably and shared (which would alias within one item), also for the
+/// types that have no column yet.
 fn accesses<Q: Query>(world: &World) -> Accesses {
     let mut out = Accesses::new();
     Q::access(world, &mut out);
@@ -685,6 +698,14 @@ fn accesses<Q: Query>(world: &World) -> Accesses {
         for b in &list[..i] {
             if a.column == b.column && (a.exclusive || b.exclusive) {
                 borrow_conflict(world.columns[a.column].name, a.exclusive);
+            }
+        }
+    }
+    let unregistered = &out.unregistered;
+    for (i, &(ty, name, exclusive)) in unregistered.iter().enumerate() {
+        for &(other, _, other_exclusive) in &unregistered[..i] {
+            if ty == other && (exclusive || other_exclusive) {
+                borrow_conflict(name, exclusive);
             }
         }
     }
@@ -1502,7 +1523,8 @@ impl World {
     /// # Panics
     ///
     /// If the query itself borrows a column twice incompatibly (as
-    /// `(&A, &mut A)`); the message names the type.
+    /// `(&A, &mut A)`), also when the world has no column for the type yet;
+    /// the message names the type.
     ///
     /// ```
     /// let mut world = handlekit_ecs::World::new();
