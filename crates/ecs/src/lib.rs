@@ -318,13 +318,14 @@ mod storage;
 mod world;
 
 pub use bundle::Bundle;
-pub use column::ColumnMut;
+pub use column::{Column, ColumnMut};
 pub use command::CommandBuffer;
 pub use entity::Entity;
 pub use error::{ComponentError, NoSuchEntity, SpawnError};
 #[doc(hidden)]
 pub use query::{Access, EntityFetch, Fetch, OptionFetch};
 pub use query::{Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without};
+pub use storage::ColumnRuns;
 pub use world::{Collected, Component, Order, Ref, Storage, World, DEFAULT_MAX_ROWS};
 
 /// The crate README's example, run as a doc test (the root README's ECS

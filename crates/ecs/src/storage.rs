@@ -1715,6 +1715,147 @@ impl<T> SparseView<T> {
     }
 }
 
+/// The runs of one component type: each a maximal stretch of consecutive
+/// live rows that have the component, as the entities of those rows and
+/// their values, two slices of one length. From
+/// [`Column::runs`](crate::Column::runs).
+///
+/// A dense column's values of consecutive rows lie next to each other, so
+/// a run is as long as the rows allow (a world that only spawned entities
+/// with the component has one run). A sparse set packs its values in the
+/// order they were inserted, not in row order: it gives one run per
+/// entity.
+///
+/// ```
+/// use handlekit_ecs::World;
+///
+/// let mut world = World::new();
+/// let es = world.spawn_batch((0..5u32).map(|i| (i,)));
+/// world.despawn(es[2]).unwrap();
+/// let column = world.column::<u32>();
+/// let runs: Vec<(&[_], &[u32])> = column.runs().collect();
+/// assert_eq!(runs, [(&es[..2], &[0, 1][..]), (&es[3..], &[3, 4][..])]);
+/// ```
+pub struct ColumnRuns<'a, T> {
+    /// The column's view, or `None` if the world has no column of `T`.
+    view: Option<View<T>>,
+    /// The world's row window.
+    rows: RowsView,
+    /// The alive words, the first at word `first_word`.
+    alive: &'a [u64],
+    first_word: usize,
+    /// The position in `alive` of the next word to read; `bits` came from
+    /// the one before it.
+    next: usize,
+    /// The rows of that word not yet visited that are alive and have the
+    /// component.
+    bits: u64,
+    _values: std::marker::PhantomData<&'a T>,
+}
+
+impl<'a, T> ColumnRuns<'a, T> {
+    /// The runs of the storage `view` (`None`: no run) of a world whose row
+    /// window is `rows` and alive words `alive` (from word `first_word`).
+    ///
+    /// # Safety
+    ///
+    /// The view and `rows` were taken from a world that stays borrowed
+    /// (shared) and unchanged for `'a`, `alive` is that world's alive words,
+    /// and the column's borrow flag is held shared for `'a`.
+    pub(crate) unsafe fn new(
+        view: Option<View<T>>,
+        rows: RowsView,
+        alive: &'a [u64],
+        first_word: usize,
+    ) -> Self {
+        ColumnRuns {
+            view,
+            rows,
+            alive,
+            first_word,
+            next: 0,
+            bits: 0,
+            _values: std::marker::PhantomData,
+        }
+    }
+
+    /// The rows of `alive[i]` that have the component.
+    fn mask(&self, view: &View<T>, i: usize) -> u64 {
+        // SAFETY: alive bits name live rows of the window; the world is
+        // borrowed and unchanged (the contract of `new`).
+        unsafe { view.mask(self.first_word + i, self.alive[i]) }
+    }
+}
+
+impl<'a, T> Iterator for ColumnRuns<'a, T> {
+    type Item = (&'a [Entity], &'a [T]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let view = self.view?;
+        while self.bits == 0 {
+            if self.next >= self.alive.len() {
+                self.view = None;
+                return None;
+            }
+            self.bits = self.mask(&view, self.next);
+            self.next += 1;
+        }
+        let skip = self.bits.trailing_zeros() as usize;
+        let start = (self.first_word + self.next - 1) * WORD + skip;
+        let mut end = start + 1;
+        if view.is_dense() {
+            // The ones from `skip` up, and on into the next words while
+            // the run reaches their ends.
+            let ones = (!(self.bits >> skip)).trailing_zeros() as usize;
+            end = start + ones;
+            self.bits = if skip + ones == WORD {
+                0
+            } else {
+                self.bits & !(((1u64 << ones) - 1) << skip)
+            };
+            while self.bits == 0 && end % WORD == 0 && self.next < self.alive.len() {
+                let next = self.mask(&view, self.next);
+                let ones = (!next).trailing_zeros() as usize;
+                if ones == 0 {
+                    break;
+                }
+                self.next += 1;
+                end += ones;
+                self.bits = if ones == WORD {
+                    0
+                } else {
+                    next & !((1u64 << ones) - 1)
+                };
+            }
+        } else {
+            self.bits &= self.bits - 1;
+        }
+        let len = end - start;
+        // SAFETY: the rows `start..end` are live rows of the window (alive
+        // bits) and the world is unchanged (the contract of `new`): their
+        // entities follow each other in the window.
+        let entities = unsafe { std::slice::from_raw_parts(self.rows.entity_ptr(start), len) };
+        // SAFETY: every row of the run has the component (the view's mask),
+        // and the column is borrowed shared: for a dense column the slots
+        // of consecutive rows are consecutive and initialized; a sparse
+        // set's run has one row. `MaybeUninit<T>` and `UnsafeCell<T>` have
+        // the layout of `T`.
+        let values =
+            unsafe { std::slice::from_raw_parts(view.get_unchecked(start).cast_const(), len) };
+        Some((entities, values))
+    }
+}
+
+impl<T> std::iter::FusedIterator for ColumnRuns<'_, T> {}
+
+impl<T> std::fmt::Debug for ColumnRuns<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ColumnRuns")
+            .field("type", &std::any::type_name::<T>())
+            .finish_non_exhaustive()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::TypeIndex;
