@@ -163,7 +163,8 @@ use crate::{Entity, With};
 ///
 /// The type parameter lists the registered types (a chain of hidden
 /// types); a function that builds a registry can return
-/// `Registry<impl Components>`.
+/// `Registry<impl Components>`, and [`registry_type!`](crate::registry_type)
+/// names the type (for a struct field).
 ///
 /// ```
 /// use handlekit_ecs::serialize::{Components, Registry};
@@ -369,6 +370,54 @@ impl<C: Components> Registry<C> {
             max_memory: DEFAULT_MAX_MEMORY,
         }
     }
+}
+
+/// The type of the [`Registry`] that registers the listed component types
+/// in this order (with [`Registry::component`]): a name for it, to keep a
+/// registry in a struct field or a `static`-like place without spelling its
+/// chain of hidden types. The registry costs what the one the builder
+/// returns costs: it is the same type.
+///
+/// ```
+/// use handlekit_ecs::serialize::Registry;
+/// use handlekit_ecs::{registry_type, World};
+///
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct Health(u32);
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct Name(String);
+///
+/// struct Game {
+///     world: World,
+///     registry: registry_type![Health, Name],
+/// }
+///
+/// let game = Game {
+///     world: World::new(),
+///     registry: Registry::new()
+///         .component::<Health>("health")
+///         .component::<Name>("name"),
+/// };
+/// assert_eq!(game.registry.names().collect::<Vec<_>>(), ["health", "name"]);
+/// assert!(serde_json::to_string(&game.registry.save(&game.world)).is_ok());
+/// ```
+#[macro_export]
+macro_rules! registry_type {
+    ($($component:ty),* $(,)?) => {
+        $crate::__registry_chain!([$($component),*] ())
+    };
+}
+
+/// Builds the chain of [`registry_type!`]. Not part of the public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __registry_chain {
+    ([] $chain:ty) => {
+        $crate::serialize::Registry<$chain>
+    };
+    ([$first:ty $(, $rest:ty)*] $chain:ty) => {
+        $crate::__registry_chain!([$($rest),*] ($crate::serialize::Entry<$first>, $chain))
+    };
 }
 
 /// One registered component type `T` in a [`Registry`]'s chain. Not part of

@@ -1944,7 +1944,12 @@ mod sparse_tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(cases()))]
+        #![proptest_config(ProptestConfig {
+            cases: cases(),
+            // No file of failures: Miri runs isolated from the file system.
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
 
         /// A sparse set against a `HashMap` model, with indices both below
         /// and far past its flat index: the same values found, and the flat

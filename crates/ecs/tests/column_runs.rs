@@ -78,7 +78,12 @@ fn check<T: handlekit_ecs::Component + PartialEq + std::fmt::Debug>(world: &Worl
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(ProptestConfig {
+            cases: cases(),
+            // No file of failures: Miri runs isolated from the file system.
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
 
     #[test]
     fn runs_agree_with_queries(ops in prop::collection::vec(op(), 0..60)) {

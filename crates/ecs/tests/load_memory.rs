@@ -405,7 +405,12 @@ fn cases() -> u32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(ProptestConfig {
+            cases: cases(),
+            // No file of failures: Miri runs isolated from the file system.
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
 
     /// Saves with up to 4 bytes overwritten (and maybe truncated) load at
     /// default settings within the bound, as an error or a consistent
