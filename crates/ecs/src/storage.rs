@@ -1333,7 +1333,20 @@ impl<T> SparseSet<T> {
     /// generation with the same index does not match.
     #[inline]
     fn position(&self, entity: Entity) -> Option<usize> {
-        let position = (self.slot(entity.index()) as usize).checked_sub(1)?;
+        let Some(&slot) = self.index.get(entity.index()) else {
+            return self.far_position(entity);
+        };
+        let position = (slot as usize).checked_sub(1)?;
+        (self.owners[position] == entity).then_some(position)
+    }
+
+    /// [`position`](Self::position) of an entity whose index lies past the
+    /// flat index: out of line, so that the flat lookup stays as small as
+    /// it was before the map existed.
+    #[cold]
+    #[inline(never)]
+    fn far_position(&self, entity: Entity) -> Option<usize> {
+        let position = (far_slot(&self.far, entity.index()) as usize).checked_sub(1)?;
         (self.owners[position] == entity).then_some(position)
     }
 
@@ -1677,6 +1690,24 @@ impl<T> View<T> {
 }
 
 impl<T> SparseView<T> {
+    /// [`position`](Self::position) of an entity whose index lies past the
+    /// flat index, out of line.
+    ///
+    /// # Safety
+    ///
+    /// The world the view came from is borrowed and unchanged.
+    #[cold]
+    #[inline(never)]
+    unsafe fn far_position(&self, entity: Entity) -> Option<usize> {
+        // SAFETY: the map lives in the set, which the borrowed world keeps
+        // alive and unchanged (the caller's contract).
+        let far = unsafe { &*self.far };
+        let position = (far_slot(far, entity.index()) as usize).checked_sub(1)?;
+        // SAFETY: a nonzero entry of `far` is in bounds of `owners` (the
+        // invariant of `SparseSet::far`).
+        (unsafe { *self.owners.add(position) } == entity).then_some(position)
+    }
+
     /// [`View::lookup`] of a sparse set, out of line.
     ///
     /// # Safety
@@ -1700,15 +1731,12 @@ impl<T> SparseView<T> {
         // SAFETY: the caller's contract.
         let entity = unsafe { self.rows.entity(row) };
         let i = entity.index();
-        let slot = if i < self.index_len {
-            // SAFETY: `i < index_len`.
-            unsafe { *self.index.add(i) }
-        } else {
-            // SAFETY: the map lives in the set, which the borrowed world
-            // keeps alive and unchanged.
-            far_slot(unsafe { &*self.far }, i)
-        };
-        let position = (slot as usize).checked_sub(1)?;
+        if i >= self.index_len {
+            // SAFETY: the caller's contract.
+            return unsafe { self.far_position(entity) };
+        }
+        // SAFETY: `i < index_len`.
+        let position = (unsafe { *self.index.add(i) } as usize).checked_sub(1)?;
         // SAFETY: a nonzero entry (of `index` or `far`) is in bounds of `owners` (the
         // invariant of `SparseSet::index`).
         (unsafe { *self.owners.add(position) } == entity).then_some(position)
