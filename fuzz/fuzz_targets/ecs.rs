@@ -5,11 +5,14 @@
 //! (postcard or JSON) is an operation: the loaded world must hold the same
 //! entities and components and spawn the entities the saved one would. And
 //! a saved world with one byte overwritten must load as an error or as a
-//! consistent world.
+//! consistent world, and the load must allocate at most 64 times the
+//! input's size plus 1 MiB of heap (issue 33; a counting allocator).
 
 #![no_main]
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arbitrary::Arbitrary;
 use handlekit_ecs::serialize::{Components, Registry};
@@ -24,6 +27,64 @@ struct A(u32);
 struct B(u16);
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 struct C(Box<u8>);
+
+/// The system allocator, counting the bytes allocated now and at the peak.
+struct Counting;
+
+static NOW: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grow(bytes: usize) {
+    let now = NOW.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: forwards to the system allocator; the counters do not touch the
+// memory.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded, same contract.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grow(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded, same contract.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded, same contract.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            grow(new_size);
+            NOW.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Loads `bytes` as `load` does, and checks that the load's heap peak is
+/// within 64 times the input's size plus 1 MiB (the default memory limit).
+fn load_bounded(bytes: &[u8], postcard: bool) -> Option<World> {
+    let base = NOW.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let world = load(bytes, postcard);
+    let peak = PEAK.load(Ordering::Relaxed) - base;
+    assert!(
+        peak <= 64 * bytes.len() + (1 << 20),
+        "a load of {} bytes allocated {peak} bytes",
+        bytes.len()
+    );
+    world
+}
 
 fn registry() -> Registry<impl Components> {
     Registry::new()
@@ -331,7 +392,7 @@ fuzz_target!(|ops: Vec<Op>| {
                     let at = usize::from(at) % bytes.len();
                     bytes[at] = byte;
                 }
-                if let Some(mut other) = load(&bytes, postcard) {
+                if let Some(mut other) = load_bounded(&bytes, postcard) {
                     // Whatever loaded is a consistent world: it saves and
                     // loads back to itself, and works.
                     let again = load(&save(&other, postcard), postcard).unwrap();

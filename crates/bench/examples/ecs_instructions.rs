@@ -149,7 +149,7 @@ fn measured_hk_save(world: &handlekit_ecs::World, text: bool) -> Vec<u8> {
 fn measured_hk_load(bytes: &[u8], text: bool, max_rows: usize) -> handlekit_ecs::World {
     use serde::de::DeserializeSeed;
     let registry = hk_registry();
-    let load = registry.load().max_rows(max_rows);
+    let load = registry.load().max_rows(max_rows).max_memory(usize::MAX);
     if text {
         load.deserialize(&mut serde_json::Deserializer::from_slice(bytes))
             .unwrap()

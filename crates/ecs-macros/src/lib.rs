@@ -268,3 +268,8 @@ fn dynamic_bundle_clone(input: &DeriveInput) -> syn::Result<TokenStream> {
         }
     })
 }
+
+/// The README's example, run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;

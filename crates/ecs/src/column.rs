@@ -1,12 +1,13 @@
 //! [`ColumnMut`]: one component type's storage held across a loop of
-//! inserts, removals and lookups by entity.
+//! inserts, removals and lookups by entity; [`Column`]: a shared borrow of
+//! one, with its values as slices ([`Column::runs`]).
 
 use std::any::type_name;
 
 use crate::entities::EntityTable;
-use crate::storage::TypedStorage;
+use crate::storage::{ColumnRuns, TypedStorage};
 use crate::world::{full_row, Component};
-use crate::{ComponentError, Entity, NoSuchEntity};
+use crate::{ComponentError, Entity, NoSuchEntity, World};
 
 /// One component type's storage, borrowed from an exclusively borrowed
 /// world (from [`World::column_mut`](crate::World::column_mut)) so that a
@@ -171,6 +172,181 @@ impl<'w, T: Component> ColumnMut<'w, T> {
 impl<T> std::fmt::Debug for ColumnMut<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ColumnMut")
+            .field("type", &type_name::<T>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A shared borrow of one component type's storage, from [`World::column`]:
+/// lookups by entity, and the values as slices ([`runs`](Self::runs)), for
+/// example to upload them to a GPU. The column stays borrowed (shared) until
+/// the guard is dropped, as under a [`World::query`] of `&T`.
+///
+/// ```
+/// use handlekit_ecs::World;
+///
+/// let mut world = World::new();
+/// let e = world.spawn((1.5f32,));
+/// let column = world.column::<f32>();
+/// assert_eq!(column.get(e), Some(&1.5));
+/// assert_eq!(column.len(), 1);
+/// ```
+pub struct Column<'w, T> {
+    world: &'w World,
+    /// The column's index in the world and its storage, or `None` if the
+    /// world has none for `T`. Invariant: while this guard lives, the
+    /// column's borrow flag is held shared by it.
+    storage: Option<(usize, &'w TypedStorage<T>)>,
+}
+
+impl World {
+    /// A shared borrow of `T`'s storage: see [`Column`]. A type with no
+    /// column gives an empty one (nothing is registered).
+    ///
+    /// # Panics
+    ///
+    /// If the column is borrowed mutably (by a query of `&mut T` on another
+    /// thread, say); the message names the type.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn_batch((0..3u32).map(|i| (i,)));
+    /// let column = world.column::<u32>();
+    /// let values: Vec<u32> = column.runs().flat_map(|(_, v)| v).copied().collect();
+    /// assert_eq!(values, [0, 1, 2]);
+    /// assert!(world.column::<u8>().is_empty());
+    /// ```
+    #[track_caller]
+    #[must_use]
+    pub fn column<T: Component>(&self) -> Column<'_, T> {
+        let storage = self.column_index::<T>().map(|index| {
+            let column = &self.columns[index];
+            if !column.flag.try_shared() {
+                crate::query::borrow_conflict(column.name, false);
+            }
+            let (_, storage) = self
+                .typed::<T>()
+                .unwrap_or_else(|| unreachable!("the column of a registered type"));
+            (index, storage)
+        });
+        Column {
+            world: self,
+            storage,
+        }
+    }
+}
+
+impl<'w, T: Component> Column<'w, T> {
+    /// `entity`'s component, if it is alive and has one.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((7u8,));
+    /// let f = world.spawn(());
+    /// let column = world.column::<u8>();
+    /// assert_eq!((column.get(e), column.get(f)), (Some(&7), None));
+    /// ```
+    #[must_use]
+    pub fn get(&self, entity: Entity) -> Option<&T> {
+        let (_, storage) = self.storage?;
+        let row = full_row(
+            self.world.rows.front_position(),
+            self.world.entities.get(entity)?,
+        );
+        storage.get(entity, row)
+    }
+
+    /// Whether `entity` is alive and has the component.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((7u8,));
+    /// assert!(world.column::<u8>().contains(e));
+    /// ```
+    #[must_use]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.get(entity).is_some()
+    }
+
+    /// How many entities have the component.
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// world.spawn_batch((0..4u8).map(|i| (i,)));
+    /// assert_eq!(world.column::<u8>().len(), 4);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.storage
+            .map_or(0, |(_, storage)| crate::storage::AnyStorage::len(storage))
+    }
+
+    /// Whether no entity has the component.
+    ///
+    /// ```
+    /// assert!(handlekit_ecs::World::new().column::<u8>().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The components with their entities, as runs of slices in row order
+    /// (the order of queries): each run is the entities of consecutive live
+    /// rows that have the component and their values, two slices of one
+    /// length. A dense column gives runs as long as the rows allow, ready
+    /// to copy in one go (to a GPU buffer, say); a sparse set gives one run
+    /// per entity. See [`ColumnRuns`].
+    ///
+    /// ```
+    /// use handlekit_ecs::World;
+    ///
+    /// #[derive(Clone, Copy, Debug, PartialEq)]
+    /// struct Pos([f32; 2]);
+    ///
+    /// let mut world = World::new();
+    /// let es = world.spawn_batch((0..100).map(|i| (Pos([i as f32, 0.0]),)));
+    /// world.despawn(es[10]).unwrap();
+    /// let column = world.column::<Pos>();
+    /// let mut upload: Vec<Pos> = Vec::new();
+    /// for (entities, values) in column.runs() {
+    ///     assert_eq!(entities.len(), values.len());
+    ///     upload.extend_from_slice(values);
+    /// }
+    /// assert_eq!(column.runs().count(), 2);
+    /// assert_eq!(upload.len(), 99);
+    /// ```
+    pub fn runs(&self) -> ColumnRuns<'_, T> {
+        let world = self.world;
+        let view = self
+            .storage
+            .map(|(_, storage)| storage.view(world.rows_view(), world.len()));
+        // SAFETY: the view and the window come from `world`, which `self`
+        // borrows shared (unchanged) for the iterator's life, and the
+        // column's flag is held shared by `self` (the invariant of
+        // `storage`).
+        unsafe {
+            ColumnRuns::new(
+                view,
+                world.rows_view(),
+                world.alive.as_slice(),
+                world.alive.front_position(),
+            )
+        }
+    }
+}
+
+impl<T> Drop for Column<'_, T> {
+    fn drop(&mut self) {
+        if let Some((index, _)) = self.storage {
+            self.world.columns[index].flag.release_shared();
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Column<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Column")
             .field("type", &type_name::<T>())
             .finish_non_exhaustive()
     }

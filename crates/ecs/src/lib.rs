@@ -57,7 +57,9 @@
 //!   [`DEFAULT_MAX_ROWS`] is small there).
 //! - per **sparse** component type ([`World::register`] with
 //!   [`Storage::Sparse`]), a sparse set: the values packed in one array and
-//!   an array indexed by entity index that finds them.
+//!   an array indexed by entity index that finds them, sized to what the
+//!   set holds (at most 8 entries per value, 1024 at least); the rare
+//!   entity whose index lies past it is found in a hash map.
 //!
 //! # Queries
 //!
@@ -147,7 +149,9 @@
 //! unwritten, so a run of such rows a page long or longer costs no resident
 //! memory; shorter holes cost their bytes). Per sparse component: the value,
 //! an [`Entity`] (8 bytes) and 4 bytes in the index array, which grows to the
-//! highest entity index that ever had the component. Per entity index: 8
+//! highest entity index that had the component, up to 8 entries per value
+//! held (1024 at least; past it an index costs an entry of a hash map, about
+//! 9 bytes, and its lookups a hash). Per entity index: 8
 //! bytes in the entity table (the generation and the low 32 bits of the
 //! row) and a bit in its free set; once [`World::collect`] has swept a page
 //! of 512 free indices, those cost the bit alone. Address space: every
@@ -393,7 +397,7 @@
 //! itself is not generic. `ARCHITECTURE.md` in the repository lists the
 //! invariants.
 
-#![cfg_attr(docsrs, feature(doc_auto_cfg))]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![doc(test(attr(deny(warnings))))]
 
 mod builder;
@@ -415,7 +419,7 @@ pub use builder::{
     BuilderRef, BuilderRefShared, BuiltEntity, BuiltEntityClone, EntityBuilder, EntityBuilderClone,
 };
 pub use bundle::{Bundle, DynamicBundle, DynamicBundleClone};
-pub use column::ColumnMut;
+pub use column::{Column, ColumnMut};
 pub use command::CommandBuffer;
 pub use entity::Entity;
 pub use entity_ref::{ComponentRef, EntityRef, Iter, RefMut};
@@ -437,6 +441,7 @@ pub mod __private {
 pub use query::{
     Batch, BatchedIter, Or, Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without,
 };
+pub use storage::ColumnRuns;
 pub use world::{Collected, Component, Order, Ref, Storage, World, DEFAULT_MAX_ROWS};
 
 /// The crate README's example, run as a doc test (the root README's ECS

@@ -100,15 +100,41 @@
 //! or past the live rows (a component for a dead row); fewer or more
 //! values than the runs name.
 //!
-//! Memory is bounded by the size of the input and the loader's maximum row
-//! count. Nothing is allocated from a length the input claims: every array
-//! grows as its elements arrive. Runs of generations or rows are stored as
-//! read; the slots and rows they stand for are built only after the counts
-//! are checked: at most the maximum row count of entities, and at most as
-//! many slots as the entity table of a world of that many rows holds (an
-//! eighth more than the rows, and 1024: a world has no more slots than it
-//! had live entities at once, plus its retired indices, so only a world
-//! saved with a larger maximum can be refused for its slots).
+//! Memory is bounded by the input, at default settings as well. A format
+//! lets a few bytes name many entities (a run of a million indices is two
+//! numbers), so the loader checks what the counts the data names would
+//! build before it builds anything:
+//!
+//! - **The memory limit**: the entity table, rows and columns a load builds
+//!   take at most [`Load::max_memory`] bytes, [`DEFAULT_MAX_MEMORY`]
+//!   (512 KiB) unless the caller raises it. The loader estimates each part
+//!   from its counts (an entity table from its indices and rows, a column
+//!   from its runs) and refuses, with an error naming the limit, data whose
+//!   world would take more. So at default settings one load allocates at
+//!   most 64 times the input's size plus 1 MiB (the test
+//!   `tests/load_memory.rs` checks it with a counting allocator, on saves
+//!   crafted to amplify and on randomly damaged ones). A program that loads
+//!   its own large worlds raises the limit, for example to 64 times the
+//!   input's size.
+//! - **Counts**: at most the maximum row count of entities, and at most as
+//!   many slots as the entity table of a world of that many rows holds (an
+//!   eighth more than the rows, and 1024: a world has no more slots than it
+//!   had live entities at once, plus its retired indices, so only a world
+//!   saved with a larger maximum can be refused for its slots).
+//! - **Nothing is allocated from a length the input claims**: every array
+//!   grows as its elements arrive. Runs of generations or rows are stored
+//!   as read; the slots and rows they stand for are built only after the
+//!   checks above.
+//! - **Sparse sets** size their index to the values they hold, not to the
+//!   largest entity index they hold: a sparse component of one entity at
+//!   index 18 million takes a few bytes.
+//!
+//! Not counted: the heap the components' own values own (a `String`'s
+//! bytes, a `Vec`'s elements), which the format reads from the input (and
+//! which serde preallocates from a claimed length only up to 1 MiB), and,
+//! on targets without virtual memory, the reservation of the world's
+//! [maximum row count](Load::max_rows), which the heap fallback allocates
+//! up front.
 
 use std::any::{type_name, TypeId};
 use std::fmt;
@@ -137,7 +163,8 @@ use crate::{Entity, With};
 ///
 /// The type parameter lists the registered types (a chain of hidden
 /// types); a function that builds a registry can return
-/// `Registry<impl Components>`.
+/// `Registry<impl Components>`, and [`registry_type!`](crate::registry_type)
+/// names the type (for a struct field).
 ///
 /// ```
 /// use handlekit_ecs::serialize::{Components, Registry};
@@ -340,8 +367,57 @@ impl<C: Components> Registry<C> {
         Load {
             registry: self,
             max_rows: DEFAULT_MAX_ROWS,
+            max_memory: DEFAULT_MAX_MEMORY,
         }
     }
+}
+
+/// The type of the [`Registry`] that registers the listed component types
+/// in this order (with [`Registry::component`]): a name for it, to keep a
+/// registry in a struct field or a `static`-like place without spelling its
+/// chain of hidden types. The registry costs what the one the builder
+/// returns costs: it is the same type.
+///
+/// ```
+/// use handlekit_ecs::serialize::Registry;
+/// use handlekit_ecs::{registry_type, World};
+///
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct Health(u32);
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct Name(String);
+///
+/// struct Game {
+///     world: World,
+///     registry: registry_type![Health, Name],
+/// }
+///
+/// let game = Game {
+///     world: World::new(),
+///     registry: Registry::new()
+///         .component::<Health>("health")
+///         .component::<Name>("name"),
+/// };
+/// assert_eq!(game.registry.names().collect::<Vec<_>>(), ["health", "name"]);
+/// assert!(serde_json::to_string(&game.registry.save(&game.world)).is_ok());
+/// ```
+#[macro_export]
+macro_rules! registry_type {
+    ($($component:ty),* $(,)?) => {
+        $crate::__registry_chain!([$($component),*] ())
+    };
+}
+
+/// Builds the chain of [`registry_type!`]. Not part of the public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __registry_chain {
+    ([] $chain:ty) => {
+        $crate::serialize::Registry<$chain>
+    };
+    ([$first:ty $(, $rest:ty)*] $chain:ty) => {
+        $crate::__registry_chain!([$($rest),*] ($crate::serialize::Entry<$first>, $chain))
+    };
 }
 
 /// One registered component type `T` in a [`Registry`]'s chain. Not part of
@@ -381,6 +457,7 @@ pub trait Components: sealed::Sealed {
         name: &str,
         map: &mut A,
         world: &mut World,
+        budget: &Budget,
     ) -> Result<(), A::Error>;
 }
 
@@ -402,6 +479,7 @@ impl Components for () {
         name: &str,
         _: &mut A,
         _: &mut World,
+        _: &Budget,
     ) -> Result<(), A::Error> {
         // `type_of` found the name, so some entry has its type.
         Err(de::Error::custom(format_args!(
@@ -441,15 +519,17 @@ where
         name: &str,
         map: &mut A,
         world: &mut World,
+        budget: &Budget,
     ) -> Result<(), A::Error> {
         if ty == TypeId::of::<T>() {
             map.next_value_seed(ColumnSeed::<T> {
                 name,
                 world,
+                budget,
                 _type: PhantomData,
             })
         } else {
-            self.1.load_entry(ty, name, map, world)
+            self.1.load_entry(ty, name, map, world, budget)
         }
     }
 }
@@ -824,6 +904,8 @@ impl<T: Component + Serialize> Serialize for Values<'_, T> {
 pub struct Load<'r, C> {
     registry: &'r Registry<C>,
     max_rows: usize,
+    /// The most bytes the loaded world may take ([`Load::max_memory`]).
+    max_memory: usize,
 }
 
 impl<C> fmt::Debug for Load<'_, C> {
@@ -831,6 +913,7 @@ impl<C> fmt::Debug for Load<'_, C> {
         f.debug_struct("Load")
             .field("registry", self.registry)
             .field("max_rows", &self.max_rows)
+            .field("max_memory", &self.max_memory)
             .finish()
     }
 }
@@ -866,6 +949,109 @@ impl<C> Load<'_, C> {
         self.max_rows = max_rows;
         self
     }
+
+    /// Loads worlds that take at most `bytes` of memory; data that would
+    /// build a larger one is refused with an error that names this limit.
+    /// The default, [`DEFAULT_MAX_MEMORY`], is 512 KiB: a save read from an
+    /// untrusted source cannot make a load take much more memory than its
+    /// own size (see [Untrusted data](self#untrusted-data)). A program that
+    /// loads larger worlds raises the limit, for example to 64 times the
+    /// size of the input, or to `usize::MAX` for its own files.
+    ///
+    /// The memory counted is what the world holds once loaded (its entity
+    /// table, rows and columns, estimated from the counts the data names
+    /// before anything is built), not the heap the components' own values
+    /// own (a `String`'s bytes), which the format reads from the input.
+    ///
+    /// ```
+    /// use handlekit_ecs::{serialize::Registry, World};
+    /// use serde::de::DeserializeSeed;
+    ///
+    /// let registry = Registry::new().component::<u64>("id");
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..100_000u64).map(|i| (i,)));
+    /// let bytes = postcard::to_allocvec(&registry.save(&world)).unwrap();
+    /// let load = |max_memory| {
+    ///     registry
+    ///         .load()
+    ///         .max_memory(max_memory)
+    ///         .deserialize(&mut postcard::Deserializer::from_bytes(&bytes))
+    /// };
+    /// // 100,000 entities with a `u64` each take about 2.5 MiB.
+    /// assert!(load(handlekit_ecs::serialize::DEFAULT_MAX_MEMORY).is_err());
+    /// assert_eq!(load(64 * bytes.len()).unwrap().len(), 100_000);
+    /// ```
+    #[must_use]
+    pub fn max_memory(mut self, bytes: usize) -> Self {
+        self.max_memory = bytes;
+        self
+    }
+}
+
+/// The memory a [`Load`] may build by default: 512 KiB (see
+/// [`Load::max_memory`]).
+///
+/// ```
+/// assert_eq!(handlekit_ecs::serialize::DEFAULT_MAX_MEMORY, 512 << 10);
+/// ```
+pub const DEFAULT_MAX_MEMORY: usize = 512 << 10;
+
+/// What a load may still build: [`Load::max_memory`] less what the
+/// entity table and the columns read so far take. Not part of the public
+/// API.
+#[doc(hidden)]
+pub struct Budget {
+    /// The bytes not yet spent.
+    left: std::cell::Cell<usize>,
+    /// The limit, for the error.
+    limit: usize,
+}
+
+impl Budget {
+    fn new(limit: usize) -> Self {
+        Budget {
+            left: std::cell::Cell::new(limit),
+            limit,
+        }
+    }
+
+    /// Spends `bytes` for `what`, or fails if fewer are left.
+    fn spend<E: de::Error>(&self, bytes: usize, what: fmt::Arguments<'_>) -> Result<(), E> {
+        match self.left.get().checked_sub(bytes) {
+            Some(left) => {
+                self.left.set(left);
+                Ok(())
+            }
+            None => Err(E::custom(format_args!(
+                "{what} would take {bytes} bytes, past the loader's limit of {} bytes \
+                 ({} bytes left; raise it with Load::max_memory)",
+                self.limit,
+                self.left.get()
+            ))),
+        }
+    }
+}
+
+/// The bytes a loaded entity table of `slots` indices and `rows` rows
+/// takes, with the buffer that sorts rows given out of index order: 8 per
+/// index (and a bit for a free one) and 8 per row (and its alive bit), 4
+/// more per index for the sort, and a page for each of the three arrays.
+fn entities_bytes(slots: u64, rows: u64, ascending: bool) -> u64 {
+    let sort = if ascending { 0 } else { 4 };
+    slots * (9 + sort) + rows * 9 + 3 * 4096
+}
+
+/// The bytes a loaded column of `T` takes, with `values` values in rows
+/// up to `end`: a dense column's slots up to its last row, its presence
+/// bits and the pages at their ends; a sparse set's values and owners
+/// (twice, as vectors grow), its flat index (up to 8 entries per value,
+/// twice) and its map, and a page.
+fn column_bytes<T>(storage: Storage, values: u64, end: u64) -> u64 {
+    let size = size_of::<T>() as u64;
+    match storage {
+        Storage::Dense => end * size + end / 8 + 3 * 4096,
+        Storage::Sparse => values * (2 * (size + 8) + 64 + 20) + 8192,
+    }
 }
 
 impl<'de, C: Components> DeserializeSeed<'de> for Load<'_, C> {
@@ -891,12 +1077,14 @@ impl<'de, C: Components> Visitor<'de> for Load<'_, C> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<World, A::Error> {
+        let budget = Budget::new(self.max_memory);
         let mut world = seq
             .next_element_seed(EntitiesSeed {
                 max_rows: self.max_rows,
+                budget: &budget,
             })?
             .ok_or_else(|| de::Error::invalid_length(0, &self))?;
-        seq.next_element_seed(self.columns(&mut world))?
+        seq.next_element_seed(self.columns(&mut world, &budget))?
             .ok_or_else(|| de::Error::invalid_length(1, &self))?;
         Ok(world)
     }
@@ -913,15 +1101,17 @@ impl<'de, C: Components> Visitor<'de> for Load<'_, C> {
             }
             None => return Err(de::Error::missing_field("entities")),
         }
+        let budget = Budget::new(self.max_memory);
         let mut world = map.next_value_seed(EntitiesSeed {
             max_rows: self.max_rows,
+            budget: &budget,
         })?;
         match map.next_key()? {
             Some(WorldField::Components) => {}
             Some(WorldField::Entities) => return Err(de::Error::duplicate_field("entities")),
             None => return Err(de::Error::missing_field("components")),
         }
-        map.next_value_seed(self.columns(&mut world))?;
+        map.next_value_seed(self.columns(&mut world, &budget))?;
         match map.next_key::<WorldField>()? {
             None => Ok(world),
             Some(WorldField::Entities) => Err(de::Error::duplicate_field("entities")),
@@ -931,18 +1121,20 @@ impl<'de, C: Components> Visitor<'de> for Load<'_, C> {
 }
 
 impl<C: Components> Load<'_, C> {
-    fn columns<'w>(&self, world: &'w mut World) -> ColumnsSeed<'w, '_, C> {
+    fn columns<'w>(&self, world: &'w mut World, budget: &'w Budget) -> ColumnsSeed<'w, '_, C> {
         ColumnsSeed {
             registry: self.registry,
             world,
+            budget,
         }
     }
 }
 
 /// Deserializes the entity table into a world of its live entities (rows
 /// from 0, no component yet).
-struct EntitiesSeed {
+struct EntitiesSeed<'b> {
     max_rows: usize,
+    budget: &'b Budget,
 }
 
 #[derive(Deserialize)]
@@ -952,7 +1144,7 @@ enum EntitiesField {
     Rows,
 }
 
-impl<'de> DeserializeSeed<'de> for EntitiesSeed {
+impl<'de> DeserializeSeed<'de> for EntitiesSeed<'_> {
     type Value = World;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<World, D::Error> {
@@ -960,7 +1152,7 @@ impl<'de> DeserializeSeed<'de> for EntitiesSeed {
     }
 }
 
-impl<'de> Visitor<'de> for EntitiesSeed {
+impl<'de> Visitor<'de> for EntitiesSeed<'_> {
     type Value = World;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -978,7 +1170,7 @@ impl<'de> Visitor<'de> for EntitiesSeed {
                 slots: slots.total(),
             })?
             .ok_or_else(|| de::Error::invalid_length(1, &"an entity table: slots, then rows"))?;
-        world_of(self.max_rows, &slots, &rows)
+        world_of(self.max_rows, self.budget, &slots, &rows)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<World, A::Error> {
@@ -1003,14 +1195,14 @@ impl<'de> Visitor<'de> for EntitiesSeed {
             slots: slots.total(),
         })?;
         match map.next_key::<EntitiesField>()? {
-            None => world_of(self.max_rows, &slots, &rows),
+            None => world_of(self.max_rows, self.budget, &slots, &rows),
             Some(EntitiesField::Slots) => Err(de::Error::duplicate_field("slots")),
             Some(EntitiesField::Rows) => Err(de::Error::duplicate_field("rows")),
         }
     }
 }
 
-impl EntitiesSeed {
+impl EntitiesSeed<'_> {
     /// Bounds the index count, which a few bytes of runs can make as large
     /// as they like, before anything is allocated for the indices: at most
     /// what the entity table of a world of `max_rows` rows holds.
@@ -1163,12 +1355,24 @@ impl Iterator for RowEntities<'_> {
 /// in two rows; the table refuses generations it cannot have.
 fn world_of<E: de::Error>(
     max_rows: usize,
+    budget: &Budget,
     slots: &GenerationRuns,
     rows: &[(u32, u32)],
 ) -> Result<World, E> {
     let ascending = rows
         .windows(2)
         .all(|pair| u64::from(pair[0].0) + u64::from(pair[0].1) <= u64::from(pair[1].0));
+    // The counts are checked against `max_rows`, and the bytes they take
+    // against the budget, before anything is built.
+    let row_count: u64 = rows.iter().map(|&(_, count)| u64::from(count)).sum();
+    let bytes = entities_bytes(slots.total(), row_count, ascending);
+    budget.spend(
+        usize::try_from(bytes).unwrap_or(usize::MAX),
+        format_args!(
+            "an entity table of {} indices and {row_count} rows",
+            slots.total()
+        ),
+    )?;
     let max_slots = max_entity_slots(max_rows);
     // Row of each live index, in ascending index order.
     let entities = if ascending {
@@ -1221,6 +1425,7 @@ fn world_of<E: de::Error>(
 struct ColumnsSeed<'w, 'r, C> {
     registry: &'r Registry<C>,
     world: &'w mut World,
+    budget: &'w Budget,
 }
 
 impl<'de, C: Components> DeserializeSeed<'de> for ColumnsSeed<'_, '_, C> {
@@ -1243,7 +1448,7 @@ impl<'de, C: Components> Visitor<'de> for ColumnsSeed<'_, '_, C> {
             let name = self.registry.name_of(ty).unwrap_or("?");
             self.registry
                 .components
-                .load_entry(ty, name, &mut map, self.world)?;
+                .load_entry(ty, name, &mut map, self.world, self.budget)?;
         }
         Ok(())
     }
@@ -1281,6 +1486,7 @@ impl<C: Components> Visitor<'_> for NameSeed<'_, C> {
 struct ColumnSeed<'a, T> {
     name: &'a str,
     world: &'a mut World,
+    budget: &'a Budget,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -1319,7 +1525,10 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnSeed<'_, T> {
             )));
         }
         variant.newtype_variant_seed(ColumnDataSeed::<T> {
+            name: self.name,
+            storage,
             world: self.world,
+            budget: self.budget,
             _type: PhantomData,
         })
     }
@@ -1327,8 +1536,26 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnSeed<'_, T> {
 
 /// The content of a column: `runs`, then `values`.
 struct ColumnDataSeed<'a, T> {
+    name: &'a str,
+    storage: Storage,
     world: &'a mut World,
+    budget: &'a Budget,
     _type: PhantomData<fn() -> T>,
+}
+
+impl<T> ColumnDataSeed<'_, T> {
+    /// Spends the bytes the column of `runs` will take.
+    fn spend<E: de::Error>(&self, runs: &[(u32, u32)]) -> Result<(), E> {
+        let values: u64 = runs.iter().map(|&(_, count)| u64::from(count)).sum();
+        let end = runs
+            .last()
+            .map_or(0, |&(start, count)| u64::from(start) + u64::from(count));
+        let bytes = column_bytes::<T>(self.storage, values, end);
+        self.budget.spend(
+            usize::try_from(bytes).unwrap_or(usize::MAX),
+            format_args!("component {:?} of {values} values", self.name),
+        )
+    }
 }
 
 #[derive(Deserialize)]
@@ -1357,6 +1584,7 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnDataSeed<'_, T
         let runs = seq
             .next_element_seed(RunsSeed(self.world.len()))?
             .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        self.spend(&runs)?;
         let values = ValuesSeed::<T> {
             runs: &runs,
             world: self.world,
@@ -1377,6 +1605,7 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnDataSeed<'_, T
             None => return Err(de::Error::missing_field("runs")),
         }
         let runs = map.next_value_seed(RunsSeed(self.world.len()))?;
+        self.spend(&runs)?;
         match map.next_key()? {
             Some(ColumnField::Values) => {}
             Some(ColumnField::Runs) => return Err(de::Error::duplicate_field("runs")),

@@ -11,6 +11,7 @@
 
 use std::any::TypeId;
 use std::cell::UnsafeCell;
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicIsize, Ordering};
@@ -998,11 +999,7 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
             TypedStorage::Dense(column) => {
                 column.data.committed_bytes() + column.present.committed_bytes()
             }
-            TypedStorage::Sparse(set) => {
-                set.index.capacity() * size_of::<u32>()
-                    + set.owners.capacity() * size_of::<Entity>()
-                    + set.values.capacity() * size_of::<T>()
-            }
+            TypedStorage::Sparse(set) => set.memory_bytes(),
         }
     }
 
@@ -1023,11 +1020,7 @@ impl<T> TypedStorage<T> {
 
     /// An empty sparse set.
     pub(crate) fn sparse() -> Self {
-        TypedStorage::Sparse(SparseSet {
-            index: Vec::new(),
-            owners: Vec::new(),
-            values: Vec::new(),
-        })
+        TypedStorage::Sparse(SparseSet::new())
     }
 
     /// Whether `entity` (at `row`) has the component.
@@ -1101,6 +1094,7 @@ impl<T> TypedStorage<T> {
             TypedStorage::Sparse(set) => View::Sparse(SparseView {
                 index: set.index.as_ptr(),
                 index_len: set.index.len(),
+                far: &set.far,
                 owners: set.owners.as_ptr(),
                 values: set.values.as_ptr(),
                 rows,
@@ -1245,24 +1239,114 @@ impl<T> Drop for BatchWriter<'_, T> {
 
 /// A sparse set: values packed in one array, found from the entity's index
 /// through a second array.
+///
+/// The index is sized to what the set holds, not to the largest entity
+/// index it has seen: the flat array `index` covers the indices below
+/// [`flat_limit`] of the set's count (so it holds at most 8 entries per
+/// value, and 1024 for a small set), and an entity whose index lies past it
+/// is found in the hash map `far`. A set built from a saved world whose one
+/// entity has index 18 million so takes a few bytes, not 72 MiB. The hot
+/// lookup is the same flat read as before; only an index past the flat
+/// array (which used to return `None` at once) goes on to the map, out of
+/// line.
 pub(crate) struct SparseSet<T> {
-    /// By entity index: one past the position of its value in `values`, or 0.
-    /// Invariant: a nonzero entry `p` has `p - 1 < values.len()`.
+    /// By entity index below `index.len()`: one past the position of its
+    /// value in `values`, or 0. Invariant: a nonzero entry `p` has
+    /// `p - 1 < values.len()`.
     index: Vec<u32>,
+    /// The same for the entity indices at or past `index.len()` that have a
+    /// value (no zero entry). Invariant: every key is `>= index.len()` and
+    /// every value `p` has `p - 1 < values.len()`.
+    far: HashMap<u32, u32>,
     /// The entity owning each value. Invariant: `owners.len() ==
-    /// values.len()` and `index[owners[i].index()] == i + 1`.
+    /// values.len()` and the entry of `owners[i].index()` (in `index` or
+    /// `far`) is `i + 1`.
     owners: Vec<Entity>,
     /// The values, packed.
     values: Vec<UnsafeCell<T>>,
 }
 
+/// The flat index of a sparse set holding `count` values covers at most
+/// this many entity indices: 8 per value, at least 1024 (4 KiB).
+#[inline]
+fn flat_limit(count: usize) -> usize {
+    count.saturating_mul(8).max(1024)
+}
+
 impl<T> SparseSet<T> {
+    /// An empty set.
+    fn new() -> Self {
+        SparseSet {
+            index: Vec::new(),
+            far: HashMap::new(),
+            owners: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
+    /// The entry of entity index `i` (one past its value's position, or 0).
+    #[inline]
+    fn slot(&self, i: usize) -> u32 {
+        match self.index.get(i) {
+            Some(&slot) => slot,
+            None => far_slot(&self.far, i),
+        }
+    }
+
+    /// Sets the entry of entity index `i`, which is below the flat index or
+    /// has an entry in `far` already, or is set to a nonzero value.
+    fn set_slot(&mut self, i: usize, slot: u32) {
+        if let Some(entry) = self.index.get_mut(i) {
+            *entry = slot;
+        } else if slot == 0 {
+            // Entity indices have 32 bits.
+            self.far.remove(&(i as u32));
+        } else {
+            self.far.insert(i as u32, slot);
+        }
+    }
+
+    /// Makes the flat index cover entity index `i` if the set's count
+    /// allows it (see [`flat_limit`]), growing it geometrically and moving
+    /// the entries of `far` it now covers into it.
+    fn cover(&mut self, i: usize) {
+        let limit = flat_limit(self.values.len() + 1);
+        if i < self.index.len() || i >= limit {
+            return;
+        }
+        let len = (i + 1).max(self.index.len() * 2).min(limit);
+        self.index.resize(len, 0);
+        if !self.far.is_empty() {
+            let index = &mut self.index;
+            self.far
+                .retain(|&key, &mut slot| match index.get_mut(key as usize) {
+                    Some(entry) => {
+                        *entry = slot;
+                        false
+                    }
+                    None => true,
+                });
+        }
+    }
+
     /// The position of `entity`'s value, if it has one. A different
     /// generation with the same index does not match.
     #[inline]
     fn position(&self, entity: Entity) -> Option<usize> {
-        let slot = *self.index.get(entity.index())?;
+        let Some(&slot) = self.index.get(entity.index()) else {
+            return self.far_position(entity);
+        };
         let position = (slot as usize).checked_sub(1)?;
+        (self.owners[position] == entity).then_some(position)
+    }
+
+    /// [`position`](Self::position) of an entity whose index lies past the
+    /// flat index: out of line, so that the flat lookup stays as small as
+    /// it was before the map existed.
+    #[cold]
+    #[inline(never)]
+    fn far_position(&self, entity: Entity) -> Option<usize> {
+        let position = (far_slot(&self.far, entity.index()) as usize).checked_sub(1)?;
         (self.owners[position] == entity).then_some(position)
     }
 
@@ -1271,17 +1355,15 @@ impl<T> SparseSet<T> {
             return Some(std::mem::replace(self.values[position].get_mut(), value));
         }
         let index = entity.index();
-        if index >= self.index.len() {
-            self.index.resize(index + 1, 0);
-        }
         // A value left by an older entity with the same index (its `Drop`
         // panicked in a despawn) is dropped now.
-        let stale = (self.index[index] as usize).checked_sub(1);
+        let stale = (self.slot(index) as usize).checked_sub(1);
         let old = stale.map(|position| self.swap_remove(position));
+        self.cover(index);
         self.values.push(UnsafeCell::new(value));
         self.owners.push(entity);
-        self.index[index] =
-            u32::try_from(self.values.len()).expect("handlekit-ecs: sparse set full");
+        let slot = u32::try_from(self.values.len()).expect("handlekit-ecs: sparse set full");
+        self.set_slot(index, slot);
         drop(old);
         None
     }
@@ -1293,19 +1375,43 @@ impl<T> SparseSet<T> {
 
     fn swap_remove(&mut self, position: usize) -> T {
         let owner = self.owners.swap_remove(position);
-        self.index[owner.index()] = 0;
+        self.set_slot(owner.index(), 0);
         if let Some(&moved) = self.owners.get(position) {
-            self.index[moved.index()] = position as u32 + 1;
+            self.set_slot(moved.index(), position as u32 + 1);
         }
         self.values.swap_remove(position).into_inner()
     }
 
     fn clear(&mut self) {
         self.index.clear();
+        self.far.clear();
         self.owners.clear();
         // `Vec::clear` drops every value even if one panics.
         self.values.clear();
     }
+
+    /// The bytes the set holds (its map's entries estimated at their key,
+    /// value and control byte).
+    fn memory_bytes(&self) -> usize {
+        self.index.capacity() * size_of::<u32>()
+            + self.far.capacity() * (2 * size_of::<u32>() + 1)
+            + self.owners.capacity() * size_of::<Entity>()
+            + self.values.capacity() * size_of::<T>()
+    }
+}
+
+/// The entry of entity index `i` in a sparse set's `far` map, or 0: out of
+/// line, so that the flat lookup stays small.
+#[cold]
+#[inline(never)]
+fn far_slot(far: &HashMap<u32, u32>, i: usize) -> u32 {
+    if far.is_empty() {
+        return 0;
+    }
+    u32::try_from(i)
+        .ok()
+        .and_then(|key| far.get(&key).copied())
+        .unwrap_or(0)
 }
 
 /// The world's row → entity window, as raw parts.
@@ -1389,6 +1495,8 @@ impl<T> Copy for DenseView<T> {}
 pub(crate) struct SparseView<T> {
     index: *const u32,
     index_len: usize,
+    /// The set's map of the entity indices past `index_len`.
+    far: *const HashMap<u32, u32>,
     owners: *const Entity,
     values: *const UnsafeCell<T>,
     rows: RowsView,
@@ -1582,6 +1690,24 @@ impl<T> View<T> {
 }
 
 impl<T> SparseView<T> {
+    /// [`position`](Self::position) of an entity whose index lies past the
+    /// flat index, out of line.
+    ///
+    /// # Safety
+    ///
+    /// The world the view came from is borrowed and unchanged.
+    #[cold]
+    #[inline(never)]
+    unsafe fn far_position(&self, entity: Entity) -> Option<usize> {
+        // SAFETY: the map lives in the set, which the borrowed world keeps
+        // alive and unchanged (the caller's contract).
+        let far = unsafe { &*self.far };
+        let position = (far_slot(far, entity.index()) as usize).checked_sub(1)?;
+        // SAFETY: a nonzero entry of `far` is in bounds of `owners` (the
+        // invariant of `SparseSet::far`).
+        (unsafe { *self.owners.add(position) } == entity).then_some(position)
+    }
+
     /// [`View::lookup`] of a sparse set, out of line.
     ///
     /// # Safety
@@ -1606,13 +1732,155 @@ impl<T> SparseView<T> {
         let entity = unsafe { self.rows.entity(row) };
         let i = entity.index();
         if i >= self.index_len {
-            return None;
+            // SAFETY: the caller's contract.
+            return unsafe { self.far_position(entity) };
         }
         // SAFETY: `i < index_len`.
         let position = (unsafe { *self.index.add(i) } as usize).checked_sub(1)?;
-        // SAFETY: a nonzero index entry is in bounds of `owners` (the
+        // SAFETY: a nonzero entry (of `index` or `far`) is in bounds of `owners` (the
         // invariant of `SparseSet::index`).
         (unsafe { *self.owners.add(position) } == entity).then_some(position)
+    }
+}
+
+/// The runs of one component type: each a maximal stretch of consecutive
+/// live rows that have the component, as the entities of those rows and
+/// their values, two slices of one length. From
+/// [`Column::runs`](crate::Column::runs).
+///
+/// A dense column's values of consecutive rows lie next to each other, so
+/// a run is as long as the rows allow (a world that only spawned entities
+/// with the component has one run). A sparse set packs its values in the
+/// order they were inserted, not in row order: it gives one run per
+/// entity.
+///
+/// ```
+/// use handlekit_ecs::World;
+///
+/// let mut world = World::new();
+/// let es = world.spawn_batch((0..5u32).map(|i| (i,)));
+/// world.despawn(es[2]).unwrap();
+/// let column = world.column::<u32>();
+/// let runs: Vec<(&[_], &[u32])> = column.runs().collect();
+/// assert_eq!(runs, [(&es[..2], &[0, 1][..]), (&es[3..], &[3, 4][..])]);
+/// ```
+pub struct ColumnRuns<'a, T> {
+    /// The column's view, or `None` if the world has no column of `T`.
+    view: Option<View<T>>,
+    /// The world's row window.
+    rows: RowsView,
+    /// The alive words, the first at word `first_word`.
+    alive: &'a [u64],
+    first_word: usize,
+    /// The position in `alive` of the next word to read; `bits` came from
+    /// the one before it.
+    next: usize,
+    /// The rows of that word not yet visited that are alive and have the
+    /// component.
+    bits: u64,
+    _values: std::marker::PhantomData<&'a T>,
+}
+
+impl<'a, T> ColumnRuns<'a, T> {
+    /// The runs of the storage `view` (`None`: no run) of a world whose row
+    /// window is `rows` and alive words `alive` (from word `first_word`).
+    ///
+    /// # Safety
+    ///
+    /// The view and `rows` were taken from a world that stays borrowed
+    /// (shared) and unchanged for `'a`, `alive` is that world's alive words,
+    /// and the column's borrow flag is held shared for `'a`.
+    pub(crate) unsafe fn new(
+        view: Option<View<T>>,
+        rows: RowsView,
+        alive: &'a [u64],
+        first_word: usize,
+    ) -> Self {
+        ColumnRuns {
+            view,
+            rows,
+            alive,
+            first_word,
+            next: 0,
+            bits: 0,
+            _values: std::marker::PhantomData,
+        }
+    }
+
+    /// The rows of `alive[i]` that have the component.
+    fn mask(&self, view: &View<T>, i: usize) -> u64 {
+        // SAFETY: alive bits name live rows of the window; the world is
+        // borrowed and unchanged (the contract of `new`).
+        unsafe { view.mask(self.first_word + i, self.alive[i]) }
+    }
+}
+
+impl<'a, T> Iterator for ColumnRuns<'a, T> {
+    type Item = (&'a [Entity], &'a [T]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let view = self.view?;
+        while self.bits == 0 {
+            if self.next >= self.alive.len() {
+                self.view = None;
+                return None;
+            }
+            self.bits = self.mask(&view, self.next);
+            self.next += 1;
+        }
+        let skip = self.bits.trailing_zeros() as usize;
+        let start = (self.first_word + self.next - 1) * WORD + skip;
+        let mut end = start + 1;
+        if view.is_dense() {
+            // The ones from `skip` up, and on into the next words while
+            // the run reaches their ends.
+            let ones = (!(self.bits >> skip)).trailing_zeros() as usize;
+            end = start + ones;
+            self.bits = if skip + ones == WORD {
+                0
+            } else {
+                self.bits & !(((1u64 << ones) - 1) << skip)
+            };
+            while self.bits == 0 && end % WORD == 0 && self.next < self.alive.len() {
+                let next = self.mask(&view, self.next);
+                let ones = (!next).trailing_zeros() as usize;
+                if ones == 0 {
+                    break;
+                }
+                self.next += 1;
+                end += ones;
+                self.bits = if ones == WORD {
+                    0
+                } else {
+                    next & !((1u64 << ones) - 1)
+                };
+            }
+        } else {
+            self.bits &= self.bits - 1;
+        }
+        let len = end - start;
+        // SAFETY: the rows `start..end` are live rows of the window (alive
+        // bits) and the world is unchanged (the contract of `new`): their
+        // entities follow each other in the window.
+        let entities = unsafe { std::slice::from_raw_parts(self.rows.entity_ptr(start), len) };
+        // SAFETY: every row of the run has the component (the view's mask),
+        // and the column is borrowed shared: for a dense column the slots
+        // of consecutive rows are consecutive and initialized; a sparse
+        // set's run has one row. `MaybeUninit<T>` and `UnsafeCell<T>` have
+        // the layout of `T`.
+        let values =
+            unsafe { std::slice::from_raw_parts(view.get_unchecked(start).cast_const(), len) };
+        Some((entities, values))
+    }
+}
+
+impl<T> std::iter::FusedIterator for ColumnRuns<'_, T> {}
+
+impl<T> std::fmt::Debug for ColumnRuns<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ColumnRuns")
+            .field("type", &std::any::type_name::<T>())
+            .finish_non_exhaustive()
     }
 }
 
@@ -1662,5 +1930,110 @@ mod tests {
             })
             .count();
         assert!(off_home > 0);
+    }
+}
+
+#[cfg(test)]
+mod sparse_tests {
+    use std::collections::HashMap;
+
+    use handlekit::Key;
+    use proptest::prelude::*;
+
+    use super::{flat_limit, SparseSet};
+    use crate::Entity;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert(usize, u32, u32),
+        Remove(usize, u32),
+        Clear,
+    }
+
+    /// Entity indices near 0, and far ones (past any flat index).
+    fn index() -> impl Strategy<Value = usize> {
+        prop_oneof![0usize..3000, 1usize << 20..1usize << 24, Just(18_800_000)]
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            8 => (index(), 1u32..4, any::<u32>()).prop_map(|(i, g, v)| Op::Insert(i, g, v)),
+            4 => (index(), 1u32..4).prop_map(|(i, g)| Op::Remove(i, g)),
+            1 => Just(Op::Clear),
+        ]
+    }
+
+    fn cases() -> u32 {
+        if cfg!(miri) {
+            4
+        } else {
+            256
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: cases(),
+            // No file of failures: Miri runs isolated from the file system.
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// A sparse set against a `HashMap` model, with indices both below
+        /// and far past its flat index: the same values found, and the flat
+        /// index never longer than its limit for the most values held.
+        #[test]
+        fn sparse_set_matches_a_map(ops in prop::collection::vec(op(), 0..200)) {
+            let mut set = SparseSet::new();
+            let mut model: HashMap<usize, (Entity, u32)> = HashMap::new();
+            let mut most = 0;
+            for op in ops {
+                match op {
+                    Op::Insert(i, g, v) => {
+                        let e = Entity::from_parts(i, g).unwrap();
+                        let expected = match model.insert(i, (e, v)) {
+                            Some((old, value)) if old == e => Some(value),
+                            _ => None,
+                        };
+                        prop_assert_eq!(set.insert(e, v), expected);
+                    }
+                    Op::Remove(i, g) => {
+                        let e = Entity::from_parts(i, g).unwrap();
+                        let expected = match model.get(&i) {
+                            Some(&(owner, value)) if owner == e => {
+                                model.remove(&i);
+                                Some(value)
+                            }
+                            _ => None,
+                        };
+                        prop_assert_eq!(set.remove(e), expected);
+                    }
+                    Op::Clear => {
+                        set.clear();
+                        model.clear();
+                    }
+                }
+                most = most.max(set.values.len());
+                prop_assert_eq!(set.values.len(), model.len());
+                prop_assert!(set.index.len() <= flat_limit(most));
+                prop_assert!(set.far.keys().all(|&k| k as usize >= set.index.len()));
+                for (&i, &(e, v)) in &model {
+                    let position = set.position(e);
+                    prop_assert_eq!(position.map(|p| *set.values[p].get_mut()), Some(v));
+                    prop_assert_eq!(set.slot(i) as usize, position.unwrap() + 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_far_entity_takes_no_flat_index() {
+        let mut set = SparseSet::new();
+        let e = Entity::from_parts(18_800_000, 1).unwrap();
+        set.insert(e, 7u64);
+        assert!(set.index.is_empty());
+        assert!(set.memory_bytes() < 256, "{} bytes", set.memory_bytes());
+        assert_eq!(set.remove(e), Some(7));
+        assert!(set.far.is_empty());
     }
 }

@@ -321,7 +321,7 @@
 //! in the repository lists the invariants.
 
 #![no_std]
-#![cfg_attr(docsrs, feature(doc_auto_cfg))]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![doc(test(attr(deny(warnings))))]
 
 extern crate alloc;
@@ -374,3 +374,8 @@ pub use vm_vec::VmVec;
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The crate README's example (the one a package shows), run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;

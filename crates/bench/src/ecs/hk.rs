@@ -108,12 +108,15 @@ impl Peer for Handlekit {
             .component::<Position>("position")
             .component::<Rotation>("rotation")
             .component::<Velocity>("velocity");
+        // The runner loads what it saved: trusted data, with no memory limit
+        // (`Load::max_memory`), as peers load.
         Some(Prepared::once(n, move || {
             let loaded: World = if text {
                 let json = serde_json::to_vec(&registry.save(&world)).expect("serialize");
                 let mut deserializer = serde_json::Deserializer::from_slice(&json);
                 registry
                     .load()
+                    .max_memory(usize::MAX)
                     .deserialize(&mut deserializer)
                     .expect("deserialize")
             } else {
@@ -121,6 +124,7 @@ impl Peer for Handlekit {
                 let mut deserializer = postcard::Deserializer::from_bytes(&bytes);
                 registry
                     .load()
+                    .max_memory(usize::MAX)
                     .deserialize(&mut deserializer)
                     .expect("deserialize")
             };
