@@ -409,6 +409,7 @@ mod entity;
 mod entity_ref;
 mod error;
 mod groups;
+pub mod guide;
 mod query;
 #[cfg(feature = "serde")]
 pub mod serialize;
