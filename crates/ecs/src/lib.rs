@@ -414,6 +414,7 @@ mod query;
 #[cfg(feature = "serde")]
 pub mod serialize;
 mod storage;
+mod take;
 mod world;
 
 pub use builder::{
@@ -443,6 +444,7 @@ pub use query::{
     Batch, BatchedIter, Or, Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without,
 };
 pub use storage::ColumnRuns;
+pub use take::TakenEntity;
 pub use world::{Collected, Component, Order, Ref, Storage, World, DEFAULT_MAX_ROWS};
 
 /// The crate README's example, run as a doc test (the root README's ECS

@@ -374,6 +374,9 @@ pub(crate) trait AnyStorage: Send + Sync {
     /// marked absent before the value is dropped, so a panicking `Drop`
     /// leaves no double drop behind.
     fn drop_one(&mut self, entity: Entity, row: usize);
+    /// Moves the component of `entity` (at `row`), if it has one, into
+    /// `builder` (`World::take`).
+    fn take_into(&mut self, entity: Entity, row: usize, builder: &mut crate::EntityBuilder);
     /// Drops the dense components of rows in `[start, end)` that `alive`
     /// does not mark (left behind by a panicking `Drop` in a despawn).
     /// `alive(word)` gives the alive word of word `word`.
@@ -883,6 +886,12 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
         match self {
             TypedStorage::Dense(column) => column.drop_row(row),
             TypedStorage::Sparse(set) => drop(set.remove(entity)),
+        }
+    }
+
+    fn take_into(&mut self, entity: Entity, row: usize, builder: &mut crate::EntityBuilder) {
+        if let Some(value) = self.remove(entity, row) {
+            builder.add(value);
         }
     }
 

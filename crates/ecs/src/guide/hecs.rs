@@ -57,7 +57,7 @@
 //! | `reserve_entity`, `reserve_entities`, `flush` | [`reserve_entity`](crate::World::reserve_entity), [`reserve_entities`](crate::World::reserve_entities), [`flush`](crate::World::flush) | from a `&World`, lock-free; the calls that change the entity table flush first |
 //! | `view::<Q>()`, `view_mut::<Q>()`, `View::get` | [`QueryBorrow::get`] on a query borrowed once | the column lookups and the borrow are paid once per query, as a view's are |
 //! | `column::<T>()` (`ArchetypeColumn`) | [`World::column`] → [`Column`](crate::Column), whose [`runs`](crate::Column::runs) yields `(&[Entity], &[T])` | one column per type, not one per archetype |
-//! | `take(e)` → `TakenEntity` | no counterpart yet | `remove::<B>` then `spawn` in the other world |
+//! | `take(e)` → `TakenEntity` | [`World::take`](crate::World::take) → [`TakenEntity`](crate::TakenEntity) | owns its components (no borrow of the world); another world's `spawn` takes it |
 //! | `exchange`, `exchange_one` | no counterpart yet | `remove` then `insert` |
 //! | `spawn_at(e, ..)`, `find_entity_from_id`, `freelist` / `set_freelist` | no counterpart | [`serialize`](crate::serialize) keeps handles across a save and load |
 //! | `reserve::<B>(n)` | not needed | columns reserve address space for [`World::max_rows`] rows and commit memory as rows reach it: growing never copies |
