@@ -328,6 +328,26 @@ impl<X: Copy> Components<X> {
         Some(self.at(self.entries[i].offset))
     }
 
+    /// The component `T::Component` as `T` (`&C`), if there is one: the
+    /// builders' `get`.
+    fn get_ref<'a, T: BuilderRefShared<'a>>(&'a self) -> Option<T> {
+        let value = self.get_ptr::<T::Component>()?;
+        // SAFETY: the buffer holds an initialized, aligned `T::Component`
+        // there, which `&'a self` keeps alive and unchanged; `T` is a
+        // shared reference.
+        Some(unsafe { T::from_ptr(value) })
+    }
+
+    /// The component `T::Component` as `T` (`&mut C` or `&C`), if there is
+    /// one: the builders' `get_mut`.
+    fn get_mut_ref<'a, T: BuilderRef<'a>>(&'a mut self) -> Option<T> {
+        let value = self.get_ptr::<T::Component>()?;
+        // SAFETY: the buffer holds an initialized, aligned `T::Component`
+        // there, which `&'a mut self` keeps alive and exclusively the
+        // result's.
+        Some(unsafe { T::from_ptr(value) })
+    }
+
     /// Hands every value, in order, to `take`, which takes it over (moves it
     /// out or drops it), and leaves the set empty (its buffer kept for
     /// reuse). If `take` panics, the values not handed over yet are dropped
@@ -592,11 +612,7 @@ impl EntityBuilder {
     /// ```
     #[must_use]
     pub fn get<'a, T: BuilderRefShared<'a>>(&'a self) -> Option<T> {
-        let value = self.components.get_ptr::<T::Component>()?;
-        // SAFETY: the buffer holds an initialized, aligned `T::Component`
-        // there, which `&'a self` keeps alive and unchanged; `T` is a
-        // shared reference.
-        Some(unsafe { T::from_ptr(value) })
+        self.components.get_ref()
     }
 
     /// The component of type `C` if the builder holds one, where `T` is
@@ -610,11 +626,7 @@ impl EntityBuilder {
     /// ```
     #[must_use]
     pub fn get_mut<'a, T: BuilderRef<'a>>(&'a mut self) -> Option<T> {
-        let value = self.components.get_ptr::<T::Component>()?;
-        // SAFETY: the buffer holds an initialized, aligned `T::Component`
-        // there, which `&'a mut self` keeps alive and exclusively the
-        // result's.
-        Some(unsafe { T::from_ptr(value) })
+        self.components.get_mut_ref()
     }
 
     /// The gathered components, ready for [`World::spawn`] or
@@ -833,9 +845,7 @@ impl EntityBuilderClone {
     /// ```
     #[must_use]
     pub fn get<'a, T: BuilderRefShared<'a>>(&'a self) -> Option<T> {
-        let value = self.components.get_ptr::<T::Component>()?;
-        // SAFETY: as in `EntityBuilder::get`.
-        Some(unsafe { T::from_ptr(value) })
+        self.components.get_ref()
     }
 
     /// The component of type `C` if the builder holds one, where `T` is
@@ -849,9 +859,7 @@ impl EntityBuilderClone {
     /// ```
     #[must_use]
     pub fn get_mut<'a, T: BuilderRef<'a>>(&'a mut self) -> Option<T> {
-        let value = self.components.get_ptr::<T::Component>()?;
-        // SAFETY: as in `EntityBuilder::get_mut`.
-        Some(unsafe { T::from_ptr(value) })
+        self.components.get_mut_ref()
     }
 
     /// The prefab: the builder's components, which [`World::spawn`]`(&prefab)`
