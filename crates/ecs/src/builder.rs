@@ -244,11 +244,11 @@ impl<X: Copy> Components<X> {
             alloc::handle_alloc_error(layout)
         };
         if self.cap > 0 {
-            // SAFETY: the old buffer holds `len <= cap` bytes and the new
-            // one `cap >= end >= len`; they are distinct allocations. The
-            // copy moves the values (bytes, some uninitialized padding,
+            // The copy moves the values (bytes, some uninitialized padding,
             // which an untyped copy allows); the old buffer is freed with
             // the layout it was allocated with and not read again.
+            // SAFETY: the old buffer holds `len <= cap` bytes and the new
+            // one `cap >= end >= len`; they are distinct allocations.
             unsafe {
                 ptr::copy_nonoverlapping(self.data.as_ptr(), new.as_ptr(), self.len);
                 alloc::dealloc(
@@ -269,10 +269,10 @@ impl<X: Copy> Components<X> {
     fn add<T: Component>(&mut self, value: T, extra: X) {
         if let Some(i) = self.find(TypeId::of::<T>()) {
             let slot = self.at(self.entries[i].offset).cast::<T>();
+            // The new value takes its place before the old one is dropped,
+            // so a panicking `Drop` leaves the buffer whole.
             // SAFETY: the entry of `T`'s `TypeId` holds an initialized,
-            // aligned `T` at its offset (invariant of `entries`); the new
-            // value takes its place before the old one is dropped, so a
-            // panicking `Drop` leaves the buffer whole.
+            // aligned `T` at its offset (invariant of `entries`).
             drop(unsafe { ptr::replace(slot, value) });
             return;
         }
@@ -296,11 +296,10 @@ impl<X: Copy> Components<X> {
         if let Some(i) = self.find(entry.id) {
             let old = self.entries[i];
             let dst = self.at(old.offset);
-            // SAFETY: `dst` holds an initialized value of the type (the
-            // invariant of `entries`): it is dropped, then overwritten with
-            // the new value's bytes, also if its `Drop` panicked (that value
-            // is not dropped again). `src` is a value of the same type,
-            // outside the buffer.
+            // `dst`'s value is dropped, then overwritten with the new value's
+            // bytes, also if its `Drop` panicked (it is not dropped again).
+            // SAFETY: `dst` holds an initialized value of the type (invariant
+            // of `entries`); `src` one of the same type, outside the buffer.
             unsafe {
                 let dropped = panic::catch_unwind(AssertUnwindSafe(|| (old.drop)(dst)));
                 ptr::copy_nonoverlapping(src, dst, entry.layout.size());
@@ -332,9 +331,8 @@ impl<X: Copy> Components<X> {
     /// builders' `get`.
     fn get_ref<'a, T: BuilderRefShared<'a>>(&'a self) -> Option<T> {
         let value = self.get_ptr::<T::Component>()?;
-        // SAFETY: the buffer holds an initialized, aligned `T::Component`
-        // there, which `&'a self` keeps alive and unchanged; `T` is a
-        // shared reference.
+        // `&'a self` keeps the value alive and unchanged; `T` is shared.
+        // SAFETY: the buffer holds an initialized, aligned `T::Component`.
         Some(unsafe { T::from_ptr(value) })
     }
 
@@ -342,9 +340,8 @@ impl<X: Copy> Components<X> {
     /// one: the builders' `get_mut`.
     fn get_mut_ref<'a, T: BuilderRef<'a>>(&'a mut self) -> Option<T> {
         let value = self.get_ptr::<T::Component>()?;
-        // SAFETY: the buffer holds an initialized, aligned `T::Component`
-        // there, which `&'a mut self` keeps alive and exclusively the
-        // result's.
+        // `&'a mut self` keeps the value alive and the result's alone.
+        // SAFETY: the buffer holds an initialized, aligned `T::Component`.
         Some(unsafe { T::from_ptr(value) })
     }
 
@@ -365,11 +362,11 @@ impl<X: Copy> Components<X> {
                 for i in self.next..self.set.entries.len() {
                     let entry = self.set.entries[i];
                     let value = self.set.at(entry.offset);
-                    // SAFETY: entries from `next` on still own their
-                    // initialized values (invariant of `entries`); each is
-                    // dropped once, as the loop does not come back.
-                    let dropped =
-                        panic::catch_unwind(AssertUnwindSafe(|| unsafe { (entry.drop)(value) }));
+                    let dropped = panic::catch_unwind(AssertUnwindSafe(|| {
+                        // SAFETY: entries from `next` on still own their
+                        // values (`entries`); the loop drops each once.
+                        unsafe { (entry.drop)(value) }
+                    }));
                     if let Err(payload) = dropped {
                         first.get_or_insert(payload);
                     }
@@ -405,10 +402,12 @@ impl<X: Copy> Components<X> {
     /// Moves every value onto `entity` (at `row`) of `world`, and leaves the
     /// set empty.
     fn put_all(&mut self, world: &mut World, entity: Entity, row: usize) {
-        // SAFETY: `drain` hands over each initialized value of the entry's
-        // type once, and `put` is the entry type's; the caller found
-        // `entity` alive at `row`.
-        self.drain(|value, entry| unsafe { (entry.put)(value, world, entity, row) });
+        // The caller found `entity` alive at `row`.
+        self.drain(|value, entry| {
+            // SAFETY: `drain` hands over each initialized value of the
+            // entry's type once, and `put` is the entry type's.
+            unsafe { (entry.put)(value, world, entity, row) }
+        });
     }
 
     /// Moves every value into `builder`, replacing the values of the same
@@ -433,16 +432,16 @@ impl Components<CloneFns> {
             let src = self.at(entry.offset);
             if let Some(i) = target.find(entry.id) {
                 let dst = target.at(target.entries[i].offset);
-                // SAFETY: `src` holds an initialized value of the entry's
-                // type, `dst` one of the same type (invariant of `entries`,
-                // the same `TypeId`), in another buffer; `clone_to` is made
-                // for that type.
+                // `src` and `dst` (same `TypeId`) are in different buffers.
+                // SAFETY: both hold an initialized value of the entry's type
+                // (`entries`), and `clone_to` is made for that type.
                 unsafe { (entry.extra.clone_to)(src, dst, true) };
             } else {
                 let offset = target.reserve(entry.layout);
+                // If the clone panics, no entry covers the room: nothing is
+                // dropped twice.
                 // SAFETY: as above, into the room `reserve` made (aligned,
-                // uninitialized, outside every entry). If the clone panics,
-                // no entry covers the room: nothing is dropped twice.
+                // uninitialized, outside every entry).
                 unsafe { (entry.extra.clone_to)(src, target.at(offset), false) };
                 target.entries.push(entry.with(offset, extra(entry.extra)));
             }
@@ -452,9 +451,9 @@ impl Components<CloneFns> {
     /// Puts a clone of every value on `entity` (at `row`) of `world`.
     fn put_clones(&self, world: &mut World, entity: Entity, row: usize) {
         for entry in &self.entries {
+            // The caller found `entity` alive at `row`.
             // SAFETY: the buffer holds an initialized value of the entry's
-            // type at its offset, and `put_clone` is made for that type; the
-            // caller found `entity` alive at `row`.
+            // type at its offset, and `put_clone` is made for that type.
             unsafe { (entry.extra.put_clone)(self.at(entry.offset), world, entity, row) };
         }
     }
@@ -482,10 +481,11 @@ impl<X> Drop for Components<X> {
         let mut first = None;
         for entry in std::mem::take(&mut self.entries) {
             let value = self.data.as_ptr().wrapping_add(entry.offset);
-            // SAFETY: each entry owns an initialized value of its type at
-            // its offset (invariant of `entries`), dropped once: the
-            // entries were taken out first.
-            let dropped = panic::catch_unwind(AssertUnwindSafe(|| unsafe { (entry.drop)(value) }));
+            let dropped = panic::catch_unwind(AssertUnwindSafe(|| {
+                // SAFETY: each entry owns an initialized value at its offset
+                // (`entries`), dropped once: the entries were taken out.
+                unsafe { (entry.drop)(value) }
+            }));
             if let Err(payload) = dropped {
                 first.get_or_insert(payload);
             }

@@ -321,10 +321,9 @@ impl<'w, T: Component> Column<'w, T> {
         let view = self
             .storage
             .map(|(_, storage)| storage.view(world.rows_view(), world.len()));
-        // SAFETY: the view and the window come from `world`, which `self`
-        // borrows shared (unchanged) for the iterator's life, and the
-        // column's flag is held shared by `self` (the invariant of
-        // `storage`).
+        // The view and the window come from `world`, which `self` borrows
+        // shared (unchanged) for the iterator's life.
+        // SAFETY: and `self` holds the column's flag shared (`storage`).
         unsafe {
             ColumnRuns::new(
                 view,

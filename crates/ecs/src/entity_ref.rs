@@ -81,10 +81,10 @@ impl<'w> EntityRef<'w> {
         let Some(fetch) = Q::fetch(self.world) else {
             return false;
         };
-        // SAFETY: `fetch` came from the world, borrowed shared for this
-        // call and unchanged; the row is alive (the invariant of `row`).
         // `mask` reads presence bits only: no component is read, so no
         // column borrow is needed.
+        // SAFETY: `fetch` came from the world, borrowed shared and unchanged
+        // for this call; the row is alive (the invariant of `row`).
         unsafe {
             Q::mask(
                 &fetch,
@@ -181,10 +181,10 @@ impl<'w, T: Component> ComponentRef<'w> for &'w mut T {
             borrow_conflict(column.name, true);
         }
         let value = <&mut T as Query>::fetch(entity.world).and_then(|fetch| {
+            // The column's exclusive borrow, just taken, is held by the guard
+            // as long as the item lives: no other reference to the value.
             // SAFETY: `fetch` came from the world, borrowed for 'w; the row
-            // is alive (the invariant of `row`); the column's exclusive
-            // borrow, just taken, is held by the guard for as long as the
-            // item lives, so no other reference to the value exists.
+            // is alive (the invariant of `row`).
             unsafe { <&mut T as Query>::get_one(&fetch, entity.row) }
         });
         let Some(value) = value else {

@@ -762,16 +762,14 @@ unsafe impl<L: Query, R: Query> Query for Or<L, R> {
     }
     #[inline]
     unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
-        // SAFETY: forwarded.
-        let left = fetch
-            .0
-            .as_ref()
-            .map_or(0, |f| unsafe { L::mask(f, word, candidates) });
-        // SAFETY: forwarded.
-        let right = fetch
-            .1
-            .as_ref()
-            .map_or(0, |f| unsafe { R::mask(f, word, candidates) });
+        let left = fetch.0.as_ref().map_or(0, |f| {
+            // SAFETY: forwarded.
+            unsafe { L::mask(f, word, candidates) }
+        });
+        let right = fetch.1.as_ref().map_or(0, |f| {
+            // SAFETY: forwarded.
+            unsafe { R::mask(f, word, candidates) }
+        });
         left | right
     }
     fn all_dense(_: &Self::Fetch) -> bool {
@@ -1092,10 +1090,9 @@ impl<Q: Query> QueryBorrow<'_, Q> {
         entities.map(|entity| {
             let fetch = fetch?;
             let row = world.row_of(entity).ok()?;
-            // SAFETY: `fetch` came from the borrowed world and the row is
-            // alive; the query's borrows are held while `self` is mutably
-            // borrowed, and the entities are distinct, so their rows are
-            // (one live entity per row): no two items share a value.
+            // The query's borrows are held while `self` is mutably borrowed,
+            // and distinct entities have distinct rows: no shared value.
+            // SAFETY: `fetch` came from the borrowed world; the row is alive.
             unsafe { Q::get_one(fetch, row) }
         })
     }
@@ -1849,9 +1846,9 @@ unsafe fn fold_words<'a, Q: Query, B, F: FnMut(B, Q::Item<'a>) -> B>(
 
 /// The iterator over every live row's entity, for [`World::iter`].
 pub(crate) fn entities(world: &World) -> QueryIter<'_, Entity> {
-    // SAFETY: the fetch is `world`'s, and `Entity` borrows no column: its
-    // items are copies of the row window's entities, which no one writes
-    // while `world` is borrowed.
+    // `Entity` borrows no column: its items are copies of the row window's
+    // entities, which no one writes while `world` is borrowed.
+    // SAFETY: the fetch is `world`'s.
     unsafe { QueryIter::new(world, <Entity as Query>::fetch(world)) }
 }
 
@@ -2182,10 +2179,9 @@ impl World {
         entities.map(|entity| {
             let row = world.row_of(entity)?;
             let fetch = fetch.as_ref().ok_or(missing)?;
+            // Distinct entities have distinct rows: no two items share a value.
             // SAFETY: `fetch` came from this world, borrowed exclusively for
-            // the items' lifetime; the row is alive, and the entities are
-            // distinct, so their rows are (one live entity per row): no two
-            // items share a value.
+            // the items' lifetime; the row is alive.
             unsafe { Q::get_one(fetch, row) }.ok_or(missing)
         })
     }

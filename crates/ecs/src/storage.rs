@@ -1868,17 +1868,19 @@ impl<'a, T> Iterator for ColumnRuns<'a, T> {
             self.bits &= self.bits - 1;
         }
         let len = end - start;
-        // SAFETY: the rows `start..end` are live rows of the window (alive
-        // bits) and the world is unchanged (the contract of `new`): their
+        // The rows `start..end` are live rows of the window (alive bits).
+        // SAFETY: the world is unchanged (the contract of `new`), so their
         // entities follow each other in the window.
         let entities = unsafe { std::slice::from_raw_parts(self.rows.entity_ptr(start), len) };
-        // SAFETY: every row of the run has the component (the view's mask),
-        // and the column is borrowed shared: for a dense column the slots
-        // of consecutive rows are consecutive and initialized; a sparse
-        // set's run has one row. `MaybeUninit<T>` and `UnsafeCell<T>` have
-        // the layout of `T`.
-        let values =
-            unsafe { std::slice::from_raw_parts(view.get_unchecked(start).cast_const(), len) };
+        // Every row of the run has the component (the view's mask) and the
+        // column is borrowed shared: a dense column's slots of consecutive
+        // rows are consecutive and initialized; a sparse set's run has one
+        // row. `MaybeUninit<T>` and `UnsafeCell<T>` have the layout of `T`.
+        // SAFETY: row `start` has the component (the view's mask).
+        let first = unsafe { view.get_unchecked(start) }.cast_const();
+        // SAFETY: so `len` initialized `T`s start at `first`, unwritten
+        // while the column is borrowed.
+        let values = unsafe { std::slice::from_raw_parts(first, len) };
         Some((entities, values))
     }
 }
