@@ -1047,6 +1047,7 @@ impl<'w, Q: Query> QueryBorrow<'w, Q> {
     /// assert_eq!(q.get(a), Some((&1, &'a')));
     /// assert_eq!(q.get(b), None); // no char
     /// ```
+    #[inline]
     pub fn get(&mut self, entity: Entity) -> Option<Q::Item<'_>> {
         let fetch = self.fetch.as_ref()?;
         let row = self.world.row_of(entity).ok()?;

@@ -1717,12 +1717,12 @@ impl<T> SparseView<T> {
         (unsafe { *self.owners.add(position) } == entity).then_some(position)
     }
 
-    /// [`View::lookup`] of a sparse set, out of line.
+    /// [`View::lookup`] of a sparse set.
     ///
     /// # Safety
     ///
     /// As [`View::lookup`].
-    #[inline(never)]
+    #[inline]
     unsafe fn lookup(&self, row: usize) -> Option<*mut T> {
         // SAFETY: the row is in the window (the caller's contract).
         let position = unsafe { self.position(row) }?;
