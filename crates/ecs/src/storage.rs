@@ -98,8 +98,10 @@ impl TypeIndex {
         self.probe(ty, home)
     }
 
-    /// [`get`](Self::get) past the home slot.
-    #[inline(never)]
+    /// [`get`](Self::get) past the home slot. Inline, so that a loop of
+    /// lookups calls nothing that could write the slots: the compiler can
+    /// then take the lookup out of the loop.
+    #[inline]
     fn probe(&self, ty: TypeId, home: usize) -> Option<usize> {
         let mut i = home;
         loop {
