@@ -5,8 +5,6 @@ use handlekit::Key as _;
 use handlekit::{Hive, Id, Id32, IdTable, LookupTable, PackedTable, Pool, PoolKey};
 use std::collections::{BTreeMap, HashMap};
 
-use crate::workloads::Workload;
-
 /// A value type the workloads store: `u64`, or a 64-byte block.
 pub trait Value: Copy + 'static {
     /// Name in reports.
@@ -82,9 +80,11 @@ pub trait Container<V: Value> {
     const FAMILY: Family;
     /// `false` for containers that cannot remove (plain `Vec`).
     const CAN_REMOVE: bool = true;
-    /// The only workloads the container takes part in, if not all (the
-    /// secondary maps: insert, remove, get).
-    const ONLY: Option<&'static [Workload]> = None;
+    /// Whether the container takes part only in insert, remove and get
+    /// (the secondary maps: attaching values to the keys of a primary
+    /// table, in the order it issued them, looking them up, and detaching
+    /// them in random order).
+    const KEYED_OPS_ONLY: bool = false;
 
     fn new() -> Self;
     fn insert(&mut self, value: V) -> Self::Key;
@@ -505,11 +505,6 @@ impl<V: Value> Container<V> for PlainVec<V> {
     }
 }
 
-/// The workloads a secondary map runs: attaching values to the keys of a
-/// primary table, in the order it issued them (`insert`), looking them up
-/// (`get`) and detaching them in random order (`remove`).
-const SECONDARY_WORKLOADS: &[Workload] = &[Workload::Insert, Workload::Remove, Workload::Get];
-
 /// A secondary map as a runner container: its `insert` attaches the value
 /// to the next key a fresh primary table would issue (key `i` for the
 /// `i`-th insertion: slot `i`, first generation), and returns that key.
@@ -548,7 +543,7 @@ macro_rules! secondary_container {
             type Key = $key;
             const NAME: &'static str = $name;
             const FAMILY: Family = $family;
-            const ONLY: Option<&'static [Workload]> = Some(SECONDARY_WORKLOADS);
+            const KEYED_OPS_ONLY: bool = true;
             fn new() -> Self {
                 Secondary {
                     map: <$map>::new(),

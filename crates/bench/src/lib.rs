@@ -16,6 +16,7 @@ pub mod goals;
 pub mod grid;
 pub mod report;
 pub mod skipfield;
+mod text;
 pub mod workloads;
 
 use std::path::PathBuf;
@@ -46,13 +47,17 @@ pub struct Entry {
     pub passes: fn(Fill, usize, u64) -> Box<dyn Passes>,
 }
 
+/// The workloads of a container that runs only the keyed operations
+/// ([`Container::KEYED_OPS_ONLY`]).
+const KEYED_OPS: &[Workload] = &[Workload::Insert, Workload::Remove, Workload::Get];
+
 pub fn entry<V: Value, C: Container<V> + 'static>() -> Entry {
     Entry {
         container: C::NAME,
         family: C::FAMILY,
         value_type: V::NAME,
         can_remove: C::CAN_REMOVE,
-        only: C::ONLY,
+        only: C::KEYED_OPS_ONLY.then_some(KEYED_OPS),
         sample: workloads::sample::<V, C>,
         run: workloads::timed_run::<V, C>,
         memory: workloads::bytes_per_value::<V, C>,

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::containers::Family;
 use crate::ecs::EcsResults;
+use crate::text::{escape, format_ns};
 use crate::workloads::{Body, Fill, Form, Pass, Walk, Workload};
 use crate::{Cell, Config, Entry, Memory};
 
@@ -1100,21 +1101,4 @@ pub(crate) fn row_text(row: &GoalRow) -> String {
         row.n,
         row.spread().text()
     )
-}
-
-/// Nanoseconds, with a precision that suits their size.
-pub(crate) fn format_ns(ns: f64) -> String {
-    if ns >= 100.0 {
-        format!("{ns:.0}")
-    } else if ns >= 10.0 {
-        format!("{ns:.1}")
-    } else {
-        format!("{ns:.2}")
-    }
-}
-
-pub(crate) fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

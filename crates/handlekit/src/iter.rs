@@ -42,134 +42,21 @@ use core::iter::FusedIterator;
 use core::marker::PhantomData;
 
 use crate::layout::Split;
-use crate::raw::block::BlocksWalk;
-use crate::raw::buf::BufLayout;
-use crate::raw::cursor::{Cursor, ValueRef, Walk};
-use crate::raw::flat::FlatWalk;
-use crate::raw::hive::RawHive;
-use crate::raw::pool::RawPool;
-use crate::raw::scan::StoreWalk;
-use crate::raw::stable::RawStable;
-use crate::raw::{KeyLimits, SlotArena, TakeSlots};
+use crate::raw::cursor::ValueRef;
+use crate::raw::{SlotArena, TakeSlots};
 use crate::slot_iter::table_key;
 use crate::{Id, Key};
 
 mod sealed {
-    /// Keeps [`Storage`](super::Storage) to the storages of this crate.
-    pub trait Sealed {}
     /// Keeps [`TakeFrom`](super::TakeFrom) to this crate's two holders.
     pub trait SealedHolder {}
 }
 
-/// The storage a slot container's iterators walk: [`Split`] and
-/// [`Interleaved`](crate::layout::Interleaved) (the layouts of the slot
-/// store), [`PoolBlocks`] and
-/// [`HiveBlocks`]. Sealed: implemented by those four only.
-pub trait Storage: sealed::Sealed {
-    /// How a pass finds the live slots of this storage.
-    #[doc(hidden)]
-    type Walk<'a, T: 'a>: Walk<T>;
-}
-
-/// The storage of a [`Pool`](crate::Pool): blocks of one size behind a
-/// directory, walked 64 state words at a time. Only names the iterator
-/// types of [`pool`](crate::pool).
-#[derive(Debug)]
-pub enum PoolBlocks {}
-
-/// The storage of a [`Hive`](crate::Hive): blocks of growing size, each
-/// with occupancy bits. Only names the iterator types of
-/// [`hive`](crate::hive).
-#[derive(Debug)]
-pub enum HiveBlocks {}
-
-// The slot store's layouts (`Split`, `Interleaved`): the store's walk.
-impl<L: BufLayout> sealed::Sealed for L {}
-impl<L: BufLayout> Storage for L {
-    type Walk<'a, T: 'a> = StoreWalk<'a, T, L>;
-}
-
-impl sealed::Sealed for PoolBlocks {}
-impl Storage for PoolBlocks {
-    type Walk<'a, T: 'a> = FlatWalk<'a, T>;
-}
-
-impl sealed::Sealed for HiveBlocks {}
-impl Storage for HiveBlocks {
-    type Walk<'a, T: 'a> = BlocksWalk<'a, T>;
-}
-
-/// The storages of the containers with stable addresses, [`PoolBlocks`]
-/// and [`HiveBlocks`]: which raw container a
-/// [`StableTable`](crate::StableTable) holds, and how it is walked. Sealed.
-// The raw cursor types stay crate-private: the trait is sealed and these
-// items are hidden, only `StableTable` calls them.
-#[allow(private_interfaces)]
-pub trait BlockStorage: Storage + Sized {
-    /// The raw container.
-    #[doc(hidden)]
-    type Raw<T>: RawStable<T>;
-    /// The container's name in panic messages (`"Pool"`).
-    #[doc(hidden)]
-    const NAME: &'static str;
-    /// The container's noun in panic messages (`"pool"`).
-    #[doc(hidden)]
-    const NOUN: &'static str;
-    /// An empty raw container with the key limits of `K` and the default
-    /// block sizes.
-    #[doc(hidden)]
-    fn empty<T, K: Key>() -> Self::Raw<T>;
-    /// A pass over the live values.
-    #[doc(hidden)]
-    fn iter<'a, T: 'a>(raw: &'a Self::Raw<T>) -> RawCursor<'a, T, Self, &'a T>;
-    /// A pass over the live values, mutably.
-    #[doc(hidden)]
-    fn iter_mut<'a, T: 'a>(raw: &'a mut Self::Raw<T>) -> RawCursor<'a, T, Self, &'a mut T>;
-}
-
-#[allow(private_interfaces)]
-impl BlockStorage for PoolBlocks {
-    type Raw<T> = RawPool<T>;
-    const NAME: &'static str = "Pool";
-    const NOUN: &'static str = "pool";
-    #[inline]
-    fn empty<T, K: Key>() -> RawPool<T> {
-        RawPool::new(KeyLimits::of::<K>(), crate::pool::default_shift::<T>())
-    }
-    #[inline]
-    fn iter<'a, T: 'a>(raw: &'a RawPool<T>) -> RawCursor<'a, T, Self, &'a T> {
-        raw.iter()
-    }
-    #[inline]
-    fn iter_mut<'a, T: 'a>(raw: &'a mut RawPool<T>) -> RawCursor<'a, T, Self, &'a mut T> {
-        raw.iter_mut()
-    }
-}
-
-#[allow(private_interfaces)]
-impl BlockStorage for HiveBlocks {
-    type Raw<T> = RawHive<T>;
-    const NAME: &'static str = "Hive";
-    const NOUN: &'static str = "hive";
-    #[inline]
-    fn empty<T, K: Key>() -> RawHive<T> {
-        crate::hive::default_raw::<T, K>()
-    }
-    #[inline]
-    fn iter<'a, T: 'a>(raw: &'a RawHive<T>) -> RawCursor<'a, T, Self, &'a T> {
-        raw.iter()
-    }
-    #[inline]
-    fn iter_mut<'a, T: 'a>(raw: &'a mut RawHive<T>) -> RawCursor<'a, T, Self, &'a mut T> {
-        raw.iter_mut()
-    }
-}
+pub(crate) use crate::storage::RawCursor;
+pub use crate::storage::{BlockStorage, HiveBlocks, PoolBlocks, Storage};
 
 #[cfg(feature = "rayon")]
 pub use crate::slot_par::{ParEntries, ParIter, ParIterMut};
-
-/// The raw cursor of a storage, handing out `R` (`&'a T` or `&'a mut T`).
-pub(crate) type RawCursor<'a, T, S, R> = Cursor<'a, T, <S as Storage>::Walk<'a, T>, R>;
 
 /// The key of a cursor's item.
 ///

@@ -15,6 +15,9 @@
 //! [`handlekit::iter`](crate::iter)).
 
 use crate::raw::buf::BufLayout;
+// The markers are defined beside the raw layouts they name, so that this
+// module depends on the raw layer and not the other way round.
+pub use crate::raw::buf::{Interleaved, Split};
 
 /// A slot layout: [`Split`] or [`Interleaved`], the layout parameter of
 /// [`SlotTable`](crate::SlotTable). Sealed: implemented by those two
@@ -23,28 +26,3 @@ pub trait Layout: BufLayout {}
 
 impl Layout for Split {}
 impl Layout for Interleaved {}
-
-/// State words in an array apart from the values: passes read 64 state
-/// words at a time and only the live values. The layout of
-/// [`IdTable`](crate::IdTable) and [`SecondaryMap`](crate::SecondaryMap).
-///
-/// ```
-/// // The iterators of an `IdTable` walk a `Split` store.
-/// let table: handlekit::IdTable<u8> = [1, 2].into_iter().collect();
-/// let values: handlekit::iter::Values<'_, u8, handlekit::layout::Split> = table.values();
-/// assert_eq!(values.len(), 2);
-/// ```
-#[derive(Debug)]
-pub enum Split {}
-
-/// Each state word beside its value, as one slot: a lookup reads one cache
-/// line. The layout of [`LookupTable`](crate::LookupTable).
-///
-/// ```
-/// let table: handlekit::LookupTable<u8> = [1, 2].into_iter().collect();
-/// let values: handlekit::iter::Values<'_, u8, handlekit::layout::Interleaved> =
-///     table.values();
-/// assert_eq!(values.len(), 2);
-/// ```
-#[derive(Debug)]
-pub enum Interleaved {}

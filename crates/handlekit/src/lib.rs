@@ -351,6 +351,7 @@ mod slot_iter;
 #[cfg(feature = "rayon")]
 mod slot_par;
 mod stable;
+mod storage;
 pub mod vm_vec;
 
 pub use error::CapacityError;

@@ -10,11 +10,11 @@ use core::marker::PhantomData;
 use rayon::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
 use rayon::iter::ParallelIterator;
 
-use crate::iter::{RawCursor, Storage};
 use crate::layout::Split;
 use crate::raw::cursor::ValueRef;
 use crate::raw::SplitCursor;
 use crate::slot_iter::table_key;
+use crate::storage::{RawCursor, Storage};
 use crate::{Id, Key};
 
 /// Parallel iterator over `(key, value)`, the value made as `R`:

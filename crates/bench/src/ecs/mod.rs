@@ -1024,7 +1024,7 @@ impl EcsResults {
                     .map(|&contender| {
                         if let Some(cell) = self.cell(name, contender, n) {
                             let mark = if Some(contender) == best { "*" } else { "" };
-                            format!("{}{mark}", crate::report::format_ns(cell.median_ns))
+                            format!("{}{mark}", crate::text::format_ns(cell.median_ns))
                         } else {
                             "-".into()
                         }
@@ -1190,7 +1190,7 @@ impl EcsResults {
     }
 
     pub fn html(&self) -> String {
-        let markdown_free = |text: &str| crate::report::escape(text);
+        let markdown_free = |text: &str| crate::text::escape(text);
         let mut out = String::new();
         if self.is_empty() {
             return out;

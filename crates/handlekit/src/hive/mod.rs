@@ -7,34 +7,10 @@
 mod serde_impl;
 
 use crate::iter::HiveBlocks;
-use crate::raw::block::block_shift_for;
-use crate::raw::hive::RawHive;
-use crate::raw::layout::Split;
+use crate::raw::hive::{default_raw, RawHive};
 use crate::raw::KeyLimits;
 use crate::StableTable;
 use crate::{Id, Key};
-
-/// `log2` of the default first block for `T`: as many slots as fit in
-/// 64 KiB, rounded down to a power of two and kept within 64..=1024. Never
-/// above `default_shift` (a smaller budget and cap, the same floor).
-const fn default_min_shift<T>() -> u32 {
-    block_shift_for::<T, Split<T>>(64 * 1024, 64, 1024)
-}
-/// `log2` of the default largest block for `T`: as many slots as fit in
-/// 1 MiB, rounded down to a power of two and kept within 64..=8192.
-const fn default_shift<T>() -> u32 {
-    block_shift_for::<T, Split<T>>(1024 * 1024, 64, 8192)
-}
-
-/// An empty raw hive with the key limits of `K` and the default block
-/// sizes (`Hive::with_key`, `Hive::default`).
-pub(crate) const fn default_raw<T, K: Key>() -> RawHive<T> {
-    RawHive::new(
-        KeyLimits::of::<K>(),
-        default_min_shift::<T>(),
-        default_shift::<T>(),
-    )
-}
 
 /// An unordered collection with stable addresses and generational keys:
 /// values live in blocks that never move, each block threads a free list

@@ -5,20 +5,10 @@
 mod serde_impl;
 
 use crate::iter::PoolBlocks;
-use crate::raw::block::block_shift_for;
-use crate::raw::layout::Split;
-use crate::raw::pool::RawPool;
+use crate::raw::pool::{default_shift, RawPool};
 use crate::raw::KeyLimits;
 use crate::StableTable;
 use crate::{Key, PoolKey};
-
-/// `log2` of the default block size for `T`: as many slots as fit in 64 KiB,
-/// rounded down to a power of two and kept within 64..=16384. Big enough
-/// that carving a block (one allocation) costs little per insert; small
-/// enough that a pool of a few values does not hold much more.
-pub(crate) const fn default_shift<T>() -> u32 {
-    block_shift_for::<T, Split<T>>(64 * 1024, 64, 16384)
-}
 
 /// A typed free-list block allocator: values live in blocks that are never
 /// moved or reallocated, freed slots are reused through a free list

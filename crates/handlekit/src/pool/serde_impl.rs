@@ -14,7 +14,8 @@ use core::marker::PhantomData;
 use serde::de::DeserializeSeed;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{default_shift, Pool};
+use super::Pool;
+use crate::raw::pool::default_shift;
 use crate::raw::pool::RawPool;
 use crate::raw::KeyLimits;
 use crate::serde_util::{serialize_slots, SlotsInto};

@@ -46,10 +46,10 @@ use core::ptr::{self, NonNull};
 use core::ops::Range;
 
 use super::cursor::SlotPtrs;
-#[cfg(any(test, feature = "rayon"))]
-use super::scan::count_occupied;
-use super::scan::{occupied_mask, partial_occupied_mask};
 use super::slot::{Payload, Slot, VACANT};
+#[cfg(any(test, feature = "rayon"))]
+use super::state_mask::count_occupied;
+use super::state_mask::{occupied_mask, partial_occupied_mask};
 
 /// Where a [`SlotBuf`] keeps each slot's state word and payload, and how a
 /// pass walks the occupied slots.
@@ -106,12 +106,38 @@ pub unsafe trait BufLayout: Sized + 'static {
     fn count_occupied<T>(states: StateView<'_, T, Self>, range: Range<usize>) -> usize;
 }
 
+/// State words in an array apart from the values: passes read 64 state
+/// words at a time and only the live values. The layout of
+/// [`IdTable`](crate::IdTable) and [`SecondaryMap`](crate::SecondaryMap).
+///
+/// ```
+/// // The iterators of an `IdTable` walk a `Split` store.
+/// let table: handlekit::IdTable<u8> = [1, 2].into_iter().collect();
+/// let values: handlekit::iter::Values<'_, u8, handlekit::layout::Split> = table.values();
+/// assert_eq!(values.len(), 2);
+/// ```
+#[derive(Debug)]
+pub enum Split {}
+
+/// Each state word beside its value, as one slot: a lookup reads one cache
+/// line. The layout of [`LookupTable`](crate::LookupTable).
+///
+/// ```
+/// let table: handlekit::LookupTable<u8> = [1, 2].into_iter().collect();
+/// let values: handlekit::iter::Values<'_, u8, handlekit::layout::Interleaved> =
+///     table.values();
+/// assert_eq!(values.len(), 2);
+/// ```
+#[derive(Debug)]
+pub enum Interleaved {}
+
 /// The state words in an area of their own after the payloads: see the
-/// module docs. The public marker of the layout is its name here.
-pub(crate) use crate::layout::Split as SplitLayout;
+/// module docs. The public marker of the layout ([`Split`]), by the name
+/// the raw layer gives it.
+pub(crate) use Split as SplitLayout;
 
 /// Each state word beside its payload, as a [`Slot`]: see the module docs.
-pub(crate) use crate::layout::Interleaved as InterleavedLayout;
+pub(crate) use Interleaved as InterleavedLayout;
 
 // SAFETY: payload `i` is unit `i`; state word `i` is word `i` of the state
 // area, which starts `capacity` units in (`BufPtrs::states`) and has room

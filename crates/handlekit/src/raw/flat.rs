@@ -37,8 +37,8 @@ use core::ptr::NonNull;
 use super::bitset::{pop_lowest, WORD_BITS};
 use super::cursor::{Bits, Cursor, Piece, Run, SlotPtrs, Walk};
 use super::layout::{FlatBases, SlotLayout, Split};
-use super::scan::{occupied_mask, partial_occupied_mask};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT};
+use super::state_mask::{occupied_mask, partial_occupied_mask};
 
 /// Slots in blocks of `1 << shift` (the last may be shorter) over the flat
 /// indices `0..slots`, of which `0..used` have been used.

@@ -39,13 +39,17 @@
 use alloc::vec::Vec;
 use core::ptr::NonNull;
 
-use super::block::{get_disjoint_mut, Block, BlocksIter, BlocksIterMut, NOT_LISTED, NO_BLOCK};
+use super::block::{
+    block_shift_for, get_disjoint_mut, Block, BlocksIter, BlocksIterMut, NOT_LISTED, NO_BLOCK,
+};
+use super::layout::Split;
 use super::slot::{Slot, NO_SLOT};
 use super::stable::RawStable;
 #[cfg(feature = "serde")]
 use super::BuildError;
 use super::KeyLimits;
 use crate::CapacityError;
+use crate::Key;
 
 /// Blocks of growing size, a free list per block, and the list of blocks
 /// with a free slot.
@@ -91,6 +95,28 @@ pub struct RawHive<T> {
     /// `shrink_to_fit` keeps the block.
     fixed: Option<usize>,
     limits: KeyLimits,
+}
+
+/// `log2` of the default first block for `T`: as many slots as fit in
+/// 64 KiB, rounded down to a power of two and kept within 64..=1024. Never
+/// above `default_shift` (a smaller budget and cap, the same floor).
+const fn default_min_shift<T>() -> u32 {
+    block_shift_for::<T, Split<T>>(64 * 1024, 64, 1024)
+}
+/// `log2` of the default largest block for `T`: as many slots as fit in
+/// 1 MiB, rounded down to a power of two and kept within 64..=8192.
+const fn default_shift<T>() -> u32 {
+    block_shift_for::<T, Split<T>>(1024 * 1024, 64, 8192)
+}
+
+/// An empty raw hive with the key limits of `K` and the default block
+/// sizes (`Hive::with_key`, `Hive::default`).
+pub(crate) const fn default_raw<T, K: Key>() -> RawHive<T> {
+    RawHive::new(
+        KeyLimits::of::<K>(),
+        default_min_shift::<T>(),
+        default_shift::<T>(),
+    )
 }
 
 impl<T> RawHive<T> {

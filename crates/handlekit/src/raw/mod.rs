@@ -45,6 +45,7 @@ pub(crate) mod pool;
 pub(crate) mod scan;
 pub(crate) mod slot;
 pub(crate) mod stable;
+pub(crate) mod state_mask;
 pub(crate) mod store;
 
 /// The slots of a container that a removing iterator (`Drain`,

@@ -14,7 +14,9 @@
 //!
 //! All of this is safe code over `FlatSlots`.
 
+use super::block::block_shift_for;
 use super::flat::{FlatIter, FlatIterMut, FlatSlots};
+use super::layout::Split;
 use super::slot::{Payload, Slot, NO_SLOT};
 use super::stable::RawStable;
 #[cfg(feature = "serde")]
@@ -50,6 +52,14 @@ pub struct RawPool<T> {
     /// the invariant on `slots`).
     fixed: Option<usize>,
     limits: KeyLimits,
+}
+
+/// `log2` of the default block size for `T`: as many slots as fit in 64 KiB,
+/// rounded down to a power of two and kept within 64..=16384. Big enough
+/// that carving a block (one allocation) costs little per insert; small
+/// enough that a pool of a few values does not hold much more.
+pub(crate) const fn default_shift<T>() -> u32 {
+    block_shift_for::<T, Split<T>>(64 * 1024, 64, 16384)
 }
 
 impl<T> RawPool<T> {
