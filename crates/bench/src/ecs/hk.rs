@@ -143,6 +143,11 @@ impl Peer for Handlekit {
         lookups(n, rng, EcsWorkload::RandomGet)
     }
 
+    /// The plain `World::get`, as in `random_get`.
+    fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
+        lookups(n, rng, EcsWorkload::RandomGet)
+    }
+
     /// The second idioms: a `ColumnMut`, `get_mut`, `has`, a query's `get`.
     fn other(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Prepared> {
         match workload {

@@ -66,6 +66,10 @@ pub enum EcsWorkload {
     AddRemoveColumn,
     /// `random_get` with handlekit-ecs's plain `World::get`.
     RandomGet,
+    /// `random_get` with a call that borrows for the one lookup, on a world
+    /// that may be shared: each contender's per-entity get (handlekit-ecs
+    /// and hecs: `World::get`; the others: their nearest call).
+    RandomGetCall,
     /// `random_get` through a query borrowed once per pass (handlekit-ecs
     /// only).
     RandomGetQuery,
@@ -78,7 +82,7 @@ pub enum EcsWorkload {
 }
 
 impl EcsWorkload {
-    pub const ALL: [EcsWorkload; 15] = [
+    pub const ALL: [EcsWorkload; 16] = [
         EcsWorkload::SimpleInsert,
         EcsWorkload::SimpleIter,
         EcsWorkload::SimpleIterEach,
@@ -89,6 +93,7 @@ impl EcsWorkload {
         EcsWorkload::AddRemove,
         EcsWorkload::AddRemoveColumn,
         EcsWorkload::RandomGet,
+        EcsWorkload::RandomGetCall,
         EcsWorkload::RandomGetQuery,
         EcsWorkload::RandomGetMut,
         EcsWorkload::RandomHas,
@@ -108,6 +113,7 @@ impl EcsWorkload {
             EcsWorkload::AddRemove => "add_remove",
             EcsWorkload::AddRemoveColumn => "add_remove_column",
             EcsWorkload::RandomGet => "random_get",
+            EcsWorkload::RandomGetCall => "random_get_call",
             EcsWorkload::RandomGetQuery => "random_get_query",
             EcsWorkload::RandomGetMut => "random_get_mut",
             EcsWorkload::RandomHas => "random_has",
@@ -135,6 +141,9 @@ impl EcsWorkload {
             }
             EcsWorkload::RandomGet => {
                 "ns per lookup of a component by entity, random order (handlekit-ecs: World::get)"
+            }
+            EcsWorkload::RandomGetCall => {
+                "ns per lookup by entity with a call that borrows for that lookup alone (handlekit-ecs and hecs: World::get)"
             }
             EcsWorkload::RandomGetQuery => "ns per lookup through a query borrowed once per pass",
             EcsWorkload::RandomGetMut => "ns per lookup with World::get_mut",
@@ -309,6 +318,9 @@ pub(crate) trait Peer {
     fn add_remove(n: usize) -> Prepared;
     /// `n` lookups of `Position` in random order.
     fn random_get(n: usize, rng: &mut Rng) -> Prepared;
+    /// The same lookups, each through a call that borrows for it alone
+    /// (what a per-entity `get` on a shared world costs).
+    fn random_get_call(n: usize, rng: &mut Rng) -> Prepared;
     /// A round trip through a whole-world serializer, where the contender
     /// has one.
     fn serialize(_n: usize, _text: bool) -> Option<Prepared> {
@@ -334,6 +346,7 @@ fn prepare<P: Peer>(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Pr
         W::Schedule => Some(P::schedule(n / 4)),
         W::AddRemove => Some(P::add_remove(n)),
         W::RandomGet => Some(P::random_get(n, rng)),
+        W::RandomGetCall => Some(P::random_get_call(n, rng)),
         W::SerializeBinary | W::SerializeText => P::serialize(n, workload == W::SerializeText),
         _ => P::other(workload, n, rng),
     }
@@ -422,6 +435,7 @@ impl Sizes {
             | EcsWorkload::AddRemove
             | EcsWorkload::AddRemoveColumn
             | EcsWorkload::RandomGet
+            | EcsWorkload::RandomGetCall
             | EcsWorkload::RandomGetQuery
             | EcsWorkload::RandomGetMut
             | EcsWorkload::RandomHas => vec![self.small, self.large],
@@ -916,6 +930,12 @@ impl EcsResults {
             (W::AddRemove, W::AddRemove, "insert_one / remove_one", 1.0),
             (W::AddRemoveColumn, W::AddRemove, "ColumnMut", 0.7),
             (W::RandomGet, W::RandomGet, "World::get", 1.0),
+            (
+                W::RandomGetCall,
+                W::RandomGetCall,
+                "World::get against the peers' per-call lookups",
+                1.0,
+            ),
             (W::RandomGetMut, W::RandomGet, "World::get_mut", 1.0),
             (W::RandomHas, W::RandomGet, "World::has", 1.0),
             (W::RandomGetQuery, W::RandomGet, "a query's get", 1.0),
@@ -1358,6 +1378,7 @@ mod tests {
                 EcsWorkload::FragIterEach,
                 EcsWorkload::AddRemove,
                 EcsWorkload::RandomGet,
+                EcsWorkload::RandomGetCall,
             ] {
                 assert!(peer.runs(workload), "{} {}", peer.name(), workload.name());
             }

@@ -102,6 +102,21 @@ impl Peer for Bevy {
             black_box(sum);
         })
     }
+
+    /// `World::get` on `&World` (bevy checks no borrow at run time: only
+    /// `&mut World` can write outside systems).
+    fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
+        let mut world = World::new();
+        let entities: Vec<Entity> = world.spawn_batch((0..n).map(data::located)).collect();
+        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
+        Prepared::passes(n, move || {
+            let mut sum = 0.0f32;
+            for &e in &lookups {
+                sum += world.get::<Position>(e).map_or(0.0, |p| p.0.x);
+            }
+            black_box(sum);
+        })
+    }
 }
 
 fn ab(mut query: Query<(&mut SA, &mut SB)>) {

@@ -126,6 +126,20 @@ impl Peer for Hecs {
         })
     }
 
+    /// `World::get`, which takes the column's borrow for the one call.
+    fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
+        let mut world = World::new();
+        let entities: Vec<Entity> = world.spawn_batch((0..n).map(data::located)).collect();
+        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
+        Prepared::passes(n, move || {
+            let mut sum = 0.0f32;
+            for &e in &lookups {
+                sum += world.get::<&Position>(e).map_or(0.0, |p| p.0.x);
+            }
+            black_box(sum);
+        })
+    }
+
     /// A world of `n` simple entities serialized with hecs's column format,
     /// and deserialized into a new world (postcard, or serde_json if `text`).
     fn serialize(n: usize, text: bool) -> Option<Prepared> {

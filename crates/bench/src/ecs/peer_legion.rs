@@ -130,6 +130,11 @@ impl Peer for Legion {
             black_box(sum);
         })
     }
+
+    /// legion's `random_get` is already a call per lookup (`entry_ref`).
+    fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
+        Self::random_get(n, rng)
+    }
 }
 
 #[system(for_each)]

@@ -173,6 +173,33 @@ impl Peer for Planck {
             black_box(sum);
         })
     }
+
+    /// `World::get::<Components<_>>` (a run-time borrow of the storage)
+    /// for each lookup.
+    fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
+        let mut world = World::default();
+        world.initialize::<Entities>();
+        world.initialize::<Components<Position>>();
+        world.initialize::<Components<Velocity>>();
+        let handles: Vec<Entity> = (0..n)
+            .map(|i| {
+                let e = world.get_mut::<Entities>().expect("initialized").create();
+                let (position, velocity) = data::located(i);
+                put(&world, e, position);
+                put(&world, e, velocity);
+                e
+            })
+            .collect();
+        let lookups: Vec<Entity> = (0..n).map(|_| handles[rng.below(n)]).collect();
+        Prepared::passes(n, move || {
+            let mut sum = 0.0f32;
+            for &e in &lookups {
+                let positions = world.get::<Components<Position>>().expect("initialized");
+                sum += positions.get(e).map_or(0.0, |p| p.0.x);
+            }
+            black_box(sum);
+        })
+    }
 }
 
 fn ab_system(a: &mut Components<SA>, b: &mut Components<SB>) -> SystemResult {

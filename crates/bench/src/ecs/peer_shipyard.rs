@@ -122,6 +122,20 @@ impl Peer for Shipyard {
             });
         })
     }
+
+    /// `World::get`, which borrows the storage for the one call.
+    fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
+        let mut world = World::new();
+        let entities: Vec<EntityId> = world.bulk_add_entity((0..n).map(data::located)).collect();
+        let lookups: Vec<EntityId> = (0..n).map(|_| entities[rng.below(n)]).collect();
+        Prepared::passes(n, move || {
+            let mut sum = 0.0f32;
+            for &e in &lookups {
+                sum += world.get::<&Position>(e).map_or(0.0, |p| p.0.x);
+            }
+            black_box(sum);
+        })
+    }
 }
 
 fn ab(mut a: ViewMut<SA>, mut b: ViewMut<SB>) {

@@ -171,6 +171,29 @@ impl Peer for Specs {
             black_box(sum);
         })
     }
+
+    /// `World::read_storage` (a run-time borrow of the storage) for each
+    /// lookup.
+    fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
+        let mut world = World::new();
+        world.register::<Position>();
+        world.register::<Velocity>();
+        let entities: Vec<Entity> = (0..n)
+            .map(|i| {
+                let (position, velocity) = data::located(i);
+                world.create_entity().with(position).with(velocity).build()
+            })
+            .collect();
+        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
+        Prepared::passes(n, move || {
+            let mut sum = 0.0f32;
+            for &e in &lookups {
+                let positions: ReadStorage<Position> = world.read_storage();
+                sum += positions.get(e).map_or(0.0, |p| p.0.x);
+            }
+            black_box(sum);
+        })
+    }
 }
 
 /// A system that swaps the values of two `f32` components, as the suite's
