@@ -139,6 +139,8 @@ enum Op {
     RemoveA(u8),
     RemoveB(u8),
     RemoveAc(u8),
+    /// `exchange::<(B,), (C,)>`: takes B off and puts a C on.
+    ExchangeBc(u8, u8),
     /// Queries, by `iter`, `for` loops and `for_each`; a `fold` takes over
     /// from `next` after this many items.
     Query(u8),
@@ -270,6 +272,19 @@ fuzz_target!(|ops: Vec<Op>| {
                     _ => None,
                 };
                 let got = world.remove::<(A, C)>(e).ok().map(|(a, c)| (a, *c.0));
+                assert_eq!(got, expected);
+            }
+            Op::ExchangeBc(i, v) => {
+                let Some(e) = pick(&known, i) else { continue };
+                let expected = live.get_mut(&e).and_then(|x| {
+                    let b = x.1.take()?;
+                    x.2 = Some(v);
+                    Some(b)
+                });
+                let got = world
+                    .exchange::<(B,), _>(e, (C(Box::new(v)),))
+                    .ok()
+                    .map(|(b,)| b);
                 assert_eq!(got, expected);
             }
             Op::Query(split) => {

@@ -951,6 +951,82 @@ impl World {
             .ok_or(missing)
     }
 
+    /// Takes the components of the bundle type `S` off `entity`, then adds
+    /// `components` (any [`DynamicBundle`]), and returns what was taken:
+    /// [`remove::<S>`](Self::remove) followed by [`insert`](Self::insert),
+    /// as one call. hecs's `exchange` saves a move between archetypes this
+    /// way; here no entity moves in either case, so it costs the same as the
+    /// two calls.
+    ///
+    /// # Errors
+    ///
+    /// As [`remove`](Self::remove): [`ComponentError::NoSuchEntity`], or
+    /// [`ComponentError::MissingComponent`] naming the first component type
+    /// of `S` the entity lacks. On an error the entity is left unchanged and
+    /// `components` is dropped.
+    ///
+    /// # Panics
+    ///
+    /// If `S` or `components` has a component type twice.
+    ///
+    /// ```
+    /// struct Walking(f32);
+    /// struct Flying { altitude: f32 }
+    /// let mut world = handlekit_ecs::World::new();
+    /// let bird = world.spawn((Walking(1.0), 'b'));
+    /// let Walking(speed) = world
+    ///     .exchange::<(Walking,), _>(bird, (Flying { altitude: 10.0 },))
+    ///     .map(|(w,)| w)
+    ///     .unwrap();
+    /// assert_eq!(speed, 1.0);
+    /// assert!(!world.has::<Walking>(bird));
+    /// assert_eq!(world.get::<Flying>(bird).unwrap().altitude, 10.0);
+    /// // It has no `Walking` any more: nothing changes.
+    /// assert!(world.exchange::<(Walking,), _>(bird, (0u8,)).is_err());
+    /// assert!(!world.has::<u8>(bird));
+    /// ```
+    pub fn exchange<S: Bundle, T: DynamicBundle>(
+        &mut self,
+        entity: Entity,
+        components: T,
+    ) -> Result<S, ComponentError> {
+        S::check_unique();
+        components.dynamic_check();
+        let row = self.row_of_flushed(entity)?;
+        S::has_all(self, entity, row).map_err(ComponentError::MissingComponent)?;
+        let taken = S::take(self, entity, row);
+        components.dynamic_put(self, entity, row);
+        Ok(taken)
+    }
+
+    /// Takes the component `S` off `entity` and adds `component` in its
+    /// place: [`exchange`](Self::exchange) for one component each way.
+    ///
+    /// # Errors
+    ///
+    /// As [`remove_one`](Self::remove_one); on an error the entity is left
+    /// unchanged and `component` is dropped.
+    ///
+    /// ```
+    /// #[derive(Debug, PartialEq)]
+    /// struct Seed;
+    /// struct Tree { height: u32 }
+    /// let mut world = handlekit_ecs::World::new();
+    /// let e = world.spawn((Seed,));
+    /// assert_eq!(world.exchange_one::<Seed, _>(e, Tree { height: 1 }), Ok(Seed));
+    /// assert_eq!(world.get::<Tree>(e).unwrap().height, 1);
+    /// assert!(world.exchange_one::<Seed, _>(e, Tree { height: 2 }).is_err());
+    /// assert_eq!(world.get::<Tree>(e).unwrap().height, 1);
+    /// ```
+    pub fn exchange_one<S: Component, T: Component>(
+        &mut self,
+        entity: Entity,
+        component: T,
+    ) -> Result<S, ComponentError> {
+        self.exchange::<(S,), (T,)>(entity, (component,))
+            .map(|(taken,)| taken)
+    }
+
     /// The component `T` of `entity`, behind a guard that holds a shared
     /// borrow of `T`'s column until it is dropped (so it works on a `&World`
     /// shared between systems, and conflicts with a `&mut T` query).

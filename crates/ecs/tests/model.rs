@@ -60,6 +60,10 @@ enum Op {
     RemoveB(usize),
     RemoveC(usize),
     RemoveAb(usize),
+    /// `exchange_one::<A, C>`: takes A off, puts a C on (only when A is there).
+    ExchangeAc(usize, u32),
+    /// `exchange::<(B,), (A, C)>`.
+    ExchangeBac(usize, u32),
     /// `spawn_batch` of `n` entities with (A, B, C), as many as fit.
     SpawnBatch(usize, u32),
     /// Through a `ColumnMut<B>` (sparse) and a `ColumnMut<A>` (dense): insert
@@ -94,6 +98,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => i.clone().prop_map(Op::RemoveB),
         1 => i.clone().prop_map(Op::RemoveC),
         1 => i.clone().prop_map(Op::RemoveAb),
+        1 => (i.clone(), any::<u32>()).prop_map(|(e, v)| Op::ExchangeAc(e, v)),
+        1 => (i.clone(), any::<u32>()).prop_map(|(e, v)| Op::ExchangeBac(e, v)),
         1 => (0..70usize, any::<u32>()).prop_map(|(n, v)| Op::SpawnBatch(n, v)),
         2 => (i.clone(), i.clone(), i.clone(), any::<u32>())
             .prop_map(|(a, b, c, v)| Op::Columns(a, b, c, v)),
@@ -319,6 +325,32 @@ fn run(ops: Vec<Op>) {
                     }
                     _ => None,
                 };
+                assert_eq!(got, expected);
+            }
+            Op::ExchangeAc(i, v) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                made_c += 1;
+                let got = world.exchange_one::<A, C>(e, C(v, drops.clone())).ok();
+                let expected = m.live.get_mut(&e).and_then(|x| {
+                    let a = x.0.take()?;
+                    x.2 = Some(v);
+                    Some(a)
+                });
+                assert_eq!(got, expected);
+            }
+            Op::ExchangeBac(i, v) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                made_c += 1;
+                let got = world
+                    .exchange::<(B,), _>(e, (A(v), C(v, drops.clone())))
+                    .ok()
+                    .map(|(b,)| b);
+                let expected = m.live.get_mut(&e).and_then(|x| {
+                    let b = x.1.take()?;
+                    x.0 = Some(A(v));
+                    x.2 = Some(v);
+                    Some(b)
+                });
                 assert_eq!(got, expected);
             }
             Op::SpawnBatch(n, v) => {

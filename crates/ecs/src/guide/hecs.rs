@@ -58,7 +58,7 @@
 //! | `view::<Q>()`, `view_mut::<Q>()`, `View::get` | [`QueryBorrow::get`] on a query borrowed once | the column lookups and the borrow are paid once per query, as a view's are |
 //! | `column::<T>()` (`ArchetypeColumn`) | [`World::column`] → [`Column`](crate::Column), whose [`runs`](crate::Column::runs) yields `(&[Entity], &[T])` | one column per type, not one per archetype |
 //! | `take(e)` → `TakenEntity` | [`World::take`](crate::World::take) → [`TakenEntity`](crate::TakenEntity) | owns its components (no borrow of the world); another world's `spawn` takes it |
-//! | `exchange`, `exchange_one` | no counterpart yet | `remove` then `insert` |
+//! | `exchange`, `exchange_one` | [`exchange`](crate::World::exchange), [`exchange_one`](crate::World::exchange_one) | same shapes; no entity moves, so it costs what `remove` then `insert` cost |
 //! | `spawn_at(e, ..)`, `find_entity_from_id`, `freelist` / `set_freelist` | no counterpart | [`serialize`](crate::serialize) keeps handles across a save and load |
 //! | `reserve::<B>(n)` | not needed | columns reserve address space for [`World::max_rows`] rows and commit memory as rows reach it: growing never copies |
 //! | `archetypes()`, `Archetype`, `archetypes_generation` | no counterpart | there are no archetypes (see [Storage](#storage)) |
