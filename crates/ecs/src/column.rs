@@ -200,6 +200,39 @@ pub struct Column<'w, T> {
 }
 
 impl World {
+    /// `T`'s storage (registered dense if it has none), held across a loop
+    /// of inserts, removals and lookups by entity: the fastest way to add or
+    /// remove one component type on many entities, as the type is resolved
+    /// once. See [`ColumnMut`].
+    ///
+    /// ```
+    /// let mut world = handlekit_ecs::World::new();
+    /// let es = world.spawn_batch((0..10u32).map(|i| (i,)));
+    /// let mut flags = world.column_mut::<bool>();
+    /// for &e in &es {
+    ///     flags.insert(e, true).unwrap();
+    /// }
+    /// for &e in &es[..5] {
+    ///     assert_eq!(flags.remove(e), Ok(true));
+    /// }
+    /// assert_eq!(world.count::<bool>(), 5);
+    /// ```
+    #[inline]
+    pub fn column_mut<T: Component>(&mut self) -> ColumnMut<'_, T> {
+        self.flush();
+        let index = self.column_or_register::<T>();
+        let front = self.rows.front_position();
+        // `index` is `T`'s column, found in or just added to `types`.
+        // SAFETY: so it exists and holds a `TypedStorage<T>` (invariant of `types`).
+        let storage = unsafe {
+            self.columns
+                .get_unchecked_mut(index)
+                .storage
+                .typed_mut_unchecked()
+        };
+        ColumnMut::new(&self.entities, front, storage)
+    }
+
     /// A shared borrow of `T`'s storage: see [`Column`]. A type with no
     /// column gives an empty one (nothing is registered).
     ///
@@ -222,7 +255,7 @@ impl World {
         let storage = self.column_index::<T>().map(|index| {
             let column = &self.columns[index];
             if !column.flag.try_shared() {
-                crate::query::borrow_conflict(column.name, false);
+                crate::access::borrow_conflict(column.name, false);
             }
             let (_, storage) = self
                 .typed::<T>()

@@ -2,7 +2,8 @@
 //! (from [`World::entity`] and [`World::iter`]), and the guard of a
 //! component borrowed mutably through it, [`RefMut`].
 
-use crate::query::{borrow_conflict, Query, QueryIter};
+use crate::access::borrow_conflict;
+use crate::query::{Query, QueryIter};
 use crate::storage::BorrowFlag;
 use crate::world::{Component, Ref, World};
 use crate::{Entity, NoSuchEntity};

@@ -27,15 +27,17 @@
 //! both read it.
 //!
 //! Cost: a query that writes a column takes the registry's lock (an
-//! uncontended mutex) when made and dropped. The disjointness check,
-//! only when a conflict is met, is O(live rows × required types) with a
-//! type-erased presence test per row and type (stopping at the first row
-//! that holds them all).
+//! uncontended mutex) when made and dropped, and lists the columns it
+//! requires (a type lookup each, no allocation for up to 8). The
+//! disjointness check, only when a conflict is met, is O(live rows ×
+//! required types) with a type-erased presence test per row and type
+//! (stopping at the first row that holds them all); the caller supplies it
+//! (`query.rs`), as this file knows columns and flags, not rows.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use crate::query::Access;
-use crate::world::World;
+use crate::access::{Access, InlineVec, NO_COLUMN};
+use crate::storage::Column;
 
 /// The component columns a query requires (`&T`, `&mut T`, `With<T>`), for
 /// the disjointness check. Not part of the public API.
@@ -43,7 +45,7 @@ use crate::world::World;
 #[derive(Debug, Default)]
 pub struct Required {
     /// The columns of the required types that have one.
-    pub(crate) columns: Vec<usize>,
+    pub(crate) columns: InlineVec<usize, 8>,
     /// A required type has no column: the query matches no row.
     pub(crate) nothing: bool,
 }
@@ -52,56 +54,15 @@ pub struct Required {
 #[derive(Debug)]
 struct Member {
     id: u64,
-    /// Lists the columns the member's query requires (its
-    /// `Query::required`), called only when a conflict is checked.
-    required: RequiredFn,
+    /// The columns the member's query requires (its `Query::required`),
+    /// listed when it registered: the rows and columns cannot change while
+    /// it lives.
+    required: Required,
     /// The columns it holds through a group, each with whether it writes
     /// them. Invariant: for each column listed by any member, the column's
     /// flag is held exclusively, once, for the group (the registry's lock
     /// is held whenever a member comes or goes).
-    columns: Cols,
-}
-
-/// A member's columns, up to [`Cols::INLINE`] without an allocation (most
-/// queries: registering one then costs no allocation).
-#[derive(Debug, Default)]
-struct Cols {
-    inline: [(usize, bool); Cols::INLINE],
-    len: usize,
-    /// Every column, once there are more than fit inline.
-    spilled: Vec<(usize, bool)>,
-}
-
-impl Cols {
-    const INLINE: usize = 8;
-
-    fn push(&mut self, column: (usize, bool)) {
-        if self.spilled.is_empty() && self.len < Cols::INLINE {
-            self.inline[self.len] = column;
-            self.len += 1;
-        } else {
-            if self.spilled.is_empty() {
-                self.spilled.extend_from_slice(&self.inline[..self.len]);
-            }
-            self.spilled.push(column);
-        }
-    }
-
-    fn as_slice(&self) -> &[(usize, bool)] {
-        if self.spilled.is_empty() {
-            &self.inline[..self.len]
-        } else {
-            &self.spilled
-        }
-    }
-
-    fn as_mut_slice(&mut self) -> &mut [(usize, bool)] {
-        if self.spilled.is_empty() {
-            &mut self.inline[..self.len]
-        } else {
-            &mut self.spilled
-        }
-    }
+    columns: InlineVec<(usize, bool), 8>,
 }
 
 /// The registry of groups of a world.
@@ -116,135 +77,142 @@ struct GroupsInner {
     members: Vec<Member>,
 }
 
+/// The outcome of [`Groups::acquire`]: the member's id if it holds columns
+/// through groups.
+pub(crate) type Hold = Option<u64>;
+
 impl Groups {
     fn lock(&self) -> MutexGuard<'_, GroupsInner> {
         // A panic never happens with the lock held (the conflict panics
         // come after it is released), but stay usable if one did.
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
-}
 
-/// The outcome of [`acquire_grouped`]: the member's id if it holds columns
-/// through groups.
-pub(crate) type Hold = Option<u64>;
-
-/// A query type's `Query::required`.
-pub(crate) type RequiredFn = fn(&World, &mut Required);
-
-/// Takes the borrows of `accesses` under hecs's rule (see the [module
-/// docs](self)), marking those held through a group (`grouped`: the
-/// query's drop leaves their flags to the group), or returns the access
-/// that conflicts after giving back every borrow taken. `required` is the
-/// query's `Query::required`. Accesses of types with no column borrow
-/// nothing.
-pub(crate) fn acquire_grouped(
-    world: &World,
-    accesses: &mut [Access],
-    required: RequiredFn,
-) -> Result<Hold, usize> {
-    let mut groups = world.groups.lock();
-    let mut mine = Cols::default();
-    let mut failed = None;
-    // Computed at the first conflict.
-    let mut own: Option<Required> = None;
-    for (i, access) in accesses.iter_mut().enumerate() {
-        let (column, exclusive) = (access.column, access.exclusive);
-        if column == crate::query::NO_COLUMN {
-            continue;
-        }
-        // A column this query already holds through a group (named twice,
-        // shared both times): held again the same way.
-        if let Some(held) = mine.as_mut_slice().iter_mut().find(|(c, _)| *c == column) {
-            held.1 |= exclusive;
-            access.grouped = true;
-            continue;
-        }
-        let flag = &world.columns[column].flag;
-        let taken = if exclusive {
-            flag.try_exclusive()
-        } else {
-            flag.try_shared()
-        };
-        if taken {
-            if exclusive {
-                // This query starts the column's group.
-                mine.push((column, true));
-                access.grouped = true;
-            }
-            continue;
-        }
-        // The flag is held incompatibly: join its group if it has one and
-        // every member that conflicts is disjoint from this query.
-        let mut group = groups
-            .members
-            .iter()
-            .filter_map(|m| {
-                m.columns
-                    .as_slice()
-                    .iter()
-                    .find(|&&(c, _)| c == column)
-                    .map(|&(_, writes)| (m, writes))
-            })
-            .peekable();
-        if group.peek().is_none() {
-            // Held by a guard, `query_one`, or shared queries: no group.
-            failed = Some(i);
-            break;
-        }
-        let own = own.get_or_insert_with(|| {
-            let mut r = Required::default();
-            required(world, &mut r);
-            r
-        });
-        let joins = group.all(|(member, writes)| {
-            if !(writes || exclusive) {
-                return true;
-            }
-            let mut theirs = Required::default();
-            (member.required)(world, &mut theirs);
-            disjoint(world, &theirs, own)
-        });
-        if !joins {
-            failed = Some(i);
-            break;
-        }
-        mine.push((column, exclusive));
-        access.grouped = true;
-    }
-    if let Some(i) = failed {
-        // Give back what was taken: plain borrows, and groups this query
-        // started (no one joined them: the lock is held).
-        for access in &mut accesses[..i] {
-            if access.column == crate::query::NO_COLUMN {
+    /// Takes the borrows of `accesses` on `columns` under hecs's rule (see
+    /// the [module docs](self)), marking those held through a group
+    /// (`grouped`: the query's drop leaves their flags to the group), or
+    /// returns the access that conflicts after giving back every borrow
+    /// taken. `required` lists the columns the query requires (its
+    /// `Query::required`); `disjoint` tells whether no live row holds
+    /// every column two such lists name. Accesses of types with no column
+    /// borrow nothing.
+    pub(crate) fn acquire(
+        &self,
+        columns: &[Column],
+        accesses: &mut [Access],
+        required: impl Fn() -> Required,
+        disjoint: impl Fn(&Required, &Required) -> bool,
+    ) -> Result<Hold, usize> {
+        let mut groups = self.lock();
+        let mut mine = InlineVec::<(usize, bool), 8>::default();
+        let mut failed = None;
+        // Computed at the first conflict, or when the query registers.
+        let mut own: Option<Required> = None;
+        for (i, access) in accesses.iter_mut().enumerate() {
+            let (column, exclusive) = (access.column, access.exclusive);
+            if column == NO_COLUMN {
                 continue;
             }
-            let flag = &world.columns[access.column].flag;
-            if !std::mem::take(&mut access.grouped) {
-                if access.exclusive {
-                    flag.release_exclusive();
-                } else {
-                    flag.release_shared();
+            // A column this query already holds through a group (named
+            // twice, shared both times): held again the same way.
+            if let Some(held) = mine.as_mut_slice().iter_mut().find(|(c, _)| *c == column) {
+                held.1 |= exclusive;
+                access.grouped = true;
+                continue;
+            }
+            let flag = &columns[column].flag;
+            let taken = if exclusive {
+                flag.try_exclusive()
+            } else {
+                flag.try_shared()
+            };
+            if taken {
+                if exclusive {
+                    // This query starts the column's group.
+                    mine.push((column, true));
+                    access.grouped = true;
+                }
+                continue;
+            }
+            // The flag is held incompatibly: join its group if it has one
+            // and every member that conflicts is disjoint from this query.
+            let mut group = groups
+                .members
+                .iter()
+                .filter_map(|m| {
+                    m.columns
+                        .as_slice()
+                        .iter()
+                        .find(|&&(c, _)| c == column)
+                        .map(|&(_, writes)| (m, writes))
+                })
+                .peekable();
+            if group.peek().is_none() {
+                // Held by a guard, `query_one`, or shared queries: no group.
+                failed = Some(i);
+                break;
+            }
+            let own = own.get_or_insert_with(&required);
+            let joins = group
+                .all(|(member, writes)| !(writes || exclusive) || disjoint(&member.required, own));
+            if !joins {
+                failed = Some(i);
+                break;
+            }
+            mine.push((column, exclusive));
+            access.grouped = true;
+        }
+        if let Some(i) = failed {
+            // Give back what was taken: plain borrows, and groups this
+            // query started (no one joined them: the lock is held).
+            for access in &mut accesses[..i] {
+                if access.column == NO_COLUMN {
+                    continue;
+                }
+                let flag = &columns[access.column].flag;
+                if !std::mem::take(&mut access.grouped) {
+                    if access.exclusive {
+                        flag.release_exclusive();
+                    } else {
+                        flag.release_shared();
+                    }
                 }
             }
+            for &(column, _) in mine.as_slice() {
+                if !in_some_group(&groups.members, column) {
+                    columns[column].flag.release_exclusive();
+                }
+            }
+            return Err(i);
         }
-        for &(column, _) in mine.as_slice() {
+        if mine.as_slice().is_empty() {
+            return Ok(None);
+        }
+        let id = groups.next_id;
+        groups.next_id += 1;
+        groups.members.push(Member {
+            id,
+            required: own.unwrap_or_else(required),
+            columns: mine,
+        });
+        Ok(Some(id))
+    }
+
+    /// Takes member `id` out of its groups, giving back the flag of each
+    /// of `columns` whose group it leaves empty.
+    pub(crate) fn release(&self, columns: &[Column], id: u64) {
+        let mut groups = self.lock();
+        let Some(at) = groups.members.iter().position(|m| m.id == id) else {
+            debug_assert!(false, "handlekit-ecs: released an unknown group member");
+            return;
+        };
+        let member = groups.members.swap_remove(at);
+        for &(column, _) in member.columns.as_slice() {
             if !in_some_group(&groups.members, column) {
-                world.columns[column].flag.release_exclusive();
+                columns[column].flag.release_exclusive();
             }
         }
-        return Err(i);
     }
-    if mine.as_slice().is_empty() {
-        return Ok(None);
-    }
-    let id = groups.next_id;
-    groups.next_id += 1;
-    groups.members.push(Member {
-        id,
-        required,
-        columns: mine,
-    });
-    Ok(Some(id))
 }
 
 /// Whether a member of `members` holds `column` through a group.
@@ -252,56 +220,4 @@ fn in_some_group(members: &[Member], column: usize) -> bool {
     members
         .iter()
         .any(|m| m.columns.as_slice().iter().any(|&(c, _)| c == column))
-}
-
-/// Takes member `id` out of its groups, giving back the flag of each
-/// column whose group it leaves empty.
-pub(crate) fn release_grouped(world: &World, id: u64) {
-    let mut groups = world.groups.lock();
-    let Some(at) = groups.members.iter().position(|m| m.id == id) else {
-        debug_assert!(false, "handlekit-ecs: released an unknown group member");
-        return;
-    };
-    let member = groups.members.swap_remove(at);
-    for &(column, _) in member.columns.as_slice() {
-        if !in_some_group(&groups.members, column) {
-            world.columns[column].flag.release_exclusive();
-        }
-    }
-}
-
-/// Whether no live row of `world` holds every component both `a` and `b`
-/// require. Stops at the first row that does.
-fn disjoint(world: &World, a: &Required, b: &Required) -> bool {
-    if a.nothing || b.nothing {
-        return true;
-    }
-    let mut columns: Vec<usize> = a.columns.iter().chain(&b.columns).copied().collect();
-    columns.sort_unstable();
-    columns.dedup();
-    // The rarest type first: the test per row fails soonest.
-    columns.sort_by_key(|&c| world.columns[c].storage.len());
-    if columns
-        .first()
-        .is_some_and(|&c| world.columns[c].storage.len() == 0)
-    {
-        return true;
-    }
-    let front = world.rows.front_position();
-    let first_word = world.alive.front_position();
-    for (w, &alive) in world.alive.as_slice().iter().enumerate() {
-        let mut bits = alive;
-        while bits != 0 {
-            let row = (first_word + w) * crate::storage::WORD + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            let entity = world.rows[row - front];
-            if columns
-                .iter()
-                .all(|&c| world.columns[c].storage.contains(entity, row))
-            {
-                return false;
-            }
-        }
-    }
-    true
 }

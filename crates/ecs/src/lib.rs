@@ -400,6 +400,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![doc(test(attr(deny(warnings))))]
 
+mod access;
 mod builder;
 mod bundle;
 mod column;
@@ -417,6 +418,8 @@ mod storage;
 mod take;
 mod world;
 
+#[doc(hidden)]
+pub use access::{Access, Accesses};
 pub use builder::{
     BuilderRef, BuilderRefShared, BuiltEntity, BuiltEntityClone, EntityBuilder, EntityBuilderClone,
 };
@@ -433,7 +436,7 @@ pub use groups::Required;
 #[cfg(feature = "macros")]
 pub use handlekit_ecs_macros::{Bundle, DynamicBundleClone};
 #[doc(hidden)]
-pub use query::{Access, EntityFetch, Fetch, OptionFetch};
+pub use query::{EntityFetch, Fetch, OptionFetch};
 
 /// What the derives' generated code calls; not part of the public API.
 #[doc(hidden)]
@@ -444,8 +447,9 @@ pub use query::{
     Batch, BatchedIter, Or, Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without,
 };
 pub use storage::ColumnRuns;
+pub use storage::Storage;
 pub use take::TakenEntity;
-pub use world::{Collected, Component, Order, Ref, Storage, World, DEFAULT_MAX_ROWS};
+pub use world::{Collected, Component, Order, Ref, World, DEFAULT_MAX_ROWS};
 
 /// The crate README's example, run as a doc test (the root README's ECS
 /// section carries the same block; `tests/readme.rs` checks they agree).

@@ -11,100 +11,11 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use std::ptr::NonNull;
 
-use crate::groups::{acquire_grouped, release_grouped, Hold, Required};
+use crate::access::{acquire, borrow_conflict, release, try_acquire, Access, Accesses, NO_COLUMN};
+use crate::groups::{Hold, Required};
 use crate::storage::{bit, RowsView, View, WORD};
 use crate::world::{Component, World};
 use crate::{ComponentError, Entity, NoSuchEntity};
-
-/// The panic of a conflicting borrow, naming the component type.
-#[cold]
-#[track_caller]
-pub(crate) fn borrow_conflict(name: &str, exclusive: bool) -> ! {
-    if exclusive {
-        panic!("handlekit-ecs: cannot borrow {name} mutably: it is already borrowed");
-    } else {
-        panic!("handlekit-ecs: cannot borrow {name}: it is already borrowed mutably");
-    }
-}
-
-/// One column a query touches. Not part of the public API.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
-pub struct Access {
-    /// The type's column, or [`NO_COLUMN`] if it has none yet (nothing to
-    /// borrow then, but a query naming it twice is refused all the same).
-    pub(crate) column: usize,
-    ty: TypeId,
-    name: &'static str,
-    pub(crate) exclusive: bool,
-    /// Held through a group (see `groups.rs`): the query's drop leaves the
-    /// flag to the group.
-    pub(crate) grouped: bool,
-}
-
-/// The `column` of an [`Access`] to a type with no column.
-pub(crate) const NO_COLUMN: usize = usize::MAX;
-
-/// The columns a query touches: up to [`Accesses::INLINE`] inline, so that
-/// making a query allocates nothing (an allocation per query also lands
-/// between the growths of a serializer's output, which then copies). Not
-/// part of the public API.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct Accesses {
-    /// The first accesses, `len` of them, while `spilled` is empty.
-    inline: [Access; Accesses::INLINE],
-    len: usize,
-    /// Every access, once there are more than fit inline.
-    spilled: Vec<Access>,
-}
-
-impl Accesses {
-    /// The accesses kept without an allocation.
-    const INLINE: usize = 8;
-
-    fn new() -> Self {
-        Accesses {
-            inline: [Access {
-                column: NO_COLUMN,
-                ty: TypeId::of::<()>(),
-                name: "",
-                exclusive: false,
-                grouped: false,
-            }; Accesses::INLINE],
-            len: 0,
-            spilled: Vec::new(),
-        }
-    }
-
-    pub(crate) fn push(&mut self, access: Access) {
-        if self.spilled.is_empty() && self.len < Accesses::INLINE {
-            self.inline[self.len] = access;
-            self.len += 1;
-        } else {
-            if self.spilled.is_empty() {
-                self.spilled.extend_from_slice(&self.inline);
-            }
-            self.spilled.push(access);
-        }
-    }
-
-    fn as_mut_slice(&mut self) -> &mut [Access] {
-        if self.spilled.is_empty() {
-            &mut self.inline[..self.len]
-        } else {
-            &mut self.spilled
-        }
-    }
-
-    fn as_slice(&self) -> &[Access] {
-        if self.spilled.is_empty() {
-            &self.inline[..self.len]
-        } else {
-            &self.spilled
-        }
-    }
-}
 
 /// The raw view of one component type for a query. Not part of the public API.
 #[doc(hidden)]
@@ -900,7 +811,7 @@ query_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
 /// The accesses of `Q`, checked for a column borrowed mutably twice or both
 /// mutably and shared (which would alias within one item).
 fn accesses<Q: Query>(world: &World) -> Accesses {
-    let mut out = Accesses::new();
+    let mut out = Accesses::default();
     Q::access(world, &mut out);
     let list = out.as_slice();
     for (i, a) in list.iter().enumerate() {
@@ -914,37 +825,6 @@ fn accesses<Q: Query>(world: &World) -> Accesses {
     out
 }
 
-/// Takes the run-time borrows of `accesses`, or panics naming the first
-/// component type that is already borrowed incompatibly.
-#[track_caller]
-fn acquire(world: &World, accesses: &[Access]) {
-    if let Err(i) = try_acquire(world, accesses) {
-        let access = accesses[i];
-        borrow_conflict(world.columns[access.column].name, access.exclusive);
-    }
-}
-
-/// Takes the run-time borrows of `accesses`, or gives back those taken
-/// and returns the index of the first that conflicts.
-fn try_acquire(world: &World, accesses: &[Access]) -> Result<(), usize> {
-    for (i, access) in accesses.iter().enumerate() {
-        if access.column == NO_COLUMN {
-            continue;
-        }
-        let flag = &world.columns[access.column].flag;
-        let ok = if access.exclusive {
-            flag.try_exclusive()
-        } else {
-            flag.try_shared()
-        };
-        if !ok {
-            release(world, &accesses[..i]);
-            return Err(i);
-        }
-    }
-    Ok(())
-}
-
 /// The borrows of a [`World::query`]: plain flags when it writes nothing
 /// and meets no conflict; otherwise through the groups of `groups.rs`
 /// (hecs's rule). Returns the query's group membership, or panics naming
@@ -953,27 +833,63 @@ fn try_acquire(world: &World, accesses: &[Access]) -> Result<(), usize> {
 fn acquire_query<Q: Query>(world: &World, accesses: &mut Accesses) -> Hold {
     let list = accesses.as_mut_slice();
     let writes = list.iter().any(|a| a.exclusive && a.column != NO_COLUMN);
-    if !writes && try_acquire(world, list).is_ok() {
+    if !writes && try_acquire(&world.columns, list).is_ok() {
         return None;
     }
-    match acquire_grouped(world, list, Q::required) {
+    let required = || {
+        let mut out = Required::default();
+        Q::required(world, &mut out);
+        out
+    };
+    let acquired = world
+        .groups
+        .acquire(&world.columns, list, required, |a, b| disjoint(world, a, b));
+    match acquired {
         Ok(hold) => hold,
         Err(i) => borrow_conflict(list[i].name, list[i].exclusive),
     }
 }
 
-fn release(world: &World, accesses: &[Access]) {
-    for access in accesses {
-        if access.column == NO_COLUMN || access.grouped {
-            continue;
-        }
-        let flag = &world.columns[access.column].flag;
-        if access.exclusive {
-            flag.release_exclusive();
-        } else {
-            flag.release_shared();
+/// Whether no live row of `world` holds every component both `a` and `b`
+/// require. Stops at the first row that does.
+fn disjoint(world: &World, a: &Required, b: &Required) -> bool {
+    if a.nothing || b.nothing {
+        return true;
+    }
+    let mut columns: Vec<usize> = a
+        .columns
+        .as_slice()
+        .iter()
+        .chain(b.columns.as_slice())
+        .copied()
+        .collect();
+    columns.sort_unstable();
+    columns.dedup();
+    // The rarest type first: the test per row fails soonest.
+    columns.sort_by_key(|&c| world.columns[c].storage.len());
+    if columns
+        .first()
+        .is_some_and(|&c| world.columns[c].storage.len() == 0)
+    {
+        return true;
+    }
+    let front = world.rows.front_position();
+    let first_word = world.alive.front_position();
+    for (w, &alive) in world.alive.as_slice().iter().enumerate() {
+        let mut bits = alive;
+        while bits != 0 {
+            let row = (first_word + w) * WORD + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let entity = world.rows[row - front];
+            if columns
+                .iter()
+                .all(|&c| world.columns[c].storage.contains(entity, row))
+            {
+                return false;
+            }
         }
     }
+    true
 }
 
 /// A query on a shared world, holding its run-time borrows until dropped.
@@ -1000,9 +916,9 @@ pub struct QueryBorrow<'w, Q: Query> {
 
 impl<Q: Query> Drop for QueryBorrow<'_, Q> {
     fn drop(&mut self) {
-        release(self.world, self.accesses.as_slice());
+        release(&self.world.columns, self.accesses.as_slice());
         if let Some(id) = self.hold {
-            release_grouped(self.world, id);
+            self.world.groups.release(&self.world.columns, id);
         }
     }
 }
@@ -2017,7 +1933,7 @@ impl<Q: Query> QueryOne<'_, Q> {
 
 impl<Q: Query> Drop for QueryOne<'_, Q> {
     fn drop(&mut self) {
-        release(self.world, self.accesses.as_slice());
+        release(&self.world.columns, self.accesses.as_slice());
     }
 }
 
@@ -2128,7 +2044,7 @@ impl World {
     pub fn query_one<Q: Query>(&self, entity: Entity) -> Result<QueryOne<'_, Q>, NoSuchEntity> {
         let row = self.row_of(entity)?;
         let accesses = accesses::<Q>(self);
-        acquire(self, accesses.as_slice());
+        acquire(&self.columns, accesses.as_slice());
         Ok(QueryOne {
             world: self,
             accesses,

@@ -153,8 +153,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::entities::EntityTable;
 use crate::query::for_each_word;
+use crate::storage::Storage;
 use crate::storage::{BatchWriter, WORD};
-use crate::world::{max_entity_slots, Component, Storage, World, DEFAULT_MAX_ROWS};
+use crate::world::{max_entity_slots, Component, World, DEFAULT_MAX_ROWS};
 use crate::{Entity, With};
 
 /// The component types a world is saved with, each under a stable name;

@@ -294,6 +294,40 @@ impl BorrowFlag {
     }
 }
 
+/// How a component type is stored; chosen once per type with
+/// [`World::register`]. Dense is the default.
+///
+/// ```
+/// use handlekit_ecs::{Storage, World};
+/// struct Burning;
+/// let mut world = World::new();
+/// assert!(world.register::<Burning>(Storage::Sparse));
+/// assert_eq!(world.storage_of::<Burning>(), Some(Storage::Sparse));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Storage {
+    /// A column with a slot per row (in virtual memory) and a presence bit
+    /// per row: iteration streams the column, adding or removing the
+    /// component writes one slot and one bit.
+    #[default]
+    Dense,
+    /// A sparse set: the values packed in one array, found through an array
+    /// indexed by entity index. For components few entities have.
+    Sparse,
+}
+
+/// One component type's storage with its borrow flag.
+pub(crate) struct Column {
+    /// The run-time borrow of the storage by `&World` queries and guards.
+    pub(crate) flag: BorrowFlag,
+    /// The component type's name, for borrow-conflict panics.
+    pub(crate) name: &'static str,
+    /// Dense or sparse.
+    pub(crate) kind: Storage,
+    /// A `TypedStorage<T>` of the column's type.
+    pub(crate) storage: ErasedStorage,
+}
+
 /// One component type's storage behind the object-safe [`AnyStorage`] (the
 /// operations that do not need the type go through its vtable), with the
 /// `TypeId` of the [`TypedStorage<T>`] it is, so that the typed storage is

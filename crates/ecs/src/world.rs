@@ -4,12 +4,12 @@ use std::any::{type_name, TypeId};
 
 use handlekit::VmVec;
 
-use crate::bundle::{Bundle, DynamicBundle};
 use crate::entities::EntityTable;
 use crate::storage::{
-    push_or_rebase, slack, BorrowFlag, ErasedStorage, RowsView, TypeIndex, TypedStorage, WORD,
+    push_or_rebase, slack, BorrowFlag, Column, ErasedStorage, RowsView, Storage, TypeIndex,
+    TypedStorage, WORD,
 };
-use crate::{ColumnMut, ComponentError, Entity, NoSuchEntity, SpawnError};
+use crate::{ComponentError, Entity, NoSuchEntity, SpawnError};
 
 /// Anything that can be a component: `Send + Sync + 'static`.
 ///
@@ -20,28 +20,6 @@ use crate::{ColumnMut, ComponentError, Entity, NoSuchEntity, SpawnError};
 /// ```
 pub trait Component: Send + Sync + 'static {}
 impl<T: Send + Sync + 'static> Component for T {}
-
-/// How a component type is stored; chosen once per type with
-/// [`World::register`]. Dense is the default.
-///
-/// ```
-/// use handlekit_ecs::{Storage, World};
-/// struct Burning;
-/// let mut world = World::new();
-/// assert!(world.register::<Burning>(Storage::Sparse));
-/// assert_eq!(world.storage_of::<Burning>(), Some(Storage::Sparse));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Storage {
-    /// A column with a slot per row (in virtual memory) and a presence bit
-    /// per row: iteration streams the column, adding or removing the
-    /// component writes one slot and one bit.
-    #[default]
-    Dense,
-    /// A sparse set: the values packed in one array, found through an array
-    /// indexed by entity index. For components few entities have.
-    Sparse,
-}
 
 /// How [`World::collect`] treats the live entities it finds in the rows it
 /// examines.
@@ -86,18 +64,6 @@ pub struct Collected {
     /// Bytes of committed memory given back to the system (0 on the heap
     /// fallback, which frees nothing before the world is dropped).
     pub released: usize,
-}
-
-/// One component type's storage with its borrow flag.
-pub(crate) struct Column {
-    /// The run-time borrow of the storage by `&World` queries and guards.
-    pub(crate) flag: BorrowFlag,
-    /// The component type's name, for borrow-conflict panics.
-    pub(crate) name: &'static str,
-    /// Dense or sparse.
-    pub(crate) kind: Storage,
-    /// A `TypedStorage<T>` of the column's type.
-    pub(crate) storage: ErasedStorage,
 }
 
 /// The maximum row count of [`World::new`]: 2²⁴ rows with virtual memory
@@ -599,7 +565,7 @@ impl World {
     /// reserved entities first (a compare and a branch when there are none;
     /// the rest is the body it had before reservations, with one caller, so
     /// that it compiles as it did).
-    fn alloc_row(&mut self) -> Result<(Entity, usize), SpawnError> {
+    pub(crate) fn alloc_row(&mut self) -> Result<(Entity, usize), SpawnError> {
         self.flush();
         if self.rows.len() >= self.max_rows {
             return Err(SpawnError::RowsFull {
@@ -615,90 +581,6 @@ impl World {
         push_or_rebase(&mut self.rows, entity);
         *self.alive_word_mut(row / WORD) |= crate::storage::bit(row);
         Ok((entity, row))
-    }
-
-    /// Spawns an entity with the components of `bundle` in the next row at
-    /// the back. O(components). The bundle is a [`DynamicBundle`]: a tuple
-    /// of up to 12 components (`()` for none), a struct that derives
-    /// [`Bundle`], an [`EntityBuilder`](crate::EntityBuilder)'s
-    /// [`build`](crate::EntityBuilder::build), or a
-    /// `&`[`BuiltEntityClone`](crate::BuiltEntityClone) (a prefab: its
-    /// components are cloned).
-    ///
-    /// # Panics
-    ///
-    /// If the world's rows are full (the message names the limit; see
-    /// [`try_spawn`](Self::try_spawn)), or the bundle has a component type
-    /// twice.
-    ///
-    /// ```
-    /// let mut world = handlekit_ecs::World::new();
-    /// let e = world.spawn((1u8, "name", 2.5f32));
-    /// assert_eq!(*world.get::<&str>(e).unwrap(), "name");
-    /// ```
-    #[track_caller]
-    pub fn spawn(&mut self, bundle: impl DynamicBundle) -> Entity {
-        match self.try_spawn(bundle) {
-            Ok(entity) => entity,
-            Err(error) => panic!("handlekit-ecs: spawn: {error}"),
-        }
-    }
-
-    /// Spawns an entity, or returns why it does not fit (the bundle is
-    /// dropped then).
-    ///
-    /// # Errors
-    ///
-    /// [`SpawnError::RowsFull`] when the window holds
-    /// [`max_rows`](Self::max_rows) rows (collect to free dead ones),
-    /// [`SpawnError::EntitiesFull`] when no entity index is left.
-    ///
-    /// # Panics
-    ///
-    /// If the bundle has a component type twice.
-    ///
-    /// ```
-    /// use handlekit_ecs::{Order, World};
-    /// let mut world = World::with_max_rows(1);
-    /// let e = world.try_spawn((1u8,)).unwrap();
-    /// assert!(world.try_spawn((2u8,)).is_err());
-    /// world.despawn(e).unwrap();
-    /// world.collect(1, Order::Any); // gives the dead row back
-    /// assert!(world.try_spawn((2u8,)).is_ok());
-    /// ```
-    pub fn try_spawn<B: DynamicBundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
-        bundle.dynamic_check();
-        let (entity, row) = self.alloc_row()?;
-        bundle.dynamic_put(self, entity, row);
-        Ok(entity)
-    }
-
-    /// Spawns an entity per bundle, in order, and returns their handles.
-    /// Faster per entity than [`spawn`](Self::spawn): each column is
-    /// resolved once per batch, the values are pushed in one loop, and the
-    /// alive and presence bits are set a word at a time at the end.
-    ///
-    /// # Panics
-    ///
-    /// As [`spawn`](Self::spawn). If the rows run out (or the iterator
-    /// panics) midway, the entities spawned so far stay, whole.
-    ///
-    /// ```
-    /// let mut world = handlekit_ecs::World::new();
-    /// let es = world.spawn_batch((0..100u32).map(|i| (i, i as f32)));
-    /// assert_eq!(es.len(), 100);
-    /// assert_eq!(*world.get::<u32>(es[7]).unwrap(), 7);
-    /// ```
-    #[track_caller]
-    pub fn spawn_batch<B: Bundle>(&mut self, bundles: impl IntoIterator<Item = B>) -> Vec<Entity> {
-        // Once for the batch, not per entity.
-        B::check_unique();
-        let bundles = bundles.into_iter();
-        let mut out = Vec::with_capacity(bundles.size_hint().0);
-        // Resolves each column once, then writes values in a tight loop;
-        // the alive and presence bits are set a word at a time at the end.
-        B::spawn_batch(self, bundles, &mut out);
-        out
     }
 
     /// The index of `T`'s column, registered (dense) if it has none.
@@ -813,36 +695,6 @@ impl World {
         }
     }
 
-    /// Adds the components of `bundle` (any [`DynamicBundle`], as for
-    /// [`spawn`](Self::spawn)) to `entity`, replacing (and dropping) any it
-    /// already has. No entity moves: a dense component is a slot and a bit,
-    /// a sparse one a push.
-    ///
-    /// # Errors
-    ///
-    /// [`NoSuchEntity`] if the entity is not alive (the bundle is dropped).
-    ///
-    /// # Panics
-    ///
-    /// If the bundle has a component type twice.
-    ///
-    /// ```
-    /// let mut world = handlekit_ecs::World::new();
-    /// let e = world.spawn((1u8,));
-    /// world.insert(e, (2u16, 3u32)).unwrap();
-    /// assert_eq!(*world.get::<u32>(e).unwrap(), 3);
-    /// ```
-    pub fn insert<B: DynamicBundle>(
-        &mut self,
-        entity: Entity,
-        bundle: B,
-    ) -> Result<(), NoSuchEntity> {
-        bundle.dynamic_check();
-        let row = self.row_of_flushed(entity)?;
-        bundle.dynamic_put(self, entity, row);
-        Ok(())
-    }
-
     /// Adds one component to `entity`, replacing any it has.
     ///
     /// # Errors
@@ -864,66 +716,6 @@ impl World {
         let row = self.row_of_flushed(entity)?;
         drop(self.storage_mut::<T>().insert(entity, row, component));
         Ok(())
-    }
-
-    /// `T`'s storage (registered dense if it has none), held across a loop
-    /// of inserts, removals and lookups by entity: the fastest way to add or
-    /// remove one component type on many entities, as the type is resolved
-    /// once. See [`ColumnMut`].
-    ///
-    /// ```
-    /// let mut world = handlekit_ecs::World::new();
-    /// let es = world.spawn_batch((0..10u32).map(|i| (i,)));
-    /// let mut flags = world.column_mut::<bool>();
-    /// for &e in &es {
-    ///     flags.insert(e, true).unwrap();
-    /// }
-    /// for &e in &es[..5] {
-    ///     assert_eq!(flags.remove(e), Ok(true));
-    /// }
-    /// assert_eq!(world.count::<bool>(), 5);
-    /// ```
-    #[inline]
-    pub fn column_mut<T: Component>(&mut self) -> ColumnMut<'_, T> {
-        self.flush();
-        let index = self.column_or_register::<T>();
-        let front = self.rows.front_position();
-        // `index` is `T`'s column, found in or just added to `types`.
-        // SAFETY: so it exists and holds a `TypedStorage<T>` (invariant of `types`).
-        let storage = unsafe {
-            self.columns
-                .get_unchecked_mut(index)
-                .storage
-                .typed_mut_unchecked()
-        };
-        ColumnMut::new(&self.entities, front, storage)
-    }
-
-    /// Takes the components of the bundle type `B` off `entity` and returns
-    /// them. Nothing is removed unless the entity has all of them.
-    ///
-    /// # Errors
-    ///
-    /// [`ComponentError::NoSuchEntity`], or
-    /// [`ComponentError::MissingComponent`] naming the first component type
-    /// the entity lacks.
-    ///
-    /// # Panics
-    ///
-    /// If `B` has a component type twice.
-    ///
-    /// ```
-    /// let mut world = handlekit_ecs::World::new();
-    /// let e = world.spawn((1u8, 2u16, 3u32));
-    /// assert_eq!(world.remove::<(u8, u32)>(e), Ok((1, 3)));
-    /// assert!(world.remove::<(u8, u16)>(e).is_err());
-    /// assert_eq!(*world.get::<u16>(e).unwrap(), 2); // still there
-    /// ```
-    pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
-        B::check_unique();
-        let row = self.row_of_flushed(entity)?;
-        B::has_all(self, entity, row).map_err(ComponentError::MissingComponent)?;
-        Ok(B::take(self, entity, row))
     }
 
     /// Takes one component off `entity`.
@@ -951,82 +743,6 @@ impl World {
             .ok_or(missing)
     }
 
-    /// Takes the components of the bundle type `S` off `entity`, then adds
-    /// `components` (any [`DynamicBundle`]), and returns what was taken:
-    /// [`remove::<S>`](Self::remove) followed by [`insert`](Self::insert),
-    /// as one call. hecs's `exchange` saves a move between archetypes this
-    /// way; here no entity moves in either case, so it costs the same as the
-    /// two calls.
-    ///
-    /// # Errors
-    ///
-    /// As [`remove`](Self::remove): [`ComponentError::NoSuchEntity`], or
-    /// [`ComponentError::MissingComponent`] naming the first component type
-    /// of `S` the entity lacks. On an error the entity is left unchanged and
-    /// `components` is dropped.
-    ///
-    /// # Panics
-    ///
-    /// If `S` or `components` has a component type twice.
-    ///
-    /// ```
-    /// struct Walking(f32);
-    /// struct Flying { altitude: f32 }
-    /// let mut world = handlekit_ecs::World::new();
-    /// let bird = world.spawn((Walking(1.0), 'b'));
-    /// let Walking(speed) = world
-    ///     .exchange::<(Walking,), _>(bird, (Flying { altitude: 10.0 },))
-    ///     .map(|(w,)| w)
-    ///     .unwrap();
-    /// assert_eq!(speed, 1.0);
-    /// assert!(!world.has::<Walking>(bird));
-    /// assert_eq!(world.get::<Flying>(bird).unwrap().altitude, 10.0);
-    /// // It has no `Walking` any more: nothing changes.
-    /// assert!(world.exchange::<(Walking,), _>(bird, (0u8,)).is_err());
-    /// assert!(!world.has::<u8>(bird));
-    /// ```
-    pub fn exchange<S: Bundle, T: DynamicBundle>(
-        &mut self,
-        entity: Entity,
-        components: T,
-    ) -> Result<S, ComponentError> {
-        S::check_unique();
-        components.dynamic_check();
-        let row = self.row_of_flushed(entity)?;
-        S::has_all(self, entity, row).map_err(ComponentError::MissingComponent)?;
-        let taken = S::take(self, entity, row);
-        components.dynamic_put(self, entity, row);
-        Ok(taken)
-    }
-
-    /// Takes the component `S` off `entity` and adds `component` in its
-    /// place: [`exchange`](Self::exchange) for one component each way.
-    ///
-    /// # Errors
-    ///
-    /// As [`remove_one`](Self::remove_one); on an error the entity is left
-    /// unchanged and `component` is dropped.
-    ///
-    /// ```
-    /// #[derive(Debug, PartialEq)]
-    /// struct Seed;
-    /// struct Tree { height: u32 }
-    /// let mut world = handlekit_ecs::World::new();
-    /// let e = world.spawn((Seed,));
-    /// assert_eq!(world.exchange_one::<Seed, _>(e, Tree { height: 1 }), Ok(Seed));
-    /// assert_eq!(world.get::<Tree>(e).unwrap().height, 1);
-    /// assert!(world.exchange_one::<Seed, _>(e, Tree { height: 2 }).is_err());
-    /// assert_eq!(world.get::<Tree>(e).unwrap().height, 1);
-    /// ```
-    pub fn exchange_one<S: Component, T: Component>(
-        &mut self,
-        entity: Entity,
-        component: T,
-    ) -> Result<S, ComponentError> {
-        self.exchange::<(S,), (T,)>(entity, (component,))
-            .map(|(taken,)| taken)
-    }
-
     /// The component `T` of `entity`, behind a guard that holds a shared
     /// borrow of `T`'s column until it is dropped (so it works on a `&World`
     /// shared between systems, and conflicts with a `&mut T` query).
@@ -1052,7 +768,7 @@ impl World {
         let missing = ComponentError::MissingComponent(type_name::<T>());
         let (column, storage) = self.typed::<T>().ok_or(missing)?;
         if !column.flag.try_shared() {
-            crate::query::borrow_conflict(column.name, false);
+            crate::access::borrow_conflict(column.name, false);
         }
         // The shared borrow is held until the guard is dropped: no query
         // writes a `T` meanwhile.
