@@ -10,14 +10,13 @@
 //! registering that storage on first use; for prefabs, clone it).
 
 use std::alloc::{self, Layout};
-use std::any::{type_name, TypeId};
+use std::any::TypeId;
 use std::fmt;
 use std::mem::ManuallyDrop;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 
-use crate::bundle::{DynamicBundle, DynamicBundleClone};
-use crate::world::{Component, World};
+use crate::world::{Component, ComponentMeta, World};
 use crate::Entity;
 
 /// One stored component: what it is, where it is, and what can be done
@@ -36,7 +35,7 @@ struct Entry<X> {
     /// `drop_in_place::<T>` on the pointed-to value.
     drop: unsafe fn(*mut u8),
     /// Moves the pointed-to `T` out and onto an entity of a world (see
-    /// [`put_erased`]).
+    /// [`ComponentMeta::put`]).
     put: unsafe fn(*mut u8, &mut World, Entity, usize),
     extra: X,
 }
@@ -50,32 +49,6 @@ struct CloneFns {
     /// Clones the `T` at the first pointer into the second (see
     /// [`clone_to`]).
     clone_to: unsafe fn(*const u8, *mut u8, bool),
-}
-
-/// Drops the `T` at `ptr` in place.
-///
-/// # Safety
-///
-/// `ptr` points to an initialized, aligned `T` that nothing uses afterwards.
-unsafe fn drop_erased<T>(ptr: *mut u8) {
-    // SAFETY: the caller's contract.
-    unsafe { ptr::drop_in_place(ptr.cast::<T>()) }
-}
-
-/// Moves the `T` at `src` onto `entity` (at `row`) of `world`, registering
-/// `T`'s storage (dense) if the world has none, and dropping any `T` the
-/// entity had. The world's one type-erased put: the world needs no vtable
-/// entry or column constructor, the function made for `T` does it typed.
-///
-/// # Safety
-///
-/// `src` points to an initialized, aligned `T`, which the call takes over
-/// (the caller must not use or drop it afterwards, even if this panics);
-/// `entity` is alive at `row`.
-unsafe fn put_erased<T: Component>(src: *mut u8, world: &mut World, entity: Entity, row: usize) {
-    // SAFETY: the caller's contract: an initialized `T` handed over.
-    let value = unsafe { src.cast::<T>().read() };
-    drop(world.storage_mut::<T>().insert(entity, row, value));
 }
 
 /// Puts a clone of the `T` at `src` onto `entity` (at `row`) of `world`, as
@@ -120,13 +93,18 @@ unsafe fn clone_to<T: Clone>(src: *const u8, dst: *mut u8, replace: bool) {
 impl<X> Entry<X> {
     /// The entry of a `T` at `offset`.
     fn new<T: Component>(offset: usize, extra: X) -> Self {
+        Entry::from_meta(&ComponentMeta::of::<T>(), offset, extra)
+    }
+
+    /// The entry of a value of `meta`'s type at `offset`.
+    fn from_meta(meta: &ComponentMeta, offset: usize, extra: X) -> Self {
         Entry {
-            id: TypeId::of::<T>(),
-            name: type_name::<T>(),
-            layout: Layout::new::<T>(),
+            id: meta.id,
+            name: meta.name,
+            layout: meta.layout,
             offset,
-            drop: drop_erased::<T>,
-            put: put_erased::<T>,
+            drop: meta.drop,
+            put: meta.put,
             extra,
         }
     }
@@ -281,6 +259,33 @@ impl<X: Copy> Components<X> {
         // in bounds; no entry covers it yet.
         unsafe { self.at(offset).cast::<T>().write(value) };
         self.entries.push(Entry::new::<T>(offset, extra));
+    }
+
+    /// Adds a value of `meta`'s type, a type the buffer does not hold,
+    /// written in place by `fill` (given the address of its room, it says
+    /// whether it wrote one; if not, nothing is added).
+    ///
+    /// # Safety
+    ///
+    /// `meta` is [`ComponentMeta::of`] some type; `fill`, when it returns
+    /// true, has written an initialized value of that type to the address
+    /// it was given, which the buffer owns from then on.
+    pub(crate) unsafe fn push_with(
+        &mut self,
+        meta: &ComponentMeta,
+        extra: X,
+        fill: impl FnOnce(*mut u8) -> bool,
+    ) {
+        debug_assert!(self.find(meta.id).is_none(), "a type the buffer holds");
+        let len = self.len;
+        let offset = self.reserve(meta.layout);
+        // The room is aligned for the type and outside every entry; if
+        // `fill` panics or writes nothing, no entry covers it.
+        if fill(self.at(offset)) {
+            self.entries.push(Entry::from_meta(meta, offset, extra));
+        } else {
+            self.len = len;
+        }
     }
 
     /// Adds the value of `entry`'s type at `src` (moved in: its bytes are
@@ -566,29 +571,6 @@ impl EntityBuilder {
         self
     }
 
-    /// Adds every component of `bundle` (a tuple, a derived
-    /// [`Bundle`](crate::Bundle), another builder's [`BuiltEntity`], or a
-    /// `&`[`BuiltEntityClone`], which adds clones), replacing the values of
-    /// the same types. Returns the builder, for chaining.
-    ///
-    /// # Panics
-    ///
-    /// If `bundle` has a component type twice.
-    ///
-    /// ```
-    /// use handlekit_ecs::EntityBuilder;
-    /// let mut builder = EntityBuilder::new();
-    /// builder.add(1u8).add_bundle((2u8, 'c')).add(0.5f32);
-    /// assert_eq!(builder.get::<&u8>(), Some(&2));
-    /// assert!(builder.has::<char>());
-    /// ```
-    #[track_caller]
-    pub fn add_bundle(&mut self, bundle: impl DynamicBundle) -> &mut Self {
-        bundle.dynamic_check();
-        bundle.dynamic_add_to(self);
-        self
-    }
-
     /// Whether the builder holds a `T`.
     ///
     /// ```
@@ -627,6 +609,22 @@ impl EntityBuilder {
     #[must_use]
     pub fn get_mut<'a, T: BuilderRef<'a>>(&'a mut self) -> Option<T> {
         self.components.get_mut_ref()
+    }
+
+    /// Adds a value of `meta`'s type, which the builder does not hold,
+    /// written by `fill` (see `Components::push_with`): how
+    /// [`World::take`] moves each component out of its column.
+    ///
+    /// # Safety
+    ///
+    /// As `Components::push_with`.
+    pub(crate) unsafe fn push_taken(
+        &mut self,
+        meta: &ComponentMeta,
+        fill: impl FnOnce(*mut u8) -> bool,
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe { self.components.push_with(meta, (), fill) }
     }
 
     /// The gathered components, ready for [`World::spawn`] or
@@ -715,6 +713,22 @@ impl Drop for BuiltEntity<'_> {
     }
 }
 
+impl BuiltEntity<'_> {
+    /// Moves every component onto `entity` (at `row`) of `world`, and
+    /// leaves the builder empty.
+    pub(crate) fn put_all(self, world: &mut World, entity: Entity, row: usize) {
+        let mut this = ManuallyDrop::new(self);
+        this.builder.components.put_all(world, entity, row);
+    }
+
+    /// Moves every component into `builder`, replacing the values of the
+    /// same types there, and leaves this builder empty.
+    pub(crate) fn move_into(self, builder: &mut EntityBuilder) {
+        let mut this = ManuallyDrop::new(self);
+        this.builder.components.move_to(&mut builder.components);
+    }
+}
+
 impl fmt::Debug for BuiltEntity<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BuiltEntity")
@@ -723,23 +737,6 @@ impl fmt::Debug for BuiltEntity<'_> {
                 &self.builder.components.names().collect::<Vec<_>>(),
             )
             .finish()
-    }
-}
-
-impl DynamicBundle for BuiltEntity<'_> {
-    #[inline]
-    fn dynamic_check(&self) {
-        // The builder's types are distinct (it replaces on `add`).
-    }
-
-    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
-        let mut this = ManuallyDrop::new(self);
-        this.builder.components.put_all(world, entity, row);
-    }
-
-    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
-        let mut this = ManuallyDrop::new(self);
-        this.builder.components.move_to(&mut builder.components);
     }
 }
 
@@ -795,31 +792,6 @@ impl EntityBuilderClone {
                 clone_to: clone_to::<T>,
             },
         );
-        self
-    }
-
-    /// Adds every component of `bundle` (a tuple of `Clone` components, a
-    /// struct deriving [`DynamicBundleClone`], or a `&`[`BuiltEntityClone`],
-    /// whose components are cloned), replacing the values of the same types.
-    /// Returns the builder, for chaining.
-    ///
-    /// # Panics
-    ///
-    /// If `bundle` has a component type twice.
-    ///
-    /// ```
-    /// use handlekit_ecs::EntityBuilderClone;
-    /// let mut base = EntityBuilderClone::new();
-    /// base.add(100u32).add('b');
-    /// let base = base.build();
-    /// let mut boss = EntityBuilderClone::new();
-    /// boss.add_bundle(&base).add(500u32);
-    /// assert_eq!(boss.get::<&u32>(), Some(&500));
-    /// assert!(boss.has::<char>());
-    /// ```
-    #[track_caller]
-    pub fn add_bundle(&mut self, bundle: impl DynamicBundleClone) -> &mut Self {
-        bundle.add_to_clone(self);
         self
     }
 
@@ -950,6 +922,26 @@ impl BuiltEntityClone {
     }
 }
 
+impl BuiltEntityClone {
+    /// Puts a clone of every component onto `entity` (at `row`) of `world`.
+    pub(crate) fn put_clones(&self, world: &mut World, entity: Entity, row: usize) {
+        self.components.put_clones(world, entity, row);
+    }
+
+    /// Adds a clone of every component to `builder`, replacing the values
+    /// of the same types there.
+    pub(crate) fn clone_into_builder(&self, builder: &mut EntityBuilder) {
+        self.components.clone_into(&mut builder.components, |_| ());
+    }
+
+    /// Adds a clone of every component to the prefab builder `builder`,
+    /// replacing the values of the same types there.
+    pub(crate) fn clone_into_prefab(&self, builder: &mut EntityBuilderClone) {
+        self.components
+            .clone_into(&mut builder.components, |fns| fns);
+    }
+}
+
 impl Clone for BuiltEntityClone {
     fn clone(&self) -> Self {
         let mut components = Components::new();
@@ -963,28 +955,6 @@ impl fmt::Debug for BuiltEntityClone {
         f.debug_struct("BuiltEntityClone")
             .field("components", &self.components.names().collect::<Vec<_>>())
             .finish()
-    }
-}
-
-impl DynamicBundle for &BuiltEntityClone {
-    #[inline]
-    fn dynamic_check(&self) {
-        // The builder's types are distinct (it replaces on `add`).
-    }
-
-    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
-        self.components.put_clones(world, entity, row);
-    }
-
-    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
-        self.components.clone_into(&mut builder.components, |_| ());
-    }
-}
-
-impl DynamicBundleClone for &BuiltEntityClone {
-    fn add_to_clone(self, builder: &mut EntityBuilderClone) {
-        self.components
-            .clone_into(&mut builder.components, |fns| fns);
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::any::{type_name, TypeId};
 
-use crate::builder::{EntityBuilder, EntityBuilderClone};
+use crate::builder::{BuiltEntity, BuiltEntityClone, EntityBuilder, EntityBuilderClone};
 use crate::storage::BatchWriter;
 use crate::world::{disjoint_columns, typed_column, Component, World};
 use crate::{ComponentError, Entity, NoSuchEntity, SpawnError};
@@ -379,6 +379,97 @@ impl World {
     ) -> Result<S, ComponentError> {
         self.exchange::<(S,), (T,)>(entity, (component,))
             .map(|(taken,)| taken)
+    }
+}
+
+/// The builders' calls that take bundles, and the built entities as
+/// bundles: what spawns or adds them. (The builders themselves are in
+/// `builder.rs`, which needs nothing of this file.)
+impl EntityBuilder {
+    /// Adds every component of `bundle` (a tuple, a derived
+    /// [`Bundle`](crate::Bundle), another builder's [`BuiltEntity`], or a
+    /// `&`[`BuiltEntityClone`], which adds clones), replacing the values of
+    /// the same types. Returns the builder, for chaining.
+    ///
+    /// # Panics
+    ///
+    /// If `bundle` has a component type twice.
+    ///
+    /// ```
+    /// use handlekit_ecs::EntityBuilder;
+    /// let mut builder = EntityBuilder::new();
+    /// builder.add(1u8).add_bundle((2u8, 'c')).add(0.5f32);
+    /// assert_eq!(builder.get::<&u8>(), Some(&2));
+    /// assert!(builder.has::<char>());
+    /// ```
+    #[track_caller]
+    pub fn add_bundle(&mut self, bundle: impl DynamicBundle) -> &mut Self {
+        bundle.dynamic_check();
+        bundle.dynamic_add_to(self);
+        self
+    }
+}
+
+impl EntityBuilderClone {
+    /// Adds every component of `bundle` (a tuple of `Clone` components, a
+    /// struct deriving [`DynamicBundleClone`], or a `&`[`BuiltEntityClone`],
+    /// whose components are cloned), replacing the values of the same types.
+    /// Returns the builder, for chaining.
+    ///
+    /// # Panics
+    ///
+    /// If `bundle` has a component type twice.
+    ///
+    /// ```
+    /// use handlekit_ecs::EntityBuilderClone;
+    /// let mut base = EntityBuilderClone::new();
+    /// base.add(100u32).add('b');
+    /// let base = base.build();
+    /// let mut boss = EntityBuilderClone::new();
+    /// boss.add_bundle(&base).add(500u32);
+    /// assert_eq!(boss.get::<&u32>(), Some(&500));
+    /// assert!(boss.has::<char>());
+    /// ```
+    #[track_caller]
+    pub fn add_bundle(&mut self, bundle: impl DynamicBundleClone) -> &mut Self {
+        bundle.add_to_clone(self);
+        self
+    }
+}
+
+impl DynamicBundle for BuiltEntity<'_> {
+    #[inline]
+    fn dynamic_check(&self) {
+        // The builder's types are distinct (it replaces on `add`).
+    }
+
+    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
+        self.put_all(world, entity, row);
+    }
+
+    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
+        self.move_into(builder);
+    }
+}
+
+impl DynamicBundle for &BuiltEntityClone {
+    #[inline]
+    fn dynamic_check(&self) {
+        // The builder's types are distinct (it replaces on `add`).
+    }
+
+    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
+        self.put_clones(world, entity, row);
+    }
+
+    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
+        self.clone_into_builder(builder);
+    }
+}
+
+impl DynamicBundleClone for &BuiltEntityClone {
+    fn add_to_clone(self, builder: &mut EntityBuilderClone) {
+        self.clone_into_prefab(builder);
     }
 }
 

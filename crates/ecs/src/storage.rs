@@ -410,9 +410,14 @@ pub(crate) trait AnyStorage: Send + Sync {
     /// marked absent before the value is dropped, so a panicking `Drop`
     /// leaves no double drop behind.
     fn drop_one(&mut self, entity: Entity, row: usize);
-    /// Moves the component of `entity` (at `row`), if it has one, into
-    /// `builder` (`World::take`).
-    fn take_into(&mut self, entity: Entity, row: usize, builder: &mut crate::EntityBuilder);
+    /// Moves the component of `entity` (at `row`), if it has one, to `dst`
+    /// (`World::take`), and says whether it did.
+    ///
+    /// # Safety
+    ///
+    /// `dst` is aligned for the storage's component type and valid for a
+    /// write of one.
+    unsafe fn take_raw(&mut self, entity: Entity, row: usize, dst: *mut u8) -> bool;
     /// Drops the dense components of rows in `[start, end)` that `alive`
     /// does not mark (left behind by a panicking `Drop` in a despawn).
     /// `alive(word)` gives the alive word of word `word`.
@@ -925,10 +930,14 @@ impl<T: Send + Sync + 'static> AnyStorage for TypedStorage<T> {
         }
     }
 
-    fn take_into(&mut self, entity: Entity, row: usize, builder: &mut crate::EntityBuilder) {
-        if let Some(value) = self.remove(entity, row) {
-            builder.add(value);
-        }
+    unsafe fn take_raw(&mut self, entity: Entity, row: usize, dst: *mut u8) -> bool {
+        let Some(value) = self.remove(entity, row) else {
+            return false;
+        };
+        // SAFETY: the caller's contract: `dst` is aligned and valid for a
+        // write of a `T`.
+        unsafe { dst.cast::<T>().write(value) };
+        true
     }
 
     fn drop_dead(&mut self, start: usize, end: usize, alive: &dyn Fn(usize) -> u64) {

@@ -111,8 +111,17 @@ impl World {
         self.flush();
         let row = self.row_of(entity)?;
         let mut components = EntityBuilder::new();
-        for column in &mut self.columns {
-            column.storage.take_into(entity, row, &mut components);
+        for (column, meta) in self.columns.iter_mut().zip(&self.metas) {
+            if !column.storage.contains(entity, row) {
+                continue;
+            }
+            // SAFETY: `meta` describes the column's type (invariant of
+            // `metas`), so the room `push_with` gives is aligned and large
+            // enough for the value `take_raw` writes, which the builder
+            // owns from then on.
+            unsafe {
+                components.push_taken(meta, |dst| column.storage.take_raw(entity, row, dst));
+            }
         }
         // Nothing is left on the entity, so no `Drop` runs here.
         self.despawn(entity)?;

@@ -1,6 +1,8 @@
 //! The world: entities, rows and the component storages.
 
+use std::alloc::Layout;
 use std::any::{type_name, TypeId};
+use std::ptr;
 
 use handlekit::VmVec;
 
@@ -20,6 +22,69 @@ use crate::{ComponentError, Entity, NoSuchEntity, SpawnError};
 /// ```
 pub trait Component: Send + Sync + 'static {}
 impl<T: Send + Sync + 'static> Component for T {}
+
+/// What a world knows of a component type without its type: enough to
+/// drop a value of it held type-erased, or move one onto an entity. An
+/// entity builder's entries are made of it, and so is
+/// [`World::take`](crate::World::take)'s builder, one per column.
+#[derive(Clone, Copy)]
+pub(crate) struct ComponentMeta {
+    /// `TypeId::of::<T>()`.
+    pub(crate) id: TypeId,
+    /// `type_name::<T>()`.
+    pub(crate) name: &'static str,
+    /// `Layout::new::<T>()`.
+    pub(crate) layout: Layout,
+    /// Drops the pointed-to `T` in place (see [`drop_erased`]).
+    pub(crate) drop: unsafe fn(*mut u8),
+    /// Moves the pointed-to `T` out and onto an entity of a world (see
+    /// [`put_erased`]).
+    pub(crate) put: unsafe fn(*mut u8, &mut World, Entity, usize),
+}
+
+impl ComponentMeta {
+    /// The description of `T`.
+    pub(crate) fn of<T: Component>() -> Self {
+        ComponentMeta {
+            id: TypeId::of::<T>(),
+            name: type_name::<T>(),
+            layout: Layout::new::<T>(),
+            drop: drop_erased::<T>,
+            put: put_erased::<T>,
+        }
+    }
+}
+
+/// Drops the `T` at `ptr` in place.
+///
+/// # Safety
+///
+/// `ptr` points to an initialized, aligned `T` that nothing uses afterwards.
+unsafe fn drop_erased<T>(ptr: *mut u8) {
+    // SAFETY: the caller's contract.
+    unsafe { ptr::drop_in_place(ptr.cast::<T>()) }
+}
+
+/// Moves the `T` at `src` onto `entity` (at `row`) of `world`, registering
+/// `T`'s storage (dense) if the world has none, and dropping any `T` the
+/// entity had. The world's one type-erased put: the world needs no vtable
+/// entry or column constructor, the function made for `T` does it typed.
+///
+/// # Safety
+///
+/// `src` points to an initialized, aligned `T`, which the call takes over
+/// (the caller must not use or drop it afterwards, even if this panics);
+/// `entity` is alive at `row`.
+pub(crate) unsafe fn put_erased<T: Component>(
+    src: *mut u8,
+    world: &mut World,
+    entity: Entity,
+    row: usize,
+) {
+    // SAFETY: the caller's contract: an initialized `T` handed over.
+    let value = unsafe { src.cast::<T>().read() };
+    drop(world.storage_mut::<T>().insert(entity, row, value));
+}
 
 /// How [`World::collect`] treats the live entities it finds in the rows it
 /// examines.
@@ -117,6 +182,10 @@ pub struct World {
     pub(crate) alive: VmVec<u64>,
     /// The storages, in registration order.
     pub(crate) columns: Vec<Column>,
+    /// The description of each column's type: `metas[i]` is
+    /// `ComponentMeta::of::<T>()` for the `T` of `columns[i]` (pushed
+    /// together in `add_column`).
+    pub(crate) metas: Vec<ComponentMeta>,
     /// Component type → index into `columns`. Invariant: it names column
     /// `i` for `TypeId::of::<T>()` only if `i < columns.len()` and
     /// `columns[i].storage` is a `TypedStorage<T>` (`add_column` pushes the
@@ -194,6 +263,7 @@ impl World {
             rows: reserve(max_rows + slack::<Entity>()),
             alive: reserve(max_rows / WORD + 2 + slack::<u64>()),
             columns: Vec::new(),
+            metas: Vec::new(),
             types: TypeIndex::default(),
             max_rows,
             groups: crate::groups::Groups::default(),
@@ -258,6 +328,7 @@ impl World {
             kind,
             storage: ErasedStorage::new(storage),
         });
+        self.metas.push(ComponentMeta::of::<T>());
         let index = self.columns.len() - 1;
         self.types.insert(TypeId::of::<T>(), index);
         index
