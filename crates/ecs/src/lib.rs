@@ -428,10 +428,11 @@ pub use entity_ref::{ComponentRef, EntityRef, Iter, RefMut};
 pub use error::{ComponentError, NoSuchEntity, SpawnError};
 #[doc(hidden)]
 pub use groups::Required;
-/// `#[derive(Bundle)]` and `#[derive(DynamicBundleClone)]` (feature
-/// `macros`, on by default): see the traits of the same names.
+/// `#[derive(Bundle)]`, `#[derive(DynamicBundleClone)]` and
+/// `#[derive(Query)]` (feature `macros`, on by default): see the traits of
+/// the same names.
 #[cfg(feature = "macros")]
-pub use handlekit_ecs_macros::{Bundle, DynamicBundleClone};
+pub use handlekit_ecs_macros::{Bundle, DynamicBundleClone, Query};
 #[doc(hidden)]
 pub use query::{Access, EntityFetch, Fetch, OptionFetch};
 
@@ -439,6 +440,7 @@ pub use query::{Access, EntityFetch, Fetch, OptionFetch};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::bundle::{check_unique_types, has, put_one, spawn_each, take_one, TupleBundle};
+    pub use crate::query::{FirstOf, FromItem, QueryShape};
 }
 pub use query::{
     Batch, BatchedIter, Or, Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without,

@@ -16,6 +16,9 @@ use crate::storage::{bit, RowsView, View, WORD};
 use crate::world::{Component, World};
 use crate::{ComponentError, Entity, NoSuchEntity};
 
+mod derive;
+pub use derive::{FirstOf, FromItem, QueryShape};
+
 /// The panic of a conflicting borrow, naming the component type.
 #[cold]
 #[track_caller]
@@ -308,8 +311,38 @@ fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Accesses) {
     });
 }
 
+/// The query behind `&T`: reads `T`'s column. `&T` is a [`Query`] as a
+/// [`QueryShape`] whose shape is `Read<T>` (so that the blanket impl of
+/// `Query` for every `QueryShape`, which derived queries go through, does
+/// not overlap an impl for `&T`). Not part of the public API.
+#[doc(hidden)]
+pub struct Read<T>(PhantomData<fn() -> T>);
+
+/// The query behind `&mut T`: writes `T`'s column (see [`Read`]). Not part
+/// of the public API.
+#[doc(hidden)]
+pub struct Write<T>(PhantomData<fn() -> T>);
+
+impl<T: Component> QueryShape for &T {
+    type Shape = Read<T>;
+    type Item<'a> = &'a T;
+    #[inline(always)]
+    fn from_shape<'a>(item: <Read<T> as Query>::Item<'a>) -> Self::Item<'a> {
+        item
+    }
+}
+
+impl<T: Component> QueryShape for &mut T {
+    type Shape = Write<T>;
+    type Item<'a> = &'a mut T;
+    #[inline(always)]
+    fn from_shape<'a>(item: <Write<T> as Query>::Item<'a>) -> Self::Item<'a> {
+        item
+    }
+}
+
 // SAFETY: reads through a view of `T`'s column under a shared borrow.
-unsafe impl<T: Component> Query for &T {
+unsafe impl<T: Component> Query for Read<T> {
     type Item<'a> = &'a T;
     type Fetch = Fetch<T>;
     const BORROWS: usize = 1;
@@ -377,7 +410,7 @@ unsafe impl<T: Component> Query for &T {
 
 // SAFETY: writes through a view of `T`'s column under the exclusive borrow;
 // each row's item is made once.
-unsafe impl<T: Component> Query for &mut T {
+unsafe impl<T: Component> Query for Write<T> {
     type Item<'a> = &'a mut T;
     type Fetch = Fetch<T>;
     const BORROWS: usize = 1;
@@ -902,7 +935,13 @@ query_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
 fn accesses<Q: Query>(world: &World) -> Accesses {
     let mut out = Accesses::new();
     Q::access(world, &mut out);
-    let list = out.as_slice();
+    check_conflicts(out.as_slice());
+    out
+}
+
+/// Panics, naming the type, if `list` names a type twice with one of the
+/// two exclusive (the items of one row would alias).
+fn check_conflicts(list: &[Access]) {
     for (i, a) in list.iter().enumerate() {
         for b in &list[..i] {
             // By type, so that a type with no column yet is refused too.
@@ -911,7 +950,6 @@ fn accesses<Q: Query>(world: &World) -> Accesses {
             }
         }
     }
-    out
 }
 
 /// Takes the run-time borrows of `accesses`, or panics naming the first
