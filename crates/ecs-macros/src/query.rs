@@ -6,7 +6,7 @@
 //! only unsafe code a derived query runs.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{format_ident, quote, quote_spanned, ToTokens};
+use quote::{format_ident, quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, GenericParam, Ident, Lifetime, Type};
 
@@ -78,7 +78,6 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     let item = Ident::new("__handlekit_item", Span::mixed_site());
     let mut shapes = Vec::new();
     let mut patterns = Vec::new();
-    let mut bounds = Vec::new();
     for alt in &alternatives {
         let types: Vec<&Type> = alt.fields.iter().map(|field| &field.ty).collect();
         if types.len() > MAX_TUPLE * MAX_TUPLE {
@@ -90,11 +89,6 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
                 ),
             ));
         }
-        // One bound per field, spanned on the field's type, so that a field
-        // that is not a query is reported there.
-        bounds.extend(types.iter().map(|ty| {
-            quote_spanned! { ty.span() => #ty: ::handlekit_ecs::Query, }
-        }));
         let bindings: Vec<Ident> = (0..types.len())
             .map(|i| format_ident!("__handlekit_field_{}", i, span = Span::mixed_site()))
             .collect();
@@ -154,7 +148,6 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         impl #impl_generics ::handlekit_ecs::__private::QueryShape for #name #type_generics
         where
             #(#predicates)*
-            #(#bounds)*
         {
             type Shape = #shape;
             type Item<#item_lifetime> = #item_type;

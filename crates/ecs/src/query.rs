@@ -602,6 +602,40 @@ pub struct With<T>(PhantomData<fn() -> T>);
 /// ```
 pub struct Without<T>(PhantomData<fn() -> T>);
 
+/// The marker traits of a filter, for any `T` (a filter holds no `T`): a
+/// `#[derive(Query)]` struct or enum holds the filter's value in its field.
+macro_rules! filter_traits {
+    ($name:ident) => {
+        impl<T> Clone for $name<T> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<T> Copy for $name<T> {}
+        impl<T> Default for $name<T> {
+            fn default() -> Self {
+                $name(PhantomData)
+            }
+        }
+        impl<T> PartialEq for $name<T> {
+            fn eq(&self, _: &Self) -> bool {
+                true
+            }
+        }
+        impl<T> Eq for $name<T> {}
+        impl<T> std::hash::Hash for $name<T> {
+            fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+        }
+        impl<T> std::fmt::Debug for $name<T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}<{}>", stringify!($name), std::any::type_name::<T>())
+            }
+        }
+    };
+}
+filter_traits!(With);
+filter_traits!(Without);
+
 // SAFETY: reads presence only (never written under a `&World`), yields `()`.
 unsafe impl<T: Component> Query for With<T> {
     type Item<'a> = ();
