@@ -6,7 +6,7 @@
 //! only unsafe code a derived query runs.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, GenericParam, Ident, Lifetime, Type};
 
@@ -63,8 +63,8 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
             .flat_map(|alt| alt.fields.iter())
             .find(|field| borrows(field.ty.to_token_stream()));
         if let Some(field) = borrowed {
-            return Err(syn::Error::new(
-                field.ty.span(),
+            return Err(syn::Error::new_spanned(
+                &field.ty,
                 format!(
                     "`#[derive(Query)]` needs a lifetime parameter, the lifetime of the \
                      items' borrows: declare `{name}<'a>` and write this field's borrows with \
@@ -78,6 +78,7 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     let item = Ident::new("__handlekit_item", Span::mixed_site());
     let mut shapes = Vec::new();
     let mut patterns = Vec::new();
+    let mut checks = Vec::new();
     for alt in &alternatives {
         let types: Vec<&Type> = alt.fields.iter().map(|field| &field.ty).collect();
         if types.len() > MAX_TUPLE * MAX_TUPLE {
@@ -89,6 +90,13 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
                 ),
             ));
         }
+        // A check per field, spanned on the field's type, so that a field
+        // that is not a query is reported there. (Not a bound of the impl:
+        // a where clause `&'a T: Query` would hide the impl that gives its
+        // item type.)
+        checks.extend(types.iter().map(|ty| {
+            quote_spanned! { ty.span() => ::handlekit_ecs::__private::assert_query::<#ty>(); }
+        }));
         let bindings: Vec<Ident> = (0..types.len())
             .map(|i| format_ident!("__handlekit_field_{}", i, span = Span::mixed_site()))
             .collect();
@@ -155,6 +163,7 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
             fn from_shape<#item_lifetime>(
                 #item: <Self::Shape as ::handlekit_ecs::Query>::Item<#item_lifetime>,
             ) -> Self::Item<#item_lifetime> {
+                #(#checks)*
                 match #item {
                     #(#arms)*
                 }

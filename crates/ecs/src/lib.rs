@@ -440,7 +440,7 @@ pub use query::{Access, EntityFetch, Fetch, OptionFetch};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::bundle::{check_unique_types, has, put_one, spawn_each, take_one, TupleBundle};
-    pub use crate::query::{FirstOf, FromItem, QueryShape};
+    pub use crate::query::{assert_query, FirstOf, FromItem, QueryShape};
 }
 pub use query::{
     Batch, BatchedIter, Or, Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without,

@@ -17,7 +17,7 @@ use crate::world::{Component, World};
 use crate::{ComponentError, Entity, NoSuchEntity};
 
 mod derive;
-pub use derive::{FirstOf, FromItem, QueryShape};
+pub use derive::{assert_query, FirstOf, FromItem, QueryShape};
 
 /// The panic of a conflicting borrow, naming the component type.
 #[cold]
@@ -162,6 +162,12 @@ pub struct EntityFetch(RowsView);
 ///     .collect();
 /// assert_eq!(players, [p]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a query",
+    label = "not a query",
+    note = "a query is `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `Entity`, `With<T>`, \
+            `Without<T>`, `Or<L, R>`, a tuple of queries, or a type with `#[derive(Query)]`"
+)]
 pub unsafe trait Query {
     /// What the query yields per entity.
     type Item<'a>;

@@ -111,6 +111,13 @@ unsafe impl<Q: QueryShape> Query for Q {
     }
 }
 
+/// Compiles if `Q` is a query: the derive calls it with each field's type,
+/// spanned on the field, so that a field that is not a query is reported
+/// there. Not part of the public API.
+#[doc(hidden)]
+#[inline(always)]
+pub fn assert_query<Q: Query>() {}
+
 /// The value of a derived query's field made from the field's query item:
 /// the item itself (`&'a T` from `&'a T`, ...), or the filter's marker
 /// ([`With<T>`](crate::With), [`Without<T>`](crate::Without)) from the
