@@ -65,7 +65,8 @@
 //!
 //! A [`Query`] is a tuple of `&A`, `&mut A`, `Option<&A>`,
 //! `Option<&mut A>`, [`Entity`], [`With<A>`], [`Without<A>`] and
-//! [`Or<L, R>`](Or). It ANDs the
+//! [`Or<L, R>`](Or), or a struct or enum with `#[derive(Query)]` (feature
+//! `macros`), which runs the code of the tuple of its field types. It ANDs the
 //! alive word with each required dense column's presence word, 64 rows at a
 //! time, and visits the set bits; a sparse requirement tests the rows'
 //! entities in its set. Words that are all ones are runs of rows that
@@ -371,9 +372,9 @@
 //! # Features
 //!
 //! - `std` (default): required; forwarded to `handlekit`.
-//! - `macros` (default): `#[derive(Bundle)]` and
-//!   `#[derive(DynamicBundleClone)]`, from the `handlekit-ecs-macros`
-//!   crate. The generated code names this crate `::handlekit_ecs`, so a
+//! - `macros` (default): `#[derive(Bundle)]`,
+//!   `#[derive(DynamicBundleClone)]` and `#[derive(Query)]` (a struct or
+//!   enum as a named query), from the `handlekit-ecs-macros` crate. The generated code names this crate `::handlekit_ecs`, so a
 //!   dependency renamed in `Cargo.toml` cannot use them.
 //! - `serde`: [`Entity`] serializes as its bits, and a whole world saves
 //!   and loads through a `serialize::Registry` that names the saved

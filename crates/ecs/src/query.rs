@@ -139,15 +139,20 @@ pub struct EntityFetch(RowsView);
 /// What a query asks for: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`,
 /// [`Entity`], the filters [`With<T>`] and [`Without<T>`], [`Or<L, R>`](Or)
 /// of two queries, and tuples of these (up to 12, nested as deep as
-/// needed).
+/// needed); and structs and enums with `#[derive(Query)]` (feature
+/// `macros`, on by default), whose items are the struct or enum made of
+/// their fields' items.
 ///
 /// A `&T` or `&mut T` requires the component; `Option` does not; `Entity`
-/// yields the entity of the row. Filters yield `()`.
+/// yields the entity of the row. Filters yield `()` (as fields of a
+/// derived query, their marker value).
 ///
 /// # Safety
 ///
 /// Implemented by this crate only; the hidden methods are not part of the
-/// public API.
+/// public API. `#[derive(Query)]` implements a hidden safe trait, which
+/// one impl of this crate turns into a `Query` by forwarding to queries of
+/// its own, so derived queries add no unsafe code.
 ///
 /// ```
 /// use handlekit_ecs::{Entity, With, Without, World};

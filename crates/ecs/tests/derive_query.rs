@@ -12,9 +12,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use handlekit_ecs::{
-    Component, ComponentError, Entity, Or, Query, Storage, With, Without, World,
-};
+use handlekit_ecs::{Component, ComponentError, Entity, Or, Query, Storage, With, Without, World};
 use proptest::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -100,7 +98,13 @@ fn world() -> (World, [Entity; 5]) {
 fn named_struct_mutates_through_query_mut() {
     let (mut world, [a, b, ..]) = world();
     let mut seen = Vec::new();
-    for Moving { pos, vel, e, health } in world.query_mut::<Moving>() {
+    for Moving {
+        pos,
+        vel,
+        e,
+        health,
+    } in world.query_mut::<Moving>()
+    {
         pos.0 += vel.0;
         seen.push((e, health.copied()));
     }
@@ -165,7 +169,13 @@ fn nested_queries_or_and_tuples_as_fields() {
     let mut seen = Vec::new();
     for n in world.query_mut::<Nested>() {
         let either = n.either.map_left(|v| v.0).map_right(|h| h.0);
-        seen.push((n.inner.1, n.inner.0 .0, either, n.pair.0 .0, n.pair.1.is_some()));
+        seen.push((
+            n.inner.1,
+            n.inner.0 .0,
+            either,
+            n.pair.0 .0,
+            n.pair.1.is_some(),
+        ));
     }
     assert_eq!(
         seen,
@@ -201,18 +211,7 @@ struct Wide<'a> {
 fn more_fields_than_the_largest_tuple() {
     let mut world = World::new();
     let e = world.spawn((
-        1u8,
-        2u16,
-        3u32,
-        4u64,
-        5i8,
-        6i16,
-        7i32,
-        8i64,
-        9.0f32,
-        10.0f64,
-        'k',
-        true,
+        1u8, 2u16, 3u32, 4u64, 5i8, 6i16, 7i32, 8i64, 9.0f32, 10.0f64, 'k', true,
     ));
     world.insert_one(e, Pos(0)).unwrap();
     world.spawn((1u8,));
@@ -334,7 +333,9 @@ fn query_one_mut_errors_as_the_tuple() {
     let tuple = world
         .query_one_mut::<(&mut Pos, &Vel, Entity, Option<&Health>)>(c)
         .map(|_| ());
-    assert!(matches!(derived, Err(ComponentError::MissingComponent(name)) if name.contains("Moving")));
+    assert!(
+        matches!(derived, Err(ComponentError::MissingComponent(name)) if name.contains("Moving"))
+    );
     assert!(matches!(tuple, Err(ComponentError::MissingComponent(_))));
     assert!(matches!(
         world.query_one_mut::<Kind>(e),
@@ -518,8 +519,14 @@ fn hecs_rule_through_derived_queries() {
 fn par_for_each() {
     let mut world = World::new();
     world.spawn_batch((0..1000).map(|i| (Pos(i), Vel(1))));
-    world.query_mut::<Moving>().par_for_each(|m| m.pos.0 += m.vel.0);
-    let sum: i64 = world.query::<ReadPos>().iter().map(|r| i64::from(r.0 .0)).sum();
+    world
+        .query_mut::<Moving>()
+        .par_for_each(|m| m.pos.0 += m.vel.0);
+    let sum: i64 = world
+        .query::<ReadPos>()
+        .iter()
+        .map(|r| i64::from(r.0 .0))
+        .sum();
     assert_eq!(sum, (1..=1000).sum::<i64>());
 }
 
