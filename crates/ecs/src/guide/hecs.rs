@@ -19,6 +19,7 @@
 //!   it, where hecs's `clear` lets them repeat.
 //!
 //! ```
+//! # #[cfg(feature = "macros")] {
 //! use handlekit_ecs::{Bundle, World};
 //!
 //! #[derive(Debug, PartialEq)]
@@ -39,6 +40,7 @@
 //! }
 //! assert_eq!(*world.get::<Pos>(a).unwrap(), Pos(1.0)); // hecs: get::<&Pos>
 //! assert_eq!(*world.get::<Pos>(b).unwrap(), Pos(4.0));
+//! # }
 //! ```
 //!
 //! ## The world
@@ -138,6 +140,7 @@
 //! item).
 //!
 //! ```
+//! # #[cfg(feature = "macros")] {
 //! use handlekit_ecs::{Entity, Query, With, World};
 //!
 //! struct Pos(f32);
@@ -170,6 +173,7 @@
 //!     }
 //! }
 //! assert_eq!(names, ["player true", "at 3"]);
+//! # }
 //! ```
 //!
 //! ## Single components
