@@ -10,7 +10,17 @@
 //!
 //! ```sh
 //! cargo run --release -p handlekit-bench --example derive_query [N] [ROUNDS]
+//! CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 RUSTFLAGS="-C llvm-args=-align-all-functions=6" \
+//!     cargo run --release -p handlekit-bench --example derive_query 100000 201
 //! ```
+//!
+//! The two functions compile to the same instructions (`objdump -d` of
+//! `derive_query::derived` and `derive_query::tuple`, and of their two
+//! `Rest::next_run`s, differ only in addresses). In the default build the
+//! loop over holes measured 1.03–1.05× the tuple's, from where the code
+//! lands (the two functions start at different offsets in a cache line);
+//! with every function aligned to 64 bytes, as above, both cases measured
+//! 1.00 (0.998–1.003 over three runs of 201 rounds on two busy cores).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -55,6 +55,21 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
             ))
         }
     };
+    if let Some(lifetime) = lifetime {
+        // Every borrow of a field is for the declared lifetime, which the
+        // item's replaces: another lifetime (`'static`) could not hold it.
+        for field in alternatives.iter().flat_map(|alt| alt.fields.iter()) {
+            if let Some(other) = other_lifetime(field.ty.to_token_stream(), lifetime) {
+                return Err(syn::Error::new_spanned(
+                    other,
+                    format!(
+                        "`#[derive(Query)]` fields borrow for the type's lifetime `{lifetime}`, \
+                         which stands for the borrow of the query's items; write `{lifetime}` here"
+                    ),
+                ));
+            }
+        }
+    }
     if lifetime.is_none() {
         // Without a lifetime the item is the type itself, which only works
         // if no field borrows.
@@ -197,6 +212,31 @@ fn borrows(tokens: TokenStream) -> bool {
         TokenTree::Group(g) => borrows(g.stream()),
         _ => false,
     })
+}
+
+/// The first lifetime in a type's tokens that is not `lifetime`, as its two
+/// tokens (`'` and the name).
+fn other_lifetime(tokens: TokenStream, lifetime: &Lifetime) -> Option<TokenStream> {
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        match token {
+            TokenTree::Punct(p) if p.as_char() == '\'' => {
+                if let Some(TokenTree::Ident(name)) = tokens.peek() {
+                    if *name != lifetime.ident {
+                        let name = name.clone();
+                        return Some(quote! { #p #name });
+                    }
+                }
+            }
+            TokenTree::Group(g) => {
+                if let Some(found) = other_lifetime(g.stream(), lifetime) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The tuple query of `types` and the pattern that binds its item to

@@ -1,7 +1,9 @@
 //! The derives' compile errors (trybuild): a `Bundle` derive on an enum or a
 //! union, a field that is not a component, a `DynamicBundleClone` field that
 //! is not `Clone`; a `Query` derive on a union, with no lifetime for a
-//! borrowed field, with two lifetimes, or with a field that is not a query;
+//! borrowed field, with two lifetimes, with a field borrowed for another
+//! lifetime (`'static`), with a field that is not a query, or with a type
+//! parameter not bounded to be a component;
 //! and an entity builder's `get` given `T` or `&mut T` rather than `&T`. The
 //! expected messages are the `.stderr` files next to the cases, made with
 //! `TRYBUILD=overwrite cargo test -p handlekit-ecs --test derive_ui` and
