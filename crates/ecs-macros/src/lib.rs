@@ -1,5 +1,6 @@
 //! Derive macros of [handlekit-ecs](https://docs.rs/handlekit-ecs):
-//! `#[derive(Bundle)]` and `#[derive(DynamicBundleClone)]`. Use them
+//! `#[derive(Bundle)]`, `#[derive(DynamicBundleClone)]` and
+//! `#[derive(Query)]`. Use them
 //! through `handlekit_ecs` (its `macros` feature, on by default), which
 //! re-exports them next to the traits they implement; the generated code
 //! names the crate `::handlekit_ecs`.
@@ -25,12 +26,18 @@
 //! of the field types with the struct split inside it, so a derived bundle
 //! runs the code of the same tuple. A struct of more fields than the
 //! largest tuple (12) spawns its batches one entity at a time.
-//! `DynamicBundleClone` adds each field to the builder in turn.
+//! `DynamicBundleClone` adds each field to the builder in turn. `Query`
+//! implements a hidden safe trait of handlekit-ecs (the tuple of the field
+//! types, or for an enum a first-match chain of its variants' tuples, and
+//! a conversion of that query's item into the type), which one impl in
+//! handlekit-ecs makes a `Query`: the generated code holds no `unsafe`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{parse_macro_input, Data, DeriveInput, Fields, Ident, Type};
+
+mod query;
 
 /// The largest tuple `handlekit_ecs` implements `Bundle` for.
 const MAX_FIELDS: usize = 12;
@@ -82,6 +89,91 @@ pub fn derive_bundle(input: proc_macro::TokenStream) -> proc_macro::TokenStream 
 pub fn derive_dynamic_bundle_clone(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     dynamic_bundle_clone(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Implements `handlekit_ecs::Query` for a struct or an enum with one
+/// lifetime parameter, so that `world.query_mut::<Q>()` (and every other
+/// query call) yields `Q<'_>` values: a named query in place of a tuple.
+///
+/// - **A struct** (named fields, a tuple struct or a unit struct) is the
+///   tuple of its field types: a row matches if it matches every field's
+///   query, and the item is the struct of their items. It runs the code of
+///   that tuple (the same loops, the same borrows: a type named twice with
+///   one `&mut` panics, as `(&mut A, &A)` does).
+/// - **An enum** is a list of alternatives, one per variant (each the tuple
+///   of its fields' types): a row matches if it matches a variant, and its
+///   item is the **first** variant it matches (hecs's rule); a unit variant
+///   matches every row. The borrows are the union of the variants' (a type
+///   several variants name is borrowed once, exclusively if one writes it).
+///   Its rows are visited one at a time, as [`Or`]'s.
+///
+/// Each field's type is a query (`&'a T`, `&'a mut T`, `Option<&'a T>`,
+/// `Option<&'a mut T>`, `Entity`, `With<T>`, `Without<T>`, `Or<L, R>`, a
+/// tuple of them, or another derived query `Other<'a>`) whose item, for the
+/// item's lifetime in place of `'a`, is the field's type. Type parameters
+/// are kept (bounded so that each field is a query). A type with no borrowed
+/// field may have no lifetime.
+///
+/// The generated code contains no `unsafe`: it implements a hidden safe
+/// trait of handlekit-ecs (the query it is made of and the conversion of
+/// that query's item), and one impl in handlekit-ecs makes every such type
+/// a `Query`.
+///
+/// [`Or`]: https://docs.rs/handlekit-ecs/latest/handlekit_ecs/enum.Or.html
+///
+/// ```
+/// use handlekit_ecs::{Entity, Query, World};
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// struct Health(u32);
+///
+/// #[derive(Query)]
+/// struct Moving<'a> {
+///     entity: Entity,
+///     pos: &'a mut Pos,
+///     vel: &'a Vel,
+///     health: Option<&'a Health>,
+/// }
+///
+/// let mut world = World::new();
+/// let ship = world.spawn((Pos(0.0), Vel(2.0), Health(3)));
+/// world.spawn((Pos(5.0),)); // no Vel: not moving
+///
+/// for Moving { entity, pos, vel, health } in world.query_mut::<Moving>() {
+///     pos.0 += vel.0;
+///     assert_eq!(entity, ship);
+///     assert_eq!(health.map(|h| h.0), Some(3));
+/// }
+/// assert_eq!(world.get::<Pos>(ship).unwrap().0, 2.0);
+///
+/// // An enum: the first variant an entity matches.
+/// #[derive(Query)]
+/// enum Shape<'a> {
+///     Moving(&'a Pos, &'a Vel),
+///     Still { pos: &'a Pos },
+/// }
+///
+/// let kinds: Vec<&str> = world
+///     .query_mut::<Shape>()
+///     .into_iter()
+///     .map(|shape| match shape {
+///         Shape::Moving(..) => "moving",
+///         Shape::Still { .. } => "still",
+///     })
+///     .collect();
+/// assert_eq!(kinds, ["moving", "still"]);
+/// ```
+///
+/// Unsupported shapes are compile errors: a union, more than one lifetime
+/// parameter, a borrowed field with no lifetime parameter, a field whose
+/// type is not a query.
+#[proc_macro_derive(Query)]
+pub fn derive_query(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    query::derive(&input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -72,6 +72,14 @@ impl<T: Copy, const N: usize> InlineVec<T, N> {
     }
 }
 
+impl<T: Copy, const N: usize> Extend<T> for InlineVec<T, N> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
+        for value in values {
+            self.push(value);
+        }
+    }
+}
+
 /// One column a query touches. Not part of the public API.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]

@@ -65,7 +65,8 @@
 //!
 //! A [`Query`] is a tuple of `&A`, `&mut A`, `Option<&A>`,
 //! `Option<&mut A>`, [`Entity`], [`With<A>`], [`Without<A>`] and
-//! [`Or<L, R>`](Or). It ANDs the
+//! [`Or<L, R>`](Or), or a struct or enum with `#[derive(Query)]` (feature
+//! `macros`), which runs the code of the tuple of its field types. It ANDs the
 //! alive word with each required dense column's presence word, 64 rows at a
 //! time, and visits the set bits; a sparse requirement tests the rows'
 //! entities in its set. Words that are all ones are runs of rows that
@@ -371,9 +372,9 @@
 //! # Features
 //!
 //! - `std` (default): required; forwarded to `handlekit`.
-//! - `macros` (default): `#[derive(Bundle)]` and
-//!   `#[derive(DynamicBundleClone)]`, from the `handlekit-ecs-macros`
-//!   crate. The generated code names this crate `::handlekit_ecs`, so a
+//! - `macros` (default): `#[derive(Bundle)]`,
+//!   `#[derive(DynamicBundleClone)]` and `#[derive(Query)]` (a struct or
+//!   enum as a named query), from the `handlekit-ecs-macros` crate. The generated code names this crate `::handlekit_ecs`, so a
 //!   dependency renamed in `Cargo.toml` cannot use them.
 //! - `serde`: [`Entity`] serializes as its bits, and a whole world saves
 //!   and loads through a `serialize::Registry` that names the saved
@@ -431,10 +432,11 @@ pub use entity_ref::{ComponentRef, EntityRef, Iter, RefMut};
 pub use error::{ComponentError, NoSuchEntity, SpawnError};
 #[doc(hidden)]
 pub use groups::Required;
-/// `#[derive(Bundle)]` and `#[derive(DynamicBundleClone)]` (feature
-/// `macros`, on by default): see the traits of the same names.
+/// `#[derive(Bundle)]`, `#[derive(DynamicBundleClone)]` and
+/// `#[derive(Query)]` (feature `macros`, on by default): see the traits of
+/// the same names.
 #[cfg(feature = "macros")]
-pub use handlekit_ecs_macros::{Bundle, DynamicBundleClone};
+pub use handlekit_ecs_macros::{Bundle, DynamicBundleClone, Query};
 #[doc(hidden)]
 pub use query::{EntityFetch, Fetch, OptionFetch};
 
@@ -442,6 +444,7 @@ pub use query::{EntityFetch, Fetch, OptionFetch};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::bundle::{check_unique_types, has, put_one, spawn_each, take_one, TupleBundle};
+    pub use crate::query::{assert_query, FirstOf, FromItem, QueryShape};
 }
 pub use query::{
     Batch, BatchedIter, Or, Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With, Without,

@@ -17,6 +17,9 @@ use crate::storage::{bit, RowsView, View, WORD};
 use crate::world::{Component, World};
 use crate::{ComponentError, Entity, NoSuchEntity};
 
+mod derive;
+pub use derive::{assert_query, FirstOf, FromItem, QueryShape};
+
 /// The raw view of one component type for a query. Not part of the public API.
 #[doc(hidden)]
 pub struct Fetch<T>(View<T>);
@@ -47,15 +50,20 @@ pub struct EntityFetch(RowsView);
 /// What a query asks for: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`,
 /// [`Entity`], the filters [`With<T>`] and [`Without<T>`], [`Or<L, R>`](Or)
 /// of two queries, and tuples of these (up to 12, nested as deep as
-/// needed).
+/// needed); and structs and enums with `#[derive(Query)]` (feature
+/// `macros`, on by default), whose items are the struct or enum made of
+/// their fields' items.
 ///
 /// A `&T` or `&mut T` requires the component; `Option` does not; `Entity`
-/// yields the entity of the row. Filters yield `()`.
+/// yields the entity of the row. Filters yield `()` (as fields of a
+/// derived query, their marker value).
 ///
 /// # Safety
 ///
 /// Implemented by this crate only; the hidden methods are not part of the
-/// public API.
+/// public API. `#[derive(Query)]` implements a hidden safe trait, which
+/// one impl of this crate turns into a `Query` by forwarding to queries of
+/// its own, so derived queries add no unsafe code.
 ///
 /// ```
 /// use handlekit_ecs::{Entity, With, Without, World};
@@ -70,6 +78,12 @@ pub struct EntityFetch(RowsView);
 ///     .collect();
 /// assert_eq!(players, [p]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a query",
+    label = "not a query",
+    note = "a query is `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `Entity`, `With<T>`, \
+            `Without<T>`, `Or<L, R>`, a tuple of queries, or a type with `#[derive(Query)]`"
+)]
 pub unsafe trait Query {
     /// What the query yields per entity.
     type Item<'a>;
@@ -219,8 +233,38 @@ fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Accesses) {
     });
 }
 
+/// The query behind `&T`: reads `T`'s column. `&T` is a [`Query`] as a
+/// [`QueryShape`] whose shape is `Read<T>` (so that the blanket impl of
+/// `Query` for every `QueryShape`, which derived queries go through, does
+/// not overlap an impl for `&T`). Not part of the public API.
+#[doc(hidden)]
+pub struct Read<T>(PhantomData<fn() -> T>);
+
+/// The query behind `&mut T`: writes `T`'s column (see [`Read`]). Not part
+/// of the public API.
+#[doc(hidden)]
+pub struct Write<T>(PhantomData<fn() -> T>);
+
+impl<T: Component> QueryShape for &T {
+    type Shape = Read<T>;
+    type Item<'a> = &'a T;
+    #[inline(always)]
+    fn from_shape<'a>(item: <Read<T> as Query>::Item<'a>) -> Self::Item<'a> {
+        item
+    }
+}
+
+impl<T: Component> QueryShape for &mut T {
+    type Shape = Write<T>;
+    type Item<'a> = &'a mut T;
+    #[inline(always)]
+    fn from_shape<'a>(item: <Write<T> as Query>::Item<'a>) -> Self::Item<'a> {
+        item
+    }
+}
+
 // SAFETY: reads through a view of `T`'s column under a shared borrow.
-unsafe impl<T: Component> Query for &T {
+unsafe impl<T: Component> Query for Read<T> {
     type Item<'a> = &'a T;
     type Fetch = Fetch<T>;
     const BORROWS: usize = 1;
@@ -288,7 +332,7 @@ unsafe impl<T: Component> Query for &T {
 
 // SAFETY: writes through a view of `T`'s column under the exclusive borrow;
 // each row's item is made once.
-unsafe impl<T: Component> Query for &mut T {
+unsafe impl<T: Component> Query for Write<T> {
     type Item<'a> = &'a mut T;
     type Fetch = Fetch<T>;
     const BORROWS: usize = 1;
@@ -479,6 +523,40 @@ pub struct With<T>(PhantomData<fn() -> T>);
 /// assert_eq!(v, [2]);
 /// ```
 pub struct Without<T>(PhantomData<fn() -> T>);
+
+/// The marker traits of a filter, for any `T` (a filter holds no `T`): a
+/// `#[derive(Query)]` struct or enum holds the filter's value in its field.
+macro_rules! filter_traits {
+    ($name:ident) => {
+        impl<T> Clone for $name<T> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<T> Copy for $name<T> {}
+        impl<T> Default for $name<T> {
+            fn default() -> Self {
+                $name(PhantomData)
+            }
+        }
+        impl<T> PartialEq for $name<T> {
+            fn eq(&self, _: &Self) -> bool {
+                true
+            }
+        }
+        impl<T> Eq for $name<T> {}
+        impl<T> std::hash::Hash for $name<T> {
+            fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+        }
+        impl<T> std::fmt::Debug for $name<T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}<{}>", stringify!($name), std::any::type_name::<T>())
+            }
+        }
+    };
+}
+filter_traits!(With);
+filter_traits!(Without);
 
 // SAFETY: reads presence only (never written under a `&World`), yields `()`.
 unsafe impl<T: Component> Query for With<T> {
@@ -813,7 +891,13 @@ query_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
 fn accesses<Q: Query>(world: &World) -> Accesses {
     let mut out = Accesses::default();
     Q::access(world, &mut out);
-    let list = out.as_slice();
+    check_conflicts(out.as_slice());
+    out
+}
+
+/// Panics, naming the type, if `list` names a type twice with one of the
+/// two exclusive (the items of one row would alias).
+fn check_conflicts(list: &[Access]) {
     for (i, a) in list.iter().enumerate() {
         for b in &list[..i] {
             // By type, so that a type with no column yet is refused too.
@@ -822,7 +906,6 @@ fn accesses<Q: Query>(world: &World) -> Accesses {
             }
         }
     }
-    out
 }
 
 /// The borrows of a [`World::query`]: plain flags when it writes nothing

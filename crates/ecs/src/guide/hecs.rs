@@ -19,6 +19,7 @@
 //!   it, where hecs's `clear` lets them repeat.
 //!
 //! ```
+//! # #[cfg(feature = "macros")] {
 //! use handlekit_ecs::{Bundle, World};
 //!
 //! #[derive(Debug, PartialEq)]
@@ -39,6 +40,7 @@
 //! }
 //! assert_eq!(*world.get::<Pos>(a).unwrap(), Pos(1.0)); // hecs: get::<&Pos>
 //! assert_eq!(*world.get::<Pos>(b).unwrap(), Pos(4.0));
+//! # }
 //! ```
 //!
 //! ## The world
@@ -98,7 +100,7 @@
 //! | --- | --- | --- |
 //! | `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `Entity`, `With`, `Without`, tuples | the same, as [`Query`](crate::Query) elements | tuples of up to 12 |
 //! | `Or<L, R>` (`Left`, `Right`, `Both`) | [`Or`](crate::Or) | its rows are visited one at a time |
-//! | `#[derive(Query)]` | no counterpart yet | a tuple, destructured in the loop |
+//! | `#[derive(Query)]` (structs, and enums whose first matching variant wins) | [`#[derive(Query)]`](derive@crate::Query) (feature `macros`, on by default) | one lifetime parameter, as hecs's; a struct runs the loop of the tuple of its field types; an enum's rows are visited one at a time; filters (`With<T>`, `Without<T>`) may be fields |
 //! | `QueryBorrow` (`iter`, `with`, `without`, `get`) | [`QueryBorrow`] (`iter`, `for_each`, `get`, `get_disjoint_mut`) | narrow with `With` / `Without` inside the tuple |
 //! | `QueryBorrow::iter_batched`, `QueryMut::into_iter_batched`, `Batch`, `BatchedIter` | [`QueryBorrow::iter_batched`], [`QueryMut::into_iter_batched`], [`Batch`](crate::Batch), [`BatchedIter`](crate::BatchedIter) | batches are never empty and full but the last; they are `Send` where the items are |
 //! | `QueryMut`, `QueryIter`, `QueryOne` | [`QueryMut`](crate::QueryMut), [`QueryIter`](crate::QueryIter), [`QueryOne`](crate::QueryOne) | |
@@ -131,6 +133,47 @@
 //! let mut query = world.query::<&u8>();
 //! let batches: Vec<usize> = query.iter_batched(1).map(|batch| batch.len()).collect();
 //! assert_eq!(batches, [1, 1]);
+//! ```
+//!
+//! A derived query, as hecs's: a struct of query terms, or an enum whose
+//! variants are alternatives (the first one an entity matches gives its
+//! item).
+//!
+//! ```
+//! # #[cfg(feature = "macros")] {
+//! use handlekit_ecs::{Entity, Query, With, World};
+//!
+//! struct Pos(f32);
+//! struct Vel(f32);
+//! struct Player;
+//!
+//! #[derive(Query)]
+//! struct Movement<'a> {
+//!     pos: &'a mut Pos,
+//!     vel: &'a Vel,
+//! }
+//!
+//! #[derive(Query)]
+//! enum Named<'a> {
+//!     Player(Entity, With<Player>),
+//!     Placed { pos: &'a Pos },
+//! }
+//!
+//! let mut world = World::new();
+//! let p = world.spawn((Pos(0.0), Vel(1.0), Player));
+//! world.spawn((Pos(3.0),));
+//! for Movement { pos, vel } in world.query_mut::<Movement>() {
+//!     pos.0 += vel.0;
+//! }
+//! let mut names = Vec::new();
+//! for named in world.query::<Named>().iter() {
+//!     match named {
+//!         Named::Player(e, _) => names.push(format!("player {}", e == p)),
+//!         Named::Placed { pos } => names.push(format!("at {}", pos.0)),
+//!     }
+//! }
+//! assert_eq!(names, ["player true", "at 3"]);
+//! # }
 //! ```
 //!
 //! ## Single components
