@@ -181,8 +181,9 @@ pub trait Watch<C: ModelTable>: Sized {
     fn copied(&mut self, _original: &C, _copy: &C, _how: Copied) {}
     /// `key` was looked up (live, stale or forged); `value` is the model's.
     fn looked_up(&self, _table: &C, _key: C::Key, _value: Option<u64>) {}
-    /// Checks the table after an operation (`model`: the live values).
-    fn check(&mut self, _table: &C, _model: &HashMap<C::Key, u64>) {}
+    /// Checks the table after an operation (`model`: the live values;
+    /// `issued`: every key issued).
+    fn check(&mut self, _table: &C, _model: &HashMap<C::Key, u64>, _issued: &[C::Key]) {}
 }
 
 /// No checks beside the model.
@@ -588,7 +589,7 @@ impl<C: ModelTable> Harness<C> {
             // A detached slot is not free either.
             assert_eq!(table.capacity(), fixed - retired - self.detached.len());
         }
-        self.watch.check(&self.table, &self.model);
+        self.watch.check(&self.table, &self.model, &self.issued);
     }
 
     /// Inserts into a full table (a fixed capacity, or the key's index
@@ -1224,7 +1225,7 @@ impl<C: ModelTable> Harness<C> {
 }
 
 /// The [`ModelTable`] methods `IdTable`, `LookupTable` and `PackedTable`
-/// spell alike, forwarded to them.
+/// spell alike, forwarded to them (with no [`Watch`]).
 #[macro_export]
 macro_rules! forward_model_table_methods {
     () => {
@@ -1267,6 +1268,15 @@ macro_rules! forward_model_table_methods {
             Self::is_detached(self, key)
         }
 
+        $crate::forward_model_iteration!();
+    };
+}
+
+/// The [`ModelTable`] methods that build and walk a table, which every
+/// container spells alike.
+#[macro_export]
+macro_rules! forward_model_iteration {
+    () => {
         fn from_values(values: Vec<u64>) -> Self {
             Self::from_iter_values(values)
         }
