@@ -37,6 +37,8 @@ pub trait StableModel<K: Key + Debug + Hash>: BlockStorage + Sized {
     const FIXED_BELOW: usize;
     /// The table has `shrink_to_fit`.
     const SHRINKS: bool;
+    /// As [`ModelTable::RETIRED_SLOTS_CAN_GO`].
+    const RETIRED_SLOTS_CAN_GO: bool = false;
 
     fn make(config: Self::Config, fixed: Option<usize>) -> StableTable<u64, K, Self>;
     /// A growable table made another way than the ones under test.
@@ -69,6 +71,7 @@ where
     const FIXED_BELOW: usize = S::FIXED_BELOW;
     const SHRINKS: bool = S::SHRINKS;
     const DETACHES: bool = false;
+    const RETIRED_SLOTS_CAN_GO: bool = S::RETIRED_SLOTS_CAN_GO;
 
     fn make(config: S::Config, fixed: Option<usize>) -> Self {
         S::make(config, fixed)
