@@ -1,7 +1,10 @@
 //! The model test, written once over [`ModelTable`] and run for
-//! `IdTable`, `LookupTable` and `PackedTable`: a table against a
-//! `HashMap<K, u64>`, with clone and serde round trips among the
-//! operations.
+//! `IdTable`, `LookupTable`, `PackedTable`, `Pool` and `Hive`: a table
+//! against a `HashMap<K, u64>`, with clone and serde round trips among the
+//! operations. What a container lacks (a reuse policy, `shrink_to_fit`,
+//! detached keys) its constants say, and the operations on it are not
+//! drawn for it; a key whose index space a run can use up (8 index bits or
+//! fewer) makes a growable table refuse insertions too.
 //!
 //! A random sequence of operations runs on a table and on the model. Every
 //! key the table ever issued is kept; after each operation every one of
@@ -22,7 +25,10 @@
 //!
 //! What only one container has (a packed table's sorts, swaps and slices)
 //! comes in through [`ModelTable::own_op`] and the order checks of
-//! [`ModelTable::check_position`].
+//! [`ModelTable::check_position`]; what it checks with state of its own
+//! (a pool's reference free list, the addresses of a pool's or a hive's
+//! values: `stable_model.rs`) through its [`Watch`], told of every change
+//! the harness makes, and [`ModelTable::harness_op`].
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::{Debug, Write as _};
