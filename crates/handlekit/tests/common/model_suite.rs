@@ -173,7 +173,7 @@ pub trait Watch<C: ModelTable>: Sized {
     fn new(table: &C, fixed: Option<usize>) -> Self;
     /// One insertion issued `key`.
     fn issued(&mut self, _table: &C, _key: C::Key) {}
-    /// `extend` with `values` issued the keys `added` (in slot order).
+    /// `extend` with `values` issued the keys `added` (in iteration order).
     fn extended(&mut self, _table: &C, _values: &[u64], _added: &[C::Key]) {}
     /// An insertion was refused for want of room.
     fn refused(&mut self, _table: &C) {}
@@ -305,22 +305,22 @@ const WEIGHTS: [u32; 27] = [
 fn weights<C: ModelTable>() -> [u32; 27] {
     let mut weights = WEIGHTS;
     if !C::SHRINKS {
-        weights[20] = 0;
+        weights[20] = 0; // ShrinkToFit
     }
     if !C::HAS_REUSE {
-        weights[21] = 0;
+        weights[21] = 0; // SetReuse
     }
     if !C::DETACHES {
-        weights[24..].fill(0);
+        weights[24..].fill(0); // Detach, Reattach, ReattachNotDetached
     }
     weights
 }
 
-/// Builds an operation from a selector in `0..` the sum of `weights` and
-/// the own weight, and raw parameters. (One selector instead of a `prop_oneof!` of 27
-/// arms: proptest seeds an RNG for each arm below the one it picks, which
-/// is slow under Miri. The selector shrinks towards 0, that is towards
-/// `Insert`.)
+/// Builds an operation from a selector below the sum of `weights` and the
+/// own weight, and raw parameters. (One selector instead of a `prop_oneof!`
+/// of 27 arms: proptest seeds an RNG for each arm below the one it picks,
+/// which is slow under Miri. The selector shrinks towards 0, that is
+/// towards `Insert`.)
 fn make_op(
     weights: &[u32],
     selector: u32,
