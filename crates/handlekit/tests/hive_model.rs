@@ -1,28 +1,29 @@
-//! Model test: `Hive` against a `HashMap<K, u64>`.
+//! Model test: `Hive` against a `HashMap<K, u64>`: the shared model suite
+//! (`common/model_suite.rs`, whose doc says what is checked), with what
+//! `Pool` and `Hive` check beside it (`common/stable_model.rs`: stable
+//! addresses), and what only a hive does: runs of removals that empty
+//! blocks, and the blocks kept by `clear`, freed by `shrink_to_fit`, kept
+//! by a copy and never more than one in a fixed hive. A removed value's
+//! key must miss even after its block was freed and another block made
+//! over its range.
 //!
-//! A random sequence of operations runs on a hive and on the model. Every
-//! key the hive ever issued is kept; after each operation every one of them
-//! must resolve exactly as the model says (a removed value's key must miss,
-//! even after its block was freed and another block made over its range),
-//! no key may be issued twice, forged keys must resolve only to the value
-//! the model has under them, and the hive's invariant checker must pass.
-//! The address of every live value, recorded when it was inserted, must not
-//! change until it is removed, and must read the right value.
-//!
-//! The same body runs for `Id`, `Id32` and a key with 4 generation bits
-//! (where slots retire constantly), with block sizes from 1 to 64 and fixed capacities below 80.
-//! Then: the stable-address churn test, an exhaustive stale-key test with 2
-//! generation bits, and the index-space limit.
+//! The same body runs for `Id`, `Id32`, a key with 4 generation bits
+//! (where slots retire constantly) and one with 16 slots in all (where the
+//! index space runs out), with block sizes from 1 to 64 and (sometimes) a
+//! fixed capacity. Then: the stable-address churn test, an exhaustive
+//! stale-key test with 2 generation bits, and the index-space limit.
 
 use std::collections::{HashMap, HashSet};
 use std::ptr::NonNull;
 
+use handlekit::iter::HiveBlocks;
 use handlekit::{define_key, Hive, Id, Id32, Key};
 use proptest::prelude::*;
-use proptest::sample::Index as Pick;
-use proptest::test_runner::Config;
 
 mod common;
+
+use common::model_suite::{Copied, Harness, MaybeSerde, ModelTable, Watch};
+use common::stable_model::StableModel;
 
 define_key! {
     /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
@@ -35,559 +36,142 @@ define_key! {
     pub struct TwoRanges(u32; index_bits = 14);
 }
 
+impl<K: Key + std::fmt::Debug + MaybeSerde> StableModel<K> for HiveBlocks
+where
+    Hive<u64, K>: MaybeSerde,
+{
+    /// The smallest and the largest block size.
+    type Config = (usize, usize);
+    type Own = Blocks;
+    /// Runs of removals.
+    const OWN_WEIGHT: u32 = 3;
+    /// Within the key's index space; past it the constructor panics.
+    const FIXED_BELOW: usize = if K::INDEX_BITS >= 7 {
+        80
+    } else {
+        (1 << K::INDEX_BITS) + 1
+    };
+    const SHRINKS: bool = true;
+    /// A block whose every slot retired is freed.
+    const RETIRED_SLOTS_CAN_GO: bool = true;
+
+    fn make((min, max): (usize, usize), fixed: Option<usize>) -> Hive<u64, K> {
+        match fixed {
+            Some(capacity) => Hive::with_fixed_capacity(capacity),
+            None => Hive::with_block_sizes(min, max),
+        }
+    }
+
+    fn other() -> Hive<u64, K> {
+        Hive::with_block_sizes(2, 8)
+    }
+
+    fn shrink(hive: &mut Hive<u64, K>) {
+        hive.shrink_to_fit();
+    }
+
+    /// Removes a run of live values (in key order), emptying blocks.
+    fn harness_op(harness: &mut Harness<Hive<u64, K>>, r: u64)
+    where
+        Hive<u64, K>: ModelTable,
+    {
+        let live = harness.iteration_order();
+        if live.is_empty() {
+            return;
+        }
+        let from = r as usize % live.len();
+        let run = 1 + (r >> 32) as usize % 39;
+        for &key in live[from..].iter().take(run) {
+            harness.remove(key);
+        }
+    }
+}
+
+/// The blocks and capacity of the hive at the last check.
+pub struct Blocks {
+    blocks: usize,
+    capacity: usize,
+}
+
+impl<K: Key + std::fmt::Debug + MaybeSerde> Watch<Hive<u64, K>> for Blocks
+where
+    Hive<u64, K>: MaybeSerde,
+{
+    fn new(hive: &Hive<u64, K>, fixed: Option<usize>) -> Self {
+        if let Some(capacity) = fixed {
+            assert_eq!(hive.fixed_capacity(), Some(capacity));
+            assert_eq!(hive.block_count(), usize::from(capacity > 0));
+        }
+        Blocks {
+            blocks: hive.block_count(),
+            capacity: hive.capacity(),
+        }
+    }
+
+    /// Blocks that can take a value stay; only those whose every slot
+    /// retired go (slots at their last generation retire as they are
+    /// cleared).
+    fn cleared(&mut self, hive: &Hive<u64, K>, _rest: &[K]) {
+        assert!(hive.block_count() <= self.blocks);
+        assert!(hive.capacity() <= self.capacity);
+        if K::GENERATION_BITS >= 16 {
+            assert_eq!(
+                (hive.block_count(), hive.capacity()),
+                (self.blocks, self.capacity)
+            );
+        }
+    }
+
+    fn shrunk(&mut self, hive: &Hive<u64, K>) {
+        if hive.fixed_capacity().is_some() {
+            assert_eq!(
+                hive.block_count(),
+                self.blocks,
+                "a fixed hive keeps its block"
+            );
+            assert_eq!(hive.capacity(), self.capacity);
+        } else {
+            let max = hive.block_sizes().1;
+            assert!(hive.capacity() < hive.len() + max * hive.block_count().max(1));
+        }
+    }
+
+    fn copied(&mut self, original: &Hive<u64, K>, copy: &Hive<u64, K>, how: Copied) {
+        assert_eq!(copy.block_sizes(), original.block_sizes());
+        if how == Copied::Serde {
+            // Loaded: the blocks the slots in use need.
+            assert!(copy.capacity() <= original.capacity());
+        } else {
+            assert_eq!(copy.fixed_capacity(), original.fixed_capacity());
+            assert_eq!(copy.capacity(), original.capacity());
+            assert_eq!(copy.block_count(), original.block_count());
+        }
+    }
+
+    fn check(&mut self, hive: &Hive<u64, K>, _model: &HashMap<K, u64>, _issued: &[K]) {
+        if let Some(capacity) = hive.fixed_capacity() {
+            assert!(hive.block_count() <= 1, "a fixed hive grew");
+            assert!(hive.capacity() <= capacity);
+        }
+        self.blocks = hive.block_count();
+        self.capacity = hive.capacity();
+    }
+}
+
+fn block_sizes() -> impl Strategy<Value = (usize, usize)> {
+    prop_oneof![Just((1, 1)), Just((1, 4)), Just((2, 16)), Just((64, 64))]
+}
+
 /// Every test sits in `mod hive`, so that its name (`hive::...`) matches the
 /// filter of `scripts/miri.sh hive`.
 mod hive {
     use super::*;
-    use common::iter_check::check_double_ended;
 
-    const CASES: u32 = if cfg!(miri) { 2 } else { 256 };
-    const MAX_OPS: usize = if cfg!(miri) { 8 } else { 200 };
-
-    #[derive(Clone, Copy, Debug)]
-    enum Src {
-        Live(Pick),
-        Any(Pick),
-    }
-
-    #[derive(Clone, Debug)]
-    enum Op {
-        Insert(u64),
-        TryInsert(u64),
-        InsertWithKey(u64),
-        Extend(Vec<u64>),
-        Remove(Src),
-        /// Insert and remove again, this many times.
-        Churn(u64),
-        /// Remove a run of live values (in key order), emptying blocks.
-        RemoveRun(Pick, usize),
-        Get(Pick),
-        GetForgedBits(u64),
-        GetForgedParts(usize, u32),
-        /// Overwrite a live value through `get_mut` (false) or `IndexMut`
-        /// (true).
-        GetMut(Pick, u64, bool),
-        GetDisjoint(Pick, Pick),
-        /// Write a live value through the pointer recorded at insertion.
-        WriteThroughPtr(Pick, u64),
-        Clear,
-        ShrinkToFit,
-        Reserve(usize),
-        Retain(u64),
-        Drain(usize),
-        Clone,
-        /// A serde round trip (a no-op without the `serde` feature).
-        SerdeRoundTrip,
-        IntoIter,
-        Iter(usize),
-    }
-
-    fn op() -> impl Strategy<Value = Op> {
-        let src = || {
-            prop_oneof![
-                3 => any::<Pick>().prop_map(Src::Live),
-                1 => any::<Pick>().prop_map(Src::Any),
-            ]
-        };
-        prop_oneof![
-            20 => (0u64..1000).prop_map(Op::Insert),
-            4 => (0u64..1000).prop_map(Op::TryInsert),
-            3 => (0u64..1000).prop_map(Op::InsertWithKey),
-            3 => prop::collection::vec(0u64..1000, 0..70).prop_map(Op::Extend),
-            14 => src().prop_map(Op::Remove),
-            2 => (1u64..40).prop_map(Op::Churn),
-            3 => (any::<Pick>(), 1usize..40).prop_map(|(p, n)| Op::RemoveRun(p, n)),
-            5 => any::<Pick>().prop_map(Op::Get),
-            2 => any::<u64>().prop_map(Op::GetForgedBits),
-            3 => (0usize..300, 0u32..20).prop_map(|(i, g)| Op::GetForgedParts(i, g)),
-            4 => (any::<Pick>(), 0u64..1000, any::<bool>()).prop_map(|(p, v, b)| Op::GetMut(p, v, b)),
-            2 => (any::<Pick>(), any::<Pick>()).prop_map(|(a, b)| Op::GetDisjoint(a, b)),
-            3 => (any::<Pick>(), 0u64..1000).prop_map(|(p, v)| Op::WriteThroughPtr(p, v)),
-            1 => Just(Op::Clear),
-            1 => Just(Op::ShrinkToFit),
-            1 => (0usize..100).prop_map(Op::Reserve),
-            2 => (1u64..5).prop_map(Op::Retain),
-            1 => (0usize..5).prop_map(Op::Drain),
-            1 => Just(Op::Clone),
-            1 => Just(Op::SerdeRoundTrip),
-            1 => Just(Op::IntoIter),
-            3 => (0usize..8).prop_map(Op::Iter),
-        ]
-    }
-
-    fn config() -> Config {
-        Config {
-            cases: CASES,
-            failure_persistence: None,
-            ..Config::default()
-        }
-    }
-
-    struct Harness<K: Key> {
-        hive: Hive<u64, K>,
-        model: HashMap<K, u64>,
-        /// Every key ever issued.
-        issued: HashSet<K>,
-        /// The address of every live value, recorded at insertion.
-        ptrs: HashMap<K, NonNull<u64>>,
-    }
-
-    impl<K: Key + std::hash::Hash> Harness<K> {
-        fn new(setup: Setup) -> Self {
-            Harness {
-                hive: match setup {
-                    Setup::Sizes(min, max) => Hive::with_block_sizes(min, max),
-                    // Within the key's index space (16 slots for
-                    // `SixteenSlots`); past it the constructor panics.
-                    Setup::Fixed(capacity) => {
-                        Hive::with_fixed_capacity(capacity.min(1 << K::INDEX_BITS.min(32)))
-                    }
-                },
-                model: HashMap::new(),
-                issued: HashSet::new(),
-                ptrs: HashMap::new(),
-            }
-        }
-
-        /// Live keys in key-index order (the documented iteration order).
-        fn live_keys(&self) -> Vec<K> {
-            let mut keys: Vec<K> = self.model.keys().copied().collect();
-            keys.sort_by_key(|k| k.index());
-            keys
-        }
-
-        fn pick_live(&self, pick: Pick) -> Option<K> {
-            let keys = self.live_keys();
-            (!keys.is_empty()).then(|| keys[pick.index(keys.len())])
-        }
-
-        fn pick_any(&self, pick: Pick) -> Option<K> {
-            let mut keys: Vec<K> = self.issued.iter().copied().collect();
-            keys.sort_by_key(|k| (k.index(), k.generation()));
-            (!keys.is_empty()).then(|| keys[pick.index(keys.len())])
-        }
-
-        fn inserted(&mut self, key: K, value: u64) {
-            assert!(self.issued.insert(key), "{key:?} issued twice");
-            assert!(self.model.insert(key, value).is_none());
-            let ptr = self.hive.get_ptr(key).expect("a new key resolves");
-            self.ptrs.insert(key, ptr);
-        }
-
-        fn removed(&mut self, key: K, got: Option<u64>) {
-            assert_eq!(got, self.model.remove(&key), "remove {key:?}");
-            self.ptrs.remove(&key);
-        }
-
-        /// Serializes and deserializes the hive and continues with the
-        /// result: same keys, values, block sizes and retired slots; `check`
-        /// then finds every stale key still stale.
-        #[cfg(feature = "serde")]
-        fn serde_round_trip(&mut self) {
-            let json = serde_json::to_string(&self.hive).unwrap();
-            let back: Hive<u64, K> = serde_json::from_str(&json).unwrap();
-            back.check_invariants();
-            assert_eq!(back, self.hive);
-            assert_eq!(back.block_sizes(), self.hive.block_sizes());
-            assert_eq!(back.retired_count(), self.hive.retired_count());
-            assert!(back.capacity() <= self.hive.capacity());
-            assert_eq!(serde_json::to_string(&back).unwrap(), json);
-            self.hive = back;
-            self.rerecord();
-        }
-
-        #[cfg(not(feature = "serde"))]
-        fn serde_round_trip(&mut self) {}
-
-        /// Records the address of every live value again (the values moved
-        /// to a new hive).
-        fn rerecord(&mut self) {
-            self.ptrs = common::addresses(self.live_keys(), |k| self.hive.get_ptr(k));
-        }
-
-        fn check(&self) {
-            self.hive.check_invariants();
-            assert_eq!(self.hive.len(), self.model.len());
-            assert_eq!(self.hive.is_empty(), self.model.is_empty());
-            assert!(self.hive.capacity() >= self.hive.len());
-            if let Some(capacity) = self.hive.fixed_capacity() {
-                assert!(self.hive.block_count() <= 1, "a fixed hive grew");
-                assert!(self.hive.capacity() <= capacity);
-            }
-            for &key in &self.issued {
-                let expected = self.model.get(&key);
-                assert_eq!(self.hive.get(key), expected, "get {key:?}");
-                assert_eq!(self.hive.contains_key(key), expected.is_some());
-                match expected {
-                    Some(&value) => {
-                        let ptr = self.ptrs[&key];
-                        assert_eq!(self.hive.get_ptr(key), Some(ptr), "{key:?} moved");
-                        // SAFETY: the value is live and no reference into the
-                        // hive is.
-                        assert_eq!(unsafe { *ptr.as_ptr() }, value);
-                    }
-                    None => assert_eq!(self.hive.get_ptr(key), None),
-                }
-            }
-            let seen: Vec<(K, u64)> = self.hive.iter().map(|(k, v)| (k, *v)).collect();
-            let expected: Vec<(K, u64)> = self
-                .live_keys()
-                .into_iter()
-                .map(|k| (k, self.model[&k]))
-                .collect();
-            assert_eq!(seen, expected, "iteration in key-index order");
-        }
-
-        fn forged(&self, key: K) {
-            let expected = self.model.get(&key);
-            assert_eq!(self.hive.get(key), expected);
-            assert_eq!(self.hive.contains_key(key), expected.is_some());
-            assert_eq!(self.hive.get_ptr(key).is_some(), expected.is_some());
-        }
-
-        fn insert_result(&mut self, result: Result<K, handlekit::CapacityError>, value: u64) {
-            match result {
-                Ok(key) => self.inserted(key, value),
-                Err(err) if err.is_fixed_capacity() => {
-                    let capacity = self.hive.fixed_capacity().expect("a fixed hive");
-                    assert_eq!(err.limit(), Some(capacity));
-                    assert_eq!(self.hive.len(), self.hive.capacity(), "refused with room");
-                }
-                Err(err) => assert!(err.is_index_space(), "{err}"),
-            }
-        }
-
-        fn apply(&mut self, op: Op) {
-            match op {
-                Op::Insert(v) | Op::TryInsert(v) => {
-                    let result = self.hive.try_insert(v);
-                    self.insert_result(result, v);
-                }
-                Op::InsertWithKey(v) => {
-                    if self.hive.try_reserve(1).is_err() {
-                        return; // out of index space (`SixteenSlots`)
-                    }
-                    let mut seen = None;
-                    let key = self.hive.insert_with_key(|k| {
-                        seen = Some(k);
-                        v + k.index() as u64
-                    });
-                    assert_eq!(seen, Some(key));
-                    self.inserted(key, v + key.index() as u64);
-                }
-                Op::Extend(values) => {
-                    if self.hive.try_reserve(values.len()).is_err() {
-                        return;
-                    }
-                    let before: HashSet<K> = self.hive.keys().collect();
-                    self.hive.extend(values.iter().copied());
-                    let new: Vec<K> = self.hive.keys().filter(|k| !before.contains(k)).collect();
-                    assert_eq!(new.len(), values.len());
-                    for key in new {
-                        let value = self.hive[key];
-                        self.inserted(key, value);
-                    }
-                }
-                Op::Remove(src) => {
-                    let key = match src {
-                        Src::Live(p) => self.pick_live(p),
-                        Src::Any(p) => self.pick_any(p),
-                    };
-                    if let Some(key) = key {
-                        let got = self.hive.remove(key);
-                        self.removed(key, got);
-                    }
-                }
-                Op::Churn(n) => {
-                    for v in 0..n {
-                        let Ok(key) = self.hive.try_insert(v) else {
-                            return;
-                        };
-                        self.inserted(key, v);
-                        let got = self.hive.remove(key);
-                        self.removed(key, got);
-                    }
-                }
-                Op::RemoveRun(p, n) => {
-                    let keys = self.live_keys();
-                    if !keys.is_empty() {
-                        let from = p.index(keys.len());
-                        for &key in keys[from..].iter().take(n) {
-                            let got = self.hive.remove(key);
-                            self.removed(key, got);
-                        }
-                    }
-                }
-                Op::Get(p) => {
-                    if let Some(key) = self.pick_any(p) {
-                        self.forged(key);
-                    }
-                }
-                Op::GetForgedBits(bits) => {
-                    if let Some(key) = K::from_bits(bits as _) {
-                        self.forged(key);
-                    }
-                }
-                Op::GetForgedParts(index, generation) => {
-                    if let Some(key) = K::from_parts(index, generation) {
-                        self.forged(key);
-                    }
-                }
-                Op::GetMut(p, v, by_index) => {
-                    if let Some(key) = self.pick_live(p) {
-                        if by_index {
-                            self.hive[key] = v;
-                        } else {
-                            *self.hive.get_mut(key).unwrap() = v;
-                        }
-                        self.model.insert(key, v);
-                    }
-                }
-                Op::GetDisjoint(a, b) => {
-                    if let (Some(a), Some(b)) = (self.pick_any(a), self.pick_any(b)) {
-                        let both_live = self.model.contains_key(&a) && self.model.contains_key(&b);
-                        match self.hive.get_disjoint_mut([a, b]) {
-                            Some([x, y]) => {
-                                assert!(both_live && a != b);
-                                std::mem::swap(x, y);
-                                let (va, vb) = (self.model[&a], self.model[&b]);
-                                self.model.insert(a, vb);
-                                self.model.insert(b, va);
-                            }
-                            None => assert!(!both_live || a == b),
-                        }
-                    }
-                }
-                Op::WriteThroughPtr(p, v) => {
-                    if let Some(key) = self.pick_live(p) {
-                        // SAFETY: the value is live and no reference into the
-                        // hive is.
-                        unsafe { *self.ptrs[&key].as_ptr() = v };
-                        self.model.insert(key, v);
-                    }
-                }
-                Op::Clear => {
-                    let (blocks, capacity) = (self.hive.block_count(), self.hive.capacity());
-                    self.hive.clear();
-                    self.model.clear();
-                    self.ptrs.clear();
-                    // Blocks that can take a value stay; only those whose
-                    // every slot retired go (slots at their last generation
-                    // retire as they are cleared).
-                    assert!(self.hive.block_count() <= blocks);
-                    assert!(self.hive.capacity() <= capacity);
-                    if K::GENERATION_BITS >= 16 {
-                        assert_eq!(
-                            (self.hive.block_count(), self.hive.capacity()),
-                            (blocks, capacity)
-                        );
-                    }
-                }
-                Op::ShrinkToFit => {
-                    let (blocks, capacity) = (self.hive.block_count(), self.hive.capacity());
-                    self.hive.shrink_to_fit();
-                    if self.hive.fixed_capacity().is_some() {
-                        assert_eq!(
-                            self.hive.block_count(),
-                            blocks,
-                            "a fixed hive keeps its block"
-                        );
-                        assert_eq!(self.hive.capacity(), capacity);
-                    } else {
-                        let max = self.hive.block_sizes().1;
-                        assert!(
-                            self.hive.capacity()
-                                < self.hive.len() + max * self.hive.block_count().max(1)
-                        );
-                    }
-                }
-                Op::Reserve(n) => {
-                    if self.hive.try_reserve(n).is_ok() {
-                        assert!(self.hive.capacity() - self.hive.len() >= n);
-                    }
-                }
-                Op::Retain(m) => {
-                    let mut visited = Vec::new();
-                    self.hive.retain(|k, v| {
-                        visited.push(k);
-                        *v += 1;
-                        *v % m != 0
-                    });
-                    assert_eq!(visited, self.live_keys(), "retain visits in key order");
-                    for key in visited {
-                        let v = self.model[&key] + 1;
-                        if v % m == 0 {
-                            self.model.remove(&key);
-                            self.ptrs.remove(&key);
-                        } else {
-                            self.model.insert(key, v);
-                        }
-                    }
-                }
-                Op::Drain(take) => {
-                    let expected: Vec<(K, u64)> = self
-                        .live_keys()
-                        .into_iter()
-                        .map(|k| (k, self.model[&k]))
-                        .collect();
-                    let mut drain = self.hive.drain();
-                    assert_eq!(drain.len(), expected.len());
-                    let got: Vec<(K, u64)> = drain.by_ref().take(take).collect();
-                    drop(drain);
-                    assert_eq!(got[..], expected[..take.min(expected.len())]);
-                    self.model.clear();
-                    self.ptrs.clear();
-                }
-                Op::Clone => {
-                    let copy = self.hive.clone();
-                    assert_eq!(copy, self.hive);
-                    assert_eq!(copy.fixed_capacity(), self.hive.fixed_capacity());
-                    assert_eq!(copy.capacity(), self.hive.capacity());
-                    assert_eq!(copy.block_count(), self.hive.block_count());
-                    assert_eq!(copy.retired_count(), self.hive.retired_count());
-                    // The copy issues the same next key.
-                    let (mut probe, mut original) = (copy.clone(), self.hive.clone());
-                    match (probe.try_insert(0), original.try_insert(0)) {
-                        (Ok(a), Ok(b)) => assert_eq!(a, b),
-                        (a, b) => assert!(a.is_err() && b.is_err()),
-                    }
-                    self.hive = copy;
-                    self.rerecord();
-                }
-                Op::SerdeRoundTrip => self.serde_round_trip(),
-                Op::IntoIter => {
-                    let hive = std::mem::take(&mut self.hive);
-                    let copy = hive.clone();
-                    let all: Vec<(K, u64)> = hive.into_iter().collect();
-                    let expected: Vec<(K, u64)> = self
-                        .live_keys()
-                        .into_iter()
-                        .map(|k| (k, self.model[&k]))
-                        .collect();
-                    assert_eq!(all, expected);
-                    // Continue with the clone (same keys), at new addresses.
-                    self.hive = copy;
-                    self.rerecord();
-                }
-                Op::Iter(split) => self.check_iterators(split),
-            }
-        }
-
-        fn check_iterators(&mut self, split: usize) {
-            let expected: Vec<(K, u64)> = self
-                .live_keys()
-                .into_iter()
-                .map(|k| (k, self.model[&k]))
-                .collect();
-            // `next` for a while, then `fold` for the rest.
-            let mut iter = self.hive.iter();
-            let mut got: Vec<(K, u64)> = iter.by_ref().take(split).map(|(k, v)| (k, *v)).collect();
-            assert_eq!(iter.len(), expected.len() - got.len());
-            got = iter.fold(got, |mut acc, (k, v)| {
-                acc.push((k, *v));
-                acc
-            });
-            assert_eq!(got, expected);
-            let seed = split as u64 * 7 + expected.len() as u64;
-            let hive = &self.hive;
-            check_double_ended(|| hive.iter().map(|(k, v)| (k, *v)), &expected, seed);
-            let expected_keys: Vec<K> = expected.iter().map(|e| e.0).collect();
-            check_double_ended(|| hive.keys(), &expected_keys, seed + 1);
-            let expected_values: Vec<u64> = expected.iter().map(|e| e.1).collect();
-            check_double_ended(|| hive.values().copied(), &expected_values, seed + 2);
-            #[cfg(all(feature = "rayon", not(miri)))]
-            {
-                use rayon::prelude::*;
-                let par: Vec<(K, u64)> = self.hive.par_iter().map(|(k, v)| (k, *v)).collect();
-                assert_eq!(par, expected);
-                let remaining = format!("ParEntries {{ remaining: {} }}", expected.len());
-                assert_eq!(format!("{:?}", self.hive.par_iter()), remaining);
-                self.hive.par_iter_mut().for_each(|(_, v)| *v += 4);
-            }
-            let par_bump = if cfg!(all(feature = "rayon", not(miri))) {
-                4
-            } else {
-                0
-            };
-            let keys: Vec<K> = self.hive.keys().collect();
-            assert_eq!(keys, expected.iter().map(|e| e.0).collect::<Vec<_>>());
-            let values: Vec<u64> = self.hive.values().copied().collect();
-            assert_eq!(
-                values,
-                expected.iter().map(|e| e.1 + par_bump).collect::<Vec<_>>()
-            );
-            let mut sum = 0;
-            self.hive.values().for_each(|v| sum += v);
-            assert_eq!(sum, expected.iter().map(|e| e.1 + par_bump).sum::<u64>());
-            assert_eq!(self.hive.values().count(), expected.len());
-            for (i, (_, v)) in self.hive.iter_mut().enumerate() {
-                if i % 2 == 0 {
-                    *v += 1;
-                }
-            }
-            for v in self.hive.values_mut().skip(split) {
-                *v += 2;
-            }
-            for (i, &(key, value)) in expected.iter().enumerate() {
-                let bump = par_bump + u64::from(i % 2 == 0) + if i >= split { 2 } else { 0 };
-                self.model.insert(key, value + bump);
-            }
-            let listed: Vec<(K, &u64)> = self.hive.iter().collect();
-            assert_eq!(format!("{:?}", self.hive.iter()), format!("{listed:?}"));
-        }
-    }
-
-    /// How the hive under test is made.
-    #[derive(Clone, Copy, Debug)]
-    enum Setup {
-        /// `with_block_sizes(min, max)`.
-        Sizes(usize, usize),
-        /// `with_fixed_capacity`: inserts past it must fail, and the one
-        /// block must stay.
-        Fixed(usize),
-    }
-
-    fn run<K: Key + std::hash::Hash>(setup: Setup, ops: Vec<Op>) {
-        let mut harness = Harness::<K>::new(setup);
-        harness.check();
-        for op in ops {
-            harness.apply(op);
-            harness.check();
-        }
-    }
-
-    fn setup() -> impl Strategy<Value = Setup> {
-        prop_oneof![
-            Just(Setup::Sizes(1, 1)),
-            Just(Setup::Sizes(1, 4)),
-            Just(Setup::Sizes(2, 16)),
-            Just(Setup::Sizes(64, 64)),
-            (0usize..80).prop_map(Setup::Fixed),
-        ]
-    }
-
-    macro_rules! model_tests {
-        ($($name:ident: $key:ty;)*) => {
-            proptest! {
-                #![proptest_config(config())]
-                $(
-                    #[test]
-                    fn $name(
-                        setup in setup(),
-                        ops in prop::collection::vec(op(), 0..MAX_OPS),
-                    ) {
-                        run::<$key>(setup, ops);
-                    }
-                )*
-            }
-        };
-    }
-
-    model_tests! {
-        id: Id;
-        id32: Id32;
-        gen4: Gen4;
-        sixteen_slots: SixteenSlots;
+    model_suite_tests! {
+        id: Hive<u64, Id>, block_sizes();
+        id32: Hive<u64, Id32>, block_sizes();
+        gen4: Hive<u64, Gen4>, block_sizes();
+        sixteen_slots: Hive<u64, SixteenSlots>, block_sizes();
     }
 
     /// The stable-address test of issue 5 (`common/churn.rs`): record

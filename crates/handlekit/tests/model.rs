@@ -12,6 +12,7 @@ mod common;
 use common::model_suite::{Harness, ModelTable, Op};
 use handlekit::layout::{Interleaved, Layout};
 use handlekit::{define_key, Id, Id32, IdTable, Key, Reuse, SlotTable};
+use proptest::strategy::Just;
 
 define_key! {
     /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
@@ -37,16 +38,16 @@ where
 }
 
 model_suite_tests! {
-    id_lifo: IdTable<u64, Id>, Reuse::Lifo;
-    id_fifo: IdTable<u64, Id>, Reuse::Fifo { min_free: 3 };
-    id32_lifo: IdTable<u64, Id32>, Reuse::Lifo;
-    id32_fifo: IdTable<u64, Id32>, Reuse::Fifo { min_free: 3 };
-    gen4_lifo: IdTable<u64, Gen4>, Reuse::Lifo;
-    gen4_fifo: IdTable<u64, Gen4>, Reuse::Fifo { min_free: 3 };
-    lookup_id_lifo: SlotTable<u64, Id, Interleaved>, Reuse::Lifo;
-    lookup_id32_fifo: SlotTable<u64, Id32, Interleaved>, Reuse::Fifo { min_free: 3 };
-    lookup_gen4_lifo: SlotTable<u64, Gen4, Interleaved>, Reuse::Lifo;
-    lookup_gen2_lifo: SlotTable<u64, Gen2, Interleaved>, Reuse::Lifo;
+    id_lifo: IdTable<u64, Id>, Just(Reuse::Lifo);
+    id_fifo: IdTable<u64, Id>, Just(Reuse::Fifo { min_free: 3 });
+    id32_lifo: IdTable<u64, Id32>, Just(Reuse::Lifo);
+    id32_fifo: IdTable<u64, Id32>, Just(Reuse::Fifo { min_free: 3 });
+    gen4_lifo: IdTable<u64, Gen4>, Just(Reuse::Lifo);
+    gen4_fifo: IdTable<u64, Gen4>, Just(Reuse::Fifo { min_free: 3 });
+    lookup_id_lifo: SlotTable<u64, Id, Interleaved>, Just(Reuse::Lifo);
+    lookup_id32_fifo: SlotTable<u64, Id32, Interleaved>, Just(Reuse::Fifo { min_free: 3 });
+    lookup_gen4_lifo: SlotTable<u64, Gen4, Interleaved>, Just(Reuse::Lifo);
+    lookup_gen2_lifo: SlotTable<u64, Gen2, Interleaved>, Just(Reuse::Lifo);
 }
 
 /// With 4 generation bits, a LIFO table that churns one value retires a slot

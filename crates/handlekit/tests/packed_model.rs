@@ -27,6 +27,7 @@ mod common;
 use common::model_suite::{MaybeSerde, ModelTable};
 use common::tracker::{quiet_intentional_panics, BOOM};
 use common::Lcg;
+use proptest::strategy::Just;
 
 define_key! {
     /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
@@ -140,12 +141,12 @@ where
 }
 
 model_suite_tests! {
-    id_lifo: PackedTable<u64, Id>, Reuse::Lifo;
-    id_fifo: PackedTable<u64, Id>, Reuse::Fifo { min_free: 3 };
-    id32_lifo: PackedTable<u64, Id32>, Reuse::Lifo;
-    id32_fifo: PackedTable<u64, Id32>, Reuse::Fifo { min_free: 3 };
-    gen4_lifo: PackedTable<u64, Gen4>, Reuse::Lifo;
-    gen4_fifo: PackedTable<u64, Gen4>, Reuse::Fifo { min_free: 3 };
+    id_lifo: PackedTable<u64, Id>, Just(Reuse::Lifo);
+    id_fifo: PackedTable<u64, Id>, Just(Reuse::Fifo { min_free: 3 });
+    id32_lifo: PackedTable<u64, Id32>, Just(Reuse::Lifo);
+    id32_fifo: PackedTable<u64, Id32>, Just(Reuse::Fifo { min_free: 3 });
+    gen4_lifo: PackedTable<u64, Gen4>, Just(Reuse::Lifo);
+    gen4_fifo: PackedTable<u64, Gen4>, Just(Reuse::Fifo { min_free: 3 });
 }
 
 /// Swap-remove, exactly: removing the value at position `p` moves the last

@@ -8,6 +8,7 @@ pub mod iter_check;
 pub mod model_suite;
 pub mod panic_suite;
 pub mod reference;
+pub mod stable_model;
 pub mod stale_suite;
 pub mod table;
 pub mod tracker;

@@ -1,7 +1,10 @@
 //! The model test, written once over [`ModelTable`] and run for
-//! `IdTable`, `LookupTable` and `PackedTable`: a table against a
-//! `HashMap<K, u64>`, with clone and serde round trips among the
-//! operations.
+//! `IdTable`, `LookupTable`, `PackedTable`, `Pool` and `Hive`: a table
+//! against a `HashMap<K, u64>`, with clone and serde round trips among the
+//! operations. What a container lacks (a reuse policy, `shrink_to_fit`,
+//! detached keys) its constants say, and the operations on it are not
+//! drawn for it; a key whose index space a run can use up (8 index bits or
+//! fewer) makes a growable table refuse insertions too.
 //!
 //! A random sequence of operations runs on a table and on the model. Every
 //! key the table ever issued is kept; after each operation every one of
@@ -22,7 +25,10 @@
 //!
 //! What only one container has (a packed table's sorts, swaps and slices)
 //! comes in through [`ModelTable::own_op`] and the order checks of
-//! [`ModelTable::check_position`].
+//! [`ModelTable::check_position`]; what it checks with state of its own
+//! (a pool's reference free list, the addresses of a pool's or a hive's
+//! values: `stable_model.rs`) through its [`Watch`], told of every change
+//! the harness makes, and [`ModelTable::harness_op`].
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::{Debug, Write as _};
@@ -34,7 +40,7 @@ use proptest::sample::Index as Pick;
 use proptest::test_runner::Config;
 
 use super::iter_check::check_double_ended;
-use super::table::ReuseTable;
+use super::table::Table;
 
 /// With the `serde` feature: a type that round-trips through serde.
 #[cfg(feature = "serde")]
@@ -48,18 +54,55 @@ pub trait MaybeSerde {}
 impl<T> MaybeSerde for T {}
 
 /// What the model test needs of a table of `u64` values, beyond
-/// [`ReuseTable`]; the hooks do nothing by default.
+/// [`Table`]; the hooks do nothing by default.
+///
+/// What only some containers have (a reuse policy, `shrink_to_fit`,
+/// detached keys) is said by [`Table::HAS_REUSE`], [`SHRINKS`](Self::SHRINKS)
+/// and [`DETACHES`](Self::DETACHES): the operations on it are not drawn
+/// for a container without it.
 pub trait ModelTable:
-    ReuseTable<u64>
+    Table<u64>
     + Clone
     + PartialEq
     + Debug
     + MaybeSerde
-    + std::ops::IndexMut<<Self as super::table::Table<u64>>::Key, Output = u64>
+    + std::ops::IndexMut<<Self as Table<u64>>::Key, Output = u64>
 {
+    /// How a table under test is made, beside its fixed capacity (a reuse
+    /// policy, block sizes), drawn by the test's strategy.
+    type Config: Copy + Debug;
+    /// What the container checks beside the model (`()`: nothing).
+    type Watch: Watch<Self>;
+
     /// How often [`own_op`](Self::own_op) comes up, against 100 or so for
     /// the shared operations.
     const OWN_WEIGHT: u32 = 0;
+    /// The fixed capacities drawn are below this.
+    const FIXED_BELOW: usize = 24;
+    /// The container has `shrink_to_fit`.
+    const SHRINKS: bool;
+    /// The container has `detach` and `reattach`.
+    const DETACHES: bool;
+    /// Retired slots can leave the container with their block (a hive
+    /// frees a block whose every slot retired), so `retired_count` is at
+    /// most the retired keys' count, not equal to it.
+    const RETIRED_SLOTS_CAN_GO: bool = false;
+
+    /// A table made with `config`, or with the `fixed` capacity.
+    fn make(config: Self::Config, fixed: Option<usize>) -> Self;
+    /// A growable table made another way than the ones under test (a
+    /// `clone_from` target).
+    fn other() -> Self;
+    /// Its reuse policy, where it has one.
+    fn policy(&self) -> Option<Reuse>;
+    /// `shrink_to_fit` (where `SHRINKS`).
+    fn shrink(&mut self);
+    /// `detach` (where `DETACHES`).
+    fn detach(&mut self, key: Self::Key) -> Option<u64>;
+    /// `reattach` (where `DETACHES`).
+    fn reattach(&mut self, key: Self::Key, value: u64);
+    /// `is_detached` (false where not `DETACHES`).
+    fn is_detached(&self, key: Self::Key) -> bool;
 
     /// A table with the values in order (`from_iter_values`).
     fn from_values(values: Vec<u64>) -> Self;
@@ -86,6 +129,10 @@ pub trait ModelTable:
     ) -> u64 {
         0
     }
+    /// An operation only this container has that needs the whole harness
+    /// (its watch, or its bookkeeping of removals), chosen by `r`; comes up
+    /// with [`own_op`](Self::own_op).
+    fn harness_op(_harness: &mut Harness<Self>, _r: u64) {}
     /// Writes `value` under the live `key` another way than `get_mut`,
     /// `IndexMut` and `get_unchecked_mut` (a packed table: through its
     /// slice); returns false if there is no other way.
@@ -105,6 +152,53 @@ pub trait ModelTable:
     }
     /// Further checks of the iterators against the expected pairs.
     fn check_own_iterators(&self, _expected: &[(Self::Key, u64)]) {}
+}
+
+/// How a table came to be replaced by a copy of itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Copied {
+    Clone,
+    CloneFrom,
+    /// A serde round trip (the copy is growable).
+    Serde,
+}
+
+/// What a container checks beside the model, with state of its own (the
+/// addresses of its values, a reference free list): the harness tells it
+/// of every change it makes to the table, after the change, and has it
+/// check the table after every operation. Every hook does nothing by
+/// default.
+pub trait Watch<C: ModelTable>: Sized {
+    /// The watch of a new table (`fixed`: its fixed capacity).
+    fn new(table: &C, fixed: Option<usize>) -> Self;
+    /// One insertion issued `key`.
+    fn issued(&mut self, _table: &C, _key: C::Key) {}
+    /// `extend` with `values` issued the keys `added` (in iteration order).
+    fn extended(&mut self, _table: &C, _values: &[u64], _added: &[C::Key]) {}
+    /// An insertion was refused for want of room.
+    fn refused(&mut self, _table: &C) {}
+    /// The live `key` was removed (`remove`, `retain`, a drain's yield).
+    fn freed(&mut self, _table: &C, _key: C::Key) {}
+    /// `clear`, or the drop of a drain, removed the live keys `rest`, in
+    /// slot order.
+    fn cleared(&mut self, _table: &C, _rest: &[C::Key]) {}
+    /// `try_reserve(additional)` succeeded or not.
+    fn reserved(&mut self, _table: &C, _additional: usize, _ok: bool) {}
+    /// `shrink_to_fit` ran.
+    fn shrunk(&mut self, _table: &C) {}
+    /// The table was replaced by `copy`, made from `original` as `how`
+    /// says (before anything is inserted into it).
+    fn copied(&mut self, _original: &C, _copy: &C, _how: Copied) {}
+    /// `key` was looked up (live, stale or forged); `value` is the model's.
+    fn looked_up(&self, _table: &C, _key: C::Key, _value: Option<u64>) {}
+    /// Checks the table after an operation (`model`: the live values;
+    /// `issued`: every key issued).
+    fn check(&mut self, _table: &C, _model: &HashMap<C::Key, u64>, _issued: &[C::Key]) {}
+}
+
+/// No checks beside the model.
+impl<C: ModelTable> Watch<C> for () {
+    fn new(_table: &C, _fixed: Option<usize>) -> Self {}
 }
 
 pub const CASES: u32 = if cfg!(miri) { 4 } else { 256 };
@@ -207,18 +301,38 @@ const WEIGHTS: [u32; 27] = [
     1,  // ReattachNotDetached
 ];
 
-const SHARED_WEIGHT: u32 = super::total_weight(&WEIGHTS);
+/// The weights for `C`: none for what it does not have.
+fn weights<C: ModelTable>() -> [u32; 27] {
+    let mut weights = WEIGHTS;
+    if !C::SHRINKS {
+        weights[20] = 0; // ShrinkToFit
+    }
+    if !C::HAS_REUSE {
+        weights[21] = 0; // SetReuse
+    }
+    if !C::DETACHES {
+        weights[24..].fill(0); // Detach, Reattach, ReattachNotDetached
+    }
+    weights
+}
 
-/// Builds an operation from a selector in `0..SHARED_WEIGHT + own weight`
-/// and raw parameters. (One selector instead of a `prop_oneof!` of 27
-/// arms: proptest seeds an RNG for each arm below the one it picks, which
-/// is slow under Miri. The selector shrinks towards 0, that is towards
-/// `Insert`.)
-fn make_op(selector: u32, value: u64, raw: u64, picks: [Pick; 3], flags: [bool; 3]) -> Op {
-    if selector >= SHARED_WEIGHT {
+/// Builds an operation from a selector below the sum of `weights` and the
+/// own weight, and raw parameters. (One selector instead of a `prop_oneof!`
+/// of 27 arms: proptest seeds an RNG for each arm below the one it picks,
+/// which is slow under Miri. The selector shrinks towards 0, that is
+/// towards `Insert`.)
+fn make_op(
+    weights: &[u32],
+    selector: u32,
+    value: u64,
+    raw: u64,
+    picks: [Pick; 3],
+    flags: [bool; 3],
+) -> Op {
+    if selector >= super::total_weight(weights) {
         return Op::Own(raw);
     }
-    let kind = super::kind_of(selector, &WEIGHTS);
+    let kind = super::kind_of(selector, weights);
     let [p0, p1, p2] = picks;
     // A key source: live three times in four.
     let src = |i: u32, pick: Pick| {
@@ -287,17 +401,18 @@ fn make_op(selector: u32, value: u64, raw: u64, picks: [Pick; 3], flags: [bool; 
     }
 }
 
-/// The operations for a container with `own_weight` of its own.
-pub fn ops(own_weight: u32) -> impl Strategy<Value = Vec<Op>> {
+/// The operations for a container of type `C`.
+pub fn ops<C: ModelTable>() -> impl Strategy<Value = Vec<Op>> {
+    let weights = weights::<C>();
     let op = (
-        0..SHARED_WEIGHT + own_weight,
+        0..super::total_weight(&weights) + C::OWN_WEIGHT,
         0u64..1000,
         any::<u64>(),
         any::<[Pick; 3]>(),
         any::<[bool; 3]>(),
     )
-        .prop_map(|(selector, value, raw, picks, flags)| {
-            make_op(selector, value, raw, picks, flags)
+        .prop_map(move |(selector, value, raw, picks, flags)| {
+            make_op(&weights, selector, value, raw, picks, flags)
         });
     prop::collection::vec(op, 0..MAX_OPS)
 }
@@ -325,20 +440,18 @@ pub struct Harness<C: ModelTable> {
     /// The fixed capacity, while the table has one.
     fixed: Option<usize>,
     retired_before: usize,
+    /// The container's own checks.
+    pub watch: C::Watch,
 }
 
 impl<C: ModelTable> Harness<C> {
-    pub fn new(reuse: Reuse, fixed: Option<usize>) -> Self {
-        let mut table = match fixed {
-            Some(capacity) => C::with_fixed_capacity(capacity),
-            None => C::with_reuse(reuse),
-        };
-        table.set_reuse(reuse);
-        assert_eq!(table.reuse(), reuse);
+    pub fn new(config: C::Config, fixed: Option<usize>) -> Self {
+        let table = C::make(config, fixed);
         if let Some(capacity) = fixed {
             assert_eq!(table.capacity(), capacity);
         }
         Harness {
+            watch: C::Watch::new(&table, fixed),
             table,
             model: HashMap::new(),
             order: Vec::new(),
@@ -357,6 +470,7 @@ impl<C: ModelTable> Harness<C> {
             assert_eq!(self.table.keys().last(), Some(key), "an insertion appends");
         }
         self.record(key, value);
+        self.watch.issued(&self.table, key);
     }
 
     /// Records a key the table just issued for `value`.
@@ -382,7 +496,7 @@ impl<C: ModelTable> Harness<C> {
     }
 
     /// The live keys in the order the table iterates them.
-    fn iteration_order(&self) -> Vec<C::Key> {
+    pub fn iteration_order(&self) -> Vec<C::Key> {
         let mut keys = self.order.clone();
         if !C::DENSE {
             keys.sort_by_key(|k| k.index());
@@ -390,24 +504,51 @@ impl<C: ModelTable> Harness<C> {
         keys
     }
 
-    fn expected_pairs(&self) -> Vec<(C::Key, u64)> {
+    pub fn expected_pairs(&self) -> Vec<(C::Key, u64)> {
         self.iteration_order()
             .into_iter()
             .map(|k| (k, self.model[&k]))
             .collect()
     }
 
+    /// The slots retired: a slot retires exactly when the occupant with
+    /// the last generation leaves it, and each such key is issued once.
+    fn retired(&self) -> usize {
+        self.issued
+            .iter()
+            .filter(|k| {
+                k.generation() == C::Key::MAX_GENERATION
+                    && !self.model.contains_key(k)
+                    && !self.detached.contains_key(k)
+            })
+            .count()
+    }
+
     /// Slots of a fixed capacity that take no insertion: retired or
     /// detached.
     fn unusable(&self) -> usize {
-        self.table.retired_count() + self.detached.len()
+        self.retired() + self.detached.len()
     }
 
-    /// Whether the table cannot take another value: every slot of the fixed
-    /// capacity is live, retired or detached.
-    fn full(&self) -> bool {
-        self.fixed
-            .is_some_and(|fixed| self.table.len() + self.unusable() == fixed)
+    /// Whether a run can use up the key's index space (2^8 slots or
+    /// fewer): then an insertion into a growable table may be refused.
+    fn exhaustible() -> bool {
+        C::Key::INDEX_BITS <= 8
+    }
+
+    /// Whether the table can take `additional` more values: the slots of a
+    /// fixed capacity that are not live, retired or detached, or else (for
+    /// a key whose index space a run can use up) `try_reserve`.
+    fn room_for(&mut self, additional: usize) -> bool {
+        match self.fixed {
+            Some(fixed) => self.table.len() + self.unusable() + additional <= fixed,
+            None => !Self::exhaustible() || self.table.try_reserve(additional).is_ok(),
+        }
+    }
+
+    /// Whether the table cannot take another value.
+    fn full(&mut self) -> bool {
+        !self.room_for(1)
     }
 
     fn dead_keys(&self) -> Vec<C::Key> {
@@ -418,7 +559,7 @@ impl<C: ModelTable> Harness<C> {
             .collect()
     }
 
-    fn pick_live(&self, pick: Pick) -> Option<C::Key> {
+    pub fn pick_live(&self, pick: Pick) -> Option<C::Key> {
         let live = self.iteration_order();
         (!live.is_empty()).then(|| *pick.get(&live))
     }
@@ -452,48 +593,61 @@ impl<C: ModelTable> Harness<C> {
             );
             table.check_position(key, &self.order);
         }
-        // A slot retires exactly when the occupant with the last generation
-        // leaves it, and each such key is issued once.
-        let retired = self
-            .issued
-            .iter()
-            .filter(|k| {
-                k.generation() == C::Key::MAX_GENERATION
-                    && !self.model.contains_key(k)
-                    && !self.detached.contains_key(k)
-            })
-            .count();
-        assert_eq!(table.retired_count(), retired, "retired_count");
-        assert!(retired >= self.retired_before, "a retired slot came back");
-        self.retired_before = retired;
+        let retired = self.retired();
+        if C::RETIRED_SLOTS_CAN_GO {
+            assert!(table.retired_count() <= retired, "retired_count");
+        } else {
+            assert_eq!(table.retired_count(), retired, "retired_count");
+            assert!(retired >= self.retired_before, "a retired slot came back");
+            self.retired_before = retired;
+        }
         assert!(table.capacity() >= table.len());
         if let Some(fixed) = self.fixed {
-            // A detached slot is not free either.
+            // A detached slot is not free either (nor a retired one gone
+            // with its block).
             assert_eq!(table.capacity(), fixed - retired - self.detached.len());
         }
+        self.watch.check(&self.table, &self.model, &self.issued);
     }
 
-    /// Inserts into a full fixed-capacity table: must fail, change nothing,
-    /// and (where the buffers are visible) reallocate nothing.
+    /// Inserts into a full table (a fixed capacity, or the key's index
+    /// space, used up): must fail, change nothing, and (where the buffers
+    /// are visible) reallocate nothing.
     fn insert_into_full(&mut self, value: u64) {
         let before = self.table.len();
         let buffers = self.table.buffers();
         let err = self.table.try_insert(value).unwrap_err();
         assert_eq!(self.table.buffers(), buffers, "a fixed table reallocated");
-        assert!(err.is_fixed_capacity());
-        assert!(!err.is_index_space());
-        assert_eq!(err.limit(), self.fixed);
+        if self.fixed.is_some() {
+            assert!(err.is_fixed_capacity());
+            assert!(!err.is_index_space());
+            assert_eq!(err.limit(), self.fixed);
+        } else {
+            assert!(err.is_index_space(), "{err}");
+            assert!(!err.is_fixed_capacity());
+            assert_eq!(err.limit(), Some(1 << C::Key::INDEX_BITS));
+        }
         assert_eq!(self.table.len(), before);
+        self.watch.refused(&self.table);
     }
 
-    /// The same next key from two tables that must issue identically.
-    fn assert_same_next_key(&mut self, copy: &mut C) {
+    /// Continues with `copy` in place of the table, made from it as `how`
+    /// says; returns the table it replaced.
+    fn replace(&mut self, copy: C, how: Copied) -> C {
+        let original = std::mem::replace(&mut self.table, copy);
+        self.watch.copied(&original, &self.table, how);
+        original
+    }
+
+    /// The same next key from the table and `other`, which must issue
+    /// identically.
+    fn assert_same_next_key(&mut self, mut other: C) {
         if self.full() {
-            assert!(copy.try_insert(0).is_err());
+            assert!(other.try_insert(0).is_err());
             return;
         }
         let a = self.table.insert(7);
-        let b = copy.insert(7);
+        let b = other.insert(7);
         assert_eq!(a, b, "a copy issues the same keys as its original");
         self.issue(a, 7);
     }
@@ -504,7 +658,7 @@ impl<C: ModelTable> Harness<C> {
         copy.check_invariants();
         assert!(*copy == self.table);
         assert!(copy.iter().eq(self.table.iter()), "the same order");
-        assert_eq!(copy.reuse(), self.table.reuse());
+        assert_eq!(copy.policy(), self.table.policy());
         assert_eq!(copy.retired_count(), self.table.retired_count());
         assert!(copy.capacity() >= copy.len());
         for &key in self.detached.keys() {
@@ -537,9 +691,11 @@ impl<C: ModelTable> Harness<C> {
         assert_eq!(self.table.remove(key), expected);
         if expected.is_some() {
             self.unorder(key);
+            self.watch.freed(&self.table, key);
         }
         assert_eq!(self.table.remove(key), None, "removed twice");
         self.table.check_position(key, &self.order);
+        self.watch.looked_up(&self.table, key, None);
     }
 
     fn assert_disjoint<const N: usize>(&mut self, keys: [C::Key; N]) {
@@ -709,10 +865,8 @@ impl<C: ModelTable> Harness<C> {
                 }
             }
             Op::Extend(values) => {
-                if let Some(fixed) = self.fixed {
-                    if self.table.len() + self.unusable() + values.len() > fixed {
-                        return;
-                    }
+                if !self.room_for(values.len()) {
+                    return;
                 }
                 let before = self.table.len();
                 self.table.extend_values(values.iter().copied());
@@ -726,9 +880,11 @@ impl<C: ModelTable> Harness<C> {
                         .collect();
                     let got: Vec<u64> = added.iter().map(|&(_, v)| v).collect();
                     assert_eq!(got, values);
-                    for (key, value) in added {
+                    for &(key, value) in &added {
                         self.record(key, value);
                     }
+                    let keys: Vec<C::Key> = added.iter().map(|&(k, _)| k).collect();
+                    self.watch.extended(&self.table, &values, &keys);
                     return;
                 }
                 let mut added: Vec<(C::Key, u64)> = self
@@ -739,15 +895,18 @@ impl<C: ModelTable> Harness<C> {
                     .collect();
                 assert_eq!(added.len(), values.len());
                 let mut got: Vec<u64> = added.iter().map(|&(_, v)| v).collect();
-                let mut want = values;
+                let mut want = values.clone();
                 got.sort_unstable();
                 want.sort_unstable();
                 assert_eq!(got, want);
-                // Issue order is not known; the keys only have to be fresh.
+                // Issue order is not known here (the watch may know it); the
+                // keys only have to be fresh.
+                let keys: Vec<C::Key> = added.iter().map(|&(k, _)| k).collect();
                 added.sort_by_key(|&(k, _)| k);
                 for (key, value) in added {
                     self.record(key, value);
                 }
+                self.watch.extended(&self.table, &values, &keys);
             }
             Op::Remove(src) => {
                 let Some(key) = self.pick(src) else { return };
@@ -779,6 +938,7 @@ impl<C: ModelTable> Harness<C> {
                 let [only] = self.table.get_disjoint_mut([key]).expect("live key");
                 assert_eq!(*only, value);
                 self.table.check_position(key, &self.order);
+                self.watch.looked_up(&self.table, key, Some(value));
             }
             Op::GetStale(pick) => {
                 let dead = self.dead_keys();
@@ -792,7 +952,11 @@ impl<C: ModelTable> Harness<C> {
                 assert!(self.table.get_disjoint_mut([key]).is_none());
                 assert_eq!(self.table.remove(key), None);
                 assert!(!self.table.keys().any(|k| k == key));
+                let table = &self.table;
+                let index = catch_unwind(AssertUnwindSafe(|| table[key]));
+                assert!(index.is_err(), "Index with the stale key {key:?}");
                 self.table.check_position(key, &self.order);
+                self.watch.looked_up(&self.table, key, None);
             }
             Op::GetForgedBits(bits) => {
                 if let Some(key) = C::Key::from_bits(bits) {
@@ -800,6 +964,8 @@ impl<C: ModelTable> Harness<C> {
                     assert_eq!(self.table.get(key), self.model.get(&key));
                     assert_eq!(self.table.contains_key(key), self.model.contains_key(&key));
                     self.table.check_position(key, &self.order);
+                    let value = self.model.get(&key).copied();
+                    self.watch.looked_up(&self.table, key, value);
                 }
             }
             Op::GetForgedParts(index, generation) => {
@@ -811,6 +977,8 @@ impl<C: ModelTable> Harness<C> {
                         self.model.get(&key).copied()
                     );
                     self.table.check_position(key, &self.order);
+                    let value = self.model.get(&key).copied();
+                    self.watch.looked_up(&self.table, key, value);
                 }
             }
             Op::GetMut(pick, value, via) => {
@@ -832,7 +1000,9 @@ impl<C: ModelTable> Harness<C> {
                 self.model.insert(key, value);
             }
             Op::Clear => {
+                let live = self.iteration_order();
                 self.table.clear();
+                self.watch.cleared(&self.table, &live);
                 self.model.clear();
                 self.order.clear();
                 assert!(self.table.is_empty());
@@ -863,6 +1033,11 @@ impl<C: ModelTable> Harness<C> {
                 // The survivors keep their order.
                 let model = &self.model;
                 self.order.retain(|k| model.contains_key(k));
+                for (key, _) in visited {
+                    if !self.model.contains_key(&key) {
+                        self.watch.freed(&self.table, key);
+                    }
+                }
             }
             Op::Drain(take) => {
                 let n = self.model.len();
@@ -873,25 +1048,32 @@ impl<C: ModelTable> Harness<C> {
                 assert_eq!(drain.len(), n - taken.len());
                 drop(drain);
                 assert_eq!(taken.as_slice(), &expected[..take.min(n)], "drain order");
+                // The values taken were removed one by one, then the rest
+                // by `clear`.
+                for &(key, _) in &taken {
+                    self.watch.freed(&self.table, key);
+                }
+                let rest: Vec<C::Key> = expected[taken.len()..].iter().map(|&(k, _)| k).collect();
+                self.watch.cleared(&self.table, &rest);
                 self.model.clear();
                 self.order.clear();
                 assert!(self.table.is_empty());
             }
             Op::Clone => {
-                let mut copy = self.table.clone();
+                let copy = self.table.clone();
                 self.assert_faithful_copy(&copy);
                 if self.fixed.is_some() {
                     assert_eq!(copy.capacity(), self.table.capacity());
                 }
                 self.assert_keeps_fixed_capacity(&copy);
-                self.assert_same_next_key(&mut copy);
-                self.table = copy;
+                let original = self.replace(copy, Copied::Clone);
+                self.assert_same_next_key(original);
             }
             Op::CloneFrom(junk, fixed_target) => {
                 let mut target = if fixed_target {
                     C::with_fixed_capacity(junk.len() + 3)
                 } else {
-                    C::with_reuse(Reuse::Fifo { min_free: 1 })
+                    C::other()
                 };
                 target.extend_values(junk);
                 let first = target
@@ -905,23 +1087,27 @@ impl<C: ModelTable> Harness<C> {
                     assert_eq!(target.capacity(), self.table.capacity());
                 }
                 self.assert_keeps_fixed_capacity(&target);
-                self.assert_same_next_key(&mut target);
-                self.table = target;
+                let original = self.replace(target, Copied::CloneFrom);
+                self.assert_same_next_key(original);
             }
             Op::SerdeRoundTrip => {
                 #[cfg(feature = "serde")]
                 {
                     let json = serde_json::to_string(&self.table).unwrap();
-                    let mut back: C = serde_json::from_str(&json).unwrap();
+                    let back: C = serde_json::from_str(&json).unwrap();
                     self.assert_faithful_copy(&back);
                     assert_eq!(serde_json::to_string(&back).unwrap(), json);
                     // The fixed capacity is not part of the serialized form
                     // (the copy is growable): the next key is a fresh one
                     // (`issue` checks it is new).
                     self.fixed = None;
-                    let key = back.insert(9);
-                    self.table = back;
-                    self.issue(key, 9);
+                    self.replace(back, Copied::Serde);
+                    if self.full() {
+                        self.insert_into_full(9);
+                    } else {
+                        let key = self.table.insert(9);
+                        self.issue(key, 9);
+                    }
                 }
             }
             Op::Disjoint2(srcs, dup) => {
@@ -950,23 +1136,29 @@ impl<C: ModelTable> Harness<C> {
                             assert_eq!(err.limit(), Some(fixed));
                         }
                     }
-                    None => result.unwrap(),
+                    None => {
+                        if let Err(err) = result {
+                            assert!(Self::exhaustible() && err.is_index_space(), "{err}");
+                        }
+                    }
                 }
                 if result.is_ok() {
                     assert!(self.table.capacity() >= self.table.len() + additional);
                 }
+                self.watch.reserved(&self.table, additional, result.is_ok());
             }
             Op::ShrinkToFit => {
                 let before = self.table.capacity();
-                self.table.shrink_to_fit();
+                self.table.shrink();
                 assert!(self.table.capacity() >= self.table.len());
                 if self.fixed.is_some() {
                     assert_eq!(self.table.capacity(), before);
                 }
+                self.watch.shrunk(&self.table);
             }
             Op::SetReuse(reuse) => {
                 self.table.set_reuse(reuse);
-                assert_eq!(self.table.reuse(), reuse);
+                assert_eq!(self.table.policy(), Some(reuse));
             }
             Op::TryInsertWithKey(value, fail) => {
                 if self.full() {
@@ -1044,15 +1236,64 @@ impl<C: ModelTable> Harness<C> {
                 for v in self.model.values_mut() {
                     *v += bump;
                 }
+                C::harness_op(self, r);
             }
         }
     }
 }
 
 /// The [`ModelTable`] methods `IdTable`, `LookupTable` and `PackedTable`
-/// spell alike, forwarded to them.
+/// spell alike, forwarded to them (with no [`Watch`]).
 #[macro_export]
 macro_rules! forward_model_table_methods {
+    () => {
+        type Config = handlekit::Reuse;
+        type Watch = ();
+        const SHRINKS: bool = true;
+        const DETACHES: bool = true;
+
+        fn make(reuse: handlekit::Reuse, fixed: Option<usize>) -> Self {
+            let mut table = match fixed {
+                Some(capacity) => Self::with_fixed_capacity(capacity),
+                None => Self::with_reuse(reuse),
+            };
+            table.set_reuse(reuse);
+            assert_eq!(table.reuse(), reuse);
+            table
+        }
+
+        fn other() -> Self {
+            Self::with_reuse(handlekit::Reuse::Fifo { min_free: 1 })
+        }
+
+        fn policy(&self) -> Option<handlekit::Reuse> {
+            Some(Self::reuse(self))
+        }
+
+        fn shrink(&mut self) {
+            Self::shrink_to_fit(self)
+        }
+
+        fn detach(&mut self, key: K) -> Option<u64> {
+            Self::detach(self, key)
+        }
+
+        fn reattach(&mut self, key: K, value: u64) {
+            Self::reattach(self, key, value)
+        }
+
+        fn is_detached(&self, key: K) -> bool {
+            Self::is_detached(self, key)
+        }
+
+        $crate::forward_model_iteration!();
+    };
+}
+
+/// The [`ModelTable`] methods that build and walk a table, which every
+/// container spells alike.
+#[macro_export]
+macro_rules! forward_model_iteration {
     () => {
         fn from_values(values: Vec<u64>) -> Self {
             Self::from_iter_values(values)
@@ -1086,10 +1327,10 @@ macro_rules! forward_model_table_methods {
     };
 }
 
-/// Runs `ops` on a table of type `C` made with `reuse` (and `fixed`
+/// Runs `ops` on a table of type `C` made with `config` (or a `fixed`
 /// capacity), checking it against the model after each.
-pub fn run<C: ModelTable>(reuse: Reuse, fixed: Option<usize>, ops: Vec<Op>) {
-    let mut harness = Harness::<C>::new(reuse, fixed);
+pub fn run<C: ModelTable>(config: C::Config, fixed: Option<usize>, ops: Vec<Op>) {
+    let mut harness = Harness::<C>::new(config, fixed);
     harness.check();
     for op in ops {
         harness.apply(op);
@@ -1097,22 +1338,25 @@ pub fn run<C: ModelTable>(reuse: Reuse, fixed: Option<usize>, ops: Vec<Op>) {
     }
 }
 
-/// Writes one proptest `#[test]` per line `name: Table type, reuse policy;`,
-/// each calling [`run`].
+/// Writes one proptest `#[test]` per line `name: Table type, config;`,
+/// each calling [`run`]: `config` is a strategy for the table's
+/// [`ModelTable::Config`] (`Just(Reuse::Lifo)`, block sizes).
 #[macro_export]
 macro_rules! model_suite_tests {
-    ($($name:ident: $table:ty, $reuse:expr;)*) => {
+    ($($name:ident: $table:ty, $config:expr;)*) => {
         proptest::proptest! {
             #![proptest_config($crate::common::model_suite::config())]
             $(
                 #[test]
                 fn $name(
-                    fixed in proptest::option::weighted(0.25, 0usize..24),
-                    ops in $crate::common::model_suite::ops(
-                        <$table as $crate::common::model_suite::ModelTable>::OWN_WEIGHT,
+                    config in $config,
+                    fixed in proptest::option::weighted(
+                        0.25,
+                        0usize..<$table as $crate::common::model_suite::ModelTable>::FIXED_BELOW,
                     ),
+                    ops in $crate::common::model_suite::ops::<$table>(),
                 ) {
-                    $crate::common::model_suite::run::<$table>($reuse, fixed, ops);
+                    $crate::common::model_suite::run::<$table>(config, fixed, ops);
                 }
             )*
         }

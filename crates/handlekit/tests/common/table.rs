@@ -53,6 +53,20 @@ pub trait Table<T: 'static>: Sized {
     fn insert(&mut self, value: T) -> Self::Key;
     fn try_insert(&mut self, value: T) -> Result<Self::Key, CapacityError>;
     fn insert_with_key(&mut self, make: impl FnOnce(Self::Key) -> T) -> Self::Key;
+    fn try_insert_with_key<E>(
+        &mut self,
+        make: impl FnOnce(Self::Key) -> Result<T, E>,
+    ) -> Result<Self::Key, E>;
+    fn with_fixed_capacity(capacity: usize) -> Self;
+    fn retired_count(&self) -> usize;
+    fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError>;
+    fn get_disjoint_mut<const N: usize>(&mut self, keys: [Self::Key; N]) -> Option<[&mut T; N]>;
+    /// # Safety
+    /// `key` is live.
+    unsafe fn get_unchecked(&self, key: Self::Key) -> &T;
+    /// # Safety
+    /// `key` is live.
+    unsafe fn get_unchecked_mut(&mut self, key: Self::Key) -> &mut T;
     fn remove(&mut self, key: Self::Key) -> Option<T>;
     fn get(&self, key: Self::Key) -> Option<&T>;
     fn get_mut(&mut self, key: Self::Key) -> Option<&mut T>;
@@ -95,6 +109,29 @@ macro_rules! forward_table_methods {
         }
         fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
             Self::insert_with_key(self, make)
+        }
+        fn try_insert_with_key<E>(&mut self, make: impl FnOnce(K) -> Result<T, E>) -> Result<K, E> {
+            Self::try_insert_with_key(self, make)
+        }
+        fn with_fixed_capacity(capacity: usize) -> Self {
+            Self::with_fixed_capacity(capacity)
+        }
+        fn retired_count(&self) -> usize {
+            Self::retired_count(self)
+        }
+        fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+            Self::try_reserve(self, additional)
+        }
+        fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut T; N]> {
+            Self::get_disjoint_mut(self, keys)
+        }
+        unsafe fn get_unchecked(&self, key: K) -> &T {
+            // SAFETY: the caller's guarantee.
+            unsafe { Self::get_unchecked(self, key) }
+        }
+        unsafe fn get_unchecked_mut(&mut self, key: K) -> &mut T {
+            // SAFETY: the caller's guarantee.
+            unsafe { Self::get_unchecked_mut(self, key) }
         }
         fn remove(&mut self, key: K) -> Option<T> {
             Self::remove(self, key)
@@ -213,26 +250,11 @@ impl_table!(
 );
 
 /// What `IdTable`, `LookupTable` and `PackedTable` add to [`Table`]: a
-/// reuse policy, a fixed capacity, retired slots, detached keys, disjoint
-/// borrows and the unchecked accessors.
+/// reuse policy, `shrink_to_fit` and detached keys.
 pub trait ReuseTable<T: 'static>: Table<T> {
     fn with_reuse(reuse: Reuse) -> Self;
-    fn with_fixed_capacity(capacity: usize) -> Self;
     fn reuse(&self) -> Reuse;
-    fn retired_count(&self) -> usize;
-    fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError>;
     fn shrink_to_fit(&mut self);
-    fn try_insert_with_key<E>(
-        &mut self,
-        make: impl FnOnce(Self::Key) -> Result<T, E>,
-    ) -> Result<Self::Key, E>;
-    fn get_disjoint_mut<const N: usize>(&mut self, keys: [Self::Key; N]) -> Option<[&mut T; N]>;
-    /// # Safety
-    /// `key` is live.
-    unsafe fn get_unchecked(&self, key: Self::Key) -> &T;
-    /// # Safety
-    /// `key` is live.
-    unsafe fn get_unchecked_mut(&mut self, key: Self::Key) -> &mut T;
     fn detach(&mut self, key: Self::Key) -> Option<T>;
     fn reattach(&mut self, key: Self::Key, value: T);
     fn is_detached(&self, key: Self::Key) -> bool;
@@ -244,34 +266,11 @@ macro_rules! forward_reuse_table_methods {
         fn with_reuse(reuse: Reuse) -> Self {
             Self::with_reuse(reuse)
         }
-        fn with_fixed_capacity(capacity: usize) -> Self {
-            Self::with_fixed_capacity(capacity)
-        }
         fn reuse(&self) -> Reuse {
             Self::reuse(self)
         }
-        fn retired_count(&self) -> usize {
-            Self::retired_count(self)
-        }
-        fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
-            Self::try_reserve(self, additional)
-        }
         fn shrink_to_fit(&mut self) {
             Self::shrink_to_fit(self)
-        }
-        fn try_insert_with_key<E>(&mut self, make: impl FnOnce(K) -> Result<T, E>) -> Result<K, E> {
-            Self::try_insert_with_key(self, make)
-        }
-        fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut T; N]> {
-            Self::get_disjoint_mut(self, keys)
-        }
-        unsafe fn get_unchecked(&self, key: K) -> &T {
-            // SAFETY: the caller's guarantee.
-            unsafe { Self::get_unchecked(self, key) }
-        }
-        unsafe fn get_unchecked_mut(&mut self, key: K) -> &mut T {
-            // SAFETY: the caller's guarantee.
-            unsafe { Self::get_unchecked_mut(self, key) }
         }
         fn detach(&mut self, key: K) -> Option<T> {
             Self::detach(self, key)
