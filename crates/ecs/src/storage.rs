@@ -295,7 +295,7 @@ impl BorrowFlag {
 }
 
 /// How a component type is stored; chosen once per type with
-/// [`World::register`]. Dense is the default.
+/// [`World::register`](crate::World::register). Dense is the default.
 ///
 /// ```
 /// use handlekit_ecs::{Storage, World};
