@@ -15,7 +15,8 @@
 //! (taking the flag exclusively, under the registry's lock). A query that
 //! meets a column borrowed exclusively by a group joins the group instead
 //! of panicking if, for every member that writes the column or that it
-//! would write, no live row holds every component the two require; the
+//! would write, no live row holds every component the two require and
+//! none that either excludes (`Without`); the
 //! flag stays exclusive until the last member is dropped, so no guard and
 //! no non-member query reaches the column meanwhile. Every other conflict
 //! panics as before.
@@ -39,13 +40,17 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use crate::access::{Access, InlineVec, NO_COLUMN};
 use crate::storage::Column;
 
-/// The component columns a query requires (`&T`, `&mut T`, `With<T>`), for
-/// the disjointness check. Not part of the public API.
+/// The component columns a query requires (`&T`, `&mut T`, `With<T>`) and
+/// those it excludes (`Without<T>`), for the disjointness check. Not part
+/// of the public API.
 #[doc(hidden)]
 #[derive(Debug, Default)]
 pub struct Required {
     /// The columns of the required types that have one.
     pub(crate) columns: InlineVec<usize, 8>,
+    /// The columns of the excluded types that have one (a type with none
+    /// excludes no row).
+    pub(crate) excluded: InlineVec<usize, 8>,
     /// A required type has no column: the query matches no row.
     pub(crate) nothing: bool,
 }

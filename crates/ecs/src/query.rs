@@ -597,6 +597,12 @@ unsafe impl<T: Component> Query for Without<T> {
     type Fetch = OptionFetch<T>;
     const BORROWS: usize = 0;
     fn access(_: &World, _: &mut Accesses) {}
+    fn required(world: &World, out: &mut Required) {
+        // A type with no column excludes no row.
+        if let Some(column) = world.column_index::<T>() {
+            out.excluded.push(column);
+        }
+    }
     fn fetch(world: &World) -> Option<Self::Fetch> {
         Some(OptionFetch(view_of::<T>(world)))
     }
@@ -934,20 +940,24 @@ fn acquire_query<Q: Query>(world: &World, accesses: &mut Accesses) -> Hold {
 }
 
 /// Whether no live row of `world` holds every component both `a` and `b`
-/// require. Stops at the first row that does.
+/// require and none that either excludes. Stops at the first row that
+/// does.
 fn disjoint(world: &World, a: &Required, b: &Required) -> bool {
     if a.nothing || b.nothing {
         return true;
     }
-    let mut columns: Vec<usize> = a
-        .columns
-        .as_slice()
-        .iter()
-        .chain(b.columns.as_slice())
-        .copied()
-        .collect();
-    columns.sort_unstable();
-    columns.dedup();
+    let sorted = |lists: [&[usize]; 2]| {
+        let mut columns: Vec<usize> = lists.concat();
+        columns.sort_unstable();
+        columns.dedup();
+        columns
+    };
+    let mut columns = sorted([a.columns.as_slice(), b.columns.as_slice()]);
+    let excluded = sorted([a.excluded.as_slice(), b.excluded.as_slice()]);
+    // A type one requires and the other excludes: no row matches both.
+    if columns.iter().any(|c| excluded.binary_search(c).is_ok()) {
+        return true;
+    }
     // The rarest type first: the test per row fails soonest.
     columns.sort_by_key(|&c| world.columns[c].storage.len());
     if columns
@@ -964,10 +974,8 @@ fn disjoint(world: &World, a: &Required, b: &Required) -> bool {
             let row = (first_word + w) * WORD + bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let entity = world.rows[row - front];
-            if columns
-                .iter()
-                .all(|&c| world.columns[c].storage.contains(entity, row))
-            {
+            let has = |&c: &usize| world.columns[c].storage.contains(entity, row);
+            if columns.iter().all(has) && !excluded.iter().any(has) {
                 return false;
             }
         }
@@ -2029,15 +2037,15 @@ impl World {
     /// **hecs's rule.** Two queries that would borrow one column
     /// incompatibly (both write it, or one writes it) coexist when no live
     /// entity holds every component both require (`&T`, `&mut T` and
-    /// `With<T>` terms): the second joins the first's exclusive borrow of
+    /// `With<T>` terms) and none that either excludes (`Without<T>`
+    /// terms): the second joins the first's exclusive borrow of
     /// the column, which is given back when the last of them is dropped.
     /// So `query::<(&mut Pos, With<Player>)>()` inside a loop over
     /// `query::<(&mut Pos, With<Enemy>)>()` works when no entity is both.
     /// Where hecs differs: only a query that writes the column, or that
     /// joins one that does, can be joined (a reader that came first holds
-    /// a plain shared borrow, and a writer after it panics), and
-    /// [`Without`] terms are not used to prove that no entity matches
-    /// both. Checking costs O(live rows × required types), once, when a
+    /// a plain shared borrow, and a writer after it panics). Checking
+    /// costs O(live rows × required types), once, when a
     /// conflict is met; a query that writes takes an uncontended lock of
     /// the world's registry of such groups when made and dropped.
     ///

@@ -172,11 +172,31 @@ fn sparse_and_unregistered_requirements() {
     let _b = world.query::<(&mut Name, With<Enemy>)>();
     // A type no entity has ever had: the query matches nothing.
     let _c = world.query::<(&mut Name, &u64)>();
-    // `Without` is not used to prove disjointness: refused.
+    // Disjoint from `_a` through `Without`, but "e" matches it and `_b`.
     assert!(catch_unwind(AssertUnwindSafe(
         || world.query::<(&mut Name, Without<Player>)>()
     ))
     .is_err());
+}
+
+#[test]
+fn without_proves_writers_disjoint() {
+    let (world, p, e) = players_and_enemies();
+    let mut not_enemies = world.query::<(&mut Name, Without<Enemy>)>();
+    let mut enemies = world.query::<(&mut Name, With<Enemy>)>();
+    for (name, ()) in not_enemies.iter() {
+        for (other, ()) in enemies.iter() {
+            other.0 = "enemy";
+        }
+        name.0 = "not an enemy";
+    }
+    drop((not_enemies, enemies));
+    assert_eq!(*world.get::<Name>(p).unwrap(), Name("not an enemy"));
+    assert_eq!(*world.get::<Name>(e).unwrap(), Name("enemy"));
+    // A type no entity has: `Without` of it excludes nothing.
+    let _all_but_u64 = world.query::<(&mut Name, Without<u64>)>();
+    let message = panic_message(|| world.query::<(&mut Name, With<Player>)>());
+    assert!(message.contains("Name"), "{message}");
 }
 
 #[test]
@@ -264,13 +284,14 @@ proptest! {
     })]
 
     /// Two writers of `u32`, each requiring a random set of three marker
-    /// types, over a random world: they coexist exactly when no live entity
-    /// has every marker of both, and then each writes its own entities.
+    /// types and excluding at most one, over a random world: they coexist
+    /// exactly when no live entity matches both, and then each writes its
+    /// own entities.
     #[test]
     fn coexist_exactly_when_no_entity_matches_both(
         entities in proptest::collection::vec((0..8u8, any::<bool>()), 1..if cfg!(miri) { 12 } else { 80 }),
-        first in 0..8u8,
-        second in 0..8u8,
+        first in (0..8u8, 0..4usize),
+        second in (0..8u8, 0..4usize),
     ) {
         let mut world = World::new();
         let mut masks = Vec::new();
@@ -281,15 +302,19 @@ proptest! {
             if mask & 4 != 0 { world.insert_one(e, 0u64).unwrap(); }
             if dead { world.despawn(e).unwrap(); } else { masks.push(mask); }
         }
-        let both = first | second;
-        let overlap = masks.iter().any(|&m| m & both == both);
+        // The marker bit each exclusion choice names (0: none).
+        const EXCLUDED: [u8; 4] = [0, 1, 2, 4];
+        let matches = |m: u8, (required, excluded): (u8, usize)| {
+            m & required == required && m & EXCLUDED[excluded] == 0
+        };
+        let overlap = masks.iter().any(|&m| matches(m, first) && matches(m, second));
         let expected: usize = [first, second]
             .iter()
-            .map(|&q| masks.iter().filter(|&&m| m & q == q).count())
+            .map(|&q| masks.iter().filter(|&&m| matches(m, q)).count())
             .sum();
         let result = catch_unwind(AssertUnwindSafe(|| {
-            let mut a = with_mask(&world, first);
-            let mut b = with_mask(&world, second);
+            let mut a = writer(&world, first);
+            let mut b = writer(&world, second);
             // Both hold their borrows throughout.
             a.bump() + b.bump()
         }));
@@ -302,17 +327,28 @@ proptest! {
     }
 }
 
-/// A writer of `u32` requiring the markers of `mask`.
-fn with_mask(world: &World, mask: u8) -> Box<dyn Writer + '_> {
+/// A writer of `u32` requiring the markers of `required` and excluding
+/// the one `excluded` names (0: none, then `u8`, `u16`, `u64`).
+fn writer(world: &World, (required, excluded): (u8, usize)) -> Box<dyn Writer + '_> {
+    match excluded {
+        0 => with_mask::<()>(world, required),
+        1 => with_mask::<Without<u8>>(world, required),
+        2 => with_mask::<Without<u16>>(world, required),
+        _ => with_mask::<Without<u64>>(world, required),
+    }
+}
+
+/// A writer of `u32` requiring the markers of `mask`, with the filter `X`.
+fn with_mask<X: handlekit_ecs::Query + 'static>(world: &World, mask: u8) -> Box<dyn Writer + '_> {
     match mask {
-        0 => Box::new(world.query::<(&mut u32, ())>()),
-        1 => Box::new(world.query::<(&mut u32, With<u8>)>()),
-        2 => Box::new(world.query::<(&mut u32, With<u16>)>()),
-        3 => Box::new(world.query::<(&mut u32, (With<u8>, With<u16>))>()),
-        4 => Box::new(world.query::<(&mut u32, With<u64>)>()),
-        5 => Box::new(world.query::<(&mut u32, (With<u8>, With<u64>))>()),
-        6 => Box::new(world.query::<(&mut u32, (With<u16>, With<u64>))>()),
-        _ => Box::new(world.query::<(&mut u32, (With<u8>, With<u16>, With<u64>))>()),
+        0 => Box::new(world.query::<(&mut u32, (), X)>()),
+        1 => Box::new(world.query::<(&mut u32, With<u8>, X)>()),
+        2 => Box::new(world.query::<(&mut u32, With<u16>, X)>()),
+        3 => Box::new(world.query::<(&mut u32, (With<u8>, With<u16>), X)>()),
+        4 => Box::new(world.query::<(&mut u32, With<u64>, X)>()),
+        5 => Box::new(world.query::<(&mut u32, (With<u8>, With<u64>), X)>()),
+        6 => Box::new(world.query::<(&mut u32, (With<u16>, With<u64>), X)>()),
+        _ => Box::new(world.query::<(&mut u32, (With<u8>, With<u16>, With<u64>), X)>()),
     }
 }
 
@@ -322,10 +358,12 @@ trait Writer {
     fn bump(&mut self) -> usize;
 }
 
-impl<W: handlekit_ecs::Query> Writer for handlekit_ecs::QueryBorrow<'_, (&mut u32, W)> {
+impl<W: handlekit_ecs::Query, X: handlekit_ecs::Query> Writer
+    for handlekit_ecs::QueryBorrow<'_, (&mut u32, W, X)>
+{
     fn bump(&mut self) -> usize {
         let mut n = 0;
-        for (x, _) in self.iter() {
+        for (x, _, _) in self.iter() {
             *x += 1;
             n += 1;
         }

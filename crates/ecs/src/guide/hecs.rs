@@ -228,10 +228,10 @@
 //! on a `&mut World`. hecs tracks a borrow per archetype column; here there
 //! is one flag per component type. Two [`World::query`]s that would write
 //! one component type coexist when no live entity can match both (hecs's
-//! rule): they share the column's exclusive flag. Two differences remain:
+//! rule; `With` and `Without` terms count, as an archetype's types do in
+//! hecs): they share the column's exclusive flag. One difference remains:
 //! a query that only reads, made first, holds a plain shared borrow, so a
-//! writer made after it panics even when the two are disjoint; and
-//! `Without` terms are not used to prove two queries disjoint. A conflict
+//! writer made after it panics even when the two are disjoint. A conflict
 //! panics with a message naming the type, never undefined behaviour.
 //!
 //! ## Storage

@@ -16,6 +16,7 @@ use std::marker::PhantomData;
 use std::ops::Range;
 
 use super::{check_conflicts, Access, Accesses, Query, With, Without};
+use crate::access::InlineVec;
 use crate::groups::Required;
 use crate::storage::{bit, WORD};
 use crate::world::World;
@@ -212,27 +213,31 @@ unsafe impl<L: Query, R: Query> Query for FirstOf<L, R> {
         merge(out, start, right.as_slice());
     }
     fn required(world: &World, out: &mut Required) {
-        // The columns both sides require (a side that matches no row
-        // leaves the other's).
+        // The columns both sides require, and those both exclude (a side
+        // that matches no row leaves the other's): a row either side
+        // matches holds the first and none of the second.
         let mut left = Required::default();
         L::required(world, &mut left);
         let mut right = Required::default();
         R::required(world, &mut right);
+        let both = |a: &InlineVec<usize, 8>, b: &InlineVec<usize, 8>| {
+            let b = b.as_slice();
+            a.as_slice()
+                .iter()
+                .copied()
+                .filter(|c| b.contains(c))
+                .collect::<Vec<_>>()
+        };
         if left.nothing && right.nothing {
             out.nothing = true;
-        } else if left.nothing {
-            out.columns.extend(right.columns.as_slice().iter().copied());
-        } else if right.nothing {
-            out.columns.extend(left.columns.as_slice().iter().copied());
+        } else if left.nothing || right.nothing {
+            let side = if left.nothing { &right } else { &left };
+            out.columns.extend(side.columns.as_slice().iter().copied());
+            out.excluded
+                .extend(side.excluded.as_slice().iter().copied());
         } else {
-            let right = right.columns.as_slice();
-            out.columns.extend(
-                left.columns
-                    .as_slice()
-                    .iter()
-                    .copied()
-                    .filter(|c| right.contains(c)),
-            );
+            out.columns.extend(both(&left.columns, &right.columns));
+            out.excluded.extend(both(&left.excluded, &right.excluded));
         }
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
