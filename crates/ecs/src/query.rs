@@ -750,22 +750,14 @@ unsafe impl<L: Query, R: Query> Query for Or<L, R> {
         R::access(world, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
-        match (L::fetch(world), R::fetch(world)) {
-            (None, None) => None,
-            both => Some(both),
-        }
+        either_fetch::<L, R>(world)
     }
     #[inline]
     unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
-        let left = fetch.0.as_ref().map_or(0, |f| {
-            // SAFETY: forwarded.
-            unsafe { L::mask(f, word, candidates) }
-        });
-        let right = fetch.1.as_ref().map_or(0, |f| {
-            // SAFETY: forwarded.
-            unsafe { R::mask(f, word, candidates) }
-        });
-        left | right
+        // SAFETY: forwarded.
+        unsafe {
+            side_mask::<L>(&fetch.0, word, candidates) | side_mask::<R>(&fetch.1, word, candidates)
+        }
     }
     fn all_dense(_: &Self::Fetch) -> bool {
         // Runs of one row: `word` does not resolve columns for a run.
@@ -793,6 +785,36 @@ unsafe impl<L: Query, R: Query> Query for Or<L, R> {
         // SAFETY: forwarded (`i == 0`: `all_dense` is false).
         unsafe { Self::get(fetch, base + i) }
     }
+}
+
+/// The fetch of two alternatives: each side's, if it can match a row.
+pub(crate) type EitherFetch<L, R> = (Option<<L as Query>::Fetch>, Option<<R as Query>::Fetch>);
+
+/// The fetches of two alternatives (`Or`, a derived enum's variants), or
+/// `None` if neither side can match a row.
+pub(crate) fn either_fetch<L: Query, R: Query>(world: &World) -> Option<EitherFetch<L, R>> {
+    match (L::fetch(world), R::fetch(world)) {
+        (None, None) => None,
+        both => Some(both),
+    }
+}
+
+/// [`Query::mask`] of one side of an alternative: no row for a side that
+/// cannot match.
+///
+/// # Safety
+///
+/// As [`Query::mask`].
+#[inline]
+pub(crate) unsafe fn side_mask<Q: Query>(
+    fetch: &Option<Q::Fetch>,
+    word: usize,
+    candidates: u64,
+) -> u64 {
+    fetch.as_ref().map_or(0, |f| {
+        // SAFETY: the caller's contract.
+        unsafe { Q::mask(f, word, candidates) }
+    })
 }
 
 macro_rules! query_tuple {

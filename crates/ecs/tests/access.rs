@@ -8,21 +8,15 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use handlekit_ecs::{ComponentError, Entity, Or, Order, Ref, RefMut, Storage, With, World};
 use proptest::prelude::*;
 
+mod common;
+use common::panic_message;
+
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct A(u32);
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct B(u64);
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct S(i16); // registered sparse
-
-fn panic_message<R>(f: impl FnOnce() -> R) -> String {
-    let payload = catch_unwind(AssertUnwindSafe(f)).err().expect("it panics");
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
-}
 
 fn world_of_three() -> (World, [Entity; 3]) {
     let mut world = World::new();

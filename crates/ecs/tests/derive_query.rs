@@ -10,10 +10,11 @@
 //! compile errors are checked by `derive_ui.rs`.)
 #![cfg(feature = "macros")]
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use handlekit_ecs::{Component, ComponentError, Entity, Or, Query, Storage, With, Without, World};
 use proptest::prelude::*;
+
+mod common;
+use common::panic_of;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(i32);
@@ -366,15 +367,6 @@ fn batches() {
         .map(|b| b.count())
         .collect();
     assert_eq!(sizes, [4, 4, 2]);
-}
-
-/// The panic message of `f`, if it panics.
-fn panic_of(f: impl FnOnce()) -> Option<String> {
-    let payload = catch_unwind(AssertUnwindSafe(f)).err()?;
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
 }
 
 #[derive(Query)]

@@ -6,19 +6,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use handlekit_ecs::{Entity, Storage, With, Without, World};
 use proptest::prelude::*;
 
+mod common;
+use common::panic_message;
+
 #[derive(Debug, PartialEq)]
 struct Name(&'static str);
 struct Player;
 struct Enemy;
-
-fn panic_message<R>(f: impl FnOnce() -> R) -> String {
-    let payload = catch_unwind(AssertUnwindSafe(f)).err().expect("it panics");
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
-}
 
 fn players_and_enemies() -> (World, Entity, Entity) {
     let mut world = World::new();

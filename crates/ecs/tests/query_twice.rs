@@ -3,18 +3,10 @@
 //! (issue 33): `World::new().query_mut::<(&mut u16, &u16)>()` used to give
 //! an empty query.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use handlekit_ecs::{Query, World};
 
-/// The panic message of `f`, if it panics.
-fn panic_of(f: impl FnOnce()) -> Option<String> {
-    let payload = catch_unwind(AssertUnwindSafe(f)).err()?;
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-}
+mod common;
+use common::panic_of;
 
 /// The panics of `query` and `query_mut` of `Q` on a world without a
 /// column of `u16` and on one with it.

@@ -15,7 +15,7 @@
 use std::marker::PhantomData;
 use std::ops::Range;
 
-use super::{check_conflicts, Access, Accesses, Query, With, Without};
+use super::{check_conflicts, either_fetch, side_mask, Access, Accesses, Query, With, Without};
 use crate::access::InlineVec;
 use crate::groups::Required;
 use crate::storage::{bit, WORD};
@@ -241,25 +241,17 @@ unsafe impl<L: Query, R: Query> Query for FirstOf<L, R> {
         }
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
-        match (L::fetch(world), R::fetch(world)) {
-            (None, None) => None,
-            both => Some(both),
-        }
+        either_fetch::<L, R>(world)
     }
     #[inline]
     unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
-        let left = fetch.0.as_ref().map_or(0, |f| {
-            // SAFETY: forwarded.
-            unsafe { L::mask(f, word, candidates) }
-        });
+        // SAFETY: forwarded.
+        let left = unsafe { side_mask::<L>(&fetch.0, word, candidates) };
         if left == candidates {
             return left;
         }
-        let right = fetch.1.as_ref().map_or(0, |f| {
-            // SAFETY: forwarded.
-            unsafe { R::mask(f, word, candidates & !left) }
-        });
-        left | right
+        // SAFETY: forwarded.
+        left | unsafe { side_mask::<R>(&fetch.1, word, candidates & !left) }
     }
     fn all_dense(_: &Self::Fetch) -> bool {
         // Runs of one row: `word` does not resolve columns for a run.
