@@ -90,9 +90,6 @@ pub struct Access {
     pub(crate) ty: TypeId,
     pub(crate) name: &'static str,
     pub(crate) exclusive: bool,
-    /// Held through a group (see `groups.rs`): the query's drop leaves the
-    /// flag to the group.
-    pub(crate) grouped: bool,
 }
 
 impl Default for Access {
@@ -102,7 +99,6 @@ impl Default for Access {
             ty: TypeId::of::<()>(),
             name: "",
             exclusive: false,
-            grouped: false,
         }
     }
 }
@@ -161,10 +157,10 @@ pub(crate) fn try_acquire(columns: &[Column], accesses: &[Access]) -> Result<(),
     Ok(())
 }
 
-/// Gives back the borrows of `accesses` that are not held through a group.
+/// Gives back the borrows of `accesses` (taken by `acquire`).
 pub(crate) fn release(columns: &[Column], accesses: &[Access]) {
     for access in accesses {
-        if access.column == NO_COLUMN || access.grouped {
+        if access.column == NO_COLUMN {
             continue;
         }
         let flag = &columns[access.column].flag;

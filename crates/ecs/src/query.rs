@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use std::ptr::NonNull;
 
-use crate::access::{acquire, borrow_conflict, release, try_acquire, Access, Accesses, NO_COLUMN};
+use crate::access::{acquire, borrow_conflict, release, Access, Accesses, NO_COLUMN};
 use crate::groups::{Hold, Required};
 use crate::storage::{bit, RowsView, View, WORD};
 use crate::world::{Component, World};
@@ -229,7 +229,6 @@ fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Accesses) {
         ty: TypeId::of::<T>(),
         name: std::any::type_name::<T>(),
         exclusive,
-        grouped: false,
     });
 }
 
@@ -936,15 +935,13 @@ fn check_conflicts(list: &[Access]) {
     }
 }
 
-/// The borrows of a [`World::query`]: plain flags when it writes nothing
-/// and meets no conflict; otherwise through the groups of `groups.rs`
-/// (hecs's rule). Returns the query's group membership, or panics naming
-/// the type that conflicts.
+/// The borrows of a [`World::query`], taken and registered through the
+/// world's registry (`groups.rs`, hecs's rule). Returns the query's
+/// registration, or panics naming the type that conflicts.
 #[track_caller]
-fn acquire_query<Q: Query>(world: &World, accesses: &mut Accesses) -> Hold {
-    let list = accesses.as_mut_slice();
-    let writes = list.iter().any(|a| a.exclusive && a.column != NO_COLUMN);
-    if !writes && try_acquire(&world.columns, list).is_ok() {
+fn acquire_query<Q: Query>(world: &World, accesses: &Accesses) -> Hold {
+    let list = accesses.as_slice();
+    if list.iter().all(|a| a.column == NO_COLUMN) {
         return None;
     }
     let required = || {
@@ -1020,16 +1017,15 @@ fn disjoint(world: &World, a: &Required, b: &Required) -> bool {
 /// ```
 pub struct QueryBorrow<'w, Q: Query> {
     world: &'w World,
-    /// The borrows: plain flags, or (`grouped`) held through `hold`.
-    accesses: Accesses,
     fetch: Option<Q::Fetch>,
-    /// The query's membership in the groups of its columns, if any.
+    /// The query's registration (every column borrow it holds, plain or
+    /// through a group), if it borrows a column.
     hold: Hold,
 }
 
 impl<Q: Query> Drop for QueryBorrow<'_, Q> {
     fn drop(&mut self) {
-        release(&self.world.columns, self.accesses.as_slice());
+        // Every column borrow of a `World::query` is registered.
         if let Some(id) = self.hold {
             self.world.groups.release(&self.world.columns, id);
         }
@@ -2060,16 +2056,17 @@ impl World {
     /// incompatibly (both write it, or one writes it) coexist when no live
     /// entity holds every component both require (`&T`, `&mut T` and
     /// `With<T>` terms) and none that either excludes (`Without<T>`
-    /// terms): the second joins the first's exclusive borrow of
-    /// the column, which is given back when the last of them is dropped.
-    /// So `query::<(&mut Pos, With<Player>)>()` inside a loop over
-    /// `query::<(&mut Pos, With<Enemy>)>()` works when no entity is both.
-    /// Where hecs differs: only a query that writes the column, or that
-    /// joins one that does, can be joined (a reader that came first holds
-    /// a plain shared borrow, and a writer after it panics). Checking
-    /// costs O(live rows × required types), once, when a
-    /// conflict is met; a query that writes takes an uncontended lock of
-    /// the world's registry of such groups when made and dropped.
+    /// terms): the second joins the first's borrow of the column (a writer
+    /// after readers turns their shared borrows into one exclusive borrow
+    /// for all of them), which is given back when the last of them is
+    /// dropped. So `query::<(&mut Pos, With<Player>)>()` inside a loop
+    /// over `query::<(&mut Pos, With<Enemy>)>()` (or over
+    /// `query::<(&Pos, With<Enemy>)>()`) works when no entity is both. A
+    /// guard ([`World::get`], [`World::column`]) or a [`QueryOne`] is
+    /// never joined. Checking costs O(live rows × required types), once,
+    /// when a conflict is met; a query that borrows a column takes an
+    /// uncontended lock of the world's registry of queries when made and
+    /// dropped.
     ///
     /// # Panics
     ///
@@ -2100,11 +2097,10 @@ impl World {
     /// ```
     #[track_caller]
     pub fn query<Q: Query>(&self) -> QueryBorrow<'_, Q> {
-        let mut accesses = accesses::<Q>(self);
-        let hold = acquire_query::<Q>(self, &mut accesses);
+        let accesses = accesses::<Q>(self);
+        let hold = acquire_query::<Q>(self, &accesses);
         QueryBorrow {
             world: self,
-            accesses,
             fetch: Q::fetch(self),
             hold,
         }

@@ -282,6 +282,32 @@ impl BorrowFlag {
             .is_ok()
     }
 
+    /// Turns exactly `readers` shared borrows into the exclusive borrow,
+    /// which then stands for them (hecs's rule: a writer joining the
+    /// registered readers of a column, `groups.rs`), or returns `false` if
+    /// the count is any other (a guard holds or is taking a borrow).
+    pub(crate) fn try_shared_to_exclusive(&self, readers: usize) -> bool {
+        self.0
+            .compare_exchange(
+                readers as isize,
+                EXCLUSIVE,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            )
+            .is_ok()
+    }
+
+    /// Undoes [`try_shared_to_exclusive`](Self::try_shared_to_exclusive):
+    /// the exclusive borrow becomes `readers` shared ones again.
+    pub(crate) fn exclusive_to_shared(&self, readers: usize) {
+        // `EXCLUSIVE` plus any passing counts, plus `EXCLUSIVE + readers`,
+        // wraps round to those counts plus `readers`.
+        let before = self
+            .0
+            .fetch_add(EXCLUSIVE.wrapping_add(readers as isize), Ordering::Release);
+        debug_assert!(before < 0, "turned back a flag that was not exclusive");
+    }
+
     /// Gives back the exclusive borrow.
     pub(crate) fn release_exclusive(&self) {
         // Adding `isize::MIN` wraps `EXCLUSIVE` plus any passing counts

@@ -7,7 +7,7 @@ use handlekit_ecs::{Entity, Storage, With, Without, World};
 use proptest::prelude::*;
 
 mod common;
-use common::panic_message;
+use common::{panic_message, panic_of};
 
 #[derive(Debug, PartialEq)]
 struct Name(&'static str);
@@ -124,14 +124,65 @@ fn a_refused_query_gives_back_what_it_took() {
 }
 
 #[test]
-fn reader_first_then_disjoint_writer_panics_unlike_hecs() {
-    // A query that only reads takes plain shared borrows and joins no
-    // group: a later writer of that column panics even when disjoint (a
-    // difference from hecs, documented in `groups.rs`).
-    let (world, _, _) = players_and_enemies();
-    let _readers = world.query::<(&Name, With<Player>)>();
+fn a_writer_joins_disjoint_readers_that_came_first() {
+    let (world, p, e) = players_and_enemies();
+    let mut players = world.query::<(&Name, With<Player>)>();
+    let mut more_players = world.query::<(&Name, &u32, Without<Enemy>)>();
+    let mut enemies = world.query::<(&mut Name, With<Enemy>)>();
+    let mut seen = Vec::new();
+    for (name, ()) in players.iter() {
+        for (other, ()) in enemies.iter() {
+            other.0 = "enemy";
+        }
+        seen.push(name.0);
+    }
+    assert_eq!(seen, ["p"]);
+    assert_eq!(more_players.iter().count(), 1);
+    // While the group holds the flag, guards and overlapping queries are
+    // refused; a disjoint reader still joins.
+    assert!(panic_of(|| world.get::<Name>(p).map(|_| ())).is_some());
+    let message = panic_message(|| world.query::<&Name>());
+    assert!(message.contains("Name"), "{message}");
+    let mut late_player = world.query::<(&Name, With<Player>)>();
+    assert_eq!(late_player.iter().count(), 1);
+    drop((players, enemies, more_players, late_player));
+    // Every borrow given back: a writer of the whole column gets it.
+    let mut all = world.query::<&mut Name>();
+    assert_eq!(all.iter().count(), 2);
+    drop(all);
+    assert_eq!(*world.get::<Name>(e).unwrap(), Name("enemy"));
+}
+
+#[test]
+fn a_writer_never_joins_readers_it_overlaps_or_a_guard() {
+    let (world, p, _) = players_and_enemies();
+    let readers = world.query::<(&Name, &u32)>();
+    // "e" matches both: refused, and the readers keep their borrow.
     let message = panic_message(|| world.query::<(&mut Name, With<Enemy>)>());
     assert!(message.contains("Name"), "{message}");
+    assert_eq!(*world.get::<Name>(p).unwrap(), Name("p"));
+    drop(readers);
+    // A guard's shared borrow is not a registered reader's: refused.
+    let _players = world.query::<(&Name, With<Player>)>();
+    let guard = world.get::<Name>(p).unwrap();
+    let message = panic_message(|| world.query::<(&mut Name, With<Enemy>)>());
+    assert!(message.contains("Name"), "{message}");
+    drop(guard);
+    let _enemies = world.query::<(&mut Name, With<Enemy>)>();
+}
+
+#[test]
+fn a_refused_writer_gives_the_readers_their_flag_back() {
+    let (world, p, e) = players_and_enemies();
+    let players = world.query::<(&Name, With<Player>)>();
+    let guard = world.get::<u32>(e).unwrap();
+    // `Name` turns to the readers' group, then `u32` is held by a guard:
+    // refused, and `Name` is the readers' shared borrow again.
+    let message = panic_message(|| world.query::<(&mut Name, &mut u32, With<Enemy>)>());
+    assert!(message.contains("u32"), "{message}");
+    assert_eq!(*world.get::<Name>(p).unwrap(), Name("p"));
+    drop((players, guard));
+    let _all = world.query::<(&mut Name, &mut u32)>();
 }
 
 #[test]
@@ -286,6 +337,7 @@ proptest! {
         entities in proptest::collection::vec((0..8u8, any::<bool>()), 1..if cfg!(miri) { 12 } else { 80 }),
         first in (0..8u8, 0..4usize),
         second in (0..8u8, 0..4usize),
+        first_reads in any::<bool>(),
     ) {
         let mut world = World::new();
         let mut masks = Vec::new();
@@ -307,7 +359,9 @@ proptest! {
             .map(|&q| masks.iter().filter(|&&m| matches(m, q)).count())
             .sum();
         let result = catch_unwind(AssertUnwindSafe(|| {
-            let mut a = writer(&world, first);
+            // The first only reads, or writes too: a writer joins readers
+            // that came first as it joins writers.
+            let mut a = if first_reads { reader(&world, first) } else { writer(&world, first) };
             let mut b = writer(&world, second);
             // Both hold their borrows throughout.
             a.bump() + b.bump()
@@ -323,26 +377,42 @@ proptest! {
 
 /// A writer of `u32` requiring the markers of `required` and excluding
 /// the one `excluded` names (0: none, then `u8`, `u16`, `u64`).
-fn writer(world: &World, (required, excluded): (u8, usize)) -> Box<dyn Writer + '_> {
+fn writer(world: &World, query: (u8, usize)) -> Box<dyn Writer + '_> {
+    by_exclusion::<&'static mut u32>(world, query)
+}
+
+/// As [`writer`], a query that reads the `u32`s.
+fn reader(world: &World, query: (u8, usize)) -> Box<dyn Writer + '_> {
+    by_exclusion::<&'static u32>(world, query)
+}
+
+fn by_exclusion<U: Touch>(
+    world: &World,
+    (required, excluded): (u8, usize),
+) -> Box<dyn Writer + '_> {
     match excluded {
-        0 => with_mask::<()>(world, required),
-        1 => with_mask::<Without<u8>>(world, required),
-        2 => with_mask::<Without<u16>>(world, required),
-        _ => with_mask::<Without<u64>>(world, required),
+        0 => with_mask::<U, ()>(world, required),
+        1 => with_mask::<U, Without<u8>>(world, required),
+        2 => with_mask::<U, Without<u16>>(world, required),
+        _ => with_mask::<U, Without<u64>>(world, required),
     }
 }
 
-/// A writer of `u32` requiring the markers of `mask`, with the filter `X`.
-fn with_mask<X: handlekit_ecs::Query + 'static>(world: &World, mask: u8) -> Box<dyn Writer + '_> {
+/// A query of `U` (`&u32` or `&mut u32`) requiring the markers of `mask`,
+/// with the filter `X`.
+fn with_mask<U: Touch, X: handlekit_ecs::Query + 'static>(
+    world: &World,
+    mask: u8,
+) -> Box<dyn Writer + '_> {
     match mask {
-        0 => Box::new(world.query::<(&mut u32, (), X)>()),
-        1 => Box::new(world.query::<(&mut u32, With<u8>, X)>()),
-        2 => Box::new(world.query::<(&mut u32, With<u16>, X)>()),
-        3 => Box::new(world.query::<(&mut u32, (With<u8>, With<u16>), X)>()),
-        4 => Box::new(world.query::<(&mut u32, With<u64>, X)>()),
-        5 => Box::new(world.query::<(&mut u32, (With<u8>, With<u64>), X)>()),
-        6 => Box::new(world.query::<(&mut u32, (With<u16>, With<u64>), X)>()),
-        _ => Box::new(world.query::<(&mut u32, (With<u8>, With<u16>, With<u64>), X)>()),
+        0 => Box::new(world.query::<(U, (), X)>()),
+        1 => Box::new(world.query::<(U, With<u8>, X)>()),
+        2 => Box::new(world.query::<(U, With<u16>, X)>()),
+        3 => Box::new(world.query::<(U, (With<u8>, With<u16>), X)>()),
+        4 => Box::new(world.query::<(U, With<u64>, X)>()),
+        5 => Box::new(world.query::<(U, (With<u8>, With<u64>), X)>()),
+        6 => Box::new(world.query::<(U, (With<u16>, With<u64>), X)>()),
+        _ => Box::new(world.query::<(U, (With<u8>, With<u16>, With<u64>), X)>()),
     }
 }
 
@@ -352,13 +422,28 @@ trait Writer {
     fn bump(&mut self) -> usize;
 }
 
-impl<W: handlekit_ecs::Query, X: handlekit_ecs::Query> Writer
-    for handlekit_ecs::QueryBorrow<'_, (&mut u32, W, X)>
+/// What a query of the test does with each `u32` it yields.
+trait Touch: handlekit_ecs::Query + 'static {
+    fn touch(item: Self::Item<'_>);
+}
+
+impl Touch for &'static mut u32 {
+    fn touch(item: &mut u32) {
+        *item += 1;
+    }
+}
+
+impl Touch for &'static u32 {
+    fn touch(_: &u32) {}
+}
+
+impl<U: Touch, W: handlekit_ecs::Query, X: handlekit_ecs::Query> Writer
+    for handlekit_ecs::QueryBorrow<'_, (U, W, X)>
 {
     fn bump(&mut self) -> usize {
         let mut n = 0;
         for (x, _, _) in self.iter() {
-            *x += 1;
+            U::touch(x);
             n += 1;
         }
         n

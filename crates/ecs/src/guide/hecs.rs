@@ -229,10 +229,11 @@
 //! is one flag per component type. Two [`World::query`]s that would write
 //! one component type coexist when no live entity can match both (hecs's
 //! rule; `With` and `Without` terms count, as an archetype's types do in
-//! hecs): they share the column's exclusive flag. One difference remains:
-//! a query that only reads, made first, holds a plain shared borrow, so a
-//! writer made after it panics even when the two are disjoint. A conflict
-//! panics with a message naming the type, never undefined behaviour.
+//! hecs), in either order: a writer made after disjoint readers joins them.
+//! They share the column's flag, held exclusively for all of them, so a
+//! guard ([`World::get`]) on that column panics while they live, where hecs
+//! checks a guard against its entity's archetype only. A conflict panics
+//! with a message naming the type, never undefined behaviour.
 //!
 //! ## Storage
 //!
