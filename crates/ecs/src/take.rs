@@ -115,13 +115,17 @@ impl World {
             if !column.storage.contains(entity, row) {
                 continue;
             }
-            // SAFETY: `meta` describes the column's type (invariant of
-            // `metas`), so the room `push_with` gives is aligned and large
-            // enough for the value `take_raw` writes, which the builder
-            // owns from then on.
-            unsafe {
-                components.push_taken(meta, |dst| column.storage.take_raw(entity, row, dst));
-            }
+            let storage = &mut column.storage;
+            let take = |dst: *mut u8| {
+                // SAFETY: `dst` is the room `push_taken` made from `meta`,
+                // which describes the column's type (invariant of `metas`):
+                // aligned and large enough for the value written.
+                unsafe { storage.take_raw(entity, row, dst) }
+            };
+            // SAFETY: `meta` describes the column's type, and `take` writes
+            // a value of it (or nothing, saying so), which the builder owns
+            // from then on.
+            unsafe { components.push_taken(meta, take) };
         }
         // Nothing is left on the entity, so no `Drop` runs here.
         self.despawn(entity)?;

@@ -1076,6 +1076,12 @@ impl World {
             }
         }
         assert_eq!(live, self.len(), "live rows");
+        // `metas[i]` describes `columns[i]`'s type, and `types` names it.
+        assert_eq!(self.metas.len(), self.columns.len(), "one meta per column");
+        for (i, (column, meta)) in self.columns.iter().zip(&self.metas).enumerate() {
+            assert_eq!(column.name, meta.name, "column {i}");
+            assert_eq!(self.types.get(meta.id), Some(i), "column {i}");
+        }
     }
 
     #[inline]
