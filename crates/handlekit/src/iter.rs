@@ -52,8 +52,8 @@ mod sealed {
     pub trait SealedHolder {}
 }
 
-pub(crate) use crate::storage::RawCursor;
 pub use crate::storage::{BlockStorage, HiveBlocks, PoolBlocks, Storage};
+pub(crate) use crate::storage::{RawCursor, ValueCursor};
 
 #[cfg(feature = "rayon")]
 pub use crate::slot_par::{ParEntries, ParIter, ParIterMut};
@@ -298,7 +298,8 @@ where
 /// Iterator over the live values in slot order, made as `R`: [`Values`]
 /// (`&'a T`) and [`ValuesMut`] (`&'a mut T`) are its two names.
 pub struct ValueRefs<'a, T: 'a, S: Storage, R> {
-    raw: RawCursor<'a, T, S, R>,
+    /// Steps unit pointers: no index is needed.
+    raw: ValueCursor<'a, T, S, R>,
 }
 
 /// Iterator over the live values, in slot order. Made by the `values`
@@ -334,7 +335,9 @@ impl<'a, T, S: Storage, R: ValueRef<T>> ValueRefs<'a, T, S, R> {
     /// Iterates the values `raw` finds.
     #[inline]
     pub(crate) fn new(raw: RawCursor<'a, T, S, R>) -> Self {
-        ValueRefs { raw }
+        ValueRefs {
+            raw: raw.with_pos(),
+        }
     }
 }
 

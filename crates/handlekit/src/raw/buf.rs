@@ -97,6 +97,23 @@ pub unsafe trait BufLayout: Sized + 'static {
     /// As for [`state_ptr`](Self::state_ptr).
     unsafe fn payload_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut Payload<T>;
 
+    /// The state word of the slot whose unit is `unit`: `state_ptr(ptrs,
+    /// i)` for `unit` the `i`-th unit from `ptrs`'s base.
+    ///
+    /// # Safety
+    ///
+    /// `unit` is unit `i` of the buffer `ptrs` belongs to, `i` below its
+    /// capacity.
+    unsafe fn state_of_unit<T>(ptrs: &BufPtrs<T, Self>, unit: NonNull<Self::Unit<T>>) -> *mut u32;
+
+    /// The payload of the slot whose unit is `unit` (see
+    /// [`state_of_unit`](Self::state_of_unit)): `payload_ptr(ptrs, i)`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`state_of_unit`](Self::state_of_unit).
+    unsafe fn payload_of_unit<T>(unit: NonNull<Self::Unit<T>>) -> *mut Payload<T>;
+
     /// The occupied slots among `states[start..start + len]` (`len <= 64`,
     /// within the view), as a mask: bit `i` for slot `start + i`.
     fn occupied_bits<T>(states: StateView<'_, T, Self>, start: usize, len: usize) -> u64;
@@ -177,6 +194,24 @@ unsafe impl BufLayout for SplitLayout {
         unsafe { ptrs.base.as_ptr().add(i) }
     }
 
+    #[inline(always)]
+    unsafe fn state_of_unit<T>(ptrs: &BufPtrs<T, Self>, unit: NonNull<Payload<T>>) -> *mut u32 {
+        // SAFETY: `unit` is payload `i` of the buffer, `i < capacity` (the
+        // caller's guarantee): `i` units from the base, in the allocation,
+        // and the state area holds `capacity` words.
+        unsafe {
+            ptrs.states
+                .as_ptr()
+                .add(unit.offset_from(ptrs.base) as usize)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn payload_of_unit<T>(unit: NonNull<Payload<T>>) -> *mut Payload<T> {
+        // A payload is its own unit.
+        unit.as_ptr()
+    }
+
     #[inline]
     fn occupied_bits<T>(states: StateView<'_, T, Self>, start: usize, len: usize) -> u64 {
         let words = &states.as_slice()[start..start + len];
@@ -220,6 +255,19 @@ unsafe impl BufLayout for InterleavedLayout {
     unsafe fn payload_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut Payload<T> {
         // SAFETY: as in `state_ptr`.
         unsafe { Slot::payload_ptr(ptrs.base.as_ptr().add(i)) }
+    }
+
+    #[inline(always)]
+    unsafe fn state_of_unit<T>(_: &BufPtrs<T, Self>, unit: NonNull<Slot<T>>) -> *mut u32 {
+        // SAFETY: `unit` is a slot of the allocation (the caller's
+        // guarantee).
+        unsafe { Slot::state_ptr(unit.as_ptr()) }
+    }
+
+    #[inline(always)]
+    unsafe fn payload_of_unit<T>(unit: NonNull<Slot<T>>) -> *mut Payload<T> {
+        // SAFETY: as in `state_of_unit`.
+        unsafe { Slot::payload_ptr(unit.as_ptr()) }
     }
 
     #[inline]
@@ -297,6 +345,41 @@ impl<T, L: BufLayout> BufPtrs<T, L> {
 // length with its buffer's pointers, and for those the layout's pointers
 // are the slots' (the contract of `BufLayout`).
 unsafe impl<T, L: BufLayout> SlotPtrs<T> for BufPtrs<T, L> {
+    type Unit = L::Unit<T>;
+
+    #[inline(always)]
+    unsafe fn unit_at(self, index: usize) -> NonNull<L::Unit<T>> {
+        // SAFETY: `index` is at most the store's length (the caller's
+        // guarantee), so at most its capacity: unit `index` is in the
+        // allocation or one past its slots.
+        unsafe { self.base.add(index) }
+    }
+
+    #[inline(always)]
+    unsafe fn index_of(self, unit: NonNull<L::Unit<T>>) -> usize {
+        // SAFETY: `unit` is `base` moved by its index (the caller's
+        // guarantee), in one allocation.
+        unsafe { unit.offset_from(self.base) as usize }
+    }
+
+    #[inline(always)]
+    unsafe fn state_of(self, unit: NonNull<L::Unit<T>>, index: usize) -> *const u32 {
+        // SAFETY: `unit` is the unit of slot `index`, below the capacity.
+        unsafe {
+            if L::SPLIT {
+                L::state_ptr(&self, index)
+            } else {
+                L::state_of_unit(&self, unit)
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn payload_of(self, unit: NonNull<L::Unit<T>>) -> *mut Payload<T> {
+        // SAFETY: as in `state_of`.
+        unsafe { L::payload_of_unit(unit) }
+    }
+
     #[inline(always)]
     unsafe fn state_at(self, index: usize) -> *const u32 {
         // SAFETY: `index` is below the store's length (the caller's

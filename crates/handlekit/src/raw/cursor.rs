@@ -4,10 +4,13 @@
 //! finding its live slots.
 //!
 //! A `for` loop calls `next()` once per item, so `next()` must be small.
-//! The cursor keeps the run of live slots it is in as `next..end` flat
-//! indices plus the pointers of the storage that holds them ([`Run`]), so
-//! that `next()` is one compare and one increment and then the reads of
-//! the item. Only when the run ends does it go out of line
+//! The cursor keeps the run of live slots it is in as `next..end` plus
+//! the pointers of the storage that holds them ([`Run`]), so that `next()`
+//! is one compare and one increment and then the reads of the item. The
+//! two positions are flat indices for the iterators that hand out keys,
+//! and the slots' own addresses for those that hand out values alone
+//! ([`RunPos`]): their `next()` is then the loop over a slice, with no
+//! index turned into an address. Only when the run ends does it go out of line
 //! ([`Cursor::refill_front`]): it cuts the next run from the mask of the
 //! 64-slot chunk it holds ([`Bits`]), or asks the walk for the next piece,
 //! a mask or a whole run. A table with no holes is one run (the walk sees
@@ -25,6 +28,7 @@
 
 use core::marker::PhantomData;
 use core::mem;
+use core::ptr::NonNull;
 
 use super::slot::Payload;
 
@@ -38,7 +42,49 @@ use super::slot::Payload;
 /// `payload_at(i)` must point to slot `i`'s state word and payload, both
 /// initialized, with the provenance of the storage, for as long as the
 /// walk's borrow lasts.
+///
+/// A run steps over [`Unit`](Self::Unit)s, one per slot and contiguous
+/// within a run: for every run `next..end` a walk hands out, `unit_at(i)`
+/// for `i` in `next..=end` must be `unit_at(next)` moved by `i - next`
+/// units within one allocation (`end` one past the run's last unit), and
+/// `index_of`, `state_of` (given `i`) and `payload_of` of such a unit must
+/// give back `i`, `state_at(i)` and `payload_at(i)`.
 pub unsafe trait SlotPtrs<T>: Copy {
+    /// What a run steps over, one per slot: the slot's payload where the
+    /// state words lie apart, the whole slot where each holds its own.
+    type Unit;
+
+    /// The unit of slot `index`.
+    ///
+    /// # Safety
+    ///
+    /// `index` was handed out with these pointers, or is one past the
+    /// last index of a run handed out with them.
+    unsafe fn unit_at(self, index: usize) -> NonNull<Self::Unit>;
+
+    /// The index of the slot whose unit is `unit`.
+    ///
+    /// # Safety
+    ///
+    /// `unit` is `unit_at(i)` for an index `i` handed out with these
+    /// pointers (see the trait).
+    unsafe fn index_of(self, unit: NonNull<Self::Unit>) -> usize;
+
+    /// The state word of the slot whose unit is `unit` and whose index is
+    /// `index`: from whichever of the two finds it with less work.
+    ///
+    /// # Safety
+    ///
+    /// As for [`index_of`](Self::index_of), and `index == index_of(unit)`.
+    unsafe fn state_of(self, unit: NonNull<Self::Unit>, index: usize) -> *const u32;
+
+    /// The payload of the slot whose unit is `unit`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`index_of`](Self::index_of).
+    unsafe fn payload_of(self, unit: NonNull<Self::Unit>) -> *mut Payload<T>;
+
     /// The state word of slot `index`.
     ///
     /// # Safety
@@ -164,63 +210,264 @@ pub enum Piece<P> {
     Run(Run<P>),
 }
 
-/// One end of a [`Cursor`]: the piece it takes from, as a run
-/// `next..end` or as the mask `bits` from `end`, never both at once.
-/// `next()` takes the run upward, and the mask's bits lowest first;
-/// `next_back()` the run downward, and the bits highest first. Four words
-/// and the pointers: a loop keeps both ends, the walk and its own values
-/// in registers only while they are few.
-#[derive(Clone, Copy)]
-struct End<P> {
-    /// The storage of the piece. Invariant: every index of `next..end` and
-    /// every index a set bit of `bits` stands for names an occupied slot
-    /// reached through these pointers, not yet taken.
-    ptrs: P,
-    /// The run: `next <= end`.
-    next: usize,
-    /// Past the run; while `bits` is not zero, the run is empty
-    /// (`next == end`) and this is the index of bit 0 of `bits`.
-    end: usize,
-    /// The mask. Invariant: `bits == 0 || next == end`.
-    bits: u64,
+/// Where a run of an [`End`] is, as its first and past-its-last
+/// positions: flat indices ([`usize`], for the iterators that hand out
+/// keys, which need the index anyway) or the slots' [`Unit`]s
+/// (`NonNull<Unit>`, for those that hand out values alone, whose
+/// `next()` is then the loop over a slice: a compare, a step of the
+/// pointer and the read of the value, with no index to turn into an
+/// address). The same pair serves a mask: `end` is the position of bit 0.
+///
+/// [`Unit`]: SlotPtrs::Unit
+///
+/// # Safety
+///
+/// `at`, `add` and `back` must give the position of the slot they are
+/// asked for (with the pointers `at` was given, `add(n)` the slot `n` on,
+/// `back` the one before), `index` its flat index, `distance` the number of
+/// slots from one position to a later one, and `item` the item of the slot
+/// at the position: `item(ptrs, index)` of [`item`].
+pub unsafe trait RunPos<T, P: SlotPtrs<T>>: Copy + Eq {
+    /// The position of an end that holds nothing (never read).
+    fn none() -> Self;
+
+    /// The position of slot `index`.
+    ///
+    /// # Safety
+    ///
+    /// `index` was handed out with `ptrs` (in a run or as a mask's bit 0),
+    /// or is one past the last index of a run handed out with them.
+    unsafe fn at(ptrs: P, index: usize) -> Self;
+
+    /// The position `n` slots on, within the same piece.
+    ///
+    /// # Safety
+    ///
+    /// The slot `n` on is in the piece, or one past its run's end.
+    unsafe fn add(self, n: usize) -> Self;
+
+    /// The position one slot back, within the same run.
+    ///
+    /// # Safety
+    ///
+    /// The run holds a slot before this position.
+    unsafe fn back(self) -> Self;
+
+    /// The number of slots from `self` to the later `to`, of one piece.
+    fn distance(self, to: Self) -> usize;
+
+    /// The flat index of the slot at this position.
+    ///
+    /// # Safety
+    ///
+    /// The position was made from `ptrs` (by `at`, then `add`, `back`).
+    unsafe fn index(self, ptrs: P) -> usize;
+
+    /// The item of the slot at this position.
+    ///
+    /// # Safety
+    ///
+    /// As for [`item`]: the slot is occupied and reached through `ptrs`,
+    /// made into an `R` at most once if `R` is exclusive.
+    unsafe fn item<R: ValueRef<T>>(self, ptrs: P) -> (usize, u32, R);
 }
 
-impl<P: Copy> End<P> {
+// SAFETY: a flat index is its own position; steps are additions.
+unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for usize {
+    #[inline(always)]
+    fn none() -> Self {
+        0
+    }
+
+    #[inline(always)]
+    unsafe fn at(_: P, index: usize) -> Self {
+        index
+    }
+
+    #[inline(always)]
+    unsafe fn add(self, n: usize) -> Self {
+        self + n
+    }
+
+    #[inline(always)]
+    unsafe fn back(self) -> Self {
+        self - 1
+    }
+
+    #[inline(always)]
+    fn distance(self, to: Self) -> usize {
+        to - self
+    }
+
+    #[inline(always)]
+    unsafe fn index(self, _: P) -> usize {
+        self
+    }
+
+    #[inline(always)]
+    unsafe fn item<R: ValueRef<T>>(self, ptrs: P) -> (usize, u32, R) {
+        // SAFETY: the caller's guarantee.
+        unsafe { item(ptrs, self) }
+    }
+}
+
+// SAFETY: `at` is `unit_at`; the units of a piece are contiguous in one
+// allocation (the contract of `SlotPtrs`), so steps are pointer steps and
+// distances are address differences over the unit's size; `index_of`,
+// `state_of` and `payload_of` find the item's parts.
+unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for NonNull<P::Unit> {
+    #[inline(always)]
+    fn none() -> Self {
+        NonNull::dangling()
+    }
+
+    #[inline(always)]
+    unsafe fn at(ptrs: P, index: usize) -> Self {
+        // SAFETY: the caller's guarantee is `unit_at`'s.
+        unsafe { ptrs.unit_at(index) }
+    }
+
+    #[inline(always)]
+    unsafe fn add(self, n: usize) -> Self {
+        // SAFETY: the caller's guarantee: within the piece's allocation.
+        unsafe { NonNull::add(self, n) }
+    }
+
+    #[inline(always)]
+    unsafe fn back(self) -> Self {
+        // SAFETY: the caller's guarantee: the run's previous unit.
+        unsafe { self.sub(1) }
+    }
+
+    #[inline(always)]
+    fn distance(self, to: Self) -> usize {
+        // Units are never zero-sized: each holds at least a state word or
+        // a free-list link.
+        (to.as_ptr().addr() - self.as_ptr().addr()) / mem::size_of::<P::Unit>()
+    }
+
+    #[inline(always)]
+    unsafe fn index(self, ptrs: P) -> usize {
+        // SAFETY: the caller's guarantee is `index_of`'s.
+        unsafe { ptrs.index_of(self) }
+    }
+
+    #[inline(always)]
+    unsafe fn item<R: ValueRef<T>>(self, ptrs: P) -> (usize, u32, R) {
+        // SAFETY: the caller's guarantee, as for `item`. An iterator of
+        // values drops the index and the generation, so the optimizer
+        // drops their work.
+        unsafe {
+            let index = ptrs.index_of(self);
+            let generation = ptrs.state_of(self, index).read();
+            debug_assert!(generation & super::slot::VACANT == 0);
+            let value = Payload::value_ptr(ptrs.payload_of(self));
+            (index, generation, R::from_value_ptr(value))
+        }
+    }
+}
+
+/// One end of a [`Cursor`]: the piece it takes from, as a run
+/// `next..end` or as the mask `bits` from `end`, never both at once, the
+/// positions kept as `Q` (see [`RunPos`]). `next()` takes the run upward,
+/// and the mask's bits lowest first; `next_back()` the run downward, and
+/// the bits highest first. Four words and the pointers: a loop keeps both
+/// ends, the walk and its own values in registers only while they are
+/// few. (Turning a mask's stretches of set bits into runs inside `next()`
+/// was tried: the loop's registers were then shuffled on every item, and
+/// a `for` loop took 2.5x as long.)
+struct End<T, P: SlotPtrs<T>, Q: RunPos<T, P>> {
+    /// The storage of the piece. Invariant: every position of `next..end`
+    /// and every slot a set bit of `bits` stands for is an occupied slot
+    /// reached through these pointers, not yet taken.
+    ptrs: P,
+    /// The run: `next <= end`, both made from `ptrs` (or both `none()`
+    /// while the end holds no piece).
+    next: Q,
+    /// Past the run; while `bits` is not zero, the run is empty
+    /// (`next == end`) and this is the position of bit 0 of `bits`.
+    end: Q,
+    /// The mask: bit `i` for the slot `i` past `end`. Invariant: `bits ==
+    /// 0 || next == end`.
+    bits: u64,
+    _slots: PhantomData<fn() -> T>,
+}
+
+impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> Clone for End<T, P, Q> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> Copy for End<T, P, Q> {}
+
+impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
     /// Nothing, at `ptrs`.
     #[inline(always)]
     fn empty(ptrs: P) -> Self {
         End {
             ptrs,
-            next: 0,
-            end: 0,
+            next: Q::none(),
+            end: Q::none(),
             bits: 0,
+            _slots: PhantomData,
+        }
+    }
+
+    /// The run of slots `next..end` of `ptrs`, or with `bits` not zero,
+    /// the mask `bits` from slot `next` (`== end`).
+    ///
+    /// # Safety
+    ///
+    /// A piece a walk handed out with `ptrs` (see [`Walk`]).
+    #[inline(always)]
+    unsafe fn at(ptrs: P, next: usize, end: usize, bits: u64) -> Self {
+        // SAFETY: the caller's guarantee: a run's first index and one past
+        // its last, or a mask's bit 0.
+        let (next, end) = unsafe { (Q::at(ptrs, next), Q::at(ptrs, end)) };
+        End {
+            ptrs,
+            next,
+            end,
+            bits,
+            _slots: PhantomData,
         }
     }
 
     /// The piece as an end. A full mask becomes a run: a run costs a
-    /// compare and an increment per slot, a mask a few bit operations.
+    /// compare and a step per slot, a mask a few bit operations.
     #[inline(always)]
     fn of(piece: Piece<P>) -> Self {
-        match piece {
-            Piece::Run(run) => End {
-                ptrs: run.ptrs,
-                next: run.next,
-                end: run.end,
-                bits: 0,
-            },
-            Piece::Bits(bits) if bits.bits == u64::MAX => End {
-                ptrs: bits.ptrs,
-                next: bits.base,
-                end: bits.base + 64,
-                bits: 0,
-            },
-            Piece::Bits(bits) => End {
-                ptrs: bits.ptrs,
-                next: bits.base,
-                end: bits.base,
-                bits: bits.bits,
-            },
+        // SAFETY: the walk handed the piece out (`Walk`'s contract).
+        unsafe {
+            match piece {
+                Piece::Run(run) => Self::at(run.ptrs, run.next, run.end, 0),
+                Piece::Bits(bits) if bits.bits == u64::MAX => {
+                    Self::at(bits.ptrs, bits.base, bits.base + 64, 0)
+                }
+                Piece::Bits(bits) => Self::at(bits.ptrs, bits.base, bits.base, bits.bits),
+            }
         }
+    }
+
+    /// The same end with its positions kept as `Q2`.
+    #[inline(always)]
+    fn with_pos<Q2: RunPos<T, P>>(self) -> End<T, P, Q2> {
+        if self.next == self.end && self.bits == 0 {
+            return End::empty(self.ptrs);
+        }
+        // SAFETY: the positions were made from `ptrs` and name a piece the
+        // walk handed out (or what is left of it).
+        unsafe {
+            let (next, end) = (self.next.index(self.ptrs), self.end.index(self.ptrs));
+            End::at(self.ptrs, next, end, self.bits)
+        }
+    }
+
+    /// The number of slots in the run.
+    #[inline(always)]
+    fn run_len(&self) -> usize {
+        self.next.distance(self.end)
     }
 
     /// Whether no slot is left.
@@ -230,32 +477,36 @@ impl<P: Copy> End<P> {
         self.next == self.end && self.bits == 0
     }
 
-    /// Takes the lowest slot left, if any.
+    /// Takes the lowest slot left, if any, as its position.
     #[inline(always)]
-    fn take_first(&mut self) -> Option<usize> {
+    fn take_first_pos(&mut self) -> Option<Q> {
         if self.next != self.end {
-            let index = self.next;
-            self.next = index + 1;
-            Some(index)
+            let taken = self.next;
+            // SAFETY: `next < end`: one on is at most `end`.
+            self.next = unsafe { taken.add(1) };
+            Some(taken)
         } else if self.bits != 0 {
             let bit = self.bits.trailing_zeros() as usize;
             self.bits &= self.bits - 1;
-            Some(self.end + bit)
+            // SAFETY: the bit's slot is in the mask's piece.
+            Some(unsafe { self.end.add(bit) })
         } else {
             None
         }
     }
 
-    /// Takes the highest slot left, if any.
+    /// Takes the highest slot left, if any, as its position.
     #[inline(always)]
-    fn take_last(&mut self) -> Option<usize> {
+    fn take_last_pos(&mut self) -> Option<Q> {
         if self.next != self.end {
-            self.end -= 1;
+            // SAFETY: `next < end`: the run holds a slot before `end`.
+            self.end = unsafe { self.end.back() };
             Some(self.end)
         } else if self.bits != 0 {
             let bit = 63 - self.bits.leading_zeros() as usize;
             self.bits ^= 1 << bit;
-            Some(self.end + bit)
+            // SAFETY: the bit's slot is in the mask's piece.
+            Some(unsafe { self.end.add(bit) })
         } else {
             None
         }
@@ -265,13 +516,21 @@ impl<P: Copy> End<P> {
     #[inline]
     fn fold<B>(self, init: B, mut f: impl FnMut(B, P, usize) -> B) -> B {
         let mut acc = init;
-        for index in self.next..self.end {
-            acc = f(acc, self.ptrs, index);
+        if self.next != self.end {
+            // SAFETY: a position of the piece, made from `ptrs`.
+            let first = unsafe { self.next.index(self.ptrs) };
+            for index in first..first + self.run_len() {
+                acc = f(acc, self.ptrs, index);
+            }
         }
         let mut bits = self.bits;
-        while bits != 0 {
-            acc = f(acc, self.ptrs, self.end + bits.trailing_zeros() as usize);
-            bits &= bits - 1;
+        if bits != 0 {
+            // SAFETY: the position of bit 0, made from `ptrs`.
+            let base = unsafe { self.end.index(self.ptrs) };
+            while bits != 0 {
+                acc = f(acc, self.ptrs, base + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
         }
         acc
     }
@@ -329,14 +588,25 @@ pub unsafe trait Walk<T>: Sized {
     fn split(self, left: usize) -> ((Self, usize), Option<(Self, usize)>);
 }
 
+/// A refilled end and the position of the slot taken from it.
+type Refilled<T, P, Q> = (End<T, P, Q>, Q);
+
+/// A way to take a slot from an end: the lowest or the highest.
+type Take<T, P, Q> = fn(&mut End<T, P, Q>) -> Option<Q>;
+
+/// The unit pointer of a walk's pieces, the position a cursor for values
+/// alone keeps (see [`RunPos`]).
+pub(crate) type UnitOf<T, W> = NonNull<<<W as Walk<T>>::Ptrs as SlotPtrs<T>>::Unit>;
+
 /// Iterates the live slots a walk finds as `(flat index, generation,
 /// value)`, from both ends, with the values made as `R` (`&'a T` or
-/// `&'a mut T`).
-pub(crate) struct Cursor<'a, T, W: Walk<T>, R> {
+/// `&'a mut T`), the positions of the ends' runs kept as `Q` (flat
+/// indices by default; see [`RunPos`]).
+pub(crate) struct Cursor<'a, T, W: Walk<T>, R, Q: RunPos<T, W::Ptrs> = usize> {
     /// The piece `next()` takes from.
-    front: End<W::Ptrs>,
+    front: End<T, W::Ptrs, Q>,
     /// The piece `next_back()` takes from.
-    back: End<W::Ptrs>,
+    back: End<T, W::Ptrs, Q>,
     /// The live values left but for the runs of the two ends: what the
     /// walk has left plus the bits of the two masks. A run is counted off
     /// whole when an end takes it, a bit when it is taken, so that no step
@@ -355,11 +625,11 @@ pub(crate) struct Cursor<'a, T, W: Walk<T>, R> {
 // SAFETY: the cursor hands out `R`s to distinct values of the storage it
 // borrows; the walk reads only headers and state words, never a value.
 // So it may be sent wherever an `R` may.
-unsafe impl<T, W: Walk<T>, R: Send> Send for Cursor<'_, T, W, R> {}
+unsafe impl<T, W: Walk<T>, R: Send, Q: RunPos<T, W::Ptrs>> Send for Cursor<'_, T, W, R, Q> {}
 // SAFETY: a shared cursor gives access to nothing but its own fields.
-unsafe impl<T, W: Walk<T>, R: Sync> Sync for Cursor<'_, T, W, R> {}
+unsafe impl<T, W: Walk<T>, R: Sync, Q: RunPos<T, W::Ptrs>> Sync for Cursor<'_, T, W, R, Q> {}
 
-impl<'a, T, W: Walk<T> + Clone> Clone for Cursor<'a, T, W, &'a T> {
+impl<'a, T, W: Walk<T> + Clone, Q: RunPos<T, W::Ptrs>> Clone for Cursor<'a, T, W, &'a T, Q> {
     fn clone(&self) -> Self {
         Cursor {
             front: self.front,
@@ -371,7 +641,7 @@ impl<'a, T, W: Walk<T> + Clone> Clone for Cursor<'a, T, W, &'a T> {
     }
 }
 
-impl<'a, T, W: Walk<T>, R: ValueRef<T>> Cursor<'a, T, W, R> {
+impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Cursor<'a, T, W, R, Q> {
     /// A cursor over what `walk` finds, `len` live values (exact if the
     /// walk is, else a bound).
     ///
@@ -392,16 +662,29 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Cursor<'a, T, W, R> {
         }
     }
 
+    /// The same cursor with the positions of its runs kept as `Q2`: a
+    /// cursor for values alone steps unit pointers (see [`RunPos`]).
+    #[inline]
+    pub(crate) fn with_pos<Q2: RunPos<T, W::Ptrs>>(self) -> Cursor<'a, T, W, R, Q2> {
+        Cursor {
+            front: self.front.with_pos(),
+            back: self.back.with_pos(),
+            remaining: self.remaining,
+            walk: self.walk,
+            _values: PhantomData,
+        }
+    }
+
     /// Live values left (exact when the walk is).
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.remaining + (self.front.end - self.front.next) + (self.back.end - self.back.next)
+        self.remaining + self.front.run_len() + self.back.run_len()
     }
 
     /// Occupied slots the walk has left, given the bits `other` (the end
     /// not being refilled) holds; the end being refilled is empty.
     #[inline(always)]
-    fn walk_left(remaining: usize, other: &End<W::Ptrs>) -> usize {
+    fn walk_left(remaining: usize, other: &End<T, W::Ptrs, Q>) -> usize {
         if other.bits == 0 {
             remaining
         } else {
@@ -419,17 +702,23 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Cursor<'a, T, W, R> {
     #[inline(always)]
     fn refill_front(
         walk: &mut W,
-        back: &mut End<W::Ptrs>,
+        back: &mut End<T, W::Ptrs, Q>,
         remaining: &mut usize,
-    ) -> Option<(End<W::Ptrs>, usize)> {
+    ) -> Option<Refilled<T, W::Ptrs, Q>> {
         loop {
             let Some(piece) = walk.front(Self::walk_left(*remaining, back)) else {
-                let mut rest = mem::replace(back, End::empty(back.ptrs));
-                return Self::take_held(&mut rest, remaining, End::take_first)
+                // Emptied in place, not replaced by `End::empty`: its
+                // positions then stay what they were, and a `for` loop over
+                // values needs no register copies on every item to merge
+                // this path's constants into the loop (1.5x faster).
+                let mut rest = *back;
+                back.next = back.end;
+                back.bits = 0;
+                return Self::take_held(&mut rest, remaining, End::take_first_pos)
                     .map(|index| (rest, index));
             };
             let mut front = End::of(piece);
-            if let Some(index) = Self::take_counted(&mut front, remaining, End::take_first) {
+            if let Some(index) = Self::take_counted(&mut front, remaining, End::take_first_pos) {
                 return Some((front, index));
             }
         }
@@ -440,17 +729,20 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Cursor<'a, T, W, R> {
     #[inline(always)]
     fn refill_back(
         walk: &mut W,
-        front: &mut End<W::Ptrs>,
+        front: &mut End<T, W::Ptrs, Q>,
         remaining: &mut usize,
-    ) -> Option<(End<W::Ptrs>, usize)> {
+    ) -> Option<Refilled<T, W::Ptrs, Q>> {
         loop {
             let Some(piece) = walk.back(Self::walk_left(*remaining, front)) else {
-                let mut rest = mem::replace(front, End::empty(front.ptrs));
-                return Self::take_held(&mut rest, remaining, End::take_last)
+                // Emptied in place, as in `refill_front`.
+                let mut rest = *front;
+                front.end = front.next;
+                front.bits = 0;
+                return Self::take_held(&mut rest, remaining, End::take_last_pos)
                     .map(|index| (rest, index));
             };
             let mut back = End::of(piece);
-            if let Some(index) = Self::take_counted(&mut back, remaining, End::take_last) {
+            if let Some(index) = Self::take_counted(&mut back, remaining, End::take_last_pos) {
                 return Some((back, index));
             }
         }
@@ -460,11 +752,11 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Cursor<'a, T, W, R> {
     /// holds: a run whole (before the slot is taken), a mask's bit alone.
     #[inline(always)]
     fn take_counted(
-        end: &mut End<W::Ptrs>,
+        end: &mut End<T, W::Ptrs, Q>,
         remaining: &mut usize,
-        take: fn(&mut End<W::Ptrs>) -> Option<usize>,
-    ) -> Option<usize> {
-        let run = end.end - end.next;
+        take: Take<T, W::Ptrs, Q>,
+    ) -> Option<Q> {
+        let run = end.run_len();
         let index = take(end)?;
         *remaining = remaining.saturating_sub(if run != 0 { run } else { 1 });
         Some(index)
@@ -475,10 +767,10 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Cursor<'a, T, W, R> {
     /// mask's bit is counted off.
     #[inline(always)]
     fn take_held(
-        end: &mut End<W::Ptrs>,
+        end: &mut End<T, W::Ptrs, Q>,
         remaining: &mut usize,
-        take: fn(&mut End<W::Ptrs>) -> Option<usize>,
-    ) -> Option<usize> {
+        take: Take<T, W::Ptrs, Q>,
+    ) -> Option<Q> {
         let in_run = end.next != end.end;
         let index = take(end)?;
         if !in_run {
@@ -508,7 +800,7 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Cursor<'a, T, W, R> {
     }
 }
 
-impl<'a, T, W: Walk<T>, R: ValueRef<T>> Iterator for Cursor<'a, T, W, R> {
+impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Iterator for Cursor<'a, T, W, R, Q> {
     type Item = (usize, u32, R);
 
     #[inline(always)]
@@ -521,11 +813,14 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Iterator for Cursor<'a, T, W, R> {
         // rare, so that the allocator favours the other two.
         self.front.ptrs.hint_not_null();
         if self.front.next != self.front.end {
-            let index = self.front.next;
-            self.front.next = index + 1;
-            // SAFETY: an occupied slot of the front's run, reached through its
-            // pointers (`End::ptrs`); the run moved past it: taken once.
-            return Some(unsafe { item(self.front.ptrs, index) });
+            let taken = self.front.next;
+            // SAFETY: `next < end`: one on is at most `end`; `taken` is an
+            // occupied slot of the front's run, reached through its pointers
+            // (`End::ptrs`), and the run moved past it: taken once.
+            return Some(unsafe {
+                self.front.next = taken.add(1);
+                taken.item(self.front.ptrs)
+            });
         }
         if self.front.bits != 0 {
             let bit = self.front.bits.trailing_zeros() as usize;
@@ -533,15 +828,15 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Iterator for Cursor<'a, T, W, R> {
             self.remaining -= 1;
             // SAFETY: a set bit of the front's mask: an occupied slot reached
             // through its pointers (`End::ptrs`); the bit is cleared: taken once.
-            return Some(unsafe { item(self.front.ptrs, self.front.end + bit) });
+            return Some(unsafe { self.front.end.add(bit).item(self.front.ptrs) });
         }
         refill_is_rare();
-        let (front, index) =
+        let (front, taken) =
             Self::refill_front(&mut self.walk, &mut self.back, &mut self.remaining)?;
         self.front = front;
         // SAFETY: an occupied slot of the front's new piece, reached through
         // its pointers (`End::ptrs`); the piece moved past it: taken once.
-        Some(unsafe { item(self.front.ptrs, index) })
+        Some(unsafe { taken.item(self.front.ptrs) })
     }
 
     #[inline]
@@ -556,43 +851,56 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>> Iterator for Cursor<'a, T, W, R> {
     }
 }
 
-impl<'a, T, W: Walk<T>, R: ValueRef<T>> DoubleEndedIterator for Cursor<'a, T, W, R> {
+impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> DoubleEndedIterator
+    for Cursor<'a, T, W, R, Q>
+{
     #[inline(always)]
     fn next_back(&mut self) -> Option<Self::Item> {
         // Each way returns its own item, as in `next`.
         self.back.ptrs.hint_not_null();
         if self.back.next != self.back.end {
-            self.back.end -= 1;
-            // SAFETY: as in `next`, from the top of the back's run.
-            return Some(unsafe { item(self.back.ptrs, self.back.end) });
+            // SAFETY: as in `next`, from the top of the back's run: `next <
+            // end`, so the run holds a slot before `end`, taken once.
+            return Some(unsafe {
+                self.back.end = self.back.end.back();
+                self.back.end.item(self.back.ptrs)
+            });
         }
         if self.back.bits != 0 {
             let bit = 63 - self.back.bits.leading_zeros() as usize;
             self.back.bits ^= 1 << bit;
             self.remaining -= 1;
             // SAFETY: as in `next`, the highest set bit of the back's mask.
-            return Some(unsafe { item(self.back.ptrs, self.back.end + bit) });
+            return Some(unsafe { self.back.end.add(bit).item(self.back.ptrs) });
         }
         refill_is_rare();
-        let (back, index) =
+        let (back, taken) =
             Self::refill_back(&mut self.walk, &mut self.front, &mut self.remaining)?;
         self.back = back;
         // SAFETY: as in `next`, from the top of the back's new piece.
-        Some(unsafe { item(self.back.ptrs, index) })
+        Some(unsafe { taken.item(self.back.ptrs) })
     }
 }
 
 // Exact for every cursor a container hands out (their walks are exact);
 // the parts of a split `Pool` walk have a bound instead, but they are only
 // folded, never asked their length.
-impl<T, W: Walk<T>, R: ValueRef<T>> ExactSizeIterator for Cursor<'_, T, W, R> {}
+impl<T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> ExactSizeIterator
+    for Cursor<'_, T, W, R, Q>
+{
+}
 
 // A walk that has returned `None` keeps returning it (the walk's
 // contract), and so do the ends once empty.
-impl<T, W: Walk<T>, R: ValueRef<T>> core::iter::FusedIterator for Cursor<'_, T, W, R> {}
+impl<T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> core::iter::FusedIterator
+    for Cursor<'_, T, W, R, Q>
+{
+}
 
 #[cfg(any(test, feature = "rayon"))]
-impl<'a, T, W: Walk<T>, R: ValueRef<T>> super::SplitCursor for Cursor<'a, T, W, R> {
+impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> super::SplitCursor
+    for Cursor<'a, T, W, R, Q>
+{
     type Item = (usize, u32, R);
 
     /// Cuts the walk (see [`Walk::split`]); a cursor whose ends hold
@@ -689,10 +997,66 @@ where
     }
 }
 
+/// [`check_cursor`] for the same cursors with their runs kept as unit
+/// pointers ([`Cursor::with_pos`]), made fresh, and made after a few steps
+/// from each end (the ends' pieces converted mid-way).
+#[cfg(test)]
+pub(crate) fn check_by_unit<'a, T: 'a, W: Walk<T> + 'a>(
+    make: impl Fn() -> Cursor<'a, T, W, &'a T>,
+    expected: &[(usize, u32, u64)],
+) where
+    Cursor<'a, T, W, &'a T, UnitOf<T, W>>:
+        DoubleEndedIterator<Item = (usize, u32, &'a u64)> + ExactSizeIterator,
+{
+    use alloc::vec::Vec;
+    check_cursor(|| make().with_pos::<UnitOf<T, W>>(), expected);
+    for steps in [1, 2, 3, 65] {
+        let front = steps.min(expected.len());
+        let back = steps.min(expected.len() - front);
+        let mut cursor = make();
+        for _ in 0..front {
+            cursor.next();
+        }
+        for _ in 0..back {
+            cursor.next_back();
+        }
+        let converted = cursor.with_pos::<UnitOf<T, W>>();
+        assert_eq!(converted.len(), expected.len() - front - back);
+        let rest: Vec<(usize, u32, u64)> = converted
+            .map(|(index, generation, &value)| (index, generation, value))
+            .collect();
+        assert_eq!(rest, expected[front..expected.len() - back]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::raw::stable::RawStable;
+
+    // SAFETY: no pointers at all: for the tests of `End` over flat
+    // indices, which never reach a slot.
+    unsafe impl SlotPtrs<()> for () {
+        type Unit = u32;
+        unsafe fn unit_at(self, _: usize) -> NonNull<u32> {
+            unreachable!("flat indices only")
+        }
+        unsafe fn index_of(self, _: NonNull<u32>) -> usize {
+            unreachable!("flat indices only")
+        }
+        unsafe fn state_of(self, _: NonNull<u32>, _: usize) -> *const u32 {
+            unreachable!("flat indices only")
+        }
+        unsafe fn payload_of(self, _: NonNull<u32>) -> *mut Payload<()> {
+            unreachable!("flat indices only")
+        }
+        unsafe fn state_at(self, _: usize) -> *const u32 {
+            unreachable!("flat indices only")
+        }
+        unsafe fn payload_at(self, _: usize) -> *mut Payload<()> {
+            unreachable!("flat indices only")
+        }
+    }
 
     #[test]
     fn an_end_yields_its_piece_from_both_ends() {
@@ -718,28 +1082,30 @@ mod tests {
                     bits: pattern,
                 })
             };
-            let mut up = End::of(piece());
-            let found: alloc::vec::Vec<usize> = core::iter::from_fn(|| up.take_first()).collect();
+            let mut up = End::<(), (), usize>::of(piece());
+            let found: alloc::vec::Vec<usize> =
+                core::iter::from_fn(|| up.take_first_pos()).collect();
             assert_eq!(found, expected);
             assert!(up.is_empty());
-            let mut down = End::of(piece());
+            let mut down = End::<(), (), usize>::of(piece());
             let mut found: alloc::vec::Vec<usize> =
-                core::iter::from_fn(|| down.take_last()).collect();
+                core::iter::from_fn(|| down.take_last_pos()).collect();
             found.reverse();
             assert_eq!(found, expected);
-            let folded = End::of(piece()).fold(alloc::vec::Vec::new(), |mut v, (), i| {
-                v.push(i);
-                v
-            });
+            let folded =
+                End::<(), (), usize>::of(piece()).fold(alloc::vec::Vec::new(), |mut v, (), i| {
+                    v.push(i);
+                    v
+                });
             assert_eq!(folded, expected);
         }
-        let mut run = End::of(Piece::Run(Run {
+        let mut run = End::<(), (), usize>::of(Piece::Run(Run {
             ptrs: (),
             next: 5,
             end: 9,
         }));
-        assert_eq!(run.take_last(), Some(8));
-        assert_eq!(run.take_first(), Some(5));
+        assert_eq!(run.take_last_pos(), Some(8));
+        assert_eq!(run.take_first_pos(), Some(5));
         assert_eq!((run.next, run.end), (6, 8));
     }
 
@@ -803,6 +1169,7 @@ mod tests {
                     .collect();
                 assert_eq!(items(pool.iter()), expected);
                 check_cursor(|| pool.iter(), &expected);
+                check_by_unit(|| pool.iter(), &expected);
                 let mut bumped = 0;
                 for (_, _, value) in pool.iter_mut().rev() {
                     *value += 1000;
@@ -850,6 +1217,7 @@ mod tests {
                 expected.sort_unstable();
                 assert_eq!(items(hive.iter()), expected);
                 check_cursor(|| hive.iter(), &expected);
+                check_by_unit(|| hive.iter(), &expected);
                 let mut bumped = 0;
                 for (_, _, value) in hive.iter_mut().rev() {
                     *value += 1;

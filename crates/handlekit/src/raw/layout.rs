@@ -136,6 +136,34 @@ impl<T> FlatBases<T> {
 // initialized slots with that run's bases, and for those the bases lead
 // back into the storage (see `flat`).
 unsafe impl<T> SlotPtrs<T> for FlatBases<T> {
+    type Unit = Payload<T>;
+
+    #[inline(always)]
+    unsafe fn unit_at(self, index: usize) -> NonNull<Payload<T>> {
+        // SAFETY: the index is the run's, or one past its last (the
+        // caller's guarantee): in the storage or just past it, so not null.
+        unsafe { NonNull::new_unchecked(self.payloads.wrapping_add(index)) }
+    }
+
+    #[inline(always)]
+    unsafe fn index_of(self, unit: NonNull<Payload<T>>) -> usize {
+        // By address: the bases may lie outside the storage, where
+        // `offset_from` would not be defined.
+        unit.as_ptr().addr().wrapping_sub(self.payloads.addr()) / mem::size_of::<Payload<T>>()
+    }
+
+    #[inline(always)]
+    unsafe fn state_of(self, _: NonNull<Payload<T>>, index: usize) -> *const u32 {
+        // SAFETY: `index` is an index of the run (the caller's guarantee).
+        unsafe { self.state_at(index) }
+    }
+
+    #[inline(always)]
+    unsafe fn payload_of(self, unit: NonNull<Payload<T>>) -> *mut Payload<T> {
+        // The payload is the unit.
+        unit.as_ptr()
+    }
+
     #[inline(always)]
     unsafe fn state_at(self, index: usize) -> *const u32 {
         let state = self.states.wrapping_add(index);

@@ -191,7 +191,7 @@ unsafe impl<T, L: BufLayout> Walk<T> for StoreWalk<'_, T, L> {
 mod tests {
     use super::*;
     use crate::raw::buf::{InterleavedLayout, SplitLayout};
-    use crate::raw::cursor::check_cursor;
+    use crate::raw::cursor::{check_by_unit, check_cursor};
     use crate::raw::SlotStore;
     use alloc::vec::Vec;
 
@@ -233,6 +233,7 @@ mod tests {
                     .map(|i| (i, i as u32 % 7 + 1, i as u64 * 10))
                     .collect();
                 check_cursor(|| store.iter(), &expected);
+                check_by_unit(|| store.iter(), &expected);
                 // The exclusive cursor yields the same slots, each once.
                 let mut count = 0;
                 for (index, _, value) in store.iter_mut().rev() {
