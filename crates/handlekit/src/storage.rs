@@ -67,7 +67,7 @@ impl Storage for PoolBlocks {
 impl sealed::Sealed for HiveBlocks {}
 impl Storage for HiveBlocks {
     type Walk<'a, T: 'a> = BlocksWalk<'a, T>;
-    type ValuePos<'a, T: 'a> = usize;
+    type ValuePos<'a, T: 'a> = UnitOf<T, BlocksWalk<'a, T>>;
 }
 
 /// The storages of the containers with stable addresses, [`PoolBlocks`]

@@ -1202,8 +1202,11 @@ unsafe impl<T> Walk<T> for BlocksWalk<'_, T> {
                     self.front = BlockPart::open(block);
                 }
             } else {
-                // No block between the two ends: the rest is the back's.
-                self.front = mem::replace(&mut self.back, BlockPart::EMPTY);
+                // No block between the two ends: the rest is the back's,
+                // which is emptied in place (its fields kept, so a loop
+                // merges no constants into them: see the cursor's refill).
+                self.front = self.back;
+                self.back.next = self.back.end;
                 if self.front.is_empty() {
                     return None;
                 }
@@ -1224,7 +1227,8 @@ unsafe impl<T> Walk<T> for BlocksWalk<'_, T> {
                     self.back = BlockPart::open(block);
                 }
             } else {
-                self.back = mem::replace(&mut self.front, BlockPart::EMPTY);
+                self.back = self.front;
+                self.front.next = self.front.end;
                 if self.back.is_empty() {
                     return None;
                 }
