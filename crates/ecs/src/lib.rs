@@ -410,6 +410,7 @@ mod entities;
 mod entity;
 mod entity_ref;
 mod error;
+mod far_map;
 mod groups;
 pub mod guide;
 mod query;

@@ -9,9 +9,9 @@
 //! clear) go through its vtable; the typed ones (insert, remove, get, views)
 //! downcast first.
 
+use crate::far_map::FarMap;
 use std::any::TypeId;
 use std::cell::UnsafeCell;
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicIsize, Ordering};
@@ -1337,7 +1337,7 @@ pub(crate) struct SparseSet<T> {
     /// The same for the entity indices at or past `index.len()` that have a
     /// value (no zero entry). Invariant: every key is `>= index.len()` and
     /// every value `p` has `p - 1 < values.len()`.
-    far: HashMap<u32, u32>,
+    far: FarMap,
     /// The entity owning each value. Invariant: `owners.len() ==
     /// values.len()` and the entry of `owners[i].index()` (in `index` or
     /// `far`) is `i + 1`.
@@ -1358,7 +1358,7 @@ impl<T> SparseSet<T> {
     fn new() -> Self {
         SparseSet {
             index: Vec::new(),
-            far: HashMap::new(),
+            far: FarMap::default(),
             owners: Vec::new(),
             values: Vec::new(),
         }
@@ -1380,7 +1380,7 @@ impl<T> SparseSet<T> {
             *entry = slot;
         } else if slot == 0 {
             // Entity indices have 32 bits.
-            self.far.remove(&(i as u32));
+            self.far.remove(i as u32);
         } else {
             self.far.insert(i as u32, slot);
         }
@@ -1399,7 +1399,7 @@ impl<T> SparseSet<T> {
         if !self.far.is_empty() {
             let index = &mut self.index;
             self.far
-                .retain(|&key, &mut slot| match index.get_mut(key as usize) {
+                .retain(|key, slot| match index.get_mut(key as usize) {
                     Some(entry) => {
                         *entry = slot;
                         false
@@ -1410,8 +1410,10 @@ impl<T> SparseSet<T> {
     }
 
     /// The position of `entity`'s value, if it has one. A different
-    /// generation with the same index does not match.
-    #[inline]
+    /// generation with the same index does not match. Always inline: it
+    /// calls nothing, and a call here would make a loop of `get_mut` keep
+    /// its running values in memory around it.
+    #[inline(always)]
     fn position(&self, entity: Entity) -> Option<usize> {
         let Some(&slot) = self.index.get(entity.index()) else {
             return self.far_position(entity);
@@ -1421,10 +1423,10 @@ impl<T> SparseSet<T> {
     }
 
     /// [`position`](Self::position) of an entity whose index lies past the
-    /// flat index: out of line, so that the flat lookup stays as small as
-    /// it was before the map existed.
-    #[cold]
-    #[inline(never)]
+    /// flat index: inline, since it calls nothing (see [`FarMap`]). Not
+    /// marked cold: the optimizer calls what a cold path calls out of
+    /// line.
+    #[inline(always)]
     fn far_position(&self, entity: Entity) -> Option<usize> {
         let position = (far_slot(&self.far, entity.index()) as usize).checked_sub(1)?;
         (self.owners[position] == entity).then_some(position)
@@ -1470,28 +1472,23 @@ impl<T> SparseSet<T> {
         self.values.clear();
     }
 
-    /// The bytes the set holds (its map's entries estimated at their key,
-    /// value and control byte).
+    /// The bytes the set holds.
     fn memory_bytes(&self) -> usize {
         self.index.capacity() * size_of::<u32>()
-            + self.far.capacity() * (2 * size_of::<u32>() + 1)
+            + self.far.memory_bytes()
             + self.owners.capacity() * size_of::<Entity>()
             + self.values.capacity() * size_of::<T>()
     }
 }
 
-/// The entry of entity index `i` in a sparse set's `far` map, or 0: out of
-/// line, so that the flat lookup stays small.
-#[cold]
-#[inline(never)]
-fn far_slot(far: &HashMap<u32, u32>, i: usize) -> u32 {
-    if far.is_empty() {
-        return 0;
+/// The entry of entity index `i` in a sparse set's `far` map, or 0. Inline:
+/// it calls nothing (see [`FarMap`]).
+#[inline(always)]
+fn far_slot(far: &FarMap, i: usize) -> u32 {
+    match u32::try_from(i) {
+        Ok(key) => far.get(key),
+        Err(_) => 0,
     }
-    u32::try_from(i)
-        .ok()
-        .and_then(|key| far.get(&key).copied())
-        .unwrap_or(0)
 }
 
 /// The world's row → entity window, as raw parts.
@@ -1576,7 +1573,7 @@ pub(crate) struct SparseView<T> {
     index: *const u32,
     index_len: usize,
     /// The set's map of the entity indices past `index_len`.
-    far: *const HashMap<u32, u32>,
+    far: *const FarMap,
     owners: *const Entity,
     values: *const UnsafeCell<T>,
     rows: RowsView,
@@ -1771,13 +1768,14 @@ impl<T> View<T> {
 
 impl<T> SparseView<T> {
     /// [`position`](Self::position) of an entity whose index lies past the
-    /// flat index, out of line.
+    /// flat index: inline, since it calls nothing (see [`FarMap`]). Not
+    /// marked cold: the optimizer calls what a cold path calls out of
+    /// line.
     ///
     /// # Safety
     ///
     /// The world the view came from is borrowed and unchanged.
-    #[cold]
-    #[inline(never)]
+    #[inline(always)]
     unsafe fn far_position(&self, entity: Entity) -> Option<usize> {
         // SAFETY: the map lives in the set, which the borrowed world keeps
         // alive and unchanged (the caller's contract).
@@ -2098,7 +2096,7 @@ mod sparse_tests {
                 most = most.max(set.values.len());
                 prop_assert_eq!(set.values.len(), model.len());
                 prop_assert!(set.index.len() <= flat_limit(most));
-                prop_assert!(set.far.keys().all(|&k| k as usize >= set.index.len()));
+                prop_assert!(set.far.keys().all(|k| k as usize >= set.index.len()));
                 for (&i, &(e, v)) in &model {
                     let position = set.position(e);
                     prop_assert_eq!(position.map(|p| *set.values[p].get_mut()), Some(v));
