@@ -111,7 +111,10 @@
 //! ([`iter`] holds them). A `for` loop costs, per live value, one compare
 //! and one increment while the iterator is in a run of live slots (a
 //! table with no holes is one run), or a few bit operations in a 64-slot
-//! mask of a table with holes; it never reads a vacant slot's value. So a
+//! mask of a table with holes; it never reads a vacant slot's value. An
+//! iterator of values alone (`values`, `values_mut`) steps the values' own
+//! addresses, as a slice's iterator does, so its loop is a slice's loop;
+//! one that hands out keys steps the slot index, which the key needs. So a
 //! plain `for` loop is the fast way to visit every value:
 //!
 //! ```
