@@ -11,7 +11,8 @@
 //! Only the measured section (a function whose name has `measured` in it)
 //! is counted; divide by N. Workloads: `spawn` (into an existing world;
 //! `insert`, the runner's `simple_insert`, also makes and drops the world),
-//! `insert`, `iter` (one `simple_iter` pass), `add_remove`, `get` (a
+//! `insert`, `iter` (one `simple_iter` pass), `iter_for` (the same pass
+//! as a `for` loop; handlekit and hecs only), `add_remove`, `get` (a
 //! query's `get` for handlekit, each peer's view or storage), `world_get`,
 //! `get_mut`, `has` (handlekit-ecs's plain `World` calls, as the runner's
 //! `random_get` rows make them, and hecs's `World::get`),
@@ -57,6 +58,14 @@ fn measured_hk_iter(world: &mut handlekit_ecs::World) {
     world
         .query_mut::<(&mut Position, &Velocity)>()
         .for_each(|(p, v)| p.0 += v.0);
+}
+
+/// `simple_iter`'s pass as a `for` loop: the cost of `next()`.
+#[inline(never)]
+fn measured_hk_iter_for(world: &mut handlekit_ecs::World) {
+    for (p, v) in world.query_mut::<(&mut Position, &Velocity)>() {
+        p.0 += v.0;
+    }
 }
 
 #[inline(never)]
@@ -297,6 +306,15 @@ fn measured_hecs_iter(world: &mut hecs::World) {
         .for_each(|(p, v)| p.0 += v.0);
 }
 
+/// `simple_iter`'s pass as a `for` loop, as the suite's hecs module writes
+/// it.
+#[inline(never)]
+fn measured_hecs_iter_for(world: &mut hecs::World) {
+    for (p, v) in world.query_mut::<(&mut Position, &Velocity)>() {
+        p.0 += v.0;
+    }
+}
+
 #[inline(never)]
 fn measured_hecs_add_remove(world: &mut hecs::World, es: &[hecs::Entity]) {
     for &e in es {
@@ -392,6 +410,16 @@ fn main() {
             let mut world = hecs::World::new();
             world.spawn_batch((0..n).map(|_| -> Simple { data::simple() }));
             measured_hecs_iter(&mut world);
+        }
+        ("iter_for", "handlekit") => {
+            let mut world = hk_world(n);
+            world.spawn_batch((0..n).map(|_| data::simple()));
+            measured_hk_iter_for(&mut world);
+        }
+        ("iter_for", "hecs") => {
+            let mut world = hecs::World::new();
+            world.spawn_batch((0..n).map(|_| -> Simple { data::simple() }));
+            measured_hecs_iter_for(&mut world);
         }
         ("iter", "shipyard") => {
             let mut world = shipyard::World::new();

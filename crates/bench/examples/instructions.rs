@@ -14,7 +14,9 @@
 //! `values` (one pass summing the values, all live), `keyed` (one `iter()`
 //! pass over (key, value) pairs), and both passes after removing half
 //! (`values_half`, `keyed_half`) or 95% (`values_sparse`, `keyed_sparse`)
-//! of the values at random; divide the passes by the live count.
+//! of the values at random; divide the passes by the live count. The same
+//! with the prefix `for_` (`for_values`, `for_keyed_half`, ...) is a `for`
+//! loop handing each item to `black_box`: the cost of `next()`.
 //! Containers: `IdTable`, `IdTable32`, `LookupTable`, `PackedTable`, `Hive`,
 //! `Pool`, `SlotMap`, `HopSlotMap`, `DenseSlotMap`, `thunderdome`, `slab`
 //! and `Vec` (`Vec` only for the workloads that remove nothing), over `u64`
@@ -81,6 +83,23 @@ fn measured_values<V: Value, C: Container<V>>(c: &C) -> u64 {
     c.sum()
 }
 
+/// A `for` loop over `(key, value)` with an opaque body: what `next()`
+/// costs per item.
+#[inline(never)]
+fn measured_for_keyed<V: Value, C: Container<V>>(c: &C) {
+    for item in c.iter() {
+        black_box(item);
+    }
+}
+
+/// A `for` loop over the values with an opaque body.
+#[inline(never)]
+fn measured_for_values<V: Value, C: Container<V>>(c: &C) {
+    for value in c.values() {
+        black_box(value);
+    }
+}
+
 #[inline(never)]
 fn measured_get_stale<V: Value, C: Container<V>>(c: &C, keys: &[C::Key]) -> usize {
     let mut found = 0usize;
@@ -101,6 +120,8 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
             "get_stale" => measured_get_stale::<V, C> as fn(&C, &[C::Key]) -> usize as usize,
             "churn" => measured_churn::<V, C> as fn(&mut C, &mut [C::Key], &[usize]) as usize,
             w if w.starts_with("keyed") => measured_keyed::<V, C> as fn(&C) -> u64 as usize,
+            w if w.starts_with("for_keyed") => measured_for_keyed::<V, C> as fn(&C) as usize,
+            w if w.starts_with("for_values") => measured_for_values::<V, C> as fn(&C) as usize,
             _ => measured_values::<V, C> as fn(&C) -> u64 as usize,
         };
         println!("{address:#x}");
@@ -150,7 +171,10 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
             let picks: Vec<usize> = (0..n).map(|_| rng.below(n)).collect();
             measured_churn(&mut c, &mut keys, &picks);
         }
-        "keyed" | "values" | "keyed_half" | "values_half" | "keyed_sparse" | "values_sparse" => {
+        w if ["keyed", "values"]
+            .iter()
+            .any(|walk| w.trim_start_matches("for_").starts_with(walk)) =>
+        {
             let (mut c, mut keys) = fill(n);
             let removed = if work.ends_with("half") {
                 n / 2
@@ -163,10 +187,11 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
             for &key in &keys[..removed] {
                 c.remove(key);
             }
-            if work.starts_with("keyed") {
-                black_box(measured_keyed(&c));
-            } else {
-                black_box(measured_values(&c));
+            match work.split('_').next() {
+                Some("keyed") => drop(black_box(measured_keyed(&c))),
+                Some("values") => drop(black_box(measured_values(&c))),
+                _ if work.starts_with("for_keyed") => measured_for_keyed(&c),
+                _ => measured_for_values(&c),
             }
         }
         _ => panic!("unknown workload {work}"),
