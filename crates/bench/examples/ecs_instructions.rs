@@ -401,25 +401,23 @@ fn main() {
         ("insert", "handlekit") => measured_hk_insert(n),
         ("insert", "hecs") => measured_hecs_insert(n),
         ("insert", "shipyard") => measured_shipyard_insert(n),
-        ("iter", "handlekit") => {
+        ("iter" | "iter_for", "handlekit") => {
             let mut world = hk_world(n);
             world.spawn_batch((0..n).map(|_| data::simple()));
-            measured_hk_iter(&mut world);
+            if work == "iter" {
+                measured_hk_iter(&mut world);
+            } else {
+                measured_hk_iter_for(&mut world);
+            }
         }
-        ("iter", "hecs") => {
+        ("iter" | "iter_for", "hecs") => {
             let mut world = hecs::World::new();
             world.spawn_batch((0..n).map(|_| -> Simple { data::simple() }));
-            measured_hecs_iter(&mut world);
-        }
-        ("iter_for", "handlekit") => {
-            let mut world = hk_world(n);
-            world.spawn_batch((0..n).map(|_| data::simple()));
-            measured_hk_iter_for(&mut world);
-        }
-        ("iter_for", "hecs") => {
-            let mut world = hecs::World::new();
-            world.spawn_batch((0..n).map(|_| -> Simple { data::simple() }));
-            measured_hecs_iter_for(&mut world);
+            if work == "iter" {
+                measured_hecs_iter(&mut world);
+            } else {
+                measured_hecs_iter_for(&mut world);
+            }
         }
         ("iter", "shipyard") => {
             let mut world = shipyard::World::new();
