@@ -818,6 +818,12 @@ impl World {
     /// borrow of `T`'s column until it is dropped (so it works on a `&World`
     /// shared between systems, and conflicts with a `&mut T` query).
     ///
+    /// The borrow and its release are two atomic operations per call, most
+    /// of its cost (about 10 ns against 0.7 ns for the lookup itself). For
+    /// many lookups, borrow once: a [`query`](Self::query)'s
+    /// [`get`](crate::QueryBorrow::get), or [`get_mut`](Self::get_mut)
+    /// with `&mut World`.
+    ///
     /// # Errors
     ///
     /// [`ComponentError`] if the entity is not alive or lacks `T`.
