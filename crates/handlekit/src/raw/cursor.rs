@@ -235,15 +235,18 @@ pub unsafe trait RunPos<T, P: SlotPtrs<T>>: Copy + Eq {
     ///
     /// # Safety
     ///
-    /// `index` was handed out with `ptrs` (in a run or as a mask's bit 0),
-    /// or is one past the last index of a run handed out with them.
+    /// `index` was handed out with `ptrs` (a slot of a run or a set bit of
+    /// a mask), or is one past the last index of a run handed out with
+    /// them.
     unsafe fn at(ptrs: P, index: usize) -> Self;
 
     /// The position `n` slots on, within the same piece.
     ///
     /// # Safety
     ///
-    /// The slot `n` on is in the piece, or one past its run's end.
+    /// This position and the slot `n` on are in the piece (a mask's
+    /// position is its lowest set bit's: see `End::at`), or the latter is
+    /// one past its run's end.
     unsafe fn add(self, n: usize) -> Self;
 
     /// The position one slot back, within the same run.
@@ -415,15 +418,26 @@ impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
     }
 
     /// The run of slots `next..end` of `ptrs`, or with `bits` not zero,
-    /// the mask `bits` from slot `next` (`== end`).
+    /// the mask `bits` from slot `next` (`== end`). A mask is kept shifted
+    /// so that its bit 0 is set: its position is then an occupied slot,
+    /// inside the storage, as a unit pointer must be (a mask a walk hands
+    /// out may start before the storage: a block of `Hive` or `Pool` that
+    /// starts inside a 64-slot word).
     ///
     /// # Safety
     ///
-    /// A piece a walk handed out with `ptrs` (see [`Walk`]).
+    /// A piece a walk handed out with `ptrs` (see [`Walk`]), or what is
+    /// left of one.
     #[inline(always)]
     unsafe fn at(ptrs: P, next: usize, end: usize, bits: u64) -> Self {
+        let (next, end, bits) = if bits == 0 {
+            (next, end, bits)
+        } else {
+            let skip = bits.trailing_zeros();
+            (end + skip as usize, end + skip as usize, bits >> skip)
+        };
         // SAFETY: the caller's guarantee: a run's first index and one past
-        // its last, or a mask's bit 0.
+        // its last, or a mask's lowest set bit, an occupied slot.
         let (next, end) = unsafe { (Q::at(ptrs, next), Q::at(ptrs, end)) };
         End {
             ptrs,
