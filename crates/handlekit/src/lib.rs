@@ -347,7 +347,7 @@ mod reuse;
 pub mod secondary;
 #[cfg(feature = "serde")]
 mod serde_util;
-mod slot_iter;
+
 #[cfg(feature = "rayon")]
 mod slot_par;
 mod stable;

@@ -9,7 +9,6 @@ use core::slice;
 
 use crate::dense::{Dense, Positions};
 use crate::raw::{InterleavedLayout, KeyLimits, SlotArena};
-use crate::slot_iter::table_key;
 use crate::{CapacityError, Id, Key, Reuse};
 
 #[cfg(feature = "rayon")]
@@ -86,7 +85,7 @@ pub struct PackedTable<T, K: Key = Id> {
     /// Interleaved: each entry's state word and position share 8 bytes, so
     /// a lookup reads one cache line on this side (the split layout that
     /// `IdTable` passes need would read two).
-    sparse: SlotArena<u32, InterleavedLayout>,
+    sparse: SlotArena<u32, K, InterleavedLayout>,
     /// The values, packed, with their keys. Invariant: `dense.len() ==
     /// sparse.len()`.
     dense: Dense<K, T>,
@@ -134,7 +133,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// - A user's key only ever finds an occupied slot (the slot core's
     ///   generation compare), whose position is in range.
     /// - The dense keys are built from their slot's parts
-    ///   ([`table_key`]) or are the very key `reattach` filled the slot
+    ///   (by the sparse arena) or are the very key `reattach` filled the slot
     ///   under, so each names its slot; removals and moves take the slot
     ///   apart through them exactly.
     /// - Every change to the two sides completes without a call into user
@@ -144,17 +143,6 @@ impl<T, K: Key> PackedTable<T, K> {
     /// With an untrusted key type a lying key could leave a slot pointing
     /// past the values, so every position is checked instead.
     const TRUSTED: bool = K::__PARTS_TRUST.0;
-
-    /// The key for parts of this container's own slots.
-    ///
-    /// # Safety
-    ///
-    /// As for [`table_key`]: parts from this container's own slots.
-    #[inline]
-    unsafe fn key(index: usize, generation: u32) -> K {
-        // SAFETY: the caller's guarantee is `table_key`'s.
-        unsafe { table_key(index, generation) }
-    }
 
     /// Creates an empty table for any key type. It allocates nothing until
     /// the first insertion. The same as [`PackedTable::default`].
@@ -439,15 +427,13 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.len(), 1);
     /// ```
     pub fn try_insert_with_key<E>(&mut self, make: impl FnOnce(K) -> Result<T, E>) -> Result<K, E> {
-        let (index, generation) = match self.sparse.next_spot() {
-            Ok(spot) => spot,
+        let key = match self.sparse.next_key() {
+            Ok(key) => key,
             Err(err) => panic!("PackedTable::try_insert_with_key: {err}"),
         };
-        // SAFETY: `next_spot` names the slot the insertion below fills and
-        // the generation it gives it: this table's own parts.
-        let value = make(unsafe { Self::key(index, generation) })?;
-        match self.insert_or_full(|key| {
-            debug_assert_eq!((key.index(), key.generation()), (index, generation));
+        let value = make(key)?;
+        match self.insert_or_full(|filled| {
+            debug_assert!(filled == key);
             value
         }) {
             Ok(key) => Ok(key),
@@ -469,15 +455,10 @@ impl<T, K: Key> PackedTable<T, K> {
         }
         let position = self.dense.len() as u32;
         let mut value = None;
-        let (index, generation) = self.sparse.try_insert_with(|index, generation| {
-            // SAFETY: the parts come from this container's own slots (an insert's or
-            // a pass's), which is what `table_key` asks.
-            value = Some(make(unsafe { Self::key(index, generation) }));
+        let (_, key) = self.sparse.try_insert_keyed(|key| {
+            value = Some(make(key));
             position
         })?;
-        // SAFETY: the parts come from this container's own slots (an insert's or
-        // a pass's), which is what `table_key` asks.
-        let key = unsafe { Self::key(index, generation) };
         if let Some(value) = value {
             self.dense.push(key, value);
         }
@@ -1277,7 +1258,7 @@ impl<T, K: Key> IntoIterator for PackedTable<T, K> {
 /// The sparse side is the dense side's index.
 /// `PackedTable`'s sparse side: the keys it is given are the dense side's
 /// own, live by the table's invariant.
-impl<K: Key> Positions<K> for SlotArena<u32, InterleavedLayout> {
+impl<K: Key> Positions<K> for SlotArena<u32, K, InterleavedLayout> {
     /// With a trusted key type (`PackedTable::TRUSTED`) the key names its
     /// occupied slot, which is written unchecked; otherwise the slot's
     /// existence and occupancy are checked (not the generation: the dense

@@ -23,12 +23,12 @@ use crate::{Key, Reuse};
 
 #[derive(Serialize)]
 #[serde(rename = "PackedTable", bound(serialize = "T: Serialize"))]
-struct Repr<'a, T> {
+struct Repr<'a, T, K> {
     reuse: Reuse,
     slots: SlotsRef<'a, u32, InterleavedLayout>,
     values: &'a [T],
-    detached: DetachedRef<'a, u32, InterleavedLayout>,
-    free: FreeRef<'a, u32, InterleavedLayout>,
+    detached: DetachedRef<'a, u32, K, InterleavedLayout>,
+    free: FreeRef<'a, u32, K, InterleavedLayout>,
 }
 
 #[derive(Deserialize)]
@@ -70,9 +70,9 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for PackedTable<T, K> {
             free,
         } = Owned::<T, K>::deserialize(deserializer)?;
         let mut sparse = slots.0;
-        restore_detached::<u32, _, D::Error>(&mut sparse, &detached)?;
+        restore_detached::<u32, _, _, D::Error>(&mut sparse, &detached)?;
         sparse.set_reuse(reuse);
-        restore_free_order::<u32, _, D::Error>(&mut sparse, free.as_ref())?;
+        restore_free_order::<u32, _, _, D::Error>(&mut sparse, free.as_ref())?;
         if sparse.len() != values.len() {
             return Err(D::Error::custom(format_args!(
                 "{} live slots but {} values",
@@ -82,7 +82,7 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for PackedTable<T, K> {
         }
         // Every live slot must point at a distinct position below `len`.
         let mut keys: Vec<Option<K>> = alloc::vec![None; values.len()];
-        for (index, generation, &position) in sparse.iter() {
+        for (key, &position) in sparse.keyed_iter() {
             let entry = keys.get_mut(position as usize).ok_or_else(|| {
                 D::Error::custom(format_args!("position {position} out of range"))
             })?;
@@ -91,9 +91,7 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for PackedTable<T, K> {
                     "position {position} used twice"
                 )));
             }
-            // SAFETY: the parts come from this container's own slots (an insert's or
-            // a pass's), which is what `table_key` asks.
-            *entry = Some(unsafe { PackedTable::<T, K>::key(index, generation) });
+            *entry = Some(key);
         }
         // All `len` positions are filled: `len` live slots, none twice.
         let keys = keys.into_iter().flatten().collect();

@@ -40,6 +40,7 @@ pub(crate) mod buf;
 pub(crate) mod cursor;
 pub(crate) mod flat;
 pub(crate) mod hive;
+pub(crate) mod keyed;
 pub(crate) mod layout;
 pub(crate) mod pool;
 pub(crate) mod scan;
@@ -50,21 +51,25 @@ pub(crate) mod store;
 
 /// The slots of a container that a removing iterator (`Drain`,
 /// `IntoIter`) takes values out of, lowest index first: a `SlotArena`, a
-/// bare `SlotStore` (a secondary map's), a `RawPool` or a `RawHive`.
+/// secondary map's `KeyedStore`, a `RawPool` or a `RawHive`, each typed by
+/// the key type it hands out.
 pub trait TakeSlots<T> {
+    /// The container's key type.
+    type Key: crate::Key;
     /// Takes out the value at the lowest occupied index at or after
-    /// `from`, with its index and generation.
-    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)>;
+    /// `from`, with its index and key.
+    fn take_next(&mut self, from: usize) -> Option<(usize, Self::Key, T)>;
     /// Live values left.
     fn len(&self) -> usize;
     /// Drops every value left (a `Drain` dropped early).
     fn clear(&mut self);
 }
 
-impl<T, L: buf::BufLayout> TakeSlots<T> for SlotArena<T, L> {
+impl<T, K: crate::Key, L: buf::BufLayout> TakeSlots<T> for SlotArena<T, K, L> {
+    type Key = K;
     #[inline]
-    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
-        SlotArena::take_next(self, from)
+    fn take_next(&mut self, from: usize) -> Option<(usize, K, T)> {
+        SlotArena::take_next_keyed(self, from)
     }
     #[inline]
     fn len(&self) -> usize {
@@ -75,24 +80,11 @@ impl<T, L: buf::BufLayout> TakeSlots<T> for SlotArena<T, L> {
     }
 }
 
-impl<T, L: buf::BufLayout> TakeSlots<T> for SlotStore<T, L> {
+impl<T, K: crate::Key> TakeSlots<T> for pool::RawPool<T, K> {
+    type Key = K;
     #[inline]
-    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
-        SlotStore::take_next(self, from)
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        SlotStore::len(self)
-    }
-    fn clear(&mut self) {
-        self.drop_values();
-    }
-}
-
-impl<T> TakeSlots<T> for pool::RawPool<T> {
-    #[inline]
-    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
-        pool::RawPool::take_next(self, from)
+    fn take_next(&mut self, from: usize) -> Option<(usize, K, T)> {
+        pool::RawPool::take_next_keyed(self, from)
     }
     #[inline]
     fn len(&self) -> usize {
@@ -103,10 +95,11 @@ impl<T> TakeSlots<T> for pool::RawPool<T> {
     }
 }
 
-impl<T> TakeSlots<T> for hive::RawHive<T> {
+impl<T, K: crate::Key> TakeSlots<T> for hive::RawHive<T, K> {
+    type Key = K;
     #[inline]
-    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
-        hive::RawHive::take_next(self, from)
+    fn take_next(&mut self, from: usize) -> Option<(usize, K, T)> {
+        hive::RawHive::take_next_keyed(self, from)
     }
     #[inline]
     fn len(&self) -> usize {
@@ -253,4 +246,5 @@ where
 pub(crate) use arena::BuildError;
 pub(crate) use arena::{KeyLimits, SlotArena};
 pub(crate) use buf::InterleavedLayout;
+pub(crate) use keyed::{Keyed, KeyedStore, Parts};
 pub(crate) use store::{Exclusive, SlotStore};
