@@ -60,7 +60,7 @@ impl<'a, T, K: Key, S: Storage, R: ValueRef<T>> ParEntries<'a, T, K, S, R> {
 impl<T, K: Key, S: Storage, R: ValueRef<T>> fmt::Debug for ParEntries<'_, T, K, S, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ParEntries")
-            .field("remaining", &self.raw.cursor().len())
+            .field("remaining", &self.raw.len())
             .finish()
     }
 }

@@ -116,13 +116,6 @@ impl<C, K> Keyed<C, K> {
             _key: PhantomData,
         }
     }
-
-    /// The cursor, to count or to debug (reading it cannot break the
-    /// invariant).
-    #[inline(always)]
-    pub(crate) fn cursor(&self) -> &C {
-        &self.cursor
-    }
 }
 
 impl<C: Clone, K> Clone for Keyed<C, K> {
