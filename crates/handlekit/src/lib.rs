@@ -328,7 +328,6 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-mod dense;
 mod error;
 pub mod guide;
 pub mod hive;

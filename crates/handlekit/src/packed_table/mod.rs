@@ -7,7 +7,7 @@ use core::iter::{Copied, Zip};
 use core::ops::{Index, IndexMut};
 use core::slice;
 
-use crate::dense::{Dense, Positions};
+use crate::raw::dense::{Dense, Positions};
 use crate::raw::{InterleavedLayout, KeyLimits, SlotArena};
 use crate::{CapacityError, Id, Key, Reuse};
 
@@ -640,18 +640,16 @@ impl<T, K: Key> PackedTable<T, K> {
             self.get_disjoint_mut(keys).is_some(),
             "get_disjoint_unchecked_mut with a dead or repeated key in {keys:?}"
         );
-        let mut positions = [0usize; N];
-        for (position, key) in positions.iter_mut().zip(keys) {
-            // SAFETY: the caller guarantees every key is live, so its
-            // sparse slot exists and is occupied.
-            *position = unsafe { *self.sparse.get_unchecked(key.index()) } as usize;
+        // Every key is live (the caller's guarantee), so its sparse slot
+        // exists and is occupied; distinct live keys have distinct
+        // positions below `len` (the sparse side is a bijection onto
+        // `0..len`).
+        // SAFETY: so every slot read is occupied, and the positions are in
+        // bounds and distinct.
+        unsafe {
+            let positions = keys.map(|key| *self.sparse.get_unchecked(key.index()) as usize);
+            self.dense.values.get_disjoint_unchecked_mut(positions)
         }
-        let base = self.dense.values.as_mut_ptr();
-        // Distinct live keys have distinct positions below `len` (the
-        // sparse side is a bijection onto `0..len`), and the references
-        // come from one pointer with `&mut self` outliving them.
-        // SAFETY: as just said, every position is in bounds and distinct.
-        core::array::from_fn(|n| unsafe { &mut *base.add(positions[n]) })
     }
 
     /// Removes the value for `key` and returns it, moving the last value

@@ -14,7 +14,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::PackedTable;
-use crate::dense::Dense;
+use crate::raw::dense::Dense;
 use crate::raw::InterleavedLayout;
 use crate::serde_util::{
     restore_detached, restore_free_order, ArenaOf, DetachedRef, FreeOrder, FreeRef, SlotsRef,

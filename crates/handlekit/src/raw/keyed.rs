@@ -58,6 +58,20 @@ impl KeyLimits {
     }
 }
 
+/// The generation of `key` for a lookup: the same number, but for a key
+/// type that promises generations below `2^31` the compiler is told so,
+/// and drops the mask the raw layer applies to every generation.
+#[inline(always)]
+pub(crate) fn lookup_generation<K: Key>(key: K) -> u32 {
+    let generation = key.generation();
+    if K::__GENERATION_TRUST.0 {
+        // SAFETY: the key type made its `GenerationTrust` with `trusted`,
+        // whose contract is exactly this.
+        unsafe { core::hint::assert_unchecked(generation < 1 << 31) };
+    }
+    generation
+}
+
 /// The key for a slot index and generation of a raw container whose key
 /// type is `K`.
 ///
@@ -212,7 +226,7 @@ impl<K: Key> Parts<K> {
     /// them.
     #[inline(always)]
     pub(crate) fn of(key: K) -> Option<Self> {
-        let (index, generation) = (key.index(), crate::key::lookup_generation(key));
+        let (index, generation) = (key.index(), lookup_generation(key));
         let fits = index < KeyLimits::of::<K>().max_slots
             && generation >= 1
             && generation <= max_generation(K::GENERATION_BITS);

@@ -38,6 +38,7 @@ pub(crate) mod bitset;
 pub(crate) mod block;
 pub(crate) mod buf;
 pub(crate) mod cursor;
+pub(crate) mod dense;
 pub(crate) mod flat;
 pub(crate) mod hive;
 pub(crate) mod keyed;
