@@ -14,7 +14,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::PackedTable;
-use crate::raw::dense::Dense;
+use crate::raw::packed::Packed;
 use crate::raw::InterleavedLayout;
 use crate::serde_util::{
     restore_detached, restore_free_order, ArenaOf, DetachedRef, FreeOrder, FreeRef, SlotsRef,
@@ -50,11 +50,11 @@ struct Owned<T, K: Key> {
 impl<T: Serialize, K: Key> Serialize for PackedTable<T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         Repr {
-            reuse: self.sparse.reuse(),
-            slots: SlotsRef(self.sparse.slot_refs()),
-            values: &self.dense.values,
-            detached: DetachedRef(&self.sparse),
-            free: FreeRef(&self.sparse),
+            reuse: self.core.sparse().reuse(),
+            slots: SlotsRef(self.core.sparse().slot_refs()),
+            values: &self.core.dense().values,
+            detached: DetachedRef(self.core.sparse()),
+            free: FreeRef(self.core.sparse()),
         }
         .serialize(serializer)
     }
@@ -73,31 +73,7 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for PackedTable<T, K> {
         restore_detached::<u32, _, _, D::Error>(&mut sparse, &detached)?;
         sparse.set_reuse(reuse);
         restore_free_order::<u32, _, _, D::Error>(&mut sparse, free.as_ref())?;
-        if sparse.len() != values.len() {
-            return Err(D::Error::custom(format_args!(
-                "{} live slots but {} values",
-                sparse.len(),
-                values.len()
-            )));
-        }
-        // Every live slot must point at a distinct position below `len`.
-        let mut keys: Vec<Option<K>> = alloc::vec![None; values.len()];
-        for (key, &position) in sparse.keyed_iter() {
-            let entry = keys.get_mut(position as usize).ok_or_else(|| {
-                D::Error::custom(format_args!("position {position} out of range"))
-            })?;
-            if entry.is_some() {
-                return Err(D::Error::custom(format_args!(
-                    "position {position} used twice"
-                )));
-            }
-            *entry = Some(key);
-        }
-        // All `len` positions are filled: `len` live slots, none twice.
-        let keys = keys.into_iter().flatten().collect();
-        Ok(PackedTable {
-            sparse,
-            dense: Dense { keys, values },
-        })
+        let core = Packed::from_parts(sparse, values).map_err(D::Error::custom)?;
+        Ok(PackedTable { core })
     }
 }

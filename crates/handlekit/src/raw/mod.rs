@@ -1,8 +1,10 @@
 //! The raw slot layer. Every line of `unsafe` in the crate that touches slot
-//! memory lives under this module; the tables above it are safe code over
-//! its API, except for one caller of `Exclusive::value_at` (the mutable list
-//! iterator of `IndexLists`), whose contract (each index once) rests on the
-//! lists being acyclic.
+//! memory or makes a key lives under this module: the containers here are
+//! typed by their key type and hand out keys ([`keyed`]), so the tables
+//! above are safe code over its API, except for the documented
+//! `*_unchecked` forwarders and one caller of `Exclusive::value_at` (the
+//! mutable list iterator of `IndexLists`), whose contract (each index
+//! once) rests on the lists being acyclic.
 //!
 //! - [`slot`]: one slot, a generation-tagged union of value and free link,
 //!   and the views `SlotRef`/`SlotMut` that see its two parts wherever they
@@ -31,7 +33,13 @@
 //! - [`pool`]: `RawPool`, blocks of one size plus one free list threaded
 //!   through their vacant slots;
 //! - [`arena`]: `SlotArena`, a store plus the free list, reuse policy and
-//!   retirement, shared by the tables that issue keys.
+//!   retirement, shared by the tables that issue keys;
+//! - [`keyed`]: where keys are made: the key limits, `table_key`, the keyed
+//!   cursor `Keyed`, and `KeyedStore`, a secondary map's slot store;
+//! - [`dense`]: keys and values packed in two parallel arrays, and the
+//!   `Positions` index that follows their moves;
+//! - [`packed`]: `Packed`, a `PackedTable`'s sparse arena and dense arrays
+//!   as one type, which keeps the invariant between them.
 
 pub(crate) mod arena;
 pub(crate) mod bitset;
@@ -43,6 +51,7 @@ pub(crate) mod flat;
 pub(crate) mod hive;
 pub(crate) mod keyed;
 pub(crate) mod layout;
+pub(crate) mod packed;
 pub(crate) mod pool;
 pub(crate) mod scan;
 pub(crate) mod slot;
