@@ -29,14 +29,14 @@ use crate::Key;
 /// assert_eq!(hive[key], "stays put");
 /// ```
 pub struct StableTable<T, K: Key, S: BlockStorage> {
-    /// The blocks, made with the key limits of `K`: every index and
-    /// generation they hold fits `K`.
+    /// The blocks, typed by `K`, so every index and generation they hold
+    /// fits `K` and they hand out keys themselves.
     pub(crate) raw: S::Raw<T, K>,
     _key: PhantomData<fn(K) -> K>,
 }
 
 impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
-    /// The container over `raw`, which was made with the key limits of `K`.
+    /// The container over `raw`.
     pub(crate) const fn from_raw(raw: S::Raw<T, K>) -> Self {
         StableTable {
             raw,

@@ -83,7 +83,7 @@ pub type IdTable<T, K = Id> = SlotTable<T, K, Split>;
 /// assert_eq!(table[key], "one cache line per lookup");
 /// ```
 pub struct SlotTable<T, K: Key = Id, L: Layout = Split> {
-    /// The slots, made with the key limits of `K`.
+    /// The slots, typed by `K` (so they hand out keys themselves).
     pub(crate) arena: SlotArena<T, K, L>,
     _key: PhantomData<fn(K) -> K>,
 }

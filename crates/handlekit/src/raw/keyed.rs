@@ -363,6 +363,10 @@ impl<T, K: Key> KeyedStore<T, K> {
     /// As for [`SlotStore::get_unchecked_mut`](super::SlotStore::get_unchecked_mut).
     #[inline]
     pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
+        debug_assert!(self
+            .store
+            .slot(index)
+            .is_some_and(|slot| slot.is_occupied()));
         // SAFETY: the caller's guarantee.
         unsafe { self.store.get_unchecked_mut(index) }
     }
@@ -377,6 +381,12 @@ impl<T, K: Key> KeyedStore<T, K> {
         &mut self,
         indices: [usize; N],
     ) -> [&mut T; N] {
+        debug_assert!(indices.iter().enumerate().all(|(n, &index)| {
+            self.store
+                .slot(index)
+                .is_some_and(|slot| slot.is_occupied())
+                && !indices[..n].contains(&index)
+        }));
         // SAFETY: the caller's guarantee.
         unsafe { self.store.get_disjoint_unchecked_mut(indices) }
     }
