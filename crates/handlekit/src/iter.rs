@@ -43,8 +43,7 @@ use core::marker::PhantomData;
 
 use crate::layout::Split;
 use crate::raw::cursor::ValueRef;
-use crate::raw::{SlotArena, TakeSlots};
-use crate::slot_iter::table_key;
+use crate::raw::{Keyed, SlotArena, TakeSlots};
 use crate::{Id, Key};
 
 mod sealed {
@@ -58,19 +57,6 @@ pub(crate) use crate::storage::{RawCursor, ValueCursor};
 #[cfg(feature = "rayon")]
 pub use crate::slot_par::{ParEntries, ParIter, ParIterMut};
 
-/// The key of a cursor's item.
-///
-/// # Safety
-///
-/// The item comes from the cursor of a container whose keys are `K`: its
-/// index and generation are those of one of the container's own live
-/// slots, which `table_key` asks.
-#[inline(always)]
-unsafe fn keyed<K: Key, V>((index, generation, value): (usize, u32, V)) -> (K, V) {
-    // SAFETY: the caller's guarantee.
-    (unsafe { table_key::<K>(index, generation) }, value)
-}
-
 /// The value of a cursor's item.
 #[inline(always)]
 fn value_of<V>((_, _, value): (usize, u32, V)) -> V {
@@ -81,8 +67,7 @@ fn value_of<V>((_, _, value): (usize, u32, V)) -> V {
 /// [`Iter`] (`&'a T`) and [`IterMut`] (`&'a mut T`) are its two names.
 pub struct Entries<'a, T: 'a, K: Key, S: Storage, R> {
     /// A cursor of the container whose keys are `K`.
-    raw: RawCursor<'a, T, S, R>,
-    _key: PhantomData<fn(K) -> K>,
+    raw: Keyed<RawCursor<'a, T, S, R>, K>,
 }
 
 /// Iterator over `(key, &value)`, in slot order. Made by the `iter`
@@ -117,17 +102,9 @@ pub type IterMut<'a, T, K = Id, S = Split> = Entries<'a, T, K, S, &'a mut T>;
 
 impl<'a, T, K: Key, S: Storage, R: ValueRef<T>> Entries<'a, T, K, S, R> {
     /// Iterates what `raw` finds.
-    ///
-    /// # Safety
-    ///
-    /// `raw` walks a container whose keys are `K` (made with the key
-    /// limits of `K`), so every item makes a valid key.
     #[inline]
-    pub(crate) unsafe fn new(raw: RawCursor<'a, T, S, R>) -> Self {
-        Entries {
-            raw,
-            _key: PhantomData,
-        }
+    pub(crate) fn new(raw: Keyed<RawCursor<'a, T, S, R>, K>) -> Self {
+        Entries { raw }
     }
 }
 
@@ -136,8 +113,7 @@ impl<'a, T, K: Key, S: Storage, R: ValueRef<T>> Iterator for Entries<'a, T, K, S
 
     #[inline(always)]
     fn next(&mut self) -> Option<(K, R)> {
-        // SAFETY: the cursor walks a container whose keys are `K` (`new`).
-        self.raw.next().map(|item| unsafe { keyed(item) })
+        self.raw.next()
     }
 
     #[inline]
@@ -151,19 +127,15 @@ impl<'a, T, K: Key, S: Storage, R: ValueRef<T>> Iterator for Entries<'a, T, K, S
     }
 
     #[inline]
-    fn fold<B, F: FnMut(B, (K, R)) -> B>(self, init: B, mut f: F) -> B {
-        self.raw.fold_items(init, |acc, item| {
-            // SAFETY: as in `next`.
-            f(acc, unsafe { keyed(item) })
-        })
+    fn fold<B, F: FnMut(B, (K, R)) -> B>(self, init: B, f: F) -> B {
+        self.raw.fold(init, f)
     }
 }
 
 impl<T, K: Key, S: Storage, R: ValueRef<T>> DoubleEndedIterator for Entries<'_, T, K, S, R> {
     #[inline(always)]
     fn next_back(&mut self) -> Option<(K, R)> {
-        // SAFETY: as in `next`.
-        self.raw.next_back().map(|item| unsafe { keyed(item) })
+        self.raw.next_back()
     }
 }
 
@@ -183,7 +155,6 @@ where
     fn clone(&self) -> Self {
         Entries {
             raw: self.raw.clone(),
-            _key: PhantomData,
         }
     }
 }
@@ -222,15 +193,10 @@ pub struct Keys<'a, T: 'a, K: Key = Id, S: Storage = Split> {
 
 impl<'a, T, K: Key, S: Storage> Keys<'a, T, K, S> {
     /// Iterates the keys of what `raw` finds.
-    ///
-    /// # Safety
-    ///
-    /// As for [`Entries::new`].
     #[inline]
-    pub(crate) unsafe fn new(raw: RawCursor<'a, T, S, &'a T>) -> Self {
+    pub(crate) fn new(raw: Keyed<RawCursor<'a, T, S, &'a T>, K>) -> Self {
         Keys {
-            // SAFETY: the caller's guarantee.
-            inner: unsafe { Entries::new(raw) },
+            inner: Entries::new(raw),
         }
     }
 }
@@ -460,7 +426,7 @@ impl<T, C: TakeSlots<T>> TakeFrom<T> for Owned<C> {
 /// `Drain` empties its container); if it is leaked (`mem::forget`), a
 /// `Drain` leaves them in the container.
 pub struct Taking<T, K: Key, H: TakeFrom<T>> {
-    /// The slots of a container whose keys are `K`.
+    /// The slots of a container whose keys are `K` (`TakeSlots::Key`).
     source: H,
     /// Indices below this have been taken.
     next: usize,
@@ -481,7 +447,7 @@ pub struct Taking<T, K: Key, H: TakeFrom<T>> {
 /// assert_eq!(drain.map(|(_, c)| c).collect::<String>(), "ab");
 /// assert!(table.is_empty());
 /// ```
-pub type Drain<'a, T, K = Id, C = SlotArena<T, Split>> = Taking<T, K, &'a mut C>;
+pub type Drain<'a, T, K = Id, C = SlotArena<T, K, Split>> = Taking<T, K, &'a mut C>;
 
 /// Owning iterator over `(key, value)`, lowest index first. Made by the
 /// `into_iter` method of [`IdTable`](crate::IdTable),
@@ -495,17 +461,12 @@ pub type Drain<'a, T, K = Id, C = SlotArena<T, Split>> = Taking<T, K, &'a mut C>
 /// assert_eq!(all.len(), 2);
 /// assert_eq!(all.map(|(_, c)| c).collect::<String>(), "ab");
 /// ```
-pub type IntoIter<T, K = Id, C = SlotArena<T, Split>> = Taking<T, K, Owned<C>>;
+pub type IntoIter<T, K = Id, C = SlotArena<T, K, Split>> = Taking<T, K, Owned<C>>;
 
-impl<'a, T, K: Key, C: TakeSlots<T>> Drain<'a, T, K, C> {
+impl<'a, T, K: Key, C: TakeSlots<T, Key = K>> Drain<'a, T, K, C> {
     /// Takes the values out of `source`.
-    ///
-    /// # Safety
-    ///
-    /// `source` belongs to a container whose keys are `K` (made with the
-    /// key limits of `K`), so every value taken makes a valid key.
     #[inline]
-    pub(crate) unsafe fn new(source: &'a mut C) -> Self {
+    pub(crate) fn new(source: &'a mut C) -> Self {
         Taking {
             source,
             next: 0,
@@ -514,14 +475,10 @@ impl<'a, T, K: Key, C: TakeSlots<T>> Drain<'a, T, K, C> {
     }
 }
 
-impl<T, K: Key, C: TakeSlots<T>> IntoIter<T, K, C> {
+impl<T, K: Key, C: TakeSlots<T, Key = K>> IntoIter<T, K, C> {
     /// Takes the values out of `source`.
-    ///
-    /// # Safety
-    ///
-    /// As for [`Drain::new`].
     #[inline]
-    pub(crate) unsafe fn new(source: C) -> Self {
+    pub(crate) fn new(source: C) -> Self {
         Taking {
             source: Owned(source),
             next: 0,
@@ -530,16 +487,17 @@ impl<T, K: Key, C: TakeSlots<T>> IntoIter<T, K, C> {
     }
 }
 
-impl<T, K: Key, H: TakeFrom<T>> Iterator for Taking<T, K, H> {
+impl<T, K: Key, H: TakeFrom<T>> Iterator for Taking<T, K, H>
+where
+    H::Slots: TakeSlots<T, Key = K>,
+{
     type Item = (K, T);
 
     #[inline]
     fn next(&mut self) -> Option<(K, T)> {
-        let item = self.source.slots().take_next(self.next)?;
-        self.next = item.0 + 1;
-        // SAFETY: the slots are those of a container whose keys are `K`
-        // (`new`).
-        Some(unsafe { keyed(item) })
+        let (index, key, value) = self.source.slots().take_next(self.next)?;
+        self.next = index + 1;
+        Some((key, value))
     }
 
     #[inline]
@@ -549,8 +507,14 @@ impl<T, K: Key, H: TakeFrom<T>> Iterator for Taking<T, K, H> {
     }
 }
 
-impl<T, K: Key, H: TakeFrom<T>> ExactSizeIterator for Taking<T, K, H> {}
-impl<T, K: Key, H: TakeFrom<T>> FusedIterator for Taking<T, K, H> {}
+impl<T, K: Key, H: TakeFrom<T>> ExactSizeIterator for Taking<T, K, H> where
+    H::Slots: TakeSlots<T, Key = K>
+{
+}
+impl<T, K: Key, H: TakeFrom<T>> FusedIterator for Taking<T, K, H> where
+    H::Slots: TakeSlots<T, Key = K>
+{
+}
 
 impl<T, K: Key, H: TakeFrom<T>> Drop for Taking<T, K, H> {
     /// Drops the values not taken (the container's own drop would drop an

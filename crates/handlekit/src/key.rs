@@ -170,7 +170,7 @@ pub const fn index_mask(bits: u32) -> u64 {
 /// [`Key::__GENERATION_TRUST`]. Not part of the stable API.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GenerationTrust(bool);
+pub struct GenerationTrust(pub(crate) bool);
 
 impl GenerationTrust {
     /// No promise: lookups mask the generation's top bit (one instruction).
@@ -224,19 +224,7 @@ impl PartsTrust {
     }
 }
 
-/// The generation of `key` for a lookup: the same number, but for a key
-/// type that promises generations below `2^31` the compiler is told so,
-/// and drops the mask the raw layer applies to every generation.
-#[inline(always)]
-pub(crate) fn lookup_generation<K: Key>(key: K) -> u32 {
-    let generation = key.generation();
-    if K::__GENERATION_TRUST.0 {
-        // SAFETY: the key type made its `GenerationTrust` with `trusted`,
-        // whose contract is exactly this.
-        unsafe { core::hint::assert_unchecked(generation < 1 << 31) };
-    }
-    generation
-}
+pub(crate) use crate::raw::keyed::lookup_generation;
 
 /// Validates raw key bits for a key of `total_bits` bits split at
 /// `index_bits`, and returns them unchanged if they name a valid key.

@@ -331,7 +331,6 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-mod dense;
 mod error;
 pub mod guide;
 pub mod hive;
@@ -350,7 +349,7 @@ mod reuse;
 pub mod secondary;
 #[cfg(feature = "serde")]
 mod serde_util;
-mod slot_iter;
+
 #[cfg(feature = "rayon")]
 mod slot_par;
 mod stable;

@@ -165,7 +165,7 @@ mod serde_impl {
     /// `IdTable` writes them (`detached`, `free`). Which slots are live is
     /// not in it: the container saves that with its values.
     pub struct SlotRunsRef<'a, T, K: Key, L: Layout = Interleaved> {
-        arena: &'a SlotArena<T, L>,
+        arena: &'a SlotArena<T, K, L>,
         _key: PhantomData<fn(K) -> K>,
     }
 
@@ -189,9 +189,9 @@ mod serde_impl {
     }
 
     /// The generation of every slot, as `(generation, count)` runs.
-    struct GenerationRunsRef<'a, T, L: Layout>(&'a SlotArena<T, L>);
+    struct GenerationRunsRef<'a, T, K, L: Layout>(&'a SlotArena<T, K, L>);
 
-    impl<T, L: Layout> Serialize for GenerationRunsRef<'_, T, L> {
+    impl<T, K, L: Layout> Serialize for GenerationRunsRef<'_, T, K, L> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             serialize_runs(serializer, |f| {
                 for_each_run(self.0.slot_refs().map(|slot| slot.generation()), f);
@@ -499,9 +499,9 @@ mod serde_impl {
                 )));
             }
             arena.finish_build();
-            restore_detached::<T, _, E>(&mut arena, &runs.detached)?;
+            restore_detached::<T, _, _, E>(&mut arena, &runs.detached)?;
             arena.set_reuse(runs.reuse);
-            restore_free_order::<T, _, E>(&mut arena, runs.free.as_ref())?;
+            restore_free_order::<T, _, _, E>(&mut arena, runs.free.as_ref())?;
             Ok(SlotTable::from_arena(arena))
         }
     }

@@ -53,7 +53,7 @@ pub(crate) trait SlotSink<T> {
     fn push_slot(&mut self, generation: u32, value: Option<T>) -> Result<(), BuildError>;
 }
 
-impl<T, L: BufLayout> SlotSink<T> for SlotArena<T, L> {
+impl<T, K: Key, L: BufLayout> SlotSink<T> for SlotArena<T, K, L> {
     fn push_slot(&mut self, generation: u32, value: Option<T>) -> Result<(), BuildError> {
         match value {
             Some(value) => self.push_occupied(generation, value),
@@ -62,7 +62,7 @@ impl<T, L: BufLayout> SlotSink<T> for SlotArena<T, L> {
     }
 }
 
-impl<T> SlotSink<T> for RawPool<T> {
+impl<T, K: Key> SlotSink<T> for RawPool<T, K> {
     fn push_slot(&mut self, generation: u32, value: Option<T>) -> Result<(), BuildError> {
         self.push_used(generation, value)
     }
@@ -99,11 +99,11 @@ impl<'de, S: SlotSink<T>, T: Deserialize<'de>> Visitor<'de> for SlotsInto<'_, S,
 /// The detached slots of an arena, serialized as a sequence of
 /// `(index, generation)`: the slot index and the generation of the detached
 /// key. The slot itself serializes as a vacant slot at the last generation.
-pub(crate) struct DetachedRef<'a, T, L: BufLayout = crate::raw::buf::SplitLayout>(
-    pub(crate) &'a SlotArena<T, L>,
+pub(crate) struct DetachedRef<'a, T, K, L: BufLayout = crate::raw::buf::SplitLayout>(
+    pub(crate) &'a SlotArena<T, K, L>,
 );
 
-impl<T, L: BufLayout> Serialize for DetachedRef<'_, T, L> {
+impl<T, K, L: BufLayout> Serialize for DetachedRef<'_, T, K, L> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.0.detached_slots())
     }
@@ -111,8 +111,8 @@ impl<T, L: BufLayout> Serialize for DetachedRef<'_, T, L> {
 
 /// Marks the deserialized `(index, generation)` pairs detached in `arena`
 /// (built already), validating each.
-pub(crate) fn restore_detached<T, L: BufLayout, E: de::Error>(
-    arena: &mut SlotArena<T, L>,
+pub(crate) fn restore_detached<T, K, L: BufLayout, E: de::Error>(
+    arena: &mut SlotArena<T, K, L>,
     detached: &[(u32, u32)],
 ) -> Result<(), E> {
     for &(index, generation) in detached {
@@ -129,11 +129,11 @@ pub(crate) fn restore_detached<T, L: BufLayout, E: de::Error>(
 /// in it (else `None`). Written by the tables whose keys come from a
 /// [`SlotArena`] (`IdTable`, `PackedTable`), so that a round-tripped table
 /// hands out the keys the original would have.
-pub(crate) struct FreeRef<'a, T, L: BufLayout = crate::raw::buf::SplitLayout>(
-    pub(crate) &'a SlotArena<T, L>,
+pub(crate) struct FreeRef<'a, T, K, L: BufLayout = crate::raw::buf::SplitLayout>(
+    pub(crate) &'a SlotArena<T, K, L>,
 );
 
-impl<T, L: BufLayout> Serialize for FreeRef<'_, T, L> {
+impl<T, K, L: BufLayout> Serialize for FreeRef<'_, T, K, L> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Read back as an `Option` (data written before the order was has
         // none): a format without field names needs its tag.
@@ -142,9 +142,9 @@ impl<T, L: BufLayout> Serialize for FreeRef<'_, T, L> {
 }
 
 /// The `{ list, refill }` struct of [`FreeRef`].
-struct FreeStruct<'a, T, L: BufLayout>(&'a SlotArena<T, L>);
+struct FreeStruct<'a, T, K, L: BufLayout>(&'a SlotArena<T, K, L>);
 
-impl<T, L: BufLayout> Serialize for FreeStruct<'_, T, L> {
+impl<T, K, L: BufLayout> Serialize for FreeStruct<'_, T, K, L> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut free = serializer.serialize_struct("FreeList", 2)?;
@@ -155,9 +155,9 @@ impl<T, L: BufLayout> Serialize for FreeStruct<'_, T, L> {
 }
 
 /// The listed free slots, as a sequence of known length.
-struct FreeListRef<'a, T, L: BufLayout>(&'a SlotArena<T, L>);
+struct FreeListRef<'a, T, K, L: BufLayout>(&'a SlotArena<T, K, L>);
 
-impl<T, L: BufLayout> Serialize for FreeListRef<'_, T, L> {
+impl<T, K, L: BufLayout> Serialize for FreeListRef<'_, T, K, L> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Some formats need the length first: walk the list twice.
         let mut seq = serializer.serialize_seq(Some(self.0.free_list().count()))?;
@@ -184,8 +184,8 @@ pub(crate) struct FreeOrder {
 /// saved order (data written before the order was), keeps the rebuilt one.
 /// Refuses an order the arena cannot have (see
 /// `SlotArena::restore_free_order`).
-pub(crate) fn restore_free_order<T, L: BufLayout, E: de::Error>(
-    arena: &mut SlotArena<T, L>,
+pub(crate) fn restore_free_order<T, K, L: BufLayout, E: de::Error>(
+    arena: &mut SlotArena<T, K, L>,
     free: Option<&FreeOrder>,
 ) -> Result<(), E> {
     match free {
@@ -198,7 +198,7 @@ pub(crate) fn restore_free_order<T, L: BufLayout, E: de::Error>(
 
 /// A slot arena deserialized for key type `K`, with its free list built.
 pub(crate) struct ArenaOf<T, K, L: BufLayout = crate::raw::buf::SplitLayout>(
-    pub(crate) SlotArena<T, L>,
+    pub(crate) SlotArena<T, K, L>,
     pub(crate) PhantomData<fn(K) -> K>,
 );
 

@@ -5,15 +5,13 @@
 //! block boundary) and folds each part with the cursor's own fast fold.
 
 use core::fmt;
-use core::marker::PhantomData;
 
 use rayon::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
 use rayon::iter::ParallelIterator;
 
 use crate::layout::Split;
 use crate::raw::cursor::ValueRef;
-use crate::raw::SplitCursor;
-use crate::slot_iter::table_key;
+use crate::raw::{Keyed, SplitCursor};
 use crate::storage::{RawCursor, Storage};
 use crate::{Id, Key};
 
@@ -24,8 +22,7 @@ use crate::{Id, Key};
 /// folded with the storage's own word-at-a-time loop.
 pub struct ParEntries<'a, T: 'a, K: Key, S: Storage, R> {
     /// A cursor of the container whose keys are `K`.
-    raw: RawCursor<'a, T, S, R>,
-    _key: PhantomData<fn(K) -> K>,
+    raw: Keyed<RawCursor<'a, T, S, R>, K>,
 }
 
 /// Parallel iterator over `(key, &value)`. Made by the `par_iter` method
@@ -55,16 +52,8 @@ pub type ParIterMut<'a, T, K = Id, S = Split> = ParEntries<'a, T, K, S, &'a mut 
 
 impl<'a, T, K: Key, S: Storage, R: ValueRef<T>> ParEntries<'a, T, K, S, R> {
     /// Iterates what `raw` finds, in parallel.
-    ///
-    /// # Safety
-    ///
-    /// `raw` walks a container whose keys are `K` (made with the key
-    /// limits of `K`), so every item makes a valid key.
-    pub(crate) unsafe fn new(raw: RawCursor<'a, T, S, R>) -> Self {
-        ParEntries {
-            raw,
-            _key: PhantomData,
-        }
+    pub(crate) fn new(raw: Keyed<RawCursor<'a, T, S, R>, K>) -> Self {
+        ParEntries { raw }
     }
 }
 
@@ -86,63 +75,31 @@ where
     where
         C: UnindexedConsumer<Self::Item>,
     {
-        // SAFETY: the cursor walks a container whose keys are `K` (`new`).
-        unsafe { drive_keyed(self.raw, consumer) }
+        bridge_unindexed(Parts(self.raw), consumer)
     }
 }
 
-/// A part of a raw cursor, as rayon splits and folds it; `map` turns
-/// a raw item into the public one.
-struct Parts<C, F> {
-    cursor: C,
-    map: F,
-}
+/// A part of a keyed cursor, as rayon splits and folds it.
+struct Parts<C>(C);
 
-impl<C, F, I> UnindexedProducer for Parts<C, F>
+impl<C> UnindexedProducer for Parts<C>
 where
     C: SplitCursor + Send,
-    F: Fn(C::Item) -> I + Copy + Send,
 {
-    type Item = I;
+    type Item = C::Item;
 
     fn split(self) -> (Self, Option<Self>) {
-        let map = self.map;
-        let (left, right) = self.cursor.split_part();
-        (
-            Parts { cursor: left, map },
-            right.map(|cursor| Parts { cursor, map }),
-        )
+        let (left, right) = self.0.split_part();
+        (Parts(left), right.map(Parts))
     }
 
-    fn fold_with<G: Folder<I>>(self, folder: G) -> G {
+    fn fold_with<G: Folder<C::Item>>(self, folder: G) -> G {
         // The folder is asked whether it is full only between parts: the
         // raw fold cannot stop early, and it is what makes a pass fast.
         if folder.full() {
             return folder;
         }
-        let map = self.map;
-        self.cursor
-            .fold_part(folder, |folder, item| folder.consume(map(item)))
+        self.0
+            .fold_part(folder, |folder, item| folder.consume(item))
     }
-}
-
-/// Drives `consumer` over the items of a keyed container's raw `cursor`,
-/// each as `(key, value)`, in parts as the cursor splits.
-///
-/// # Safety
-///
-/// `cursor` walks a container whose keys are `K`.
-unsafe fn drive_keyed<K, V, C, Co>(cursor: C, consumer: Co) -> Co::Result
-where
-    K: Key,
-    V: Send,
-    C: SplitCursor<Item = (usize, u32, V)> + Send,
-    Co: UnindexedConsumer<(K, V)>,
-{
-    let map = |(index, generation, value)| {
-        // SAFETY: the cursor yields the own slots of a container whose keys
-        // are `K` (the caller's guarantee), which is what `table_key` asks.
-        (unsafe { table_key::<K>(index, generation) }, value)
-    };
-    bridge_unindexed(Parts { cursor, map }, consumer)
 }

@@ -11,7 +11,6 @@ use crate::iter::{BlockStorage, Drain, IntoIter, Iter, IterMut, Keys, Values, Va
 use crate::iter::{ParIter, ParIterMut};
 use crate::raw::stable::RawStable;
 use crate::raw::TakeSlots;
-use crate::slot_iter::table_key;
 use crate::Key;
 
 /// A container whose values never move, generic over its blocks: name it
@@ -30,31 +29,19 @@ use crate::Key;
 /// assert_eq!(hive[key], "stays put");
 /// ```
 pub struct StableTable<T, K: Key, S: BlockStorage> {
-    /// The blocks, made with the key limits of `K`: every index and
-    /// generation they hold fits `K`.
-    pub(crate) raw: S::Raw<T>,
+    /// The blocks, typed by `K`, so every index and generation they hold
+    /// fits `K` and they hand out keys themselves.
+    pub(crate) raw: S::Raw<T, K>,
     _key: PhantomData<fn(K) -> K>,
 }
 
 impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
-    /// The container over `raw`, which was made with the key limits of `K`.
-    pub(crate) const fn from_raw(raw: S::Raw<T>) -> Self {
+    /// The container over `raw`.
+    pub(crate) const fn from_raw(raw: S::Raw<T, K>) -> Self {
         StableTable {
             raw,
             _key: PhantomData,
         }
-    }
-
-    /// The key for parts of this container's own slots.
-    ///
-    /// # Safety
-    ///
-    /// As for `table_key`: the parts name a value this container holds or
-    /// is about to hold.
-    #[inline]
-    unsafe fn key(index: usize, generation: u32) -> K {
-        // SAFETY: the caller's guarantee is `table_key`'s.
-        unsafe { table_key(index, generation) }
     }
 }
 
@@ -151,15 +138,8 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// assert_eq!(c[key].0, key);
     /// ```
     pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
-        match self
-            .raw
-            // SAFETY: the parts come from this container's own slots (an insert's or
-            // a pass's), which is what `table_key` asks.
-            .try_insert_with(|index, generation| make(unsafe { Self::key(index, generation) }))
-        {
-            // SAFETY: the parts come from this container's own slots (an insert's or
-            // a pass's), which is what `table_key` asks.
-            Ok((index, generation)) => unsafe { Self::key(index, generation) },
+        match self.raw.try_insert_keyed(make) {
+            Ok(key) => key,
             Err(err) => insert_failed::<S>(err),
         }
     }
@@ -182,16 +162,13 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// assert_eq!(c.len(), 1);
     /// ```
     pub fn try_insert_with_key<E>(&mut self, make: impl FnOnce(K) -> Result<T, E>) -> Result<K, E> {
-        let (index, generation) = match self.raw.next_spot() {
-            Ok(spot) => spot,
+        let key = match self.raw.next_key() {
+            Ok(key) => key,
             Err(err) => insert_failed::<S>(err),
         };
-        // SAFETY: `next_spot` names the slot and generation the insertion
-        // below fills: this container's own parts.
-        let key = unsafe { Self::key(index, generation) };
         let value = make(key)?;
-        match self.raw.try_insert_with(|filled_index, filled_generation| {
-            debug_assert_eq!((filled_index, filled_generation), (index, generation));
+        match self.raw.try_insert_keyed(|filled| {
+            debug_assert!(filled == key);
             value
         }) {
             Ok(_) => Ok(key),
@@ -377,13 +354,8 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// c.retain(|_, n| *n % 2 == 0);
     /// assert_eq!(c.len(), 5);
     /// ```
-    pub fn retain(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
-        self.raw.retain(|index, generation, value| {
-            // SAFETY: `retain` visits this container's own slots, which is
-            // what `table_key` asks.
-            let key = unsafe { Self::key(index, generation) };
-            keep(key, value)
-        });
+    pub fn retain(&mut self, keep: impl FnMut(K, &mut T) -> bool) {
+        self.raw.retain_keyed(keep);
     }
 
     /// Removes every value and yields it with its key, in key-index
@@ -399,10 +371,8 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// assert_eq!(c.drain().collect::<Vec<_>>(), [(key, "x")]);
     /// assert!(c.is_empty());
     /// ```
-    pub fn drain(&mut self) -> Drain<'_, T, K, S::Raw<T>> {
-        // SAFETY: the raw container was made with the key limits of
-        // `K`.
-        unsafe { Drain::new(&mut self.raw) }
+    pub fn drain(&mut self) -> Drain<'_, T, K, S::Raw<T, K>> {
+        Drain::new(&mut self.raw)
     }
 
     /// Iterates `(key, &value)` in key-index order: block by block,
@@ -415,9 +385,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// ```
     #[inline]
     pub fn iter(&self) -> Iter<'_, T, K, S> {
-        // SAFETY: the raw container was made with the key limits of
-        // `K`.
-        unsafe { Iter::new(S::iter(&self.raw)) }
+        Iter::new(S::keyed_iter(&self.raw))
     }
 
     /// Iterates `(key, &mut value)` in key-index order.
@@ -432,8 +400,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// ```
     #[inline]
     pub fn iter_mut(&mut self) -> IterMut<'_, T, K, S> {
-        // SAFETY: as in `iter`.
-        unsafe { IterMut::new(S::iter_mut(&mut self.raw)) }
+        IterMut::new(S::keyed_iter_mut(&mut self.raw))
     }
 
     /// Iterates the keys of the live values, in key-index order.
@@ -445,8 +412,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// ```
     #[inline]
     pub fn keys(&self) -> Keys<'_, T, K, S> {
-        // SAFETY: as in `iter`.
-        unsafe { Keys::new(S::iter(&self.raw)) }
+        Keys::new(S::keyed_iter(&self.raw))
     }
 
     /// Iterates the live values, in key-index order.
@@ -652,16 +618,15 @@ impl<'a, T, K: Key, S: BlockStorage> IntoIterator for &'a mut StableTable<T, K, 
 
 impl<T, K: Key, S: BlockStorage> IntoIterator for StableTable<T, K, S> {
     type Item = (K, T);
-    type IntoIter = IntoIter<T, K, S::Raw<T>>;
+    type IntoIter = IntoIter<T, K, S::Raw<T, K>>;
 
     /// ```
     /// let c: handlekit::Pool<_> = [String::from("x")].into_iter().collect();
     /// let all: Vec<_> = c.into_iter().map(|(_, v)| v).collect();
     /// assert_eq!(all, ["x"]);
     /// ```
-    fn into_iter(self) -> IntoIter<T, K, S::Raw<T>> {
-        // SAFETY: as in `drain`.
-        unsafe { IntoIter::new(self.raw) }
+    fn into_iter(self) -> IntoIter<T, K, S::Raw<T, K>> {
+        IntoIter::new(self.raw)
     }
 }
 
@@ -678,9 +643,7 @@ impl<T: Sync, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// assert!(c.par_iter().all(|(key, v)| c[key] == *v));
     /// ```
     pub fn par_iter(&self) -> ParIter<'_, T, K, S> {
-        // SAFETY: the raw container was made with the key limits of
-        // `K`.
-        unsafe { ParIter::new(S::iter(&self.raw)) }
+        ParIter::new(S::keyed_iter(&self.raw))
     }
 }
 
@@ -696,8 +659,7 @@ impl<T: Send, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// assert_eq!(c.values().sum::<u64>(), 99_990_000);
     /// ```
     pub fn par_iter_mut(&mut self) -> ParIterMut<'_, T, K, S> {
-        // SAFETY: as in `par_iter`.
-        unsafe { ParIterMut::new(S::iter_mut(&mut self.raw)) }
+        ParIterMut::new(S::keyed_iter_mut(&mut self.raw))
     }
 }
 
@@ -833,10 +795,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     // Forced, as `insert` is.
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<K, crate::CapacityError> {
-        let (index, generation) = self.raw.try_insert_with(|_, _| value)?;
-        // SAFETY: the parts come from this container's own slots (an
-        // insert's), which is what `table_key` asks.
-        Ok(unsafe { Self::key(index, generation) })
+        self.raw.try_insert_keyed(|_| value)
     }
 
     /// Removes every value. The blocks stay (a hive's are freed by
@@ -874,7 +833,7 @@ impl<T, K: Key, S: BlockStorage> Default for StableTable<T, K, S> {
 
 impl<T: Clone, K: Key, S: BlockStorage> Clone for StableTable<T, K, S>
 where
-    S::Raw<T>: Clone,
+    S::Raw<T, K>: Clone,
 {
     /// A copy with the same keys, generations, free lists and block sizes
     /// (a fixed container's copy is fixed too): the copy issues the same

@@ -12,7 +12,7 @@ use crate::raw::hive::RawHive;
 use crate::raw::pool::RawPool;
 use crate::raw::scan::StoreWalk;
 use crate::raw::stable::RawStable;
-use crate::raw::KeyLimits;
+use crate::raw::{KeyLimits, Keyed};
 use crate::Key;
 
 mod sealed {
@@ -77,9 +77,9 @@ impl Storage for HiveBlocks {
 // items are hidden, only `StableTable` calls them.
 #[allow(private_interfaces)]
 pub trait BlockStorage: Storage + Sized {
-    /// The raw container.
+    /// The raw container, typed by its key type.
     #[doc(hidden)]
-    type Raw<T>: RawStable<T>;
+    type Raw<T, K: Key>: RawStable<T, Key = K>;
     /// The container's name in panic messages (`"Pool"`).
     #[doc(hidden)]
     const NAME: &'static str;
@@ -89,50 +89,90 @@ pub trait BlockStorage: Storage + Sized {
     /// An empty raw container with the key limits of `K` and the default
     /// block sizes.
     #[doc(hidden)]
-    fn empty<T, K: Key>() -> Self::Raw<T>;
+    fn empty<T, K: Key>() -> Self::Raw<T, K>;
     /// A pass over the live values.
     #[doc(hidden)]
-    fn iter<'a, T: 'a>(raw: &'a Self::Raw<T>) -> RawCursor<'a, T, Self, &'a T>;
+    fn iter<'a, T: 'a, K: Key>(raw: &'a Self::Raw<T, K>) -> RawCursor<'a, T, Self, &'a T>;
     /// A pass over the live values, mutably.
     #[doc(hidden)]
-    fn iter_mut<'a, T: 'a>(raw: &'a mut Self::Raw<T>) -> RawCursor<'a, T, Self, &'a mut T>;
+    fn iter_mut<'a, T: 'a, K: Key>(
+        raw: &'a mut Self::Raw<T, K>,
+    ) -> RawCursor<'a, T, Self, &'a mut T>;
+    /// A pass over `(key, &value)`.
+    #[doc(hidden)]
+    fn keyed_iter<'a, T: 'a, K: Key>(
+        raw: &'a Self::Raw<T, K>,
+    ) -> Keyed<RawCursor<'a, T, Self, &'a T>, K>;
+    /// A pass over `(key, &mut value)`.
+    #[doc(hidden)]
+    fn keyed_iter_mut<'a, T: 'a, K: Key>(
+        raw: &'a mut Self::Raw<T, K>,
+    ) -> Keyed<RawCursor<'a, T, Self, &'a mut T>, K>;
 }
 
 #[allow(private_interfaces)]
 impl BlockStorage for PoolBlocks {
-    type Raw<T> = RawPool<T>;
+    type Raw<T, K: Key> = RawPool<T, K>;
     const NAME: &'static str = "Pool";
     const NOUN: &'static str = "pool";
     #[inline]
-    fn empty<T, K: Key>() -> RawPool<T> {
+    fn empty<T, K: Key>() -> RawPool<T, K> {
         RawPool::new(KeyLimits::of::<K>(), crate::raw::pool::default_shift::<T>())
     }
     #[inline]
-    fn iter<'a, T: 'a>(raw: &'a RawPool<T>) -> RawCursor<'a, T, Self, &'a T> {
+    fn iter<'a, T: 'a, K: Key>(raw: &'a RawPool<T, K>) -> RawCursor<'a, T, Self, &'a T> {
         raw.iter()
     }
     #[inline]
-    fn iter_mut<'a, T: 'a>(raw: &'a mut RawPool<T>) -> RawCursor<'a, T, Self, &'a mut T> {
+    fn iter_mut<'a, T: 'a, K: Key>(
+        raw: &'a mut RawPool<T, K>,
+    ) -> RawCursor<'a, T, Self, &'a mut T> {
         raw.iter_mut()
+    }
+    #[inline]
+    fn keyed_iter<'a, T: 'a, K: Key>(
+        raw: &'a RawPool<T, K>,
+    ) -> Keyed<RawCursor<'a, T, Self, &'a T>, K> {
+        raw.keyed_iter()
+    }
+    #[inline]
+    fn keyed_iter_mut<'a, T: 'a, K: Key>(
+        raw: &'a mut RawPool<T, K>,
+    ) -> Keyed<RawCursor<'a, T, Self, &'a mut T>, K> {
+        raw.keyed_iter_mut()
     }
 }
 
 #[allow(private_interfaces)]
 impl BlockStorage for HiveBlocks {
-    type Raw<T> = RawHive<T>;
+    type Raw<T, K: Key> = RawHive<T, K>;
     const NAME: &'static str = "Hive";
     const NOUN: &'static str = "hive";
     #[inline]
-    fn empty<T, K: Key>() -> RawHive<T> {
+    fn empty<T, K: Key>() -> RawHive<T, K> {
         crate::raw::hive::default_raw::<T, K>()
     }
     #[inline]
-    fn iter<'a, T: 'a>(raw: &'a RawHive<T>) -> RawCursor<'a, T, Self, &'a T> {
+    fn iter<'a, T: 'a, K: Key>(raw: &'a RawHive<T, K>) -> RawCursor<'a, T, Self, &'a T> {
         raw.iter()
     }
     #[inline]
-    fn iter_mut<'a, T: 'a>(raw: &'a mut RawHive<T>) -> RawCursor<'a, T, Self, &'a mut T> {
+    fn iter_mut<'a, T: 'a, K: Key>(
+        raw: &'a mut RawHive<T, K>,
+    ) -> RawCursor<'a, T, Self, &'a mut T> {
         raw.iter_mut()
+    }
+    #[inline]
+    fn keyed_iter<'a, T: 'a, K: Key>(
+        raw: &'a RawHive<T, K>,
+    ) -> Keyed<RawCursor<'a, T, Self, &'a T>, K> {
+        raw.keyed_iter()
+    }
+    #[inline]
+    fn keyed_iter_mut<'a, T: 'a, K: Key>(
+        raw: &'a mut RawHive<T, K>,
+    ) -> Keyed<RawCursor<'a, T, Self, &'a mut T>, K> {
+        raw.keyed_iter_mut()
     }
 }
 

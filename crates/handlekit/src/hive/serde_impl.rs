@@ -26,9 +26,9 @@ use crate::serde_util::serialize_slots;
 use crate::Key;
 
 /// The blocks of a hive, borrowed for serialization.
-struct BlocksRef<'a, T>(&'a RawHive<T>);
+struct BlocksRef<'a, T, K>(&'a RawHive<T, K>);
 
-impl<T: Serialize> Serialize for BlocksRef<'_, T> {
+impl<T: Serialize, K> Serialize for BlocksRef<'_, T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let blocks = self.0.blocks_with_floors();
         let mut seq = serializer.serialize_seq(Some(blocks.len()))?;
@@ -50,9 +50,9 @@ impl<T: Serialize> Serialize for BlockSlots<'_, T> {
 
 #[derive(Serialize)]
 #[serde(rename = "Hive", bound(serialize = "T: Serialize"))]
-struct Repr<'a, T> {
+struct Repr<'a, T, K> {
     block_sizes: (usize, usize),
-    blocks: BlocksRef<'a, T>,
+    blocks: BlocksRef<'a, T, K>,
 }
 
 /// One block as read: its floor and its used slots.
@@ -97,7 +97,7 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for Hive<T, K> {
             block_sizes: (min, max),
             blocks,
         } = Owned::<T>::deserialize(deserializer)?;
-        let build = || -> Result<RawHive<T>, BuildError> {
+        let build = || -> Result<RawHive<T, K>, BuildError> {
             let (min_shift, shift) = (block_shift(min)?, block_shift(max)?);
             if min_shift > shift {
                 return Err(BuildError::Layout("smallest block size above the largest"));

@@ -8,7 +8,6 @@ use core::ops::{Index, IndexMut};
 pub use crate::iter::{Iter, IterMut, Keys, Values, ValuesMut};
 use crate::layout::{Layout, Split};
 use crate::raw::{KeyLimits, SlotArena};
-use crate::slot_iter::table_key;
 use crate::{CapacityError, Id, Key, Reuse};
 
 #[cfg(feature = "rayon")]
@@ -84,8 +83,8 @@ pub type IdTable<T, K = Id> = SlotTable<T, K, Split>;
 /// assert_eq!(table[key], "one cache line per lookup");
 /// ```
 pub struct SlotTable<T, K: Key = Id, L: Layout = Split> {
-    /// The slots, made with the key limits of `K`.
-    pub(crate) arena: SlotArena<T, L>,
+    /// The slots, typed by `K` (so they hand out keys themselves).
+    pub(crate) arena: SlotArena<T, K, L>,
     _key: PhantomData<fn(K) -> K>,
 }
 
@@ -122,25 +121,13 @@ impl<T, L: Layout> SlotTable<T, Id, L> {
 }
 
 impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
-    /// The table over `arena`, which must have been made with the key
-    /// limits of `K` (`KeyLimits::of::<K>()`).
+    /// The table over `arena`.
     #[cfg(feature = "serde")]
-    pub(crate) fn from_arena(arena: SlotArena<T, L>) -> Self {
+    pub(crate) fn from_arena(arena: SlotArena<T, K, L>) -> Self {
         SlotTable {
             arena,
             _key: PhantomData,
         }
-    }
-
-    /// The key for parts of this container's own slots.
-    ///
-    /// # Safety
-    ///
-    /// As for [`table_key`]: parts from this container's own slots.
-    #[inline]
-    unsafe fn key(index: usize, generation: u32) -> K {
-        // SAFETY: the caller's guarantee is `table_key`'s.
-        unsafe { table_key(index, generation) }
     }
 
     /// Creates an empty table for any key type. It allocates nothing until
@@ -394,10 +381,8 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     /// ```
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
-        let (index, generation) = self.arena.try_insert_with(|_, _| value)?;
-        // SAFETY: the parts come from this container's own slots (an insert's or
-        // a pass's), which is what `table_key` asks.
-        Ok(unsafe { Self::key(index, generation) })
+        let (_, key) = self.arena.try_insert_keyed(|_| value)?;
+        Ok(key)
     }
 
     /// Inserts the value `make(key)`, where `key` is the key it will have,
@@ -414,15 +399,8 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     /// assert_eq!(table[key].0, key);
     /// ```
     pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
-        match self
-            .arena
-            // SAFETY: the parts come from this container's own slots (an insert's or
-            // a pass's), which is what `table_key` asks.
-            .try_insert_with(|index, generation| make(unsafe { Self::key(index, generation) }))
-        {
-            // SAFETY: the parts come from this container's own slots (an insert's or
-            // a pass's), which is what `table_key` asks.
-            Ok((index, generation)) => unsafe { Self::key(index, generation) },
+        match self.arena.try_insert_keyed(make) {
+            Ok((_, key)) => key,
             Err(err) => insert_failed(err),
         }
     }
@@ -445,20 +423,15 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     /// assert_eq!(table.len(), 1);
     /// ```
     pub fn try_insert_with_key<E>(&mut self, make: impl FnOnce(K) -> Result<T, E>) -> Result<K, E> {
-        let (index, generation) = match self.arena.next_spot() {
-            Ok(spot) => spot,
+        let key = match self.arena.next_key() {
+            Ok(key) => key,
             Err(err) => insert_failed(err),
         };
-        // SAFETY: `next_spot` names the slot and generation the insertion
-        // below fills: this container's own parts.
-        let key = unsafe { Self::key(index, generation) };
         let value = make(key)?;
-        match self
-            .arena
-            .try_insert_with(|filled_index, filled_generation| {
-                debug_assert_eq!((filled_index, filled_generation), (index, generation));
-                value
-            }) {
+        match self.arena.try_insert_keyed(|filled| {
+            debug_assert!(filled == key);
+            value
+        }) {
             Ok(_) => Ok(key),
             Err(err) => insert_failed(err),
         }
@@ -713,12 +686,8 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     /// table.retain(|_, n| *n % 2 == 0);
     /// assert_eq!(table.len(), 5);
     /// ```
-    pub fn retain(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
-        self.arena.retain(|index, generation, value| {
-            // SAFETY: `retain` visits this container's own slots, which
-            // is what `table_key` asks.
-            keep(unsafe { Self::key(index, generation) }, value)
-        });
+    pub fn retain(&mut self, keep: impl FnMut(K, &mut T) -> bool) {
+        self.arena.retain_keyed(keep);
     }
 
     /// Removes every value and yields it with its key, in slot order.
@@ -734,8 +703,7 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     /// assert!(table.is_empty());
     /// ```
     pub fn drain(&mut self) -> Drain<'_, T, K, L> {
-        // SAFETY: the arena was made with the key limits of `K`.
-        unsafe { Drain::new(&mut self.arena) }
+        Drain::new(&mut self.arena)
     }
 
     /// Checks the table's internal invariants (state words, counts, the
@@ -755,8 +723,7 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     /// ```
     #[inline]
     pub fn iter(&self) -> Iter<'_, T, K, L> {
-        // SAFETY: the arena was made with the key limits of `K`.
-        unsafe { Iter::new(self.arena.iter()) }
+        Iter::new(self.arena.keyed_iter())
     }
 
     /// Iterates `(key, &mut value)` in slot order.
@@ -771,8 +738,7 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     /// ```
     #[inline]
     pub fn iter_mut(&mut self) -> IterMut<'_, T, K, L> {
-        // SAFETY: as in `iter`.
-        unsafe { IterMut::new(self.arena.iter_mut()) }
+        IterMut::new(self.arena.keyed_iter_mut())
     }
 
     /// Iterates the keys of the live values, in slot order.
@@ -784,8 +750,7 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     /// ```
     #[inline]
     pub fn keys(&self) -> Keys<'_, T, K, L> {
-        // SAFETY: as in `iter`.
-        unsafe { Keys::new(self.arena.iter()) }
+        Keys::new(self.arena.keyed_iter())
     }
 
     /// Iterates the live values, in slot order.
@@ -1040,18 +1005,17 @@ impl<T, K: Key, L: Layout> IntoIterator for SlotTable<T, K, L> {
     /// assert_eq!(all, ["x"]);
     /// ```
     fn into_iter(self) -> IntoIter<T, K, L> {
-        // SAFETY: as in `drain`.
-        unsafe { IntoIter::new(self.arena) }
+        IntoIter::new(self.arena)
     }
 }
 
 /// Removing iterator over `(key, value)`; see [`SlotTable::drain`]
 /// ([`iter::Drain`](crate::iter::Drain) over the table's slots).
-pub type Drain<'a, T, K = Id, L = Split> = crate::iter::Drain<'a, T, K, SlotArena<T, L>>;
+pub type Drain<'a, T, K = Id, L = Split> = crate::iter::Drain<'a, T, K, SlotArena<T, K, L>>;
 
 /// Owning iterator over `(key, value)`; see [`SlotTable::into_iter`]
 /// ([`iter::IntoIter`](crate::iter::IntoIter) over the table's slots).
-pub type IntoIter<T, K = Id, L = Split> = crate::iter::IntoIter<T, K, SlotArena<T, L>>;
+pub type IntoIter<T, K = Id, L = Split> = crate::iter::IntoIter<T, K, SlotArena<T, K, L>>;
 
 #[cfg(test)]
 mod split_tests {

@@ -14,8 +14,7 @@ impl<T: Sync, K: Key, L: Layout> SlotTable<T, K, L> {
     /// assert_eq!(table.par_iter().map(|(_, v)| v).sum::<u64>(), 499_500);
     /// ```
     pub fn par_iter(&self) -> ParIter<'_, T, K, L> {
-        // SAFETY: the arena was made with the key limits of `K`.
-        unsafe { ParIter::new(self.arena.iter()) }
+        ParIter::new(self.arena.keyed_iter())
     }
 }
 
@@ -29,7 +28,6 @@ impl<T: Send, K: Key, L: Layout> SlotTable<T, K, L> {
     /// assert_eq!(table.values().sum::<u64>(), 999_000);
     /// ```
     pub fn par_iter_mut(&mut self) -> ParIterMut<'_, T, K, L> {
-        // SAFETY: as in `par_iter`.
-        unsafe { ParIterMut::new(self.arena.iter_mut()) }
+        ParIterMut::new(self.arena.keyed_iter_mut())
     }
 }

@@ -27,11 +27,11 @@ use crate::{Key, Reuse};
 
 #[derive(Serialize)]
 #[serde(rename = "IdTable", bound(serialize = "T: Serialize"))]
-struct Repr<'a, T, L: BufLayout> {
+struct Repr<'a, T, K, L: BufLayout> {
     reuse: Reuse,
     slots: SlotsRef<'a, T, L>,
-    detached: DetachedRef<'a, T, L>,
-    free: FreeRef<'a, T, L>,
+    detached: DetachedRef<'a, T, K, L>,
+    free: FreeRef<'a, T, K, L>,
 }
 
 #[derive(Deserialize)]
@@ -51,8 +51,8 @@ struct Owned<T, K: Key, L: BufLayout> {
 
 /// Serializes the slot core of an `IdTable`, in either slot layout (a
 /// [`LookupTable`](crate::LookupTable) is written exactly as an `IdTable`).
-pub(crate) fn serialize_arena<T: Serialize, L: BufLayout, S: Serializer>(
-    arena: &SlotArena<T, L>,
+pub(crate) fn serialize_arena<T: Serialize, K, L: BufLayout, S: Serializer>(
+    arena: &SlotArena<T, K, L>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     Repr {
@@ -68,7 +68,7 @@ pub(crate) fn serialize_arena<T: Serialize, L: BufLayout, S: Serializer>(
 /// layout, validating every part.
 pub(crate) fn deserialize_arena<'de, T: Deserialize<'de>, K: Key, L: BufLayout, D>(
     deserializer: D,
-) -> Result<SlotArena<T, L>, D::Error>
+) -> Result<SlotArena<T, K, L>, D::Error>
 where
     D: Deserializer<'de>,
 {
@@ -79,9 +79,9 @@ where
         free,
     } = Owned::<T, K, L>::deserialize(deserializer)?;
     let mut arena = slots.0;
-    restore_detached::<T, _, D::Error>(&mut arena, &detached)?;
+    restore_detached::<T, _, _, D::Error>(&mut arena, &detached)?;
     arena.set_reuse(reuse);
-    restore_free_order::<T, _, D::Error>(&mut arena, free.as_ref())?;
+    restore_free_order::<T, _, _, D::Error>(&mut arena, free.as_ref())?;
     Ok(arena)
 }
 

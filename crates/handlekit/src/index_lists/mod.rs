@@ -8,7 +8,6 @@ use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
 
 use crate::raw::{Exclusive, KeyLimits, SlotArena};
-use crate::slot_iter::table_key;
 use crate::{CapacityError, Id, Key};
 
 #[cfg(feature = "serde")]
@@ -315,7 +314,7 @@ pub struct IndexLists<T, K: Key = Id> {
     /// is linked to by more than one node; and a live node has `FRONT` set
     /// iff no node links to it. So the live nodes form separate acyclic
     /// lists, each starting at a front node.
-    arena: SlotArena<Link<T>>,
+    arena: SlotArena<Link<T>, K>,
     _key: PhantomData<fn(K) -> K>,
 }
 
@@ -371,17 +370,6 @@ impl<T, K: Key> IndexLists<T, K> {
             limits.max_slots = MAX_NODES;
         }
         limits
-    }
-
-    /// The key for parts of this container's own slots.
-    ///
-    /// # Safety
-    ///
-    /// As for [`table_key`]: parts from this container's own slots.
-    #[inline]
-    unsafe fn key(index: u32, generation: u32) -> K {
-        // SAFETY: the caller's guarantee is `table_key`'s.
-        unsafe { table_key(index as usize, generation) }
     }
 
     /// Creates an empty pool with room for `capacity` nodes.
@@ -586,10 +574,7 @@ impl<T, K: Key> IndexLists<T, K> {
     #[track_caller]
     pub fn front(&self, head: Head) -> Option<K> {
         let index = self.front_index(head)?;
-        let generation = self.arena.generation_at(index as usize)?;
-        // SAFETY: the parts come from this container's own slots (an insert's or
-        // a pass's), which is what `table_key` asks.
-        Some(unsafe { Self::key(index, generation) })
+        self.arena.key_at(index as usize)
     }
 
     /// Adds a node to the front of a list and returns its key.
@@ -640,15 +625,13 @@ impl<T, K: Key> IndexLists<T, K> {
     pub fn try_push_front(&mut self, head: &mut Head, value: T) -> Result<K, CapacityError> {
         let front = self.front_index(*head);
         let next = FRONT | front.unwrap_or(NIL);
-        let (index, generation) = self.arena.try_insert_with(|_, _| Link { next, value })?;
+        let (index, key) = self.arena.try_insert_keyed(|_| Link { next, value })?;
         let index = index as u32;
         if let Some(old) = front {
             self.link_mut(old).set_front(false);
         }
         *head = Head::at(index);
-        // SAFETY: the parts come from this container's own slots (an insert's or
-        // a pass's), which is what `table_key` asks.
-        Ok(unsafe { Self::key(index, generation) })
+        Ok(key)
     }
 
     /// Removes the front node of a list and returns its value; `None` if the
@@ -747,10 +730,7 @@ impl<T, K: Key> IndexLists<T, K> {
         if next == NIL {
             return None;
         }
-        let generation = self.arena.generation_at(next as usize)?;
-        // SAFETY: the parts come from this container's own slots (an insert's or
-        // a pass's), which is what `table_key` asks.
-        Some(unsafe { Self::key(next, generation) })
+        self.arena.key_at(next as usize)
     }
 
     /// Moves the front node of `from` to the front of `to` and returns its
@@ -786,10 +766,7 @@ impl<T, K: Key> IndexLists<T, K> {
         }
         *from = Head::from_link(next);
         self.link_front(index, to, to_front);
-        let generation = self.arena.generation_at(index as usize)?;
-        // SAFETY: the parts come from this container's own slots (an insert's or
-        // a pass's), which is what `table_key` asks.
-        Some(unsafe { Self::key(index, generation) })
+        self.arena.key_at(index as usize)
     }
 
     /// Moves `node`, which follows `prev` in some list, to the front of
@@ -1079,8 +1056,7 @@ impl<T, K: Key> IndexLists<T, K> {
     #[inline]
     pub fn nodes(&self) -> Nodes<'_, T, K> {
         Nodes {
-            // SAFETY: the arena was made with the key limits of `K`.
-            inner: unsafe { crate::iter::Iter::new(self.arena.iter()) },
+            inner: crate::iter::Iter::new(self.arena.keyed_iter()),
         }
     }
 
@@ -1101,8 +1077,7 @@ impl<T, K: Key> IndexLists<T, K> {
     #[inline]
     pub fn nodes_mut(&mut self) -> NodesMut<'_, T, K> {
         NodesMut {
-            // SAFETY: as in `nodes`.
-            inner: unsafe { crate::iter::IterMut::new(self.arena.iter_mut()) },
+            inner: crate::iter::IterMut::new(self.arena.keyed_iter_mut()),
         }
     }
 
@@ -1323,7 +1298,7 @@ impl<T, K: Key> IndexLists<T, K> {
     /// A pool over deserialized nodes whose front flags are not set yet:
     /// sets them, then checks the list invariant.
     #[cfg(feature = "serde")]
-    fn from_arena(mut arena: SlotArena<Link<T>>) -> Result<Self, LinkProblem> {
+    fn from_arena(mut arena: SlotArena<Link<T>, K>) -> Result<Self, LinkProblem> {
         let slots = arena.iter().map(|(index, _, _)| index + 1).max();
         let mut has_predecessor = alloc::vec![false; slots.unwrap_or(0)];
         for (_, _, link) in arena.iter() {
@@ -1439,8 +1414,8 @@ impl<T: Clone, K: Key> Clone for IndexLists<T, K> {
     /// would hold nodes whose predecessors were never copied.
     fn clone_from(&mut self, source: &Self) {
         /// Empties the arena if the copy does not finish.
-        struct ClearOnUnwind<'a, T>(&'a mut SlotArena<Link<T>>);
-        impl<T> Drop for ClearOnUnwind<'_, T> {
+        struct ClearOnUnwind<'a, T, K>(&'a mut SlotArena<Link<T>, K>);
+        impl<T, K> Drop for ClearOnUnwind<'_, T, K> {
             fn drop(&mut self) {
                 self.0.clear();
             }
@@ -1579,10 +1554,7 @@ impl<T, K: Key> Iterator for Keys<'_, T, K> {
     fn next(&mut self) -> Option<K> {
         let index = self.cursor.step()?;
         self.cursor.next = self.lists.link(index).next_index();
-        let generation = self.lists.arena.generation_at(index as usize)?;
-        // SAFETY: the parts come from this container's own slots (an insert's or
-        // a pass's), which is what `table_key` asks.
-        Some(unsafe { IndexLists::<T, K>::key(index, generation) })
+        self.lists.arena.key_at(index as usize)
     }
 
     #[inline]

@@ -49,9 +49,9 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Link<T> {
 
 #[derive(Serialize)]
 #[serde(rename = "IndexLists", bound(serialize = "T: Serialize"))]
-struct Repr<'a, T> {
+struct Repr<'a, T, K> {
     slots: SlotsRef<'a, Link<T>>,
-    free: FreeRef<'a, Link<T>>,
+    free: FreeRef<'a, Link<T>, K>,
 }
 
 #[derive(Deserialize)]
@@ -81,7 +81,7 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for IndexLists<T, K> {
         let Owned { slots, free } = Owned::<T, K>::deserialize(deserializer)?;
         let mut arena = slots.0;
         arena.limit_slots(MAX_NODES).map_err(D::Error::custom)?;
-        restore_free_order::<Link<T>, _, D::Error>(&mut arena, free.as_ref())?;
+        restore_free_order::<Link<T>, _, _, D::Error>(&mut arena, free.as_ref())?;
         IndexLists::from_arena(arena).map_err(D::Error::custom)
     }
 }

@@ -7,9 +7,7 @@ use core::iter::{Copied, Zip};
 use core::ops::{Index, IndexMut};
 use core::slice;
 
-use crate::dense::{Dense, Positions};
-use crate::raw::{InterleavedLayout, KeyLimits, SlotArena};
-use crate::slot_iter::table_key;
+use crate::raw::packed::Packed;
 use crate::{CapacityError, Id, Key, Reuse};
 
 #[cfg(feature = "rayon")]
@@ -79,17 +77,14 @@ pub type IntoIter<T, K = Id> = Zip<alloc::vec::IntoIter<K>, alloc::vec::IntoIter
 /// assert_eq!((particles[b], particles[c]), (2.0, 3.0));
 /// ```
 pub struct PackedTable<T, K: Key = Id> {
-    /// One entry per slot; an occupied entry holds the dense position of its
-    /// value. Invariant: the live entries are exactly `dense.keys`, and the
-    /// entry of `dense.keys[p]` holds `p`.
+    /// The sparse side (one entry per slot, an occupied entry holding the
+    /// dense position of its value) and the dense side (the values,
+    /// packed, with their keys), kept in step by `raw::packed`.
     ///
-    /// Interleaved: each entry's state word and position share 8 bytes, so
-    /// a lookup reads one cache line on this side (the split layout that
-    /// `IdTable` passes need would read two).
-    sparse: SlotArena<u32, InterleavedLayout>,
-    /// The values, packed, with their keys. Invariant: `dense.len() ==
-    /// sparse.len()`.
-    dense: Dense<K, T>,
+    /// The sparse side is interleaved: each entry's state word and
+    /// position share 8 bytes, so a lookup reads one cache line on this
+    /// side (the split layout that `IdTable` passes need would read two).
+    core: Packed<T, K>,
 }
 
 impl<T> PackedTable<T, Id> {
@@ -122,40 +117,6 @@ impl<T> PackedTable<T, Id> {
 }
 
 impl<T, K: Key> PackedTable<T, K> {
-    /// Whether the key type gives back the parts its keys were built from
-    /// ([`Key::__PARTS_TRUST`]). Then the table's invariant, that every
-    /// occupied sparse slot holds a position below `len` and
-    /// `dense.keys[p]` names the slot holding `p`, is kept whatever keys a
-    /// user passes, and unsafe code relies on it: `get`, `get_mut` and
-    /// `remove` use the position without a bounds check, and a removal
-    /// repoints the moved key's slot without checking it
-    /// (`Positions::set_position`). What keeps it:
-    ///
-    /// - A user's key only ever finds an occupied slot (the slot core's
-    ///   generation compare), whose position is in range.
-    /// - The dense keys are built from their slot's parts
-    ///   ([`table_key`]) or are the very key `reattach` filled the slot
-    ///   under, so each names its slot; removals and moves take the slot
-    ///   apart through them exactly.
-    /// - Every change to the two sides completes without a call into user
-    ///   code in between (values are made before and dropped after), and
-    ///   `retain`, `clone_from` and `clear` keep or restore it on a panic.
-    ///
-    /// With an untrusted key type a lying key could leave a slot pointing
-    /// past the values, so every position is checked instead.
-    const TRUSTED: bool = K::__PARTS_TRUST.0;
-
-    /// The key for parts of this container's own slots.
-    ///
-    /// # Safety
-    ///
-    /// As for [`table_key`]: parts from this container's own slots.
-    #[inline]
-    unsafe fn key(index: usize, generation: u32) -> K {
-        // SAFETY: the caller's guarantee is `table_key`'s.
-        unsafe { table_key(index, generation) }
-    }
-
     /// Creates an empty table for any key type. It allocates nothing until
     /// the first insertion. The same as [`PackedTable::default`].
     ///
@@ -168,8 +129,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[must_use]
     pub const fn with_key() -> Self {
         PackedTable {
-            sparse: SlotArena::new(KeyLimits::of::<K>()),
-            dense: Dense::new(),
+            core: Packed::new(),
         }
     }
 
@@ -183,10 +143,8 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[must_use]
     pub fn with_capacity_and_key(capacity: usize) -> Self {
-        let sparse = SlotArena::with_capacity(KeyLimits::of::<K>(), capacity);
         PackedTable {
-            sparse,
-            dense: Dense::with_capacity(capacity),
+            core: Packed::with_capacity(capacity),
         }
     }
 
@@ -200,7 +158,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[must_use]
     pub fn with_reuse(reuse: Reuse) -> Self {
         let mut table = Self::default();
-        table.sparse.set_reuse(reuse);
+        table.core.set_reuse(reuse);
         table
     }
 
@@ -220,8 +178,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[must_use]
     pub fn with_fixed_capacity(capacity: usize) -> Self {
         PackedTable {
-            sparse: SlotArena::with_fixed_capacity(KeyLimits::of::<K>(), capacity),
-            dense: Dense::with_capacity(capacity),
+            core: Packed::with_fixed_capacity(capacity),
         }
     }
 
@@ -232,7 +189,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[must_use]
     pub fn reuse(&self) -> Reuse {
-        self.sparse.reuse()
+        self.core.sparse().reuse()
     }
 
     /// Changes the slot [`Reuse`] policy for slots freed from now on.
@@ -243,7 +200,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.reuse(), handlekit::Reuse::Fifo { min_free: 4 });
     /// ```
     pub fn set_reuse(&mut self, reuse: Reuse) {
-        self.sparse.set_reuse(reuse);
+        self.core.set_reuse(reuse);
     }
 
     /// The number of values.
@@ -256,7 +213,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn len(&self) -> usize {
-        self.dense.values.len()
+        self.core.dense().values.len()
     }
 
     /// Whether the table holds no values.
@@ -267,7 +224,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.dense.values.is_empty()
+        self.core.dense().values.is_empty()
     }
 
     /// The number of values the table can hold without reallocating.
@@ -278,10 +235,12 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[must_use]
     pub fn capacity(&self) -> usize {
-        self.sparse
+        let dense = self.core.dense();
+        self.core
+            .sparse()
             .capacity()
-            .min(self.dense.values.capacity())
-            .min(self.dense.keys.capacity())
+            .min(dense.values.capacity())
+            .min(dense.keys.capacity())
     }
 
     /// The number of slots retired because their generation ran out; see
@@ -292,7 +251,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[must_use]
     pub fn retired_count(&self) -> usize {
-        self.sparse.retired()
+        self.core.sparse().retired()
     }
 
     /// Reserves room for at least `additional` more values.
@@ -322,18 +281,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert!(table.try_reserve(3).is_err());
     /// ```
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
-        self.sparse.try_reserve(additional)?;
-        if self.sparse.fixed_capacity().is_none() {
-            self.dense
-                .values
-                .try_reserve(additional)
-                .map_err(|_| CapacityError::alloc())?;
-            self.dense
-                .keys
-                .try_reserve(additional)
-                .map_err(|_| CapacityError::alloc())?;
-        }
-        Ok(())
+        self.core.try_reserve(additional)
     }
 
     /// Frees spare capacity (not in a fixed-capacity table).
@@ -345,11 +293,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert!(table.capacity() >= 1);
     /// ```
     pub fn shrink_to_fit(&mut self) {
-        if self.sparse.fixed_capacity().is_none() {
-            self.sparse.shrink_to_fit();
-            self.dense.values.shrink_to_fit();
-            self.dense.keys.shrink_to_fit();
-        }
+        self.core.shrink_to_fit();
     }
 
     /// Removes every value; keys issued before stay stale, and detached
@@ -363,10 +307,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.get(key), None);
     /// ```
     pub fn clear(&mut self) {
-        // Invalidate the keys first, so a panicking `Drop` below leaves a
-        // consistent (empty) table.
-        self.sparse.clear();
-        self.dense.clear();
+        self.core.clear();
     }
 
     /// Inserts a value at the end of the dense array and returns its key.
@@ -399,7 +340,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
-        self.insert_or_full(|_| value)
+        self.core.try_insert_keyed(|_| value)
     }
 
     /// Inserts `make(key)`, where `key` is the key the value will have, and
@@ -415,7 +356,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table[key], (key, 5));
     /// ```
     pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
-        match self.insert_or_full(make) {
+        match self.core.try_insert_keyed(make) {
             Ok(key) => key,
             Err(err) => panic!("PackedTable::insert_with_key: {err}"),
         }
@@ -439,49 +380,18 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.len(), 1);
     /// ```
     pub fn try_insert_with_key<E>(&mut self, make: impl FnOnce(K) -> Result<T, E>) -> Result<K, E> {
-        let (index, generation) = match self.sparse.next_spot() {
-            Ok(spot) => spot,
+        let key = match self.core.sparse().next_key() {
+            Ok(key) => key,
             Err(err) => panic!("PackedTable::try_insert_with_key: {err}"),
         };
-        // SAFETY: `next_spot` names the slot the insertion below fills and
-        // the generation it gives it: this table's own parts.
-        let value = make(unsafe { Self::key(index, generation) })?;
-        match self.insert_or_full(|key| {
-            debug_assert_eq!((key.index(), key.generation()), (index, generation));
+        let value = make(key)?;
+        match self.core.try_insert_keyed(|filled| {
+            debug_assert!(filled == key);
             value
         }) {
             Ok(key) => Ok(key),
             Err(err) => panic!("PackedTable::try_insert_with_key: {err}"),
         }
-    }
-
-    /// Inserts `make(key)`, or fails if the table is full (before `make`
-    /// is called). Forced inline, as `IdTable`'s insertion is: out of line,
-    /// the result went through memory and the table's fields were reloaded
-    /// on every call (86 instructions per insert at 100k u64 against
-    /// DenseSlotMap's 61).
-    #[inline(always)]
-    fn insert_or_full(&mut self, make: impl FnOnce(K) -> T) -> Result<K, CapacityError> {
-        // Make room first, so nothing can fail once the slot is taken. A
-        // fixed-capacity table has its room already and must not move.
-        if self.sparse.fixed_capacity().is_none() {
-            self.dense.reserve_one();
-        }
-        let position = self.dense.len() as u32;
-        let mut value = None;
-        let (index, generation) = self.sparse.try_insert_with(|index, generation| {
-            // SAFETY: the parts come from this container's own slots (an insert's or
-            // a pass's), which is what `table_key` asks.
-            value = Some(make(unsafe { Self::key(index, generation) }));
-            position
-        })?;
-        // SAFETY: the parts come from this container's own slots (an insert's or
-        // a pass's), which is what `table_key` asks.
-        let key = unsafe { Self::key(index, generation) };
-        if let Some(value) = value {
-            self.dense.push(key, value);
-        }
-        Ok(key)
     }
 
     /// The dense position of a live key.
@@ -497,9 +407,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn position(&self, key: K) -> Option<usize> {
-        self.sparse
-            .get(key.index(), crate::key::lookup_generation(key))
-            .map(|&position| position as usize)
+        self.core.position(key)
     }
 
     /// Whether `key` names a live value.
@@ -512,7 +420,8 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn contains_key(&self, key: K) -> bool {
-        self.sparse
+        self.core
+            .sparse()
             .contains(key.index(), crate::key::lookup_generation(key))
     }
 
@@ -526,17 +435,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn get(&self, key: K) -> Option<&T> {
-        let position = self.position(key)?;
-        if Self::TRUSTED {
-            debug_assert!(position < self.dense.values.len());
-            // A key finds only an occupied slot, and with a trusted key
-            // type every occupied slot holds a position below `len` (see
-            // `TRUSTED`).
-            // SAFETY: so `position` is in bounds.
-            Some(unsafe { self.dense.values.get_unchecked(position) })
-        } else {
-            self.dense.values.get(position)
-        }
+        self.core.get(key)
     }
 
     /// The value for `key`, mutably.
@@ -550,15 +449,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn get_mut(&mut self, key: K) -> Option<&mut T> {
-        let position = self.position(key)?;
-        if Self::TRUSTED {
-            debug_assert!(position < self.dense.values.len());
-            // As in `get`: an occupied slot's position is below `len`.
-            // SAFETY: so `position` is in bounds.
-            Some(unsafe { self.dense.values.get_unchecked_mut(position) })
-        } else {
-            self.dense.values.get_mut(position)
-        }
+        self.core.get_mut(key)
     }
 
     /// The value for `key`, without checking the key's generation.
@@ -582,8 +473,8 @@ impl<T, K: Key> PackedTable<T, K> {
         );
         // SAFETY: the caller guarantees `key` is live, so its sparse slot
         // exists and is occupied.
-        let position = unsafe { *self.sparse.get_unchecked(key.index()) };
-        &self.dense.values[position as usize]
+        let position = unsafe { *self.core.sparse().get_unchecked(key.index()) };
+        &self.core.dense().values[position as usize]
     }
 
     /// The value for `key`, mutably, without checking the key's generation.
@@ -607,8 +498,8 @@ impl<T, K: Key> PackedTable<T, K> {
             "get_unchecked_mut with dead key {key:?}"
         );
         // SAFETY: the caller guarantees `key` is live.
-        let position = unsafe { *self.sparse.get_unchecked(key.index()) };
-        &mut self.dense.values[position as usize]
+        let position = unsafe { *self.core.sparse().get_unchecked(key.index()) };
+        &mut self.core.values_mut()[position as usize]
     }
 
     /// Mutable references to the values of `N` keys at once, or `None` if
@@ -629,7 +520,7 @@ impl<T, K: Key> PackedTable<T, K> {
         for (slot, key) in positions.iter_mut().zip(keys) {
             *slot = self.position(key)?;
         }
-        self.dense.values.get_disjoint_mut(positions).ok()
+        self.core.values_mut().get_disjoint_mut(positions).ok()
     }
 
     /// Mutable references to the values of `N` keys at once, without
@@ -659,18 +550,16 @@ impl<T, K: Key> PackedTable<T, K> {
             self.get_disjoint_mut(keys).is_some(),
             "get_disjoint_unchecked_mut with a dead or repeated key in {keys:?}"
         );
-        let mut positions = [0usize; N];
-        for (position, key) in positions.iter_mut().zip(keys) {
-            // SAFETY: the caller guarantees every key is live, so its
-            // sparse slot exists and is occupied.
-            *position = unsafe { *self.sparse.get_unchecked(key.index()) } as usize;
+        // Every key is live (the caller's guarantee), so its sparse slot
+        // exists and is occupied; distinct live keys have distinct
+        // positions below `len` (the sparse side is a bijection onto
+        // `0..len`).
+        // SAFETY: so every slot read is occupied, and the positions are in
+        // bounds and distinct.
+        unsafe {
+            let positions = keys.map(|key| *self.core.sparse().get_unchecked(key.index()) as usize);
+            self.core.values_mut().get_disjoint_unchecked_mut(positions)
         }
-        let base = self.dense.values.as_mut_ptr();
-        // Distinct live keys have distinct positions below `len` (the
-        // sparse side is a bijection onto `0..len`), and the references
-        // come from one pointer with `&mut self` outliving them.
-        // SAFETY: as just said, every position is in bounds and distinct.
-        core::array::from_fn(|n| unsafe { &mut *base.add(positions[n]) })
     }
 
     /// Removes the value for `key` and returns it, moving the last value
@@ -684,27 +573,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline(always)]
     pub fn remove(&mut self, key: K) -> Option<T> {
-        let position =
-            self.sparse
-                .remove(key.index(), crate::key::lookup_generation(key))? as usize;
-        Some(self.take_position(position))
-    }
-
-    /// Takes the value at `position` out of the dense array, the slot that
-    /// held `position` just vacated: swaps the last value into the hole
-    /// and repoints its key.
-    #[inline(always)]
-    fn take_position(&mut self, position: usize) -> T {
-        if Self::TRUSTED {
-            // The slot was occupied until now, so with a trusted key type
-            // `position` is below `len` (see `TRUSTED`); and the two dense
-            // arrays are equally long (every push follows `reserve_one` or
-            // fits a fixed capacity, so none stops halfway).
-            // SAFETY: so `position` is in bounds and the lengths agree.
-            unsafe { self.dense.swap_remove_unchecked(position, &mut self.sparse) }
-        } else {
-            self.dense.swap_remove(position, &mut self.sparse)
-        }
+        self.core.remove(key)
     }
 
     /// Takes the value for `key` out (moving the last value into its
@@ -727,8 +596,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!((table[a], table[b]), (10, 2));
     /// ```
     pub fn detach(&mut self, key: K) -> Option<T> {
-        let position = self.sparse.detach_slot(key.index(), key.generation())? as usize;
-        Some(self.take_position(position))
+        self.core.detach(key)
     }
 
     /// Puts `value` back under a key [`detach`](Self::detach) took a value
@@ -747,23 +615,10 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[track_caller]
     pub fn reattach(&mut self, key: K, value: T) {
-        if !self.sparse.is_detached(key.index(), key.generation()) {
+        if !self.is_detached(key) {
             crate::id_table::not_detached("PackedTable", key);
         }
-        // Make room first, so nothing can fail once the slot is filled. A
-        // fixed-capacity table has room already: a detached slot's value
-        // left the dense array.
-        if self.sparse.fixed_capacity().is_none() {
-            self.dense.reserve_one();
-        }
-        let position = self.dense.len() as u32;
-        match self
-            .sparse
-            .reattach_slot(key.index(), key.generation(), position)
-        {
-            Ok(()) => self.dense.push(key, value),
-            Err(_) => unreachable!("{key:?} was checked to be detached"),
-        }
+        self.core.reattach(key, value);
     }
 
     /// Whether `key` is detached: [`detach`](Self::detach) took its value
@@ -777,7 +632,9 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[must_use]
     pub fn is_detached(&self, key: K) -> bool {
-        self.sparse.is_detached(key.index(), key.generation())
+        self.core
+            .sparse()
+            .is_detached(key.index(), key.generation())
     }
 
     /// Swaps the values at two dense positions; their keys follow them.
@@ -795,7 +652,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!((table[a], table[b]), ('a', 'b'));
     /// ```
     pub fn swap_positions(&mut self, a: usize, b: usize) {
-        self.dense.swap_positions(a, b, &mut self.sparse);
+        self.core.swap_positions(a, b);
     }
 
     /// Keeps only the values for which `keep(key, &mut value)` is true, in
@@ -811,7 +668,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.as_slice(), [1, 3, 5]);
     /// ```
     pub fn retain(&mut self, keep: impl FnMut(K, &mut T) -> bool) {
-        self.dense.retain(&mut self.sparse, keep);
+        self.core.retain(keep);
     }
 
     /// Removes every value and yields it with its key, in dense order. The
@@ -825,8 +682,8 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert!(table.is_empty());
     /// ```
     pub fn drain(&mut self) -> Drain<'_, T, K> {
-        self.sparse.clear();
-        self.dense.keys.drain(..).zip(self.dense.values.drain(..))
+        let (keys, values) = self.core.drain();
+        keys.zip(values)
     }
 
     /// Iterates `(key, &value)` in dense order.
@@ -838,11 +695,8 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline]
     pub fn iter(&self) -> Iter<'_, T, K> {
-        self.dense
-            .keys
-            .iter()
-            .copied()
-            .zip(self.dense.values.iter())
+        let dense = self.core.dense();
+        dense.keys.iter().copied().zip(dense.values.iter())
     }
 
     /// Iterates `(key, &mut value)` in dense order.
@@ -857,11 +711,8 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline]
     pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
-        self.dense
-            .keys
-            .iter()
-            .copied()
-            .zip(self.dense.values.iter_mut())
+        let (keys, values) = self.core.slices_mut();
+        keys.iter().copied().zip(values.iter_mut())
     }
 
     /// Iterates the keys in dense order.
@@ -873,7 +724,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline]
     pub fn keys(&self) -> Keys<'_, K> {
-        self.dense.keys.iter().copied()
+        self.core.dense().keys.iter().copied()
     }
 
     /// Iterates the values in dense order: a slice iterator.
@@ -885,7 +736,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline]
     pub fn values(&self) -> Values<'_, T> {
-        self.dense.values.iter()
+        self.core.dense().values.iter()
     }
 
     /// Iterates the values mutably in dense order: a slice iterator.
@@ -898,7 +749,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// ```
     #[inline]
     pub fn values_mut(&mut self) -> ValuesMut<'_, T> {
-        self.dense.values.iter_mut()
+        self.core.values_mut().iter_mut()
     }
 
     /// The values, packed, in dense order.
@@ -911,7 +762,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn as_slice(&self) -> &[T] {
-        &self.dense.values
+        &self.core.dense().values
     }
 
     /// The values, packed, in dense order, mutably. Keys are unaffected.
@@ -925,7 +776,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn as_mut_slice(&mut self) -> &mut [T] {
-        &mut self.dense.values
+        self.core.values_mut()
     }
 
     /// The keys and the values, in dense order: `keys[i]` is the key of
@@ -939,7 +790,8 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn as_slices(&self) -> (&[K], &[T]) {
-        (&self.dense.keys, &self.dense.values)
+        let dense = self.core.dense();
+        (&dense.keys, &dense.values)
     }
 
     /// The keys and the values, in dense order, with the values mutable:
@@ -961,7 +813,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn as_mut_slices(&mut self) -> (&[K], &mut [T]) {
-        (&self.dense.keys, &mut self.dense.values)
+        self.core.slices_mut()
     }
 
     /// The key of each value, in dense order.
@@ -974,7 +826,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     #[must_use]
     pub fn key_slice(&self) -> &[K] {
-        &self.dense.keys
+        &self.core.dense().keys
     }
 
     /// Sorts the values with a comparator (stable) and keeps every key
@@ -989,7 +841,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table[keys[0]], 3);
     /// ```
     pub fn sort_by(&mut self, compare: impl FnMut(&T, &T) -> Ordering) {
-        self.dense.sort(&mut self.sparse, true, compare);
+        self.core.sort(true, compare);
     }
 
     /// Sorts the values by a key function (stable); see
@@ -1002,8 +854,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.as_slice(), [1, -2, -3]);
     /// ```
     pub fn sort_by_key<S: Ord>(&mut self, mut sort_key: impl FnMut(&T) -> S) {
-        self.dense
-            .sort(&mut self.sparse, true, |a, b| sort_key(a).cmp(&sort_key(b)));
+        self.core.sort(true, |a, b| sort_key(a).cmp(&sort_key(b)));
     }
 
     /// Sorts the values with a comparator (unstable, no allocation beyond
@@ -1016,18 +867,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.as_slice(), [3, 2, 1]);
     /// ```
     pub fn sort_unstable_by(&mut self, compare: impl FnMut(&T, &T) -> Ordering) {
-        self.dense.sort(&mut self.sparse, false, compare);
-    }
-
-    /// Gives the dense arrays room for the whole fixed capacity, as
-    /// `with_fixed_capacity` did (a `Vec` clone only has room for its
-    /// length).
-    fn keep_fixed_allocation(&mut self) {
-        if let Some(fixed) = self.sparse.fixed_capacity() {
-            let spare = fixed.saturating_sub(self.dense.len());
-            self.dense.keys.reserve_exact(spare);
-            self.dense.values.reserve_exact(spare);
-        }
+        self.core.sort(false, compare);
     }
 
     /// Builds a table from values, keyed in iteration order.
@@ -1047,24 +887,7 @@ impl<T, K: Key> PackedTable<T, K> {
     /// O(slots). For tests and fuzzing; not part of the stable API.
     #[doc(hidden)]
     pub fn check_invariants(&self) {
-        self.sparse.check_invariants();
-        assert_eq!(
-            self.dense.values.len(),
-            self.dense.keys.len(),
-            "values and keys differ in length"
-        );
-        assert_eq!(
-            self.dense.values.len(),
-            self.sparse.len(),
-            "dense and sparse disagree on len"
-        );
-        for (position, &key) in self.dense.keys.iter().enumerate() {
-            assert_eq!(
-                self.position(key),
-                Some(position),
-                "key {key:?} does not point at its position"
-            );
-        }
+        self.core.check_invariants();
     }
 }
 
@@ -1089,12 +912,9 @@ impl<T: Clone, K: Key> Clone for PackedTable<T, K> {
     /// assert_eq!(table.clone()[key], 1);
     /// ```
     fn clone(&self) -> Self {
-        let mut copy = PackedTable {
-            sparse: self.sparse.clone(),
-            dense: self.dense.clone(),
-        };
-        copy.keep_fixed_allocation();
-        copy
+        PackedTable {
+            core: self.core.clone(),
+        }
     }
 
     /// Makes `self` a copy of `source`, reusing its allocations. If a
@@ -1107,19 +927,7 @@ impl<T: Clone, K: Key> Clone for PackedTable<T, K> {
     /// assert_eq!(target.as_slice(), [1, 2]);
     /// ```
     fn clone_from(&mut self, source: &Self) {
-        /// Empties the table if a `clone` panics.
-        struct Guard<'a, T, K: Key>(&'a mut PackedTable<T, K>);
-        impl<T, K: Key> Drop for Guard<'_, T, K> {
-            fn drop(&mut self) {
-                self.0.clear();
-            }
-        }
-        let guard = Guard(self);
-        guard.0.dense.values.clone_from(&source.dense.values);
-        core::mem::forget(guard);
-        self.dense.keys.clone_from(&source.dense.keys);
-        self.sparse.clone_from(&source.sparse);
-        self.keep_fixed_allocation();
+        self.core.clone_from(&source.core);
     }
 }
 
@@ -1270,38 +1078,7 @@ impl<T, K: Key> IntoIterator for PackedTable<T, K> {
     /// assert_eq!(table.into_iter().map(|(_, v)| v).collect::<Vec<_>>(), ["x"]);
     /// ```
     fn into_iter(self) -> IntoIter<T, K> {
-        self.dense.keys.into_iter().zip(self.dense.values)
-    }
-}
-
-/// The sparse side is the dense side's index.
-/// `PackedTable`'s sparse side: the keys it is given are the dense side's
-/// own, live by the table's invariant.
-impl<K: Key> Positions<K> for SlotArena<u32, InterleavedLayout> {
-    /// With a trusted key type (`PackedTable::TRUSTED`) the key names its
-    /// occupied slot, which is written unchecked; otherwise the slot's
-    /// existence and occupancy are checked (not the generation: the dense
-    /// key is live), so a lying key could only misplace a position, never
-    /// touch a vacant slot's free-list link.
-    #[inline]
-    fn set_position(&mut self, key: K, position: usize) {
-        // (A lying key of an untrusted type may name any slot.)
-        debug_assert!(
-            !K::__PARTS_TRUST.0 || self.contains(key.index(), crate::key::lookup_generation(key))
-        );
-        if K::__PARTS_TRUST.0 {
-            // A dense key of a trusted key type names its own slot, which
-            // is occupied while the key is in the dense array (see
-            // `PackedTable::TRUSTED`).
-            // SAFETY: so slot `key.index()` exists and is occupied.
-            unsafe { *self.get_unchecked_mut(key.index()) = position as u32 };
-        } else if let Some(entry) = self.value_at_mut(key.index()) {
-            *entry = position as u32;
-        }
-    }
-
-    #[inline]
-    fn forget(&mut self, key: K) {
-        self.remove(key.index(), crate::key::lookup_generation(key));
+        let dense = self.core.into_dense();
+        dense.keys.into_iter().zip(dense.values)
     }
 }

@@ -23,11 +23,8 @@ impl<T: Sync, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.par_iter().map(|(_, v)| v).sum::<u64>(), 4950);
     /// ```
     pub fn par_iter(&self) -> ParIter<'_, T, K> {
-        self.dense
-            .keys
-            .par_iter()
-            .copied()
-            .zip(self.dense.values.par_iter())
+        let dense = self.core.dense();
+        dense.keys.par_iter().copied().zip(dense.values.par_iter())
     }
 }
 
@@ -41,10 +38,7 @@ impl<T: Send, K: Key> PackedTable<T, K> {
     /// assert_eq!(table.values().sum::<u64>(), 5050);
     /// ```
     pub fn par_iter_mut(&mut self) -> ParIterMut<'_, T, K> {
-        self.dense
-            .keys
-            .par_iter()
-            .copied()
-            .zip(self.dense.values.par_iter_mut())
+        let (keys, values) = self.core.slices_mut();
+        keys.par_iter().copied().zip(values.par_iter_mut())
     }
 }

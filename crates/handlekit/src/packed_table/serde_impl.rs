@@ -14,7 +14,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::PackedTable;
-use crate::dense::Dense;
+use crate::raw::packed::Packed;
 use crate::raw::InterleavedLayout;
 use crate::serde_util::{
     restore_detached, restore_free_order, ArenaOf, DetachedRef, FreeOrder, FreeRef, SlotsRef,
@@ -23,12 +23,12 @@ use crate::{Key, Reuse};
 
 #[derive(Serialize)]
 #[serde(rename = "PackedTable", bound(serialize = "T: Serialize"))]
-struct Repr<'a, T> {
+struct Repr<'a, T, K> {
     reuse: Reuse,
     slots: SlotsRef<'a, u32, InterleavedLayout>,
     values: &'a [T],
-    detached: DetachedRef<'a, u32, InterleavedLayout>,
-    free: FreeRef<'a, u32, InterleavedLayout>,
+    detached: DetachedRef<'a, u32, K, InterleavedLayout>,
+    free: FreeRef<'a, u32, K, InterleavedLayout>,
 }
 
 #[derive(Deserialize)]
@@ -50,11 +50,11 @@ struct Owned<T, K: Key> {
 impl<T: Serialize, K: Key> Serialize for PackedTable<T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         Repr {
-            reuse: self.sparse.reuse(),
-            slots: SlotsRef(self.sparse.slot_refs()),
-            values: &self.dense.values,
-            detached: DetachedRef(&self.sparse),
-            free: FreeRef(&self.sparse),
+            reuse: self.core.sparse().reuse(),
+            slots: SlotsRef(self.core.sparse().slot_refs()),
+            values: &self.core.dense().values,
+            detached: DetachedRef(self.core.sparse()),
+            free: FreeRef(self.core.sparse()),
         }
         .serialize(serializer)
     }
@@ -70,36 +70,10 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for PackedTable<T, K> {
             free,
         } = Owned::<T, K>::deserialize(deserializer)?;
         let mut sparse = slots.0;
-        restore_detached::<u32, _, D::Error>(&mut sparse, &detached)?;
+        restore_detached::<u32, _, _, D::Error>(&mut sparse, &detached)?;
         sparse.set_reuse(reuse);
-        restore_free_order::<u32, _, D::Error>(&mut sparse, free.as_ref())?;
-        if sparse.len() != values.len() {
-            return Err(D::Error::custom(format_args!(
-                "{} live slots but {} values",
-                sparse.len(),
-                values.len()
-            )));
-        }
-        // Every live slot must point at a distinct position below `len`.
-        let mut keys: Vec<Option<K>> = alloc::vec![None; values.len()];
-        for (index, generation, &position) in sparse.iter() {
-            let entry = keys.get_mut(position as usize).ok_or_else(|| {
-                D::Error::custom(format_args!("position {position} out of range"))
-            })?;
-            if entry.is_some() {
-                return Err(D::Error::custom(format_args!(
-                    "position {position} used twice"
-                )));
-            }
-            // SAFETY: the parts come from this container's own slots (an insert's or
-            // a pass's), which is what `table_key` asks.
-            *entry = Some(unsafe { PackedTable::<T, K>::key(index, generation) });
-        }
-        // All `len` positions are filled: `len` live slots, none twice.
-        let keys = keys.into_iter().flatten().collect();
-        Ok(PackedTable {
-            sparse,
-            dense: Dense { keys, values },
-        })
+        restore_free_order::<u32, _, _, D::Error>(&mut sparse, free.as_ref())?;
+        let core = Packed::from_parts(sparse, values).map_err(D::Error::custom)?;
+        Ok(PackedTable { core })
     }
 }

@@ -22,9 +22,9 @@ use crate::serde_util::{serialize_slots, SlotsInto};
 use crate::Key;
 
 /// The used slots of a pool, borrowed for serialization.
-struct UsedSlots<'a, T>(&'a RawPool<T>);
+struct UsedSlots<'a, T, K>(&'a RawPool<T, K>);
 
-impl<T: Serialize> Serialize for UsedSlots<'_, T> {
+impl<T: Serialize, K> Serialize for UsedSlots<'_, T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serialize_slots(serializer, self.0.used(), self.0.used_slots())
     }
@@ -32,12 +32,12 @@ impl<T: Serialize> Serialize for UsedSlots<'_, T> {
 
 #[derive(Serialize)]
 #[serde(rename = "Pool", bound(serialize = "T: Serialize"))]
-struct Repr<'a, T> {
-    slots: UsedSlots<'a, T>,
+struct Repr<'a, T, K> {
+    slots: UsedSlots<'a, T, K>,
 }
 
 /// A pool deserialized for key type `K`, with its free list built.
-struct PoolOf<T, K>(RawPool<T>, PhantomData<fn(K) -> K>);
+struct PoolOf<T, K>(RawPool<T, K>, PhantomData<fn(K) -> K>);
 
 impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for PoolOf<T, K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -3,50 +3,20 @@
 //! `(index, generation)` pairs; the typed tables above it convert keys.
 
 use alloc::collections::BTreeMap;
+use core::marker::PhantomData;
 use core::mem;
 
 use super::buf::{BufLayout, SplitLayout, StateView};
+pub(crate) use super::keyed::KeyLimits;
+use super::keyed::{table_key, Keyed};
 use super::slot::{Slot, NO_SLOT, VACANT};
 use super::store::{Exclusive, RawIter, RawIterMut, SlotStore};
-use crate::key::max_generation;
 use crate::{CapacityError, Key, Reuse};
 
 /// The free-list order, for serialization (`free_list`, `refill_start`,
 /// `restore_free_order`).
 #[cfg(feature = "serde")]
 mod free_order;
-
-/// What a key type allows: how many slots it can index and how many
-/// generations it can tell apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct KeyLimits {
-    /// Slots the key can index. Never above `u32::MAX`, so index
-    /// `u32::MAX` stays free to mark the end of a free list.
-    pub(crate) max_slots: usize,
-    /// The last generation a slot may be given before it retires.
-    pub(crate) max_generation: u32,
-}
-
-impl KeyLimits {
-    /// The limits of key type `K`.
-    #[inline]
-    pub(crate) const fn of<K: Key>() -> Self {
-        let by_bits: u64 = if K::INDEX_BITS >= 32 {
-            u32::MAX as u64
-        } else {
-            1u64 << K::INDEX_BITS
-        };
-        let max_slots = if by_bits > usize::MAX as u64 {
-            usize::MAX
-        } else {
-            by_bits as usize
-        };
-        KeyLimits {
-            max_slots,
-            max_generation: max_generation(K::GENERATION_BITS),
-        }
-    }
-}
 
 /// The end of a free list after which the slots from `SlotArena::sweep`
 /// on are free too (the refill of an emptied table).
@@ -104,7 +74,7 @@ enum Spot {
 /// ([`InterleavedLayout`](super::buf::InterleavedLayout), for
 /// `PackedTable`'s sparse side, which is only looked up); the policy here
 /// is the same for both.
-pub struct SlotArena<T, L: BufLayout = SplitLayout> {
+pub struct SlotArena<T, K, L: BufLayout = SplitLayout> {
     /// The slots. Invariant: `store.slot_count() <= append_limit <=
     /// limits.max_slots <= SWEEP`, so every index fits in a `u32` other
     /// than the two list ends `SWEEP` and `NO_SLOT`.
@@ -169,13 +139,22 @@ pub struct SlotArena<T, L: BufLayout = SplitLayout> {
     /// The most slots this arena may have: the fixed capacity, or else
     /// `limits.max_slots`. Kept as one number so appending checks once.
     append_limit: usize,
+    /// Invariant: no wider than `KeyLimits::of::<K>()` (the constructors
+    /// make it so), so every slot's parts make a valid `K`.
     limits: KeyLimits,
+    _key: PhantomData<fn() -> K>,
 }
 
-impl<T, L: BufLayout> SlotArena<T, L> {
-    /// An empty arena.
+impl<T, K: Key, L: BufLayout> SlotArena<T, K, L> {
+    /// An empty arena within `limits`, which may be narrower than those of
+    /// `K` (`KeyLimits::of::<K>()`), never wider.
+    ///
+    /// # Panics
+    ///
+    /// If `limits` allow more than `K` does.
     #[inline]
     pub(crate) const fn new(limits: KeyLimits) -> Self {
+        let limits = KeyLimits::within::<K>(limits);
         SlotArena {
             store: SlotStore::new(),
             free_head: NO_SLOT,
@@ -189,6 +168,7 @@ impl<T, L: BufLayout> SlotArena<T, L> {
             fixed_capacity: None,
             append_limit: Self::capped(limits).max_slots,
             limits: Self::capped(limits),
+            _key: PhantomData,
         }
     }
 
@@ -225,7 +205,9 @@ impl<T, L: BufLayout> SlotArena<T, L> {
         arena.fix_capacity(Some(capacity));
         arena
     }
+}
 
+impl<T, K, L: BufLayout> SlotArena<T, K, L> {
     fn fix_capacity(&mut self, fixed: Option<usize>) {
         self.fixed_capacity = fixed;
         self.append_limit = fixed.unwrap_or(self.limits.max_slots);
@@ -781,8 +763,8 @@ impl<T, L: BufLayout> SlotArena<T, L> {
     /// is rebuilt, and the panic then propagates.
     pub(crate) fn clear(&mut self) {
         /// Rebuilds the free list if a value's `Drop` panics.
-        struct Guard<'a, T, L: BufLayout>(&'a mut SlotArena<T, L>);
-        impl<T, L: BufLayout> Drop for Guard<'_, T, L> {
+        struct Guard<'a, T, K, L: BufLayout>(&'a mut SlotArena<T, K, L>);
+        impl<T, K, L: BufLayout> Drop for Guard<'_, T, K, L> {
             fn drop(&mut self) {
                 self.0.rebuild_free_list();
             }
@@ -1068,7 +1050,7 @@ impl<T, L: BufLayout> SlotArena<T, L> {
     }
 }
 
-impl<T, L: BufLayout> AsMut<SlotStore<T, L>> for SlotArena<T, L> {
+impl<T, K, L: BufLayout> AsMut<SlotStore<T, L>> for SlotArena<T, K, L> {
     fn as_mut(&mut self) -> &mut SlotStore<T, L> {
         &mut self.store
     }
@@ -1108,7 +1090,7 @@ impl core::fmt::Display for BuildError {
     }
 }
 
-impl<T: Clone, L: BufLayout> Clone for SlotArena<T, L> {
+impl<T: Clone, K, L: BufLayout> Clone for SlotArena<T, K, L> {
     fn clone(&self) -> Self {
         let mut store =
             SlotStore::with_capacity(self.fixed_capacity.unwrap_or(self.store.slot_count()));
@@ -1122,8 +1104,8 @@ impl<T: Clone, L: BufLayout> Clone for SlotArena<T, L> {
     fn clone_from(&mut self, source: &Self) {
         /// Repairs the free list and counts if a `clone` panics, so the
         /// target stays a sound arena holding what was cloned so far.
-        struct Guard<'a, T, L: BufLayout>(&'a mut SlotArena<T, L>);
-        impl<T, L: BufLayout> Drop for Guard<'_, T, L> {
+        struct Guard<'a, T, K, L: BufLayout>(&'a mut SlotArena<T, K, L>);
+        impl<T, K, L: BufLayout> Drop for Guard<'_, T, K, L> {
             fn drop(&mut self) {
                 self.0.rebuild_free_list();
             }
@@ -1153,9 +1135,9 @@ impl<T: Clone, L: BufLayout> Clone for SlotArena<T, L> {
     }
 }
 
-impl<T, L: BufLayout> SlotArena<T, L> {
+impl<T, K, L: BufLayout> SlotArena<T, K, L> {
     /// Everything but the slots, for building a copy.
-    fn header<U>(&self) -> SlotArena<U, L> {
+    fn header<U>(&self) -> SlotArena<U, K, L> {
         SlotArena {
             store: SlotStore::new(),
             free_head: self.free_head,
@@ -1169,7 +1151,95 @@ impl<T, L: BufLayout> SlotArena<T, L> {
             fixed_capacity: self.fixed_capacity,
             append_limit: self.append_limit,
             limits: self.limits,
+            _key: PhantomData,
         }
+    }
+}
+
+/// The keyed face of the arena: what hands out keys. Every index and
+/// generation here is one of the arena's own slots, made within the limits
+/// of `K` (the invariant on `limits`), which is what `table_key` asks.
+impl<T, K: Key, L: BufLayout> SlotArena<T, K, L> {
+    /// The key of `(index, generation)`, parts of this arena's own slots.
+    ///
+    /// # Safety
+    ///
+    /// `index` and `generation` are those of a slot of this arena that
+    /// holds or held a value under that generation.
+    #[inline(always)]
+    unsafe fn own_key(index: usize, generation: u32) -> K {
+        // SAFETY: the caller's guarantee, and the arena's limits are no
+        // wider than those of `K`.
+        unsafe { table_key(index, generation) }
+    }
+
+    /// Inserts `make(key)` and returns its slot index and `key`, or the
+    /// error of a full arena (see [`try_insert_with`](Self::try_insert_with)).
+    /// The index is given apart: a hand-written key may not give it back.
+    #[inline(always)]
+    pub(crate) fn try_insert_keyed(
+        &mut self,
+        make: impl FnOnce(K) -> T,
+    ) -> Result<(usize, K), CapacityError> {
+        let (index, generation) = self.try_insert_with(|index, generation| {
+            // SAFETY: the slot the insertion fills, under its new generation.
+            make(unsafe { Self::own_key(index, generation) })
+        })?;
+        // SAFETY: as above.
+        Ok((index, unsafe { Self::own_key(index, generation) }))
+    }
+
+    /// The key the next insertion will get (see
+    /// [`next_spot`](Self::next_spot)).
+    #[inline]
+    pub(crate) fn next_key(&self) -> Result<K, CapacityError> {
+        let (index, generation) = self.next_spot()?;
+        // SAFETY: `next_spot` names a slot of this arena (an existing one
+        // or the next appended, below `append_limit`) and a generation it
+        // may take (at most `max_generation`).
+        Ok(unsafe { Self::own_key(index, generation) })
+    }
+
+    /// [`retain`](Self::retain), each value with its key.
+    #[inline]
+    pub(crate) fn retain_keyed(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
+        self.retain(|index, generation, value| {
+            // SAFETY: `retain` visits the arena's own occupied slots.
+            keep(unsafe { Self::own_key(index, generation) }, value)
+        });
+    }
+
+    /// The key of the value at `index`, if the slot is occupied.
+    #[inline]
+    pub(crate) fn key_at(&self, index: usize) -> Option<K> {
+        let slot = self.store.slot(index)?;
+        slot.is_occupied().then(|| {
+            // SAFETY: an occupied slot of this arena, under its generation.
+            unsafe { Self::own_key(index, slot.generation()) }
+        })
+    }
+
+    /// A pass over `(key, &value)`.
+    #[inline]
+    pub(crate) fn keyed_iter(&self) -> Keyed<RawIter<'_, T, L>, K> {
+        // SAFETY: the cursor walks this arena's slots.
+        unsafe { Keyed::new(self.iter()) }
+    }
+
+    /// A pass over `(key, &mut value)`.
+    #[inline]
+    pub(crate) fn keyed_iter_mut(&mut self) -> Keyed<RawIterMut<'_, T, L>, K> {
+        // SAFETY: the cursor walks this arena's slots.
+        unsafe { Keyed::new(self.iter_mut()) }
+    }
+
+    /// Takes out the value at the lowest occupied index at or after
+    /// `from`, with its index and key.
+    #[inline]
+    pub(crate) fn take_next_keyed(&mut self, from: usize) -> Option<(usize, K, T)> {
+        let (index, generation, value) = self.take_next(from)?;
+        // SAFETY: the slot the value was taken from, under its generation.
+        Some((index, unsafe { Self::own_key(index, generation) }, value))
     }
 }
 
@@ -1206,7 +1276,7 @@ mod tests {
     type Seen = (Vec<(usize, u32, String)>, usize, usize);
 
     /// What `arena` looks like from outside (see [`Seen`]).
-    fn observe<L: BufLayout>(arena: &SlotArena<String, L>) -> Seen {
+    fn observe<L: BufLayout>(arena: &SlotArena<String, crate::Id, L>) -> Seen {
         arena.check_invariants();
         let live: Vec<_> = arena
             .iter()
@@ -1227,7 +1297,7 @@ mod tests {
     /// returns what it saw after each.
     fn run<L: BufLayout>(seed: u64, steps: usize) -> Vec<Seen> {
         let mut rng = Rng(seed);
-        let mut arena = SlotArena::<String, L>::new(LIMITS);
+        let mut arena = SlotArena::<String, crate::Id, L>::new(LIMITS);
         let mut keys: Vec<(usize, u32)> = Vec::new();
         let mut detached: Vec<((usize, u32), String)> = Vec::new();
         let mut seen = Vec::new();
@@ -1320,7 +1390,8 @@ mod tests {
     #[test]
     fn interleaved_iteration_splits() {
         let slots: usize = if cfg!(miri) { 2100 } else { 5000 };
-        let mut arena = SlotArena::<u64, InterleavedLayout>::new(KeyLimits::of::<crate::Id>());
+        let mut arena =
+            SlotArena::<u64, crate::Id, InterleavedLayout>::new(KeyLimits::of::<crate::Id>());
         let keys: Vec<_> = (0..slots as u64)
             .map(|value| arena.try_insert_with(|_, _| value).expect("room"))
             .collect();
@@ -1334,7 +1405,7 @@ mod tests {
         let want: Vec<u64> = expected.iter().map(|&(_, _, value)| value + 1).collect();
         assert_eq!(values, want);
         // A value's `Drop` is run once per value, through the same walk.
-        let mut strings = SlotArena::<String, InterleavedLayout>::new(LIMITS);
+        let mut strings = SlotArena::<String, crate::Id, InterleavedLayout>::new(LIMITS);
         for n in 0..100 {
             strings.try_insert_with(|_, _| n.to_string()).expect("room");
         }

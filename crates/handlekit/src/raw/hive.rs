@@ -37,11 +37,13 @@
 //! which pass their callers' guarantee on to the block.
 
 use alloc::vec::Vec;
+use core::marker::PhantomData;
 use core::ptr::NonNull;
 
 use super::block::{
     block_shift_for, get_disjoint_mut, Block, BlocksIter, BlocksIterMut, NOT_LISTED, NO_BLOCK,
 };
+use super::keyed::{table_key, Keyed};
 use super::layout::Split;
 use super::slot::{Slot, NO_SLOT};
 use super::stable::RawStable;
@@ -53,7 +55,7 @@ use crate::Key;
 
 /// Blocks of growing size, a free list per block, and the list of blocks
 /// with a free slot.
-pub struct RawHive<T> {
+pub struct RawHive<T, K = crate::Id> {
     /// The block table. Invariant: block `b` has base `b << shift` (below
     /// `limits.max_slots`) and either `size_of_block(b)` slots
     /// (allocated), or 0 (a freed range). Only a deserialized hive has
@@ -94,7 +96,10 @@ pub struct RawHive<T> {
     /// block 0 has that many slots while allocated; `grow` fails and
     /// `shrink_to_fit` keeps the block.
     fixed: Option<usize>,
+    /// Invariant: no wider than `KeyLimits::of::<K>()` (the constructors
+    /// make it so), so every slot's parts make a valid `K`.
     limits: KeyLimits,
+    _key: PhantomData<fn() -> K>,
 }
 
 /// `log2` of the default first block for `T`: as many slots as fit in
@@ -111,7 +116,7 @@ const fn default_shift<T>() -> u32 {
 
 /// An empty raw hive with the key limits of `K` and the default block
 /// sizes (`Hive::with_key`, `Hive::default`).
-pub(crate) const fn default_raw<T, K: Key>() -> RawHive<T> {
+pub(crate) const fn default_raw<T, K: Key>() -> RawHive<T, K> {
     RawHive::new(
         KeyLimits::of::<K>(),
         default_min_shift::<T>(),
@@ -119,10 +124,15 @@ pub(crate) const fn default_raw<T, K: Key>() -> RawHive<T> {
     )
 }
 
-impl<T> RawHive<T> {
+impl<T, K: Key> RawHive<T, K> {
     /// An empty hive whose blocks grow from `1 << min_shift` slots to
     /// `1 << shift`; allocates nothing.
+    ///
+    /// # Panics
+    ///
+    /// If `limits` allow more than `K` does.
     pub(crate) const fn new(limits: KeyLimits, min_shift: u32, shift: u32) -> Self {
+        let limits = KeyLimits::within::<K>(limits);
         assert!(shift <= 31, "block size above 2^31 slots");
         assert!(min_shift <= shift, "smallest block above the largest");
         RawHive {
@@ -137,6 +147,7 @@ impl<T> RawHive<T> {
             retired: 0,
             fixed: None,
             limits,
+            _key: PhantomData,
         }
     }
 
@@ -164,6 +175,31 @@ impl<T> RawHive<T> {
         hive
     }
 
+    /// [`take_next`](Self::take_next), with the value's key.
+    #[inline]
+    pub(crate) fn take_next_keyed(&mut self, from: usize) -> Option<(usize, K, T)> {
+        let (index, generation, value) = self.take_next(from)?;
+        // SAFETY: a slot of this hive, under the generation it held; the
+        // limits are no wider than those of `K`.
+        Some((index, unsafe { table_key(index, generation) }, value))
+    }
+
+    /// A pass over `(key, &value)`.
+    #[inline]
+    pub(crate) fn keyed_iter(&self) -> Keyed<BlocksIter<'_, T>, K> {
+        // SAFETY: the cursor walks this hive's slots.
+        unsafe { Keyed::new(self.iter()) }
+    }
+
+    /// A pass over `(key, &mut value)`.
+    #[inline]
+    pub(crate) fn keyed_iter_mut(&mut self) -> Keyed<BlocksIterMut<'_, T>, K> {
+        // SAFETY: the cursor walks this hive's slots.
+        unsafe { Keyed::new(self.iter_mut()) }
+    }
+}
+
+impl<T, K> RawHive<T, K> {
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.len
@@ -475,7 +511,7 @@ impl<T> RawHive<T> {
 
 /// Lookup and iteration by flat index: block `b` holds flat indices from
 /// `b << shift`, and its storage is addressed by flat index.
-impl<T> RawHive<T> {
+impl<T, K> RawHive<T, K> {
     /// Iterates the live values in index order.
     #[inline]
     pub(crate) fn iter(&self) -> BlocksIter<'_, T> {
@@ -489,7 +525,7 @@ impl<T> RawHive<T> {
     }
 }
 
-impl<T: Clone> Clone for RawHive<T> {
+impl<T: Clone, K> Clone for RawHive<T, K> {
     /// A copy with the same blocks, generations, free lists and lists, so
     /// it issues the same keys. If a `clone` panics, the values cloned so
     /// far are dropped.
@@ -506,11 +542,14 @@ impl<T: Clone> Clone for RawHive<T> {
             retired: self.retired,
             fixed: self.fixed,
             limits: self.limits,
+            _key: PhantomData,
         }
     }
 }
 
-impl<T> RawStable<T> for RawHive<T> {
+// SAFETY: every index and generation the hive hands out is one of its
+// own slots, made within its limits, which are no wider than those of `K`.
+unsafe impl<T, K: Key> RawStable<T> for RawHive<T, K> {
     /// Allocates blocks until `additional` more values fit.
     fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
         while self.capacity() - self.len < additional {
@@ -663,11 +702,11 @@ impl<T> RawStable<T> for RawHive<T> {
         /// Lists block `b` if its pass gave it room, and applies the
         /// emptied-block policy, once the pass is over, even if it
         /// panicked.
-        struct Settle<'a, T> {
-            hive: &'a mut RawHive<T>,
+        struct Settle<'a, T, K> {
+            hive: &'a mut RawHive<T, K>,
             b: usize,
         }
-        impl<T> Drop for Settle<'_, T> {
+        impl<T, K> Drop for Settle<'_, T, K> {
             fn drop(&mut self) {
                 let block = &self.hive.blocks[self.b];
                 if block.has_room() && !block.is_listed() {

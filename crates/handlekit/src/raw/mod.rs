@@ -1,8 +1,10 @@
 //! The raw slot layer. Every line of `unsafe` in the crate that touches slot
-//! memory lives under this module; the tables above it are safe code over
-//! its API, except for one caller of `Exclusive::value_at` (the mutable list
-//! iterator of `IndexLists`), whose contract (each index once) rests on the
-//! lists being acyclic.
+//! memory or makes a key lives under this module: the containers here are
+//! typed by their key type and hand out keys ([`keyed`]), so the tables
+//! above are safe code over its API, except for the documented
+//! `*_unchecked` forwarders and one caller of `Exclusive::value_at` (the
+//! mutable list iterator of `IndexLists`), whose contract (each index
+//! once) rests on the lists being acyclic.
 //!
 //! - [`slot`]: one slot, a generation-tagged union of value and free link,
 //!   and the views `SlotRef`/`SlotMut` that see its two parts wherever they
@@ -31,16 +33,25 @@
 //! - [`pool`]: `RawPool`, blocks of one size plus one free list threaded
 //!   through their vacant slots;
 //! - [`arena`]: `SlotArena`, a store plus the free list, reuse policy and
-//!   retirement, shared by the tables that issue keys.
+//!   retirement, shared by the tables that issue keys;
+//! - [`keyed`]: where keys are made: the key limits, `table_key`, the keyed
+//!   cursor `Keyed`, and `KeyedStore`, a secondary map's slot store;
+//! - [`dense`]: keys and values packed in two parallel arrays, and the
+//!   `Positions` index that follows their moves;
+//! - [`packed`]: `Packed`, a `PackedTable`'s sparse arena and dense arrays
+//!   as one type, which keeps the invariant between them.
 
 pub(crate) mod arena;
 pub(crate) mod bitset;
 pub(crate) mod block;
 pub(crate) mod buf;
 pub(crate) mod cursor;
+pub(crate) mod dense;
 pub(crate) mod flat;
 pub(crate) mod hive;
+pub(crate) mod keyed;
 pub(crate) mod layout;
+pub(crate) mod packed;
 pub(crate) mod pool;
 pub(crate) mod scan;
 pub(crate) mod slot;
@@ -50,21 +61,25 @@ pub(crate) mod store;
 
 /// The slots of a container that a removing iterator (`Drain`,
 /// `IntoIter`) takes values out of, lowest index first: a `SlotArena`, a
-/// bare `SlotStore` (a secondary map's), a `RawPool` or a `RawHive`.
+/// secondary map's `KeyedStore`, a `RawPool` or a `RawHive`, each typed by
+/// the key type it hands out.
 pub trait TakeSlots<T> {
+    /// The container's key type.
+    type Key: crate::Key;
     /// Takes out the value at the lowest occupied index at or after
-    /// `from`, with its index and generation.
-    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)>;
+    /// `from`, with its index and key.
+    fn take_next(&mut self, from: usize) -> Option<(usize, Self::Key, T)>;
     /// Live values left.
     fn len(&self) -> usize;
     /// Drops every value left (a `Drain` dropped early).
     fn clear(&mut self);
 }
 
-impl<T, L: buf::BufLayout> TakeSlots<T> for SlotArena<T, L> {
+impl<T, K: crate::Key, L: buf::BufLayout> TakeSlots<T> for SlotArena<T, K, L> {
+    type Key = K;
     #[inline]
-    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
-        SlotArena::take_next(self, from)
+    fn take_next(&mut self, from: usize) -> Option<(usize, K, T)> {
+        SlotArena::take_next_keyed(self, from)
     }
     #[inline]
     fn len(&self) -> usize {
@@ -75,24 +90,11 @@ impl<T, L: buf::BufLayout> TakeSlots<T> for SlotArena<T, L> {
     }
 }
 
-impl<T, L: buf::BufLayout> TakeSlots<T> for SlotStore<T, L> {
+impl<T, K: crate::Key> TakeSlots<T> for pool::RawPool<T, K> {
+    type Key = K;
     #[inline]
-    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
-        SlotStore::take_next(self, from)
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        SlotStore::len(self)
-    }
-    fn clear(&mut self) {
-        self.drop_values();
-    }
-}
-
-impl<T> TakeSlots<T> for pool::RawPool<T> {
-    #[inline]
-    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
-        pool::RawPool::take_next(self, from)
+    fn take_next(&mut self, from: usize) -> Option<(usize, K, T)> {
+        pool::RawPool::take_next_keyed(self, from)
     }
     #[inline]
     fn len(&self) -> usize {
@@ -103,10 +105,11 @@ impl<T> TakeSlots<T> for pool::RawPool<T> {
     }
 }
 
-impl<T> TakeSlots<T> for hive::RawHive<T> {
+impl<T, K: crate::Key> TakeSlots<T> for hive::RawHive<T, K> {
+    type Key = K;
     #[inline]
-    fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
-        hive::RawHive::take_next(self, from)
+    fn take_next(&mut self, from: usize) -> Option<(usize, K, T)> {
+        hive::RawHive::take_next_keyed(self, from)
     }
     #[inline]
     fn len(&self) -> usize {
@@ -253,4 +256,5 @@ where
 pub(crate) use arena::BuildError;
 pub(crate) use arena::{KeyLimits, SlotArena};
 pub(crate) use buf::InterleavedLayout;
+pub(crate) use keyed::{Keyed, KeyedStore, Parts};
 pub(crate) use store::{Exclusive, SlotStore};

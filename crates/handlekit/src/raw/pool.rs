@@ -12,20 +12,24 @@
 //! slot: its slots are handed out in order, so adding a block is one
 //! allocation and no O(block) loop over links or slots.
 //!
-//! All of this is safe code over `FlatSlots`.
+//! All of this is safe code over `FlatSlots`, but for the keys it hands
+//! out (`take_next_keyed`, `keyed_iter`), which rest on its limits.
+
+use core::marker::PhantomData;
 
 use super::block::block_shift_for;
 use super::flat::{FlatIter, FlatIterMut, FlatSlots};
+use super::keyed::{table_key, Keyed};
 use super::layout::Split;
 use super::slot::{Payload, Slot, NO_SLOT};
 use super::stable::RawStable;
 #[cfg(feature = "serde")]
 use super::BuildError;
 use super::KeyLimits;
-use crate::CapacityError;
+use crate::{CapacityError, Key};
 
 /// Blocks plus a free list.
-pub struct RawPool<T> {
+pub struct RawPool<T, K = crate::PoolKey> {
     /// The slots. Invariant: `slots.slots() <= limits.max_slots`; a fixed
     /// pool has one block of exactly its capacity, or none if that is 0.
     slots: FlatSlots<T>,
@@ -51,7 +55,10 @@ pub struct RawPool<T> {
     /// Set for a pool that must never allocate after construction (see
     /// the invariant on `slots`).
     fixed: Option<usize>,
+    /// Invariant: no wider than `KeyLimits::of::<K>()` (the constructors
+    /// make it so), so every slot's parts make a valid `K`.
     limits: KeyLimits,
+    _key: PhantomData<fn() -> K>,
 }
 
 /// `log2` of the default block size for `T`: as many slots as fit in 64 KiB,
@@ -62,9 +69,14 @@ pub(crate) const fn default_shift<T>() -> u32 {
     block_shift_for::<T, Split<T>>(64 * 1024, 64, 16384)
 }
 
-impl<T> RawPool<T> {
+impl<T, K: Key> RawPool<T, K> {
     /// An empty pool with blocks of `1 << shift` slots; allocates nothing.
+    ///
+    /// # Panics
+    ///
+    /// If `limits` allow more than `K` does.
     pub(crate) const fn new(limits: KeyLimits, shift: u32) -> Self {
+        let limits = KeyLimits::within::<K>(limits);
         RawPool {
             slots: FlatSlots::new(shift),
             free_head: NO_SLOT,
@@ -73,6 +85,7 @@ impl<T> RawPool<T> {
             vacant_low: 0,
             fixed: None,
             limits,
+            _key: PhantomData,
         }
     }
 
@@ -97,6 +110,31 @@ impl<T> RawPool<T> {
         pool
     }
 
+    /// [`take_next`](Self::take_next), with the value's key.
+    #[inline]
+    pub(crate) fn take_next_keyed(&mut self, from: usize) -> Option<(usize, K, T)> {
+        let (index, generation, value) = self.take_next(from)?;
+        // SAFETY: a slot of this pool, under the generation it held; the
+        // limits are no wider than those of `K`.
+        Some((index, unsafe { table_key(index, generation) }, value))
+    }
+
+    /// A pass over `(key, &value)`.
+    #[inline]
+    pub(crate) fn keyed_iter(&self) -> Keyed<FlatIter<'_, T>, K> {
+        // SAFETY: the cursor walks this pool's slots.
+        unsafe { Keyed::new(self.iter()) }
+    }
+
+    /// A pass over `(key, &mut value)`.
+    #[inline]
+    pub(crate) fn keyed_iter_mut(&mut self) -> Keyed<FlatIterMut<'_, T>, K> {
+        // SAFETY: the cursor walks this pool's slots.
+        unsafe { Keyed::new(self.iter_mut()) }
+    }
+}
+
+impl<T, K> RawPool<T, K> {
     /// Slots per block.
     #[inline]
     pub(crate) fn block_size(&self) -> usize {
@@ -209,8 +247,8 @@ impl<T> RawPool<T> {
     /// empty and consistent; then the panic propagates.
     pub(crate) fn clear(&mut self) {
         /// Relinks the free list, even if a `Drop` panicked.
-        struct Settle<'a, T>(&'a mut RawPool<T>);
-        impl<T> Drop for Settle<'_, T> {
+        struct Settle<'a, T, K>(&'a mut RawPool<T, K>);
+        impl<T, K> Drop for Settle<'_, T, K> {
             fn drop(&mut self) {
                 self.0.rebuild_free_list();
             }
@@ -277,7 +315,7 @@ impl<T> RawPool<T> {
     }
 }
 
-impl<T: Clone> Clone for RawPool<T> {
+impl<T: Clone, K> Clone for RawPool<T, K> {
     /// A copy with the same blocks, generations and free list, so it issues
     /// the same keys. A fixed pool's copy is fixed too. If a `clone` panics,
     /// the values cloned so far are dropped.
@@ -290,11 +328,14 @@ impl<T: Clone> Clone for RawPool<T> {
             vacant_low: self.vacant_low,
             fixed: self.fixed,
             limits: self.limits,
+            _key: PhantomData,
         }
     }
 }
 
-impl<T> RawStable<T> for RawPool<T> {
+// SAFETY: every index and generation the pool hands out is one of its
+// own slots, made within its limits, which are no wider than those of `K`.
+unsafe impl<T, K: Key> RawStable<T> for RawPool<T, K> {
     /// Adds blocks until `additional` more values fit without allocating.
     /// Blocks added before a failure stay.
     fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {

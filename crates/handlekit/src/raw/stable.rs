@@ -10,13 +10,23 @@
 
 use core::ptr::NonNull;
 
+use super::keyed::table_key;
 use super::TakeSlots;
 use crate::CapacityError;
 
 /// The raw side of a container with stable addresses. Sealed by being
 /// implemented only here (the view reaches it through
-/// [`BlockStorage`](crate::iter::BlockStorage)).
-pub trait RawStable<T>: TakeSlots<T> {
+/// [`BlockStorage`](crate::iter::BlockStorage)). It hands out keys of its
+/// key type (`TakeSlots::Key`): the provided `*_keyed` methods.
+///
+/// # Safety
+///
+/// Every `(index, generation)` an implementation hands out (to `make` and
+/// from `try_insert_with`, from `next_spot`, to `retain`'s `keep`) names
+/// one of its own slots under a generation it holds or is about to hold,
+/// within limits no wider than those of `Self::Key`: what `table_key`
+/// asks.
+pub unsafe trait RawStable<T>: TakeSlots<T> {
     /// Allocates blocks until `additional` more values fit.
     fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError>;
 
@@ -84,4 +94,36 @@ pub trait RawStable<T>: TakeSlots<T> {
 
     /// Checks every invariant; panics on the first one broken.
     fn check_invariants(&self);
+
+    /// Inserts `make(key)` and returns `key`.
+    // Forced, as `try_insert_with` is.
+    #[inline(always)]
+    fn try_insert_keyed(
+        &mut self,
+        make: impl FnOnce(Self::Key) -> T,
+    ) -> Result<Self::Key, CapacityError> {
+        let (index, generation) = self.try_insert_with(|index, generation| {
+            // SAFETY: the slot the insertion fills (the trait's contract).
+            make(unsafe { table_key(index, generation) })
+        })?;
+        // SAFETY: as above.
+        Ok(unsafe { table_key(index, generation) })
+    }
+
+    /// The key the next insertion gets (see `next_spot`).
+    #[inline]
+    fn next_key(&mut self) -> Result<Self::Key, CapacityError> {
+        let (index, generation) = self.next_spot()?;
+        // SAFETY: the slot the next insertion fills (the trait's contract).
+        Ok(unsafe { table_key(index, generation) })
+    }
+
+    /// Keeps the values for which `keep(key, value)` holds.
+    #[inline]
+    fn retain_keyed(&mut self, mut keep: impl FnMut(Self::Key, &mut T) -> bool) {
+        self.retain(|index, generation, value| {
+            // SAFETY: a live slot of this container (the trait's contract).
+            keep(unsafe { table_key(index, generation) }, value)
+        });
+    }
 }

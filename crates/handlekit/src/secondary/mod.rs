@@ -16,9 +16,7 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
 
-use crate::key::max_generation;
-use crate::raw::{KeyLimits, SlotStore};
-use crate::slot_iter::table_key;
+use crate::raw::{KeyLimits, KeyedStore, Parts};
 use crate::Key;
 
 mod entry;
@@ -60,7 +58,7 @@ pub use sparse::SparseSecondaryMap;
 pub struct SecondaryMap<K: Key, V> {
     /// Slots by key index. Invariant: never more than the key type's
     /// `max_slots`; an occupied slot's generation is its key's.
-    store: SlotStore<V>,
+    store: KeyedStore<V, K>,
     _key: PhantomData<fn(K) -> K>,
 }
 
@@ -85,7 +83,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[must_use]
     pub const fn new() -> Self {
         SecondaryMap {
-            store: SlotStore::new(),
+            store: KeyedStore::new(),
             _key: PhantomData,
         }
     }
@@ -99,7 +97,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[must_use]
     pub fn with_capacity(capacity: usize) -> Self {
         SecondaryMap {
-            store: SlotStore::with_capacity(capacity.min(KeyLimits::of::<K>().max_slots)),
+            store: KeyedStore::with_capacity(capacity.min(KeyLimits::of::<K>().max_slots)),
             _key: PhantomData,
         }
     }
@@ -168,10 +166,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// Whether the key's index and generation are ones a table could issue.
     #[inline]
     fn in_range(key: K) -> bool {
-        let generation = crate::key::lookup_generation(key);
-        key.index() < KeyLimits::of::<K>().max_slots
-            && generation >= 1
-            && generation <= max_generation(K::GENERATION_BITS)
+        Parts::of(key).is_some()
     }
 
     /// Inserts `value` for `key` and returns the value it had, if any.
@@ -199,24 +194,22 @@ impl<K: Key, V> SecondaryMap<K, V> {
     // `#[inline]`, it was not inlined.
     #[inline(always)]
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
-        if !Self::in_range(key) {
-            return None;
-        }
-        let (index, generation) = (key.index(), crate::key::lookup_generation(key));
+        let parts = Parts::of(key)?;
+        let (index, generation) = (parts.index(), parts.generation());
         if index == self.store.slot_count() {
             // The common case when keys arrive in the order a table issued
             // them: append the slot already occupied, in one write.
-            self.store.push_occupied_with(generation, |_| value);
+            self.store.push_occupied(parts, value);
             return None;
         }
-        match self.prepare(index, generation) {
+        match self.prepare(parts) {
             Prepared::Stale => None,
             Prepared::Occupied => self
                 .store
                 .get_mut(index, generation)
                 .map(|old| core::mem::replace(old, value)),
             Prepared::Vacant => {
-                self.store.occupy(index, generation, value);
+                self.store.occupy(parts, value);
                 None
             }
         }
@@ -226,7 +219,8 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// the next slot to append): makes the slot exist, and drops a value
     /// an older key left there.
     #[inline(never)]
-    fn prepare(&mut self, index: usize, generation: u32) -> Prepared {
+    fn prepare(&mut self, parts: Parts<K>) -> Prepared {
+        let (index, generation) = (parts.index(), parts.generation());
         self.store.grow_vacant_to(index + 1);
         let (stored, occupied) = self
             .store
@@ -458,12 +452,8 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// map.retain(|_, n| *n >= 2);
     /// assert_eq!(map.len(), 2);
     /// ```
-    pub fn retain(&mut self, mut keep: impl FnMut(K, &mut V) -> bool) {
-        self.store.retain(|index, generation, value| {
-            // SAFETY: `retain` visits this container's own slots, which
-            // is what `table_key` asks.
-            keep(unsafe { table_key(index, generation) }, value)
-        });
+    pub fn retain(&mut self, keep: impl FnMut(K, &mut V) -> bool) {
+        self.store.retain_keyed(keep);
     }
 
     /// Removes every value and yields it with its key, in index order.
@@ -476,8 +466,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// assert_eq!(map.drain().collect::<Vec<_>>(), [(key, 1)]);
     /// ```
     pub fn drain(&mut self) -> Drain<'_, K, V> {
-        // SAFETY: the store holds only slots named by keys `K`.
-        unsafe { Drain::new(&mut self.store) }
+        Drain::new(&mut self.store)
     }
 
     /// Iterates `(key, &value)` in index order.
@@ -490,9 +479,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// assert_eq!(map.iter().collect::<Vec<_>>(), [(key, &1)]);
     /// ```
     pub fn iter(&self) -> Iter<'_, V, K> {
-        // SAFETY: the map holds only slots named by keys `K` (the store's
-        // limits are those of `K`).
-        unsafe { Iter::new(self.store.iter()) }
+        Iter::new(self.store.keyed_iter())
     }
 
     /// Iterates `(key, &mut value)` in index order.
@@ -508,8 +495,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// assert_eq!(map[key], 5);
     /// ```
     pub fn iter_mut(&mut self) -> IterMut<'_, V, K> {
-        // SAFETY: as in `iter`.
-        unsafe { IterMut::new(self.store.iter_mut()) }
+        IterMut::new(self.store.keyed_iter_mut())
     }
 
     /// Iterates the keys with values, in index order.
@@ -522,8 +508,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// assert_eq!(map.keys().collect::<Vec<_>>(), [key]);
     /// ```
     pub fn keys(&self) -> Keys<'_, V, K> {
-        // SAFETY: as in `iter`.
-        unsafe { Keys::new(self.store.iter()) }
+        Keys::new(self.store.keyed_iter())
     }
 
     /// Iterates the values, in index order.
@@ -598,11 +583,11 @@ impl<K: Key, V> EntryTarget for SecondaryMap<K, V> {
 
 /// Removing iterator over `(key, value)`; see [`SecondaryMap::drain`]
 /// ([`iter::Drain`](crate::iter::Drain) over the map's slots).
-pub type Drain<'a, K, V> = crate::iter::Drain<'a, V, K, SlotStore<V>>;
+pub type Drain<'a, K, V> = crate::iter::Drain<'a, V, K, KeyedStore<V, K>>;
 
 /// Owning iterator over `(key, value)`, in index order
 /// ([`iter::IntoIter`](crate::iter::IntoIter) over the map's slots).
-pub type IntoIter<K, V> = crate::iter::IntoIter<V, K, SlotStore<V>>;
+pub type IntoIter<K, V> = crate::iter::IntoIter<V, K, KeyedStore<V, K>>;
 
 impl<K: Key, V> Default for SecondaryMap<K, V> {
     /// An empty map.
@@ -769,7 +754,6 @@ impl<K: Key, V> IntoIterator for SecondaryMap<K, V> {
     /// assert_eq!(map.into_iter().collect::<Vec<_>>(), [(key, 1)]);
     /// ```
     fn into_iter(self) -> IntoIter<K, V> {
-        // SAFETY: as in `drain`.
-        unsafe { IntoIter::new(self.store) }
+        IntoIter::new(self.store)
     }
 }

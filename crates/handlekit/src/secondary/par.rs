@@ -17,8 +17,7 @@ impl<K: Key, V: Sync> SecondaryMap<K, V> {
     /// assert_eq!(map.par_iter().map(|(_, v)| v).sum::<u64>(), 4950);
     /// ```
     pub fn par_iter(&self) -> ParIter<'_, V, K> {
-        // SAFETY: the store holds only slots named by keys `K`.
-        unsafe { ParIter::new(self.store.iter()) }
+        ParIter::new(self.store.keyed_iter())
     }
 }
 
@@ -35,7 +34,6 @@ impl<K: Key, V: Send> SecondaryMap<K, V> {
     /// assert_eq!(map[key], 2);
     /// ```
     pub fn par_iter_mut(&mut self) -> ParIterMut<'_, V, K> {
-        // SAFETY: as in `par_iter`.
-        unsafe { ParIterMut::new(self.store.iter_mut()) }
+        ParIterMut::new(self.store.keyed_iter_mut())
     }
 }

@@ -19,7 +19,7 @@ impl<'de, K: Key, V: Deserialize<'de>> Deserialize<'de> for SecondaryMap<K, V> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let ArenaOf(arena, _) = ArenaOf::<V, K>::deserialize(deserializer)?;
         Ok(SecondaryMap {
-            store: arena.into_store(),
+            store: crate::raw::KeyedStore::from_arena(arena),
             _key: PhantomData,
         })
     }

@@ -7,9 +7,9 @@ use core::ops::{Index, IndexMut};
 
 use super::entry::{self, Entry, EntryTarget};
 use super::missing;
-use crate::dense::{Dense, Positions};
 use crate::key::max_generation;
 use crate::packed_table;
+use crate::raw::dense::{Dense, Positions};
 use crate::raw::KeyLimits;
 use crate::{CapacityError, Key};
 
@@ -377,19 +377,6 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
         self.dense.values.get_disjoint_mut(positions).ok()
     }
 
-    /// The dense position of `key`'s value, which the caller knows exists.
-    ///
-    /// # Safety
-    ///
-    /// `key` must have a value in this map.
-    #[inline]
-    unsafe fn find_unchecked(&self, key: K) -> usize {
-        debug_assert!(self.find(key).is_some());
-        // SAFETY: the caller guarantees `key` has a value, so its page
-        // entry holds the value's position.
-        unsafe { self.pages.get(key.index()).unwrap_unchecked() }
-    }
-
     /// The value for `key`, without checking the key.
     ///
     /// # Safety
@@ -412,11 +399,14 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
             self.contains_key(key),
             "get_unchecked with key {key:?}, which has no value"
         );
-        // SAFETY: the caller guarantees `key` has a value.
-        let position = unsafe { self.find_unchecked(key) };
-        // SAFETY: a page entry holds a position below `len` (the index's
+        // The caller guarantees `key` has a value, so its page entry holds
+        // the value's position, which is below `len` (the index's
         // invariant).
-        unsafe { self.dense.values.get_unchecked(position) }
+        // SAFETY: so the entry exists and the position is in bounds.
+        unsafe {
+            let position = self.pages.get(key.index()).unwrap_unchecked();
+            self.dense.values.get_unchecked(position)
+        }
     }
 
     /// The value for `key`, mutably, without checking the key.
@@ -441,10 +431,13 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
             self.contains_key(key),
             "get_unchecked_mut with key {key:?}, which has no value"
         );
-        // SAFETY: the caller guarantees `key` has a value.
-        let position = unsafe { self.find_unchecked(key) };
-        // SAFETY: a page entry holds a position below `len`.
-        unsafe { self.dense.values.get_unchecked_mut(position) }
+        // As in `get_unchecked`: the entry exists and holds a position
+        // below `len`.
+        // SAFETY: so the entry exists and the position is in bounds.
+        unsafe {
+            let position = self.pages.get(key.index()).unwrap_unchecked();
+            self.dense.values.get_unchecked_mut(position)
+        }
     }
 
     /// Mutable references to the values of `N` keys at once, without
@@ -476,17 +469,15 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
             self.get_disjoint_mut(keys).is_some(),
             "get_disjoint_unchecked_mut with a key without a value, or a repeated key, in {keys:?}"
         );
-        let mut positions = [0usize; N];
-        for (position, key) in positions.iter_mut().zip(keys) {
-            // SAFETY: the caller guarantees every key has a value.
-            *position = unsafe { self.find_unchecked(key) };
+        // Every key has a value (the caller's guarantee), so its page
+        // entry holds its position; distinct such keys have distinct
+        // positions below `len` (the pages map each key to its own).
+        // SAFETY: so every entry exists, and the positions are in bounds
+        // and distinct.
+        unsafe {
+            let positions = keys.map(|key| self.pages.get(key.index()).unwrap_unchecked());
+            self.dense.values.get_disjoint_unchecked_mut(positions)
         }
-        let base = self.dense.values.as_mut_ptr();
-        // Distinct keys with values have distinct positions below `len`
-        // (the pages map each key to its own position), and the references
-        // come from one pointer with `&mut self` outliving them.
-        // SAFETY: as just said, every position is in bounds and distinct.
-        core::array::from_fn(|n| unsafe { &mut *base.add(positions[n]) })
     }
 
     /// Removes the value for `key` and returns it; the last value moves

@@ -13,7 +13,7 @@ use crate::raw::buf::BufLayout;
 use crate::raw::slot::NO_SLOT;
 use crate::Reuse;
 
-impl<T, L: BufLayout> SlotArena<T, L> {
+impl<T, K, L: BufLayout> SlotArena<T, K, L> {
     /// The listed free slots, from the head of the free list (the next
     /// insertion's) to its tail. Retired and detached slots are never
     /// listed; neither are the slots of a refill (see

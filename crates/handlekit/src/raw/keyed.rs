@@ -1,0 +1,451 @@
+//! Where keys are made: the raw containers are typed by their key type
+//! `K` and build their limits from it, so the parts of their own slots
+//! always make a valid `K`. This file turns such parts into keys (the one
+//! call of `Key::__from_table_parts_unchecked` in the crate) and wraps a
+//! container's cursor so that it yields keys; the views above build no
+//! key themselves.
+
+use core::marker::PhantomData;
+
+use super::cursor::{Cursor, ValueRef, Walk};
+use crate::key::max_generation;
+use crate::Key;
+
+/// What a key type allows: how many slots it can index and how many
+/// generations it can tell apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct KeyLimits {
+    /// Slots the key can index. Never above `u32::MAX`, so index
+    /// `u32::MAX` stays free to mark the end of a free list.
+    pub(crate) max_slots: usize,
+    /// The last generation a slot may be given before it retires.
+    pub(crate) max_generation: u32,
+}
+
+impl KeyLimits {
+    /// The limits of key type `K`.
+    #[inline]
+    pub(crate) const fn of<K: Key>() -> Self {
+        let by_bits: u64 = if K::INDEX_BITS >= 32 {
+            u32::MAX as u64
+        } else {
+            1u64 << K::INDEX_BITS
+        };
+        let max_slots = if by_bits > usize::MAX as u64 {
+            usize::MAX
+        } else {
+            by_bits as usize
+        };
+        KeyLimits {
+            max_slots,
+            max_generation: max_generation(K::GENERATION_BITS),
+        }
+    }
+
+    /// The limits of `K`, narrowed to `narrowed` (which must allow no more
+    /// than `K` does: a container may promise fewer slots or generations,
+    /// never more).
+    ///
+    /// # Panics
+    ///
+    /// If `narrowed` allows more than `K`.
+    #[inline]
+    pub(crate) const fn within<K: Key>(narrowed: KeyLimits) -> Self {
+        let of = Self::of::<K>();
+        assert!(narrowed.max_slots <= of.max_slots && narrowed.max_generation <= of.max_generation);
+        assert!(narrowed.max_generation >= 1);
+        narrowed
+    }
+}
+
+/// The generation of `key` for a lookup: the same number, but for a key
+/// type that promises generations below `2^31` the compiler is told so,
+/// and drops the mask the raw layer applies to every generation.
+#[inline(always)]
+pub(crate) fn lookup_generation<K: Key>(key: K) -> u32 {
+    let generation = key.generation();
+    if K::__GENERATION_TRUST.0 {
+        // SAFETY: the key type made its `GenerationTrust` with `trusted`,
+        // whose contract is exactly this.
+        unsafe { core::hint::assert_unchecked(generation < 1 << 31) };
+    }
+    generation
+}
+
+/// The key for a slot index and generation of a raw container whose key
+/// type is `K`.
+///
+/// # Safety
+///
+/// `index` and `generation` are those of a slot of a container made with
+/// limits no wider than `KeyLimits::of::<K>()` (`KeyLimits::within`), that
+/// holds or held a value under that generation: then the index is below
+/// `2^INDEX_BITS` and the generation lies in `1..=max_generation`, as
+/// [`Key::__from_table_parts_unchecked`] requires. Every occupied slot of
+/// the raw layer holds such a generation (generations start at 1, never
+/// pass the limit, and deserialization refuses 0 and larger ones), and
+/// every index is below the container's `max_slots`.
+#[inline(always)]
+pub(super) unsafe fn table_key<K: Key>(index: usize, generation: u32) -> K {
+    debug_assert!(K::from_parts(index, generation).is_some());
+    // SAFETY: the caller's guarantee is the method's.
+    unsafe { K::__from_table_parts_unchecked(index as u32, generation) }
+}
+
+/// A `(index, generation, value)` item of a container whose key type is
+/// `K`, as `(key, value)`.
+///
+/// # Safety
+///
+/// As for [`table_key`]: the item comes from such a container's own slots.
+#[inline(always)]
+unsafe fn keyed<K: Key, V>((index, generation, value): (usize, u32, V)) -> (K, V) {
+    // SAFETY: the caller's guarantee.
+    (unsafe { table_key::<K>(index, generation) }, value)
+}
+
+/// A raw cursor (or a part of one) over the slots of a container whose key
+/// type is `K`, yielding `(key, value)`. Made only by the raw containers
+/// (`keyed_iter`, `keyed_iter_mut`), so safe code above gets keys from it
+/// without vouching for them.
+pub(crate) struct Keyed<C, K> {
+    /// Invariant: every item the cursor yields, and every item of every
+    /// part it is split into, is a slot of a container typed by `K`, so
+    /// its parts make a valid `K` (`table_key`).
+    cursor: C,
+    _key: PhantomData<fn() -> K>,
+}
+
+impl<C, K> Keyed<C, K> {
+    /// Wraps `cursor`.
+    ///
+    /// # Safety
+    ///
+    /// `cursor` walks the slots of a container whose key type is `K` (the
+    /// invariant on `cursor`).
+    #[inline(always)]
+    pub(super) unsafe fn new(cursor: C) -> Self {
+        Keyed {
+            cursor,
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<C: Clone, K> Clone for Keyed<C, K> {
+    #[inline]
+    fn clone(&self) -> Self {
+        Keyed {
+            cursor: self.cursor.clone(),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<'a, T, W: Walk<T>, R: ValueRef<T>, K: Key> Keyed<Cursor<'a, T, W, R>, K> {
+    /// Live values left.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.cursor.len()
+    }
+}
+
+impl<'a, T, W: Walk<T>, R: ValueRef<T>, K: Key> Iterator for Keyed<Cursor<'a, T, W, R>, K> {
+    type Item = (K, R);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(K, R)> {
+        // SAFETY: the cursor walks a container typed by `K` (its invariant).
+        self.cursor.next().map(|item| unsafe { keyed(item) })
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.cursor.size_hint()
+    }
+
+    /// The cursor's own fold.
+    #[inline]
+    fn fold<B, F: FnMut(B, (K, R)) -> B>(self, init: B, mut f: F) -> B {
+        self.cursor.fold_items(init, |acc, item| {
+            // SAFETY: as in `next`.
+            f(acc, unsafe { keyed(item) })
+        })
+    }
+}
+
+impl<'a, T, W: Walk<T>, R: ValueRef<T>, K: Key> DoubleEndedIterator
+    for Keyed<Cursor<'a, T, W, R>, K>
+{
+    #[inline(always)]
+    fn next_back(&mut self) -> Option<(K, R)> {
+        // SAFETY: as in `next`.
+        self.cursor.next_back().map(|item| unsafe { keyed(item) })
+    }
+}
+
+#[cfg(any(test, feature = "rayon"))]
+impl<C, K, V> super::SplitCursor for Keyed<C, K>
+where
+    C: super::SplitCursor<Item = (usize, u32, V)>,
+    K: Key,
+{
+    type Item = (K, V);
+
+    #[inline]
+    fn split_part(self) -> (Self, Option<Self>) {
+        let (left, right) = self.cursor.split_part();
+        // SAFETY: the parts of a cursor walk the slots it walked (the
+        // `SplitCursor` contract), so they keep its invariant.
+        unsafe { (Keyed::new(left), right.map(|right| Keyed::new(right))) }
+    }
+
+    #[inline]
+    fn fold_part<B>(self, init: B, mut f: impl FnMut(B, (K, V)) -> B) -> B {
+        self.cursor.fold_part(init, |acc, item| {
+            // SAFETY: as in `Keyed::next`.
+            f(acc, unsafe { keyed(item) })
+        })
+    }
+}
+
+/// The `(index, generation)` of a key that a table of key type `K` could
+/// issue (index below the key's slot limit, generation in
+/// `1..=max_generation`): checked once here, so a [`KeyedStore`] can fill
+/// a slot with them.
+#[derive(Clone, Copy)]
+pub(crate) struct Parts<K> {
+    /// Invariant: with `generation`, makes a valid `K` (`table_key`).
+    index: usize,
+    generation: u32,
+    _key: PhantomData<fn() -> K>,
+}
+
+impl<K: Key> Parts<K> {
+    /// The parts of `key` (its lookup generation), if a table could issue
+    /// them.
+    #[inline(always)]
+    pub(crate) fn of(key: K) -> Option<Self> {
+        let (index, generation) = (key.index(), lookup_generation(key));
+        let fits = index < KeyLimits::of::<K>().max_slots
+            && generation >= 1
+            && generation <= max_generation(K::GENERATION_BITS);
+        fits.then_some(Parts {
+            index,
+            generation,
+            _key: PhantomData,
+        })
+    }
+
+    /// The slot index.
+    #[inline(always)]
+    pub(crate) fn index(self) -> usize {
+        self.index
+    }
+
+    /// The generation.
+    #[inline(always)]
+    pub(crate) fn generation(self) -> u32 {
+        self.generation
+    }
+}
+
+/// A slot store whose occupied slots all hold parts of keys `K`: the store
+/// of a `SecondaryMap`, which takes its keys from a table. Reading goes
+/// through `Deref`; whatever occupies a slot takes checked [`Parts`].
+pub struct KeyedStore<T, K> {
+    /// Invariant: every occupied slot's index and generation make a valid
+    /// `K` (`table_key`).
+    store: super::SlotStore<T>,
+    _key: PhantomData<fn() -> K>,
+}
+
+impl<T, K> core::ops::Deref for KeyedStore<T, K> {
+    type Target = super::SlotStore<T>;
+
+    #[inline(always)]
+    fn deref(&self) -> &super::SlotStore<T> {
+        &self.store
+    }
+}
+
+impl<T: Clone, K> Clone for KeyedStore<T, K> {
+    fn clone(&self) -> Self {
+        KeyedStore {
+            store: self.store.clone(),
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<T, K: Key> KeyedStore<T, K> {
+    /// An empty store.
+    #[inline]
+    pub(crate) const fn new() -> Self {
+        KeyedStore {
+            store: super::SlotStore::new(),
+            _key: PhantomData,
+        }
+    }
+
+    /// An empty store with room for `capacity` slots.
+    #[inline]
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        KeyedStore {
+            store: super::SlotStore::with_capacity(capacity),
+            _key: PhantomData,
+        }
+    }
+
+    /// The slots of `arena`, whose parts are those of keys `K`.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_arena(arena: super::SlotArena<T, K>) -> Self {
+        KeyedStore {
+            store: arena.into_store(),
+            _key: PhantomData,
+        }
+    }
+
+    /// See [`SlotStore::try_reserve_slots`](super::SlotStore::try_reserve_slots).
+    #[inline]
+    pub(crate) fn try_reserve_slots(
+        &mut self,
+        additional: usize,
+    ) -> Result<(), alloc::collections::TryReserveError> {
+        self.store.try_reserve_slots(additional)
+    }
+
+    /// Appends slot `parts.index()`, which must be the next one, occupied by
+    /// `value` under `parts.generation()`.
+    ///
+    /// # Panics
+    ///
+    /// If `parts.index()` is not the slot count (the caller checked it, so
+    /// the compare folds into its own).
+    #[inline(always)]
+    pub(crate) fn push_occupied(&mut self, parts: Parts<K>, value: T) {
+        assert!(parts.index == self.store.slot_count());
+        self.store.push_occupied_with(parts.generation, |_| value);
+    }
+
+    /// Occupies the vacant slot `parts.index()` with `value` under
+    /// `parts.generation()` (see [`SlotStore::occupy`](super::SlotStore::occupy)).
+    #[inline]
+    pub(crate) fn occupy(&mut self, parts: Parts<K>, value: T) {
+        self.store.occupy(parts.index, parts.generation, value);
+    }
+
+    /// Makes slots exist up to `slots` (vacant).
+    #[inline]
+    pub(crate) fn grow_vacant_to(&mut self, slots: usize) {
+        self.store.grow_vacant_to(slots);
+    }
+
+    /// See [`SlotStore::get_mut`](super::SlotStore::get_mut).
+    #[inline]
+    pub(crate) fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
+        self.store.get_mut(index, generation)
+    }
+
+    /// See [`SlotStore::get_disjoint_mut`](super::SlotStore::get_disjoint_mut).
+    #[inline]
+    pub(crate) fn get_disjoint_mut<const N: usize>(
+        &mut self,
+        pairs: [(usize, u32); N],
+    ) -> Option<[&mut T; N]> {
+        self.store.get_disjoint_mut(pairs)
+    }
+
+    /// The value at `index`, mutably.
+    ///
+    /// # Safety
+    ///
+    /// As for [`SlotStore::get_unchecked_mut`](super::SlotStore::get_unchecked_mut).
+    #[inline]
+    pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
+        debug_assert!(self
+            .store
+            .slot(index)
+            .is_some_and(|slot| slot.is_occupied()));
+        // SAFETY: the caller's guarantee.
+        unsafe { self.store.get_unchecked_mut(index) }
+    }
+
+    /// Mutable references to the values at `N` indices.
+    ///
+    /// # Safety
+    ///
+    /// As for [`SlotStore::get_disjoint_unchecked_mut`](super::SlotStore::get_disjoint_unchecked_mut).
+    #[inline]
+    pub(crate) unsafe fn get_disjoint_unchecked_mut<const N: usize>(
+        &mut self,
+        indices: [usize; N],
+    ) -> [&mut T; N] {
+        debug_assert!(indices.iter().enumerate().all(|(n, &index)| {
+            self.store
+                .slot(index)
+                .is_some_and(|slot| slot.is_occupied())
+                && !indices[..n].contains(&index)
+        }));
+        // SAFETY: the caller's guarantee.
+        unsafe { self.store.get_disjoint_unchecked_mut(indices) }
+    }
+
+    /// See [`SlotStore::remove`](super::SlotStore::remove).
+    #[inline]
+    pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
+        self.store.remove(index, generation)
+    }
+
+    /// Drops every value.
+    #[inline]
+    pub(crate) fn drop_values(&mut self) {
+        self.store.drop_values();
+    }
+
+    /// Keeps the values for which `keep(key, value)` holds.
+    #[inline]
+    pub(crate) fn retain_keyed(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
+        self.store.retain(|index, generation, value| {
+            // SAFETY: an occupied slot of this store (its invariant).
+            keep(unsafe { table_key(index, generation) }, value)
+        });
+    }
+
+    /// A pass over the values, mutably.
+    #[inline]
+    pub(crate) fn iter_mut(&mut self) -> super::store::RawIterMut<'_, T> {
+        self.store.iter_mut()
+    }
+
+    /// A pass over `(key, &value)`.
+    #[inline]
+    pub(crate) fn keyed_iter(&self) -> Keyed<super::store::RawIter<'_, T>, K> {
+        // SAFETY: the cursor walks this store's occupied slots.
+        unsafe { Keyed::new(self.store.iter()) }
+    }
+
+    /// A pass over `(key, &mut value)`.
+    #[inline]
+    pub(crate) fn keyed_iter_mut(&mut self) -> Keyed<super::store::RawIterMut<'_, T>, K> {
+        // SAFETY: the cursor walks this store's occupied slots.
+        unsafe { Keyed::new(self.store.iter_mut()) }
+    }
+}
+
+impl<T, K: Key> super::TakeSlots<T> for KeyedStore<T, K> {
+    type Key = K;
+    #[inline]
+    fn take_next(&mut self, from: usize) -> Option<(usize, K, T)> {
+        let (index, generation, value) = self.store.take_next(from)?;
+        // SAFETY: the slot the value was taken from (the invariant).
+        Some((index, unsafe { table_key(index, generation) }, value))
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        self.store.len()
+    }
+    fn clear(&mut self) {
+        self.store.drop_values();
+    }
+}
