@@ -136,11 +136,13 @@
 //! word-at-a-time loop, which the compiler can unroll and vectorize, so a
 //! sum over a table with no holes runs several times faster through
 //! `table.values().sum()` (or `.fold`) than through a `for` loop that adds
-//! one value at a time. Over a table with no holes, the `for` loop takes
-//! `slotmap`'s time or less, and the reductions several times less; over
-//! one with holes, both are several times faster than `slotmap`'s from
-//! 100k slots on (`slotmap` reads every slot and tests it). The
-//! comparison runner's report measures both side by side.
+//! one value at a time. Over a table with no holes, a `for` loop over
+//! `values()` takes 0.3–0.7× `slotmap`'s time and one over `keys()` less
+//! than it; one over `iter()` is level with it at 1k values and faster
+//! from 100k; the reductions take several times less. Over a table with
+//! holes, both are several times faster than `slotmap`'s from 100k slots
+//! on (`slotmap` reads every slot and tests it). The comparison runner's
+//! report measures both side by side.
 //!
 //! # Skipping holes: bit masks against a skipfield
 //!
