@@ -117,14 +117,14 @@ impl World {
             }
             let storage = &mut column.storage;
             let take = |dst: *mut u8| {
-                // SAFETY: `dst` is the room `push_taken` made from `meta`,
-                // which describes the column's type (invariant of `metas`):
-                // aligned and large enough for the value written.
+                // `dst` is the room `push_taken` made from `meta`, which
+                // describes the column's type (invariant of `metas`).
+                // SAFETY: so it is aligned and large enough for the value.
                 unsafe { storage.take_raw(entity, row, dst) }
             };
-            // SAFETY: `meta` describes the column's type, and `take` writes
-            // a value of it (or nothing, saying so), which the builder owns
-            // from then on.
+            // `take` writes a value of `meta`'s type (or nothing, saying so),
+            // which the builder owns from then on.
+            // SAFETY: `meta` describes the column's type.
             unsafe { components.push_taken(meta, take) };
         }
         // Nothing is left on the entity, so no `Drop` runs here.

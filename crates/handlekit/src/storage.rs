@@ -6,7 +6,7 @@
 
 use crate::raw::block::BlocksWalk;
 use crate::raw::buf::BufLayout;
-use crate::raw::cursor::{Cursor, RunPos, UnitOf, Walk};
+use crate::raw::cursor::{Cursor, UnitOf, Walk};
 use crate::raw::flat::FlatWalk;
 use crate::raw::hive::RawHive;
 use crate::raw::pool::RawPool;
@@ -24,20 +24,11 @@ mod sealed {
 /// [`Interleaved`](crate::layout::Interleaved) (the layouts of the slot
 /// store), [`PoolBlocks`] and
 /// [`HiveBlocks`]. Sealed: implemented by those four only.
-#[allow(private_bounds)]
 pub trait Storage: sealed::Sealed {
     /// How a pass finds the live slots of this storage.
     #[doc(hidden)]
     type Walk<'a, T: 'a>: Walk<T>;
-    /// How the iterators of values alone keep their runs: unit pointers
-    /// where that measured faster, flat indices where not (see
-    /// `RunPos`).
-    #[doc(hidden)]
-    type ValuePos<'a, T: 'a>: RunPos<T, WalkPtrs<'a, T, Self>>;
 }
-
-/// The pointers of a storage's walk.
-type WalkPtrs<'a, T, S> = <<S as Storage>::Walk<'a, T> as Walk<T>>::Ptrs;
 
 /// The storage of a [`Pool`](crate::Pool): blocks of one size behind a
 /// directory, walked 64 state words at a time. Only names the iterator
@@ -55,19 +46,16 @@ pub enum HiveBlocks {}
 impl<L: BufLayout> sealed::Sealed for L {}
 impl<L: BufLayout> Storage for L {
     type Walk<'a, T: 'a> = StoreWalk<'a, T, L>;
-    type ValuePos<'a, T: 'a> = UnitOf<T, StoreWalk<'a, T, L>>;
 }
 
 impl sealed::Sealed for PoolBlocks {}
 impl Storage for PoolBlocks {
     type Walk<'a, T: 'a> = FlatWalk<'a, T>;
-    type ValuePos<'a, T: 'a> = UnitOf<T, FlatWalk<'a, T>>;
 }
 
 impl sealed::Sealed for HiveBlocks {}
 impl Storage for HiveBlocks {
     type Walk<'a, T: 'a> = BlocksWalk<'a, T>;
-    type ValuePos<'a, T: 'a> = UnitOf<T, BlocksWalk<'a, T>>;
 }
 
 /// The storages of the containers with stable addresses, [`PoolBlocks`]
@@ -182,4 +170,4 @@ pub(crate) type RawCursor<'a, T, S, R> = Cursor<'a, T, <S as Storage>::Walk<'a, 
 /// The raw cursor of a storage for values alone: its runs step unit
 /// pointers rather than flat indices.
 pub(crate) type ValueCursor<'a, T, S, R> =
-    Cursor<'a, T, <S as Storage>::Walk<'a, T>, R, <S as Storage>::ValuePos<'a, T>>;
+    Cursor<'a, T, <S as Storage>::Walk<'a, T>, R, UnitOf<T, <S as Storage>::Walk<'a, T>>>;

@@ -1194,9 +1194,9 @@ impl<T, K: Key, L: BufLayout> SlotArena<T, K, L> {
     #[inline]
     pub(crate) fn next_key(&self) -> Result<K, CapacityError> {
         let (index, generation) = self.next_spot()?;
-        // SAFETY: `next_spot` names a slot of this arena (an existing one
-        // or the next appended, below `append_limit`) and a generation it
-        // may take (at most `max_generation`).
+        // `next_spot` names a slot of this arena (an existing one or the
+        // next appended, below `append_limit`).
+        // SAFETY: and a generation it may take (at most `max_generation`).
         Ok(unsafe { Self::own_key(index, generation) })
     }
 

@@ -97,14 +97,20 @@ pub unsafe trait BufLayout: Sized + 'static {
     /// As for [`state_ptr`](Self::state_ptr).
     unsafe fn payload_ptr<T>(ptrs: &BufPtrs<T, Self>, i: usize) -> *mut Payload<T>;
 
-    /// The state word of the slot whose unit is `unit`: `state_ptr(ptrs,
-    /// i)` for `unit` the `i`-th unit from `ptrs`'s base.
+    /// The state word of slot `i`, whose unit is `unit`: `state_ptr(ptrs,
+    /// i)`, from whichever of the two finds it with less work (the index
+    /// where the state words lie apart, the unit where each slot holds
+    /// its own).
     ///
     /// # Safety
     ///
     /// `unit` is unit `i` of the buffer `ptrs` belongs to, `i` below its
     /// capacity.
-    unsafe fn state_of_unit<T>(ptrs: &BufPtrs<T, Self>, unit: NonNull<Self::Unit<T>>) -> *mut u32;
+    unsafe fn state_of_unit<T>(
+        ptrs: &BufPtrs<T, Self>,
+        unit: NonNull<Self::Unit<T>>,
+        i: usize,
+    ) -> *mut u32;
 
     /// The payload of the slot whose unit is `unit` (see
     /// [`state_of_unit`](Self::state_of_unit)): `payload_ptr(ptrs, i)`.
@@ -195,15 +201,13 @@ unsafe impl BufLayout for SplitLayout {
     }
 
     #[inline(always)]
-    unsafe fn state_of_unit<T>(ptrs: &BufPtrs<T, Self>, unit: NonNull<Payload<T>>) -> *mut u32 {
-        // SAFETY: `unit` is payload `i` of the buffer, `i < capacity` (the
-        // caller's guarantee): `i` units from the base, in the allocation,
-        // and the state area holds `capacity` words.
-        unsafe {
-            ptrs.states
-                .as_ptr()
-                .add(unit.offset_from(ptrs.base) as usize)
-        }
+    unsafe fn state_of_unit<T>(
+        ptrs: &BufPtrs<T, Self>,
+        _: NonNull<Payload<T>>,
+        i: usize,
+    ) -> *mut u32 {
+        // SAFETY: `i < capacity` (the caller's guarantee).
+        unsafe { Self::state_ptr(ptrs, i) }
     }
 
     #[inline(always)]
@@ -258,7 +262,7 @@ unsafe impl BufLayout for InterleavedLayout {
     }
 
     #[inline(always)]
-    unsafe fn state_of_unit<T>(_: &BufPtrs<T, Self>, unit: NonNull<Slot<T>>) -> *mut u32 {
+    unsafe fn state_of_unit<T>(_: &BufPtrs<T, Self>, unit: NonNull<Slot<T>>, _: usize) -> *mut u32 {
         // SAFETY: `unit` is a slot of the allocation (the caller's
         // guarantee).
         unsafe { Slot::state_ptr(unit.as_ptr()) }
@@ -349,9 +353,9 @@ unsafe impl<T, L: BufLayout> SlotPtrs<T> for BufPtrs<T, L> {
 
     #[inline(always)]
     unsafe fn unit_at(self, index: usize) -> NonNull<L::Unit<T>> {
-        // SAFETY: `index` is at most the store's length (the caller's
-        // guarantee), so at most its capacity: unit `index` is in the
-        // allocation or one past its slots.
+        // `index` is at most the store's length (the caller's guarantee),
+        // so at most its capacity.
+        // SAFETY: unit `index` is in the allocation or one past its slots.
         unsafe { self.base.add(index) }
     }
 
@@ -365,13 +369,7 @@ unsafe impl<T, L: BufLayout> SlotPtrs<T> for BufPtrs<T, L> {
     #[inline(always)]
     unsafe fn state_of(self, unit: NonNull<L::Unit<T>>, index: usize) -> *const u32 {
         // SAFETY: `unit` is the unit of slot `index`, below the capacity.
-        unsafe {
-            if L::SPLIT {
-                L::state_ptr(&self, index)
-            } else {
-                L::state_of_unit(&self, unit)
-            }
-        }
+        unsafe { L::state_of_unit(&self, unit, index) }
     }
 
     #[inline(always)]

@@ -357,9 +357,9 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for NonNull<P::Unit> {
 
     #[inline(always)]
     unsafe fn item<R: ValueRef<T>>(self, ptrs: P) -> (usize, u32, R) {
-        // SAFETY: the caller's guarantee, as for `item`. An iterator of
-        // values drops the index and the generation, so the optimizer
-        // drops their work.
+        // An iterator of values drops the index and the generation, so the
+        // optimizer drops their work.
+        // SAFETY: the caller's guarantee, as for `item`.
         unsafe {
             let index = ptrs.index_of(self);
             let generation = ptrs.state_of(self, index).read();
@@ -828,9 +828,9 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Iterator for Curs
         self.front.ptrs.hint_not_null();
         if self.front.next != self.front.end {
             let taken = self.front.next;
-            // SAFETY: `next < end`: one on is at most `end`; `taken` is an
-            // occupied slot of the front's run, reached through its pointers
-            // (`End::ptrs`), and the run moved past it: taken once.
+            // `taken` is an occupied slot of the front's run, reached through
+            // its pointers (`End::ptrs`); the run moves past it: taken once.
+            // SAFETY: `next < end`, so one on is at most `end`.
             return Some(unsafe {
                 self.front.next = taken.add(1);
                 taken.item(self.front.ptrs)
