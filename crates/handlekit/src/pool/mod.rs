@@ -241,12 +241,16 @@ impl<T, K: Key> StableTable<T, K, PoolBlocks> {
 }
 
 /// Iterator over `(key, &value)`; see [`Pool::iter`]
-/// ([`iter::Iter`](crate::iter::Iter) over the Pool's blocks).
+/// ([`iter::Iter`](crate::iter::Iter) over the Pool's blocks). It runs from
+/// either end and knows its length.
 ///
 /// ```
-/// let c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
-/// let iter: handlekit::pool::Iter<'_, i32> = c.iter();
-/// assert_eq!(iter.len(), 2);
+/// let mut pool = handlekit::Pool::new();
+/// let first = pool.insert('a');
+/// let last = pool.insert('b');
+/// let mut walk: handlekit::pool::Iter<'_, char> = pool.iter();
+/// assert_eq!(walk.next_back(), Some((last, &'b')));
+/// assert_eq!(walk.next(), Some((first, &'a')));
 /// ```
 pub type Iter<'a, T, K = PoolKey> = crate::iter::Iter<'a, T, K, PoolBlocks>;
 
@@ -254,20 +258,29 @@ pub type Iter<'a, T, K = PoolKey> = crate::iter::Iter<'a, T, K, PoolBlocks>;
 /// ([`iter::IterMut`](crate::iter::IterMut) over the Pool's blocks).
 ///
 /// ```
-/// let mut c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
-/// let iter: handlekit::pool::IterMut<'_, i32> = c.iter_mut();
-/// iter.for_each(|(_, v)| *v *= 2);
-/// assert_eq!(c.values().sum::<i32>(), 6);
+/// let mut pool: handlekit::Pool<u32> = handlekit::Pool::new();
+/// let keys = [pool.insert(10), pool.insert(20)];
+/// let walk: handlekit::pool::IterMut<'_, u32> = pool.iter_mut();
+/// for (key, value) in walk {
+///     if key == keys[1] {
+///         *value += 1;
+///     }
+/// }
+/// assert_eq!(pool[keys[1]], 21);
 /// ```
 pub type IterMut<'a, T, K = PoolKey> = crate::iter::IterMut<'a, T, K, PoolBlocks>;
 
 /// Iterator over the keys of live values; see [`Pool::keys`]
-/// ([`iter::Keys`](crate::iter::Keys) over the Pool's blocks).
+/// ([`iter::Keys`](crate::iter::Keys) over the Pool's blocks). A removed
+/// value's key is skipped.
 ///
 /// ```
-/// let c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
-/// let keys: handlekit::pool::Keys<'_, i32> = c.keys();
-/// assert_eq!(keys.count(), 2);
+/// let mut pool = handlekit::Pool::new();
+/// let gone = pool.insert(1.5);
+/// let kept = pool.insert(2.5);
+/// pool.remove(gone);
+/// let keys: handlekit::pool::Keys<'_, f64> = pool.keys();
+/// assert!(keys.eq([kept]));
 /// ```
 pub type Keys<'a, T, K = PoolKey> = crate::iter::Keys<'a, T, K, PoolBlocks>;
 
@@ -275,9 +288,9 @@ pub type Keys<'a, T, K = PoolKey> = crate::iter::Keys<'a, T, K, PoolBlocks>;
 /// ([`iter::Values`](crate::iter::Values) over the Pool's blocks).
 ///
 /// ```
-/// let c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
-/// let values: handlekit::pool::Values<'_, i32> = c.values();
-/// assert_eq!(values.max(), Some(&2));
+/// let pool: handlekit::Pool<&str> = ["x", "yy", "zzz"].into_iter().collect();
+/// let lengths: handlekit::pool::Values<'_, &str> = pool.values();
+/// assert_eq!(lengths.map(|s| s.len()).sum::<usize>(), 6);
 /// ```
 pub type Values<'a, T> = crate::iter::Values<'a, T, PoolBlocks>;
 
@@ -285,21 +298,23 @@ pub type Values<'a, T> = crate::iter::Values<'a, T, PoolBlocks>;
 /// ([`iter::ValuesMut`](crate::iter::ValuesMut) over the Pool's blocks).
 ///
 /// ```
-/// let mut c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
-/// let values: handlekit::pool::ValuesMut<'_, i32> = c.values_mut();
-/// values.for_each(|v| *v += 1);
-/// assert_eq!(c.values().sum::<i32>(), 5);
+/// let mut pool: handlekit::Pool<String> = ["a".to_string()].into_iter().collect();
+/// let mut names: handlekit::pool::ValuesMut<'_, String> = pool.values_mut();
+/// names.next().unwrap().push('!');
+/// assert_eq!(pool.values().next().map(String::as_str), Some("a!"));
 /// ```
 pub type ValuesMut<'a, T> = crate::iter::ValuesMut<'a, T, PoolBlocks>;
 
 /// Removing iterator over `(key, value)`; see [`Pool::drain`]
-/// ([`iter::Drain`](crate::iter::Drain) over the Pool's slots).
+/// ([`iter::Drain`](crate::iter::Drain) over the Pool's slots). Values it
+/// has not yet handed out are dropped when it is dropped.
 ///
 /// ```
-/// let mut c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
-/// let drain: handlekit::pool::Drain<'_, i32> = c.drain();
-/// assert_eq!(drain.map(|(_, v)| v).sum::<i32>(), 3);
-/// assert!(c.is_empty());
+/// let mut pool: handlekit::Pool<u8> = (0..5).collect();
+/// let mut drain: handlekit::pool::Drain<'_, u8> = pool.drain();
+/// assert_eq!(drain.next().map(|(_, v)| v), Some(0));
+/// drop(drain);
+/// assert_eq!(pool.len(), 0);
 /// ```
 pub type Drain<'a, T, K = PoolKey> = crate::iter::Drain<'a, T, K, RawPool<T>>;
 
@@ -307,9 +322,10 @@ pub type Drain<'a, T, K = PoolKey> = crate::iter::Drain<'a, T, K, RawPool<T>>;
 /// ([`iter::IntoIter`](crate::iter::IntoIter) over the Pool's slots).
 ///
 /// ```
-/// let c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
-/// let all: handlekit::pool::IntoIter<i32> = c.into_iter();
-/// assert_eq!(all.len(), 2);
+/// let mut pool = handlekit::Pool::new();
+/// let key = pool.insert(vec![1, 2]);
+/// let owned: handlekit::pool::IntoIter<Vec<i32>> = pool.into_iter();
+/// assert_eq!(owned.collect::<Vec<_>>(), [(key, vec![1, 2])]);
 /// ```
 pub type IntoIter<T, K = PoolKey> = crate::iter::IntoIter<T, K, RawPool<T>>;
 
@@ -318,9 +334,9 @@ pub type IntoIter<T, K = PoolKey> = crate::iter::IntoIter<T, K, RawPool<T>>;
 ///
 /// ```
 /// use rayon::prelude::*;
-/// let c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
-/// let iter: handlekit::pool::ParIter<'_, i32> = c.par_iter();
-/// assert_eq!(iter.count(), 2);
+/// let pool: handlekit::Pool<u64> = (1..=100).collect();
+/// let walk: handlekit::pool::ParIter<'_, u64> = pool.par_iter();
+/// assert_eq!(walk.map(|(_, v)| *v).sum::<u64>(), 5050);
 /// ```
 #[cfg(feature = "rayon")]
 pub type ParIter<'a, T, K = PoolKey> = crate::iter::ParIter<'a, T, K, PoolBlocks>;
@@ -330,10 +346,10 @@ pub type ParIter<'a, T, K = PoolKey> = crate::iter::ParIter<'a, T, K, PoolBlocks
 ///
 /// ```
 /// use rayon::prelude::*;
-/// let mut c: handlekit::Pool<i32> = [1, 2].into_iter().collect();
-/// let iter: handlekit::pool::ParIterMut<'_, i32> = c.par_iter_mut();
-/// iter.for_each(|(_, v)| *v += 1);
-/// assert_eq!(c.values().sum::<i32>(), 5);
+/// let mut pool: handlekit::Pool<u64> = (0..1000).collect();
+/// let walk: handlekit::pool::ParIterMut<'_, u64> = pool.par_iter_mut();
+/// walk.filter(|(_, v)| **v % 2 == 1).for_each(|(_, v)| *v = 0);
+/// assert_eq!(pool.values().sum::<u64>(), 249_500); // the even ones stay
 /// ```
 #[cfg(feature = "rayon")]
 pub type ParIterMut<'a, T, K = PoolKey> = crate::iter::ParIterMut<'a, T, K, PoolBlocks>;

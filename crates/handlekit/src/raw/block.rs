@@ -1171,6 +1171,38 @@ pub(crate) fn iter_mut<T>(blocks: &mut [Block<T>], len: usize) -> BlocksIterMut<
     unsafe { Cursor::new(BlocksWalk::new(blocks), len) }
 }
 
+/// The next piece for one end of a [`BlocksWalk`] (`near`; `far` is the
+/// other end): from `near`'s part, else from the next block `next_block`
+/// opens on its side, else, with no block between the two ends, from what
+/// `far` holds, which `near` takes over while `far` is emptied in place
+/// (its fields kept, so a loop merges no constants into them: see the
+/// cursor's refill). Written once for both ends: the front passes
+/// `Iterator::next` and `take_front`, the back `next_back` and `take_back`.
+#[inline(always)]
+fn next_piece<'a, T>(
+    near: &mut BlockPart<T>,
+    far: &mut BlockPart<T>,
+    rest: &mut core::slice::Iter<'a, Block<T>>,
+    next_block: fn(&mut core::slice::Iter<'a, Block<T>>) -> Option<&'a Block<T>>,
+    take: fn(&mut BlockPart<T>) -> Piece<FlatBases<T>>,
+) -> Option<Piece<FlatBases<T>>> {
+    loop {
+        if !near.is_empty() {
+            return Some(take(near));
+        } else if let Some(block) = next_block(rest) {
+            if block.live() != 0 {
+                *near = BlockPart::open(block);
+            }
+        } else {
+            *near = *far;
+            far.next = far.end;
+            if near.is_empty() {
+                return None;
+            }
+        }
+    }
+}
+
 // SAFETY: `open` gives a block's used slots `base..end`, handed out as one
 // run when the block has no vacant slot (`vacant == 0`, so every used slot
 // is occupied) and otherwise as masks of its vacancy words, inverted and
@@ -1194,24 +1226,13 @@ unsafe impl<T> Walk<T> for BlocksWalk<'_, T> {
         if left == 0 {
             return None;
         }
-        loop {
-            if !self.front.is_empty() {
-                return Some(self.front.take_front());
-            } else if let Some(block) = self.rest.next() {
-                if block.live() != 0 {
-                    self.front = BlockPart::open(block);
-                }
-            } else {
-                // No block between the two ends: the rest is the back's,
-                // which is emptied in place (its fields kept, so a loop
-                // merges no constants into them: see the cursor's refill).
-                self.front = self.back;
-                self.back.next = self.back.end;
-                if self.front.is_empty() {
-                    return None;
-                }
-            }
-        }
+        next_piece(
+            &mut self.front,
+            &mut self.back,
+            &mut self.rest,
+            Iterator::next,
+            BlockPart::take_front,
+        )
     }
 
     #[inline(always)]
@@ -1219,21 +1240,13 @@ unsafe impl<T> Walk<T> for BlocksWalk<'_, T> {
         if left == 0 {
             return None;
         }
-        loop {
-            if !self.back.is_empty() {
-                return Some(self.back.take_back());
-            } else if let Some(block) = self.rest.next_back() {
-                if block.live() != 0 {
-                    self.back = BlockPart::open(block);
-                }
-            } else {
-                self.back = self.front;
-                self.front.next = self.front.end;
-                if self.back.is_empty() {
-                    return None;
-                }
-            }
-        }
+        next_piece(
+            &mut self.back,
+            &mut self.front,
+            &mut self.rest,
+            DoubleEndedIterator::next_back,
+            BlockPart::take_back,
+        )
     }
 
     /// Folds over the slots left, block by block, with the word-at-a-time

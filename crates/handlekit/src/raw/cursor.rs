@@ -11,7 +11,7 @@
 //! and the slots' own addresses for those that hand out values alone
 //! ([`RunPos`]): their `next()` is then the loop over a slice, with no
 //! index turned into an address. Only when the run ends does it go out of line
-//! ([`Cursor::refill_front`]): it cuts the next run from the mask of the
+//! ([`Cursor::refill`]): it cuts the next run from the mask of the
 //! 64-slot chunk it holds ([`Bits`]), or asks the walk for the next piece,
 //! a mask or a whole run. A table with no holes is one run (the walk sees
 //! that the slots left equal the live values left); a table with holes
@@ -602,6 +602,57 @@ pub unsafe trait Walk<T>: Sized {
     fn split(self, left: usize) -> ((Self, usize), Option<(Self, usize)>);
 }
 
+/// Which end of a cursor a refill serves: [`Lowest`] (the front, for
+/// `next`) or [`Highest`] (the back, for `next_back`), so that the refill
+/// is written once for both.
+trait EndSide {
+    /// The walk's next piece from this side.
+    fn piece<T, W: Walk<T>>(walk: &mut W, left: usize) -> Option<Piece<W::Ptrs>>;
+    /// Takes the first slot this way from `end`.
+    fn take<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(end: &mut End<T, P, Q>) -> Option<Q>;
+    /// Empties the opposite end in place once this end has taken over
+    /// what it held: its run closes where this side would take next.
+    fn empty_opposite<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(opposite: &mut End<T, P, Q>);
+}
+
+/// The front's side: pieces from the bottom, lowest slot first.
+enum Lowest {}
+
+/// The back's side: pieces from the top, highest slot first.
+enum Highest {}
+
+impl EndSide for Lowest {
+    #[inline(always)]
+    fn piece<T, W: Walk<T>>(walk: &mut W, left: usize) -> Option<Piece<W::Ptrs>> {
+        walk.front(left)
+    }
+    #[inline(always)]
+    fn take<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(end: &mut End<T, P, Q>) -> Option<Q> {
+        end.take_first_pos()
+    }
+    #[inline(always)]
+    fn empty_opposite<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(back: &mut End<T, P, Q>) {
+        back.next = back.end;
+        back.bits = 0;
+    }
+}
+
+impl EndSide for Highest {
+    #[inline(always)]
+    fn piece<T, W: Walk<T>>(walk: &mut W, left: usize) -> Option<Piece<W::Ptrs>> {
+        walk.back(left)
+    }
+    #[inline(always)]
+    fn take<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(end: &mut End<T, P, Q>) -> Option<Q> {
+        end.take_last_pos()
+    }
+    #[inline(always)]
+    fn empty_opposite<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(front: &mut End<T, P, Q>) {
+        front.end = front.next;
+        front.bits = 0;
+    }
+}
+
 /// A refilled end and the position of the slot taken from it.
 type Refilled<T, P, Q> = (End<T, P, Q>, Q);
 
@@ -706,58 +757,33 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Cursor<'a, T, W, 
         }
     }
 
-    /// The next piece for the front, with its lowest slot taken and
-    /// counted off (a run's whole length), or, when the walk is done, what
-    /// the back holds. Inlined whole: the front is then given back in
+    /// The next piece for end `E` (the front for [`Lowest`], the back for
+    /// [`Highest`]), with its first slot that way taken and counted off (a
+    /// run's whole length), or, when the walk is done, what `other` (the
+    /// opposite end) holds. Inlined whole: the end is then given back in
     /// registers, so a loop keeps it there and its `next()` is the compare
-    /// and increment of a run, or the bit steps of a mask; a refill
-    /// called out of line, or one that borrowed the front, kept the front
-    /// in memory, a store and a reload per value.
+    /// and increment of a run, or the bit steps of a mask; a refill called
+    /// out of line, or one that borrowed the end, kept it in memory, a
+    /// store and a reload per value.
     #[inline(always)]
-    fn refill_front(
+    fn refill<E: EndSide>(
         walk: &mut W,
-        back: &mut End<T, W::Ptrs, Q>,
+        other: &mut End<T, W::Ptrs, Q>,
         remaining: &mut usize,
     ) -> Option<Refilled<T, W::Ptrs, Q>> {
         loop {
-            let Some(piece) = walk.front(Self::walk_left(*remaining, back)) else {
+            let Some(piece) = E::piece(walk, Self::walk_left(*remaining, other)) else {
                 // Emptied in place, not replaced by `End::empty`: its
                 // positions then stay what they were, and a `for` loop over
                 // values needs no register copies on every item to merge
                 // this path's constants into the loop (1.5x faster).
-                let mut rest = *back;
-                back.next = back.end;
-                back.bits = 0;
-                return Self::take_held(&mut rest, remaining, End::take_first_pos)
-                    .map(|index| (rest, index));
+                let mut rest = *other;
+                E::empty_opposite(other);
+                return Self::take_held(&mut rest, remaining, E::take).map(|index| (rest, index));
             };
-            let mut front = End::of(piece);
-            if let Some(index) = Self::take_counted(&mut front, remaining, End::take_first_pos) {
-                return Some((front, index));
-            }
-        }
-    }
-
-    /// The next piece for the back, with its highest slot taken (see
-    /// [`refill_front`](Self::refill_front)).
-    #[inline(always)]
-    fn refill_back(
-        walk: &mut W,
-        front: &mut End<T, W::Ptrs, Q>,
-        remaining: &mut usize,
-    ) -> Option<Refilled<T, W::Ptrs, Q>> {
-        loop {
-            let Some(piece) = walk.back(Self::walk_left(*remaining, front)) else {
-                // Emptied in place, as in `refill_front`.
-                let mut rest = *front;
-                front.end = front.next;
-                front.bits = 0;
-                return Self::take_held(&mut rest, remaining, End::take_last_pos)
-                    .map(|index| (rest, index));
-            };
-            let mut back = End::of(piece);
-            if let Some(index) = Self::take_counted(&mut back, remaining, End::take_last_pos) {
-                return Some((back, index));
+            let mut end = End::of(piece);
+            if let Some(index) = Self::take_counted(&mut end, remaining, E::take) {
+                return Some((end, index));
             }
         }
     }
@@ -846,7 +872,7 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Iterator for Curs
         }
         refill_is_rare();
         let (front, taken) =
-            Self::refill_front(&mut self.walk, &mut self.back, &mut self.remaining)?;
+            Self::refill::<Lowest>(&mut self.walk, &mut self.back, &mut self.remaining)?;
         self.front = front;
         // SAFETY: an occupied slot of the front's new piece, reached through
         // its pointers (`End::ptrs`); the piece moved past it: taken once.
@@ -889,7 +915,7 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> DoubleEndedIterat
         }
         refill_is_rare();
         let (back, taken) =
-            Self::refill_back(&mut self.walk, &mut self.front, &mut self.remaining)?;
+            Self::refill::<Highest>(&mut self.walk, &mut self.front, &mut self.remaining)?;
         self.back = back;
         // SAFETY: as in `next`, from the top of the back's new piece.
         Some(unsafe { taken.item(self.back.ptrs) })
