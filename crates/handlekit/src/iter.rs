@@ -51,8 +51,9 @@ mod sealed {
     pub trait SealedHolder {}
 }
 
-pub use crate::storage::{BlockStorage, HiveBlocks, PoolBlocks, Storage};
-pub(crate) use crate::storage::{RawCursor, ValueCursor};
+pub use crate::raw::storage::{HiveBlocks, PoolBlocks, Storage};
+pub(crate) use crate::raw::storage::{RawCursor, ValueCursor};
+pub use crate::storage::BlockStorage;
 
 #[cfg(feature = "rayon")]
 pub use crate::slot_par::{ParEntries, ParIter, ParIterMut};

@@ -224,8 +224,6 @@ impl PartsTrust {
     }
 }
 
-pub(crate) use crate::raw::keyed::lookup_generation;
-
 /// Validates raw key bits for a key of `total_bits` bits split at
 /// `index_bits`, and returns them unchanged if they name a valid key.
 ///

@@ -11,8 +11,8 @@ use rayon::iter::ParallelIterator;
 
 use crate::layout::Split;
 use crate::raw::cursor::ValueRef;
+use crate::raw::storage::{RawCursor, Storage};
 use crate::raw::{Keyed, SplitCursor};
-use crate::storage::{RawCursor, Storage};
 use crate::{Id, Key};
 
 /// Parallel iterator over `(key, value)`, the value made as `R`:

@@ -189,7 +189,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     #[must_use]
     pub fn contains_key(&self, key: K) -> bool {
         self.raw
-            .contains(key.index(), crate::key::lookup_generation(key))
+            .contains(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// The value for `key`, or `None` if the key is stale or foreign.
@@ -203,7 +203,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     #[must_use]
     pub fn get(&self, key: K) -> Option<&T> {
         self.raw
-            .get(key.index(), crate::key::lookup_generation(key))
+            .get(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// The value for `key`, mutably, or `None` if the key is stale or
@@ -219,7 +219,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     #[must_use]
     pub fn get_mut(&mut self, key: K) -> Option<&mut T> {
         self.raw
-            .get_mut(key.index(), crate::key::lookup_generation(key))
+            .get_mut(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// Mutable references to the values of `N` keys at once, or
@@ -237,8 +237,9 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// ```
     #[must_use]
     pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut T; N]> {
-        self.raw
-            .get_disjoint_mut(keys.map(|key| (key.index(), crate::key::lookup_generation(key))))
+        self.raw.get_disjoint_mut(
+            keys.map(|key| (key.index(), crate::raw::keyed::lookup_generation(key))),
+        )
     }
 
     /// A pointer to the value for `key`, or `None` if the key is stale
@@ -272,7 +273,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     #[must_use]
     pub fn get_ptr(&self, key: K) -> Option<core::ptr::NonNull<T>> {
         self.raw
-            .get_ptr(key.index(), crate::key::lookup_generation(key))
+            .get_ptr(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// The value for `key`, without checking the key.
@@ -339,7 +340,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     #[inline(always)]
     pub fn remove(&mut self, key: K) -> Option<T> {
         self.raw
-            .remove(key.index(), crate::key::lookup_generation(key))
+            .remove(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// Keeps only the values for which `keep(key, &mut value)` returns
@@ -385,7 +386,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// ```
     #[inline]
     pub fn iter(&self) -> Iter<'_, T, K, S> {
-        Iter::new(S::keyed_iter(&self.raw))
+        Iter::new(self.raw.keyed_iter())
     }
 
     /// Iterates `(key, &mut value)` in key-index order.
@@ -400,7 +401,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// ```
     #[inline]
     pub fn iter_mut(&mut self) -> IterMut<'_, T, K, S> {
-        IterMut::new(S::keyed_iter_mut(&mut self.raw))
+        IterMut::new(self.raw.keyed_iter_mut())
     }
 
     /// Iterates the keys of the live values, in key-index order.
@@ -412,7 +413,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// ```
     #[inline]
     pub fn keys(&self) -> Keys<'_, T, K, S> {
-        Keys::new(S::keyed_iter(&self.raw))
+        Keys::new(self.raw.keyed_iter())
     }
 
     /// Iterates the live values, in key-index order.
@@ -424,7 +425,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// ```
     #[inline]
     pub fn values(&self) -> Values<'_, T, S> {
-        Values::new(S::iter(&self.raw))
+        Values::new(self.raw.iter())
     }
 
     /// Iterates the live values mutably, in key-index order.
@@ -437,7 +438,7 @@ impl<T, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// ```
     #[inline]
     pub fn values_mut(&mut self) -> ValuesMut<'_, T, S> {
-        ValuesMut::new(S::iter_mut(&mut self.raw))
+        ValuesMut::new(self.raw.iter_mut())
     }
 
     /// Checks the container's internal invariants and panics if one is
@@ -643,7 +644,7 @@ impl<T: Sync, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// assert!(c.par_iter().all(|(key, v)| c[key] == *v));
     /// ```
     pub fn par_iter(&self) -> ParIter<'_, T, K, S> {
-        ParIter::new(S::keyed_iter(&self.raw))
+        ParIter::new(self.raw.keyed_iter())
     }
 }
 
@@ -659,7 +660,7 @@ impl<T: Send, K: Key, S: BlockStorage> StableTable<T, K, S> {
     /// assert_eq!(c.values().sum::<u64>(), 99_990_000);
     /// ```
     pub fn par_iter_mut(&mut self) -> ParIterMut<'_, T, K, S> {
-        ParIterMut::new(S::keyed_iter_mut(&mut self.raw))
+        ParIterMut::new(self.raw.keyed_iter_mut())
     }
 }
 

@@ -453,6 +453,7 @@ pub type ParIterMut<'a, T, K = Id> = crate::iter::ParIterMut<'a, T, K, HiveBlock
 #[cfg(test)]
 mod split_tests {
     use super::*;
+    use crate::raw::stable::RawStable;
     use alloc::vec::Vec;
 
     /// Parallel iteration's parts, split as far as they go, cover every

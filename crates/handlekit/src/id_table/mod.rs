@@ -450,7 +450,7 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     #[must_use]
     pub fn contains_key(&self, key: K) -> bool {
         self.arena
-            .contains(key.index(), crate::key::lookup_generation(key))
+            .contains(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// The value for `key`, or `None` if the key is stale or foreign.
@@ -464,7 +464,7 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     #[must_use]
     pub fn get(&self, key: K) -> Option<&T> {
         self.arena
-            .get(key.index(), crate::key::lookup_generation(key))
+            .get(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// The value for `key`, mutably, or `None` if the key is stale or
@@ -480,7 +480,7 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     #[must_use]
     pub fn get_mut(&mut self, key: K) -> Option<&mut T> {
         self.arena
-            .get_mut(key.index(), crate::key::lookup_generation(key))
+            .get_mut(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// The value for `key`, without checking the key.
@@ -546,8 +546,9 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     /// ```
     #[must_use]
     pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut T; N]> {
-        self.arena
-            .get_disjoint_mut(keys.map(|key| (key.index(), crate::key::lookup_generation(key))))
+        self.arena.get_disjoint_mut(
+            keys.map(|key| (key.index(), crate::raw::keyed::lookup_generation(key))),
+        )
     }
 
     /// Mutable references to the values of `N` keys at once, without
@@ -598,7 +599,7 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     #[inline(always)]
     pub fn remove(&mut self, key: K) -> Option<T> {
         self.arena
-            .remove(key.index(), crate::key::lookup_generation(key))
+            .remove(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// Takes the value for `key` out but keeps its slot reserved: `key`

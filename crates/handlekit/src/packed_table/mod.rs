@@ -422,7 +422,7 @@ impl<T, K: Key> PackedTable<T, K> {
     pub fn contains_key(&self, key: K) -> bool {
         self.core
             .sparse()
-            .contains(key.index(), crate::key::lookup_generation(key))
+            .contains(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// The value for `key`, or `None` if the key is stale or foreign.

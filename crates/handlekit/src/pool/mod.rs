@@ -357,6 +357,7 @@ pub type ParIterMut<'a, T, K = PoolKey> = crate::iter::ParIterMut<'a, T, K, Pool
 #[cfg(test)]
 mod split_tests {
     use super::*;
+    use crate::raw::stable::RawStable;
     use alloc::vec::Vec;
 
     /// Parallel iteration's parts, split as far as they go, cover every

@@ -8,7 +8,7 @@ use core::mem;
 
 use super::buf::{BufLayout, SplitLayout, StateView};
 pub(crate) use super::keyed::KeyLimits;
-use super::keyed::{table_key, Keyed};
+use super::keyed::{table_key, Keyed, TakeSlots};
 use super::slot::{Slot, NO_SLOT, VACANT};
 use super::store::{Exclusive, RawIter, RawIterMut, SlotStore};
 use crate::{CapacityError, Key, Reuse};
@@ -1232,14 +1232,22 @@ impl<T, K: Key, L: BufLayout> SlotArena<T, K, L> {
         // SAFETY: the cursor walks this arena's slots.
         unsafe { Keyed::new(self.iter_mut()) }
     }
+}
 
-    /// Takes out the value at the lowest occupied index at or after
-    /// `from`, with its index and key.
+// SAFETY: the arena's slots, under the generations they held; its limits
+// are those of `K` or narrower.
+unsafe impl<T, K: Key, L: BufLayout> TakeSlots<T> for SlotArena<T, K, L> {
+    type Key = K;
     #[inline]
-    pub(crate) fn take_next_keyed(&mut self, from: usize) -> Option<(usize, K, T)> {
-        let (index, generation, value) = self.take_next(from)?;
-        // SAFETY: the slot the value was taken from, under its generation.
-        Some((index, unsafe { Self::own_key(index, generation) }, value))
+    fn take_slot(&mut self, from: usize) -> Option<(usize, u32, T)> {
+        SlotArena::take_next(self, from)
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        SlotArena::len(self)
+    }
+    fn clear(&mut self) {
+        SlotArena::clear(self);
     }
 }
 

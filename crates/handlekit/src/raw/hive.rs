@@ -43,10 +43,11 @@ use core::ptr::NonNull;
 use super::block::{
     block_shift_for, get_disjoint_mut, Block, BlocksIter, BlocksIterMut, NOT_LISTED, NO_BLOCK,
 };
-use super::keyed::{table_key, Keyed};
+use super::keyed::TakeSlots;
 use super::layout::Split;
 use super::slot::{Slot, NO_SLOT};
 use super::stable::RawStable;
+use super::storage::HiveBlocks;
 #[cfg(feature = "serde")]
 use super::BuildError;
 use super::KeyLimits;
@@ -173,29 +174,6 @@ impl<T, K: Key> RawHive<T, K> {
         }
         hive.fixed = Some(capacity);
         hive
-    }
-
-    /// [`take_next`](Self::take_next), with the value's key.
-    #[inline]
-    pub(crate) fn take_next_keyed(&mut self, from: usize) -> Option<(usize, K, T)> {
-        let (index, generation, value) = self.take_next(from)?;
-        // SAFETY: a slot of this hive, under the generation it held; the
-        // limits are no wider than those of `K`.
-        Some((index, unsafe { table_key(index, generation) }, value))
-    }
-
-    /// A pass over `(key, &value)`.
-    #[inline]
-    pub(crate) fn keyed_iter(&self) -> Keyed<BlocksIter<'_, T>, K> {
-        // SAFETY: the cursor walks this hive's slots.
-        unsafe { Keyed::new(self.iter()) }
-    }
-
-    /// A pass over `(key, &mut value)`.
-    #[inline]
-    pub(crate) fn keyed_iter_mut(&mut self) -> Keyed<BlocksIterMut<'_, T>, K> {
-        // SAFETY: the cursor walks this hive's slots.
-        unsafe { Keyed::new(self.iter_mut()) }
     }
 }
 
@@ -509,22 +487,6 @@ impl<T, K> RawHive<T, K> {
     }
 }
 
-/// Lookup and iteration by flat index: block `b` holds flat indices from
-/// `b << shift`, and its storage is addressed by flat index.
-impl<T, K> RawHive<T, K> {
-    /// Iterates the live values in index order.
-    #[inline]
-    pub(crate) fn iter(&self) -> BlocksIter<'_, T> {
-        super::block::iter(&self.blocks, self.len)
-    }
-
-    /// Iterates the live values in index order, mutably.
-    #[inline]
-    pub(crate) fn iter_mut(&mut self) -> BlocksIterMut<'_, T> {
-        super::block::iter_mut(&mut self.blocks, self.len)
-    }
-}
-
 impl<T: Clone, K> Clone for RawHive<T, K> {
     /// A copy with the same blocks, generations, free lists and lists, so
     /// it issues the same keys. If a `clone` panics, the values cloned so
@@ -548,8 +510,24 @@ impl<T: Clone, K> Clone for RawHive<T, K> {
 }
 
 // SAFETY: every index and generation the hive hands out is one of its
-// own slots, made within its limits, which are no wider than those of `K`.
+// own slots, made within its limits, which are no wider than those of `K`;
+// its passes walk its own blocks.
+#[allow(private_interfaces)]
 unsafe impl<T, K: Key> RawStable<T> for RawHive<T, K> {
+    type Blocks = HiveBlocks;
+
+    /// Iterates the live values in index order: block `b` holds flat
+    /// indices from its floor, and its storage is addressed by flat index.
+    #[inline]
+    fn iter(&self) -> BlocksIter<'_, T> {
+        super::block::iter(&self.blocks, self.len)
+    }
+
+    #[inline]
+    fn iter_mut(&mut self) -> BlocksIterMut<'_, T> {
+        super::block::iter_mut(&mut self.blocks, self.len)
+    }
+
     /// Allocates blocks until `additional` more values fit.
     fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
         while self.capacity() - self.len < additional {
@@ -848,5 +826,21 @@ unsafe impl<T, K: Key> RawStable<T> for RawHive<T, K> {
         for (n, &v) in self.vacated.iter().enumerate() {
             assert!(!self.vacated[..n].contains(&v), "range {v} vacated twice");
         }
+    }
+}
+// SAFETY: the hive's slots, under the generations they held; its limits
+// are those of `K` or narrower.
+unsafe impl<T, K: Key> TakeSlots<T> for RawHive<T, K> {
+    type Key = K;
+    #[inline]
+    fn take_slot(&mut self, from: usize) -> Option<(usize, u32, T)> {
+        RawHive::take_next(self, from)
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        RawHive::len(self)
+    }
+    fn clear(&mut self) {
+        RawHive::clear(self);
     }
 }

@@ -50,6 +50,7 @@ pub(crate) mod dense;
 pub(crate) mod flat;
 pub(crate) mod hive;
 pub(crate) mod keyed;
+pub(crate) mod keyed_store;
 pub(crate) mod layout;
 pub(crate) mod packed;
 pub(crate) mod pool;
@@ -57,68 +58,8 @@ pub(crate) mod scan;
 pub(crate) mod slot;
 pub(crate) mod stable;
 pub(crate) mod state_mask;
+pub(crate) mod storage;
 pub(crate) mod store;
-
-/// The slots of a container that a removing iterator (`Drain`,
-/// `IntoIter`) takes values out of, lowest index first: a `SlotArena`, a
-/// secondary map's `KeyedStore`, a `RawPool` or a `RawHive`, each typed by
-/// the key type it hands out.
-pub trait TakeSlots<T> {
-    /// The container's key type.
-    type Key: crate::Key;
-    /// Takes out the value at the lowest occupied index at or after
-    /// `from`, with its index and key.
-    fn take_next(&mut self, from: usize) -> Option<(usize, Self::Key, T)>;
-    /// Live values left.
-    fn len(&self) -> usize;
-    /// Drops every value left (a `Drain` dropped early).
-    fn clear(&mut self);
-}
-
-impl<T, K: crate::Key, L: buf::BufLayout> TakeSlots<T> for SlotArena<T, K, L> {
-    type Key = K;
-    #[inline]
-    fn take_next(&mut self, from: usize) -> Option<(usize, K, T)> {
-        SlotArena::take_next_keyed(self, from)
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        SlotArena::len(self)
-    }
-    fn clear(&mut self) {
-        SlotArena::clear(self);
-    }
-}
-
-impl<T, K: crate::Key> TakeSlots<T> for pool::RawPool<T, K> {
-    type Key = K;
-    #[inline]
-    fn take_next(&mut self, from: usize) -> Option<(usize, K, T)> {
-        pool::RawPool::take_next_keyed(self, from)
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        pool::RawPool::len(self)
-    }
-    fn clear(&mut self) {
-        pool::RawPool::clear(self);
-    }
-}
-
-impl<T, K: crate::Key> TakeSlots<T> for hive::RawHive<T, K> {
-    type Key = K;
-    #[inline]
-    fn take_next(&mut self, from: usize) -> Option<(usize, K, T)> {
-        hive::RawHive::take_next_keyed(self, from)
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        hive::RawHive::len(self)
-    }
-    fn clear(&mut self) {
-        hive::RawHive::clear(self);
-    }
-}
 
 /// Runs `pass` over `target`; if it panics (a value's `Drop`), runs it
 /// again from the unwinding, so that the values after the panicking one are
@@ -256,5 +197,7 @@ where
 pub(crate) use arena::BuildError;
 pub(crate) use arena::{KeyLimits, SlotArena};
 pub(crate) use buf::InterleavedLayout;
-pub(crate) use keyed::{Keyed, KeyedStore, Parts};
+pub use keyed::TakeSlots;
+pub(crate) use keyed::{Keyed, Parts};
+pub(crate) use keyed_store::KeyedStore;
 pub(crate) use store::{Exclusive, SlotStore};

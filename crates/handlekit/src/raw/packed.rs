@@ -12,8 +12,8 @@ use alloc::vec;
 use core::cmp::Ordering;
 
 use super::dense::{Dense, Positions};
+use super::keyed::lookup_generation;
 use super::{InterleavedLayout, KeyLimits, SlotArena};
-use crate::key::lookup_generation;
 use crate::{CapacityError, Key, Reuse};
 
 /// A packed table's sparse and dense sides.

@@ -19,10 +19,11 @@ use core::marker::PhantomData;
 
 use super::block::block_shift_for;
 use super::flat::{FlatIter, FlatIterMut, FlatSlots};
-use super::keyed::{table_key, Keyed};
+use super::keyed::TakeSlots;
 use super::layout::Split;
 use super::slot::{Payload, Slot, NO_SLOT};
 use super::stable::RawStable;
+use super::storage::PoolBlocks;
 #[cfg(feature = "serde")]
 use super::BuildError;
 use super::KeyLimits;
@@ -108,29 +109,6 @@ impl<T, K: Key> RawPool<T, K> {
             pool.slots.add_block(capacity);
         }
         pool
-    }
-
-    /// [`take_next`](Self::take_next), with the value's key.
-    #[inline]
-    pub(crate) fn take_next_keyed(&mut self, from: usize) -> Option<(usize, K, T)> {
-        let (index, generation, value) = self.take_next(from)?;
-        // SAFETY: a slot of this pool, under the generation it held; the
-        // limits are no wider than those of `K`.
-        Some((index, unsafe { table_key(index, generation) }, value))
-    }
-
-    /// A pass over `(key, &value)`.
-    #[inline]
-    pub(crate) fn keyed_iter(&self) -> Keyed<FlatIter<'_, T>, K> {
-        // SAFETY: the cursor walks this pool's slots.
-        unsafe { Keyed::new(self.iter()) }
-    }
-
-    /// A pass over `(key, &mut value)`.
-    #[inline]
-    pub(crate) fn keyed_iter_mut(&mut self) -> Keyed<FlatIterMut<'_, T>, K> {
-        // SAFETY: the cursor walks this pool's slots.
-        unsafe { Keyed::new(self.iter_mut()) }
     }
 }
 
@@ -302,17 +280,6 @@ impl<T, K> RawPool<T, K> {
     pub(crate) fn finish_build(&mut self) {
         self.rebuild_free_list();
     }
-
-    #[inline]
-    pub(crate) fn iter(&self) -> FlatIter<'_, T> {
-        self.slots.iter(self.len())
-    }
-
-    #[inline]
-    pub(crate) fn iter_mut(&mut self) -> FlatIterMut<'_, T> {
-        let len = self.len();
-        self.slots.iter_mut(len)
-    }
 }
 
 impl<T: Clone, K> Clone for RawPool<T, K> {
@@ -334,8 +301,23 @@ impl<T: Clone, K> Clone for RawPool<T, K> {
 }
 
 // SAFETY: every index and generation the pool hands out is one of its
-// own slots, made within its limits, which are no wider than those of `K`.
+// own slots, made within its limits, which are no wider than those of `K`;
+// its passes walk its own blocks.
+#[allow(private_interfaces)]
 unsafe impl<T, K: Key> RawStable<T> for RawPool<T, K> {
+    type Blocks = PoolBlocks;
+
+    #[inline]
+    fn iter(&self) -> FlatIter<'_, T> {
+        self.slots.iter(self.len())
+    }
+
+    #[inline]
+    fn iter_mut(&mut self) -> FlatIterMut<'_, T> {
+        let len = self.len();
+        self.slots.iter_mut(len)
+    }
+
     /// Adds blocks until `additional` more values fit without allocating.
     /// Blocks added before a failure stay.
     fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
@@ -573,5 +555,21 @@ unsafe impl<T, K: Key> RawStable<T> for RawPool<T, K> {
             self.vacant,
             "a vacant slot is neither free nor retired"
         );
+    }
+}
+// SAFETY: the pool's slots, under the generations they held; its limits
+// are those of `K` or narrower.
+unsafe impl<T, K: Key> TakeSlots<T> for RawPool<T, K> {
+    type Key = K;
+    #[inline]
+    fn take_slot(&mut self, from: usize) -> Option<(usize, u32, T)> {
+        RawPool::take_next(self, from)
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        RawPool::len(self)
+    }
+    fn clear(&mut self) {
+        RawPool::clear(self);
     }
 }

@@ -10,8 +10,9 @@
 
 use core::ptr::NonNull;
 
-use super::keyed::table_key;
-use super::TakeSlots;
+use super::keyed::TakeSlots;
+use super::keyed::{table_key, Keyed};
+use super::storage::{RawCursor, Storage};
 use crate::CapacityError;
 
 /// The raw side of a container with stable addresses. Sealed by being
@@ -25,8 +26,37 @@ use crate::CapacityError;
 /// from `try_insert_with`, from `next_spot`, to `retain`'s `keep`) names
 /// one of its own slots under a generation it holds or is about to hold,
 /// within limits no wider than those of `Self::Key`: what `table_key`
-/// asks.
+/// asks. And `iter` and `iter_mut` walk its own slots, which the provided
+/// `keyed_iter*` methods rely on to hand out keys.
+// The cursor types stay crate-private: the trait is reachable only as a
+// hidden bound of the sealed `BlockStorage`.
+#[allow(private_interfaces)]
 pub unsafe trait RawStable<T>: TakeSlots<T> {
+    /// The storage it is walked as (`PoolBlocks`, `HiveBlocks`), which
+    /// names the cursor type of its passes.
+    type Blocks: Storage;
+
+    /// A pass over the live values, in index order.
+    fn iter(&self) -> RawCursor<'_, T, Self::Blocks, &T>;
+
+    /// A pass over the live values, in index order, mutably.
+    fn iter_mut(&mut self) -> RawCursor<'_, T, Self::Blocks, &mut T>;
+
+    /// A pass over `(key, &value)`.
+    #[inline]
+    fn keyed_iter(&self) -> Keyed<RawCursor<'_, T, Self::Blocks, &T>, Self::Key> {
+        // SAFETY: `iter` walks this container's slots (the trait's
+        // contract), whose key type is `Self::Key`.
+        unsafe { Keyed::new(self.iter()) }
+    }
+
+    /// A pass over `(key, &mut value)`.
+    #[inline]
+    fn keyed_iter_mut(&mut self) -> Keyed<RawCursor<'_, T, Self::Blocks, &mut T>, Self::Key> {
+        // SAFETY: as for `keyed_iter`.
+        unsafe { Keyed::new(self.iter_mut()) }
+    }
+
     /// Allocates blocks until `additional` more values fit.
     fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError>;
 

@@ -251,7 +251,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[must_use]
     pub fn contains_key(&self, key: K) -> bool {
         self.store
-            .contains(key.index(), crate::key::lookup_generation(key))
+            .contains(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// The value for `key`, or `None` if it has none or is stale.
@@ -267,7 +267,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[must_use]
     pub fn get(&self, key: K) -> Option<&V> {
         self.store
-            .get(key.index(), crate::key::lookup_generation(key))
+            .get(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// The value for `key`, mutably.
@@ -284,7 +284,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[must_use]
     pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
         self.store
-            .get_mut(key.index(), crate::key::lookup_generation(key))
+            .get_mut(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// Mutable references to the values of `N` keys at once, or `None` if
@@ -302,8 +302,9 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// ```
     #[must_use]
     pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut V; N]> {
-        self.store
-            .get_disjoint_mut(keys.map(|key| (key.index(), crate::key::lookup_generation(key))))
+        self.store.get_disjoint_mut(
+            keys.map(|key| (key.index(), crate::raw::keyed::lookup_generation(key))),
+        )
     }
 
     /// The value for `key`, without checking the key.
@@ -410,7 +411,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[inline]
     pub fn remove(&mut self, key: K) -> Option<V> {
         self.store
-            .remove(key.index(), crate::key::lookup_generation(key))
+            .remove(key.index(), crate::raw::keyed::lookup_generation(key))
     }
 
     /// The entry for `key`, for in-place manipulation, or `None` if the key
@@ -557,10 +558,11 @@ impl<K: Key, V> EntryTarget for SecondaryMap<K, V> {
         }
         match self.store.slot(key.index()) {
             None => Some(false),
-            Some(slot) if crate::key::lookup_generation(key) < slot.generation() => None,
-            Some(slot) => {
-                Some(slot.is_occupied() && slot.generation() == crate::key::lookup_generation(key))
-            }
+            Some(slot) if crate::raw::keyed::lookup_generation(key) < slot.generation() => None,
+            Some(slot) => Some(
+                slot.is_occupied()
+                    && slot.generation() == crate::raw::keyed::lookup_generation(key),
+            ),
         }
     }
 

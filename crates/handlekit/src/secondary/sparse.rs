@@ -97,7 +97,10 @@ impl<K: Key> Positions<K> for Pages {
 
     #[inline]
     fn forget(&mut self, key: K) {
-        self.set(key.index(), ABSENT | crate::key::lookup_generation(key));
+        self.set(
+            key.index(),
+            ABSENT | crate::raw::keyed::lookup_generation(key),
+        );
     }
 }
 
@@ -244,7 +247,7 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
     /// Whether the key's index and generation are ones a table could issue.
     #[inline]
     fn in_range(key: K) -> bool {
-        let generation = crate::key::lookup_generation(key);
+        let generation = crate::raw::keyed::lookup_generation(key);
         key.index() < KeyLimits::of::<K>().max_slots
             && generation >= 1
             && generation <= max_generation(K::GENERATION_BITS)
@@ -286,7 +289,7 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
                 let stored = self.dense.keys[position];
                 if stored == key {
                     Some(core::mem::replace(&mut self.dense.values[position], value))
-                } else if stored.generation() < crate::key::lookup_generation(key) {
+                } else if stored.generation() < crate::raw::keyed::lookup_generation(key) {
                     self.dense.keys[position] = key;
                     drop(core::mem::replace(&mut self.dense.values[position], value));
                     None
@@ -296,7 +299,7 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
             }
             None => {
                 let last = self.pages.last_generation(key.index()).unwrap_or(0);
-                if crate::key::lookup_generation(key) < last || self.dense.len() >= MAX_LEN {
+                if crate::raw::keyed::lookup_generation(key) < last || self.dense.len() >= MAX_LEN {
                     return None;
                 }
                 self.dense.reserve_one();
@@ -493,8 +496,10 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
     /// ```
     pub fn remove(&mut self, key: K) -> Option<V> {
         let position = self.find(key)?;
-        self.pages
-            .set(key.index(), ABSENT | crate::key::lookup_generation(key));
+        self.pages.set(
+            key.index(),
+            ABSENT | crate::raw::keyed::lookup_generation(key),
+        );
         Some(self.dense.swap_remove(position, &mut self.pages))
     }
 
@@ -528,8 +533,10 @@ impl<K: Key, V> SparseSecondaryMap<K, V> {
     /// Points every sparse entry of a live key at nothing.
     fn forget_all(&mut self) {
         for &key in &self.dense.keys {
-            self.pages
-                .set(key.index(), ABSENT | crate::key::lookup_generation(key));
+            self.pages.set(
+                key.index(),
+                ABSENT | crate::raw::keyed::lookup_generation(key),
+            );
         }
     }
 
@@ -708,12 +715,12 @@ impl<K: Key, V> EntryTarget for SparseSecondaryMap<K, V> {
         match self.pages.get(key.index()) {
             None => {
                 let last = self.pages.last_generation(key.index()).unwrap_or(0);
-                (crate::key::lookup_generation(key) >= last && self.dense.len() < MAX_LEN)
+                (crate::raw::keyed::lookup_generation(key) >= last && self.dense.len() < MAX_LEN)
                     .then_some(false)
             }
             Some(position) => {
                 let stored = self.dense.keys[position];
-                if crate::key::lookup_generation(key) < stored.generation() {
+                if crate::raw::keyed::lookup_generation(key) < stored.generation() {
                     None
                 } else {
                     Some(stored == key)
@@ -1026,8 +1033,10 @@ mod serde_impl {
                         "vacated key {key:?} out of range"
                     )));
                 }
-                map.pages
-                    .set(key.index(), ABSENT | crate::key::lookup_generation(key));
+                map.pages.set(
+                    key.index(),
+                    ABSENT | crate::raw::keyed::lookup_generation(key),
+                );
             }
             for (key, value) in entries {
                 if map.contains_key(key) || !map.entry_allowed(key) {
