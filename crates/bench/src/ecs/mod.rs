@@ -694,16 +694,7 @@ pub fn sample(
     seed: u64,
     budget: Budget,
 ) -> f64 {
-    let mut rng = Rng::new(seed);
-    let mut total = Timed::default();
-    let mut rounds = 0;
-    while rounds < budget.max_rounds && (rounds == 0 || total.elapsed < budget.min_time) {
-        let timed = run(contender, workload, n, &mut rng, budget);
-        total.elapsed += timed.elapsed;
-        total.ops += timed.ops;
-        rounds += 1;
-    }
-    total.elapsed.as_nanos() as f64 / total.ops.max(1) as f64
+    budget.sample(seed, |rng| run(contender, workload, n, rng, budget))
 }
 
 /// Memory a world holds, as the system and the allocator see it.
@@ -1281,14 +1272,10 @@ impl EcsResults {
                 self.collect_pause[0].samples.len()
             );
             for cell in &self.collect_pause {
+                let [order, rows, median, min, max] = pause_fields(cell);
                 let _ = writeln!(
                     out,
-                    "  {:<18} rows={:<9} {:>9.1} µs (min {:.1}, max {:.1})",
-                    cell.container,
-                    cell.n,
-                    cell.median_ns / 1e3,
-                    cell.min_ns / 1e3,
-                    cell.max_ns / 1e3
+                    "  {order:<18} rows={rows:<9} {median:>9} µs (min {min}, max {max})"
                 );
             }
         }
@@ -1312,15 +1299,12 @@ impl EcsResults {
         }
         for (workload, rows) in self.tables() {
             let _ = writeln!(out, "\n### {} ({})\n", workload.name(), workload.unit());
-            let _ = write!(out, "| |");
-            for name in &contenders {
-                let _ = write!(out, " {name} |");
-            }
-            let _ = writeln!(out, " handlekit-ecs ÷ fastest peer |");
-            let _ = writeln!(out, "|{}", " --- |".repeat(contenders.len() + 2));
-            for (label, cells, ratio) in rows {
-                let _ = writeln!(out, "| {label} | {} | {ratio} |", cells.join(" | "));
-            }
+            crate::text::markdown_table(
+                &mut out,
+                &contenders,
+                "handlekit-ecs ÷ fastest peer",
+                &rows,
+            );
         }
         if !self.despawn_front.is_empty() {
             let _ = writeln!(
@@ -1344,15 +1328,7 @@ impl EcsResults {
                 self.collect_pause[0].samples.len()
             );
             for cell in &self.collect_pause {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {:.1} | {:.1} | {:.1} |",
-                    cell.container,
-                    cell.n,
-                    cell.median_ns / 1e3,
-                    cell.min_ns / 1e3,
-                    cell.max_ns / 1e3
-                );
+                let _ = writeln!(out, "| {} |", pause_fields(cell).join(" | "));
             }
         }
         out
@@ -1395,19 +1371,13 @@ impl EcsResults {
                           <th>after MiB</th><th>after ÷ peak</th><th>peak heap MiB</th><th>after heap MiB</th>\
                           <th>ns per despawn</th><th>release</th></tr>");
             for row in &self.despawn_front {
+                let fields = row.fields();
+                let (release, figures) = fields.split_last().expect("nine fields");
                 let _ = write!(
                     out,
-                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td style=\"text-align:left\">{}</td></tr>",
-                    markdown_free(row.container),
-                    row.n,
-                    mib(row.peak.resident),
-                    mib(row.after.resident),
-                    row.resident_ratio
-                        .map_or_else(|| "-".into(), |r| format!("{:.1}%", 100.0 * r)),
-                    row.peak.heap as f64 / MIB,
-                    row.after.heap as f64 / MIB,
-                    row.ns_per_despawn,
-                    markdown_free(row.release)
+                    "<tr>{}<td style=\"text-align:left\">{}</td></tr>",
+                    html_cells(figures),
+                    markdown_free(release)
                 );
             }
             out.push_str("</table>\n");
@@ -1418,15 +1388,7 @@ impl EcsResults {
                 "<h3>collect_pause</h3><table><tr><th>order</th><th>rows</th><th>median µs</th><th>min µs</th><th>max µs</th></tr>"
             );
             for cell in &self.collect_pause {
-                let _ = write!(
-                    out,
-                    "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td></tr>",
-                    markdown_free(cell.container),
-                    cell.n,
-                    cell.median_ns / 1e3,
-                    cell.min_ns / 1e3,
-                    cell.max_ns / 1e3
-                );
+                let _ = write!(out, "<tr>{}</tr>", html_cells(&pause_fields(cell)));
             }
             out.push_str("</table>\n");
         }
@@ -1472,6 +1434,26 @@ fn peers_not_built() -> Vec<String> {
     PEERS_NOT_BUILT
         .iter()
         .map(|(peer, why)| format!("{peer}: not measured, it does not build here ({why})."))
+        .collect()
+}
+
+/// A `collect_pause` cell's figures as the tables print them: order, rows,
+/// and the median, lowest and highest µs.
+fn pause_fields(cell: &Cell) -> [String; 5] {
+    [
+        cell.container.to_owned(),
+        cell.n.to_string(),
+        format!("{:.1}", cell.median_ns / 1e3),
+        format!("{:.1}", cell.min_ns / 1e3),
+        format!("{:.1}", cell.max_ns / 1e3),
+    ]
+}
+
+/// `cells` as the cells of an HTML table row, escaped.
+fn html_cells(cells: &[String]) -> String {
+    cells
+        .iter()
+        .map(|c| format!("<td>{}</td>", crate::text::escape(c)))
         .collect()
 }
 
