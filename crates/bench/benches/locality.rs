@@ -14,7 +14,10 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BatchSize, BenchmarkGroup, Criterion, Throughput,
+};
 use handlekit::{Id, IdTable, Key};
 use handlekit_bench::workloads::Rng;
 
@@ -106,47 +109,39 @@ fn sort(c: &mut Criterion) {
     group.warm_up_time(Duration::from_millis(500));
     group.measurement_time(Duration::from_secs(3));
     group.throughput(Throughput::Elements(N as u64));
-    group.bench_function("u32/sort_indices_radsort", |b| {
-        b.iter_batched_ref(
-            || shuffled.clone(),
-            |v| handlekit::sort_indices(v),
-            BatchSize::LargeInput,
-        );
+    bench_sort(&mut group, "u32/sort_indices_radsort", &shuffled, |v| {
+        handlekit::sort_indices(v)
     });
-    group.bench_function("u32/std_sort_unstable", |b| {
-        b.iter_batched_ref(
-            || shuffled.clone(),
-            |v| v.sort_unstable(),
-            BatchSize::LargeInput,
-        );
+    bench_sort(&mut group, "u32/std_sort_unstable", &shuffled, |v| {
+        v.sort_unstable()
     });
     let keys: Vec<Id> = shuffled
         .iter()
         .map(|&i| Id::from_parts(i as usize, 1).expect("a key"))
         .collect();
-    group.bench_function("Id/sort_keys_radsort", |b| {
-        b.iter_batched_ref(
-            || keys.clone(),
-            |v| handlekit::sort_keys(v),
-            BatchSize::LargeInput,
-        );
+    bench_sort(&mut group, "Id/sort_keys_radsort", &keys, |v| {
+        handlekit::sort_keys(v)
     });
-    group.bench_function("Id/std_sort_by_key", |b| {
-        b.iter_batched_ref(
-            || keys.clone(),
-            |v| v.sort_by_key(|key| key.index()),
-            BatchSize::LargeInput,
-        );
+    bench_sort(&mut group, "Id/std_sort_by_key", &keys, |v| {
+        v.sort_by_key(|key| key.index())
     });
-    group.bench_function("Id/std_sort_unstable_by_key", |b| {
-        b.iter_batched_ref(
-            || keys.clone(),
-            |v| v.sort_unstable_by_key(|key| key.index()),
-            BatchSize::LargeInput,
-        );
+    bench_sort(&mut group, "Id/std_sort_unstable_by_key", &keys, |v| {
+        v.sort_unstable_by_key(|key| key.index())
     });
     group.finish();
 }
 
 criterion_group!(benches, visit, sort);
 criterion_main!(benches);
+
+/// Times `sort` on a fresh copy of `input` each batch.
+fn bench_sort<T: Clone>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    input: &[T],
+    mut sort: impl FnMut(&mut Vec<T>),
+) {
+    group.bench_function(name, |b| {
+        b.iter_batched_ref(|| input.to_vec(), &mut sort, BatchSize::LargeInput);
+    });
+}

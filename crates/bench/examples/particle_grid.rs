@@ -41,6 +41,19 @@ struct Run {
     counts: Vec<u64>,
 }
 
+impl Run {
+    /// The median frame (move + query), in milliseconds.
+    fn frame_ms(&self) -> f64 {
+        let frame: Vec<Duration> = self
+            .advance
+            .iter()
+            .zip(&self.query)
+            .map(|(a, q)| *a + *q)
+            .collect();
+        ms(median(&frame))
+    }
+}
+
 fn median(times: &[Duration]) -> Duration {
     let mut sorted = times.to_vec();
     sorted.sort();
@@ -174,12 +187,6 @@ fn main() {
         "grid", "grid MiB", "nodes MiB", "heap MiB", "build ms", "move ms", "query ms", "frame ms"
     );
     for run in &runs {
-        let frame: Vec<Duration> = run
-            .advance
-            .iter()
-            .zip(&run.query)
-            .map(|(a, q)| *a + *q)
-            .collect();
         println!(
             "{:<27} {:>11.2} {:>11.2} {:>11.2} {:>10.1} {:>10.2} {:>10.2} {:>9.2}",
             run.name,
@@ -189,19 +196,10 @@ fn main() {
             ms(run.build),
             ms(median(&run.advance)),
             ms(median(&run.query)),
-            ms(median(&frame)),
+            run.frame_ms(),
         );
     }
-    let frame_ms = |run: &Run| {
-        let frame: Vec<Duration> = run
-            .advance
-            .iter()
-            .zip(&run.query)
-            .map(|(a, q)| *a + *q)
-            .collect();
-        ms(median(&frame))
-    };
-    let (a, b, c) = (frame_ms(&runs[0]), frame_ms(&runs[1]), frame_ms(&runs[3]));
+    let (a, b, c) = (runs[0].frame_ms(), runs[1].frame_ms(), runs[3].frame_ms());
     println!();
     println!(
         "grid of heads: {} bytes ({:.2} MiB, {} bytes per cell); IndexLists node: {} bytes",

@@ -727,15 +727,12 @@ impl Report {
         for workload in self.workloads() {
             let containers = self.containers_in(workload.name());
             let _ = writeln!(out, "\n## {} ({})\n", workload.name(), workload.unit());
-            let _ = write!(out, "| |");
-            for name in &containers {
-                let _ = write!(out, " {name} |");
-            }
-            let _ = writeln!(out, " handlekit ÷ best peer |");
-            let _ = writeln!(out, "|{}", " --- |".repeat(containers.len() + 2));
-            for (label, cells, ratio) in self.table_rows(workload.name()) {
-                let _ = writeln!(out, "| {label} | {} | {ratio} |", cells.join(" | "));
-            }
+            crate::text::markdown_table(
+                &mut out,
+                &containers,
+                "handlekit ÷ best peer",
+                &self.table_rows(workload.name()),
+            );
         }
         out.push_str(&self.ecs.markdown());
         let _ = writeln!(out, "\n## Memory: bytes per value after N inserts\n");

@@ -279,48 +279,39 @@ mod tests {
         (0..live.len()).filter(|&i| live[i]).collect()
     }
 
+    /// The indices of the live slots of `blocks` (of `slots` slots each),
+    /// in order; each block's values (their own indices) are its live
+    /// indices.
+    fn visited<B: LiveSlots<u64>>(blocks: &[B], slots: impl Fn(&B) -> usize) -> Vec<usize> {
+        let mut got = Vec::new();
+        let mut base = 0;
+        for block in blocks {
+            let live: Vec<usize> = block.live_indices().into_iter().map(|i| base + i).collect();
+            let mut values = Vec::new();
+            block.for_each(|&v| values.push(v as usize));
+            assert_eq!(values, live);
+            got.extend(live);
+            base += slots(block);
+        }
+        got
+    }
+
     /// Both schemes, split at `block_slots`, visit exactly the live slots
     /// (and the right values) in order.
     fn check(live: &[bool], block_slots: usize) {
         let want = expected(live);
         let skip = split_blocks(live, block_slots, |i| i as u64, SkipfieldBlock::new);
         let masks = split_blocks(live, block_slots, |i| i as u64, MaskBlock::new);
-        let mut got_skip = Vec::new();
-        let mut base = 0;
         for block in &skip {
             assert_eq!(block.skipfield().len(), block.slots() + 1);
             assert_eq!(block.skipfield()[block.slots()], 0, "sentinel");
-            got_skip.extend(block.live_indices().into_iter().map(|i| base + i));
-            let mut values = Vec::new();
-            block.for_each(|&v| values.push(v as usize));
-            assert_eq!(
-                values,
-                block
-                    .live_indices()
-                    .into_iter()
-                    .map(|i| base + i)
-                    .collect::<Vec<_>>()
-            );
-            base += block.slots();
         }
+        let got_skip = visited(&skip, SkipfieldBlock::slots);
         assert_eq!(got_skip, want, "skipfield, blocks of {block_slots}");
-        let mut got_masks = Vec::new();
-        base = 0;
         for block in &masks {
             assert_eq!(block.words().len(), block.slots().div_ceil(64));
-            got_masks.extend(block.live_indices().into_iter().map(|i| base + i));
-            let mut values = Vec::new();
-            block.for_each(|&v| values.push(v as usize));
-            assert_eq!(
-                values,
-                block
-                    .live_indices()
-                    .into_iter()
-                    .map(|i| base + i)
-                    .collect::<Vec<_>>()
-            );
-            base += block.slots();
         }
+        let got_masks = visited(&masks, MaskBlock::slots);
         assert_eq!(got_masks, want, "masks, blocks of {block_slots}");
         let sum: u64 = want.iter().map(|&i| i as u64).sum();
         let sum_skip: u64 = skip.iter().map(|b| b.fold(0, |a, &v| a + v)).sum();

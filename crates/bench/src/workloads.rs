@@ -623,16 +623,25 @@ pub fn sample<V: Value, C: Container<V>>(
     seed: u64,
     budget: Budget,
 ) -> f64 {
-    let mut rng = Rng::new(seed);
-    let mut total = Timed::default();
-    let mut rounds = 0;
-    while rounds < budget.max_rounds && (rounds == 0 || total.elapsed < budget.min_time) {
-        let timed = run_once::<V, C>(workload, n, &mut rng, budget);
-        total.elapsed += timed.elapsed;
-        total.ops += timed.ops;
-        rounds += 1;
+    budget.sample(seed, |rng| run_once::<V, C>(workload, n, rng, budget))
+}
+
+impl Budget {
+    /// One sample: nanoseconds per operation over rounds of `run` (each
+    /// with its own setup, all from one generator seeded with `seed`),
+    /// repeated until their timed sections reach the budget.
+    pub(crate) fn sample(self, seed: u64, mut run: impl FnMut(&mut Rng) -> Timed) -> f64 {
+        let mut rng = Rng::new(seed);
+        let mut total = Timed::default();
+        let mut rounds = 0;
+        while rounds < self.max_rounds && (rounds == 0 || total.elapsed < self.min_time) {
+            let timed = run(&mut rng);
+            total.elapsed += timed.elapsed;
+            total.ops += timed.ops;
+            rounds += 1;
+        }
+        total.elapsed.as_nanos() as f64 / total.ops.max(1) as f64
     }
-    total.elapsed.as_nanos() as f64 / total.ops.max(1) as f64
 }
 
 /// Bytes the container holds per live value after `n` insertions.

@@ -135,8 +135,8 @@ pub fn heavy(position: &mut Position, transform: &mut Transform) {
 }
 
 /// Components: bevy's and shipyard's derives, specs's `Component` with the
-/// storage the suite's specs module gives it, and a `From` of the wrapped
-/// value.
+/// storage the suite's specs module gives it, and a `From` and an `AsMut` of
+/// the wrapped value (so one generic function makes, or swaps, any of them).
 macro_rules! component {
     (specs: $storage:ident; $($(#[$meta:meta])* $name:ident($ty:ty);)*) => {
         $(
@@ -151,6 +151,13 @@ macro_rules! component {
             impl From<$ty> for $name {
                 fn from(value: $ty) -> Self {
                     $name(value)
+                }
+            }
+
+            impl AsMut<$ty> for $name {
+                #[inline(always)]
+                fn as_mut(&mut self) -> &mut $ty {
+                    &mut self.0
                 }
             }
         )*
@@ -224,37 +231,154 @@ pub fn located(i: usize) -> (Position, Velocity) {
 /// Entities of each fragmenting type in `frag_iter`.
 pub const FRAG_PER_TYPE: usize = 20;
 
-/// Calls `$body!(Type)` for each of the 26 fragmenting types `A..Z`.
+/// `frag_iter`'s entities of the fragmenting type `F`: `FRAG_PER_TYPE` of
+/// `(F, Data)`.
+pub fn frag_bundles<F: From<f32>>() -> impl Iterator<Item = (F, Data)> {
+    (0..FRAG_PER_TYPE).map(|_| (F::from(0.0), Data(1.0)))
+}
+
+/// Runs `$body` once for each of the 26 fragmenting types `A..Z`, with
+/// `$ty` naming the type (`for_each_frag_type!(|F| spawn(frag_bundles::<F>()))`).
 #[macro_export]
 macro_rules! for_each_frag_type {
-    ($body:ident) => {
-        $body!($crate::ecs::data::frag::A);
-        $body!($crate::ecs::data::frag::B);
-        $body!($crate::ecs::data::frag::C);
-        $body!($crate::ecs::data::frag::D);
-        $body!($crate::ecs::data::frag::E);
-        $body!($crate::ecs::data::frag::F);
-        $body!($crate::ecs::data::frag::G);
-        $body!($crate::ecs::data::frag::H);
-        $body!($crate::ecs::data::frag::I);
-        $body!($crate::ecs::data::frag::J);
-        $body!($crate::ecs::data::frag::K);
-        $body!($crate::ecs::data::frag::L);
-        $body!($crate::ecs::data::frag::M);
-        $body!($crate::ecs::data::frag::N);
-        $body!($crate::ecs::data::frag::O);
-        $body!($crate::ecs::data::frag::P);
-        $body!($crate::ecs::data::frag::Q);
-        $body!($crate::ecs::data::frag::R);
-        $body!($crate::ecs::data::frag::S);
-        $body!($crate::ecs::data::frag::T);
-        $body!($crate::ecs::data::frag::U);
-        $body!($crate::ecs::data::frag::V);
-        $body!($crate::ecs::data::frag::W);
-        $body!($crate::ecs::data::frag::X);
-        $body!($crate::ecs::data::frag::Y);
-        $body!($crate::ecs::data::frag::Z);
-    };
+    (|$ty:ident| $body:expr) => {{
+        {
+            type $ty = $crate::ecs::data::frag::A;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::B;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::C;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::D;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::E;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::F;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::G;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::H;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::I;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::J;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::K;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::L;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::M;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::N;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::O;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::P;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::Q;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::R;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::S;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::T;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::U;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::V;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::W;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::X;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::Y;
+            $body;
+        }
+        {
+            type $ty = $crate::ecs::data::frag::Z;
+            $body;
+        }
+    }};
+}
+
+/// Runs `$body` once for each of `schedule`'s four kinds of entity, with
+/// `$kind` bound to one entity of the kind: `(SA, SB)`, then with `SC`, then
+/// with `SC` and `SD`, then with `SC` and `SE`.
+#[macro_export]
+macro_rules! for_each_schedule_kind {
+    (|$kind:ident| $body:expr) => {{
+        use $crate::ecs::data::{SA, SB, SC, SD, SE};
+        {
+            let $kind = (SA(0.0), SB(0.0));
+            $body;
+        }
+        {
+            let $kind = (SA(0.0), SB(0.0), SC(0.0));
+            $body;
+        }
+        {
+            let $kind = (SA(0.0), SB(0.0), SC(0.0), SD(0.0));
+            $body;
+        }
+        {
+            let $kind = (SA(0.0), SB(0.0), SC(0.0), SE(0.0));
+            $body;
+        }
+    }};
+}
+
+/// `schedule`'s system body: swaps the values of two `f32` components.
+#[inline(always)]
+pub fn swap<X: AsMut<f32>, Y: AsMut<f32>>(x: &mut X, y: &mut Y) {
+    std::mem::swap(x.as_mut(), y.as_mut());
 }
 
 /// The 26 fragmenting types of `frag_iter`.

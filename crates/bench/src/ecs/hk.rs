@@ -7,32 +7,20 @@
 
 use std::hint::black_box;
 
-use handlekit_ecs::serialize::Registry;
+use handlekit_ecs::serialize::{Components, Registry};
 use handlekit_ecs::{Entity, Order, World};
 
-use std::time::Instant;
-
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{DespawnFront, EcsWorkload, Peer, Prepared, Probe};
+use super::{sum_lookups, DespawnFront, EcsWorkload, Peer, Prepared, SimpleWorld as _, SpawnBatch};
 use crate::workloads::{Form, Rng};
 
-/// The ECS section's workloads on handlekit-ecs.
-pub(super) struct Handlekit;
+/// The ECS section's workloads on handlekit-ecs, on its world.
+pub(super) type Handlekit = World;
 
 impl Peer for Handlekit {
-    type World = World;
-
-    /// A world of `n` simple entities.
-    fn simple_world(n: usize) -> Self::World {
-        let mut world = World::new();
-        world.spawn_batch((0..n).map(|_| data::simple()));
-        world
-    }
-
     /// The crate docs' first example: a `for` loop over `query_mut` (or its
     /// `for_each`).
-    fn simple_iter(n: usize, form: Form) -> Prepared {
-        let mut world = Self::simple_world(n);
+    fn simple_iter(mut world: World, n: usize, form: Form) -> Prepared {
         Prepared::passes(n, move || {
             let query = world.query_mut::<(&mut Position, &Velocity)>();
             match form {
@@ -48,12 +36,7 @@ impl Peer for Handlekit {
 
     fn frag_iter(form: Form) -> Prepared {
         let mut world = World::new();
-        macro_rules! spawn {
-            ($ty:path) => {
-                world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
-            };
-        }
-        crate::for_each_frag_type!(spawn);
+        crate::for_each_frag_type!(|F| world.spawn_batch(data::frag_bundles::<F>()));
         Prepared::passes(world.len(), move || {
             let query = world.query_mut::<&mut Data>();
             match form {
@@ -68,7 +51,7 @@ impl Peer for Handlekit {
     }
 
     fn heavy_compute(n: usize) -> Option<Prepared> {
-        let mut world = Self::simple_world(n);
+        let mut world = World::simple(n);
         Some(Prepared::on_pool(n, move || {
             world
                 .query_mut::<(&mut Position, &mut Transform)>()
@@ -76,57 +59,37 @@ impl Peer for Handlekit {
         }))
     }
 
+    /// The three systems as a scheduler would run them (see
+    /// [`joined_schedule`](super::joined_schedule)), each taking the
+    /// run-time borrows of its columns on the shared world.
     fn schedule(n_each: usize) -> Prepared {
-        let mut world = World::new();
-        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
-        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
-        // The three systems, scheduled as a scheduler would: A↔B on its own
-        // thread, C↔D and C↔E (both write C) one after the other on another.
-        // Each takes the run-time borrows of its columns on the shared world.
-        Prepared::on_pool(4 * n_each, move || {
-            let world = &world;
-            rayon::join(
-                || world.query::<(&mut SA, &mut SB)>().for_each(swap!(SA, SB)),
-                || {
-                    world.query::<(&mut SC, &mut SD)>().for_each(swap!(SC, SD));
-                    world.query::<(&mut SC, &mut SE)>().for_each(swap!(SC, SE));
-                },
-            );
-        })
+        super::joined_schedule::<World>(
+            n_each,
+            |world| world.query::<(&mut SA, &mut SB)>().for_each(swap),
+            |world| {
+                world.query::<(&mut SC, &mut SD)>().for_each(swap);
+                world.query::<(&mut SC, &mut SE)>().for_each(swap);
+            },
+        )
     }
 
     /// Saves the world and loads it into a new one, through a registry that
     /// names the four component types (as hecs's column format does with its
     /// context): postcard for binary, JSON for text.
     fn serialize(n: usize, text: bool) -> Option<Prepared> {
-        use serde::de::DeserializeSeed;
-        let world = Self::simple_world(n);
+        let world = World::simple(n);
         let registry = Registry::new()
             .component::<Transform>("transform")
             .component::<Position>("position")
             .component::<Rotation>("rotation")
             .component::<Velocity>("velocity");
-        // The runner loads what it saved: trusted data, with no memory limit
-        // (`Load::max_memory`), as peers load.
         Some(Prepared::once(n, move || {
-            let loaded: World = if text {
+            let loaded = if text {
                 let json = serde_json::to_vec(&registry.save(&world)).expect("serialize");
-                let mut deserializer = serde_json::Deserializer::from_slice(&json);
-                registry
-                    .load()
-                    .max_memory(usize::MAX)
-                    .deserialize(&mut deserializer)
-                    .expect("deserialize")
+                load(&registry, &mut serde_json::Deserializer::from_slice(&json))
             } else {
                 let bytes = postcard::to_allocvec(&registry.save(&world)).expect("serialize");
-                let mut deserializer = postcard::Deserializer::from_bytes(&bytes);
-                registry
-                    .load()
-                    .max_memory(usize::MAX)
-                    .deserialize(&mut deserializer)
-                    .expect("deserialize")
+                load(&registry, &mut postcard::Deserializer::from_bytes(&bytes))
             };
             assert_eq!(loaded.len(), world.len());
             black_box(loaded);
@@ -138,13 +101,8 @@ impl Peer for Handlekit {
         add_remove_with(n, false)
     }
 
-    /// The plain `World::get`.
+    /// The plain `World::get` (for `random_get_call` as well).
     fn random_get(n: usize, rng: &mut Rng) -> Prepared {
-        lookups(n, rng, EcsWorkload::RandomGet)
-    }
-
-    /// The plain `World::get`, as in `random_get`.
-    fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
         lookups(n, rng, EcsWorkload::RandomGet)
     }
 
@@ -160,12 +118,25 @@ impl Peer for Handlekit {
     }
 }
 
+/// Loads the world `registry` saved: trusted data (the runner loads what it
+/// saved), so with no memory limit (`Load::max_memory`), as peers load.
+fn load<'de, C: Components>(
+    registry: &Registry<C>,
+    deserializer: impl serde::Deserializer<'de>,
+) -> World {
+    use serde::de::DeserializeSeed;
+    registry
+        .load()
+        .max_memory(usize::MAX)
+        .deserialize(deserializer)
+        .expect("deserialize")
+}
+
 /// `add_remove` with the plain per-entity calls (`insert_one` /
 /// `remove_one`, as hecs users write it), or with a `ColumnMut` held across
 /// both loops (as shipyard holds its `ViewMut`).
 fn add_remove_with(n: usize, column: bool) -> Prepared {
-    let mut world = World::new();
-    let entities = world.spawn_batch((0..n).map(|i| (SA(i as f32),)));
+    let (mut world, entities) = super::spawned::<World, _>((0..n).map(|i| (SA(i as f32),)));
     Prepared::once(n, move || {
         if column {
             let mut b = world.column_mut::<SB>();
@@ -189,78 +160,76 @@ fn add_remove_with(n: usize, column: bool) -> Prepared {
 /// `random_get` with the plain calls: `get` (the headline), `get_mut` or
 /// `has`; or `RandomGetQuery`: `get` on a query borrowed once per pass.
 fn lookups(n: usize, rng: &mut Rng, workload: EcsWorkload) -> Prepared {
-    let mut world = World::new();
-    let entities = world.spawn_batch((0..n).map(data::located));
-    let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
-    Prepared::passes(n, move || {
-        let mut sum = 0.0f32;
-        match workload {
-            EcsWorkload::RandomGetQuery => {
-                let mut positions = world.query::<&Position>();
-                for &e in &lookups {
-                    sum += positions.get(e).map_or(0.0, |p| p.0.x);
-                }
-            }
-            EcsWorkload::RandomGetMut => {
-                for &e in &lookups {
-                    sum += world.get_mut::<Position>(e).map_or(0.0, |p| p.0.x);
-                }
-            }
-            EcsWorkload::RandomHas => {
-                for &e in &lookups {
-                    sum += f32::from(u8::from(world.has::<Position>(e)));
-                }
-            }
-            _ => {
-                for &e in &lookups {
-                    sum += world.get::<Position>(e).map_or(0.0, |p| p.0.x);
-                }
-            }
+    let (mut world, lookups) = super::located_world::<World>(n, rng);
+    Prepared::passes(n, move || match workload {
+        EcsWorkload::RandomGetQuery => {
+            let mut positions = world.query::<&Position>();
+            sum_lookups(&lookups, |e| positions.get(e).map_or(0.0, |p| p.0.x));
         }
-        black_box(sum);
+        EcsWorkload::RandomGetMut => {
+            sum_lookups(&lookups, |e| {
+                world.get_mut::<Position>(e).map_or(0.0, |p| p.0.x)
+            });
+        }
+        EcsWorkload::RandomHas => {
+            sum_lookups(&lookups, |e| f32::from(u8::from(world.has::<Position>(e))));
+        }
+        _ => sum_lookups(&lookups, |e| {
+            world.get::<Position>(e).map_or(0.0, |p| p.0.x)
+        }),
     })
 }
 
+/// Spawns one entity at a time, so that no vector of entities counts in
+/// the peak.
 pub(super) fn despawn_front(n: usize) -> DespawnFront {
-    let placeholder = Entity::from_bits(1 << 32).expect("generation 1");
-    let mut handles = vec![placeholder; n];
-    let probe = Probe::start();
-    let mut world = World::new();
-    for slot in &mut handles {
-        *slot = world.spawn(data::simple());
-    }
-    let peak = probe.read();
-    let despawned = n - n / 10;
-    let start = Instant::now();
-    for &e in &handles[..despawned] {
-        world.despawn(e).expect("alive");
-    }
-    // Collect until nothing is left to collect.
-    while world.row_count() > world.len() {
-        world.collect(4096, Order::Preserve);
-    }
-    let elapsed = start.elapsed();
-    let after = probe.read();
-    assert_eq!(world.len(), n - despawned);
-    drop(world);
-    DespawnFront {
-        peak,
-        after,
-        elapsed,
-        despawned,
-        release: "collect(4096, Order::Preserve) until no dead row is left",
-    }
+    super::despawn_front_with(
+        n,
+        Entity::from_bits(1 << 32).expect("generation 1"),
+        |handles| {
+            let mut world = World::new();
+            for slot in handles {
+                *slot = world.spawn(data::simple());
+            }
+            world
+        },
+        |world, front| {
+            for &e in front {
+                world.despawn(e).expect("alive");
+            }
+            // Collect until nothing is left to collect.
+            while world.row_count() > world.len() {
+                world.collect(4096, Order::Preserve);
+            }
+        },
+        |world| Some(world.len()),
+        "collect(4096, Order::Preserve) until no dead row is left",
+    )
 }
 
 /// A world of `n` rows, half of them dead (chosen at random), with the
 /// components of `random_get`.
 pub(super) fn half_dead_world(n: usize, rng: &mut Rng) -> World {
-    let mut world = World::new();
-    let mut entities =
-        world.spawn_batch((0..n).map(|_| (Position(data::Vec3::X), Velocity(data::Vec3::X))));
+    let (mut world, mut entities) = super::spawned::<World, _>(
+        (0..n).map(|_| (Position(data::Vec3::X), Velocity(data::Vec3::X))),
+    );
     rng.shuffle(&mut entities);
     for &e in &entities[..n / 2] {
         world.despawn(e).expect("alive");
     }
     world
+}
+
+/// `schedule`'s system body, for `for_each`.
+#[inline(always)]
+fn swap<X: AsMut<f32>, Y: AsMut<f32>>((x, y): (&mut X, &mut Y)) {
+    data::swap(x, y);
+}
+
+impl<B: handlekit_ecs::Bundle> SpawnBatch<B> for World {
+    type Entity = Entity;
+
+    fn batch(&mut self, bundles: impl Iterator<Item = B>) -> impl Iterator<Item = Entity> {
+        self.spawn_batch(bundles).into_iter()
+    }
 }

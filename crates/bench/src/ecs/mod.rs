@@ -11,14 +11,6 @@
 //! in its own module. The cells are sampled like the core cells: the
 //! contenders of a cell interleaved, the median of several samples.
 
-/// A closure that swaps the values of two `f32` components, for the
-/// `schedule` systems of the contenders that take closures.
-macro_rules! swap {
-    ($x:ident, $y:ident) => {
-        |(x, y): (&mut $x, &mut $y)| std::mem::swap(&mut x.0, &mut y.0)
-    };
-}
-
 pub mod data;
 mod hk;
 mod peer_bevy;
@@ -297,14 +289,12 @@ impl Contender {
 /// idioms, each returning its measured section with the setup done. The
 /// dispatch from a workload, the timing and the `for` / `for_each` choice
 /// are shared (see [`prepare`] and [`each`]).
-pub(crate) trait Peer {
-    /// What `simple_world` makes.
-    type World: 'static;
-    /// A world of `n` simple entities: `simple_insert` times making (and
-    /// dropping) it.
-    fn simple_world(n: usize) -> Self::World;
-    /// `position += velocity` over `n` simple entities.
-    fn simple_iter(n: usize, form: Form) -> Prepared;
+///
+/// A contender implements it on its world of simple entities:
+/// `simple_insert` times making (and dropping) one.
+pub(crate) trait Peer: SimpleWorld + Sized + 'static {
+    /// `position += velocity` over the `n` simple entities of `world`.
+    fn simple_iter(world: Self, n: usize, form: Form) -> Prepared;
     /// `data *= 2` over the 26 fragmenting types.
     fn frag_iter(form: Form) -> Prepared;
     /// The parallel `heavy_compute`, where the contender has a parallel
@@ -319,8 +309,11 @@ pub(crate) trait Peer {
     /// `n` lookups of `Position` in random order.
     fn random_get(n: usize, rng: &mut Rng) -> Prepared;
     /// The same lookups, each through a call that borrows for it alone
-    /// (what a per-entity `get` on a shared world costs).
-    fn random_get_call(n: usize, rng: &mut Rng) -> Prepared;
+    /// (what a per-entity `get` on a shared world costs): `random_get`
+    /// itself where its lookup is such a call.
+    fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
+        Self::random_get(n, rng)
+    }
     /// A round trip through a whole-world serializer, where the contender
     /// has one.
     fn serialize(_n: usize, _text: bool) -> Option<Prepared> {
@@ -338,9 +331,9 @@ fn prepare<P: Peer>(workload: EcsWorkload, n: usize, rng: &mut Rng) -> Option<Pr
     use EcsWorkload as W;
     match workload {
         W::SimpleInsert => Some(Prepared::once(n, move || {
-            black_box(P::simple_world(n));
+            black_box(P::simple(n));
         })),
-        W::SimpleIter | W::SimpleIterEach => Some(P::simple_iter(n, workload.form())),
+        W::SimpleIter | W::SimpleIterEach => Some(P::simple_iter(P::simple(n), n, workload.form())),
         W::FragIter | W::FragIterEach => Some(P::frag_iter(workload.form())),
         W::HeavyCompute => P::heavy_compute(n),
         W::Schedule => Some(P::schedule(n / 4)),
@@ -364,6 +357,169 @@ pub(crate) fn each<I: IntoIterator>(items: I, form: Form, mut body: impl FnMut(I
             }
         }
         Form::Fold => items.into_iter().for_each(body),
+    }
+}
+
+/// A world that spawns bundles of type `B` in one batch (handlekit-ecs's,
+/// hecs's and bevy's `spawn_batch`, shipyard's `bulk_add_entity`): what
+/// the setup code the peers share needs of them.
+pub(crate) trait SpawnBatch<B>: Default {
+    type Entity: Copy;
+    /// Spawns `bundles`; their entities, in order (hecs and bevy spawn as
+    /// the iterator is consumed, and the rest when it is dropped).
+    fn batch(&mut self, bundles: impl Iterator<Item = B>) -> impl Iterator<Item = Self::Entity>;
+}
+
+/// A new world of `bundles`, spawned in one batch, and their entities.
+pub(crate) fn spawned<W: SpawnBatch<B>, B>(
+    bundles: impl Iterator<Item = B>,
+) -> (W, Vec<W::Entity>) {
+    let mut world = W::default();
+    let entities = world.batch(bundles).collect();
+    (world, entities)
+}
+
+/// A contender's world of simple entities.
+pub(crate) trait SimpleWorld {
+    /// A new world of `n` simple entities, spawned the contender's fastest
+    /// way.
+    fn simple(n: usize) -> Self;
+}
+
+/// One batch, where the contender spawns batches.
+impl<W: SpawnBatch<data::Simple>> SimpleWorld for W {
+    fn simple(n: usize) -> W {
+        let mut world = W::default();
+        drop(world.batch((0..n).map(|_| data::simple())));
+        world
+    }
+}
+
+/// `schedule` on a contender with no scheduler (handlekit-ecs, hecs): a new
+/// world of `n_each` entities of each kind, spawned in batches, and the
+/// plan a scheduler would run, on rayon's pool: `ab` (A↔B) on its own
+/// thread, `cd_ce` (C↔D then C↔E, both write C) on another.
+pub(crate) fn joined_schedule<W>(
+    n_each: usize,
+    ab: impl Fn(&W) + Send + Sync + 'static,
+    cd_ce: impl Fn(&W) + Send + Sync + 'static,
+) -> Prepared
+where
+    W: SpawnBatch<(data::SA, data::SB)>
+        + SpawnBatch<(data::SA, data::SB, data::SC)>
+        + SpawnBatch<(data::SA, data::SB, data::SC, data::SD)>
+        + SpawnBatch<(data::SA, data::SB, data::SC, data::SE)>
+        + Send
+        + Sync
+        + 'static,
+{
+    let mut world = W::default();
+    crate::for_each_schedule_kind!(|kind| drop(world.batch((0..n_each).map(|_| kind))));
+    Prepared::on_pool(4 * n_each, move || {
+        let world = &world;
+        rayon::join(|| ab(world), || cd_ce(world));
+    })
+}
+
+/// `despawn_front` on a contender that spawns in batches and has no call to
+/// give memory back: `despawn` despawns one entity.
+pub(crate) fn despawn_front_batch<W: SpawnBatch<data::Simple>>(
+    n: usize,
+    placeholder: W::Entity,
+    mut despawn: impl FnMut(&mut W, W::Entity),
+    left: impl FnOnce(&mut W) -> Option<usize>,
+    release: &'static str,
+) -> DespawnFront {
+    let spawn = |handles: &mut [W::Entity]| {
+        let mut world = W::default();
+        for (slot, e) in handles
+            .iter_mut()
+            .zip(world.batch((0..n).map(|_| data::simple())))
+        {
+            *slot = e;
+        }
+        world
+    };
+    let despawn_all = |world: &mut W, front: &[W::Entity]| {
+        for &e in front {
+            despawn(world, e);
+        }
+    };
+    despawn_front_with(n, placeholder, spawn, despawn_all, left, release)
+}
+
+/// A `random_get` row on a contender that spawns in batches: `pass` looks
+/// up the entities of `lookups` (see [`located_world`]).
+pub(crate) fn random_gets<W: SpawnBatch<(data::Position, data::Velocity)> + 'static>(
+    n: usize,
+    rng: &mut Rng,
+    mut pass: impl FnMut(&mut W, &[W::Entity]) + 'static,
+) -> Prepared {
+    let (mut world, lookups) = located_world::<W>(n, rng);
+    Prepared::passes(n, move || pass(&mut world, &lookups))
+}
+
+/// `random_get`'s setup: a new world of `n` located entities, spawned in
+/// one batch, and the order of the lookups (see [`lookups`]).
+pub(crate) fn located_world<W: SpawnBatch<(data::Position, data::Velocity)>>(
+    n: usize,
+    rng: &mut Rng,
+) -> (W, Vec<W::Entity>) {
+    let (world, entities) = spawned((0..n).map(data::located));
+    (world, lookups(&entities, rng))
+}
+
+/// As many lookups as `entities`, each of one picked at random.
+pub(crate) fn lookups<E: Copy>(entities: &[E], rng: &mut Rng) -> Vec<E> {
+    let n = entities.len();
+    (0..n).map(|_| entities[rng.below(n)]).collect()
+}
+
+/// A `random_get` pass: `x_of` each of `lookups` (a peer's lookup of
+/// `Position`, its `x`, 0 where none is found), summed and kept from the
+/// optimizer. Inlined, it is the loop a user writes with the lookup as its
+/// block, as [`each`] is.
+#[inline(always)]
+pub(crate) fn sum_lookups<E: Copy>(lookups: &[E], mut x_of: impl FnMut(E) -> f32) {
+    let mut sum = 0.0f32;
+    for &e in lookups {
+        sum += x_of(e);
+    }
+    black_box(sum);
+}
+
+/// Seed 004's `despawn_front` on one contender: `spawn` makes a world of
+/// `n` simple entities and writes their entities to the handles (allocated
+/// before the probe starts, so not counted); `despawn` despawns the
+/// oldest 90% of them and gives memory back as the contender can (timed);
+/// `left` counts the live entities, where the contender can tell.
+pub(crate) fn despawn_front_with<W, E: Copy>(
+    n: usize,
+    placeholder: E,
+    spawn: impl FnOnce(&mut [E]) -> W,
+    despawn: impl FnOnce(&mut W, &[E]),
+    left: impl FnOnce(&mut W) -> Option<usize>,
+    release: &'static str,
+) -> DespawnFront {
+    let mut handles = vec![placeholder; n];
+    let probe = Probe::start();
+    let mut world = spawn(&mut handles);
+    let peak = probe.read();
+    let despawned = n - n / 10;
+    let start = Instant::now();
+    despawn(&mut world, &handles[..despawned]);
+    let elapsed = start.elapsed();
+    let after = probe.read();
+    if let Some(left) = left(&mut world) {
+        assert_eq!(left, n - despawned);
+    }
+    drop(world);
+    DespawnFront {
+        peak,
+        after,
+        elapsed,
+        despawned,
+        release,
     }
 }
 
@@ -524,14 +680,7 @@ fn plain_vec_iter(n: usize, form: Form) -> Option<Prepared> {
     let velocities = vec![velocity; n];
     Some(Prepared::passes(n, move || {
         let pairs = positions.iter_mut().zip(&velocities);
-        match form {
-            Form::For => {
-                for (p, v) in pairs {
-                    p.0 += v.0;
-                }
-            }
-            Form::Fold => pairs.for_each(|(p, v)| p.0 += v.0),
-        }
+        each(pairs, form, |(p, v)| p.0 += v.0);
         black_box(&positions);
     }))
 }
@@ -545,16 +694,7 @@ pub fn sample(
     seed: u64,
     budget: Budget,
 ) -> f64 {
-    let mut rng = Rng::new(seed);
-    let mut total = Timed::default();
-    let mut rounds = 0;
-    while rounds < budget.max_rounds && (rounds == 0 || total.elapsed < budget.min_time) {
-        let timed = run(contender, workload, n, &mut rng, budget);
-        total.elapsed += timed.elapsed;
-        total.ops += timed.ops;
-        rounds += 1;
-    }
-    total.elapsed.as_nanos() as f64 / total.ops.max(1) as f64
+    budget.sample(seed, |rng| run(contender, workload, n, rng, budget))
 }
 
 /// Memory a world holds, as the system and the allocator see it.
@@ -1132,14 +1272,10 @@ impl EcsResults {
                 self.collect_pause[0].samples.len()
             );
             for cell in &self.collect_pause {
+                let [order, rows, median, min, max] = pause_fields(cell);
                 let _ = writeln!(
                     out,
-                    "  {:<18} rows={:<9} {:>9.1} µs (min {:.1}, max {:.1})",
-                    cell.container,
-                    cell.n,
-                    cell.median_ns / 1e3,
-                    cell.min_ns / 1e3,
-                    cell.max_ns / 1e3
+                    "  {order:<18} rows={rows:<9} {median:>9} µs (min {min}, max {max})"
                 );
             }
         }
@@ -1163,15 +1299,12 @@ impl EcsResults {
         }
         for (workload, rows) in self.tables() {
             let _ = writeln!(out, "\n### {} ({})\n", workload.name(), workload.unit());
-            let _ = write!(out, "| |");
-            for name in &contenders {
-                let _ = write!(out, " {name} |");
-            }
-            let _ = writeln!(out, " handlekit-ecs ÷ fastest peer |");
-            let _ = writeln!(out, "|{}", " --- |".repeat(contenders.len() + 2));
-            for (label, cells, ratio) in rows {
-                let _ = writeln!(out, "| {label} | {} | {ratio} |", cells.join(" | "));
-            }
+            crate::text::markdown_table(
+                &mut out,
+                &contenders,
+                "handlekit-ecs ÷ fastest peer",
+                &rows,
+            );
         }
         if !self.despawn_front.is_empty() {
             let _ = writeln!(
@@ -1195,15 +1328,7 @@ impl EcsResults {
                 self.collect_pause[0].samples.len()
             );
             for cell in &self.collect_pause {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {:.1} | {:.1} | {:.1} |",
-                    cell.container,
-                    cell.n,
-                    cell.median_ns / 1e3,
-                    cell.min_ns / 1e3,
-                    cell.max_ns / 1e3
-                );
+                let _ = writeln!(out, "| {} |", pause_fields(cell).join(" | "));
             }
         }
         out
@@ -1246,19 +1371,13 @@ impl EcsResults {
                           <th>after MiB</th><th>after ÷ peak</th><th>peak heap MiB</th><th>after heap MiB</th>\
                           <th>ns per despawn</th><th>release</th></tr>");
             for row in &self.despawn_front {
+                let fields = row.fields();
+                let (release, figures) = fields.split_last().expect("nine fields");
                 let _ = write!(
                     out,
-                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td style=\"text-align:left\">{}</td></tr>",
-                    markdown_free(row.container),
-                    row.n,
-                    mib(row.peak.resident),
-                    mib(row.after.resident),
-                    row.resident_ratio
-                        .map_or_else(|| "-".into(), |r| format!("{:.1}%", 100.0 * r)),
-                    row.peak.heap as f64 / MIB,
-                    row.after.heap as f64 / MIB,
-                    row.ns_per_despawn,
-                    markdown_free(row.release)
+                    "<tr>{}<td style=\"text-align:left\">{}</td></tr>",
+                    html_cells(figures),
+                    markdown_free(release)
                 );
             }
             out.push_str("</table>\n");
@@ -1269,15 +1388,7 @@ impl EcsResults {
                 "<h3>collect_pause</h3><table><tr><th>order</th><th>rows</th><th>median µs</th><th>min µs</th><th>max µs</th></tr>"
             );
             for cell in &self.collect_pause {
-                let _ = write!(
-                    out,
-                    "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td></tr>",
-                    markdown_free(cell.container),
-                    cell.n,
-                    cell.median_ns / 1e3,
-                    cell.min_ns / 1e3,
-                    cell.max_ns / 1e3
-                );
+                let _ = write!(out, "<tr>{}</tr>", html_cells(&pause_fields(cell)));
             }
             out.push_str("</table>\n");
         }
@@ -1323,6 +1434,26 @@ fn peers_not_built() -> Vec<String> {
     PEERS_NOT_BUILT
         .iter()
         .map(|(peer, why)| format!("{peer}: not measured, it does not build here ({why})."))
+        .collect()
+}
+
+/// A `collect_pause` cell's figures as the tables print them: order, rows,
+/// and the median, lowest and highest µs.
+fn pause_fields(cell: &Cell) -> [String; 5] {
+    [
+        cell.container.to_owned(),
+        cell.n.to_string(),
+        format!("{:.1}", cell.median_ns / 1e3),
+        format!("{:.1}", cell.min_ns / 1e3),
+        format!("{:.1}", cell.max_ns / 1e3),
+    ]
+}
+
+/// `cells` as the cells of an HTML table row, escaped.
+fn html_cells(cells: &[String]) -> String {
+    cells
+        .iter()
+        .map(|c| format!("<td>{}</td>", crate::text::escape(c)))
         .collect()
 }
 

@@ -2,16 +2,14 @@
 //! `add_remove` row): `spawn_batch`, cached `QueryState`s, `par_iter_mut`
 //! for `heavy_compute`, and a `Schedule` on the multi-threaded executor.
 
-use std::hint::black_box;
-use std::time::Instant;
-
-use bevy_ecs::component::Component as BevyComponent;
+use bevy_ecs::bundle::{Bundle, NoBundleEffect};
+use bevy_ecs::component::{Component as BevyComponent, Mutable};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::prelude::{Query, Schedule, World};
 use bevy_ecs::schedule::MultiThreadedExecutor;
 
 use super::data::{self, Data, Position, SparseB, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{each, DespawnFront, Peer, Prepared, Probe};
+use super::{each, sum_lookups, DespawnFront, Peer, Prepared, SimpleWorld as _, SpawnBatch};
 use crate::workloads::{Form, Rng};
 
 /// Starts bevy's compute pool (which `par_iter_mut` needs) once.
@@ -19,21 +17,12 @@ fn task_pool() {
     bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
 }
 
-/// The ECS section's workloads on bevy_ecs.
-pub(super) struct Bevy;
+/// The ECS section's workloads on bevy_ecs, on its world.
+pub(super) type Bevy = World;
 
 impl Peer for Bevy {
-    type World = World;
-
-    fn simple_world(n: usize) -> Self::World {
-        let mut world = World::new();
-        world.spawn_batch((0..n).map(|_| data::simple()));
-        world
-    }
-
     /// A cached `QueryState`, iterated with a `for` loop or `for_each`.
-    fn simple_iter(n: usize, form: Form) -> Prepared {
-        let mut world = Self::simple_world(n);
+    fn simple_iter(mut world: World, n: usize, form: Form) -> Prepared {
         let mut query = world.query::<(&mut Position, &Velocity)>();
         Prepared::passes(n, move || {
             let items = query.iter_mut(&mut world);
@@ -45,12 +34,7 @@ impl Peer for Bevy {
 
     fn frag_iter(form: Form) -> Prepared {
         let mut world = World::new();
-        macro_rules! spawn {
-            ($ty:path) => {
-                world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
-            };
-        }
-        crate::for_each_frag_type!(spawn);
+        crate::for_each_frag_type!(|F| world.spawn_batch(data::frag_bundles::<F>()));
         let mut query = world.query::<&mut Data>();
         Prepared::passes(26 * data::FRAG_PER_TYPE, move || {
             let items = query.iter_mut(&mut world);
@@ -62,7 +46,7 @@ impl Peer for Bevy {
 
     fn heavy_compute(n: usize) -> Option<Prepared> {
         task_pool();
-        let mut world = Self::simple_world(n);
+        let mut world = World::simple(n);
         let mut query = world.query::<(&mut Position, &mut Transform)>();
         Some(Prepared::passes(n, move || {
             query
@@ -73,13 +57,10 @@ impl Peer for Bevy {
 
     fn schedule(n_each: usize) -> Prepared {
         let mut world = World::new();
-        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
-        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+        crate::for_each_schedule_kind!(|kind| world.spawn_batch((0..n_each).map(|_| kind)));
         let mut schedule = Schedule::default();
         schedule.set_executor(MultiThreadedExecutor::new());
-        schedule.add_systems((ab, cd, ce));
+        schedule.add_systems((swap::<SA, SB>, swap::<SC, SD>, swap::<SC, SE>));
         // The first run builds the schedule; it is not measured.
         schedule.run(&mut world);
         Prepared::passes(4 * n_each, move || schedule.run(&mut world))
@@ -90,57 +71,36 @@ impl Peer for Bevy {
     }
 
     fn random_get(n: usize, rng: &mut Rng) -> Prepared {
-        let mut world = World::new();
-        let entities: Vec<Entity> = world.spawn_batch((0..n).map(data::located)).collect();
-        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
+        let (mut world, lookups) = super::located_world::<World>(n, rng);
         let mut query = world.query::<&Position>();
         Prepared::passes(n, move || {
-            let mut sum = 0.0f32;
-            for &e in &lookups {
-                sum += query.get(&world, e).map_or(0.0, |p| p.0.x);
-            }
-            black_box(sum);
+            sum_lookups(&lookups, |e| query.get(&world, e).map_or(0.0, |p| p.0.x));
         })
     }
 
     /// `World::get` on `&World` (bevy checks no borrow at run time: only
     /// `&mut World` can write outside systems).
     fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
-        let mut world = World::new();
-        let entities: Vec<Entity> = world.spawn_batch((0..n).map(data::located)).collect();
-        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
-        Prepared::passes(n, move || {
-            let mut sum = 0.0f32;
-            for &e in &lookups {
-                sum += world.get::<Position>(e).map_or(0.0, |p| p.0.x);
-            }
-            black_box(sum);
+        super::random_gets(n, rng, |world: &mut World, lookups| {
+            sum_lookups(lookups, |e| world.get::<Position>(e).map_or(0.0, |p| p.0.x));
         })
     }
 }
 
-fn ab(mut query: Query<(&mut SA, &mut SB)>) {
+/// A `schedule` system: swaps `X` and `Y` on every entity with both.
+fn swap<X, Y>(mut query: Query<(&mut X, &mut Y)>)
+where
+    X: BevyComponent<Mutability = Mutable> + AsMut<f32>,
+    Y: BevyComponent<Mutability = Mutable> + AsMut<f32>,
+{
     query
         .iter_mut()
-        .for_each(|(mut a, mut b)| std::mem::swap(&mut a.0, &mut b.0));
-}
-
-fn cd(mut query: Query<(&mut SC, &mut SD)>) {
-    query
-        .iter_mut()
-        .for_each(|(mut c, mut d)| std::mem::swap(&mut c.0, &mut d.0));
-}
-
-fn ce(mut query: Query<(&mut SC, &mut SE)>) {
-    query
-        .iter_mut()
-        .for_each(|(mut c, mut e)| std::mem::swap(&mut c.0, &mut e.0));
+        .for_each(|(mut x, mut y)| data::swap(&mut *x, &mut *y));
 }
 
 /// `add_remove` with `B` in tables (`SB`) or in a sparse set (`SparseB`).
 fn add_remove_with<B: BevyComponent + From<f32>>(n: usize) -> Prepared {
-    let mut world = World::new();
-    let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
+    let (mut world, entities) = super::spawned::<World, _>((0..n).map(|i| (SA(i as f32),)));
     Prepared::once(n, move || {
         for &e in &entities {
             world.entity_mut(e).insert(B::from(0.0));
@@ -157,33 +117,19 @@ pub(super) fn add_remove_sparse(n: usize) -> Prepared {
 }
 
 pub(super) fn despawn_front(n: usize) -> DespawnFront {
-    let mut handles = vec![Entity::PLACEHOLDER; n];
-    let probe = Probe::start();
-    let mut world = World::new();
-    for (slot, e) in handles
-        .iter_mut()
-        .zip(world.spawn_batch((0..n).map(|_| data::simple())))
-    {
-        *slot = e;
-    }
-    let peak = probe.read();
-    let despawned = n - n / 10;
-    let start = Instant::now();
-    for &e in &handles[..despawned] {
-        assert!(world.despawn(e));
-    }
-    let elapsed = start.elapsed();
-    let after = probe.read();
-    assert_eq!(
-        world.query::<&Position>().iter(&world).count(),
-        n - despawned
-    );
-    drop(world);
-    DespawnFront {
-        peak,
-        after,
-        elapsed,
-        despawned,
-        release: "despawn only (bevy_ecs has no shrink call)",
+    super::despawn_front_batch(
+        n,
+        Entity::PLACEHOLDER,
+        |world: &mut World, e| assert!(world.despawn(e)),
+        |world| Some(world.query::<&Position>().iter(world).count()),
+        "despawn only (bevy_ecs has no shrink call)",
+    )
+}
+
+impl<B: Bundle<Effect: NoBundleEffect>> SpawnBatch<B> for World {
+    type Entity = Entity;
+
+    fn batch(&mut self, bundles: impl Iterator<Item = B>) -> impl Iterator<Item = Entity> {
+        self.spawn_batch(bundles)
     }
 }

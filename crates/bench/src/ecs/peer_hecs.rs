@@ -4,7 +4,6 @@
 
 use std::any::TypeId;
 use std::hint::black_box;
-use std::time::Instant;
 
 use hecs::serialize::column::{self, DeserializeContext, SerializeContext};
 use hecs::{Archetype, ColumnBatchBuilder, ColumnBatchType, Entity, World};
@@ -14,25 +13,16 @@ use serde::de::SeqAccess;
 use serde::ser::SerializeTuple;
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{each, DespawnFront, Peer, Prepared, Probe};
+use super::{each, sum_lookups, DespawnFront, Peer, Prepared, SimpleWorld as _, SpawnBatch};
 use crate::workloads::{Form, Rng};
 
-/// The ECS section's workloads on hecs.
-pub(super) struct Hecs;
+/// The ECS section's workloads on hecs, on its world.
+pub(super) type Hecs = World;
 
 impl Peer for Hecs {
-    type World = World;
-
-    fn simple_world(n: usize) -> Self::World {
-        let mut world = World::new();
-        world.spawn_batch((0..n).map(|_| data::simple()));
-        world
-    }
-
     /// The suite's hecs module: a `for` loop over `query_mut` (or its
     /// `for_each`).
-    fn simple_iter(n: usize, form: Form) -> Prepared {
-        let mut world = Self::simple_world(n);
+    fn simple_iter(mut world: World, n: usize, form: Form) -> Prepared {
         Prepared::passes(n, move || {
             let query = world.query_mut::<(&mut Position, &Velocity)>();
             each(query, form, |(p, v)| {
@@ -43,12 +33,7 @@ impl Peer for Hecs {
 
     fn frag_iter(form: Form) -> Prepared {
         let mut world = World::new();
-        macro_rules! spawn {
-            ($ty:path) => {
-                world.spawn_batch((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
-            };
-        }
-        crate::for_each_frag_type!(spawn);
+        crate::for_each_frag_type!(|F| world.spawn_batch(data::frag_bundles::<F>()));
         Prepared::passes(world.len() as usize, move || {
             let query = world.query_mut::<&mut Data>();
             each(query, form, |d| {
@@ -58,7 +43,7 @@ impl Peer for Hecs {
     }
 
     fn heavy_compute(n: usize) -> Option<Prepared> {
-        let world = Self::simple_world(n);
+        let world = World::simple(n);
         Some(Prepared::on_pool(n, move || {
             world
                 .query::<(&mut Position, &mut Transform)>()
@@ -68,40 +53,32 @@ impl Peer for Hecs {
         }))
     }
 
+    /// hecs has no scheduler: the same plan as handlekit-ecs's, through
+    /// run-time-checked queries on the shared world.
     fn schedule(n_each: usize) -> Prepared {
-        let mut world = World::new();
-        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0))));
-        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-        world.spawn_batch((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
-        // hecs has no scheduler; the same plan as handlekit-ecs's: A↔B beside
-        // C↔D then C↔E, through run-time-checked queries on the shared world.
-        Prepared::on_pool(4 * n_each, move || {
-            let world = &world;
-            rayon::join(
-                || {
-                    world
-                        .query::<(&mut SA, &mut SB)>()
-                        .iter()
-                        .for_each(swap!(SA, SB))
-                },
-                || {
-                    world
-                        .query::<(&mut SC, &mut SD)>()
-                        .iter()
-                        .for_each(swap!(SC, SD));
-                    world
-                        .query::<(&mut SC, &mut SE)>()
-                        .iter()
-                        .for_each(swap!(SC, SE));
-                },
-            );
-        })
+        super::joined_schedule::<World>(
+            n_each,
+            |world| {
+                world
+                    .query::<(&mut SA, &mut SB)>()
+                    .iter()
+                    .for_each(|(a, b)| data::swap(a, b))
+            },
+            |world| {
+                world
+                    .query::<(&mut SC, &mut SD)>()
+                    .iter()
+                    .for_each(|(c, d)| data::swap(c, d));
+                world
+                    .query::<(&mut SC, &mut SE)>()
+                    .iter()
+                    .for_each(|(c, e)| data::swap(c, e));
+            },
+        )
     }
 
     fn add_remove(n: usize) -> Prepared {
-        let mut world = World::new();
-        let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (SA(i as f32),))).collect();
+        let (mut world, entities) = super::spawned::<World, _>((0..n).map(|i| (SA(i as f32),)));
         Prepared::once(n, move || {
             for &e in &entities {
                 world.insert_one(e, SB(0.0)).expect("alive");
@@ -113,37 +90,25 @@ impl Peer for Hecs {
     }
 
     fn random_get(n: usize, rng: &mut Rng) -> Prepared {
-        let mut world = World::new();
-        let entities: Vec<Entity> = world.spawn_batch((0..n).map(data::located)).collect();
-        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
-        Prepared::passes(n, move || {
+        super::random_gets(n, rng, |world: &mut World, lookups| {
             let view = world.view::<&Position>();
-            let mut sum = 0.0f32;
-            for &e in &lookups {
-                sum += view.get(e).map_or(0.0, |p| p.0.x);
-            }
-            black_box(sum);
+            sum_lookups(lookups, |e| view.get(e).map_or(0.0, |p| p.0.x));
         })
     }
 
     /// `World::get`, which takes the column's borrow for the one call.
     fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
-        let mut world = World::new();
-        let entities: Vec<Entity> = world.spawn_batch((0..n).map(data::located)).collect();
-        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
-        Prepared::passes(n, move || {
-            let mut sum = 0.0f32;
-            for &e in &lookups {
-                sum += world.get::<&Position>(e).map_or(0.0, |p| p.0.x);
-            }
-            black_box(sum);
+        super::random_gets(n, rng, |world: &mut World, lookups| {
+            sum_lookups(lookups, |e| {
+                world.get::<&Position>(e).map_or(0.0, |p| p.0.x)
+            });
         })
     }
 
     /// A world of `n` simple entities serialized with hecs's column format,
     /// and deserialized into a new world (postcard, or serde_json if `text`).
     fn serialize(n: usize, text: bool) -> Option<Prepared> {
-        let world = Self::simple_world(n);
+        let world = World::simple(n);
         Some(Prepared::once(n, move || {
             let loaded = round_trip(&world, text);
             assert_eq!(loaded.len(), world.len());
@@ -272,30 +237,19 @@ pub fn round_trip(world: &World, text: bool) -> World {
 }
 
 pub(super) fn despawn_front(n: usize) -> DespawnFront {
-    let mut handles = vec![Entity::DANGLING; n];
-    let probe = Probe::start();
-    let mut world = World::new();
-    for (slot, e) in handles
-        .iter_mut()
-        .zip(world.spawn_batch((0..n).map(|_| data::simple())))
-    {
-        *slot = e;
-    }
-    let peak = probe.read();
-    let despawned = n - n / 10;
-    let start = Instant::now();
-    for &e in &handles[..despawned] {
-        world.despawn(e).expect("alive");
-    }
-    let elapsed = start.elapsed();
-    let after = probe.read();
-    assert_eq!(world.len() as usize, n - despawned);
-    drop(world);
-    DespawnFront {
-        peak,
-        after,
-        elapsed,
-        despawned,
-        release: "despawn only (hecs has no shrink call)",
+    super::despawn_front_batch(
+        n,
+        Entity::DANGLING,
+        |world: &mut World, e| world.despawn(e).expect("alive"),
+        |world| Some(world.len() as usize),
+        "despawn only (hecs has no shrink call)",
+    )
+}
+
+impl<B: hecs::Bundle + 'static> SpawnBatch<B> for World {
+    type Entity = Entity;
+
+    fn batch(&mut self, bundles: impl Iterator<Item = B>) -> impl Iterator<Item = Entity> {
+        self.spawn_batch(bundles)
     }
 }

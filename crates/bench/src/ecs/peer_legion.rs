@@ -4,25 +4,18 @@
 //! form, a `for` loop over `iter_mut`), `par_for_each_mut`, `#[system]`s in
 //! a `Schedule`, and an entry per entity for `add_remove` and lookups.
 
-use std::hint::black_box;
-
 use legion::storage::PackOptions;
 use legion::{
     system, Entity, EntityStore, IntoQuery, IntoSoa, Read, Resources, Schedule, World, Write,
 };
 
 use super::data::{self, Data, Position, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{Peer, Prepared};
+use super::{sum_lookups, Peer, Prepared, SimpleWorld};
 use crate::workloads::{Form, Rng};
 
-/// The ECS section's workloads on legion.
-pub(super) struct Legion;
-
-impl Peer for Legion {
-    type World = World;
-
-    /// The suite's legion `simple_insert`: one structure-of-arrays batch.
-    fn simple_world(n: usize) -> Self::World {
+/// The suite's legion `simple_insert`: one structure-of-arrays batch.
+impl SimpleWorld for World {
+    fn simple(n: usize) -> Self {
         let (transform, position, rotation, velocity) = data::simple();
         let mut world = World::default();
         world.extend(
@@ -36,9 +29,13 @@ impl Peer for Legion {
         );
         world
     }
+}
 
-    fn simple_iter(n: usize, form: Form) -> Prepared {
-        let mut world = Self::simple_world(n);
+/// The ECS section's workloads on legion, on its world.
+pub(super) type Legion = World;
+
+impl Peer for Legion {
+    fn simple_iter(mut world: World, n: usize, form: Form) -> Prepared {
         world.pack(PackOptions::force());
         let mut query = <(Read<Velocity>, Write<Position>)>::query();
         Prepared::passes(n, move || match form {
@@ -53,12 +50,7 @@ impl Peer for Legion {
 
     fn frag_iter(form: Form) -> Prepared {
         let mut world = World::default();
-        macro_rules! spawn {
-            ($ty:path) => {
-                world.extend((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))));
-            };
-        }
-        crate::for_each_frag_type!(spawn);
+        crate::for_each_frag_type!(|F| world.extend(data::frag_bundles::<F>()));
         world.pack(PackOptions::force());
         let mut query = Write::<Data>::query();
         Prepared::passes(world.len(), move || match form {
@@ -83,10 +75,7 @@ impl Peer for Legion {
 
     fn schedule(n_each: usize) -> Prepared {
         let mut world = World::default();
-        world.extend((0..n_each).map(|_| (SA(0.0), SB(0.0))));
-        world.extend((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-        world.extend((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-        world.extend((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+        crate::for_each_schedule_kind!(|kind| world.extend((0..n_each).map(|_| kind)));
         world.pack(PackOptions::force());
         let mut schedule = Schedule::builder()
             .add_system(ab_system())
@@ -117,24 +106,19 @@ impl Peer for Legion {
     fn random_get(n: usize, rng: &mut Rng) -> Prepared {
         let mut world = World::default();
         let entities: Vec<Entity> = world.extend((0..n).map(data::located)).to_vec();
-        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
+        let lookups = super::lookups(&entities, rng);
         Prepared::passes(n, move || {
-            let mut sum = 0.0f32;
-            for &e in &lookups {
-                sum += world
+            sum_lookups(&lookups, |e| {
+                world
                     .entry_ref(e)
                     .ok()
                     .and_then(|entry| entry.get_component::<Position>().ok().map(|p| p.0.x))
-                    .unwrap_or(0.0);
-            }
-            black_box(sum);
+                    .unwrap_or(0.0)
+            });
         })
     }
-
-    /// legion's `random_get` is already a call per lookup (`entry_ref`).
-    fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
-        Self::random_get(n, rng)
-    }
+    // legion's `random_get` is already a call per lookup (`entry_ref`), so
+    // it is its `random_get_call` as well.
 }
 
 #[system(for_each)]

@@ -12,7 +12,7 @@ use std::hint::black_box;
 use planck_ecs::*;
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{each, Peer, Prepared};
+use super::{each, sum_lookups, Peer, Prepared, SimpleWorld};
 use crate::workloads::{Form, Rng};
 
 /// The simple entities: one storage per component.
@@ -23,13 +23,8 @@ pub(super) struct Simple {
     velocities: Components<Velocity>,
 }
 
-/// The ECS section's workloads on planck_ecs.
-pub(super) struct Planck;
-
-impl Peer for Planck {
-    type World = Simple;
-
-    fn simple_world(n: usize) -> Self::World {
+impl SimpleWorld for Simple {
+    fn simple(n: usize) -> Self {
         let mut entities = Entities::default();
         let mut simple = Simple {
             transforms: Components::default(),
@@ -47,9 +42,13 @@ impl Peer for Planck {
         }
         simple
     }
+}
 
-    fn simple_iter(n: usize, form: Form) -> Prepared {
-        let mut simple = Self::simple_world(n);
+/// The ECS section's workloads on planck_ecs, on its world.
+pub(super) type Planck = Simple;
+
+impl Peer for Planck {
+    fn simple_iter(mut simple: Simple, n: usize, form: Form) -> Prepared {
         Prepared::passes(n, move || {
             let velocities = &mut simple.velocities;
             let positions = &mut simple.positions;
@@ -64,23 +63,14 @@ impl Peer for Planck {
         let mut world = World::default();
         world.initialize::<Entities>();
         world.initialize::<Components<Data>>();
-        macro_rules! spawn {
-            ($ty:path) => {
-                world.initialize::<Components<$ty>>();
-                for _ in 0..data::FRAG_PER_TYPE {
-                    let e = world.get_mut::<Entities>().expect("initialized").create();
-                    world
-                        .get_mut::<Components<$ty>>()
-                        .expect("initialized")
-                        .insert(e, $ty(0.0));
-                    world
-                        .get_mut::<Components<Data>>()
-                        .expect("initialized")
-                        .insert(e, Data(1.0));
-                }
-            };
-        }
-        crate::for_each_frag_type!(spawn);
+        crate::for_each_frag_type!(|F| {
+            world.initialize::<Components<F>>();
+            for (f, d) in data::frag_bundles::<F>() {
+                let e = world.get_mut::<Entities>().expect("initialized").create();
+                put(&world, e, f);
+                put(&world, e, d);
+            }
+        });
         Prepared::passes(26 * data::FRAG_PER_TYPE, move || {
             let mut storage = world.get_mut::<Components<Data>>().expect("initialized");
             let data = &mut *storage;
@@ -119,9 +109,9 @@ impl Peer for Planck {
             }
         }
         let mut dispatcher = DispatcherBuilder::new()
-            .add(ab_system)
-            .add(cd_system)
-            .add(ce_system)
+            .add(swap_system::<SA, SB>)
+            .add(swap_system::<SC, SD>)
+            .add(swap_system::<SC, SE>)
             .build(&mut world);
         // planck_ecs's dispatcher runs its systems on rayon's pool.
         Prepared::on_pool(4 * n_each, move || {
@@ -130,16 +120,11 @@ impl Peer for Planck {
     }
 
     fn add_remove(n: usize) -> Prepared {
-        let mut entities = Entities::default();
         let mut a = Components::<SA>::default();
         let mut b = Components::<SB>::default();
-        let handles: Vec<Entity> = (0..n)
-            .map(|i| {
-                let e = entities.create();
-                a.insert(e, SA(i as f32));
-                e
-            })
-            .collect();
+        let handles = create(&mut Entities::default(), n, |e, i| {
+            a.insert(e, SA(i as f32));
+        });
         Prepared::once(n, move || {
             for &e in &handles {
                 black_box(b.insert(e, SB(0.0)));
@@ -152,25 +137,16 @@ impl Peer for Planck {
     }
 
     fn random_get(n: usize, rng: &mut Rng) -> Prepared {
-        let mut entities = Entities::default();
         let mut positions = Components::<Position>::default();
         let mut velocities = Components::<Velocity>::default();
-        let handles: Vec<Entity> = (0..n)
-            .map(|i| {
-                let e = entities.create();
-                let (position, velocity) = data::located(i);
-                positions.insert(e, position);
-                velocities.insert(e, velocity);
-                e
-            })
-            .collect();
-        let lookups: Vec<Entity> = (0..n).map(|_| handles[rng.below(n)]).collect();
+        let handles = create(&mut Entities::default(), n, |e, i| {
+            let (position, velocity) = data::located(i);
+            positions.insert(e, position);
+            velocities.insert(e, velocity);
+        });
+        let lookups = super::lookups(&handles, rng);
         Prepared::passes(n, move || {
-            let mut sum = 0.0f32;
-            for &e in &lookups {
-                sum += positions.get(e).map_or(0.0, |p| p.0.x);
-            }
-            black_box(sum);
+            sum_lookups(&lookups, |e| positions.get(e).map_or(0.0, |p| p.0.x));
         })
     }
 
@@ -181,46 +157,44 @@ impl Peer for Planck {
         world.initialize::<Entities>();
         world.initialize::<Components<Position>>();
         world.initialize::<Components<Velocity>>();
-        let handles: Vec<Entity> = (0..n)
-            .map(|i| {
-                let e = world.get_mut::<Entities>().expect("initialized").create();
-                let (position, velocity) = data::located(i);
-                put(&world, e, position);
-                put(&world, e, velocity);
-                e
-            })
-            .collect();
-        let lookups: Vec<Entity> = (0..n).map(|_| handles[rng.below(n)]).collect();
+        let mut entities = world.get_mut::<Entities>().expect("initialized");
+        let handles = create(&mut entities, n, |e, i| {
+            let (position, velocity) = data::located(i);
+            put(&world, e, position);
+            put(&world, e, velocity);
+        });
+        drop(entities);
+        let lookups = super::lookups(&handles, rng);
         Prepared::passes(n, move || {
-            let mut sum = 0.0f32;
-            for &e in &lookups {
+            sum_lookups(&lookups, |e| {
                 let positions = world.get::<Components<Position>>().expect("initialized");
-                sum += positions.get(e).map_or(0.0, |p| p.0.x);
-            }
-            black_box(sum);
+                positions.get(e).map_or(0.0, |p| p.0.x)
+            });
         })
     }
 }
 
-fn ab_system(a: &mut Components<SA>, b: &mut Components<SB>) -> SystemResult {
-    for (a, b) in join!(&mut a && &mut b) {
-        std::mem::swap(&mut a.expect("joined").0, &mut b.expect("joined").0);
+/// A `schedule` system: swaps `X` and `Y` on every entity with both.
+fn swap_system<X, Y>(x: &mut Components<X>, y: &mut Components<Y>) -> SystemResult
+where
+    X: AsMut<f32> + Send + Sync + 'static,
+    Y: AsMut<f32> + Send + Sync + 'static,
+{
+    for (x, y) in join!(&mut x && &mut y) {
+        data::swap(x.expect("joined"), y.expect("joined"));
     }
     Ok(())
 }
 
-fn cd_system(c: &mut Components<SC>, d: &mut Components<SD>) -> SystemResult {
-    for (c, d) in join!(&mut c && &mut d) {
-        std::mem::swap(&mut c.expect("joined").0, &mut d.expect("joined").0);
-    }
-    Ok(())
-}
-
-fn ce_system(c: &mut Components<SC>, e: &mut Components<SE>) -> SystemResult {
-    for (c, e) in join!(&mut c && &mut e) {
-        std::mem::swap(&mut c.expect("joined").0, &mut e.expect("joined").0);
-    }
-    Ok(())
+/// `n` new entities from `entities`, each handed to `insert` with its index.
+fn create(entities: &mut Entities, n: usize, mut insert: impl FnMut(Entity, usize)) -> Vec<Entity> {
+    (0..n)
+        .map(|i| {
+            let e = entities.create();
+            insert(e, i);
+            e
+        })
+        .collect()
 }
 
 /// Inserts a component of type `T` for `e` into `world`'s storage.

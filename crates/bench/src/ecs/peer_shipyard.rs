@@ -5,33 +5,25 @@
 //! borrows allow).
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use rayon::iter::ParallelIterator;
+use shipyard::track::Untracked;
 use shipyard::{
-    EntitiesViewMut, EntityId, Get as _, IntoIter, Remove as _, View, ViewMut, Workload, World,
+    Component, EntitiesViewMut, EntityId, Get as _, IntoIter, Remove as _, View, ViewMut, Workload,
+    World,
 };
 
 use super::data::{self, Data, Position, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{each, DespawnFront, Peer, Prepared, Probe};
+use super::{each, sum_lookups, DespawnFront, Peer, Prepared, SimpleWorld as _, SpawnBatch};
 use crate::workloads::{Form, Rng};
 
-/// The ECS section's workloads on shipyard.
-pub(super) struct Shipyard;
+/// The ECS section's workloads on shipyard, on its world.
+pub(super) type Shipyard = World;
 
 impl Peer for Shipyard {
-    type World = World;
-
-    fn simple_world(n: usize) -> Self::World {
-        let mut world = World::new();
-        world.bulk_add_entity((0..n).map(|_| data::simple()));
-        world
-    }
-
     /// Views borrowed once per pass; a `for` loop over the pair's `iter()`, or
     /// its `for_each`.
-    fn simple_iter(n: usize, form: Form) -> Prepared {
-        let world = Self::simple_world(n);
+    fn simple_iter(world: World, n: usize, form: Form) -> Prepared {
         Prepared::passes(n, move || {
             world.run(|mut p: ViewMut<Position>, v: View<Velocity>| {
                 let items = (&mut p, &v).iter();
@@ -45,14 +37,9 @@ impl Peer for Shipyard {
     fn frag_iter(form: Form) -> Prepared {
         let mut world = World::new();
         let mut n = 0;
-        macro_rules! spawn {
-            ($ty:path) => {
-                n += world
-                    .bulk_add_entity((0..data::FRAG_PER_TYPE).map(|_| ($ty(0.0), Data(1.0))))
-                    .count();
-            };
-        }
-        crate::for_each_frag_type!(spawn);
+        crate::for_each_frag_type!(
+            |F| n += world.bulk_add_entity(data::frag_bundles::<F>()).count()
+        );
         Prepared::passes(n, move || {
             world.run(|mut d: ViewMut<Data>| {
                 let items = (&mut d).iter();
@@ -64,7 +51,7 @@ impl Peer for Shipyard {
     }
 
     fn heavy_compute(n: usize) -> Option<Prepared> {
-        let world = Self::simple_world(n);
+        let world = World::simple(n);
         Some(Prepared::on_pool(n, move || {
             world.run(|mut p: ViewMut<Position>, mut t: ViewMut<Transform>| {
                 (&mut p, &mut t)
@@ -76,14 +63,11 @@ impl Peer for Shipyard {
 
     fn schedule(n_each: usize) -> Prepared {
         let mut world = World::new();
-        world.bulk_add_entity((0..n_each).map(|_| (SA(0.0), SB(0.0))));
-        world.bulk_add_entity((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-        world.bulk_add_entity((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-        world.bulk_add_entity((0..n_each).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+        crate::for_each_schedule_kind!(|kind| world.bulk_add_entity((0..n_each).map(|_| kind)));
         Workload::new("schedule")
-            .with_system(ab)
-            .with_system(cd)
-            .with_system(ce)
+            .with_system(swap::<SA, SB>)
+            .with_system(swap::<SC, SD>)
+            .with_system(swap::<SC, SE>)
             .add_to_world(&world)
             .expect("a new workload");
         Prepared::on_pool(4 * n_each, move || {
@@ -92,10 +76,7 @@ impl Peer for Shipyard {
     }
 
     fn add_remove(n: usize) -> Prepared {
-        let mut world = World::new();
-        let entities: Vec<EntityId> = world
-            .bulk_add_entity((0..n).map(|i| (SA(i as f32),)))
-            .collect();
+        let (world, entities) = super::spawned::<World, _>((0..n).map(|i| (SA(i as f32),)));
         Prepared::once(n, move || {
             world.run(|entities_view: EntitiesViewMut, mut b: ViewMut<SB>| {
                 for &e in &entities {
@@ -109,77 +90,58 @@ impl Peer for Shipyard {
     }
 
     fn random_get(n: usize, rng: &mut Rng) -> Prepared {
-        let mut world = World::new();
-        let entities: Vec<EntityId> = world.bulk_add_entity((0..n).map(data::located)).collect();
-        let lookups: Vec<EntityId> = (0..n).map(|_| entities[rng.below(n)]).collect();
-        Prepared::passes(n, move || {
+        super::random_gets(n, rng, |world: &mut World, lookups| {
             world.run(|p: View<Position>| {
-                let mut sum = 0.0f32;
-                for &e in &lookups {
-                    sum += p.get(e).map_or(0.0, |p| p.0.x);
-                }
-                black_box(sum);
+                sum_lookups(lookups, |e| p.get(e).map_or(0.0, |p| p.0.x));
             });
         })
     }
 
     /// `World::get`, which borrows the storage for the one call.
     fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
-        let mut world = World::new();
-        let entities: Vec<EntityId> = world.bulk_add_entity((0..n).map(data::located)).collect();
-        let lookups: Vec<EntityId> = (0..n).map(|_| entities[rng.below(n)]).collect();
-        Prepared::passes(n, move || {
-            let mut sum = 0.0f32;
-            for &e in &lookups {
-                sum += world.get::<&Position>(e).map_or(0.0, |p| p.0.x);
-            }
-            black_box(sum);
+        super::random_gets(n, rng, |world: &mut World, lookups| {
+            sum_lookups(lookups, |e| {
+                world.get::<&Position>(e).map_or(0.0, |p| p.0.x)
+            });
         })
     }
 }
 
-fn ab(mut a: ViewMut<SA>, mut b: ViewMut<SB>) {
-    (&mut a, &mut b)
-        .iter()
-        .for_each(|(a, b)| std::mem::swap(&mut a.0, &mut b.0));
-}
-
-fn cd(mut c: ViewMut<SC>, mut d: ViewMut<SD>) {
-    (&mut c, &mut d)
-        .iter()
-        .for_each(|(c, d)| std::mem::swap(&mut c.0, &mut d.0));
-}
-
-fn ce(mut c: ViewMut<SC>, mut e: ViewMut<SE>) {
-    (&mut c, &mut e)
-        .iter()
-        .for_each(|(c, e)| std::mem::swap(&mut c.0, &mut e.0));
+/// A `schedule` system: swaps `X` and `Y` on every entity with both.
+fn swap<X, Y>(mut x: ViewMut<X>, mut y: ViewMut<Y>)
+where
+    X: Component<Tracking = Untracked> + AsMut<f32> + Send + Sync,
+    Y: Component<Tracking = Untracked> + AsMut<f32> + Send + Sync,
+{
+    (&mut x, &mut y).iter().for_each(|(x, y)| data::swap(x, y));
 }
 
 pub(super) fn despawn_front(n: usize) -> DespawnFront {
-    let mut handles = vec![EntityId::dead(); n];
-    let probe = Probe::start();
-    let mut world = World::new();
-    for (slot, e) in handles
-        .iter_mut()
-        .zip(world.bulk_add_entity((0..n).map(|_| data::simple())))
-    {
-        *slot = e;
-    }
-    let peak = probe.read();
-    let despawned = n - n / 10;
-    let start = Instant::now();
-    for &e in &handles[..despawned] {
-        assert!(world.delete_entity(e));
-    }
-    let elapsed = start.elapsed();
-    let after = probe.read();
-    drop(world);
-    DespawnFront {
-        peak,
-        after,
-        elapsed,
-        despawned,
-        release: "delete_entity only (shipyard has no shrink call)",
-    }
+    super::despawn_front_batch(
+        n,
+        EntityId::dead(),
+        |world: &mut World, e| assert!(world.delete_entity(e)),
+        |_| None,
+        "delete_entity only (shipyard has no shrink call)",
+    )
 }
+
+/// shipyard's `BulkInsert` (what `bulk_add_entity` asks of a bundle) is not
+/// public, so the batch spawn is implemented for each bundle the shared
+/// setup spawns.
+macro_rules! spawn_batch {
+    ($($bundle:ty),*) => {$(
+        impl SpawnBatch<$bundle> for World {
+            type Entity = EntityId;
+
+            fn batch(
+                &mut self,
+                bundles: impl Iterator<Item = $bundle>,
+            ) -> impl Iterator<Item = EntityId> {
+                self.bulk_add_entity(bundles)
+            }
+        }
+    )*};
+}
+
+spawn_batch!(data::Simple, (Position, Velocity), (SA,));

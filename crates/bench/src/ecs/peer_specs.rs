@@ -10,22 +10,17 @@ use std::hint::black_box;
 
 use rayon::iter::ParallelIterator;
 use specs::{
-    Builder, Dispatcher, DispatcherBuilder, Entity, Join, ParJoin, ReadStorage, System, World,
-    WorldExt, WriteStorage,
+    Builder, Component, Dispatcher, DispatcherBuilder, Entity, Join, ParJoin, ReadStorage, System,
+    VecStorage, World, WorldExt, WriteStorage,
 };
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{each, Peer, Prepared};
+use super::{each, sum_lookups, Peer, Prepared, SimpleWorld};
 use crate::workloads::{Form, Rng};
 
-/// The ECS section's workloads on specs.
-pub(super) struct Specs;
-
-impl Peer for Specs {
-    type World = World;
-
-    /// `n` simple entities, one `create_entity` each.
-    fn simple_world(n: usize) -> Self::World {
+/// `n` simple entities, one `create_entity` each.
+impl SimpleWorld for World {
+    fn simple(n: usize) -> Self {
         let mut world = World::new();
         world.register::<Transform>();
         world.register::<Position>();
@@ -43,9 +38,13 @@ impl Peer for Specs {
         }
         world
     }
+}
 
-    fn simple_iter(n: usize, form: Form) -> Prepared {
-        let mut world = Self::simple_world(n);
+/// The ECS section's workloads on specs, on its world.
+pub(super) type Specs = World;
+
+impl Peer for Specs {
+    fn simple_iter(mut world: World, n: usize, form: Form) -> Prepared {
         Prepared::passes(n, move || {
             world.exec(
                 |(mut velocity, mut position): (WriteStorage<Velocity>, WriteStorage<Position>)| {
@@ -61,15 +60,12 @@ impl Peer for Specs {
     fn frag_iter(form: Form) -> Prepared {
         let mut world = World::new();
         world.register::<Data>();
-        macro_rules! spawn {
-            ($ty:path) => {
-                world.register::<$ty>();
-                for _ in 0..data::FRAG_PER_TYPE {
-                    world.create_entity().with($ty(0.0)).with(Data(1.0)).build();
-                }
-            };
-        }
-        crate::for_each_frag_type!(spawn);
+        crate::for_each_frag_type!(|F| {
+            world.register::<F>();
+            for (f, d) in data::frag_bundles::<F>() {
+                world.create_entity().with(f).with(d).build();
+            }
+        });
         Prepared::passes(26 * data::FRAG_PER_TYPE, move || {
             world.exec(|mut data: WriteStorage<Data>| {
                 let items = (&mut data).join();
@@ -81,7 +77,7 @@ impl Peer for Specs {
     }
 
     fn heavy_compute(n: usize) -> Option<Prepared> {
-        let mut world = Self::simple_world(n);
+        let mut world = World::simple(n);
         Some(Prepared::on_pool(n, move || {
             world.exec(
                 |(mut position, mut transform): (
@@ -152,68 +148,56 @@ impl Peer for Specs {
     }
 
     fn random_get(n: usize, rng: &mut Rng) -> Prepared {
-        let mut world = World::new();
-        world.register::<Position>();
-        world.register::<Velocity>();
-        let entities: Vec<Entity> = (0..n)
-            .map(|i| {
-                let (position, velocity) = data::located(i);
-                world.create_entity().with(position).with(velocity).build()
-            })
-            .collect();
-        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
+        let (world, lookups) = located_world(n, rng);
         Prepared::passes(n, move || {
             let positions: ReadStorage<Position> = world.read_storage();
-            let mut sum = 0.0f32;
-            for &e in &lookups {
-                sum += positions.get(e).map_or(0.0, |p| p.0.x);
-            }
-            black_box(sum);
+            sum_lookups(&lookups, |e| positions.get(e).map_or(0.0, |p| p.0.x));
         })
     }
 
     /// `World::read_storage` (a run-time borrow of the storage) for each
     /// lookup.
     fn random_get_call(n: usize, rng: &mut Rng) -> Prepared {
-        let mut world = World::new();
-        world.register::<Position>();
-        world.register::<Velocity>();
-        let entities: Vec<Entity> = (0..n)
-            .map(|i| {
-                let (position, velocity) = data::located(i);
-                world.create_entity().with(position).with(velocity).build()
-            })
-            .collect();
-        let lookups: Vec<Entity> = (0..n).map(|_| entities[rng.below(n)]).collect();
+        let (world, lookups) = located_world(n, rng);
         Prepared::passes(n, move || {
-            let mut sum = 0.0f32;
-            for &e in &lookups {
+            sum_lookups(&lookups, |e| {
                 let positions: ReadStorage<Position> = world.read_storage();
-                sum += positions.get(e).map_or(0.0, |p| p.0.x);
-            }
-            black_box(sum);
+                positions.get(e).map_or(0.0, |p| p.0.x)
+            });
         })
     }
+}
+
+/// `random_get`'s world of `n` located entities, one `create_entity` each,
+/// and the order of the lookups.
+fn located_world(n: usize, rng: &mut Rng) -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    world.register::<Position>();
+    world.register::<Velocity>();
+    let entities: Vec<Entity> = (0..n)
+        .map(|i| {
+            let (position, velocity) = data::located(i);
+            world.create_entity().with(position).with(velocity).build()
+        })
+        .collect();
+    let lookups = super::lookups(&entities, rng);
+    (world, lookups)
 }
 
 /// A system that swaps the values of two `f32` components, as the suite's
 /// `ABSystem`, `CDSystem` and `CESystem` do.
 struct Swap<X, Y>(std::marker::PhantomData<(X, Y)>);
 
-macro_rules! swap_system {
-    ($x:ident, $y:ident) => {
-        impl<'a> System<'a> for Swap<$x, $y> {
-            type SystemData = (WriteStorage<'a, $x>, WriteStorage<'a, $y>);
+impl<'a, X, Y> System<'a> for Swap<X, Y>
+where
+    X: Component<Storage = VecStorage<X>> + AsMut<f32> + Send + Sync,
+    Y: Component<Storage = VecStorage<Y>> + AsMut<f32> + Send + Sync,
+{
+    type SystemData = (WriteStorage<'a, X>, WriteStorage<'a, Y>);
 
-            fn run(&mut self, (mut xs, mut ys): Self::SystemData) {
-                for (x, y) in (&mut xs, &mut ys).join() {
-                    std::mem::swap(&mut x.0, &mut y.0);
-                }
-            }
+    fn run(&mut self, (mut xs, mut ys): Self::SystemData) {
+        for (x, y) in (&mut xs, &mut ys).join() {
+            data::swap(x, y);
         }
-    };
+    }
 }
-
-swap_system!(SA, SB);
-swap_system!(SC, SD);
-swap_system!(SC, SE);
