@@ -59,10 +59,7 @@ const MAX_FIELDS: usize = 12;
 /// ```
 #[proc_macro_derive(Bundle)]
 pub fn derive_bundle(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    bundle(&input)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    expand(input, bundle)
 }
 
 /// Implements `handlekit_ecs::DynamicBundleClone` for a struct whose fields
@@ -87,10 +84,7 @@ pub fn derive_bundle(input: proc_macro::TokenStream) -> proc_macro::TokenStream 
 /// ```
 #[proc_macro_derive(DynamicBundleClone)]
 pub fn derive_dynamic_bundle_clone(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    dynamic_bundle_clone(&input)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    expand(input, dynamic_bundle_clone)
 }
 
 /// Implements `handlekit_ecs::Query` for a struct or an enum with one
@@ -172,10 +166,37 @@ pub fn derive_dynamic_bundle_clone(input: proc_macro::TokenStream) -> proc_macro
 /// type is not a query.
 #[proc_macro_derive(Query)]
 pub fn derive_query(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    expand(input, query::derive)
+}
+
+/// Parses `input`, derives with `derive`, and turns an error into a compile
+/// error: every derive's entry point.
+fn expand(
+    input: proc_macro::TokenStream,
+    derive: fn(&DeriveInput) -> syn::Result<TokenStream>,
+) -> proc_macro::TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    query::derive(&input)
+    derive(&input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
+}
+
+/// The where clause of a derived impl: the type's own predicates, then
+/// `bound(ty)` for each field's type (which spans it on the field, so that
+/// a field that does not meet it is reported there).
+fn where_clause(
+    input: &DeriveInput,
+    types: &[&Type],
+    bound: impl Fn(&Type) -> TokenStream,
+) -> TokenStream {
+    let predicates = input.generics.where_clause.iter();
+    let predicates = predicates.flat_map(|w| w.predicates.iter());
+    let bounds = types.iter().map(|ty| bound(ty));
+    quote! {
+        where
+            #(#predicates,)*
+            #(#bounds)*
+    }
 }
 
 /// The struct's fields: their types, the pattern that binds them to
@@ -236,14 +257,10 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
         bindings,
     } = destructure(input, "Bundle")?;
     let name = &input.ident;
-    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
-    // One bound per field, spanned on the field's type, so that a field that
-    // is not a component is reported there.
-    let bounds = types.iter().map(|ty| {
+    let (impl_generics, type_generics, _) = input.generics.split_for_impl();
+    let where_clause = where_clause(input, &types, |ty| {
         quote_spanned! { ty.span() => #ty: ::handlekit_ecs::Component, }
     });
-    let predicates = where_clause.map(|w| w.predicates.iter().map(|p| quote! { #p, }));
-    let predicates = predicates.into_iter().flatten();
     let world = Ident::new("__handlekit_world", Span::mixed_site());
     let entity = Ident::new("__handlekit_entity", Span::mixed_site());
     let row = Ident::new("__handlekit_row", Span::mixed_site());
@@ -267,9 +284,7 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics ::handlekit_ecs::Bundle for #name #type_generics
-        where
-            #(#predicates)*
-            #(#bounds)*
+        #where_clause
         {
             #[inline]
             fn check_unique() {
@@ -336,21 +351,17 @@ fn dynamic_bundle_clone(input: &DeriveInput) -> syn::Result<TokenStream> {
         bindings,
     } = destructure(input, "DynamicBundleClone")?;
     let name = &input.ident;
-    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
-    let bounds = types.iter().map(|ty| {
+    let (impl_generics, type_generics, _) = input.generics.split_for_impl();
+    let where_clause = where_clause(input, &types, |ty| {
         quote_spanned! { ty.span() =>
             #ty: ::handlekit_ecs::Component + ::core::clone::Clone,
         }
     });
-    let predicates = where_clause.map(|w| w.predicates.iter().map(|p| quote! { #p, }));
-    let predicates = predicates.into_iter().flatten();
     let builder = Ident::new("__handlekit_builder", Span::mixed_site());
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics ::handlekit_ecs::DynamicBundleClone for #name #type_generics
-        where
-            #(#predicates)*
-            #(#bounds)*
+        #where_clause
         {
             #[inline]
             fn add_to_clone(self, #builder: &mut ::handlekit_ecs::EntityBuilderClone) {

@@ -151,9 +151,9 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         quote! { #pattern => #build, }
     });
 
-    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
-    let predicates = where_clause.map(|w| w.predicates.iter().map(|p| quote! { #p, }));
-    let predicates = predicates.into_iter().flatten();
+    let (impl_generics, type_generics, _) = input.generics.split_for_impl();
+    // The fields' bounds are checked by `assert_query` instead.
+    let where_clause = crate::where_clause(input, &[], |_| TokenStream::new());
     // The type with the item's lifetime in place of the declared one.
     let item_type = match lifetime {
         Some(_) => {
@@ -169,8 +169,7 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics ::handlekit_ecs::__private::QueryShape for #name #type_generics
-        where
-            #(#predicates)*
+        #where_clause
         {
             type Shape = #shape;
             type Item<#item_lifetime> = #item_type;

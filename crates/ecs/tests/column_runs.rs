@@ -6,6 +6,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use handlekit_ecs::{Entity, Order, Storage, World};
 use proptest::prelude::*;
 
+mod common;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct A(u32);
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,14 +43,6 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<u8>().prop_map(Op::Collect),
         1 => Just(Op::Compact),
     ]
-}
-
-fn cases() -> u32 {
-    if cfg!(miri) {
-        3
-    } else {
-        256
-    }
 }
 
 /// Operations per case: fewer under Miri.
@@ -87,12 +81,7 @@ fn check<T: handlekit_ecs::Component + PartialEq + std::fmt::Debug>(world: &Worl
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-            cases: cases(),
-            // No file of failures: Miri runs isolated from the file system.
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        })]
+    #![proptest_config(common::proptest_config(3, 256))]
 
     #[test]
     fn runs_agree_with_queries(ops in prop::collection::vec(op(), ops())) {

@@ -27,6 +27,8 @@ use proptest::prelude::*;
 use serde::de::DeserializeSeed;
 use serde::{Deserialize, Serialize};
 
+mod common;
+
 /// The system allocator, counting the bytes allocated now and at the peak.
 struct Counting;
 
@@ -396,21 +398,8 @@ fn valid_save(postcard: bool) -> Vec<u8> {
     }
 }
 
-fn cases() -> u32 {
-    if cfg!(miri) {
-        4
-    } else {
-        512
-    }
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig {
-            cases: cases(),
-            // No file of failures: Miri runs isolated from the file system.
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        })]
+    #![proptest_config(common::proptest_config(4, 512))]
 
     /// Saves with up to 4 bytes overwritten (and maybe truncated) load at
     /// default settings within the bound, as an error or a consistent

@@ -11,6 +11,8 @@ use std::sync::Arc;
 use handlekit_ecs::{CommandBuffer, Entity, Order, Storage, With, Without, World};
 use proptest::prelude::*;
 
+mod common;
+
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct A(u32);
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -593,16 +595,8 @@ fn run(ops: Vec<Op>) {
     assert_eq!(drops.load(Ordering::Relaxed), made_c);
 }
 
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: if cfg!(miri) { 3 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(common::proptest_config(3, 256))]
 
     #[test]
     fn world_matches_model(ops in prop::collection::vec(op(), 0..if cfg!(miri) { 40 } else { 400 })) {

@@ -16,6 +16,8 @@ use std::sync::Arc;
 use handlekit_ecs::{Entity, Storage, With, Without, World};
 use proptest::prelude::*;
 
+mod common;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct A(u32);
 /// Dense, on some rows.
@@ -335,11 +337,7 @@ fn patterns_of_holes() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 2 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::proptest_config(2, 256))]
 
     /// Random rows, with long runs of one kind (so that whole words match
     /// or are empty) as well as noise.

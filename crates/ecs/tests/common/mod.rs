@@ -22,3 +22,7 @@ pub fn panic_of<R>(f: impl FnOnce() -> R) -> Option<String> {
 pub fn panic_message<R>(f: impl FnOnce() -> R) -> String {
     panic_of(f).expect("it panics")
 }
+
+mod config;
+#[allow(unused_imports)]
+pub use config::proptest_config;
