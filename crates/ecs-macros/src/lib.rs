@@ -181,18 +181,24 @@ fn expand(
         .into()
 }
 
-/// The where clause of a derived impl: the type's own predicates, then
-/// `bound(ty)` for each field's type (which spans it on the field, so that
-/// a field that does not meet it is reported there).
-fn where_clause(
+/// The head of a derived impl of `trait_path` for the input type: its
+/// generics, its own where predicates, then `bound(ty)` for each field's
+/// type in `types` (which spans it on the field, so that a field that does
+/// not meet it is reported there).
+fn impl_head(
     input: &DeriveInput,
+    trait_path: TokenStream,
     types: &[&Type],
     bound: impl Fn(&Type) -> TokenStream,
 ) -> TokenStream {
+    let name = &input.ident;
+    let (impl_generics, type_generics, _) = input.generics.split_for_impl();
     let predicates = input.generics.where_clause.iter();
     let predicates = predicates.flat_map(|w| w.predicates.iter());
     let bounds = types.iter().map(|ty| bound(ty));
     quote! {
+        #[automatically_derived]
+        impl #impl_generics #trait_path for #name #type_generics
         where
             #(#predicates,)*
             #(#bounds)*
@@ -201,14 +207,23 @@ fn where_clause(
 
 /// The struct's fields: their types, the pattern that binds them to
 /// `__handlekit_field_{i}` (`Self { a: __handlekit_field_0, .. }` or
-/// `Self(__handlekit_field_0, ..)`), and those bindings.
+/// `Self(__handlekit_field_0, ..)`), and those bindings; and the head of
+/// the derived impl of the trait of the derive's name.
 struct Destructured<'a> {
     types: Vec<&'a Type>,
     pattern: TokenStream,
     bindings: Vec<Ident>,
+    head: TokenStream,
 }
 
-fn destructure<'a>(input: &'a DeriveInput, derive: &str) -> syn::Result<Destructured<'a>> {
+/// The fields of the struct `input` for `#[derive({derive})]`, whose impl
+/// bounds each field's type with `bound` (see [`impl_head`]); an error for
+/// an enum or a union.
+fn destructure<'a>(
+    input: &'a DeriveInput,
+    derive: &str,
+    bound: impl Fn(&Type) -> TokenStream,
+) -> syn::Result<Destructured<'a>> {
     let fields = match &input.data {
         Data::Struct(data) => &data.fields,
         Data::Enum(data) => {
@@ -234,7 +249,14 @@ fn destructure<'a>(input: &'a DeriveInput, derive: &str) -> syn::Result<Destruct
     let bindings: Vec<Ident> = (0..fields.len())
         .map(|i| format_ident!("__handlekit_field_{}", i, span = Span::mixed_site()))
         .collect();
-    let types = fields.iter().map(|field| &field.ty).collect();
+    let types: Vec<&Type> = fields.iter().map(|field| &field.ty).collect();
+    let trait_name = Ident::new(derive, Span::call_site());
+    let head = impl_head(
+        input,
+        quote! { ::handlekit_ecs::#trait_name },
+        &types,
+        bound,
+    );
     let pattern = match fields {
         Fields::Named(named) => {
             let names = named.named.iter().map(|field| &field.ident);
@@ -247,6 +269,7 @@ fn destructure<'a>(input: &'a DeriveInput, derive: &str) -> syn::Result<Destruct
         types,
         pattern,
         bindings,
+        head,
     })
 }
 
@@ -255,12 +278,10 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
         types,
         pattern,
         bindings,
-    } = destructure(input, "Bundle")?;
-    let name = &input.ident;
-    let (impl_generics, type_generics, _) = input.generics.split_for_impl();
-    let where_clause = where_clause(input, &types, |ty| {
+        head,
+    } = destructure(input, "Bundle", |ty| {
         quote_spanned! { ty.span() => #ty: ::handlekit_ecs::Component, }
-    });
+    })?;
     let world = Ident::new("__handlekit_world", Span::mixed_site());
     let entity = Ident::new("__handlekit_entity", Span::mixed_site());
     let row = Ident::new("__handlekit_row", Span::mixed_site());
@@ -282,9 +303,7 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
         quote! { ::handlekit_ecs::__private::spawn_each(#world, #bundles, #out) }
     };
     Ok(quote! {
-        #[automatically_derived]
-        impl #impl_generics ::handlekit_ecs::Bundle for #name #type_generics
-        #where_clause
+        #head
         {
             #[inline]
             fn check_unique() {
@@ -345,23 +364,20 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
 }
 
 fn dynamic_bundle_clone(input: &DeriveInput) -> syn::Result<TokenStream> {
+    // The types are only bounded.
     let Destructured {
-        types,
         pattern,
         bindings,
-    } = destructure(input, "DynamicBundleClone")?;
-    let name = &input.ident;
-    let (impl_generics, type_generics, _) = input.generics.split_for_impl();
-    let where_clause = where_clause(input, &types, |ty| {
+        head,
+        ..
+    } = destructure(input, "DynamicBundleClone", |ty| {
         quote_spanned! { ty.span() =>
             #ty: ::handlekit_ecs::Component + ::core::clone::Clone,
         }
-    });
+    })?;
     let builder = Ident::new("__handlekit_builder", Span::mixed_site());
     Ok(quote! {
-        #[automatically_derived]
-        impl #impl_generics ::handlekit_ecs::DynamicBundleClone for #name #type_generics
-        #where_clause
+        #head
         {
             #[inline]
             fn add_to_clone(self, #builder: &mut ::handlekit_ecs::EntityBuilderClone) {

@@ -17,6 +17,7 @@ use handlekit_ecs::{Entity, Storage, With, Without, World};
 use proptest::prelude::*;
 
 mod common;
+use common::Counted;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct A(u32);
@@ -363,15 +364,6 @@ proptest! {
     }
 }
 
-/// A component that counts its drops.
-struct Counted(u32, Arc<AtomicUsize>);
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        self.1.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
 /// A `for` loop whose body panics part way: the items before were visited
 /// once, the world is consistent, the guard's borrows are released, and
 /// every component is dropped once, when the world is.
@@ -380,7 +372,7 @@ fn panicking_loop_body() {
     let n = if cfg!(miri) { 150 } else { 1000 };
     let drops = Arc::new(AtomicUsize::new(0));
     let mut world = World::new();
-    let es = world.spawn_batch((0..n as u32).map(|i| (A(i), Counted(i, drops.clone()))));
+    let es = world.spawn_batch((0..n as u32).map(|i| (A(i), Counted(drops.clone(), i))));
     // Holes, so that the loop crosses runs.
     for &e in es.iter().step_by(7) {
         world.remove_one::<A>(e).unwrap();
@@ -394,9 +386,9 @@ fn panicking_loop_body() {
                 if visited.len() == stop {
                     panic!("the loop body panics");
                 }
-                assert_eq!(a.0 % 10_000, c.0);
+                assert_eq!(a.0 % 10_000, c.1);
                 a.0 += 10_000;
-                visited.push(c.0);
+                visited.push(c.1);
             };
             if shared {
                 for item in world.query::<(&mut A, &Counted)>().iter() {
