@@ -59,10 +59,7 @@ const MAX_FIELDS: usize = 12;
 /// ```
 #[proc_macro_derive(Bundle)]
 pub fn derive_bundle(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    bundle(&input)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    expand(input, bundle)
 }
 
 /// Implements `handlekit_ecs::DynamicBundleClone` for a struct whose fields
@@ -87,10 +84,7 @@ pub fn derive_bundle(input: proc_macro::TokenStream) -> proc_macro::TokenStream 
 /// ```
 #[proc_macro_derive(DynamicBundleClone)]
 pub fn derive_dynamic_bundle_clone(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    dynamic_bundle_clone(&input)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    expand(input, dynamic_bundle_clone)
 }
 
 /// Implements `handlekit_ecs::Query` for a struct or an enum with one
@@ -172,22 +166,64 @@ pub fn derive_dynamic_bundle_clone(input: proc_macro::TokenStream) -> proc_macro
 /// type is not a query.
 #[proc_macro_derive(Query)]
 pub fn derive_query(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    expand(input, query::derive)
+}
+
+/// Parses `input`, derives with `derive`, and turns an error into a compile
+/// error: every derive's entry point.
+fn expand(
+    input: proc_macro::TokenStream,
+    derive: fn(&DeriveInput) -> syn::Result<TokenStream>,
+) -> proc_macro::TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    query::derive(&input)
+    derive(&input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
 
+/// The head of a derived impl of `trait_path` for the input type: its
+/// generics, its own where predicates, then `bound(ty)` for each field's
+/// type in `types` (which spans it on the field, so that a field that does
+/// not meet it is reported there).
+fn impl_head(
+    input: &DeriveInput,
+    trait_path: TokenStream,
+    types: &[&Type],
+    bound: impl Fn(&Type) -> TokenStream,
+) -> TokenStream {
+    let name = &input.ident;
+    let (impl_generics, type_generics, _) = input.generics.split_for_impl();
+    let predicates = input.generics.where_clause.iter();
+    let predicates = predicates.flat_map(|w| w.predicates.iter());
+    let bounds = types.iter().map(|ty| bound(ty));
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #trait_path for #name #type_generics
+        where
+            #(#predicates,)*
+            #(#bounds)*
+    }
+}
+
 /// The struct's fields: their types, the pattern that binds them to
 /// `__handlekit_field_{i}` (`Self { a: __handlekit_field_0, .. }` or
-/// `Self(__handlekit_field_0, ..)`), and those bindings.
+/// `Self(__handlekit_field_0, ..)`), and those bindings; and the head of
+/// the derived impl of the trait of the derive's name.
 struct Destructured<'a> {
     types: Vec<&'a Type>,
     pattern: TokenStream,
     bindings: Vec<Ident>,
+    head: TokenStream,
 }
 
-fn destructure<'a>(input: &'a DeriveInput, derive: &str) -> syn::Result<Destructured<'a>> {
+/// The fields of the struct `input` for `#[derive({derive})]`, whose impl
+/// bounds each field's type with `bound` (see [`impl_head`]); an error for
+/// an enum or a union.
+fn destructure<'a>(
+    input: &'a DeriveInput,
+    derive: &str,
+    bound: impl Fn(&Type) -> TokenStream,
+) -> syn::Result<Destructured<'a>> {
     let fields = match &input.data {
         Data::Struct(data) => &data.fields,
         Data::Enum(data) => {
@@ -213,7 +249,14 @@ fn destructure<'a>(input: &'a DeriveInput, derive: &str) -> syn::Result<Destruct
     let bindings: Vec<Ident> = (0..fields.len())
         .map(|i| format_ident!("__handlekit_field_{}", i, span = Span::mixed_site()))
         .collect();
-    let types = fields.iter().map(|field| &field.ty).collect();
+    let types: Vec<&Type> = fields.iter().map(|field| &field.ty).collect();
+    let trait_name = Ident::new(derive, Span::call_site());
+    let head = impl_head(
+        input,
+        quote! { ::handlekit_ecs::#trait_name },
+        &types,
+        bound,
+    );
     let pattern = match fields {
         Fields::Named(named) => {
             let names = named.named.iter().map(|field| &field.ident);
@@ -226,6 +269,7 @@ fn destructure<'a>(input: &'a DeriveInput, derive: &str) -> syn::Result<Destruct
         types,
         pattern,
         bindings,
+        head,
     })
 }
 
@@ -234,16 +278,10 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
         types,
         pattern,
         bindings,
-    } = destructure(input, "Bundle")?;
-    let name = &input.ident;
-    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
-    // One bound per field, spanned on the field's type, so that a field that
-    // is not a component is reported there.
-    let bounds = types.iter().map(|ty| {
+        head,
+    } = destructure(input, "Bundle", |ty| {
         quote_spanned! { ty.span() => #ty: ::handlekit_ecs::Component, }
-    });
-    let predicates = where_clause.map(|w| w.predicates.iter().map(|p| quote! { #p, }));
-    let predicates = predicates.into_iter().flatten();
+    })?;
     let world = Ident::new("__handlekit_world", Span::mixed_site());
     let entity = Ident::new("__handlekit_entity", Span::mixed_site());
     let row = Ident::new("__handlekit_row", Span::mixed_site());
@@ -265,11 +303,7 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
         quote! { ::handlekit_ecs::__private::spawn_each(#world, #bundles, #out) }
     };
     Ok(quote! {
-        #[automatically_derived]
-        impl #impl_generics ::handlekit_ecs::Bundle for #name #type_generics
-        where
-            #(#predicates)*
-            #(#bounds)*
+        #head
         {
             #[inline]
             fn check_unique() {
@@ -330,27 +364,20 @@ fn bundle(input: &DeriveInput) -> syn::Result<TokenStream> {
 }
 
 fn dynamic_bundle_clone(input: &DeriveInput) -> syn::Result<TokenStream> {
+    // The types are only bounded.
     let Destructured {
-        types,
         pattern,
         bindings,
-    } = destructure(input, "DynamicBundleClone")?;
-    let name = &input.ident;
-    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
-    let bounds = types.iter().map(|ty| {
+        head,
+        ..
+    } = destructure(input, "DynamicBundleClone", |ty| {
         quote_spanned! { ty.span() =>
             #ty: ::handlekit_ecs::Component + ::core::clone::Clone,
         }
-    });
-    let predicates = where_clause.map(|w| w.predicates.iter().map(|p| quote! { #p, }));
-    let predicates = predicates.into_iter().flatten();
+    })?;
     let builder = Ident::new("__handlekit_builder", Span::mixed_site());
     Ok(quote! {
-        #[automatically_derived]
-        impl #impl_generics ::handlekit_ecs::DynamicBundleClone for #name #type_generics
-        where
-            #(#predicates)*
-            #(#bounds)*
+        #head
         {
             #[inline]
             fn add_to_clone(self, #builder: &mut ::handlekit_ecs::EntityBuilderClone) {

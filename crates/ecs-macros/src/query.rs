@@ -151,9 +151,14 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         quote! { #pattern => #build, }
     });
 
-    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
-    let predicates = where_clause.map(|w| w.predicates.iter().map(|p| quote! { #p, }));
-    let predicates = predicates.into_iter().flatten();
+    let type_generics = input.generics.split_for_impl().1;
+    // No bound per field: each field is checked by `assert_query`.
+    let head = crate::impl_head(
+        input,
+        quote! { ::handlekit_ecs::__private::QueryShape },
+        &[],
+        |_| TokenStream::new(),
+    );
     // The type with the item's lifetime in place of the declared one.
     let item_type = match lifetime {
         Some(_) => {
@@ -167,10 +172,7 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         None => quote! { #name #type_generics },
     };
     Ok(quote! {
-        #[automatically_derived]
-        impl #impl_generics ::handlekit_ecs::__private::QueryShape for #name #type_generics
-        where
-            #(#predicates)*
+        #head
         {
             type Shape = #shape;
             type Item<#item_lifetime> = #item_type;

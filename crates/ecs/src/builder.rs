@@ -16,6 +16,7 @@ use std::mem::ManuallyDrop;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 
+use crate::bundle::{DynamicBundle, DynamicBundleClone};
 use crate::world::{Component, ComponentMeta, World};
 use crate::Entity;
 
@@ -40,9 +41,11 @@ struct Entry<X> {
     extra: X,
 }
 
-/// The clone functions of a prefab's entry, for a `T: Clone`.
+/// The clone functions of a prefab's entry, for a `T: Clone`. Not part of
+/// the public API.
+#[doc(hidden)]
 #[derive(Clone, Copy)]
-struct CloneFns {
+pub struct CloneFns {
     /// Clones the pointed-to `T` onto an entity of a world (see
     /// [`put_clone`]).
     put_clone: unsafe fn(*const u8, &mut World, Entity, usize),
@@ -423,8 +426,16 @@ impl<X: Copy> Components<X> {
         self.drain(|value, entry| unsafe { builder.add_moved(entry, value, ()) });
     }
 
-    fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.entries.iter().map(|entry| entry.name)
+    /// The `TypeId`s of the values, in the order they were added.
+    fn types(&self) -> impl Iterator<Item = TypeId> + '_ {
+        self.entries.iter().map(|entry| entry.id)
+    }
+
+    /// Writes the set as the struct `name` of the values' type names: the
+    /// `Debug` of the builders and the built entities.
+    fn debug(&self, f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
+        let names: Vec<&str> = self.entries.iter().map(|entry| entry.name).collect();
+        f.debug_struct(name).field("components", &names).finish()
     }
 }
 
@@ -507,9 +518,26 @@ fn capacity_overflow() -> ! {
     panic!("handlekit-ecs: entity builder: capacity overflow")
 }
 
+/// What a builder keeps per component besides its type's functions:
+/// nothing for an [`EntityBuilder`], the clone functions for an
+/// [`EntityBuilderClone`]. Not part of the public API.
+#[doc(hidden)]
+pub trait Extra: Copy + Send + Sync + 'static {
+    /// The builder's name, for `Debug`.
+    const BUILDER: &'static str;
+}
+
+impl Extra for () {
+    const BUILDER: &'static str = "EntityBuilder";
+}
+
+impl Extra for CloneFns {
+    const BUILDER: &'static str = "EntityBuilderClone";
+}
+
 /// Gathers components one at a time, of types chosen at run time, for one
-/// entity: [`add`](Self::add) them, then [`build`](Self::build) and give
-/// the result to [`World::spawn`] or [`World::insert`]. The builder is
+/// entity: [`add`](Builder::add) them, then [`build`](Builder::build) and
+/// give the result to [`World::spawn`] or [`World::insert`]. The builder is
 /// empty again afterwards and keeps its memory, so one builder serves many
 /// entities without allocating. The components sit type-erased in one
 /// buffer (no allocation per component).
@@ -532,9 +560,38 @@ fn capacity_overflow() -> ! {
 /// assert_eq!(world.count::<&str>(), 3);
 /// assert_eq!(world.count::<f32>(), 2);
 /// ```
-#[derive(Default)]
-pub struct EntityBuilder {
-    components: Components<()>,
+pub type EntityBuilder = Builder<()>;
+
+/// A builder of prefabs: as [`EntityBuilder`], for `Clone` components; its
+/// [`build`](Builder::build) gives a [`BuiltEntityClone`], which spawns a
+/// clone of its components each time ([`World::spawn`]`(&prefab)`).
+///
+/// ```
+/// use handlekit_ecs::{EntityBuilderClone, World};
+///
+/// let mut builder = EntityBuilderClone::new();
+/// builder.add(String::from("goblin")).add(10u32);
+/// let goblin = builder.build();
+/// let mut world = World::new();
+/// let es: Vec<_> = (0..3).map(|_| world.spawn(&goblin)).collect();
+/// *world.get_mut::<u32>(es[0]).unwrap() -= 4;
+/// assert_eq!(*world.get::<u32>(es[0]).unwrap(), 6);
+/// assert_eq!(*world.get::<u32>(es[2]).unwrap(), 10);
+/// ```
+pub type EntityBuilderClone = Builder<CloneFns>;
+
+/// The type of both builders, [`EntityBuilder`] (`X = ()`) and
+/// [`EntityBuilderClone`] (`X` the clone functions of a prefab's
+/// components); name them through those. What they share is written once
+/// here; [`add`](Self::add) and [`build`](Self::build) are each builder's.
+pub struct Builder<X> {
+    components: Components<X>,
+}
+
+impl<X: Extra> Default for Builder<X> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl<X: Copy> Default for Components<X> {
@@ -543,32 +600,20 @@ impl<X: Copy> Default for Components<X> {
     }
 }
 
-impl EntityBuilder {
+impl<X: Extra> Builder<X> {
     /// An empty builder; allocates nothing until a component is added.
     ///
     /// ```
     /// let builder = handlekit_ecs::EntityBuilder::new();
     /// assert!(!builder.has::<u8>());
+    /// let prefab = handlekit_ecs::EntityBuilderClone::new();
+    /// assert!(!prefab.has::<u8>());
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        EntityBuilder {
+        Builder {
             components: Components::new(),
         }
-    }
-
-    /// Adds `component`, replacing (and dropping) the value of its type if
-    /// the builder holds one. Returns the builder, for chaining.
-    ///
-    /// ```
-    /// let mut builder = handlekit_ecs::EntityBuilder::new();
-    /// builder.add(1u8).add(2u16).add(3u8);
-    /// assert_eq!(builder.get::<&u8>(), Some(&3));
-    /// ```
-    #[inline]
-    pub fn add<T: Component>(&mut self, component: T) -> &mut Self {
-        self.components.add(component, ());
-        self
     }
 
     /// Whether the builder holds a `T`.
@@ -577,6 +622,9 @@ impl EntityBuilder {
     /// let mut builder = handlekit_ecs::EntityBuilder::new();
     /// builder.add(1u8);
     /// assert!(builder.has::<u8>() && !builder.has::<u16>());
+    /// let mut prefab = handlekit_ecs::EntityBuilderClone::new();
+    /// prefab.add(1u8);
+    /// assert!(prefab.has::<u8>() && !prefab.has::<u16>());
     /// ```
     #[must_use]
     pub fn has<T: Component>(&self) -> bool {
@@ -591,6 +639,9 @@ impl EntityBuilder {
     /// builder.add(String::from("x"));
     /// assert_eq!(builder.get::<&String>().map(|s| s.as_str()), Some("x"));
     /// assert_eq!(builder.get::<&u8>(), None);
+    /// let mut prefab = handlekit_ecs::EntityBuilderClone::new();
+    /// prefab.add(5i64);
+    /// assert_eq!(prefab.get::<&i64>(), Some(&5));
     /// ```
     #[must_use]
     pub fn get<'a, T: BuilderRefShared<'a>>(&'a self) -> Option<T> {
@@ -605,10 +656,66 @@ impl EntityBuilder {
     /// builder.add(1u32);
     /// *builder.get_mut::<&mut u32>().unwrap() += 1;
     /// assert_eq!(builder.get::<&u32>(), Some(&2));
+    /// let mut prefab = handlekit_ecs::EntityBuilderClone::new();
+    /// prefab.add(vec![1u8]);
+    /// prefab.get_mut::<&mut Vec<u8>>().unwrap().push(2);
+    /// assert_eq!(prefab.get::<&Vec<u8>>().unwrap(), &[1, 2]);
     /// ```
     #[must_use]
     pub fn get_mut<'a, T: BuilderRef<'a>>(&'a mut self) -> Option<T> {
         self.components.get_mut_ref()
+    }
+
+    /// Drops every component held; keeps the memory.
+    ///
+    /// ```
+    /// let mut builder = handlekit_ecs::EntityBuilder::new();
+    /// builder.add(1u8).clear();
+    /// assert!(!builder.has::<u8>());
+    /// let mut prefab = handlekit_ecs::EntityBuilderClone::new();
+    /// prefab.add(1u8).clear();
+    /// assert!(!prefab.has::<u8>());
+    /// ```
+    pub fn clear(&mut self) {
+        self.components.clear();
+    }
+
+    /// The `TypeId`s of the components held, in the order they were added.
+    ///
+    /// ```
+    /// use std::any::TypeId;
+    /// let mut builder = handlekit_ecs::EntityBuilder::new();
+    /// builder.add(1u8).add('c');
+    /// let ids: Vec<TypeId> = builder.component_types().collect();
+    /// assert_eq!(ids, [TypeId::of::<u8>(), TypeId::of::<char>()]);
+    /// let mut prefab = handlekit_ecs::EntityBuilderClone::new();
+    /// prefab.add('c');
+    /// assert_eq!(prefab.component_types().collect::<Vec<_>>(), [TypeId::of::<char>()]);
+    /// ```
+    pub fn component_types(&self) -> impl Iterator<Item = TypeId> + '_ {
+        self.components.types()
+    }
+}
+
+impl<X: Extra> fmt::Debug for Builder<X> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.components.debug(f, X::BUILDER)
+    }
+}
+
+impl Builder<()> {
+    /// Adds `component`, replacing (and dropping) the value of its type if
+    /// the builder holds one. Returns the builder, for chaining.
+    ///
+    /// ```
+    /// let mut builder = handlekit_ecs::EntityBuilder::new();
+    /// builder.add(1u8).add(2u16).add(3u8);
+    /// assert_eq!(builder.get::<&u8>(), Some(&3));
+    /// ```
+    #[inline]
+    pub fn add<T: Component>(&mut self, component: T) -> &mut Self {
+        self.components.add(component, ());
+        self
     }
 
     /// Adds a value of `meta`'s type, which the builder does not hold,
@@ -641,38 +748,6 @@ impl EntityBuilder {
     /// ```
     pub fn build(&mut self) -> BuiltEntity<'_> {
         BuiltEntity { builder: self }
-    }
-
-    /// Drops every component held; keeps the memory.
-    ///
-    /// ```
-    /// let mut builder = handlekit_ecs::EntityBuilder::new();
-    /// builder.add(1u8).clear();
-    /// assert!(!builder.has::<u8>());
-    /// ```
-    pub fn clear(&mut self) {
-        self.components.clear();
-    }
-
-    /// The `TypeId`s of the components held, in the order they were added.
-    ///
-    /// ```
-    /// use std::any::TypeId;
-    /// let mut builder = handlekit_ecs::EntityBuilder::new();
-    /// builder.add(1u8).add('c');
-    /// let ids: Vec<TypeId> = builder.component_types().collect();
-    /// assert_eq!(ids, [TypeId::of::<u8>(), TypeId::of::<char>()]);
-    /// ```
-    pub fn component_types(&self) -> impl Iterator<Item = TypeId> + '_ {
-        self.components.entries.iter().map(|entry| entry.id)
-    }
-}
-
-impl fmt::Debug for EntityBuilder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EntityBuilder")
-            .field("components", &self.components.names().collect::<Vec<_>>())
-            .finish()
     }
 }
 
@@ -713,17 +788,21 @@ impl Drop for BuiltEntity<'_> {
     }
 }
 
-impl BuiltEntity<'_> {
-    /// Moves every component onto `entity` (at `row`) of `world`, and
-    /// leaves the builder empty.
-    pub(crate) fn put_all(self, world: &mut World, entity: Entity, row: usize) {
+impl DynamicBundle for BuiltEntity<'_> {
+    #[inline]
+    fn dynamic_check(&self) {
+        // The builder's types are distinct (it replaces on `add`).
+    }
+
+    /// Moves every component onto the entity, and leaves the builder empty.
+    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
         let mut this = ManuallyDrop::new(self);
         this.builder.components.put_all(world, entity, row);
     }
 
     /// Moves every component into `builder`, replacing the values of the
     /// same types there, and leaves this builder empty.
-    pub(crate) fn move_into(self, builder: &mut EntityBuilder) {
+    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
         let mut this = ManuallyDrop::new(self);
         this.builder.components.move_to(&mut builder.components);
     }
@@ -731,50 +810,11 @@ impl BuiltEntity<'_> {
 
 impl fmt::Debug for BuiltEntity<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BuiltEntity")
-            .field(
-                "components",
-                &self.builder.components.names().collect::<Vec<_>>(),
-            )
-            .finish()
+        self.builder.components.debug(f, "BuiltEntity")
     }
 }
 
-/// A builder of prefabs: as [`EntityBuilder`], for `Clone` components; its
-/// [`build`](Self::build) gives a [`BuiltEntityClone`], which spawns a clone
-/// of its components each time ([`World::spawn`]`(&prefab)`).
-///
-/// ```
-/// use handlekit_ecs::{EntityBuilderClone, World};
-///
-/// let mut builder = EntityBuilderClone::new();
-/// builder.add(String::from("goblin")).add(10u32);
-/// let goblin = builder.build();
-/// let mut world = World::new();
-/// let es: Vec<_> = (0..3).map(|_| world.spawn(&goblin)).collect();
-/// *world.get_mut::<u32>(es[0]).unwrap() -= 4;
-/// assert_eq!(*world.get::<u32>(es[0]).unwrap(), 6);
-/// assert_eq!(*world.get::<u32>(es[2]).unwrap(), 10);
-/// ```
-#[derive(Default)]
-pub struct EntityBuilderClone {
-    components: Components<CloneFns>,
-}
-
-impl EntityBuilderClone {
-    /// An empty builder; allocates nothing until a component is added.
-    ///
-    /// ```
-    /// let builder = handlekit_ecs::EntityBuilderClone::new();
-    /// assert!(!builder.has::<u8>());
-    /// ```
-    #[must_use]
-    pub const fn new() -> Self {
-        EntityBuilderClone {
-            components: Components::new(),
-        }
-    }
-
+impl Builder<CloneFns> {
     /// Adds `component`, replacing (and dropping) the value of its type if
     /// the builder holds one. Returns the builder, for chaining.
     ///
@@ -795,45 +835,6 @@ impl EntityBuilderClone {
         self
     }
 
-    /// Whether the builder holds a `T`.
-    ///
-    /// ```
-    /// let mut builder = handlekit_ecs::EntityBuilderClone::new();
-    /// builder.add(1u8);
-    /// assert!(builder.has::<u8>() && !builder.has::<u16>());
-    /// ```
-    #[must_use]
-    pub fn has<T: Component>(&self) -> bool {
-        self.components.has::<T>()
-    }
-
-    /// The component of type `C` if the builder holds one, where `T` is
-    /// `&C`.
-    ///
-    /// ```
-    /// let mut builder = handlekit_ecs::EntityBuilderClone::new();
-    /// builder.add(5i64);
-    /// assert_eq!(builder.get::<&i64>(), Some(&5));
-    /// ```
-    #[must_use]
-    pub fn get<'a, T: BuilderRefShared<'a>>(&'a self) -> Option<T> {
-        self.components.get_ref()
-    }
-
-    /// The component of type `C` if the builder holds one, where `T` is
-    /// `&mut C` (or `&C`).
-    ///
-    /// ```
-    /// let mut builder = handlekit_ecs::EntityBuilderClone::new();
-    /// builder.add(vec![1u8]);
-    /// builder.get_mut::<&mut Vec<u8>>().unwrap().push(2);
-    /// assert_eq!(builder.get::<&Vec<u8>>().unwrap(), &[1, 2]);
-    /// ```
-    #[must_use]
-    pub fn get_mut<'a, T: BuilderRef<'a>>(&'a mut self) -> Option<T> {
-        self.components.get_mut_ref()
-    }
-
     /// The prefab: the builder's components, which [`World::spawn`]`(&prefab)`
     /// clones onto each new entity.
     ///
@@ -851,37 +852,6 @@ impl EntityBuilderClone {
         BuiltEntityClone {
             components: self.components,
         }
-    }
-
-    /// Drops every component held; keeps the memory.
-    ///
-    /// ```
-    /// let mut builder = handlekit_ecs::EntityBuilderClone::new();
-    /// builder.add(1u8).clear();
-    /// assert!(!builder.has::<u8>());
-    /// ```
-    pub fn clear(&mut self) {
-        self.components.clear();
-    }
-
-    /// The `TypeId`s of the components held, in the order they were added.
-    ///
-    /// ```
-    /// use std::any::TypeId;
-    /// let mut builder = handlekit_ecs::EntityBuilderClone::new();
-    /// builder.add('c');
-    /// assert_eq!(builder.component_types().collect::<Vec<_>>(), [TypeId::of::<char>()]);
-    /// ```
-    pub fn component_types(&self) -> impl Iterator<Item = TypeId> + '_ {
-        self.components.entries.iter().map(|entry| entry.id)
-    }
-}
-
-impl fmt::Debug for EntityBuilderClone {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EntityBuilderClone")
-            .field("components", &self.components.names().collect::<Vec<_>>())
-            .finish()
     }
 }
 
@@ -918,25 +888,32 @@ impl BuiltEntityClone {
     /// assert_eq!(prefab.component_types().collect::<Vec<_>>(), [TypeId::of::<u8>()]);
     /// ```
     pub fn component_types(&self) -> impl Iterator<Item = TypeId> + '_ {
-        self.components.entries.iter().map(|entry| entry.id)
+        self.components.types()
     }
 }
 
-impl BuiltEntityClone {
-    /// Puts a clone of every component onto `entity` (at `row`) of `world`.
-    pub(crate) fn put_clones(&self, world: &mut World, entity: Entity, row: usize) {
+impl DynamicBundle for &BuiltEntityClone {
+    #[inline]
+    fn dynamic_check(&self) {
+        // The prefab's types are distinct (its builder replaces on `add`).
+    }
+
+    /// Puts a clone of every component onto the entity.
+    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
         self.components.put_clones(world, entity, row);
     }
 
     /// Adds a clone of every component to `builder`, replacing the values
     /// of the same types there.
-    pub(crate) fn clone_into_builder(&self, builder: &mut EntityBuilder) {
+    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
         self.components.clone_into(&mut builder.components, |_| ());
     }
+}
 
+impl DynamicBundleClone for &BuiltEntityClone {
     /// Adds a clone of every component to the prefab builder `builder`,
     /// replacing the values of the same types there.
-    pub(crate) fn clone_into_prefab(&self, builder: &mut EntityBuilderClone) {
+    fn add_to_clone(self, builder: &mut EntityBuilderClone) {
         self.components
             .clone_into(&mut builder.components, |fns| fns);
     }
@@ -952,9 +929,7 @@ impl Clone for BuiltEntityClone {
 
 impl fmt::Debug for BuiltEntityClone {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BuiltEntityClone")
-            .field("components", &self.components.names().collect::<Vec<_>>())
-            .finish()
+        self.components.debug(f, "BuiltEntityClone")
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::any::{type_name, TypeId};
 
-use crate::builder::{BuiltEntity, BuiltEntityClone, EntityBuilder, EntityBuilderClone};
+use crate::builder::{EntityBuilder, EntityBuilderClone};
 use crate::storage::BatchWriter;
 use crate::world::{disjoint_columns, typed_column, Component, World};
 use crate::{ComponentError, Entity, NoSuchEntity, SpawnError};
@@ -382,14 +382,15 @@ impl World {
     }
 }
 
-/// The builders' calls that take bundles, and the built entities as
-/// bundles: what spawns or adds them. (The builders themselves are in
-/// `builder.rs`, which needs nothing of this file.)
+/// The builders' calls that take bundles. (The builders themselves, and
+/// the built entities as bundles, are in `builder.rs`.)
 impl EntityBuilder {
     /// Adds every component of `bundle` (a tuple, a derived
-    /// [`Bundle`](crate::Bundle), another builder's [`BuiltEntity`], or a
-    /// `&`[`BuiltEntityClone`], which adds clones), replacing the values of
-    /// the same types. Returns the builder, for chaining.
+    /// [`Bundle`](crate::Bundle), another builder's
+    /// [`BuiltEntity`](crate::BuiltEntity), or a
+    /// `&`[`BuiltEntityClone`](crate::BuiltEntityClone), which adds clones),
+    /// replacing the values of the same types. Returns the builder, for
+    /// chaining.
     ///
     /// # Panics
     ///
@@ -412,9 +413,10 @@ impl EntityBuilder {
 
 impl EntityBuilderClone {
     /// Adds every component of `bundle` (a tuple of `Clone` components, a
-    /// struct deriving [`DynamicBundleClone`], or a `&`[`BuiltEntityClone`],
-    /// whose components are cloned), replacing the values of the same types.
-    /// Returns the builder, for chaining.
+    /// struct deriving [`DynamicBundleClone`], or a
+    /// `&`[`BuiltEntityClone`](crate::BuiltEntityClone), whose components
+    /// are cloned), replacing the values of the same types. Returns the
+    /// builder, for chaining.
     ///
     /// # Panics
     ///
@@ -434,42 +436,6 @@ impl EntityBuilderClone {
     pub fn add_bundle(&mut self, bundle: impl DynamicBundleClone) -> &mut Self {
         bundle.add_to_clone(self);
         self
-    }
-}
-
-impl DynamicBundle for BuiltEntity<'_> {
-    #[inline]
-    fn dynamic_check(&self) {
-        // The builder's types are distinct (it replaces on `add`).
-    }
-
-    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
-        self.put_all(world, entity, row);
-    }
-
-    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
-        self.move_into(builder);
-    }
-}
-
-impl DynamicBundle for &BuiltEntityClone {
-    #[inline]
-    fn dynamic_check(&self) {
-        // The builder's types are distinct (it replaces on `add`).
-    }
-
-    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
-        self.put_clones(world, entity, row);
-    }
-
-    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
-        self.clone_into_builder(builder);
-    }
-}
-
-impl DynamicBundleClone for &BuiltEntityClone {
-    fn add_to_clone(self, builder: &mut EntityBuilderClone) {
-        self.clone_into_prefab(builder);
     }
 }
 
@@ -584,7 +550,7 @@ pub fn has<T: Component>(world: &World, entity: Entity, row: usize) -> Result<()
 }
 
 macro_rules! bundle_tuple {
-    ($(($name:ident, $writer:ident)),*) => {
+    ($(($name:ident, $writer:ident))*) => {
         impl<$($name: Component),*> Bundle for ($($name,)*) {
             #[inline]
             fn check_unique() {
@@ -662,71 +628,4 @@ macro_rules! bundle_tuple {
     };
 }
 
-bundle_tuple!();
-bundle_tuple!((A, a));
-bundle_tuple!((A, a), (B, b));
-bundle_tuple!((A, a), (B, b), (C, c));
-bundle_tuple!((A, a), (B, b), (C, c), (D, d));
-bundle_tuple!((A, a), (B, b), (C, c), (D, d), (E, e));
-bundle_tuple!((A, a), (B, b), (C, c), (D, d), (E, e), (F, f));
-bundle_tuple!((A, a), (B, b), (C, c), (D, d), (E, e), (F, f), (G, g));
-bundle_tuple!(
-    (A, a),
-    (B, b),
-    (C, c),
-    (D, d),
-    (E, e),
-    (F, f),
-    (G, g),
-    (H, h)
-);
-bundle_tuple!(
-    (A, a),
-    (B, b),
-    (C, c),
-    (D, d),
-    (E, e),
-    (F, f),
-    (G, g),
-    (H, h),
-    (I, i)
-);
-bundle_tuple!(
-    (A, a),
-    (B, b),
-    (C, c),
-    (D, d),
-    (E, e),
-    (F, f),
-    (G, g),
-    (H, h),
-    (I, i),
-    (J, j)
-);
-bundle_tuple!(
-    (A, a),
-    (B, b),
-    (C, c),
-    (D, d),
-    (E, e),
-    (F, f),
-    (G, g),
-    (H, h),
-    (I, i),
-    (J, j),
-    (K, k)
-);
-bundle_tuple!(
-    (A, a),
-    (B, b),
-    (C, c),
-    (D, d),
-    (E, e),
-    (F, f),
-    (G, g),
-    (H, h),
-    (I, i),
-    (J, j),
-    (K, k),
-    (L, l)
-);
+for_each_tuple!(bundle_tuple);

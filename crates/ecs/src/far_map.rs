@@ -181,11 +181,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig {
-            cases: if cfg!(miri) { 4 } else { 256 },
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        })]
+        #![proptest_config(crate::test_config::proptest_config(4, 256))]
 
         /// The map against a `HashMap` model.
         #[test]

@@ -401,6 +401,25 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![doc(test(attr(deny(warnings))))]
 
+/// Calls `$impl!` once per tuple size the crate implements its traits for,
+/// 0 to 12, with the elements as `(TypeParam, binding)` pairs: the tuple
+/// impls are written once (as hecs writes them), in `bundle.rs` and
+/// `query.rs`.
+macro_rules! for_each_tuple {
+    ($impl:ident) => {
+        for_each_tuple!(@ $impl []
+            (A, a) (B, b) (C, c) (D, d) (E, e) (F, f)
+            (G, g) (H, h) (I, i) (J, j) (K, k) (L, l));
+    };
+    (@ $impl:ident [$($done:tt)*]) => {
+        $impl!($($done)*);
+    };
+    (@ $impl:ident [$($done:tt)*] $next:tt $($rest:tt)*) => {
+        $impl!($($done)*);
+        for_each_tuple!(@ $impl [$($done)* $next] $($rest)*);
+    };
+}
+
 mod access;
 mod builder;
 mod bundle;
@@ -420,10 +439,17 @@ mod storage;
 mod take;
 mod world;
 
+/// The proptest settings of the unit tests, shared with the integration
+/// tests.
+#[cfg(test)]
+#[path = "../tests/common/config.rs"]
+mod test_config;
+
 #[doc(hidden)]
 pub use access::{Access, Accesses};
 pub use builder::{
-    BuilderRef, BuilderRefShared, BuiltEntity, BuiltEntityClone, EntityBuilder, EntityBuilderClone,
+    Builder, BuilderRef, BuilderRefShared, BuiltEntity, BuiltEntityClone, EntityBuilder,
+    EntityBuilderClone,
 };
 pub use bundle::{Bundle, DynamicBundle, DynamicBundleClone};
 pub use column::{Column, ColumnMut};

@@ -232,43 +232,100 @@ fn access_of<T: Component>(world: &World, exclusive: bool, out: &mut Accesses) {
     });
 }
 
-/// The query behind `&T`: reads `T`'s column. `&T` is a [`Query`] as a
-/// [`QueryShape`] whose shape is `Read<T>` (so that the blanket impl of
-/// `Query` for every `QueryShape`, which derived queries go through, does
-/// not overlap an impl for `&T`). Not part of the public API.
+/// How a column query reaches its values: [`Shared`] (`&T`, under the
+/// column's shared borrow) or [`Exclusive`] (`&mut T`, under its exclusive
+/// borrow). Not part of the public API.
 #[doc(hidden)]
-pub struct Read<T>(PhantomData<fn() -> T>);
+pub trait RefKind: 'static {
+    /// Whether the query writes the column.
+    const EXCLUSIVE: bool;
+    /// The reference the query yields: `&'a T` or `&'a mut T`.
+    type Ref<'a, T: 'a>;
+    /// The reference to the value at `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` points to an initialized `T`, and the column borrow of this
+    /// kind is held for `'a`; for [`Exclusive`], no other reference to the
+    /// value exists (no other item of the row is alive).
+    unsafe fn from_ptr<'a, T: 'a>(ptr: *mut T) -> Self::Ref<'a, T>;
+}
 
-/// The query behind `&mut T`: writes `T`'s column (see [`Read`]). Not part
-/// of the public API.
+/// Reads: the kind of `&T`. Not part of the public API.
 #[doc(hidden)]
-pub struct Write<T>(PhantomData<fn() -> T>);
+pub enum Shared {}
 
-impl<T: Component> QueryShape for &T {
-    type Shape = Read<T>;
-    type Item<'a> = &'a T;
+/// Writes: the kind of `&mut T`. Not part of the public API.
+#[doc(hidden)]
+pub enum Exclusive {}
+
+impl RefKind for Shared {
+    const EXCLUSIVE: bool = false;
+    type Ref<'a, T: 'a> = &'a T;
     #[inline(always)]
-    fn from_shape<'a>(item: <Read<T> as Query>::Item<'a>) -> Self::Item<'a> {
+    unsafe fn from_ptr<'a, T: 'a>(ptr: *mut T) -> &'a T {
+        // SAFETY: the caller's contract.
+        unsafe { &*ptr }
+    }
+}
+
+impl RefKind for Exclusive {
+    const EXCLUSIVE: bool = true;
+    type Ref<'a, T: 'a> = &'a mut T;
+    #[inline(always)]
+    unsafe fn from_ptr<'a, T: 'a>(ptr: *mut T) -> &'a mut T {
+        // SAFETY: the caller's contract.
+        unsafe { &mut *ptr }
+    }
+}
+
+/// `&T` or `&mut T`, a reference to a component: the element queries that
+/// read or write one column, alone or in an `Option`. Not part of the
+/// public API.
+#[doc(hidden)]
+pub trait ColumnRef {
+    /// The component type.
+    type Component: Component;
+    /// How the column is reached.
+    type Kind: RefKind;
+}
+
+impl<T: Component> ColumnRef for &T {
+    type Component = T;
+    type Kind = Shared;
+}
+
+impl<T: Component> ColumnRef for &mut T {
+    type Component = T;
+    type Kind = Exclusive;
+}
+
+/// The query behind `&T` and `&mut T`: reads or writes `T`'s column, as
+/// `K` says. A reference is a [`Query`] as a [`QueryShape`] whose shape is
+/// this (so that the blanket impl of `Query` for every `QueryShape`, which
+/// derived queries go through, does not overlap an impl for references).
+/// Not part of the public API.
+#[doc(hidden)]
+pub struct ColumnQuery<T, K>(PhantomData<fn() -> (T, K)>);
+
+impl<R: ColumnRef> QueryShape for R {
+    type Shape = ColumnQuery<R::Component, R::Kind>;
+    type Item<'a> = <R::Kind as RefKind>::Ref<'a, R::Component>;
+    #[inline(always)]
+    fn from_shape<'a>(item: Self::Item<'a>) -> Self::Item<'a> {
         item
     }
 }
 
-impl<T: Component> QueryShape for &mut T {
-    type Shape = Write<T>;
-    type Item<'a> = &'a mut T;
-    #[inline(always)]
-    fn from_shape<'a>(item: <Write<T> as Query>::Item<'a>) -> Self::Item<'a> {
-        item
-    }
-}
-
-// SAFETY: reads through a view of `T`'s column under a shared borrow.
-unsafe impl<T: Component> Query for Read<T> {
-    type Item<'a> = &'a T;
+// SAFETY: reads (`Shared`) or writes (`Exclusive`) through a view of `T`'s
+// column under the borrow of that kind, which `access` lists; each row's
+// item is made once.
+unsafe impl<T: Component, K: RefKind> Query for ColumnQuery<T, K> {
+    type Item<'a> = K::Ref<'a, T>;
     type Fetch = Fetch<T>;
     const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Accesses) {
-        access_of::<T>(world, false, out);
+        access_of::<T>(world, K::EXCLUSIVE, out);
     }
     fn required(world: &World, out: &mut Required) {
         required_of::<T>(world, out);
@@ -292,9 +349,10 @@ unsafe impl<T: Component> Query for Read<T> {
         fetch.0.words(words)
     }
     #[inline]
-    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> &'a T {
-        // SAFETY: the row has the component, the shared borrow is held.
-        unsafe { &*fetch.0.get_unchecked(row) }
+    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
+        // SAFETY: the row has the component, the borrow is held, and no
+        // other item of the row exists.
+        unsafe { K::from_ptr(fetch.0.get_unchecked(row)) }
     }
     fn all_dense(fetch: &Self::Fetch) -> bool {
         fetch.0.is_dense()
@@ -311,157 +369,58 @@ unsafe impl<T: Component> Query for Read<T> {
         unsafe { NonNull::new_unchecked(fetch.0.get_unchecked(base)) }
     }
     #[inline]
-    unsafe fn get_in_word<'a>(word: &NonNull<T>, i: usize) -> &'a T {
-        let slot = word.as_ptr().wrapping_add(i);
-        // Said non-null, the `Option` check of a `for` loop folds away.
-        // SAFETY: the run's slots are consecutive and initialized (so `slot`
-        // is not null), and the shared borrow is held.
-        unsafe {
-            std::hint::assert_unchecked(!slot.is_null());
-            &*slot
-        }
-    }
-    #[inline]
-    unsafe fn get_one<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a T> {
-        // SAFETY: the row is alive; a pointer found is to the row's
-        // component, and the shared borrow is held.
-        unsafe { fetch.0.lookup(row).map(|value| &*value) }
-    }
-}
-
-// SAFETY: writes through a view of `T`'s column under the exclusive borrow;
-// each row's item is made once.
-unsafe impl<T: Component> Query for Write<T> {
-    type Item<'a> = &'a mut T;
-    type Fetch = Fetch<T>;
-    const BORROWS: usize = 1;
-    fn access(world: &World, out: &mut Accesses) {
-        access_of::<T>(world, true, out);
-    }
-    fn required(world: &World, out: &mut Required) {
-        required_of::<T>(world, out);
-    }
-    fn fetch(world: &World) -> Option<Self::Fetch> {
-        view_of::<T>(world).map(Fetch)
-    }
-    #[inline]
-    unsafe fn mask(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
-        // SAFETY: forwarded.
-        unsafe { fetch.0.mask(word, candidates) }
-    }
-    #[inline]
-    unsafe fn mask_dense(fetch: &Self::Fetch, word: usize, candidates: u64) -> u64 {
-        // SAFETY: the view is dense and the word within its words (the
-        // caller's contract).
-        unsafe { fetch.0.dense_mask_unchecked(word, candidates) }
-    }
-    #[inline]
-    fn words(fetch: &Self::Fetch, words: Range<usize>) -> Range<usize> {
-        fetch.0.words(words)
-    }
-    #[inline]
-    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> &'a mut T {
-        // SAFETY: the row has the component, the exclusive borrow is held,
-        // and no other item of the row exists.
-        unsafe { &mut *fetch.0.get_unchecked(row) }
-    }
-    fn all_dense(fetch: &Self::Fetch) -> bool {
-        fetch.0.is_dense()
-    }
-    fn every_live_row(fetch: &Self::Fetch) -> bool {
-        fetch.0.every_live_row()
-    }
-    type Word = NonNull<T>;
-    #[inline]
-    unsafe fn word(fetch: &Self::Fetch, base: usize) -> NonNull<T> {
-        // A dense view's slots of the run's rows follow this one.
-        // SAFETY: the row has the component (the caller's contract), so this
-        // points to its value and is not null.
-        unsafe { NonNull::new_unchecked(fetch.0.get_unchecked(base)) }
-    }
-    #[inline]
-    unsafe fn get_in_word<'a>(word: &NonNull<T>, i: usize) -> &'a mut T {
+    unsafe fn get_in_word<'a>(word: &NonNull<T>, i: usize) -> Self::Item<'a> {
         let slot = word.as_ptr().wrapping_add(i);
         // The slots of the run's rows are consecutive in the column (so
         // `slot` is not null: the check of the item's `Option` in a `for`
-        // loop folds away) and initialized; the exclusive borrow is held.
+        // loop folds away) and initialized; the borrow is held.
         // SAFETY: and no other item of the row exists.
         unsafe {
             std::hint::assert_unchecked(!slot.is_null());
-            &mut *slot
+            K::from_ptr(slot)
         }
     }
     #[inline]
-    unsafe fn get_one<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a mut T> {
+    unsafe fn get_one<'a>(fetch: &Self::Fetch, row: usize) -> Option<Self::Item<'a>> {
         // The row is alive; a pointer found is to the row's component.
-        // SAFETY: the exclusive borrow is held, and no other item of the
-        // row exists (the caller's contract).
-        unsafe { fetch.0.lookup(row).map(|value| &mut *value) }
+        // SAFETY: the borrow is held, and no other item of the row exists
+        // (the caller's contract).
+        unsafe { fetch.0.lookup(row).map(|value| K::from_ptr(value)) }
     }
 }
 
-// SAFETY: as `&T`, for the rows that have the component.
-unsafe impl<T: Component> Query for Option<&T> {
-    type Item<'a> = Option<&'a T>;
-    type Fetch = OptionFetch<T>;
+// SAFETY: as the reference's query, for the rows that have the component.
+unsafe impl<R: ColumnRef> Query for Option<R> {
+    type Item<'a> = Option<<R::Kind as RefKind>::Ref<'a, R::Component>>;
+    type Fetch = OptionFetch<R::Component>;
     const BORROWS: usize = 1;
     fn access(world: &World, out: &mut Accesses) {
-        access_of::<T>(world, false, out);
+        access_of::<R::Component>(world, R::Kind::EXCLUSIVE, out);
     }
     fn fetch(world: &World) -> Option<Self::Fetch> {
-        Some(OptionFetch(view_of::<T>(world)))
+        Some(OptionFetch(view_of::<R::Component>(world)))
     }
     #[inline]
     unsafe fn mask(_: &Self::Fetch, _: usize, candidates: u64) -> u64 {
         candidates
     }
     #[inline]
-    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a T> {
+    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Self::Item<'a> {
         let view = fetch.0.as_ref()?;
-        // SAFETY: the row is alive (in the window); the shared borrow is held.
-        unsafe { view.has(row).then(|| &*view.get_unchecked(row)) }
+        // SAFETY: the row is alive (in the window); the borrow is held and
+        // no other item of the row exists.
+        unsafe {
+            view.has(row)
+                .then(|| R::Kind::from_ptr(view.get_unchecked(row)))
+        }
     }
-    type Word = (OptionFetch<T>, usize);
+    type Word = (Self::Fetch, usize);
     #[inline]
     unsafe fn word(fetch: &Self::Fetch, base: usize) -> Self::Word {
         (*fetch, base)
     }
     #[inline]
-    unsafe fn get_in_word<'a>(&(fetch, base): &Self::Word, i: usize) -> Option<&'a T> {
-        // SAFETY: forwarded (row `base + i` of the word).
-        unsafe { Self::get(&fetch, base + i) }
-    }
-}
-
-// SAFETY: as `&mut T`, for the rows that have the component.
-unsafe impl<T: Component> Query for Option<&mut T> {
-    type Item<'a> = Option<&'a mut T>;
-    type Fetch = OptionFetch<T>;
-    const BORROWS: usize = 1;
-    fn access(world: &World, out: &mut Accesses) {
-        access_of::<T>(world, true, out);
-    }
-    fn fetch(world: &World) -> Option<Self::Fetch> {
-        Some(OptionFetch(view_of::<T>(world)))
-    }
-    #[inline]
-    unsafe fn mask(_: &Self::Fetch, _: usize, candidates: u64) -> u64 {
-        candidates
-    }
-    #[inline]
-    unsafe fn get<'a>(fetch: &Self::Fetch, row: usize) -> Option<&'a mut T> {
-        let view = fetch.0.as_ref()?;
-        // SAFETY: the row is alive (in the window); the exclusive borrow is
-        // held and no other item of the row exists.
-        unsafe { view.has(row).then(|| &mut *view.get_unchecked(row)) }
-    }
-    type Word = (OptionFetch<T>, usize);
-    #[inline]
-    unsafe fn word(fetch: &Self::Fetch, base: usize) -> Self::Word {
-        (*fetch, base)
-    }
-    #[inline]
-    unsafe fn get_in_word<'a>(&(fetch, base): &Self::Word, i: usize) -> Option<&'a mut T> {
+    unsafe fn get_in_word<'a>(&(fetch, base): &Self::Word, i: usize) -> Self::Item<'a> {
         // SAFETY: forwarded (row `base + i` of the word).
         unsafe { Self::get(&fetch, base + i) }
     }
@@ -817,7 +776,7 @@ pub(crate) unsafe fn side_mask<Q: Query>(
 }
 
 macro_rules! query_tuple {
-    ($($name:ident),*) => {
+    ($(($name:ident, $_binding:ident))*) => {
         // SAFETY: the union of the elements' accesses; each element makes
         // one item per row.
         unsafe impl<$($name: Query),*> Query for ($($name,)*) {
@@ -899,19 +858,7 @@ macro_rules! query_tuple {
     };
 }
 
-query_tuple!();
-query_tuple!(A);
-query_tuple!(A, B);
-query_tuple!(A, B, C);
-query_tuple!(A, B, C, D);
-query_tuple!(A, B, C, D, E);
-query_tuple!(A, B, C, D, E, F);
-query_tuple!(A, B, C, D, E, F, G);
-query_tuple!(A, B, C, D, E, F, G, H);
-query_tuple!(A, B, C, D, E, F, G, H, I);
-query_tuple!(A, B, C, D, E, F, G, H, I, J);
-query_tuple!(A, B, C, D, E, F, G, H, I, J, K);
-query_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
+for_each_tuple!(query_tuple);
 
 /// The accesses of `Q`, checked for a column borrowed mutably twice or both
 /// mutably and shared (which would alias within one item).

@@ -2043,21 +2043,8 @@ mod sparse_tests {
         ]
     }
 
-    fn cases() -> u32 {
-        if cfg!(miri) {
-            4
-        } else {
-            256
-        }
-    }
-
     proptest! {
-        #![proptest_config(ProptestConfig {
-            cases: cases(),
-            // No file of failures: Miri runs isolated from the file system.
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        })]
+        #![proptest_config(crate::test_config::proptest_config(4, 256))]
 
         /// A sparse set against a `HashMap` model, with indices both below
         /// and far past its flat index: the same values found, and the flat

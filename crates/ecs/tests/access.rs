@@ -398,11 +398,7 @@ fn batches_run_on_threads() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 3 } else { 96 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::proptest_config(3, 96))]
 
     /// `Or` and batches against a model of which entity has which
     /// component, over random spawns, inserts, removals and despawns.

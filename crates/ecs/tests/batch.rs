@@ -9,17 +9,11 @@ use std::sync::Arc;
 
 use handlekit_ecs::{Entity, Order, Storage, World};
 
+mod common;
+use common::Counted;
+
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Tag(u32);
-
-/// Counts drops.
-struct Counted(Arc<AtomicUsize>);
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
 
 #[test]
 fn batch_matches_single_spawns() {
@@ -90,7 +84,7 @@ fn panic_midway_keeps_the_spawned_entities() {
     let result = catch_unwind(AssertUnwindSafe(|| {
         world.spawn_batch((0..100u32).map(|i| {
             assert!(i != 70, "intentional: the iterator panics");
-            (i, Counted(drops.clone()))
+            (i, Counted(drops.clone(), i))
         }))
     }));
     assert!(result.is_err());
@@ -114,7 +108,7 @@ fn rows_full_midway_panics_with_the_limit() {
     let drops = Arc::new(AtomicUsize::new(0));
     let mut world = World::with_max_rows(100);
     let result = catch_unwind(AssertUnwindSafe(|| {
-        world.spawn_batch((0..150u32).map(|i| (i, Counted(drops.clone()))))
+        world.spawn_batch((0..150u32).map(|i| (i, Counted(drops.clone(), i))))
     }));
     let payload = result.unwrap_err();
     let message = payload

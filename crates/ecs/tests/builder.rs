@@ -12,6 +12,8 @@ use std::sync::Arc;
 use handlekit_ecs::{EntityBuilder, EntityBuilderClone, World};
 use proptest::prelude::*;
 
+mod common;
+
 /// Counts its drops in a shared counter; its `Drop` panics if `panics`.
 #[derive(Debug)]
 struct Counted<const K: usize> {
@@ -557,11 +559,7 @@ fn set(builder: &mut EntityBuilder, t: u8, v: u32) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::proptest_config(4, 256))]
 
     /// A builder against a map of type → value, and the spawned entities
     /// against the maps they were spawned from; every `Counted` made is

@@ -6,6 +6,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use handlekit_ecs::{Entity, Order, Storage, World};
 use proptest::prelude::*;
 
+mod common;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct A(u32);
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,14 +43,6 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<u8>().prop_map(Op::Collect),
         1 => Just(Op::Compact),
     ]
-}
-
-fn cases() -> u32 {
-    if cfg!(miri) {
-        3
-    } else {
-        256
-    }
 }
 
 /// Operations per case: fewer under Miri.
@@ -87,20 +81,19 @@ fn check<T: handlekit_ecs::Component + PartialEq + std::fmt::Debug>(world: &Worl
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-            cases: cases(),
-            // No file of failures: Miri runs isolated from the file system.
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        })]
+    #![proptest_config(common::proptest_config(3, 256))]
 
     #[test]
     fn runs_agree_with_queries(ops in prop::collection::vec(op(), ops())) {
         let mut world = World::with_max_rows(if cfg!(miri) { 512 } else { 4096 });
         world.register::<B>(Storage::Sparse);
         let mut known: Vec<Entity> = Vec::new();
-        let pick = |known: &[Entity], i: u8| {
-            (!known.is_empty()).then(|| known[usize::from(i) % known.len()])
+        // Runs `f` on a known entity picked by `i`, if there is one; its
+        // result is ignored (the entity may be dead).
+        let on = |world: &mut World, known: &[Entity], i: u8, f: &dyn Fn(&mut World, Entity)| {
+            if !known.is_empty() {
+                f(world, known[usize::from(i) % known.len()]);
+            }
         };
         for op in ops {
             match op {
@@ -122,36 +115,12 @@ proptest! {
                     let n = usize::from(n % most).min(world.max_rows() - world.row_count());
                     known.extend(world.spawn_batch((0..n as u32).map(|i| (A(i), C(Box::new(i as u16))))));
                 }
-                Op::Despawn(i) => {
-                    if let Some(e) = pick(&known, i) {
-                        let _ = world.despawn(e);
-                    }
-                }
-                Op::InsertA(i, v) => {
-                    if let Some(e) = pick(&known, i) {
-                        let _ = world.insert_one(e, A(v));
-                    }
-                }
-                Op::RemoveA(i) => {
-                    if let Some(e) = pick(&known, i) {
-                        let _ = world.remove_one::<A>(e);
-                    }
-                }
-                Op::InsertB(i, v) => {
-                    if let Some(e) = pick(&known, i) {
-                        let _ = world.insert_one(e, B(v));
-                    }
-                }
-                Op::RemoveB(i) => {
-                    if let Some(e) = pick(&known, i) {
-                        let _ = world.remove_one::<B>(e);
-                    }
-                }
-                Op::RemoveC(i) => {
-                    if let Some(e) = pick(&known, i) {
-                        let _ = world.remove_one::<C>(e);
-                    }
-                }
+                Op::Despawn(i) => on(&mut world, &known, i, &|w, e| _ = w.despawn(e)),
+                Op::InsertA(i, v) => on(&mut world, &known, i, &|w, e| _ = w.insert_one(e, A(v))),
+                Op::RemoveA(i) => on(&mut world, &known, i, &|w, e| _ = w.remove_one::<A>(e)),
+                Op::InsertB(i, v) => on(&mut world, &known, i, &|w, e| _ = w.insert_one(e, B(v))),
+                Op::RemoveB(i) => on(&mut world, &known, i, &|w, e| _ = w.remove_one::<B>(e)),
+                Op::RemoveC(i) => on(&mut world, &known, i, &|w, e| _ = w.remove_one::<C>(e)),
                 Op::Collect(budget) => {
                     let order = if budget % 2 == 0 { Order::Any } else { Order::Preserve };
                     if world.row_count() * 2 <= world.max_rows() {

@@ -668,11 +668,7 @@ fn equivalence_fixed_world() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 2 } else { 128 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::proptest_config(2, 128))]
 
     #[test]
     fn equivalence(

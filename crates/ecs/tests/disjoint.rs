@@ -322,11 +322,7 @@ fn overlapping_writers_on_two_threads_never_both_get_through() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 6 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::proptest_config(6, 256))]
 
     /// Two writers of `u32`, each requiring a random set of three marker
     /// types and excluding at most one, over a random world: they coexist

@@ -27,6 +27,8 @@ use proptest::prelude::*;
 use serde::de::DeserializeSeed;
 use serde::{Deserialize, Serialize};
 
+mod common;
+
 /// The system allocator, counting the bytes allocated now and at the peak.
 struct Counting;
 
@@ -38,20 +40,12 @@ static PEAK: AtomicUsize = AtomicUsize::new(0);
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded, same contract.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grow(layout.size());
-        }
-        p
+        counted(unsafe { System.alloc(layout) }, layout.size())
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded, same contract.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grow(layout.size());
-        }
-        p
+        counted(unsafe { System.alloc_zeroed(layout) }, layout.size())
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -61,16 +55,23 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // The new block is counted before the old one is released: at its
+        // peak, a moving reallocation holds both.
         // SAFETY: forwarded, same contract.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        let p = counted(unsafe { System.realloc(ptr, layout, new_size) }, new_size);
         if !p.is_null() {
-            // Counted as the old block and the new one both live, as a
-            // moving reallocation holds them.
-            grow(new_size);
             NOW.fetch_sub(layout.size(), Ordering::Relaxed);
         }
         p
     }
+}
+
+/// `p`, a new block of `bytes` bytes (or null), counted if it is one.
+fn counted(p: *mut u8, bytes: usize) -> *mut u8 {
+    if !p.is_null() {
+        grow(bytes);
+    }
+    p
 }
 
 fn grow(bytes: usize) {
@@ -89,25 +90,20 @@ fn bound(len: usize) -> usize {
     64 * len + (1 << 20)
 }
 
+/// The component types, and the registry that names each with its key.
 macro_rules! components {
-    ($($name:ident)*) => {$(
-        #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-        struct $name(u32);
-    )*};
-}
-components!(C0 C1 C2 C3 C4 C5 C6 C7);
+    ($($name:ident $key:literal)*) => {
+        $(
+            #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+            struct $name(u32);
+        )*
 
-fn registry() -> Registry<impl Components> {
-    Registry::new()
-        .component::<C0>("c0")
-        .component::<C1>("c1")
-        .component::<C2>("c2")
-        .component::<C3>("c3")
-        .component::<C4>("c4")
-        .component::<C5>("c5")
-        .component::<C6>("c6")
-        .component::<C7>("c7")
+        fn registry() -> Registry<impl Components> {
+            Registry::new()$(.component::<$name>($key))*
+        }
+    };
 }
+components!(C0 "c0" C1 "c1" C2 "c2" C3 "c3" C4 "c4" C5 "c5" C6 "c6" C7 "c7");
 
 /// What one load took: the heap allocated at its peak (above what was
 /// allocated before), and the growth of the peak resident memory if the
@@ -245,6 +241,25 @@ fn encode(save: &SaveData, postcard: bool) -> Vec<u8> {
     }
 }
 
+/// Loads `save` in both formats (postcard, then JSON), measuring the heap
+/// and the resident size, and checks both against the bound of its length.
+/// Returns what each load took.
+fn within_the_bound(save: &SaveData, what: &str) -> Vec<Taken> {
+    let mut out = Vec::new();
+    for postcard in [true, false] {
+        let bytes = encode(save, postcard);
+        let taken = measure(&bytes, postcard, true);
+        let format = if postcard { "postcard" } else { "json" };
+        println!("{what} ({} bytes, {format}): {taken:?}", bytes.len());
+        assert!(taken.heap <= bound(bytes.len()), "{taken:?}");
+        if let Some(resident) = taken.resident {
+            assert!(resident <= bound(bytes.len()), "{taken:?}");
+        }
+        out.push(taken);
+    }
+    out
+}
+
 #[test]
 fn crafted_saves_load_as_worlds_do() {
     // The crafted format is the real one: a small crafted save loads, with
@@ -284,19 +299,7 @@ fn crafted_saves_load_as_worlds_do() {
 #[cfg_attr(miri, ignore = "the default world reserves 2^24 rows")]
 fn far_entity_in_sparse_sets_is_bounded() {
     let _lock = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    for postcard in [true, false] {
-        let bytes = encode(&far_sparse_entity(18_800_000), postcard);
-        let taken = measure(&bytes, postcard, true);
-        println!(
-            "far sparse entity ({} bytes, {}): {taken:?}",
-            bytes.len(),
-            if postcard { "postcard" } else { "json" }
-        );
-        assert!(taken.heap <= bound(bytes.len()), "{taken:?}");
-        if let Some(resident) = taken.resident {
-            assert!(resident <= bound(bytes.len()), "{taken:?}");
-        }
-    }
+    within_the_bound(&far_sparse_entity(18_800_000), "far sparse entity");
     // With the limit raised, the world loads, and the sparse sets hold no
     // index array sized to the entity's index: the heap the load takes is
     // that of the same save without components (the entity table's free
@@ -340,19 +343,8 @@ fn far_entity_in_sparse_sets_is_bounded() {
 #[cfg_attr(miri, ignore = "the default world reserves 2^24 rows")]
 fn tiny_save_of_millions_of_entities_is_refused() {
     let _lock = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    for postcard in [true, false] {
-        let bytes = encode(&many_entities(16_000_000), postcard);
-        let taken = measure(&bytes, postcard, true);
-        println!(
-            "16 million entities ({} bytes, {}): {taken:?}",
-            bytes.len(),
-            if postcard { "postcard" } else { "json" }
-        );
+    for taken in within_the_bound(&many_entities(16_000_000), "16 million entities") {
         assert!(!taken.loaded);
-        assert!(taken.heap <= bound(bytes.len()), "{taken:?}");
-        if let Some(resident) = taken.resident {
-            assert!(resident <= bound(bytes.len()), "{taken:?}");
-        }
     }
     // The caller who expects such worlds raises the limit.
     let bytes = encode(&many_entities(1_000_000), true);
@@ -396,21 +388,8 @@ fn valid_save(postcard: bool) -> Vec<u8> {
     }
 }
 
-fn cases() -> u32 {
-    if cfg!(miri) {
-        4
-    } else {
-        512
-    }
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig {
-            cases: cases(),
-            // No file of failures: Miri runs isolated from the file system.
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        })]
+    #![proptest_config(common::proptest_config(4, 512))]
 
     /// Saves with up to 4 bytes overwritten (and maybe truncated) load at
     /// default settings within the bound, as an error or a consistent

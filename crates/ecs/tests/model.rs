@@ -11,6 +11,8 @@ use std::sync::Arc;
 use handlekit_ecs::{CommandBuffer, Entity, Order, Storage, With, Without, World};
 use proptest::prelude::*;
 
+mod common;
+
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct A(u32);
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -128,6 +130,38 @@ struct Model {
 
 fn pick(known: &[Entity], i: usize) -> Option<Entity> {
     (!known.is_empty()).then(|| known[i % known.len()])
+}
+
+/// Inserts `value` on `e`, which succeeds exactly if the model has `e`
+/// live, and then `set`s the model's entry of `e`: the insert ops.
+fn insert_one<T: handlekit_ecs::Component>(
+    world: &mut World,
+    m: &mut Model,
+    e: Entity,
+    value: T,
+    set: impl FnOnce(&mut Components),
+) {
+    let r = world.insert_one(e, value);
+    assert_eq!(r.is_ok(), m.live.contains_key(&e));
+    if let Some(entry) = m.live.get_mut(&e) {
+        set(entry);
+    }
+}
+
+/// The items of `it`: `n` by `next`, checking that `size_hint` brackets
+/// what is left of the `total` it yields, then the rest by `fold`.
+fn next_then_fold<I: Iterator>(mut it: I, n: usize, total: usize) -> Vec<I::Item> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let (lo, hi) = it.size_hint();
+        let left = total - out.len();
+        assert!(lo <= left && hi.is_some_and(|hi| hi >= left));
+        out.push(it.next().unwrap());
+    }
+    it.fold(out, |mut v, item| {
+        v.push(item);
+        v
+    })
 }
 
 fn check(world: &mut World, model: &Model) {
@@ -273,30 +307,20 @@ fn run(ops: Vec<Op>) {
                     *slot = None;
                 }
             }
-            Op::InsertA(i, v) => {
-                let Some(e) = pick(&m.known, i) else { continue };
-                let r = world.insert_one(e, A(v));
-                assert_eq!(r.is_ok(), m.live.contains_key(&e));
-                if let Some(entry) = m.live.get_mut(&e) {
-                    entry.0 = Some(A(v));
-                }
-            }
-            Op::InsertB(i, v) => {
-                let Some(e) = pick(&m.known, i) else { continue };
-                let r = world.insert_one(e, B(v));
-                assert_eq!(r.is_ok(), m.live.contains_key(&e));
-                if let Some(entry) = m.live.get_mut(&e) {
-                    entry.1 = Some(B(v));
-                }
-            }
             Op::InsertC(i, v) => {
                 let Some(e) = pick(&m.known, i) else { continue };
                 made_c += 1;
-                let r = world.insert_one(e, C(v, drops.clone()));
-                assert_eq!(r.is_ok(), m.live.contains_key(&e));
-                if let Some(entry) = m.live.get_mut(&e) {
-                    entry.2 = Some(v);
-                }
+                insert_one(&mut world, &mut m, e, C(v, drops.clone()), |x| {
+                    x.2 = Some(v)
+                });
+            }
+            Op::InsertA(i, v) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                insert_one(&mut world, &mut m, e, A(v), |x| x.0 = Some(A(v)));
+            }
+            Op::InsertB(i, v) => {
+                let Some(e) = pick(&m.known, i) else { continue };
+                insert_one(&mut world, &mut m, e, B(v), |x| x.1 = Some(B(v)));
             }
             Op::RemoveA(i) => {
                 let Some(e) = pick(&m.known, i) else { continue };
@@ -434,22 +458,12 @@ fn run(ops: Vec<Op>) {
                     via_for.push((e, *a, b.copied()));
                 }
                 assert_eq!(via_for, expected);
-                let mut it = world
-                    .query_mut::<(Entity, &A, Option<&B>, Without<C>)>()
-                    .into_iter();
-                let mut split = Vec::new();
-                for _ in 0..expected.len() / 2 {
-                    let (lo, hi) = it.size_hint();
-                    let left = expected.len() - split.len();
-                    assert!(lo <= left && hi.is_some_and(|hi| hi >= left));
-                    let (e, a, b, ()) = it.next().unwrap();
-                    split.push((e, *a, b.copied()));
-                }
-                let split = it.fold(split, |mut v, (e, a, b, ())| {
-                    v.push((e, *a, b.copied()));
-                    v
-                });
-                assert_eq!(split, expected);
+                let it = world.query_mut::<(Entity, &A, Option<&B>, Without<C>)>();
+                let it = it.into_iter().map(|(e, a, b, ())| (e, *a, b.copied()));
+                assert_eq!(
+                    next_then_fold(it, expected.len() / 2, expected.len()),
+                    expected
+                );
                 // Dense columns only: (&A, &C), by `for` and `for_each`.
                 let expected: Vec<(A, u32)> = order
                     .iter()
@@ -593,16 +607,8 @@ fn run(ops: Vec<Op>) {
     assert_eq!(drops.load(Ordering::Relaxed), made_c);
 }
 
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: if cfg!(miri) { 3 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(common::proptest_config(3, 256))]
 
     #[test]
     fn world_matches_model(ops in prop::collection::vec(op(), 0..if cfg!(miri) { 40 } else { 400 })) {

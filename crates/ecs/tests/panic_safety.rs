@@ -39,6 +39,11 @@ impl Tracker {
         self.armed.store(id, Ordering::SeqCst);
         self.armed_set.store(true, Ordering::SeqCst);
     }
+    /// Drops `world`, then checks that every value was dropped once.
+    fn drop_world(&self, world: World) {
+        drop(world);
+        self.assert_all_dropped_once();
+    }
     fn assert_all_dropped_once(&self) {
         for (id, &n) in self.drops.lock().unwrap().iter().enumerate() {
             assert_eq!(n, 1, "value {id} dropped {n} times");
@@ -76,8 +81,11 @@ fn world(t: &Arc<Tracker>, n: usize) -> (World, Vec<handlekit_ecs::Entity>) {
     (world, es)
 }
 
-fn assert_boom<R>(r: std::thread::Result<R>) {
-    let payload = r.err().expect("expected a panic");
+/// Arms the drop of value `id`, then runs `f`, which must panic with it.
+fn boom<R>(t: &Tracker, id: usize, f: impl FnOnce() -> R) {
+    t.arm(id);
+    let payload = catch_unwind(AssertUnwindSafe(f)).err();
+    let payload = payload.expect("expected a panic");
     assert_eq!(payload.downcast_ref::<&str>(), Some(&BOOM));
 }
 
@@ -85,37 +93,33 @@ fn assert_boom<R>(r: std::thread::Result<R>) {
 fn despawn() {
     let t = Tracker::new();
     let (mut world, es) = world(&t, 10);
-    t.arm(3 * 4); // entity 4's first component
-    assert_boom(catch_unwind(AssertUnwindSafe(|| world.despawn(es[4]))));
+    // Entity 4's first component.
+    boom(&t, 3 * 4, || world.despawn(es[4]));
     assert!(!world.contains(es[4]));
     for id in 12..15 {
         assert_eq!(t.drops(id), 1, "entity 4's components are all dropped");
     }
     assert_eq!(world.len(), 9);
     world.collect(100, Order::Preserve);
-    drop(world);
-    t.assert_all_dropped_once();
+    t.drop_world(world);
 }
 
 #[test]
 fn clear() {
     let t = Tracker::new();
     let (mut world, _) = world(&t, 10);
-    t.arm(7);
-    assert_boom(catch_unwind(AssertUnwindSafe(|| world.clear())));
+    boom(&t, 7, || world.clear());
     assert!(world.is_empty());
     t.assert_all_dropped_once();
     world.spawn((t.make(),));
-    drop(world);
-    t.assert_all_dropped_once();
+    t.drop_world(world);
 }
 
 #[test]
 fn world_drop() {
     let t = Tracker::new();
     let (world, _) = world(&t, 10);
-    t.arm(16);
-    assert_boom(catch_unwind(AssertUnwindSafe(|| drop(world))));
+    boom(&t, 16, || drop(world));
     t.assert_all_dropped_once();
 }
 
@@ -123,15 +127,11 @@ fn world_drop() {
 fn remove_replaced_value() {
     let t = Tracker::new();
     let (mut world, es) = world(&t, 3);
-    t.arm(0);
     let new = t.make();
-    assert_boom(catch_unwind(AssertUnwindSafe(|| {
-        world.insert_one(es[0], new)
-    })));
+    boom(&t, 0, || world.insert_one(es[0], new));
     // The old value was dropped (panicking); the new one is in place.
     assert!(world.get::<Val>(es[0]).is_ok());
-    drop(world);
-    t.assert_all_dropped_once();
+    t.drop_world(world);
 }
 
 #[test]
@@ -140,8 +140,7 @@ fn collect_after_despawn_panic() {
     let (mut world, es) = world(&t, 200);
     for (i, &e) in es.iter().enumerate().take(150) {
         if i == 70 {
-            t.arm(3 * 70 + 1);
-            assert_boom(catch_unwind(AssertUnwindSafe(|| world.despawn(e))));
+            boom(&t, 3 * 70 + 1, || world.despawn(e));
         } else {
             world.despawn(e).unwrap();
         }
@@ -150,6 +149,5 @@ fn collect_after_despawn_panic() {
         world.collect(37, Order::Any);
     }
     assert_eq!(world.len(), 50);
-    drop(world);
-    t.assert_all_dropped_once();
+    t.drop_world(world);
 }

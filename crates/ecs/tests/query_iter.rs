@@ -16,6 +16,9 @@ use std::sync::Arc;
 use handlekit_ecs::{Entity, Storage, With, Without, World};
 use proptest::prelude::*;
 
+mod common;
+use common::Counted;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct A(u32);
 /// Dense, on some rows.
@@ -335,11 +338,7 @@ fn patterns_of_holes() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 2 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::proptest_config(2, 256))]
 
     /// Random rows, with long runs of one kind (so that whole words match
     /// or are empty) as well as noise.
@@ -365,15 +364,6 @@ proptest! {
     }
 }
 
-/// A component that counts its drops.
-struct Counted(u32, Arc<AtomicUsize>);
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        self.1.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
 /// A `for` loop whose body panics part way: the items before were visited
 /// once, the world is consistent, the guard's borrows are released, and
 /// every component is dropped once, when the world is.
@@ -382,7 +372,7 @@ fn panicking_loop_body() {
     let n = if cfg!(miri) { 150 } else { 1000 };
     let drops = Arc::new(AtomicUsize::new(0));
     let mut world = World::new();
-    let es = world.spawn_batch((0..n as u32).map(|i| (A(i), Counted(i, drops.clone()))));
+    let es = world.spawn_batch((0..n as u32).map(|i| (A(i), Counted(drops.clone(), i))));
     // Holes, so that the loop crosses runs.
     for &e in es.iter().step_by(7) {
         world.remove_one::<A>(e).unwrap();
@@ -396,9 +386,9 @@ fn panicking_loop_body() {
                 if visited.len() == stop {
                     panic!("the loop body panics");
                 }
-                assert_eq!(a.0 % 10_000, c.0);
+                assert_eq!(a.0 % 10_000, c.1);
                 a.0 += 10_000;
-                visited.push(c.0);
+                visited.push(c.1);
             };
             if shared {
                 for item in world.query::<(&mut A, &Counted)>().iter() {

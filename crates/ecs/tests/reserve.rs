@@ -13,6 +13,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use handlekit_ecs::{CommandBuffer, Entity, Order, World};
 use proptest::prelude::*;
 
+mod common;
+
 fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
     payload
         .downcast_ref::<String>()
@@ -323,11 +325,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 128 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::proptest_config(4, 128))]
 
     /// Reservations, spawns, despawns, collections and flushes, against a
     /// shadow world that spawns where this one reserves, and a set of the

@@ -7,14 +7,8 @@ use std::sync::Arc;
 
 use handlekit_ecs::{ComponentError, Storage, World};
 
-/// Counts its drops in a shared counter.
-struct Counted(Arc<AtomicUsize>, u32);
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
-    }
-}
+mod common;
+use common::Counted;
 
 #[test]
 fn taken_components_move_to_another_world() {

@@ -6,7 +6,7 @@
 //! `unsafe impl<Q: QueryShape> Query for Q` below forwards every method of
 //! [`Query`] to the shape's, so all the unsafe code a derived query runs is
 //! this crate's, reviewed once. `&T` and `&mut T` are queries the same way
-//! (their shapes are `Read<T>` and `Write<T>`): an impl of `Query` for
+//! (their shape is a `ColumnQuery` of the column): an impl of `Query` for
 //! `&T` beside the blanket one would overlap it, since another crate may
 //! implement `QueryShape` for `&TheirType`.
 //!
