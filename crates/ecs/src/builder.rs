@@ -16,7 +16,6 @@ use std::mem::ManuallyDrop;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 
-use crate::bundle::{DynamicBundle, DynamicBundleClone};
 use crate::world::{Component, ComponentMeta, World};
 use crate::Entity;
 
@@ -788,21 +787,18 @@ impl Drop for BuiltEntity<'_> {
     }
 }
 
-impl DynamicBundle for BuiltEntity<'_> {
-    #[inline]
-    fn dynamic_check(&self) {
-        // The builder's types are distinct (it replaces on `add`).
-    }
-
-    /// Moves every component onto the entity, and leaves the builder empty.
-    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
+impl BuiltEntity<'_> {
+    /// Moves every component onto the entity, and leaves the builder empty
+    /// (`DynamicBundle::dynamic_put`).
+    pub(crate) fn put_all(self, world: &mut World, entity: Entity, row: usize) {
         let mut this = ManuallyDrop::new(self);
         this.builder.components.put_all(world, entity, row);
     }
 
     /// Moves every component into `builder`, replacing the values of the
-    /// same types there, and leaves this builder empty.
-    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
+    /// same types there, and leaves this builder empty
+    /// (`DynamicBundle::dynamic_add_to`).
+    pub(crate) fn move_into(self, builder: &mut EntityBuilder) {
         let mut this = ManuallyDrop::new(self);
         this.builder.components.move_to(&mut builder.components);
     }
@@ -892,28 +888,22 @@ impl BuiltEntityClone {
     }
 }
 
-impl DynamicBundle for &BuiltEntityClone {
-    #[inline]
-    fn dynamic_check(&self) {
-        // The prefab's types are distinct (its builder replaces on `add`).
-    }
-
-    /// Puts a clone of every component onto the entity.
-    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
+impl BuiltEntityClone {
+    /// Puts a clone of every component onto the entity
+    /// (`DynamicBundle::dynamic_put`).
+    pub(crate) fn put_clones(&self, world: &mut World, entity: Entity, row: usize) {
         self.components.put_clones(world, entity, row);
     }
 
     /// Adds a clone of every component to `builder`, replacing the values
     /// of the same types there.
-    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
+    pub(crate) fn clone_into_builder(&self, builder: &mut EntityBuilder) {
         self.components.clone_into(&mut builder.components, |_| ());
     }
-}
 
-impl DynamicBundleClone for &BuiltEntityClone {
     /// Adds a clone of every component to the prefab builder `builder`,
     /// replacing the values of the same types there.
-    fn add_to_clone(self, builder: &mut EntityBuilderClone) {
+    pub(crate) fn clone_into_prefab(&self, builder: &mut EntityBuilderClone) {
         self.components
             .clone_into(&mut builder.components, |fns| fns);
     }

@@ -5,7 +5,7 @@
 
 use std::any::{type_name, TypeId};
 
-use crate::builder::{EntityBuilder, EntityBuilderClone};
+use crate::builder::{BuiltEntity, BuiltEntityClone, EntityBuilder, EntityBuilderClone};
 use crate::storage::BatchWriter;
 use crate::world::{disjoint_columns, typed_column, Component, World};
 use crate::{ComponentError, Entity, NoSuchEntity, SpawnError};
@@ -436,6 +436,42 @@ impl EntityBuilderClone {
     pub fn add_bundle(&mut self, bundle: impl DynamicBundleClone) -> &mut Self {
         bundle.add_to_clone(self);
         self
+    }
+}
+
+impl DynamicBundle for BuiltEntity<'_> {
+    #[inline]
+    fn dynamic_check(&self) {
+        // The builder's types are distinct (it replaces on `add`).
+    }
+
+    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
+        self.put_all(world, entity, row);
+    }
+
+    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
+        self.move_into(builder);
+    }
+}
+
+impl DynamicBundle for &BuiltEntityClone {
+    #[inline]
+    fn dynamic_check(&self) {
+        // The prefab's types are distinct (its builder replaces on `add`).
+    }
+
+    fn dynamic_put(self, world: &mut World, entity: Entity, row: usize) {
+        self.put_clones(world, entity, row);
+    }
+
+    fn dynamic_add_to(self, builder: &mut EntityBuilder) {
+        self.clone_into_builder(builder);
+    }
+}
+
+impl DynamicBundleClone for &BuiltEntityClone {
+    fn add_to_clone(self, builder: &mut EntityBuilderClone) {
+        self.clone_into_prefab(builder);
     }
 }
 
