@@ -140,14 +140,7 @@ where
     }
 }
 
-model_suite_tests! {
-    id_lifo: PackedTable<u64, Id>, Just(Reuse::Lifo);
-    id_fifo: PackedTable<u64, Id>, Just(Reuse::Fifo { min_free: 3 });
-    id32_lifo: PackedTable<u64, Id32>, Just(Reuse::Lifo);
-    id32_fifo: PackedTable<u64, Id32>, Just(Reuse::Fifo { min_free: 3 });
-    gen4_lifo: PackedTable<u64, Gen4>, Just(Reuse::Lifo);
-    gen4_fifo: PackedTable<u64, Gen4>, Just(Reuse::Fifo { min_free: 3 });
-}
+model_suite_tests!(reuse_matrix PackedTable);
 
 /// Swap-remove, exactly: removing the value at position `p` moves the last
 /// value (and its key) to `p`.

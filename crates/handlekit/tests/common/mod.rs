@@ -13,6 +13,32 @@ pub mod stale_suite;
 pub mod table;
 pub mod tracker;
 
+/// Writes one `#[test]` per listed function of a suite module (imported as
+/// `$suite` where the tests are written), each with the attributes before
+/// its name: `suite::<Type>; names…` calls `suite::name::<Type>()`,
+/// `suite(arg); names…` calls `suite::name(arg)`.
+#[macro_export]
+macro_rules! suite_tests {
+    ($suite:ident::<$ty:ty>; $($(#[$attr:meta])* $name:ident,)*) => {
+        $(
+            #[test]
+            $(#[$attr])*
+            fn $name() {
+                $suite::$name::<$ty>();
+            }
+        )*
+    };
+    ($suite:ident($arg:expr); $($(#[$attr:meta])* $name:ident,)*) => {
+        $(
+            #[test]
+            $(#[$attr])*
+            fn $name() {
+                $suite::$name($arg);
+            }
+        )*
+    };
+}
+
 /// The sum of a model test's operation weights: its selectors run over
 /// `0..total_weight(weights)`.
 pub const fn total_weight(weights: &[u32]) -> u32 {

@@ -1341,8 +1341,22 @@ pub fn run<C: ModelTable>(config: C::Config, fixed: Option<usize>, ops: Vec<Op>)
 /// Writes one proptest `#[test]` per line `name: Table type, config;`,
 /// each calling [`run`]: `config` is a strategy for the table's
 /// [`ModelTable::Config`] (`Just(Reuse::Lifo)`, block sizes).
+///
+/// `model_suite_tests!(reuse_matrix Table)` writes the tests of a table
+/// with a reuse policy: keys `Id`, `Id32` and the caller's `Gen4`, each
+/// under `Reuse::Lifo` and `Reuse::Fifo { min_free: 3 }`.
 #[macro_export]
 macro_rules! model_suite_tests {
+    (reuse_matrix $table:ident) => {
+        $crate::model_suite_tests! {
+            id_lifo: $table<u64, Id>, Just(Reuse::Lifo);
+            id_fifo: $table<u64, Id>, Just(Reuse::Fifo { min_free: 3 });
+            id32_lifo: $table<u64, Id32>, Just(Reuse::Lifo);
+            id32_fifo: $table<u64, Id32>, Just(Reuse::Fifo { min_free: 3 });
+            gen4_lifo: $table<u64, Gen4>, Just(Reuse::Lifo);
+            gen4_fifo: $table<u64, Gen4>, Just(Reuse::Fifo { min_free: 3 });
+        }
+    };
     ($($name:ident: $table:ty, $config:expr;)*) => {
         proptest::proptest! {
             #![proptest_config($crate::common::model_suite::config())]

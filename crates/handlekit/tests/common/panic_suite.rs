@@ -611,73 +611,25 @@ pub fn panicking_loop_bodies<C: Table<Val>>(new: impl Fn() -> C) {
 macro_rules! panic_suite_tests {
     ($new:expr) => {
         use $crate::common::panic_suite as suite;
-        #[test]
-        fn dropping_the_container_drops_every_value_once() {
-            suite::dropping_the_container_drops_every_value_once(|| $new);
-        }
-        #[test]
-        fn remove_hands_the_value_over() {
-            suite::remove_hands_the_value_over(|| $new);
-        }
-        #[test]
-        fn into_iter_partially_consumed_drops_the_rest() {
-            suite::into_iter_partially_consumed_drops_the_rest(|| $new);
-        }
-        #[test]
-        fn drain_partially_consumed_drops_the_rest_and_empties() {
-            suite::drain_partially_consumed_drops_the_rest_and_empties(|| $new);
-        }
-        #[test]
-        fn forgotten_drain_stays_sound() {
-            suite::forgotten_drain_stays_sound(|| $new);
-        }
-        #[test]
-        fn clear_and_retain_drop_each_removed_value_once() {
-            suite::clear_and_retain_drop_each_removed_value_once(|| $new);
-        }
-        #[test]
-        fn clone_and_clone_from_drop_counts() {
-            suite::clone_and_clone_from_drop_counts(|| $new);
-        }
-        #[test]
-        fn panicking_drop_during_clear() {
-            suite::panicking_drop_during_clear(|| $new);
-        }
-        #[test]
-        fn panicking_drop_during_retain() {
-            suite::panicking_drop_during_retain(|| $new);
-        }
-        #[test]
-        fn panicking_drop_while_dropping_a_drain() {
-            suite::panicking_drop_while_dropping_a_drain(|| $new);
-        }
-        #[test]
-        fn panicking_drop_while_dropping_the_container() {
-            suite::panicking_drop_while_dropping_the_container(|| $new);
-        }
-        #[test]
-        fn panicking_drop_while_dropping_into_iter() {
-            suite::panicking_drop_while_dropping_into_iter(|| $new);
-        }
-        #[test]
-        fn panicking_retain_closure() {
-            suite::panicking_retain_closure(|| $new);
-        }
-        #[test]
-        fn panicking_insert_with_key_closure_leaves_the_container_unchanged() {
-            suite::panicking_insert_with_key_closure_leaves_the_container_unchanged(|| $new);
-        }
-        #[test]
-        fn panicking_clone_during_clone() {
-            suite::panicking_clone_during_clone(|| $new);
-        }
-        #[test]
-        fn panicking_clone_during_clone_from() {
-            suite::panicking_clone_during_clone_from(|| $new);
-        }
-        #[test]
-        fn panicking_loop_bodies() {
-            suite::panicking_loop_bodies(|| $new);
+        $crate::suite_tests! {
+            suite(|| $new);
+            dropping_the_container_drops_every_value_once,
+            remove_hands_the_value_over,
+            into_iter_partially_consumed_drops_the_rest,
+            drain_partially_consumed_drops_the_rest_and_empties,
+            forgotten_drain_stays_sound,
+            clear_and_retain_drop_each_removed_value_once,
+            clone_and_clone_from_drop_counts,
+            panicking_drop_during_clear,
+            panicking_drop_during_retain,
+            panicking_drop_while_dropping_a_drain,
+            panicking_drop_while_dropping_the_container,
+            panicking_drop_while_dropping_into_iter,
+            panicking_retain_closure,
+            panicking_insert_with_key_closure_leaves_the_container_unchanged,
+            panicking_clone_during_clone,
+            panicking_clone_during_clone_from,
+            panicking_loop_bodies,
         }
     };
 }
