@@ -30,14 +30,13 @@
 //! climb) and `Reuse::Fifo { min_free: 1 }`.
 
 use std::collections::HashMap;
-use std::fmt::{Debug, Write as _};
+use std::fmt::Debug;
 use std::rc::Rc;
 
 use handlekit::secondary::{Entry, EntryTarget};
 use handlekit::{define_key, Id, Id32, IdTable, Key, Reuse, SecondaryMap, SparseSecondaryMap};
 use proptest::prelude::*;
 use proptest::sample::Index as Pick;
-use proptest::test_runner::Config;
 
 mod common;
 
@@ -527,14 +526,6 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
     prop::collection::vec(op(), 0..MAX_OPS)
 }
 
-fn config() -> Config {
-    Config {
-        cases: CASES,
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
-
 struct Harness<K: TestKey, M: Map<K>> {
     primary: IdTable<(), K>,
     /// Every key the primary ever issued, in issue order.
@@ -833,11 +824,7 @@ impl<K: TestKey, M: Map<K>> Harness<K, M> {
                 let mut visited = Vec::new();
                 self.map.m_retain(|key, value| {
                     visited.push((key, *value));
-                    let keep = *value % modulus != 0;
-                    if keep {
-                        *value += 1;
-                    }
-                    keep
+                    common::retain_step(value, modulus)
                 });
                 assert_eq!(
                     visited, expected,
@@ -931,15 +918,7 @@ impl<K: TestKey, M: Map<K>> Harness<K, M> {
                 if !cfg!(miri) {
                     assert_eq!(self.map.m_par_pairs(), expected);
                 }
-                let mut debug = String::from("{");
-                for (i, (k, v)) in expected.iter().enumerate() {
-                    if i > 0 {
-                        debug.push_str(", ");
-                    }
-                    write!(debug, "{k:?}: {v:?}").unwrap();
-                }
-                debug.push('}');
-                assert_eq!(format!("{:?}", self.map), debug);
+                assert_eq!(format!("{:?}", self.map), common::map_debug(&expected));
                 let bumps = self.map.m_bump_all();
                 for (_, v) in self.model.slots.values_mut() {
                     *v += bumps;
@@ -961,7 +940,7 @@ fn run<K: TestKey, M: Map<K>>(reuse: Reuse, ops: Vec<Op>) {
 macro_rules! model_tests {
     ($($name:ident: $map:ident, $key:ty, $reuse:expr;)*) => {
         proptest! {
-            #![proptest_config(config())]
+            #![proptest_config(common::proptest_config(CASES))]
             $(
                 #[test]
                 fn $name(ops in ops()) {

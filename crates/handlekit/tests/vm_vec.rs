@@ -9,10 +9,11 @@
 #[path = "common/vm_vec_model.rs"]
 mod vm_vec_model;
 
+mod common;
+
 use handlekit::vm_vec::{ReserveErrorKind, VIRTUAL_MEMORY};
 use handlekit::VmVec;
 use proptest::prelude::*;
-use proptest::test_runner::Config;
 use vm_vec_model::{page_size, Elem, Harness};
 
 /// `N` words: the id in the first, and checks of it in the middle and the
@@ -131,16 +132,8 @@ fn run<T: Elem>(max_capacity: usize, ops: &[Op]) {
 const CASES: u32 = if cfg!(miri) { 3 } else { 128 };
 const MAX_OPS: usize = if cfg!(miri) { 12 } else { 60 };
 
-fn config(cases: u32) -> Config {
-    Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config(CASES))]
+    #![proptest_config(common::proptest_config(CASES))]
 
     #[test]
     fn model_block(cap in 0usize..(if cfg!(miri) { 40 } else { 5000 }),
@@ -162,7 +155,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(if cfg!(miri) { 2 } else { 12 }))]
+    #![proptest_config(common::proptest_config(if cfg!(miri) { 2 } else { 12 }))]
 
     #[test]
     fn model_u64(cap in 0usize..(if cfg!(miri) { 64 } else { 1 << 20 }),
@@ -302,7 +295,7 @@ fn sent_to_another_thread() {
     })
     .join()
     .expect("thread");
-    assert_eq!(sum, (len / 2..len).sum());
+    assert_eq!(sum, (len / 2..len).sum::<u64>());
 }
 
 /// On Linux, `rebase` moves whole pages: the first element lands inside the

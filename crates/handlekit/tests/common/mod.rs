@@ -39,6 +39,16 @@ macro_rules! suite_tests {
     };
 }
 
+/// A proptest configuration of `cases` cases that writes no failure file
+/// (Miri runs isolated).
+pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..Default::default()
+    }
+}
+
 /// The sum of a model test's operation weights: its selectors run over
 /// `0..total_weight(weights)`.
 pub const fn total_weight(weights: &[u32]) -> u32 {
@@ -63,6 +73,33 @@ pub fn kind_of(selector: u32, weights: &[u32]) -> usize {
         kind += 1;
     }
     kind
+}
+
+/// The `retain` closure of the model tests: keeps the values `modulus` does
+/// not divide, adding 1 to each kept one (so `retain_mut` is exercised).
+pub fn retain_step(value: &mut u64, modulus: u64) -> bool {
+    let keep = *value % modulus != 0;
+    if keep {
+        *value += 1;
+    }
+    keep
+}
+
+/// An `IdTable` that held `0..n` and had them removed, last first: empty,
+/// so its next insertions refill the slots. Also returns the old keys.
+pub fn emptied_id_table(n: u32) -> (handlekit::IdTable<u32>, Vec<handlekit::Id>) {
+    let mut table = handlekit::IdTable::new();
+    let keys: Vec<handlekit::Id> = (0..n).map(|i| table.insert(i)).collect();
+    for &key in keys.iter().rev() {
+        table.remove(key);
+    }
+    (table, keys)
+}
+
+/// The `Debug` text of a map holding `pairs`, in that order: `{k: v, …}`.
+pub fn map_debug<K: std::fmt::Debug, V: std::fmt::Debug>(pairs: &[(K, V)]) -> String {
+    let entries: Vec<String> = pairs.iter().map(|(k, v)| format!("{k:?}: {v:?}")).collect();
+    format!("{{{}}}", entries.join(", "))
 }
 
 /// A fixed-seed linear congruential generator (Knuth's MMIX constants),

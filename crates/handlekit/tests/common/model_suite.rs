@@ -31,7 +31,7 @@
 //! the harness makes, and [`ModelTable::harness_op`].
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::{Debug, Write as _};
+use std::fmt::Debug;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use handlekit::{Key, Reuse};
@@ -418,11 +418,7 @@ pub fn ops<C: ModelTable>() -> impl Strategy<Value = Vec<Op>> {
 }
 
 pub fn config() -> Config {
-    Config {
-        cases: CASES,
-        failure_persistence: None,
-        ..Config::default()
-    }
+    super::proptest_config(CASES)
 }
 
 /// The table and its model.
@@ -778,15 +774,7 @@ impl<C: ModelTable> Harness<C> {
         table.check_own_iterators(expected);
 
         // Debug prints the map in iteration order.
-        let mut debug = String::from("{");
-        for (i, (k, v)) in expected.iter().enumerate() {
-            if i > 0 {
-                debug.push_str(", ");
-            }
-            write!(debug, "{k:?}: {v:?}").unwrap();
-        }
-        debug.push('}');
-        assert_eq!(format!("{table:?}"), debug);
+        assert_eq!(format!("{table:?}"), super::map_debug(expected));
     }
 
     /// Mutable iteration: bumps every value four ways (five with rayon),
@@ -1012,24 +1000,15 @@ impl<C: ModelTable> Harness<C> {
                 let mut visited = Vec::new();
                 self.table.retain(|key, value| {
                     visited.push((key, *value));
-                    let keep = *value % modulus != 0;
-                    if keep {
-                        *value += 1;
-                    }
-                    keep
+                    super::retain_step(value, modulus)
                 });
                 assert_eq!(
                     visited,
                     self.expected_pairs(),
                     "retain visits every value once, in order"
                 );
-                self.model.retain(|_, value| {
-                    let keep = *value % modulus != 0;
-                    if keep {
-                        *value += 1;
-                    }
-                    keep
-                });
+                self.model
+                    .retain(|_, value| super::retain_step(value, modulus));
                 // The survivors keep their order.
                 let model = &self.model;
                 self.order.retain(|k| model.contains_key(k));

@@ -291,3 +291,19 @@ impl<T: 'static, K: Key + Debug, L: Layout> ReuseTable<T> for SlotTable<T, K, L>
 impl<T: 'static, K: Key + Debug> ReuseTable<T> for PackedTable<T, K> {
     forward_reuse_table_methods!();
 }
+
+/// Inserts `0..n` into two tables that must behave alike (say, one and its
+/// deserialized copy): each insertion issues the same key in both, or fails
+/// in both. Returns the keys issued.
+pub fn insert_into_both<C: Table<u64>>(a: &mut C, b: &mut C, n: u64) -> Vec<C::Key> {
+    let mut keys = Vec::new();
+    for i in 0..n {
+        let (ka, kb) = (a.try_insert(i), b.try_insert(i));
+        assert_eq!(ka.is_ok(), kb.is_ok());
+        if let (Ok(ka), Ok(kb)) = (ka, kb) {
+            assert_eq!(ka, kb, "insertion {i} after the round trip");
+            keys.push(ka);
+        }
+    }
+    keys
+}
