@@ -8,8 +8,8 @@
 mod common;
 use common::Lcg;
 
-use common::from_json;
 use common::table::{insert_into_both, ReuseTable};
+use common::{from_json, json_round_trip as round_trip};
 use handlekit::{define_key, Head, Id, IdTable, IndexLists, Key, PackedTable, Reuse};
 
 define_key! {
@@ -25,10 +25,6 @@ const POLICIES: &[Reuse] = &[
 
 /// Steps of each random run (one round trip per step).
 const STEPS: u64 = if cfg!(miri) { 6 } else { 400 };
-
-fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
-    from_json(&serde_json::to_string(value).unwrap()).unwrap()
-}
 
 fn postcard_round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
     postcard::from_bytes(&postcard::to_allocvec(value).unwrap()).unwrap()

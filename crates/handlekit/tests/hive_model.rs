@@ -179,11 +179,7 @@ mod hive {
     /// several blocks; every live element must keep its address and value.
     #[test]
     fn addresses_survive_heavy_churn() {
-        let (initial, rounds, max_block) = if cfg!(miri) {
-            (64, 800, 4)
-        } else {
-            (2000, 40_000, 256)
-        };
+        let (initial, rounds, max_block) = common::scaled((64, 800, 4), (2000, 40_000, 256));
         common::churn::addresses_survive_heavy_churn(
             Hive::with_block_sizes(4, max_block),
             initial,

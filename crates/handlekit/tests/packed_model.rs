@@ -325,11 +325,7 @@ fn panicking_comparator_leaves_the_table_unchanged() {
     quiet_intentional_panics();
     let (table, dead) = shuffled_table::<Id32>(9);
     let before: Vec<(Id32, Item)> = table.iter().map(|(k, v)| (k, *v)).collect();
-    let calls: &[usize] = if cfg!(miri) {
-        &[0, 7, 40]
-    } else {
-        &[0, 1, 7, 100, 500, 2000, 5000]
-    };
+    let calls: &[usize] = common::scaled(&[0, 7, 40], &[0, 1, 7, 100, 500, 2000, 5000]);
     for &n in calls {
         for method in 0..3 {
             let mut table = table.clone();

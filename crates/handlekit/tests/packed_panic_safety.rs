@@ -383,10 +383,7 @@ macro_rules! secondary_panic_tests {
             #[test]
             fn panicking_or_insert_with_leaves_the_map_unchanged() {
                 let tracker = Tracker::new();
-                let mut primary: IdTable<()> = IdTable::new();
-                let a = primary.insert(());
-                primary.remove(a);
-                let b = primary.insert(());
+                let (mut primary, a, b) = common::reused_slot();
                 let c = primary.insert(());
                 let mut map = Map::new();
                 assert!(map.insert(a, tracker.make()).is_none()); // id 0

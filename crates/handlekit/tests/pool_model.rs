@@ -245,11 +245,7 @@ model_suite_tests! {
 /// several blocks; every live element must keep its address and value.
 #[test]
 fn addresses_survive_heavy_churn() {
-    let (initial, rounds, block) = if cfg!(miri) {
-        (64, 400, 8)
-    } else {
-        (2000, 40_000, 16)
-    };
+    let (initial, rounds, block) = common::scaled((64, 400, 8), (2000, 40_000, 16));
     common::churn::addresses_survive_heavy_churn(
         Pool::with_block_size(block),
         initial,

@@ -1047,61 +1047,55 @@ fn reused_slot_never_shows_old_data<K: TestKey, M: Map<K>>(reuse: Reuse) {
     assert!(rounds >= 1);
 }
 
-#[test]
-fn reused_slot_never_shows_old_data_dense() {
-    for reuse in [Reuse::Lifo, Reuse::Fifo { min_free: 0 }] {
-        reused_slot_never_shows_old_data::<G2, SecondaryMap<G2, u64>>(reuse);
-        if cfg!(miri) && reuse != Reuse::Lifo {
-            continue;
+/// A test running [`reused_slot_never_shows_old_data`] on the map type
+/// `$map` for every key type, under LIFO and FIFO reuse (under Miri, only
+/// `G2` takes FIFO).
+macro_rules! reused_slot_test {
+    ($name:ident, $map:ident) => {
+        #[test]
+        fn $name() {
+            for reuse in [Reuse::Lifo, Reuse::Fifo { min_free: 0 }] {
+                reused_slot_never_shows_old_data::<G2, $map<G2, u64>>(reuse);
+                if cfg!(miri) && reuse != Reuse::Lifo {
+                    continue;
+                }
+                reused_slot_never_shows_old_data::<Id, $map<Id, u64>>(reuse);
+                reused_slot_never_shows_old_data::<Id32, $map<Id32, u64>>(reuse);
+                reused_slot_never_shows_old_data::<Gen4, $map<Gen4, u64>>(reuse);
+            }
         }
-        reused_slot_never_shows_old_data::<Id, SecondaryMap<Id, u64>>(reuse);
-        reused_slot_never_shows_old_data::<Id32, SecondaryMap<Id32, u64>>(reuse);
-        reused_slot_never_shows_old_data::<Gen4, SecondaryMap<Gen4, u64>>(reuse);
-    }
+    };
 }
 
-#[test]
-fn reused_slot_never_shows_old_data_sparse() {
-    for reuse in [Reuse::Lifo, Reuse::Fifo { min_free: 0 }] {
-        reused_slot_never_shows_old_data::<G2, SparseSecondaryMap<G2, u64>>(reuse);
-        if cfg!(miri) && reuse != Reuse::Lifo {
-            continue;
-        }
-        reused_slot_never_shows_old_data::<Id, SparseSecondaryMap<Id, u64>>(reuse);
-        reused_slot_never_shows_old_data::<Id32, SparseSecondaryMap<Id32, u64>>(reuse);
-        reused_slot_never_shows_old_data::<Gen4, SparseSecondaryMap<Gen4, u64>>(reuse);
-    }
-}
+reused_slot_test!(reused_slot_never_shows_old_data_dense, SecondaryMap);
+reused_slot_test!(reused_slot_never_shows_old_data_sparse, SparseSecondaryMap);
 
 /// The old value is dropped when a newer key replaces it, exactly once, and
 /// the replacing insertion does not hand it back; a stale insertion drops
 /// the value it was given.
 #[test]
 fn replacing_an_older_value_drops_it_exactly_once() {
-    let mut primary: IdTable<()> = IdTable::new();
-    let a = primary.insert(());
-    primary.remove(a);
-    let b = primary.insert(());
+    let (_, a, b) = common::reused_slot();
     assert_eq!(a.index(), b.index());
     let old = Rc::new(());
     let new = Rc::new(());
+    // `old` under `a`, then `new` under `b`, then `old` under `a` again; the
+    // map ends up holding one more clone of `new`.
+    let replace = |insert: &mut dyn FnMut(Id, Rc<()>) -> Option<Rc<()>>, new_count: usize| {
+        assert!(insert(a, Rc::clone(&old)).is_none());
+        assert!(insert(b, Rc::clone(&new)).is_none());
+        assert_eq!(Rc::strong_count(&old), 1, "older value not dropped");
+        assert_eq!(Rc::strong_count(&new), new_count);
+        assert!(insert(a, Rc::clone(&old)).is_none());
+        assert_eq!(Rc::strong_count(&old), 1, "stale insert kept its value");
+    };
 
     let mut dense: SecondaryMap<Id, Rc<()>> = SecondaryMap::new();
-    assert!(dense.insert(a, Rc::clone(&old)).is_none());
-    assert!(dense.insert(b, Rc::clone(&new)).is_none());
-    assert_eq!(Rc::strong_count(&old), 1, "older value not dropped");
-    assert_eq!(Rc::strong_count(&new), 2);
-    assert!(dense.insert(a, Rc::clone(&old)).is_none());
-    assert_eq!(Rc::strong_count(&old), 1, "stale insert kept its value");
+    replace(&mut |key, value| dense.insert(key, value), 2);
     dense.check_invariants();
 
     let mut sparse: SparseSecondaryMap<Id, Rc<()>> = SparseSecondaryMap::new();
-    assert!(sparse.insert(a, Rc::clone(&old)).is_none());
-    assert!(sparse.insert(b, Rc::clone(&new)).is_none());
-    assert_eq!(Rc::strong_count(&old), 1, "older value not dropped");
-    assert_eq!(Rc::strong_count(&new), 3);
-    assert!(sparse.insert(a, Rc::clone(&old)).is_none());
-    assert_eq!(Rc::strong_count(&old), 1, "stale insert kept its value");
+    replace(&mut |key, value| sparse.insert(key, value), 3);
     sparse.check_invariants();
 
     drop((dense, sparse));
@@ -1113,10 +1107,7 @@ fn replacing_an_older_value_drops_it_exactly_once() {
 /// (ARCHITECTURE.md: "generations only grow"); the dense map also across a
 /// serde round trip.
 fn older_keys_stay_stale_after_the_value_leaves<M: Map<Id>>() {
-    let mut primary: IdTable<()> = IdTable::new();
-    let a = primary.insert(());
-    primary.remove(a);
-    let b = primary.insert(());
+    let (_, a, b) = common::reused_slot();
     /// Empties a map holding value 2 for key `b`.
     type Emptier<M> = fn(&mut M, Id);
     let emptiers: [(&str, Emptier<M>); 6] = [
@@ -1155,15 +1146,11 @@ fn older_keys_stay_stale_after_the_value_leaves_dense() {
     older_keys_stay_stale_after_the_value_leaves::<SecondaryMap<Id, u64>>();
     #[cfg(feature = "serde")]
     {
-        let mut primary: IdTable<()> = IdTable::new();
-        let a = primary.insert(());
-        primary.remove(a);
-        let b = primary.insert(());
+        let (_, a, b) = common::reused_slot();
         let mut map: SecondaryMap<Id, u8> = SecondaryMap::new();
         map.insert(b, 2);
         map.remove(b);
-        let json = serde_json::to_string(&map).unwrap();
-        let mut back: SecondaryMap<Id, u8> = serde_json::from_str(&json).unwrap();
+        let mut back = common::json_round_trip(&map);
         back.check_invariants();
         assert_eq!(back.insert(a, 1), None);
         assert_eq!(back.get(a), None, "older key accepted after a round trip");
@@ -1198,11 +1185,7 @@ fn out_of_range_keys_are_refused() {
     sparse.check_invariants();
     // The largest issuable index is fine (for the sparse map: one page, and
     // a page directory of 4M entries, too slow to build under Miri).
-    let last_index = if cfg!(miri) {
-        1 << 16
-    } else {
-        u32::MAX as usize - 1
-    };
+    let last_index = common::scaled(1 << 16, u32::MAX as usize - 1);
     let last = Id::from_parts(last_index, 1).unwrap();
     assert_eq!(sparse.insert(last, 2), None);
     assert_eq!(sparse[last], 2);

@@ -437,11 +437,7 @@ fn comparisons_and_hash() {
 #[test]
 fn recycled_reservations() {
     // The heap fallback (Miri) allocates the whole capacity.
-    let (cap, filled) = if cfg!(miri) {
-        (4_099, 1_000)
-    } else {
-        (3_333_331, 100_000)
-    };
+    let (cap, filled) = common::scaled((4_099, 1_000), (3_333_331, 100_000));
     let mut first = VmVec::<u64>::with_max_capacity_recycled(cap).unwrap();
     first.extend(0..filled);
     let address = first.as_ptr() as usize;

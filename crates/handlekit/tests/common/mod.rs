@@ -39,6 +39,15 @@ macro_rules! suite_tests {
     };
 }
 
+/// A test's size: `small` under Miri (which runs slowly), else `full`.
+pub fn scaled<T>(small: T, full: T) -> T {
+    if cfg!(miri) {
+        small
+    } else {
+        full
+    }
+}
+
 /// A proptest configuration of `cases` cases that writes no failure file
 /// (Miri runs isolated).
 pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
@@ -102,6 +111,16 @@ pub fn map_debug<K: std::fmt::Debug, V: std::fmt::Debug>(pairs: &[(K, V)]) -> St
     format!("{{{}}}", entries.join(", "))
 }
 
+/// A primary table whose first slot held the key `a`, then (after `a` was
+/// removed) the newer key `b`: for the secondary maps, `a` is stale.
+pub fn reused_slot() -> (handlekit::IdTable<()>, handlekit::Id, handlekit::Id) {
+    let mut primary = handlekit::IdTable::new();
+    let a = primary.insert(());
+    primary.remove(a);
+    let b = primary.insert(());
+    (primary, a, b)
+}
+
 /// A fixed-seed linear congruential generator (Knuth's MMIX constants),
 /// for tests that need repeatable pseudo-random steps.
 pub struct Lcg(pub u64);
@@ -124,6 +143,12 @@ impl Lcg {
 #[cfg(feature = "serde")]
 pub fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, String> {
     serde_json::from_reader(json.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// `value` through a JSON round trip (read back with [`from_json`]).
+#[cfg(feature = "serde")]
+pub fn json_round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
+    from_json(&serde_json::to_string(value).unwrap()).unwrap()
 }
 
 /// The address of each key's value (for the stable-address checks of the
