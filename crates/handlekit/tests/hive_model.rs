@@ -174,21 +174,9 @@ mod hive {
         sixteen_slots: Hive<u64, SixteenSlots>, block_sizes();
     }
 
-    /// The stable-address test of issue 5 (`common/churn.rs`): record
-    /// `get_ptr` for many elements, then insert and remove heavily, growing by
-    /// several blocks; every live element must keep its address and value.
-    #[test]
-    fn addresses_survive_heavy_churn() {
-        let (initial, rounds, max_block) = common::scaled((64, 800, 4), (2000, 40_000, 256));
-        common::churn::addresses_survive_heavy_churn(
-            Hive::with_block_sizes(4, max_block),
-            initial,
-            rounds,
-            true,
-        );
-    }
-
-    impl_churn!(Hive, Id);
+    impl_churn!(Hive, Id;
+        test: |max_block| Hive::with_block_sizes(4, max_block),
+        miri: (64, 800, 4), full: (2000, 40_000, 256), shrink_phase: true);
 
     /// A removal keeps the block it empties, with its slots and free list,
     /// until `shrink_to_fit`: emptying a hive and filling it again makes no

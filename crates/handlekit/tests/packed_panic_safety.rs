@@ -7,7 +7,7 @@
 //! panic. Each test asserts the exact drop count of every value and that
 //! the container's invariant checker passes afterwards.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::panic::{self, catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
@@ -15,7 +15,7 @@ use handlekit::secondary::Entry;
 use handlekit::{Id, IdTable, Key, PackedTable, SecondaryMap, SparseSecondaryMap};
 
 mod common;
-use common::tracker::{assert_panicked, Tracker, Val, BOOM};
+use common::tracker::{assert_panicked, sort_panicking_at, Tracker, Val, BOOM};
 
 /// A value that counts its drops in a borrowed array and owns no heap
 /// memory, for tests that leak values on purpose (Miri reports leaked heap
@@ -56,17 +56,23 @@ fn ids<K: Key>(table: &PackedTable<Val, K>) -> Vec<usize> {
     table.values().map(|v| v.id).collect()
 }
 
-/// The table is consistent, every key in `keys` names the value with the
-/// id of its position in `keys` if that id is in `live`, and nothing else.
-fn assert_keys(table: &PackedTable<Val>, keys: &[Id], live: &[usize]) {
-    table.check_invariants();
+/// Every key in `keys` names (through `get`) the value with the id of its
+/// position in `keys` if that id is in `live`, and nothing else.
+fn assert_resolves<'a>(keys: &[Id], live: &[usize], get: impl Fn(Id) -> Option<&'a Val>) {
     for (id, &key) in keys.iter().enumerate() {
         if live.contains(&id) {
-            assert_eq!(table.get(key).map(|v| v.id), Some(id), "{key:?}");
+            assert_eq!(get(key).map(|v| v.id), Some(id), "{key:?}");
         } else {
-            assert!(table.get(key).is_none(), "removed {key:?} resolves");
+            assert!(get(key).is_none(), "removed {key:?} resolves");
         }
     }
+}
+
+/// The table is consistent and its keys resolve as [`assert_resolves`]
+/// says.
+fn assert_keys(table: &PackedTable<Val>, keys: &[Id], live: &[usize]) {
+    table.check_invariants();
+    assert_resolves(keys, live, |key| table.get(key));
 }
 
 /// Sorting and swapping move values around; none may be duplicated or
@@ -103,25 +109,10 @@ fn packed_panicking_comparator() {
     let before: Vec<(Id, usize)> = table.iter().map(|(k, v)| (k, v.id)).collect();
     for method in 0..3 {
         for panic_at in [0, 5, 20] {
-            let calls = Cell::new(0);
-            let tick = || {
-                if calls.get() == panic_at {
-                    panic::panic_any(BOOM);
-                }
-                calls.set(calls.get() + 1);
-            };
-            let compare = |a: &Val, b: &Val| {
-                tick();
-                b.id.cmp(&a.id)
-            };
-            assert_panicked(catch_unwind(AssertUnwindSafe(|| match method {
-                0 => table.sort_by(compare),
-                1 => table.sort_unstable_by(compare),
-                _ => table.sort_by_key(|v| {
-                    tick();
-                    usize::MAX - v.id
-                }),
-            })));
+            // Descending ids.
+            assert_panicked(sort_panicking_at(&mut table, method, panic_at, |v| {
+                usize::MAX - v.id
+            }));
             table.check_invariants();
             let after: Vec<(Id, usize)> = table.iter().map(|(k, v)| (k, v.id)).collect();
             assert_eq!(after, before, "method {method}, panic at {panic_at}");
@@ -177,13 +168,7 @@ macro_rules! secondary_panic_tests {
             fn assert_keys(map: &Map, keys: &[Id], live: &[usize]) {
                 map.check_invariants();
                 assert_eq!(map.len(), live.len());
-                for (id, &key) in keys.iter().enumerate() {
-                    if live.contains(&id) {
-                        assert_eq!(map.get(key).map(|v| v.id), Some(id), "{key:?}");
-                    } else {
-                        assert!(map.get(key).is_none(), "removed {key:?} resolves");
-                    }
-                }
+                assert_resolves(keys, live, |key| map.get(key));
             }
 
             #[test]

@@ -240,21 +240,9 @@ model_suite_tests! {
     gen4: Pool<u64, Gen4>, block_size();
 }
 
-/// The stable-address test of issue 5 (`common/churn.rs`): record
-/// `get_ptr` for many elements, then insert and remove heavily, growing by
-/// several blocks; every live element must keep its address and value.
-#[test]
-fn addresses_survive_heavy_churn() {
-    let (initial, rounds, block) = common::scaled((64, 400, 8), (2000, 40_000, 16));
-    common::churn::addresses_survive_heavy_churn(
-        Pool::with_block_size(block),
-        initial,
-        rounds,
-        false,
-    );
-}
-
-impl_churn!(Pool, PoolKey);
+impl_churn!(Pool, PoolKey;
+    test: Pool::with_block_size,
+    miri: (64, 400, 8), full: (2000, 40_000, 16), shrink_phase: false);
 
 /// A fixed-capacity pool keeps its one block whatever happens, and its
 /// addresses with it.
@@ -455,15 +443,7 @@ mod pool_serde {
         // Gen4: generations 1..=15.
         let json = r#"{"slots":[[1,10],[15,null],[0,null],[2,null]]}"#;
         let mut pool = parse::<Gen4>(json).unwrap();
-        pool.check_invariants();
-        assert_eq!(pool.len(), 1);
-        assert_eq!(
-            pool.retired_count(),
-            1,
-            "a vacant slot at the last generation"
-        );
-        assert_eq!(pool.get(Gen4::from_parts(0, 1).unwrap()), Some(&10));
-        assert_eq!(pool.get(Gen4::from_parts(1, 15).unwrap()), None);
+        common::table::assert_loaded_with_a_retired_slot(&pool, 15);
         assert_eq!(serde_json::to_string(&pool).unwrap(), json);
         // The free list is rebuilt lowest index first; then fresh slots.
         let keys: Vec<(usize, u32)> = (0..3)

@@ -558,23 +558,17 @@ impl<K: TestKey, M: Map<K>> Harness<K, M> {
 
     fn pick(&self, src: Src) -> Option<K> {
         let any = |pick: Pick| (!self.issued.is_empty()).then(|| *pick.get(&self.issued));
+        // One of `keys`, or of all issued keys when there are none.
+        let one_of = |keys: Vec<K>, pick: Pick| {
+            if keys.is_empty() {
+                any(pick)
+            } else {
+                Some(*pick.get(&keys))
+            }
+        };
         match src {
-            Src::Live(pick) => {
-                let live = self.primary_live();
-                if live.is_empty() {
-                    any(pick)
-                } else {
-                    Some(*pick.get(&live))
-                }
-            }
-            Src::Stale(pick) => {
-                let dead = self.primary_dead();
-                if dead.is_empty() {
-                    any(pick)
-                } else {
-                    Some(*pick.get(&dead))
-                }
-            }
+            Src::Live(pick) => one_of(self.primary_live(), pick),
+            Src::Stale(pick) => one_of(self.primary_dead(), pick),
             Src::Any(pick) => any(pick),
             Src::Newer(pick, by) => {
                 let held: Vec<K> = self

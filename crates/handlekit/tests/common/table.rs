@@ -307,3 +307,20 @@ pub fn insert_into_both<C: Table<u64>>(a: &mut C, b: &mut C, n: u64) -> Vec<C::K
     }
     keys
 }
+
+/// Checks a container loaded from the slots
+/// `[[1,10],[last,null],[0,null],[2,null]]`, `last` being its key type's
+/// last generation: it holds 10 under the key (0, 1), and slot 1 is retired
+/// (a vacant slot at the last generation), so (1, `last`) finds nothing.
+pub fn assert_loaded_with_a_retired_slot<C: Table<u64>>(c: &C, last: u32) {
+    c.check_invariants();
+    assert_eq!(c.len(), 1);
+    assert_eq!(
+        c.retired_count(),
+        1,
+        "a vacant slot at the last generation is retired"
+    );
+    let key = |index, generation| C::Key::from_parts(index, generation).unwrap();
+    assert_eq!(c.get(key(0, 1)), Some(&10));
+    assert_eq!(c.get(key(1, last)), None);
+}

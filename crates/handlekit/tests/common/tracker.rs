@@ -120,3 +120,33 @@ pub fn assert_panicked<R>(result: std::thread::Result<R>) {
         Err(payload) => assert_eq!(payload.downcast_ref::<&str>(), Some(&BOOM)),
     }
 }
+
+/// Sorts `table` by `key` with the sort `method` picks (0: `sort_by`,
+/// 1: `sort_unstable_by`, else `sort_by_key`), panicking with [`BOOM`] on
+/// call number `panic_at` (from 0) of the comparator or key function.
+pub fn sort_panicking_at<T, K: handlekit::Key, O: Ord>(
+    table: &mut handlekit::PackedTable<T, K>,
+    method: usize,
+    panic_at: usize,
+    key: impl Fn(&T) -> O,
+) -> std::thread::Result<()> {
+    let calls = Cell::new(0);
+    let tick = || {
+        if calls.get() == panic_at {
+            panic::panic_any(BOOM);
+        }
+        calls.set(calls.get() + 1);
+    };
+    let compare = |a: &T, b: &T| {
+        tick();
+        key(a).cmp(&key(b))
+    };
+    panic::catch_unwind(panic::AssertUnwindSafe(|| match method {
+        0 => table.sort_by(compare),
+        1 => table.sort_unstable_by(compare),
+        _ => table.sort_by_key(|v| {
+            tick();
+            key(v)
+        }),
+    }))
+}
