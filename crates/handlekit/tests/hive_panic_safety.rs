@@ -3,14 +3,14 @@
 //! largest), then what only a hive does: blocks emptied (kept or freed) by
 //! `remove` and by a `retain` that panics, and a panicking `extend`.
 
-use std::panic::{self, catch_unwind, AssertUnwindSafe};
+use std::panic;
 use std::rc::Rc;
 
 use handlekit::{Hive, Id};
 
 mod common;
 use common::panic_suite::{self, assert_dropped_then_rest, ids};
-use common::tracker::{assert_panicked, Tracker, Val, BOOM};
+use common::tracker::{assert_panics, Tracker, Val, BOOM};
 
 /// Every test sits in `mod hive`, so that its name (`hive::...`) matches the
 /// filter of `scripts/miri.sh hive`.
@@ -51,10 +51,9 @@ mod hive {
         let (mut hive, keys) = filled(&tracker, 16);
         // Blocks 1 and 2 lose every value; the drop of 9 panics, after block 1
         // was emptied and in the middle of block 2.
-        tracker.panic_on_drop.set(Some(9));
-        assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+        tracker.drop_panics_in(9, || {
             hive.retain(|_, v| !(4..12).contains(&v.id));
-        })));
+        });
         hive.check_invariants();
         assert_eq!(ids(&hive), [0, 1, 2, 3, 10, 11, 12, 13, 14, 15]);
         assert_eq!(hive.block_count(), 4);
@@ -76,14 +75,14 @@ mod hive {
         let tracker = Tracker::new();
         let (mut hive, _) = filled(&tracker, 3);
         let source = Rc::clone(&tracker);
-        assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+        assert_panics(|| {
             hive.extend((0..10).map(|n| {
                 if n == 6 {
                     panic::panic_any(BOOM);
                 }
                 source.make()
             }));
-        })));
+        });
         hive.check_invariants();
         // 3 before, then 6 from the iterator (ids 3..9), over three blocks.
         assert_eq!(ids(&hive), (0..9).collect::<Vec<_>>());
@@ -98,8 +97,7 @@ mod hive {
         let tracker = Tracker::new();
         let (mut hive, _) = filled(&tracker, 2);
         let source = Rc::clone(&tracker);
-        tracker.panic_on_drop.set(Some(4));
-        assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+        tracker.drop_panics_in(4, || {
             hive.extend((0..5).map(|_| {
                 let value = source.make();
                 if value.id == 4 {
@@ -108,7 +106,7 @@ mod hive {
                 }
                 value
             }));
-        })));
+        });
         hive.check_invariants();
         assert_eq!(ids(&hive), [0, 1, 2, 3]);
         assert_dropped_then_rest(&tracker, hive, &[4]);

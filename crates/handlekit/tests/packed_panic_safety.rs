@@ -8,14 +8,14 @@
 //! the container's invariant checker passes afterwards.
 
 use std::cell::RefCell;
-use std::panic::{self, catch_unwind, AssertUnwindSafe};
+use std::panic;
 use std::rc::Rc;
 
 use handlekit::secondary::Entry;
 use handlekit::{Id, IdTable, Key, PackedTable, SecondaryMap, SparseSecondaryMap};
 
 mod common;
-use common::tracker::{assert_panicked, sort_panicking_at, Tracker, Val, BOOM};
+use common::tracker::{assert_panicked, assert_panics, sort_panicking_at, Tracker, Val, BOOM};
 
 /// A value that counts its drops in a borrowed array and owns no heap
 /// memory, for tests that leak values on purpose (Miri reports leaked heap
@@ -189,8 +189,7 @@ macro_rules! secondary_panic_tests {
                 let tracker = Tracker::new();
                 let (mut map, keys) = filled(&tracker, 10);
                 drop(map.remove(keys[2]));
-                tracker.panic_on_drop.set(Some(4));
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| map.clear())));
+                tracker.drop_panics_in(4, || map.clear());
                 tracker.assert_all_dropped_once();
                 assert!(map.is_empty());
                 assert_keys(&map, &keys, &[]);
@@ -205,10 +204,9 @@ macro_rules! secondary_panic_tests {
             fn panicking_drop_during_retain() {
                 let tracker = Tracker::new();
                 let (mut map, keys) = filled(&tracker, 10);
-                tracker.panic_on_drop.set(Some(4));
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                tracker.drop_panics_in(4, || {
                     map.retain(|_, v| v.id % 2 == 1);
-                })));
+                });
                 let kept: &[usize] = &$kept;
                 let dropped: &[usize] = &$dropped;
                 assert_eq!(map_ids(&map), kept);
@@ -223,7 +221,7 @@ macro_rules! secondary_panic_tests {
                 let tracker = Tracker::new();
                 let (mut map, keys) = filled(&tracker, 10);
                 let mut visited = Vec::new();
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                assert_panics(|| {
                     map.retain(|_, v| {
                         visited.push(v.id);
                         if v.id == 5 {
@@ -231,7 +229,7 @@ macro_rules! secondary_panic_tests {
                         }
                         v.id % 2 == 1
                     });
-                })));
+                });
                 // Both maps visit in insertion order here (index order is
                 // insertion order, and the sparse map has no holes).
                 assert_eq!(visited, [0, 1, 2, 3, 4, 5]);
@@ -247,11 +245,11 @@ macro_rules! secondary_panic_tests {
                 let (mut map, keys) = filled(&tracker, 10);
                 tracker.panic_on_drop.set(Some(6));
                 let mut taken = Vec::new();
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                assert_panics(|| {
                     let mut drain = map.drain();
                     taken.extend(drain.by_ref().take(3));
                     drop(drain); // drops 3..10; 6 panics
-                })));
+                });
                 tracker.assert_dropped_exactly(&[3, 4, 5, 6, 7, 8, 9]);
                 assert!(map.is_empty());
                 assert_keys(&map, &keys, &[]);
@@ -299,8 +297,7 @@ macro_rules! secondary_panic_tests {
                 let tracker = Tracker::new();
                 let (mut map, keys) = filled(&tracker, 10);
                 drop(map.remove(keys[7]));
-                tracker.panic_on_drop.set(Some(0));
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| drop(map))));
+                tracker.drop_panics_in(0, || drop(map));
                 tracker.assert_all_dropped_once();
             }
 
@@ -324,8 +321,7 @@ macro_rules! secondary_panic_tests {
                                                               // Remove the last value: the order of the rest is insertion
                                                               // order in both maps.
                 drop(source.remove(keys[7]));
-                tracker.panic_on_clone.set(Some(5));
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| source.clone())));
+                tracker.clone_panics_in(5, || source.clone());
                 // Clones of 0..5 (ids 8..13) were made first and were
                 // dropped.
                 assert_eq!(tracker.created(), 13);
@@ -343,10 +339,9 @@ macro_rules! secondary_panic_tests {
                 let (source, keys) = filled(&tracker, 6); // ids 0..6
                 let mut target = Map::new();
                 assert!(target.insert(keys[0], tracker.make()).is_none()); // id 6
-                tracker.panic_on_clone.set(Some(3));
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                tracker.clone_panics_in(3, || {
                     target.clone_from(&source);
-                })));
+                });
                 // Clones of 0, 1 and 2 (ids 7..10) were made and dropped.
                 tracker.assert_dropped_exactly(&[7, 8, 9]);
                 target.check_invariants();
@@ -374,11 +369,11 @@ macro_rules! secondary_panic_tests {
                 assert!(map.insert(a, tracker.make()).is_none()); // id 0
                 for key in [b, c] {
                     assert!(matches!(map.entry(key), Some(Entry::Vacant(_))));
-                    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                    assert_panics(|| {
                         map.entry(key)
                             .unwrap()
                             .or_insert_with(|| panic::panic_any(BOOM));
-                    })));
+                    });
                     map.check_invariants();
                     assert_eq!(map.len(), 1);
                     assert_eq!(map[a].id, 0);
@@ -406,7 +401,7 @@ macro_rules! secondary_panic_tests {
                 assert!(map.insert(a, tracker.make()).is_none()); // id 1
                 tracker.panic_on_drop.set(Some(1));
                 let new = tracker.make(); // id 2
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| map.insert(b, new))));
+                assert_panics(|| map.insert(b, new));
                 map.check_invariants();
                 assert_eq!(tracker.drops(1), 1);
                 assert!(map.get(a).is_none(), "the replaced value still reads");

@@ -21,7 +21,7 @@ use std::rc::Rc;
 use handlekit::Reuse;
 
 use super::table::{CloneFromPanic, Table};
-use super::tracker::{assert_panicked, Tracker, Val, BOOM};
+use super::tracker::{assert_panicked, assert_panics, Tracker, Val, BOOM};
 
 /// The ids of a container's values in iteration order, as its documented
 /// order predicts them.
@@ -283,8 +283,7 @@ pub fn panicking_drop_during_clear<C: Table<Val>>(new: impl Fn() -> C) {
     drop(c.remove(keys[2]));
     // With 4-slot blocks: in the second block, the first done, the third not
     // started.
-    tracker.panic_on_drop.set(Some(5));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| c.clear())));
+    tracker.drop_panics_in(5, || c.clear());
     // The others were still dropped, and the container is empty and sound.
     tracker.assert_all_dropped_once();
     assert_emptied_and_usable(&mut c, &keys, &tracker);
@@ -302,12 +301,12 @@ pub fn panicking_drop_during_retain<C: Table<Val>>(new: impl Fn() -> C) {
     let (mut c, keys) = filled(new, &tracker, 10);
     tracker.panic_on_drop.set(Some(4));
     let mut visited = Vec::new();
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    assert_panics(|| {
         c.retain(|_, v| {
             visited.push(v.id);
             v.id % 2 == 1
         });
-    })));
+    });
     let (seen, kept, dropped): (Vec<usize>, Vec<usize>, Vec<usize>) = if C::RETAIN_DROPS_AFTER_PASS
     {
         ((0..10).collect(), vec![1, 3, 5, 7, 9], vec![0, 2, 4, 6, 8])
@@ -333,11 +332,11 @@ pub fn panicking_drop_while_dropping_a_drain<C: Table<Val>>(new: impl Fn() -> C)
     let (mut c, keys) = filled(new, &tracker, 10);
     tracker.panic_on_drop.set(Some(6));
     let mut taken = Vec::new();
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    assert_panics(|| {
         let mut drain = c.drain();
         taken.extend(drain.by_ref().take(3));
         drop(drain); // drops 3..10; 6 panics
-    })));
+    });
     // Every value the drain did not yield was dropped once.
     tracker.assert_dropped_exactly(&[3, 4, 5, 6, 7, 8, 9]);
     let taken: Vec<_> = taken.into_iter().map(|(k, v)| (k, v.id)).collect();
@@ -355,8 +354,7 @@ pub fn panicking_drop_while_dropping_the_container<C: Table<Val>>(new: impl Fn()
         let tracker = Tracker::new();
         let (mut c, keys) = filled(&new, &tracker, 10);
         drop(c.remove(keys[7]));
-        tracker.panic_on_drop.set(Some(panicking));
-        assert_panicked(catch_unwind(AssertUnwindSafe(|| drop(c))));
+        tracker.drop_panics_in(panicking, || drop(c));
         tracker.assert_all_dropped_once();
     }
 }
@@ -368,7 +366,7 @@ pub fn panicking_drop_while_dropping_into_iter<C: Table<Val>>(new: impl Fn() -> 
     let mut iter = c.into_pairs();
     let (_, first) = iter.next().unwrap();
     assert_eq!(first.id, 0);
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| drop(iter))));
+    assert_panics(|| drop(iter));
     tracker.assert_dropped_exactly(&[1, 2, 3, 4, 5, 6, 7, 8, 9]);
     drop(first);
     tracker.assert_all_dropped_once();
@@ -383,10 +381,9 @@ pub fn panicking_drop_of_the_target_during_clone_from<C: Table<Val> + Clone>(new
     let tracker = Tracker::new();
     let (source, _) = filled(&new, &tracker, 3); // ids 0..3
     let (mut target, old_keys) = filled(&new, &tracker, 4); // ids 3..7
-    tracker.panic_on_drop.set(Some(4));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    tracker.drop_panics_in(4, || {
         target.clone_from(&source);
-    })));
+    });
     // The target's old values were all dropped, and so was any clone made
     // before the panic (a `SlotTable` drops the old values before it
     // clones; a `PackedTable` clones value by value into the old ones).
@@ -416,14 +413,14 @@ pub fn panicking_retain_closure<C: Table<Val>>(new: impl Fn() -> C) {
     let mut order = Order::<C>::new(10);
     drop(c.remove(keys[3]));
     order.remove(3);
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    assert_panics(|| {
         c.retain(|_, v| {
             if v.id == 5 {
                 panic::panic_any(BOOM);
             }
             v.id % 2 == 1
         });
-    })));
+    });
     // The even values visited before the panic were removed; the odd ones
     // and the values not visited stay, in their order.
     let removed: Vec<usize> = order
@@ -472,12 +469,12 @@ pub fn panicking_insert_with_key_closure_leaves_the_container_unchanged<C: Table
             let before = c.len();
             let snapshot: Vec<_> = c.iter().map(|(k, v)| (k, v.id)).collect();
             let mut seen = None;
-            assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+            assert_panics(|| {
                 c.insert_with_key(|key| {
                     seen = Some(key);
                     panic::panic_any(BOOM)
                 })
-            })));
+            });
             c.check_invariants();
             assert_eq!(c.len(), before);
             let after: Vec<_> = c.iter().map(|(k, v)| (k, v.id)).collect();
@@ -503,8 +500,7 @@ pub fn panicking_clone_during_clone<C: Table<Val> + Clone>(new: impl Fn() -> C) 
     drop(source.remove(keys[2]));
     order.remove(2);
     // With 4-slot blocks: in the second block.
-    tracker.panic_on_clone.set(Some(5));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| source.clone())));
+    tracker.clone_panics_in(5, || source.clone());
     // Clones of the values before 5 (ids 8..) were made and dropped; the
     // source is untouched.
     let cloned = order.before(5).len();
@@ -525,10 +521,9 @@ pub fn panicking_clone_during_clone_from<C: Table<Val> + Clone>(new: impl Fn() -
     let tracker = Tracker::new();
     let (source, source_keys) = filled(&new, &tracker, 6); // ids 0..6
     let (mut target, target_keys) = filled(&new, &tracker, 3); // ids 6..9
-    tracker.panic_on_clone.set(Some(4));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    tracker.clone_panics_in(4, || {
         target.clone_from(&source);
-    })));
+    });
     target.check_invariants();
     // The clones of 0..4 got ids 9..13.
     assert_eq!(tracker.created(), 13);

@@ -50,6 +50,20 @@ impl Tracker {
         }
     }
 
+    /// Arms the next `Drop` of value `id` to panic, and asserts that `f`
+    /// panics so.
+    pub fn drop_panics_in<R>(&self, id: usize, f: impl FnOnce() -> R) {
+        self.panic_on_drop.set(Some(id));
+        assert_panics(f);
+    }
+
+    /// Arms the next `clone` of value `id` to panic, and asserts that `f`
+    /// panics so.
+    pub fn clone_panics_in<R>(&self, id: usize, f: impl FnOnce() -> R) {
+        self.panic_on_clone.set(Some(id));
+        assert_panics(f);
+    }
+
     pub fn drops(&self, id: usize) -> usize {
         self.drops.borrow()[id]
     }
@@ -111,6 +125,11 @@ impl std::fmt::Debug for Val {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Val({})", self.id)
     }
+}
+
+/// Asserts that `f` panics with the intentional panic.
+pub fn assert_panics<R>(f: impl FnOnce() -> R) {
+    assert_panicked(panic::catch_unwind(panic::AssertUnwindSafe(f)));
 }
 
 /// Asserts that `result` is the intentional panic.
