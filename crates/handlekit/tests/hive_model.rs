@@ -326,14 +326,9 @@ mod hive {
                     let expected = live.contains(&key).then_some(value);
                     assert_eq!(hive.get(key), expected, "{key:?} in sequence {sequence}");
                 }
-                for index in 0..8 {
-                    for generation in 0..=3 {
-                        let Some(key) = G2::from_parts(index, generation) else {
-                            continue;
-                        };
-                        let expected = live.contains(&key).then(|| &issued[&key]);
-                        assert_eq!(hive.get(key), expected, "forged {key:?}");
-                    }
+                for key in common::forged_keys::<G2>(0..8, 0..=3) {
+                    let expected = live.contains(&key).then(|| &issued[&key]);
+                    assert_eq!(hive.get(key), expected, "forged {key:?}");
                 }
             }
         }

@@ -283,20 +283,15 @@ fn keys_past_the_used_slots_name_nothing() {
     let keys: Vec<PoolKey> = (0..20).map(|v| pool.insert(v)).collect();
     assert_eq!(pool.block_count(), 2);
     let mut resolved = 0;
-    for index in 0..40 {
-        for generation in 0..4 {
-            let Some(key) = PoolKey::from_parts(index, generation) else {
-                continue;
-            };
-            let live = keys.contains(&key);
-            resolved += usize::from(live);
-            assert_eq!(pool.get(key).is_some(), live, "get({key:?})");
-            assert_eq!(pool.get_mut(key).is_some(), live, "get_mut({key:?})");
-            assert_eq!(pool.get_ptr(key).is_some(), live, "get_ptr({key:?})");
-            assert_eq!(pool.contains_key(key), live, "contains_key({key:?})");
-            if !live {
-                assert_eq!(pool.remove(key), None, "remove({key:?})");
-            }
+    for key in common::forged_keys::<PoolKey>(0..40, 0..=3) {
+        let live = keys.contains(&key);
+        resolved += usize::from(live);
+        assert_eq!(pool.get(key).is_some(), live, "get({key:?})");
+        assert_eq!(pool.get_mut(key).is_some(), live, "get_mut({key:?})");
+        assert_eq!(pool.get_ptr(key).is_some(), live, "get_ptr({key:?})");
+        assert_eq!(pool.contains_key(key), live, "contains_key({key:?})");
+        if !live {
+            assert_eq!(pool.remove(key), None, "remove({key:?})");
         }
     }
     assert_eq!(resolved, keys.len());
@@ -355,15 +350,10 @@ fn narrow_generations_retire_every_slot_and_no_key_comes_back() {
             }
         }
         pool.check_invariants();
-        for index in 0..10 {
-            for generation in 0..=4 {
-                let Some(key) = G2::from_parts(index, generation) else {
-                    continue;
-                };
-                let expected = live.contains(&key).then(|| &issued[&key]);
-                assert_eq!(pool.get(key), expected, "{key:?}");
-                assert_eq!(pool.get_ptr(key).is_some(), expected.is_some());
-            }
+        for key in common::forged_keys::<G2>(0..10, 0..=4) {
+            let expected = live.contains(&key).then(|| &issued[&key]);
+            assert_eq!(pool.get(key), expected, "{key:?}");
+            assert_eq!(pool.get_ptr(key).is_some(), expected.is_some());
         }
     }
     assert_eq!(issued.len(), 24);

@@ -932,6 +932,18 @@ fn run<K: TestKey, M: Map<K>>(reuse: Reuse, ops: Vec<Op>) {
 }
 
 macro_rules! model_tests {
+    // The six tests of a map type, named in this order: keys `Id`, `Id32`
+    // and `Gen4`, each under LIFO, then FIFO.
+    ($map:ident: $il:ident, $if:ident, $i32l:ident, $i32f:ident, $g4l:ident, $g4f:ident) => {
+        model_tests! {
+            $il: $map, Id, Reuse::Lifo;
+            $if: $map, Id, Reuse::Fifo { min_free: 1 };
+            $i32l: $map, Id32, Reuse::Lifo;
+            $i32f: $map, Id32, Reuse::Fifo { min_free: 1 };
+            $g4l: $map, Gen4, Reuse::Lifo;
+            $g4f: $map, Gen4, Reuse::Fifo { min_free: 1 };
+        }
+    };
     ($($name:ident: $map:ident, $key:ty, $reuse:expr;)*) => {
         proptest! {
             #![proptest_config(common::proptest_config(CASES))]
@@ -945,20 +957,12 @@ macro_rules! model_tests {
     };
 }
 
-model_tests! {
-    dense_id_lifo: SecondaryMap, Id, Reuse::Lifo;
-    dense_id_fifo: SecondaryMap, Id, Reuse::Fifo { min_free: 1 };
-    dense_id32_lifo: SecondaryMap, Id32, Reuse::Lifo;
-    dense_id32_fifo: SecondaryMap, Id32, Reuse::Fifo { min_free: 1 };
-    dense_gen4_lifo: SecondaryMap, Gen4, Reuse::Lifo;
-    dense_gen4_fifo: SecondaryMap, Gen4, Reuse::Fifo { min_free: 1 };
-    sparse_id_lifo: SparseSecondaryMap, Id, Reuse::Lifo;
-    sparse_id_fifo: SparseSecondaryMap, Id, Reuse::Fifo { min_free: 1 };
-    sparse_id32_lifo: SparseSecondaryMap, Id32, Reuse::Lifo;
-    sparse_id32_fifo: SparseSecondaryMap, Id32, Reuse::Fifo { min_free: 1 };
-    sparse_gen4_lifo: SparseSecondaryMap, Gen4, Reuse::Lifo;
-    sparse_gen4_fifo: SparseSecondaryMap, Gen4, Reuse::Fifo { min_free: 1 };
-}
+model_tests!(SecondaryMap:
+    dense_id_lifo, dense_id_fifo, dense_id32_lifo, dense_id32_fifo,
+    dense_gen4_lifo, dense_gen4_fifo);
+model_tests!(SparseSecondaryMap:
+    sparse_id_lifo, sparse_id_fifo, sparse_id32_lifo, sparse_id32_fifo,
+    sparse_gen4_lifo, sparse_gen4_fifo);
 
 // ---------------------------------------------------------------------------
 // A reused slot never shows old data.

@@ -15,6 +15,10 @@ use std::sync::Once;
 
 use handlekit::vm_vec::VIRTUAL_MEMORY;
 use handlekit::VmVec;
+use vm_vec_model::compact_front;
+
+#[path = "common/vm_vec_model.rs"]
+mod vm_vec_model;
 
 /// The payload of every panic the tests cause on purpose.
 const BOOM: &str = "intentional test panic";
@@ -286,11 +290,7 @@ fn compaction_with_panicking_keep_changes_nothing() {
                 }
                 x.id % 3 == 0
             };
-            if ordered {
-                v.compact_front(35, keep, |_, _, _| moves += 1);
-            } else {
-                v.compact_front_unordered(35, keep, |_, _, _| moves += 1);
-            }
+            compact_front(&mut v, ordered, 35, keep, |_, _, _| moves += 1);
         }));
         assert!(result.is_err());
         assert_eq!((seen, moves), (31, 0));
@@ -314,11 +314,7 @@ fn compaction_with_panicking_on_move_drops_nothing() {
                     panic!("{}", BOOM);
                 }
             };
-            if ordered {
-                v.compact_front(30, |x| x.id % 2 == 0, on_move);
-            } else {
-                v.compact_front_unordered(30, |x| x.id % 2 == 0, on_move);
-            }
+            compact_front(&mut v, ordered, 30, |x| x.id % 2 == 0, on_move);
         }));
         assert!(result.is_err());
         assert_eq!(reported, 2);
@@ -346,11 +342,9 @@ fn compaction_with_panicking_drop_finishes() {
         t.panic_on_drop.set(Some(bad));
         let mut moves = Vec::new();
         let result = catch_unwind(AssertUnwindSafe(|| {
-            if ordered {
-                v.compact_front(budget, keep, |from, to, x| moves.push((from, to, x.id)));
-            } else {
-                v.compact_front_unordered(budget, keep, |from, to, x| moves.push((from, to, x.id)));
-            }
+            compact_front(&mut v, ordered, budget, keep, |from, to, x| {
+                moves.push((from, to, x.id))
+            });
         }));
         assert!(result.is_err());
         let removed: Vec<usize> = (0..budget).filter(|&id| id % 5 != 0).collect();

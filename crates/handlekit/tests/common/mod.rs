@@ -121,6 +121,20 @@ pub fn reused_slot() -> (handlekit::IdTable<()>, handlekit::Id, handlekit::Id) {
     (primary, a, b)
 }
 
+/// Every key of type `K` with an index in `indices` and a generation in
+/// `generations` (the ones `from_parts` accepts), index by index: valid
+/// keys no table need ever have issued, to probe lookups with.
+pub fn forged_keys<K: handlekit::Key>(
+    indices: std::ops::Range<usize>,
+    generations: std::ops::RangeInclusive<u32>,
+) -> impl Iterator<Item = K> {
+    indices.flat_map(move |index| {
+        generations
+            .clone()
+            .filter_map(move |generation| K::from_parts(index, generation))
+    })
+}
+
 /// A fixed-seed linear congruential generator (Knuth's MMIX constants),
 /// for tests that need repeatable pseudo-random steps.
 pub struct Lcg(pub u64);

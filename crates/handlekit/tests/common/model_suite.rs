@@ -627,6 +627,19 @@ impl<C: ModelTable> Harness<C> {
         self.watch.refused(&self.table);
     }
 
+    /// Checks a copy of the table (a clone, or a `clone_from` target): it
+    /// holds what the table holds, keeps a fixed capacity, and issues the
+    /// same next key; then carries on with the copy.
+    fn check_and_adopt(&mut self, copy: C, how: Copied) {
+        self.assert_faithful_copy(&copy);
+        if self.fixed.is_some() {
+            assert_eq!(copy.capacity(), self.table.capacity());
+        }
+        self.assert_keeps_fixed_capacity(&copy);
+        let original = self.replace(copy, how);
+        self.assert_same_next_key(original);
+    }
+
     /// Continues with `copy` in place of the table, made from it as `how`
     /// says; returns the table it replaced.
     fn replace(&mut self, copy: C, how: Copied) -> C {
@@ -1040,13 +1053,7 @@ impl<C: ModelTable> Harness<C> {
             }
             Op::Clone => {
                 let copy = self.table.clone();
-                self.assert_faithful_copy(&copy);
-                if self.fixed.is_some() {
-                    assert_eq!(copy.capacity(), self.table.capacity());
-                }
-                self.assert_keeps_fixed_capacity(&copy);
-                let original = self.replace(copy, Copied::Clone);
-                self.assert_same_next_key(original);
+                self.check_and_adopt(copy, Copied::Clone);
             }
             Op::CloneFrom(junk, fixed_target) => {
                 let mut target = if fixed_target {
@@ -1061,13 +1068,7 @@ impl<C: ModelTable> Harness<C> {
                     .unwrap_or_else(|| C::Key::from_parts(0, 1).expect("a valid key"));
                 target.remove(first);
                 target.clone_from(&self.table);
-                self.assert_faithful_copy(&target);
-                if self.fixed.is_some() {
-                    assert_eq!(target.capacity(), self.table.capacity());
-                }
-                self.assert_keeps_fixed_capacity(&target);
-                let original = self.replace(target, Copied::CloneFrom);
-                self.assert_same_next_key(original);
+                self.check_and_adopt(target, Copied::CloneFrom);
             }
             Op::SerdeRoundTrip => {
                 #[cfg(feature = "serde")]

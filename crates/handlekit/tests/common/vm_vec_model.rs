@@ -19,7 +19,7 @@ use std::fmt::Debug;
 use std::mem::size_of;
 use std::ops::Range;
 
-use handlekit::vm_vec::VIRTUAL_MEMORY;
+use handlekit::vm_vec::{Compacted, VIRTUAL_MEMORY};
 use handlekit::VmVec;
 
 /// An element type for the model: built from an id, and able to say
@@ -94,6 +94,21 @@ impl Model {
         self.front = self.front.wrapping_add(1);
         self.head += Self::stride::<T>();
         Some(id)
+    }
+}
+
+/// `compact_front`, or `compact_front_unordered` when not `ordered`.
+pub fn compact_front<T>(
+    v: &mut VmVec<T>,
+    ordered: bool,
+    budget: usize,
+    keep: impl FnMut(&T) -> bool,
+    on_move: impl FnMut(usize, usize, &T),
+) -> Compacted {
+    if ordered {
+        v.compact_front(budget, keep, on_move)
+    } else {
+        v.compact_front_unordered(budget, keep, on_move)
     }
 }
 
@@ -407,11 +422,7 @@ impl<T: Elem> Harness<T> {
             calls += 1;
             keep(x.id())
         };
-        let done = if ordered {
-            v.compact_front(budget, keep_counted, report)
-        } else {
-            v.compact_front_unordered(budget, keep_counted, report)
-        };
+        let done = compact_front(v, ordered, budget, keep_counted, report);
         assert_eq!(calls, examined, "keep runs once per examined element");
         assert_eq!(
             (done.examined, done.removed, done.moved),
