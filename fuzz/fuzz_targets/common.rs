@@ -43,3 +43,27 @@ pub fn nth_sorted<K: Ord + Copy>(keys: impl IntoIterator<Item = K>, n: u16) -> O
     keys.sort();
     (!keys.is_empty()).then(|| keys[usize::from(n) % keys.len()])
 }
+
+/// `try_insert_with_key`, called by `insert`, with a closure that fails
+/// (handing its key back) when `fail` is set and else makes `value(key)`.
+/// Checks that the outcome follows `fail` and that the closure saw the key
+/// the call returned.
+pub fn try_insert_with_key<K: Copy + PartialEq + std::fmt::Debug, V>(
+    insert: impl FnOnce(&mut dyn FnMut(K) -> Result<V, K>) -> Result<K, K>,
+    fail: bool,
+    value: impl Fn(K) -> V,
+) -> Result<K, K> {
+    let mut seen = None;
+    let result = insert(&mut |key| {
+        seen = Some(key);
+        if fail {
+            Err(key)
+        } else {
+            Ok(value(key))
+        }
+    });
+    assert_eq!(result.is_err(), fail, "try_insert_with_key: {result:?}");
+    let (Ok(key) | Err(key)) = result;
+    assert_eq!(seen, Some(key), "try_insert_with_key saw another key");
+    result
+}

@@ -33,7 +33,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use arbitrary::{Arbitrary, Unstructured};
-use common::{nth_sorted, Narrow};
+use common::{nth_sorted, try_insert_with_key, Narrow};
 use handlekit::{CapacityError, Id, Id32, IdTable, Key, Reuse};
 use libfuzzer_sys::fuzz_target;
 #[path = "walk.rs"]
@@ -592,13 +592,22 @@ where
             assert_eq!(seen, Some(key), "{ctx}: insert_with_key saw another key");
             model.record_insert(Ok(key), key.to_bits() as u32, ctx);
         }
-        Op::Remove(key) => {
+        // A detached value leaves like a removed one, but its slot stays
+        // reserved.
+        Op::Remove(key) | Op::Detach(key) => {
             let Some(key) = model.resolve(key, ctx) else {
                 return;
             };
-            let got = table.remove(key).map(|v| *v);
-            let expected = model.record_remove(key);
-            assert_eq!(got, expected, "{ctx}: remove({key:?})");
+            let detach = matches!(op, Op::Detach(_));
+            let (got, expected) = if detach {
+                (table.detach(key).map(|v| *v), model.record_detach(key))
+            } else {
+                (table.remove(key).map(|v| *v), model.record_remove(key))
+            };
+            assert_eq!(got, expected, "{ctx}: the value taken for {key:?}");
+            if detach {
+                assert!(table.detach(key).is_none(), "{ctx}: detached twice");
+            }
         }
         Op::Get(key) => {
             let Some(key) = model.resolve(key, ctx) else {
@@ -832,39 +841,11 @@ where
             if model.insert_must_fail() {
                 return;
             }
-            let mut seen = None;
-            let result = table.try_insert_with_key(|key| {
-                seen = Some(key);
-                if fail {
-                    Err(key)
-                } else {
-                    Ok(Box::new(key.to_bits() as u32))
-                }
-            });
-            match result {
-                Ok(key) => {
-                    assert!(!fail, "{ctx}: try_insert_with_key ignored Err");
-                    assert_eq!(
-                        seen,
-                        Some(key),
-                        "{ctx}: try_insert_with_key saw another key"
-                    );
-                    model.record_insert(Ok(key), key.to_bits() as u32, ctx);
-                }
-                Err(key) => {
-                    assert!(fail, "{ctx}: try_insert_with_key failed by itself");
-                    assert!(!table.contains_key(key), "{ctx}: Err inserted {key:?}");
-                }
+            let make = |key: K| Box::new(key.to_bits() as u32);
+            match try_insert_with_key(|f| table.try_insert_with_key(f), fail, make) {
+                Ok(key) => model.record_insert(Ok(key), key.to_bits() as u32, ctx),
+                Err(key) => assert!(!table.contains_key(key), "{ctx}: Err inserted {key:?}"),
             }
-        }
-        Op::Detach(key) => {
-            let Some(key) = model.resolve(key, ctx) else {
-                return;
-            };
-            let got = table.detach(key).map(|v| *v);
-            let expected = model.record_detach(key);
-            assert_eq!(got, expected, "{ctx}: detach({key:?})");
-            assert!(table.detach(key).is_none(), "{ctx}: detached twice");
         }
         Op::Reattach(n, value) => {
             let Some(key) = nth_sorted(model.detached.keys().copied(), n) else {

@@ -18,7 +18,7 @@ mod common;
 use std::collections::{HashMap, HashSet};
 
 use arbitrary::Arbitrary;
-use common::{nth_sorted, Input, Narrow};
+use common::{nth_sorted, try_insert_with_key, Input, Narrow};
 use handlekit::{Id, Id32, Key, PackedTable, Reuse};
 use libfuzzer_sys::fuzz_target;
 
@@ -244,28 +244,15 @@ fn run<K: Key>(fixed: Option<u8>, ops: &[Op]) {
                 if fixed.is_some() && table.len() >= table.capacity() {
                     continue;
                 }
-                let mut saw = None;
-                let result = table.try_insert_with_key(|key| {
-                    saw = Some(key);
-                    if fail {
-                        Err(key)
-                    } else {
-                        Ok(Box::new(v))
-                    }
-                });
-                match result {
+                match try_insert_with_key(|f| table.try_insert_with_key(f), fail, |_| Box::new(v)) {
                     Ok(key) => {
-                        assert!(!fail && saw == Some(key));
                         assert!(seen.insert(key), "key {key:?} issued twice");
                         assert!(model.detached.keys().all(|d| d.index() != key.index()));
                         model.issued.push(key);
                         model.values.insert(key, v);
                         model.order.push(key);
                     }
-                    Err(key) => {
-                        assert!(fail);
-                        assert!(!table.contains_key(key), "Err inserted {key:?}");
-                    }
+                    Err(key) => assert!(!table.contains_key(key), "Err inserted {key:?}"),
                 }
             }
             Op::Detach(k) => {

@@ -411,17 +411,7 @@ mod hive {
     /// `Send` and `Sync` follow the value type, as for `Vec`.
     #[test]
     fn auto_traits() {
-        fn send_sync<T: Send + Sync>() {}
-        send_sync::<Hive<u64>>();
-        send_sync::<handlekit::hive::Iter<'static, u64>>();
-        send_sync::<handlekit::hive::IterMut<'static, u64>>();
-        send_sync::<handlekit::hive::IntoIter<u64>>();
-        send_sync::<handlekit::hive::Drain<'static, u64>>();
-        #[cfg(feature = "rayon")]
-        {
-            send_sync::<handlekit::hive::ParIter<'static, u64>>();
-            send_sync::<handlekit::hive::ParIterMut<'static, u64>>();
-        }
+        assert_send_sync_with_iterators!(hive::Hive);
         // A mutable iterator may cross threads as `&mut T` may: with
         // `T: Send` alone.
         fn send<T: Send>() {}

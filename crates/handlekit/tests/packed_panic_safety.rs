@@ -15,7 +15,9 @@ use handlekit::secondary::Entry;
 use handlekit::{Id, IdTable, Key, PackedTable, SecondaryMap, SparseSecondaryMap};
 
 mod common;
-use common::tracker::{assert_panicked, assert_panics, sort_panicking_at, Tracker, Val, BOOM};
+use common::tracker::{
+    assert_panicked, assert_panics, sort_panicking_at, take_then_drop, Tracker, Val, BOOM,
+};
 
 /// A value that counts its drops in a borrowed array and owns no heap
 /// memory, for tests that leak values on purpose (Miri reports leaked heap
@@ -243,13 +245,9 @@ macro_rules! secondary_panic_tests {
             fn panicking_drop_while_dropping_a_drain() {
                 let tracker = Tracker::new();
                 let (mut map, keys) = filled(&tracker, 10);
-                tracker.panic_on_drop.set(Some(6));
                 let mut taken = Vec::new();
-                assert_panics(|| {
-                    let mut drain = map.drain();
-                    taken.extend(drain.by_ref().take(3));
-                    drop(drain); // drops 3..10; 6 panics
-                });
+                // The drain yields 0..3, then drops 3..10; 6 panics.
+                tracker.drop_panics_in(6, || take_then_drop(map.drain(), 3, &mut taken));
                 tracker.assert_dropped_exactly(&[3, 4, 5, 6, 7, 8, 9]);
                 assert!(map.is_empty());
                 assert_keys(&map, &keys, &[]);

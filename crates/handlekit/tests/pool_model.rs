@@ -302,16 +302,7 @@ fn keys_past_the_used_slots_name_nothing() {
 /// `Send` and `Sync` follow the value type, as for `Vec`.
 #[test]
 fn auto_traits() {
-    fn send_sync<T: Send + Sync>() {}
-    send_sync::<Pool<u64>>();
-    send_sync::<handlekit::pool::Iter<'static, u64>>();
-    send_sync::<handlekit::pool::IterMut<'static, u64>>();
-    send_sync::<handlekit::pool::IntoIter<u64>>();
-    #[cfg(feature = "rayon")]
-    {
-        send_sync::<handlekit::pool::ParIter<'static, u64>>();
-        send_sync::<handlekit::pool::ParIterMut<'static, u64>>();
-    }
+    assert_send_sync_with_iterators!(pool::Pool);
 }
 
 define_key! {

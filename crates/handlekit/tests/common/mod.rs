@@ -58,6 +58,26 @@ pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
     }
 }
 
+/// Checks at compile time that a container of `u64` values in the module
+/// `handlekit::$module` is `Send + Sync`, with its iterators and drain (and,
+/// with `rayon`, its parallel iterators).
+#[macro_export]
+macro_rules! assert_send_sync_with_iterators {
+    ($module:ident::$container:ident) => {{
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<handlekit::$module::$container<u64>>();
+        send_sync::<handlekit::$module::Iter<'static, u64>>();
+        send_sync::<handlekit::$module::IterMut<'static, u64>>();
+        send_sync::<handlekit::$module::IntoIter<u64>>();
+        send_sync::<handlekit::$module::Drain<'static, u64>>();
+        #[cfg(feature = "rayon")]
+        {
+            send_sync::<handlekit::$module::ParIter<'static, u64>>();
+            send_sync::<handlekit::$module::ParIterMut<'static, u64>>();
+        }
+    }};
+}
+
 /// The sum of a model test's operation weights: its selectors run over
 /// `0..total_weight(weights)`.
 pub const fn total_weight(weights: &[u32]) -> u32 {

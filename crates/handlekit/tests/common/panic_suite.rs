@@ -21,7 +21,7 @@ use std::rc::Rc;
 use handlekit::Reuse;
 
 use super::table::{CloneFromPanic, Table};
-use super::tracker::{assert_panicked, assert_panics, Tracker, Val, BOOM};
+use super::tracker::{assert_panicked, assert_panics, take_then_drop, Tracker, Val, BOOM};
 
 /// The ids of a container's values in iteration order, as its documented
 /// order predicts them.
@@ -330,13 +330,9 @@ pub fn panicking_drop_during_retain<C: Table<Val>>(new: impl Fn() -> C) {
 pub fn panicking_drop_while_dropping_a_drain<C: Table<Val>>(new: impl Fn() -> C) {
     let tracker = Tracker::new();
     let (mut c, keys) = filled(new, &tracker, 10);
-    tracker.panic_on_drop.set(Some(6));
     let mut taken = Vec::new();
-    assert_panics(|| {
-        let mut drain = c.drain();
-        taken.extend(drain.by_ref().take(3));
-        drop(drain); // drops 3..10; 6 panics
-    });
+    // The drain yields 0..3, then drops 3..10; 6 panics.
+    tracker.drop_panics_in(6, || take_then_drop(c.drain(), 3, &mut taken));
     // Every value the drain did not yield was dropped once.
     tracker.assert_dropped_exactly(&[3, 4, 5, 6, 7, 8, 9]);
     let taken: Vec<_> = taken.into_iter().map(|(k, v)| (k, v.id)).collect();

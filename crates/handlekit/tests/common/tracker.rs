@@ -127,6 +127,13 @@ impl std::fmt::Debug for Val {
     }
 }
 
+/// Takes the first `n` items of `iter` into `taken`, then drops `iter` (a
+/// partly consumed drain drops the rest there).
+pub fn take_then_drop<I: Iterator>(mut iter: I, n: usize, taken: &mut Vec<I::Item>) {
+    taken.extend(iter.by_ref().take(n));
+    drop(iter);
+}
+
 /// Asserts that `f` panics with the intentional panic.
 pub fn assert_panics<R>(f: impl FnOnce() -> R) {
     assert_panicked(panic::catch_unwind(panic::AssertUnwindSafe(f)));
