@@ -14,7 +14,7 @@ mod common;
 use handlekit::vm_vec::{ReserveErrorKind, VIRTUAL_MEMORY};
 use handlekit::VmVec;
 use proptest::prelude::*;
-use vm_vec_model::{page_size, Elem, Harness};
+use vm_vec_model::{Elem, Harness};
 
 /// `N` words: the id in the first, and checks of it in the middle and the
 /// last, so a torn or misplaced element shows.
@@ -304,7 +304,7 @@ fn sent_to_another_thread() {
 #[cfg(all(target_os = "linux", feature = "vm", not(miri)))]
 #[test]
 fn rebase_lands_in_the_first_page() {
-    let page = page_size();
+    let page = vm_vec_model::page_size();
     // (dead elements, live elements) of u64: a dead prefix of a few pages
     // before a smaller live part, one of several chunks before a larger
     // live part (pieces), and one that is not a multiple of the chunk.
