@@ -62,8 +62,7 @@ fn clear_with_a_panicking_value_drops_the_rest() {
     let mut head = Head::EMPTY;
     pool.push_front(&mut head, tracker.make());
     assert_eq!(pool.len(), 1);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
@@ -80,8 +79,7 @@ fn clear_list_with_a_panicking_value_keeps_the_rest_listed() {
     assert_eq!(ids(&pool, heads[1]), [9, 8, 7, 6, 5]);
     pool.clear_list(&mut heads[0]);
     tracker.assert_dropped_exactly(&[4, 3, 2, 1, 0]);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
@@ -99,8 +97,7 @@ fn pop_and_remove_hand_values_out_without_dropping() {
     tracker.assert_dropped_exactly(&[3, 1]);
     pool.check_invariants();
     assert_eq!(ids(&pool, heads[0]), [2, 0]);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
@@ -129,8 +126,7 @@ fn redistribute_with_a_panicking_closure_keeps_every_list_whole() {
     assert_eq!(ids(&pool, heads[2]), [3, 5, 17, 16, 15, 14, 13, 12]);
     let after: usize = heads.iter().map(|&h| pool.iter(h).count()).sum();
     assert_eq!(after, before);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
@@ -146,8 +142,7 @@ fn a_panic_inside_iter_mut_changes_no_links() {
     });
     pool.check_invariants();
     assert_eq!(ids(&pool, heads[1]), [7, 6, 5, 4]);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
@@ -171,8 +166,7 @@ fn compact_moves_values_without_dropping_or_cloning() {
     assert_eq!(tracker.created(), 20, "compact cloned a value");
     let after: Vec<Vec<usize>> = heads.iter().map(|&h| ids(&pool, h)).collect();
     assert_eq!(after, before);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
@@ -200,8 +194,7 @@ fn clone_with_a_panicking_clone_drops_exactly_the_copies() {
         assert_ne!(original, cloned, "clones are new values");
     }
     drop(copy);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
@@ -225,6 +218,5 @@ fn clone_from_with_a_panicking_clone_leaves_a_sound_target() {
     target.push_front(&mut head, tracker.make());
     target.check_invariants();
     drop(target);
-    drop(source);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(source);
 }

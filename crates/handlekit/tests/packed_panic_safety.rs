@@ -97,8 +97,7 @@ fn sorting_and_swapping_neither_drop_nor_duplicate() {
     assert_eq!(table.len(), 76);
     tracker.assert_dropped_exactly(&(0..100).step_by(3).collect::<Vec<_>>());
     table.check_invariants();
-    drop(table);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(table);
 }
 
 /// A panicking comparator moves nothing and drops nothing, for each sort.
@@ -125,8 +124,7 @@ fn packed_panicking_comparator() {
     table.sort_by(|a, b| b.id.cmp(&a.id));
     assert_eq!(ids(&table), [11, 10, 9, 8, 7, 6, 5, 3, 2, 1, 0]);
     assert_keys(&table, &keys, &[0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11]);
-    drop(table);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(table);
 }
 
 // ---------------------------------------------------------------------------
@@ -182,8 +180,7 @@ macro_rules! secondary_panic_tests {
                 }
                 tracker.assert_dropped_exactly(&(0..50).step_by(4).collect::<Vec<_>>());
                 map.check_invariants();
-                drop(map);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(map);
             }
 
             #[test]
@@ -198,8 +195,7 @@ macro_rules! secondary_panic_tests {
                 // Usable afterwards.
                 assert!(map.insert(keys[3], tracker.make()).is_none());
                 assert_eq!(map[keys[3]].id, 10);
-                drop(map);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(map);
             }
 
             #[test]
@@ -214,8 +210,7 @@ macro_rules! secondary_panic_tests {
                 assert_eq!(map_ids(&map), kept);
                 tracker.assert_dropped_exactly(dropped);
                 assert_keys(&map, &keys, kept);
-                drop(map);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(map);
             }
 
             #[test]
@@ -237,8 +232,7 @@ macro_rules! secondary_panic_tests {
                 assert_eq!(visited, [0, 1, 2, 3, 4, 5]);
                 tracker.assert_dropped_exactly(&[0, 2, 4]);
                 assert_keys(&map, &keys, &[1, 3, 5, 6, 7, 8, 9]);
-                drop(map);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(map);
             }
 
             #[test]
@@ -308,8 +302,7 @@ macro_rules! secondary_panic_tests {
                 assert_eq!(first.id, 0);
                 drop(iter);
                 tracker.assert_dropped_exactly(&[1, 2, 3, 4]);
-                drop(first);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(first);
             }
 
             #[test]
@@ -325,8 +318,7 @@ macro_rules! secondary_panic_tests {
                 assert_eq!(tracker.created(), 13);
                 tracker.assert_dropped_exactly(&[7, 8, 9, 10, 11, 12]);
                 assert_keys(&source, &keys, &[0, 1, 2, 3, 4, 5, 6]);
-                drop(source);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(source);
             }
 
             /// `clone_from` is `Clone`'s default: the copy is made first, so
@@ -352,8 +344,7 @@ macro_rules! secondary_panic_tests {
                 for &key in &keys {
                     assert_eq!(target[key].id, 10 + source[key].id);
                 }
-                drop((source, target));
-                tracker.assert_all_dropped_once();
+                tracker.drop_all((source, target));
             }
 
             /// A panicking `or_insert_with` closure inserts nothing and drops
@@ -378,8 +369,7 @@ macro_rules! secondary_panic_tests {
                     assert!(map.get(key).is_none());
                     tracker.assert_dropped_exactly(&[]);
                 }
-                drop(map);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(map);
             }
 
             /// Inserting with a newer key drops the older value; if that
@@ -415,8 +405,7 @@ macro_rules! secondary_panic_tests {
                     }
                 }
                 assert_eq!(map[other].id, 0);
-                drop(map);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(map);
             }
         }
     };

@@ -60,8 +60,7 @@ fn table_is_consistent_after_panicking_clone_in_clone_from() {
     // and must be counted as such, and the invariants must hold.
     assert_eq!(target.retired_count(), 1, "retired slot 1 not counted");
     target.check_invariants();
-    drop((source, target));
-    tracker.assert_all_dropped_once();
+    tracker.drop_all((source, target));
 }
 
 /// The same situation seen through the public API only: after a `clone`
@@ -91,6 +90,5 @@ fn vacant_slot_is_reusable_after_panicking_clone_in_clone_from() {
         added += 1;
     }
     assert_eq!(added, 2);
-    drop((source, target));
-    tracker.assert_all_dropped_once();
+    tracker.drop_all((source, target));
 }

@@ -93,8 +93,7 @@ fn assert_keys<C: Table<Val>>(c: &C, keys: &[C::Key], live: &[usize]) {
 pub fn assert_dropped_then_rest<C: Table<Val>>(tracker: &Tracker, c: C, first: &[usize]) {
     tracker.assert_dropped_exactly(first);
     c.check_invariants();
-    drop(c);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(c);
 }
 
 /// After the container was emptied by a panicking operation: it is empty
@@ -160,8 +159,7 @@ pub fn into_iter_partially_consumed_drops_the_rest<C: Table<Val>>(new: impl Fn()
     let mut dropped: Vec<usize> = order.ids[2..].to_vec();
     dropped.push(0);
     tracker.assert_dropped_exactly(&dropped);
-    drop((first, second));
-    tracker.assert_all_dropped_once();
+    tracker.drop_all((first, second));
 }
 
 pub fn drain_partially_consumed_drops_the_rest_and_empties<C: Table<Val>>(new: impl Fn() -> C) {
@@ -174,12 +172,10 @@ pub fn drain_partially_consumed_drops_the_rest_and_empties<C: Table<Val>>(new: i
     tracker.assert_dropped_exactly(&[3, 4, 5, 6, 7, 8, 9]);
     let taken_pairs: Vec<_> = taken.iter().map(|(k, v)| (*k, v.id)).collect();
     assert_eq!(taken_pairs, [(keys[0], 0), (keys[1], 1), (keys[2], 2)]);
-    drop(taken);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(taken);
     // Still usable, and its slots are reused with new keys.
     assert_emptied_and_usable(&mut c, &keys, &tracker);
-    drop(c);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(c);
 }
 
 thread_local! {
@@ -270,8 +266,7 @@ pub fn clone_and_clone_from_drop_counts<C: Table<Val> + Clone>(new: impl Fn() ->
     tracker.assert_dropped_exactly(&[10, 11, 12]);
     assert_eq!(ids(&target), [13, 14, 15, 16, 17]);
     assert!(target.keys().eq(source.keys()));
-    drop((source, copy, target));
-    tracker.assert_all_dropped_once();
+    tracker.drop_all((source, copy, target));
 }
 
 // ---------------------------------------------------------------------------
@@ -287,8 +282,7 @@ pub fn panicking_drop_during_clear<C: Table<Val>>(new: impl Fn() -> C) {
     // The others were still dropped, and the container is empty and sound.
     tracker.assert_all_dropped_once();
     assert_emptied_and_usable(&mut c, &keys, &tracker);
-    drop(c);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(c);
 }
 
 /// A panicking `Drop` in `retain`: a container that drops as it goes
@@ -339,8 +333,7 @@ pub fn panicking_drop_while_dropping_a_drain<C: Table<Val>>(new: impl Fn() -> C)
     assert_eq!(taken, [(keys[0], 0), (keys[1], 1), (keys[2], 2)]);
     tracker.assert_all_dropped_once();
     assert_emptied_and_usable(&mut c, &keys, &tracker);
-    drop(c);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(c);
 }
 
 pub fn panicking_drop_while_dropping_the_container<C: Table<Val>>(new: impl Fn() -> C) {
@@ -364,8 +357,7 @@ pub fn panicking_drop_while_dropping_into_iter<C: Table<Val>>(new: impl Fn() -> 
     assert_eq!(first.id, 0);
     assert_panics(|| drop(iter));
     tracker.assert_dropped_exactly(&[1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    drop(first);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(first);
 }
 
 /// A panicking `Drop` of one of the target's old values in `clone_from`:
@@ -396,8 +388,7 @@ pub fn panicking_drop_of_the_target_during_clone_from<C: Table<Val> + Clone>(new
     target.clone_from(&source);
     target.check_invariants();
     assert!(target.keys().eq(source.keys()));
-    drop((source, target));
-    tracker.assert_all_dropped_once();
+    tracker.drop_all((source, target));
 }
 
 // ---------------------------------------------------------------------------
@@ -506,8 +497,7 @@ pub fn panicking_clone_during_clone<C: Table<Val> + Clone>(new: impl Fn() -> C) 
     tracker.assert_dropped_exactly(&dropped);
     assert_eq!(ids(&source), order.ids);
     assert_keys(&source, &keys, &[0, 1, 3, 4, 5, 6, 7]);
-    drop(source);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(source);
 }
 
 /// A panicking `clone` inside `clone_from`, with the outcome each
@@ -544,8 +534,7 @@ pub fn panicking_clone_during_clone_from<C: Table<Val> + Clone>(new: impl Fn() -
     again.clone_from(&source);
     again.check_invariants();
     assert!(again.keys().eq(source.keys()));
-    drop((source, target, again));
-    tracker.assert_all_dropped_once();
+    tracker.drop_all((source, target, again));
 }
 
 /// A loop body that panics part way through a pass from both ends leaves

@@ -64,6 +64,13 @@ impl Tracker {
         assert_panics(f);
     }
 
+    /// Drops `rest` (a container, or whatever holds the last values), then
+    /// asserts that every value was dropped exactly once.
+    pub fn drop_all<T>(&self, rest: T) {
+        drop(rest);
+        self.assert_all_dropped_once();
+    }
+
     pub fn drops(&self, id: usize) -> usize {
         self.drops.borrow()[id]
     }
