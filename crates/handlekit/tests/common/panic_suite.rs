@@ -69,6 +69,22 @@ pub fn filled<C: Table<Val>>(
     (c, keys)
 }
 
+/// A tracker, and two containers with their keys.
+type SourceAndTarget<C, K> = (Rc<Tracker>, (C, Vec<K>), (C, Vec<K>));
+
+/// A `clone_from` source of `n` tracked values (ids `0..n`) and a target of
+/// `m` (ids `n..n + m`), with their tracker.
+fn source_and_target<C: Table<Val>>(
+    new: impl Fn() -> C,
+    n: usize,
+    m: usize,
+) -> SourceAndTarget<C, C::Key> {
+    let tracker = Tracker::new();
+    let source = filled(&new, &tracker, n);
+    let target = filled(&new, &tracker, m);
+    (tracker, source, target)
+}
+
 /// The ids of the values in iteration order.
 pub fn ids<C: Table<Val>>(c: &C) -> Vec<usize> {
     c.values().map(|v| v.id).collect()
@@ -366,9 +382,7 @@ pub fn panicking_drop_while_dropping_into_iter<C: Table<Val>>(new: impl Fn() -> 
 /// `clone_from`; `Clone`'s default assigns a finished clone, so there the
 /// old values are dropped by the assignment, after the clone.)
 pub fn panicking_drop_of_the_target_during_clone_from<C: Table<Val> + Clone>(new: impl Fn() -> C) {
-    let tracker = Tracker::new();
-    let (source, _) = filled(&new, &tracker, 3); // ids 0..3
-    let (mut target, old_keys) = filled(&new, &tracker, 4); // ids 3..7
+    let (tracker, (source, _), (mut target, old_keys)) = source_and_target(new, 3, 4);
     tracker.drop_panics_in(4, || {
         target.clone_from(&source);
     });
@@ -504,9 +518,7 @@ pub fn panicking_clone_during_clone<C: Table<Val> + Clone>(new: impl Fn() -> C) 
 /// container documents ([`CloneFromPanic`]); every value is dropped once in
 /// the end, and the target still takes a `clone_from`.
 pub fn panicking_clone_during_clone_from<C: Table<Val> + Clone>(new: impl Fn() -> C) {
-    let tracker = Tracker::new();
-    let (source, source_keys) = filled(&new, &tracker, 6); // ids 0..6
-    let (mut target, target_keys) = filled(&new, &tracker, 3); // ids 6..9
+    let (tracker, (source, source_keys), (mut target, target_keys)) = source_and_target(new, 6, 3);
     tracker.clone_panics_in(4, || {
         target.clone_from(&source);
     });
