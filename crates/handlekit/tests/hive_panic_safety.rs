@@ -40,9 +40,8 @@ mod hive {
         }
         hive.check_invariants();
         assert_eq!(tracker.total_drops(), 8);
-        drop(hive);
         assert_eq!(tracker.created(), 42);
-        tracker.assert_all_dropped_once();
+        tracker.drop_all(hive);
     }
 
     #[test]

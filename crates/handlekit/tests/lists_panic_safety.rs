@@ -37,9 +37,8 @@ fn ids(pool: &IndexLists<Val>, head: Head) -> Vec<usize> {
 fn drop_drops_every_value_once() {
     let tracker = Tracker::new();
     let (pool, _heads) = build(&tracker, 3, 4);
-    drop(pool);
     assert_eq!(tracker.created(), 12);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]

@@ -85,6 +85,17 @@ fn source_and_target<C: Table<Val>>(
     (tracker, source, target)
 }
 
+/// A container of `n` tracked values (ids `0..n`), with its tracker, its
+/// keys and the order it holds them in.
+fn filled_in_order<C: Table<Val>>(
+    new: impl Fn() -> C,
+    n: usize,
+) -> (Rc<Tracker>, C, Vec<C::Key>, Order<C>) {
+    let tracker = Tracker::new();
+    let (c, keys) = filled(new, &tracker, n);
+    (tracker, c, keys, Order::new(n))
+}
+
 /// The ids of the values in iteration order.
 pub fn ids<C: Table<Val>>(c: &C) -> Vec<usize> {
     c.values().map(|v| v.id).collect()
@@ -144,9 +155,7 @@ pub fn dropping_the_container_drops_every_value_once<C: Table<Val>>(new: impl Fn
 }
 
 pub fn remove_hands_the_value_over<C: Table<Val>>(new: impl Fn() -> C) {
-    let tracker = Tracker::new();
-    let (mut c, keys) = filled(new, &tracker, 6);
-    let mut order = Order::<C>::new(6);
+    let (tracker, mut c, keys, mut order) = filled_in_order(new, 6);
     let value = c.remove(keys[1]).unwrap();
     order.remove(1);
     assert_eq!(value.id, 1);
@@ -158,9 +167,7 @@ pub fn remove_hands_the_value_over<C: Table<Val>>(new: impl Fn() -> C) {
 }
 
 pub fn into_iter_partially_consumed_drops_the_rest<C: Table<Val>>(new: impl Fn() -> C) {
-    let tracker = Tracker::new();
-    let (mut c, keys) = filled(new, &tracker, 10);
-    let mut order = Order::<C>::new(10);
+    let (tracker, mut c, keys, mut order) = filled_in_order(new, 10);
     drop(c.remove(keys[0]));
     order.remove(0);
     let mut iter = c.into_pairs();
@@ -409,9 +416,7 @@ pub fn panicking_drop_of_the_target_during_clone_from<C: Table<Val> + Clone>(new
 // A panicking closure or `Clone`.
 
 pub fn panicking_retain_closure<C: Table<Val>>(new: impl Fn() -> C) {
-    let tracker = Tracker::new();
-    let (mut c, keys) = filled(new, &tracker, 10);
-    let mut order = Order::<C>::new(10);
+    let (tracker, mut c, keys, mut order) = filled_in_order(new, 10);
     drop(c.remove(keys[3]));
     order.remove(3);
     assert_panics(|| {
@@ -495,9 +500,7 @@ pub fn panicking_insert_with_key_closure_leaves_the_container_unchanged<C: Table
 }
 
 pub fn panicking_clone_during_clone<C: Table<Val> + Clone>(new: impl Fn() -> C) {
-    let tracker = Tracker::new();
-    let (mut source, keys) = filled(new, &tracker, 8); // ids 0..8
-    let mut order = Order::<C>::new(8);
+    let (tracker, mut source, keys, mut order) = filled_in_order(new, 8); // ids 0..8
     drop(source.remove(keys[2]));
     order.remove(2);
     // With 4-slot blocks: in the second block.
