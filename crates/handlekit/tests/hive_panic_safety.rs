@@ -19,15 +19,17 @@ mod hive {
 
     panic_suite_tests!(Hive::<_, Id>::with_block_sizes(4, 4));
 
-    /// A hive of 4-slot blocks holding `n` tracked values, ids `0..n`.
-    fn filled(tracker: &Rc<Tracker>, n: usize) -> (Hive<Val>, Vec<Id>) {
-        panic_suite::filled(|| Hive::with_block_sizes(4, 4), tracker, n)
+    /// A hive of 4-slot blocks holding `n` tracked values, ids `0..n`, with
+    /// its tracker.
+    fn filled(n: usize) -> (Rc<Tracker>, Hive<Val>, Vec<Id>) {
+        let tracker = Tracker::new();
+        let (hive, keys) = panic_suite::filled(|| Hive::with_block_sizes(4, 4), &tracker, n);
+        (tracker, hive, keys)
     }
 
     #[test]
     fn emptied_blocks_are_kept_then_freed_and_their_values_dropped_once() {
-        let tracker = Tracker::new();
-        let (mut hive, keys) = filled(&tracker, 30);
+        let (tracker, mut hive, keys) = filled(30);
         // Empty blocks 1 and 2: both stay until `shrink_to_fit`.
         for key in &keys[4..12] {
             drop(hive.remove(*key));
@@ -46,8 +48,7 @@ mod hive {
 
     #[test]
     fn panicking_drop_during_retain_that_empties_blocks() {
-        let tracker = Tracker::new();
-        let (mut hive, keys) = filled(&tracker, 16);
+        let (tracker, mut hive, keys) = filled(16);
         // Blocks 1 and 2 lose every value; the drop of 9 panics, after block 1
         // was emptied and in the middle of block 2.
         tracker.drop_panics_in(9, || {
@@ -71,8 +72,7 @@ mod hive {
 
     #[test]
     fn panicking_extend_keeps_what_was_inserted() {
-        let tracker = Tracker::new();
-        let (mut hive, _) = filled(&tracker, 3);
+        let (tracker, mut hive, _) = filled(3);
         let source = Rc::clone(&tracker);
         assert_panics(|| {
             hive.extend((0..10).map(|n| {
@@ -93,8 +93,7 @@ mod hive {
     fn panicking_extend_with_a_panicking_value_drop() {
         // The iterator drops a value it made (its `Drop` panics) before it
         // yields the next: the hive keeps what it has.
-        let tracker = Tracker::new();
-        let (mut hive, _) = filled(&tracker, 2);
+        let (tracker, mut hive, _) = filled(2);
         let source = Rc::clone(&tracker);
         tracker.drop_panics_in(4, || {
             hive.extend((0..5).map(|_| {

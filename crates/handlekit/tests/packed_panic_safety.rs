@@ -48,9 +48,12 @@ mod packed_table {
     }
 }
 
-/// A table of `n` tracked values with ids `0..n`, in that dense order.
-fn packed(tracker: &Rc<Tracker>, n: usize) -> (PackedTable<Val>, Vec<Id>) {
-    common::panic_suite::filled(PackedTable::new, tracker, n)
+/// A table of `n` tracked values with ids `0..n`, in that dense order, with
+/// its tracker.
+fn packed(n: usize) -> (Rc<Tracker>, PackedTable<Val>, Vec<Id>) {
+    let tracker = Tracker::new();
+    let (table, keys) = common::panic_suite::filled(PackedTable::new, &tracker, n);
+    (tracker, table, keys)
 }
 
 /// The ids of the values in the table, in dense order.
@@ -81,8 +84,7 @@ fn assert_keys(table: &PackedTable<Val>, keys: &[Id], live: &[usize]) {
 /// lost.
 #[test]
 fn sorting_and_swapping_neither_drop_nor_duplicate() {
-    let tracker = Tracker::new();
-    let (mut table, keys) = packed(&tracker, 100);
+    let (tracker, mut table, keys) = packed(100);
     for key in keys.iter().step_by(3) {
         drop(table.remove(*key));
     }
@@ -103,8 +105,7 @@ fn sorting_and_swapping_neither_drop_nor_duplicate() {
 /// A panicking comparator moves nothing and drops nothing, for each sort.
 #[test]
 fn packed_panicking_comparator() {
-    let tracker = Tracker::new();
-    let (mut table, keys) = packed(&tracker, 12);
+    let (tracker, mut table, keys) = packed(12);
     drop(table.remove(keys[4]));
     table.swap_positions(0, 3);
     let before: Vec<(Id, usize)> = table.iter().map(|(k, v)| (k, v.id)).collect();
@@ -148,15 +149,16 @@ macro_rules! secondary_panic_tests {
             type Map = $map<Id, Val>;
 
             /// A primary with `n` live keys and a map holding value `i`
-            /// (id `i`) for key `i`.
-            fn filled(tracker: &Rc<Tracker>, n: usize) -> (Map, Vec<Id>) {
+            /// (id `i`) for key `i`, with its tracker.
+            fn filled(n: usize) -> (Rc<Tracker>, Map, Vec<Id>) {
+                let tracker = Tracker::new();
                 let mut primary: IdTable<()> = IdTable::new();
                 let keys: Vec<Id> = (0..n).map(|_| primary.insert(())).collect();
                 let mut map = Map::new();
                 for &key in &keys {
                     assert!(map.insert(key, tracker.make()).is_none());
                 }
-                (map, keys)
+                (tracker, map, keys)
             }
 
             fn map_ids(map: &Map) -> Vec<usize> {
@@ -173,8 +175,7 @@ macro_rules! secondary_panic_tests {
 
             #[test]
             fn dropping_the_map_drops_every_value_once() {
-                let tracker = Tracker::new();
-                let (mut map, keys) = filled(&tracker, 50);
+                let (tracker, mut map, keys) = filled(50);
                 for key in keys.iter().step_by(4) {
                     drop(map.remove(*key));
                 }
@@ -185,8 +186,7 @@ macro_rules! secondary_panic_tests {
 
             #[test]
             fn panicking_drop_during_clear() {
-                let tracker = Tracker::new();
-                let (mut map, keys) = filled(&tracker, 10);
+                let (tracker, mut map, keys) = filled(10);
                 drop(map.remove(keys[2]));
                 tracker.drop_panics_in(4, || map.clear());
                 tracker.assert_all_dropped_once();
@@ -200,8 +200,7 @@ macro_rules! secondary_panic_tests {
 
             #[test]
             fn panicking_drop_during_retain() {
-                let tracker = Tracker::new();
-                let (mut map, keys) = filled(&tracker, 10);
+                let (tracker, mut map, keys) = filled(10);
                 tracker.drop_panics_in(4, || {
                     map.retain(|_, v| v.id % 2 == 1);
                 });
@@ -215,8 +214,7 @@ macro_rules! secondary_panic_tests {
 
             #[test]
             fn panicking_retain_closure() {
-                let tracker = Tracker::new();
-                let (mut map, keys) = filled(&tracker, 10);
+                let (tracker, mut map, keys) = filled(10);
                 let mut visited = Vec::new();
                 assert_panics(|| {
                     map.retain(|_, v| {
@@ -237,8 +235,7 @@ macro_rules! secondary_panic_tests {
 
             #[test]
             fn panicking_drop_while_dropping_a_drain() {
-                let tracker = Tracker::new();
-                let (mut map, keys) = filled(&tracker, 10);
+                let (tracker, mut map, keys) = filled(10);
                 let mut taken = Vec::new();
                 // The drain yields 0..3, then drops 3..10; 6 panics.
                 tracker.drop_panics_in(6, || take_then_drop(map.drain(), 3, &mut taken));
@@ -286,8 +283,7 @@ macro_rules! secondary_panic_tests {
 
             #[test]
             fn panicking_drop_while_dropping_the_map() {
-                let tracker = Tracker::new();
-                let (mut map, keys) = filled(&tracker, 10);
+                let (tracker, mut map, keys) = filled(10);
                 drop(map.remove(keys[7]));
                 tracker.drop_panics_in(0, || drop(map));
                 tracker.assert_all_dropped_once();
@@ -295,8 +291,7 @@ macro_rules! secondary_panic_tests {
 
             #[test]
             fn into_iter_partially_consumed_drops_the_rest() {
-                let tracker = Tracker::new();
-                let (map, _) = filled(&tracker, 5);
+                let (tracker, map, _) = filled(5);
                 let mut iter = map.into_iter();
                 let (_, first) = iter.next().unwrap();
                 assert_eq!(first.id, 0);
@@ -307,10 +302,9 @@ macro_rules! secondary_panic_tests {
 
             #[test]
             fn panicking_clone_during_clone() {
-                let tracker = Tracker::new();
-                let (mut source, keys) = filled(&tracker, 8); // ids 0..8
-                                                              // Remove the last value: the order of the rest is insertion
-                                                              // order in both maps.
+                let (tracker, mut source, keys) = filled(8); // ids 0..8
+                                                             // Remove the last value: the order of the rest is insertion
+                                                             // order in both maps.
                 drop(source.remove(keys[7]));
                 tracker.clone_panics_in(5, || source.clone());
                 // Clones of 0..5 (ids 8..13) were made first and were
@@ -325,8 +319,7 @@ macro_rules! secondary_panic_tests {
             /// a panicking `clone` leaves the target as it was.
             #[test]
             fn panicking_clone_during_clone_from() {
-                let tracker = Tracker::new();
-                let (source, keys) = filled(&tracker, 6); // ids 0..6
+                let (tracker, source, keys) = filled(6); // ids 0..6
                 let mut target = Map::new();
                 assert!(target.insert(keys[0], tracker.make()).is_none()); // id 6
                 tracker.clone_panics_in(3, || {
