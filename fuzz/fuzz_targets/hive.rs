@@ -11,78 +11,68 @@
 
 #![no_main]
 
+mod common;
 mod stable_model;
 #[path = "walk.rs"]
 mod walk;
 
 use arbitrary::{Arbitrary, Unstructured};
+use common::{Input, Narrow};
 use handlekit::{Hive, Id, Id32, Key};
 use libfuzzer_sys::fuzz_target;
 use stable_model::{Model, Op};
 
-handlekit::define_key! {
-    /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
-    struct Narrow(u32; index_bits = 28);
-}
-
+/// The hive's setup.
 #[derive(Debug)]
-struct Input {
-    key: u8,
+struct Shape {
     /// `log2` of the smallest block, 0..=6.
     min_shift: u8,
     /// `log2` of the largest block over the smallest, 0..=6 in all.
     max_shift: u8,
     /// `with_fixed_capacity(n)` instead of the block sizes.
     fixed: Option<u8>,
-    ops: Vec<Op>,
 }
 
-impl<'a> Arbitrary<'a> for Input {
+impl<'a> Arbitrary<'a> for Shape {
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        Self::arbitrary_take_rest(Unstructured::new(u.bytes(u.len())?))
-    }
-
-    fn arbitrary_take_rest(mut u: Unstructured<'a>) -> arbitrary::Result<Self> {
-        let key = u8::arbitrary(&mut u)? % 3;
-        let min_shift = u8::arbitrary(&mut u)? % 7;
-        let max_shift = min_shift + u8::arbitrary(&mut u)? % (7 - min_shift);
-        let fixed = if u8::arbitrary(&mut u)? % 4 == 0 {
-            Some(u8::arbitrary(&mut u)? % 80)
+        let min_shift = u8::arbitrary(u)? % 7;
+        let max_shift = min_shift + u8::arbitrary(u)? % (7 - min_shift);
+        let fixed = if u8::arbitrary(u)? % 4 == 0 {
+            Some(u8::arbitrary(u)? % 80)
         } else {
             None
         };
-        Ok(Input {
-            key,
+        Ok(Shape {
             min_shift,
             max_shift,
             fixed,
-            ops: Vec::arbitrary_take_rest(u)?,
         })
     }
 }
 
-fuzz_target!(|input: Input| {
-    match input.key {
-        0 => run::<Id>(&input),
-        1 => run::<Id32>(&input),
-        _ => run::<Narrow>(&input),
+fuzz_target!(|input: Input<(u8, Shape), Op>| {
+    let (key, shape) = &input.head;
+    match key % 3 {
+        0 => run::<Id>(shape, &input.ops),
+        1 => run::<Id32>(shape, &input.ops),
+        _ => run::<Narrow>(shape, &input.ops),
     }
 });
 
-fn run<K: Key>(input: &Input) {
-    let (hive, fixed) = match input.fixed {
+fn run<K: Key>(shape: &Shape, ops: &[Op]) {
+    let (hive, fixed) = match shape.fixed {
         Some(n) => (
             Hive::with_fixed_capacity(usize::from(n)),
             Some(usize::from(n)),
         ),
         None => (
-            Hive::with_block_sizes(1 << input.min_shift, 1 << input.max_shift),
+            Hive::with_block_sizes(1 << shape.min_shift, 1 << shape.max_shift),
             None,
         ),
     };
     let mut model = Model::<K, Hive<_, K>>::new(hive, fixed);
     model.check();
-    for op in &input.ops {
+    for op in ops {
         model.apply(op);
         model.check();
         // Emptied blocks stay for reuse until `shrink_to_fit`, which frees

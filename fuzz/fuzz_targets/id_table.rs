@@ -27,10 +27,13 @@
 
 #![no_main]
 
+mod common;
+
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use arbitrary::{Arbitrary, Unstructured};
+use common::{nth_sorted, try_insert_with_key, Narrow};
 use handlekit::{CapacityError, Id, Id32, IdTable, Key, Reuse};
 use libfuzzer_sys::fuzz_target;
 #[path = "walk.rs"]
@@ -38,11 +41,6 @@ mod walk;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use walk::walk_both_ends;
-
-handlekit::define_key! {
-    /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
-    struct Narrow(u32; index_bits = 28);
-}
 
 /// The stored value: heap-owning, so that sanitizers see drop bugs.
 type Value = Box<u32>;
@@ -56,39 +54,15 @@ enum KeyKind {
     Narrow,
 }
 
-/// A fuzz input: the key type (from the first byte), the table setup and the
-/// operations.
-#[derive(Debug)]
-struct Input {
-    key: KeyKind,
-    setup: Setup,
-    ops: Vec<Op>,
-}
-
-impl<'a> Arbitrary<'a> for Input {
+/// From the first byte, mod 3.
+impl<'a> Arbitrary<'a> for KeyKind {
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input {
-            key: key_kind(u)?,
-            setup: Setup::arbitrary(u)?,
-            ops: Vec::arbitrary(u)?,
+        Ok(match u8::arbitrary(u)? % 3 {
+            0 => KeyKind::Id,
+            1 => KeyKind::Id32,
+            _ => KeyKind::Narrow,
         })
     }
-
-    fn arbitrary_take_rest(mut u: Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input {
-            key: key_kind(&mut u)?,
-            setup: Setup::arbitrary(&mut u)?,
-            ops: Vec::arbitrary_take_rest(u)?,
-        })
-    }
-}
-
-fn key_kind(u: &mut Unstructured<'_>) -> arbitrary::Result<KeyKind> {
-    Ok(match u8::arbitrary(u)? % 3 {
-        0 => KeyKind::Id,
-        1 => KeyKind::Id32,
-        _ => KeyKind::Narrow,
-    })
 }
 
 #[derive(Arbitrary, Clone, Copy, Debug)]
@@ -194,8 +168,11 @@ enum Op {
     },
 }
 
+/// A fuzz input: the key type, the table setup, then the operations.
+type Input = common::Input<(KeyKind, Setup), Op>;
+
 fuzz_target!(|input: Input| {
-    match input.key {
+    match input.head.0 {
         KeyKind::Id => run::<Id>(&input),
         KeyKind::Id32 => run::<Id32>(&input),
         KeyKind::Narrow => run::<Narrow>(&input),
@@ -573,7 +550,7 @@ fn run<K>(input: &Input)
 where
     K: Key + Serialize + DeserializeOwned,
 {
-    let (mut table, fixed, reuse) = table_from_setup::<K>(input.setup);
+    let (mut table, fixed, reuse) = table_from_setup::<K>(input.head.1);
     let mut model = Model::<K>::new(fixed, reuse);
     for (step, op) in input.ops.iter().enumerate() {
         let ctx = Ctx { step, op };
@@ -615,13 +592,22 @@ where
             assert_eq!(seen, Some(key), "{ctx}: insert_with_key saw another key");
             model.record_insert(Ok(key), key.to_bits() as u32, ctx);
         }
-        Op::Remove(key) => {
+        // A detached value leaves like a removed one, but its slot stays
+        // reserved.
+        Op::Remove(key) | Op::Detach(key) => {
             let Some(key) = model.resolve(key, ctx) else {
                 return;
             };
-            let got = table.remove(key).map(|v| *v);
-            let expected = model.record_remove(key);
-            assert_eq!(got, expected, "{ctx}: remove({key:?})");
+            let detach = matches!(op, Op::Detach(_));
+            let (got, expected) = if detach {
+                (table.detach(key).map(|v| *v), model.record_detach(key))
+            } else {
+                (table.remove(key).map(|v| *v), model.record_remove(key))
+            };
+            assert_eq!(got, expected, "{ctx}: the value taken for {key:?}");
+            if detach {
+                assert!(table.detach(key).is_none(), "{ctx}: detached twice");
+            }
         }
         Op::Get(key) => {
             let Some(key) = model.resolve(key, ctx) else {
@@ -855,47 +841,16 @@ where
             if model.insert_must_fail() {
                 return;
             }
-            let mut seen = None;
-            let result = table.try_insert_with_key(|key| {
-                seen = Some(key);
-                if fail {
-                    Err(key)
-                } else {
-                    Ok(Box::new(key.to_bits() as u32))
-                }
-            });
-            match result {
-                Ok(key) => {
-                    assert!(!fail, "{ctx}: try_insert_with_key ignored Err");
-                    assert_eq!(
-                        seen,
-                        Some(key),
-                        "{ctx}: try_insert_with_key saw another key"
-                    );
-                    model.record_insert(Ok(key), key.to_bits() as u32, ctx);
-                }
-                Err(key) => {
-                    assert!(fail, "{ctx}: try_insert_with_key failed by itself");
-                    assert!(!table.contains_key(key), "{ctx}: Err inserted {key:?}");
-                }
+            let make = |key: K| Box::new(key.to_bits() as u32);
+            match try_insert_with_key(|f| table.try_insert_with_key(f), fail, make) {
+                Ok(key) => model.record_insert(Ok(key), key.to_bits() as u32, ctx),
+                Err(key) => assert!(!table.contains_key(key), "{ctx}: Err inserted {key:?}"),
             }
-        }
-        Op::Detach(key) => {
-            let Some(key) = model.resolve(key, ctx) else {
-                return;
-            };
-            let got = table.detach(key).map(|v| *v);
-            let expected = model.record_detach(key);
-            assert_eq!(got, expected, "{ctx}: detach({key:?})");
-            assert!(table.detach(key).is_none(), "{ctx}: detached twice");
         }
         Op::Reattach(n, value) => {
-            let mut keys: Vec<K> = model.detached.keys().copied().collect();
-            if keys.is_empty() {
+            let Some(key) = nth_sorted(model.detached.keys().copied(), n) else {
                 return;
-            }
-            keys.sort();
-            let key = keys[usize::from(n) % keys.len()];
+            };
             table.reattach(key, Box::new(value));
             model.record_reattach(key, value);
         }

@@ -15,16 +15,14 @@
 
 #![no_main]
 
+mod common;
+
 use std::collections::{HashSet, VecDeque};
 
-use arbitrary::{Arbitrary, Unstructured};
+use arbitrary::Arbitrary;
+use common::{Input, Narrow};
 use handlekit::{Head, Id, Id32, IndexLists, Key, LinkError};
 use libfuzzer_sys::fuzz_target;
-
-handlekit::define_key! {
-    /// 28 index bits, 4 generation bits.
-    struct Narrow(u32; index_bits = 28);
-}
 
 type Value = Box<u32>;
 
@@ -55,28 +53,6 @@ enum Op {
     StaleHead(u8, u8),
     /// Deserialize arbitrary slots and exercise the result.
     Hostile(Vec<(u32, Option<(Option<u32>, u32)>)>),
-}
-
-#[derive(Debug)]
-struct Input {
-    key: u8,
-    ops: Vec<Op>,
-}
-
-impl<'a> Arbitrary<'a> for Input {
-    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input {
-            key: u8::arbitrary(u)?,
-            ops: Vec::arbitrary(u)?,
-        })
-    }
-
-    fn arbitrary_take_rest(mut u: Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input {
-            key: u8::arbitrary(&mut u)?,
-            ops: Vec::arbitrary_take_rest(u)?,
-        })
-    }
 }
 
 struct State<K: Key> {
@@ -376,8 +352,8 @@ fn run<K: Key>(ops: &[Op]) {
     }
 }
 
-fuzz_target!(|input: Input| {
-    match input.key % 3 {
+fuzz_target!(|input: Input<u8, Op>| {
+    match input.head % 3 {
         0 => run::<Id>(&input.ops),
         1 => run::<Id32>(&input.ops),
         _ => run::<Narrow>(&input.ops),

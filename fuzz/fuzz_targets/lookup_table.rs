@@ -11,17 +11,15 @@
 
 #![no_main]
 
-use arbitrary::{Arbitrary, Unstructured};
+mod common;
+
+use arbitrary::Arbitrary;
+use common::{Input, Narrow};
 use handlekit::{Id, IdTable, Key, LookupTable};
 use libfuzzer_sys::fuzz_target;
 #[path = "walk.rs"]
 mod walk;
 use walk::walk_both_ends;
-
-handlekit::define_key! {
-    /// 28 index bits, 4 generation bits: slots retire after 15 uses.
-    struct Narrow(u32; index_bits = 28);
-}
 
 #[derive(Arbitrary, Clone, Copy, Debug)]
 enum Op {
@@ -38,28 +36,6 @@ enum Op {
     Serde,
     /// Walk both tables' `iter()` from both ends in the order `ends` picks.
     Walk(u64),
-}
-
-#[derive(Debug)]
-struct Input {
-    narrow: bool,
-    ops: Vec<Op>,
-}
-
-impl<'a> Arbitrary<'a> for Input {
-    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input {
-            narrow: bool::arbitrary(u)?,
-            ops: Vec::arbitrary(u)?,
-        })
-    }
-
-    fn arbitrary_take_rest(mut u: Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input {
-            narrow: bool::arbitrary(&mut u)?,
-            ops: Vec::arbitrary_take_rest(u)?,
-        })
-    }
 }
 
 /// Every pair must agree; `issued` holds every key ever handed out.
@@ -146,8 +122,8 @@ fn run<K: Key + serde::Serialize + serde::de::DeserializeOwned>(ops: &[Op]) {
     }
 }
 
-fuzz_target!(|input: Input| {
-    if input.narrow {
+fuzz_target!(|input: Input<bool, Op>| {
+    if input.head {
         run::<Narrow>(&input.ops);
     } else {
         run::<Id>(&input.ops);

@@ -13,16 +13,14 @@
 
 #![no_main]
 
+mod common;
+
 use std::collections::{HashMap, HashSet};
 
-use arbitrary::{Arbitrary, Unstructured};
+use arbitrary::Arbitrary;
+use common::{nth_sorted, try_insert_with_key, Input, Narrow};
 use handlekit::{Id, Id32, Key, PackedTable, Reuse};
 use libfuzzer_sys::fuzz_target;
-
-handlekit::define_key! {
-    /// 28 index bits, 4 generation bits.
-    struct Narrow(u32; index_bits = 28);
-}
 
 type Value = Box<u32>;
 
@@ -62,31 +60,6 @@ enum Op {
     Reattach(u16, u32),
     /// Add to every value through `as_mut_slices`.
     MutSlices(u32),
-}
-
-#[derive(Debug)]
-struct Input {
-    key: u8,
-    fixed: Option<u8>,
-    ops: Vec<Op>,
-}
-
-impl<'a> Arbitrary<'a> for Input {
-    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input {
-            key: u8::arbitrary(u)?,
-            fixed: Option::arbitrary(u)?,
-            ops: Vec::arbitrary(u)?,
-        })
-    }
-
-    fn arbitrary_take_rest(mut u: Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input {
-            key: u8::arbitrary(&mut u)?,
-            fixed: Option::arbitrary(&mut u)?,
-            ops: Vec::arbitrary_take_rest(u)?,
-        })
-    }
 }
 
 struct Model<K: Key> {
@@ -139,8 +112,9 @@ fn check<K: Key>(table: &PackedTable<Value, K>, model: &Model<K>) {
     }
 }
 
-fn run<K: Key>(input: &Input) {
-    let mut table: PackedTable<Value, K> = match input.fixed {
+/// Runs `ops` on a default table, or on one of this fixed capacity (mod 64).
+fn run<K: Key>(fixed: Option<u8>, ops: &[Op]) {
+    let mut table: PackedTable<Value, K> = match fixed {
         Some(n) => PackedTable::with_fixed_capacity(usize::from(n % 64)),
         None => PackedTable::default(),
     };
@@ -151,7 +125,7 @@ fn run<K: Key>(input: &Input) {
         detached: HashMap::new(),
     };
     let mut seen = HashSet::new();
-    for op in &input.ops {
+    for op in ops {
         match op.clone() {
             Op::Insert(v) => {
                 if let Ok(key) = table.try_insert(Box::new(v)) {
@@ -267,31 +241,18 @@ fn run<K: Key>(input: &Input) {
             Op::TryInsertWithKey(v, fail) => {
                 // A full table panics before calling the closure; only a
                 // fixed table fills up within a fuzz input.
-                if input.fixed.is_some() && table.len() >= table.capacity() {
+                if fixed.is_some() && table.len() >= table.capacity() {
                     continue;
                 }
-                let mut saw = None;
-                let result = table.try_insert_with_key(|key| {
-                    saw = Some(key);
-                    if fail {
-                        Err(key)
-                    } else {
-                        Ok(Box::new(v))
-                    }
-                });
-                match result {
+                match try_insert_with_key(|f| table.try_insert_with_key(f), fail, |_| Box::new(v)) {
                     Ok(key) => {
-                        assert!(!fail && saw == Some(key));
                         assert!(seen.insert(key), "key {key:?} issued twice");
                         assert!(model.detached.keys().all(|d| d.index() != key.index()));
                         model.issued.push(key);
                         model.values.insert(key, v);
                         model.order.push(key);
                     }
-                    Err(key) => {
-                        assert!(fail);
-                        assert!(!table.contains_key(key), "Err inserted {key:?}");
-                    }
+                    Err(key) => assert!(!table.contains_key(key), "Err inserted {key:?}"),
                 }
             }
             Op::Detach(k) => {
@@ -306,10 +267,7 @@ fn run<K: Key>(input: &Input) {
                 }
             }
             Op::Reattach(n, v) => {
-                let mut keys: Vec<K> = model.detached.keys().copied().collect();
-                if !keys.is_empty() {
-                    keys.sort();
-                    let key = keys[usize::from(n) % keys.len()];
+                if let Some(key) = nth_sorted(model.detached.keys().copied(), n) {
                     table.reattach(key, Box::new(v));
                     model.detached.remove(&key);
                     model.values.insert(key, v);
@@ -330,10 +288,11 @@ fn run<K: Key>(input: &Input) {
     }
 }
 
-fuzz_target!(|input: Input| {
-    match input.key % 3 {
-        0 => run::<Id>(&input),
-        1 => run::<Id32>(&input),
-        _ => run::<Narrow>(&input),
+fuzz_target!(|input: Input<(u8, Option<u8>), Op>| {
+    let (key, fixed) = input.head;
+    match key % 3 {
+        0 => run::<Id>(fixed, &input.ops),
+        1 => run::<Id32>(fixed, &input.ops),
+        _ => run::<Narrow>(fixed, &input.ops),
     }
 });

@@ -8,44 +8,16 @@
 
 #![no_main]
 
+mod common;
 mod stable_model;
 #[path = "walk.rs"]
 mod walk;
 
-use arbitrary::{Arbitrary, Unstructured};
+use arbitrary::Arbitrary;
+use common::{Input, Narrow};
 use handlekit::{Id32, Key, Pool, PoolKey};
 use libfuzzer_sys::fuzz_target;
 use stable_model::{Model, Op};
-
-handlekit::define_key! {
-    /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
-    struct Narrow(u32; index_bits = 28);
-}
-
-#[derive(Debug)]
-struct Input {
-    key: u8,
-    setup: Setup,
-    ops: Vec<Op>,
-}
-
-impl<'a> Arbitrary<'a> for Input {
-    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input {
-            key: u8::arbitrary(u)? % 3,
-            setup: Setup::arbitrary(u)?,
-            ops: Vec::arbitrary(u)?,
-        })
-    }
-
-    fn arbitrary_take_rest(mut u: Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input {
-            key: u8::arbitrary(&mut u)? % 3,
-            setup: Setup::arbitrary(&mut u)?,
-            ops: Vec::arbitrary_take_rest(u)?,
-        })
-    }
-}
 
 #[derive(Arbitrary, Clone, Copy, Debug)]
 enum Setup {
@@ -56,16 +28,17 @@ enum Setup {
     Fixed(u8),
 }
 
-fuzz_target!(|input: Input| {
-    match input.key {
-        0 => run::<PoolKey>(&input),
-        1 => run::<Id32>(&input),
-        _ => run::<Narrow>(&input),
+fuzz_target!(|input: Input<(u8, Setup), Op>| {
+    let (key, setup) = input.head;
+    match key % 3 {
+        0 => run::<PoolKey>(setup, &input.ops),
+        1 => run::<Id32>(setup, &input.ops),
+        _ => run::<Narrow>(setup, &input.ops),
     }
 });
 
-fn run<K: Key>(input: &Input) {
-    let (pool, fixed) = match input.setup {
+fn run<K: Key>(setup: Setup, ops: &[Op]) {
+    let (pool, fixed) = match setup {
         Setup::Default => (Pool::default(), None),
         Setup::BlockSize(n) => (Pool::with_block_size(1 + usize::from(n) % 64), None),
         Setup::Fixed(n) => (
@@ -75,7 +48,7 @@ fn run<K: Key>(input: &Input) {
     };
     let mut model = Model::<K, Pool<_, K>>::new(pool, fixed);
     model.check();
-    for op in &input.ops {
+    for op in ops {
         model.apply(op);
         model.check();
     }

@@ -10,16 +10,14 @@
 
 #![no_main]
 
+mod common;
+
 use std::collections::HashMap;
 
-use arbitrary::{Arbitrary, Unstructured};
+use arbitrary::Arbitrary;
+use common::{Input, Narrow};
 use handlekit::{Id, Id32, IdTable, Key, SecondaryMap, SparseSecondaryMap};
 use libfuzzer_sys::fuzz_target;
-
-handlekit::define_key! {
-    /// 28 index bits, 4 generation bits.
-    struct Narrow(u32; index_bits = 28);
-}
 
 #[derive(Arbitrary, Clone, Copy, Debug)]
 enum Op {
@@ -34,28 +32,6 @@ enum Op {
     Drain(u8),
     Clone,
     Serde,
-}
-
-#[derive(Debug)]
-struct Input {
-    key: u8,
-    ops: Vec<Op>,
-}
-
-impl<'a> Arbitrary<'a> for Input {
-    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input {
-            key: u8::arbitrary(u)?,
-            ops: Vec::arbitrary(u)?,
-        })
-    }
-
-    fn arbitrary_take_rest(mut u: Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Input {
-            key: u8::arbitrary(&mut u)?,
-            ops: Vec::arbitrary_take_rest(u)?,
-        })
-    }
 }
 
 struct Model<K: Key> {
@@ -234,9 +210,9 @@ fn run<K: Key, M: Map<K>>(ops: &[Op]) {
     }
 }
 
-fuzz_target!(|input: Input| {
-    let sparse = input.key & 4 != 0;
-    match (input.key % 3, sparse) {
+fuzz_target!(|input: Input<u8, Op>| {
+    let sparse = input.head & 4 != 0;
+    match (input.head % 3, sparse) {
         (0, false) => run::<Id, SecondaryMap<Id, u32>>(&input.ops),
         (1, false) => run::<Id32, SecondaryMap<Id32, u32>>(&input.ops),
         (_, false) => run::<Narrow, SecondaryMap<Narrow, u32>>(&input.ops),

@@ -18,6 +18,7 @@ use std::ptr::NonNull;
 use arbitrary::Arbitrary;
 use handlekit::{CapacityError, Hive, Key, Pool};
 
+use crate::common::nth_sorted;
 use crate::walk::walk_both_ends;
 
 pub type Value = Box<u32>;
@@ -259,6 +260,16 @@ impl<K: Key, C: Stable<K>> Model<K, C> {
         self.ptrs.remove(&key);
     }
 
+    /// Records every live value's address anew, after the model adopted
+    /// another container (a clone or a deserialized copy).
+    fn readdress(&mut self) {
+        self.ptrs = self
+            .live
+            .keys()
+            .map(|&k| (k, self.pool.get_ptr(k).unwrap()))
+            .collect();
+    }
+
     pub fn check(&self) {
         self.pool.check_invariants();
         assert_eq!(self.pool.len(), self.live.len());
@@ -337,12 +348,9 @@ impl<K: Key, C: Stable<K>> Model<K, C> {
                 }
             }
             Op::WriteThroughPtr(n, value) => {
-                let mut keys: Vec<K> = self.live.keys().copied().collect();
-                if keys.is_empty() {
+                let Some(key) = nth_sorted(self.live.keys().copied(), n) else {
                     return;
-                }
-                keys.sort();
-                let key = keys[usize::from(n) % keys.len()];
+                };
                 // SAFETY: the value is live (checked after the last step),
                 // and no reference into the pool is.
                 unsafe { **self.ptrs[&key].as_ptr() = value };
@@ -400,11 +408,7 @@ impl<K: Key, C: Stable<K>> Model<K, C> {
                 }
                 if adopt {
                     self.pool = copy;
-                    self.ptrs = self
-                        .live
-                        .keys()
-                        .map(|&k| (k, self.pool.get_ptr(k).unwrap()))
-                        .collect();
+                    self.readdress();
                 }
             }
             Op::Shrink => self.pool.shrink(),
@@ -430,11 +434,7 @@ impl<K: Key, C: Stable<K>> Model<K, C> {
                 if adopt {
                     self.pool = back;
                     self.fixed = None;
-                    self.ptrs = self
-                        .live
-                        .keys()
-                        .map(|&k| (k, self.pool.get_ptr(k).unwrap()))
-                        .collect();
+                    self.readdress();
                 }
             }
             Op::Thin { keep, seed } => {

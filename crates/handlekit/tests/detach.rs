@@ -3,6 +3,8 @@
 //! the `detached` field existed, the panic message, and `try_insert_with_key`
 //! on the stable-address containers.
 
+mod common;
+
 use handlekit::{define_key, Hive, IdTable, Key, PackedTable, Pool};
 
 define_key! {
@@ -132,8 +134,7 @@ mod serde {
         let keys: Vec<Id> = (0..5).map(|v| table.insert(v)).collect();
         table.detach(keys[1]);
         table.detach(keys[3]);
-        let json = serde_json::to_string(&table).unwrap();
-        let mut back: IdTable<i32> = serde_json::from_str(&json).unwrap();
+        let mut back = common::json_round_trip(&table);
         back.check_invariants();
         assert!(back.is_detached(keys[1]) && back.is_detached(keys[3]));
         let fresh = back.insert(9);
@@ -144,8 +145,7 @@ mod serde {
         let mut packed = PackedTable::new();
         let keys: Vec<Id> = (0..3).map(|v| packed.insert(v)).collect();
         packed.detach(keys[0]);
-        let json = serde_json::to_string(&packed).unwrap();
-        let mut back: PackedTable<i32> = serde_json::from_str(&json).unwrap();
+        let mut back = common::json_round_trip(&packed);
         back.check_invariants();
         back.reattach(keys[0], 10);
         assert_eq!(back.as_slice(), [2, 1, 10]);

@@ -8,7 +8,8 @@
 mod common;
 use common::Lcg;
 
-use common::from_json;
+use common::table::{insert_into_both, ReuseTable};
+use common::{from_json, json_round_trip as round_trip};
 use handlekit::{define_key, Head, Id, IdTable, IndexLists, Key, PackedTable, Reuse};
 
 define_key! {
@@ -25,8 +26,19 @@ const POLICIES: &[Reuse] = &[
 /// Steps of each random run (one round trip per step).
 const STEPS: u64 = if cfg!(miri) { 6 } else { 400 };
 
-fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
-    from_json(&serde_json::to_string(value).unwrap()).unwrap()
+fn postcard_round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
+    postcard::from_bytes(&postcard::to_allocvec(value).unwrap()).unwrap()
+}
+
+/// A table under `reuse` that was given `0..8` and had the values at
+/// `removed` (in that order) taken out again.
+fn eight_less<C: ReuseTable<u32>>(reuse: Reuse, removed: [usize; 4]) -> C {
+    let mut table = C::with_reuse(reuse);
+    let keys: Vec<C::Key> = (0..8).map(|i| table.insert(i)).collect();
+    for i in removed {
+        table.remove(keys[i]);
+    }
+    table
 }
 
 /// Inserts `n` values into both tables and checks they get the same keys;
@@ -36,15 +48,7 @@ fn same_next_keys<K: Key + std::fmt::Debug>(
     b: &mut IdTable<u64, K>,
     n: u64,
 ) {
-    let mut keys = Vec::new();
-    for i in 0..n {
-        let (ka, kb) = (a.try_insert(i), b.try_insert(i));
-        assert_eq!(ka.is_ok(), kb.is_ok());
-        if let (Ok(ka), Ok(kb)) = (ka, kb) {
-            assert_eq!(ka, kb, "insertion {i} after the round trip");
-            keys.push(ka);
-        }
-    }
+    let keys = insert_into_both(a, b, n);
     a.check_invariants();
     b.check_invariants();
     // The removals are made on both, in the same order, so the tables stay
@@ -103,22 +107,12 @@ fn id_table_hands_out_the_same_keys_after_a_round_trip() {
 #[test]
 fn a_format_without_field_names_keeps_the_order_too() {
     for &reuse in POLICIES {
-        let mut table: IdTable<u32> = IdTable::with_reuse(reuse);
-        let keys: Vec<Id> = (0..8).map(|i| table.insert(i)).collect();
-        for i in [5, 1, 6, 3] {
-            table.remove(keys[i]);
-        }
-        let bytes = postcard::to_allocvec(&table).unwrap();
-        let mut loaded: IdTable<u32> = postcard::from_bytes(&bytes).unwrap();
+        let mut table: IdTable<u32> = eight_less(reuse, [5, 1, 6, 3]);
+        let mut loaded = postcard_round_trip(&table);
         loaded.check_invariants();
         same_next_keys_u32(&mut table, &mut loaded);
-        let mut packed: PackedTable<u32> = PackedTable::with_reuse(reuse);
-        let keys: Vec<Id> = (0..8).map(|i| packed.insert(i)).collect();
-        for i in [5, 1, 6, 3] {
-            packed.remove(keys[i]);
-        }
-        let bytes = postcard::to_allocvec(&packed).unwrap();
-        let mut loaded: PackedTable<u32> = postcard::from_bytes(&bytes).unwrap();
+        let mut packed: PackedTable<u32> = eight_less(reuse, [5, 1, 6, 3]);
+        let mut loaded = postcard_round_trip(&packed);
         assert_eq!(loaded.insert(9), packed.insert(9));
     }
     let mut lists: IndexLists<u32> = IndexLists::new();
@@ -141,46 +135,40 @@ fn same_next_keys_u32(a: &mut IdTable<u32>, b: &mut IdTable<u32>) {
     }
 }
 
+/// The slots the next `n` insertions take in `loaded`, which must be the
+/// ones they take in the `original` it was loaded from.
+fn next_slots(loaded: &mut IdTable<u32>, original: &mut IdTable<u32>, n: u32) -> Vec<usize> {
+    let order: Vec<usize> = (0..n).map(|i| loaded.insert(i).index()).collect();
+    let expected: Vec<usize> = (0..n).map(|i| original.insert(i).index()).collect();
+    assert_eq!(
+        order, expected,
+        "the loaded table takes the original's slots"
+    );
+    order
+}
+
 #[test]
 fn lifo_order_after_removals_is_kept() {
-    let mut table: IdTable<u32> = IdTable::new();
-    let keys: Vec<Id> = (0..8).map(|i| table.insert(i)).collect();
-    for i in [5, 1, 6, 3] {
-        table.remove(keys[i]);
-    }
+    let mut table: IdTable<u32> = eight_less(Reuse::Lifo, [5, 1, 6, 3]);
     let mut loaded = round_trip(&table);
     // LIFO: the last removed first. Before the free-list order was kept,
     // the loaded table took them in index order (1, 3, 5, 6).
-    let order: Vec<usize> = (0..4).map(|i| loaded.insert(i).index()).collect();
-    assert_eq!(order, [3, 6, 1, 5]);
-    let original: Vec<usize> = (0..4).map(|i| table.insert(i).index()).collect();
-    assert_eq!(order, original);
+    assert_eq!(next_slots(&mut loaded, &mut table, 4), [3, 6, 1, 5]);
 }
 
 #[test]
 fn fifo_order_and_reserve_are_kept() {
-    let mut table: IdTable<u32> = IdTable::with_reuse(Reuse::Fifo { min_free: 2 });
-    let keys: Vec<Id> = (0..8).map(|i| table.insert(i)).collect();
-    for i in [6, 2, 4, 0] {
-        table.remove(keys[i]);
-    }
+    let mut table: IdTable<u32> = eight_less(Reuse::Fifo { min_free: 2 }, [6, 2, 4, 0]);
     let mut loaded = round_trip(&table);
     assert_eq!(loaded.reuse(), Reuse::Fifo { min_free: 2 });
     // Oldest removal first, while more than `min_free` are free; then
     // appends.
-    let order: Vec<usize> = (0..4).map(|i| loaded.insert(i).index()).collect();
-    assert_eq!(order, [6, 2, 8, 9]);
-    let original: Vec<usize> = (0..4).map(|i| table.insert(i).index()).collect();
-    assert_eq!(order, original);
+    assert_eq!(next_slots(&mut loaded, &mut table, 4), [6, 2, 8, 9]);
 }
 
 #[test]
 fn the_refill_of_an_emptied_table_is_kept() {
-    let mut table: IdTable<u32> = IdTable::new();
-    let keys: Vec<Id> = (0..10).map(|i| table.insert(i)).collect();
-    for &key in keys.iter().rev() {
-        table.remove(key);
-    }
+    let (mut table, _) = common::emptied_id_table(10);
     // Refilling: three taken, then one removed (it goes on the list, which
     // ends in the refill).
     let a = table.insert(0);
@@ -191,10 +179,7 @@ fn the_refill_of_an_emptied_table_is_kept() {
     assert!(json.contains(r#""free":{"list":[0],"refill":3}"#), "{json}");
     let mut loaded: IdTable<u32> = from_json(&json).unwrap();
     loaded.check_invariants();
-    let order: Vec<usize> = (0..6).map(|i| loaded.insert(i).index()).collect();
-    assert_eq!(order, [0, 3, 4, 5, 6, 7]);
-    let original: Vec<usize> = (0..6).map(|i| table.insert(i).index()).collect();
-    assert_eq!(order, original);
+    assert_eq!(next_slots(&mut loaded, &mut table, 6), [0, 3, 4, 5, 6, 7]);
 }
 
 #[test]

@@ -174,25 +174,9 @@ mod hive {
         sixteen_slots: Hive<u64, SixteenSlots>, block_sizes();
     }
 
-    /// The stable-address test of issue 5 (`common/churn.rs`): record
-    /// `get_ptr` for many elements, then insert and remove heavily, growing by
-    /// several blocks; every live element must keep its address and value.
-    #[test]
-    fn addresses_survive_heavy_churn() {
-        let (initial, rounds, max_block) = if cfg!(miri) {
-            (64, 800, 4)
-        } else {
-            (2000, 40_000, 256)
-        };
-        common::churn::addresses_survive_heavy_churn(
-            Hive::with_block_sizes(4, max_block),
-            initial,
-            rounds,
-            true,
-        );
-    }
-
-    impl_churn!(Hive, Id);
+    impl_churn!(Hive, Id;
+        test: |max_block| Hive::with_block_sizes(4, max_block),
+        miri: (64, 800, 4), full: (2000, 40_000, 256), shrink_phase: true);
 
     /// A removal keeps the block it empties, with its slots and free list,
     /// until `shrink_to_fit`: emptying a hive and filling it again makes no
@@ -342,14 +326,9 @@ mod hive {
                     let expected = live.contains(&key).then_some(value);
                     assert_eq!(hive.get(key), expected, "{key:?} in sequence {sequence}");
                 }
-                for index in 0..8 {
-                    for generation in 0..=3 {
-                        let Some(key) = G2::from_parts(index, generation) else {
-                            continue;
-                        };
-                        let expected = live.contains(&key).then(|| &issued[&key]);
-                        assert_eq!(hive.get(key), expected, "forged {key:?}");
-                    }
+                for key in common::forged_keys::<G2>(0..8, 0..=3) {
+                    let expected = live.contains(&key).then(|| &issued[&key]);
+                    assert_eq!(hive.get(key), expected, "forged {key:?}");
                 }
             }
         }
@@ -432,17 +411,7 @@ mod hive {
     /// `Send` and `Sync` follow the value type, as for `Vec`.
     #[test]
     fn auto_traits() {
-        fn send_sync<T: Send + Sync>() {}
-        send_sync::<Hive<u64>>();
-        send_sync::<handlekit::hive::Iter<'static, u64>>();
-        send_sync::<handlekit::hive::IterMut<'static, u64>>();
-        send_sync::<handlekit::hive::IntoIter<u64>>();
-        send_sync::<handlekit::hive::Drain<'static, u64>>();
-        #[cfg(feature = "rayon")]
-        {
-            send_sync::<handlekit::hive::ParIter<'static, u64>>();
-            send_sync::<handlekit::hive::ParIterMut<'static, u64>>();
-        }
+        assert_send_sync_with_iterators!(hive::Hive);
         // A mutable iterator may cross threads as `&mut T` may: with
         // `T: Send` alone.
         fn send<T: Send>() {}

@@ -4,12 +4,13 @@
 //! Every property runs for `Id` (64 bits, 32/32), `Id32` (32 bits, 20/12),
 //! a 64-bit key with 40 index bits and a 32-bit key with 28 index bits.
 
+mod common;
+
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 use handlekit::{define_key, max_generation, Id, Id32, IdTable, Key};
 use proptest::prelude::*;
-use proptest::test_runner::Config;
 
 define_key! {
     /// 40 index bits, 24 generation bits.
@@ -22,14 +23,6 @@ define_key! {
 }
 
 const CASES: u32 = if cfg!(miri) { 8 } else { 1024 };
-
-fn config() -> Config {
-    Config {
-        cases: CASES,
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
 
 /// The width of the key's backing integer.
 fn width<K: Key>() -> u32 {
@@ -164,7 +157,7 @@ macro_rules! key_properties {
             use super::*;
 
             proptest! {
-                #![proptest_config(config())]
+                #![proptest_config(common::proptest_config(CASES))]
 
                 #[test]
                 fn from_bits_validates_and_round_trips(bits in bits_for::<$key>()) {
@@ -190,7 +183,7 @@ macro_rules! key_properties {
 
             #[cfg(feature = "serde")]
             proptest! {
-                #![proptest_config(config())]
+                #![proptest_config(common::proptest_config(CASES))]
 
                 /// A key serializes as its bits; deserializing accepts
                 /// exactly the bits `from_bits` accepts.

@@ -4,6 +4,8 @@
 //! in head order with each list's nodes in consecutive slots, make every
 //! old key stale, and leave new nodes to fill the lowest free slots.
 
+mod common;
+
 use handlekit::{define_key, Head, Id, IndexLists, Key};
 
 define_key! {
@@ -154,11 +156,7 @@ fn compact_after_a_long_scramble() {
 
 #[test]
 fn compact_with_retired_slots_skips_them() {
-    let (lists, steps, rounds) = if cfg!(miri) {
-        (4, 100, 4)
-    } else {
-        (16, 4000, 20)
-    };
+    let (lists, steps, rounds) = common::scaled((4, 100, 4), (16, 4000, 20));
     let mut rng = Rng(0xDEAD_BEEF_0000_0001);
     let mut pool: IndexLists<u64, Gen4> = IndexLists::default();
     let mut heads = vec![Head::EMPTY; lists];

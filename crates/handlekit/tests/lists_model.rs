@@ -23,7 +23,6 @@ use handlekit::{define_key, Head, Id, Id32, IndexLists, Key, LinkError};
 use proptest::prelude::*;
 use proptest::sample::Index as Pick;
 use proptest::strategy::ValueTree;
-use proptest::test_runner::Config;
 
 define_key! {
     /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
@@ -149,14 +148,6 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
     )
         .prop_map(|(selector, value, lists, picks)| make_op(selector, value, lists, picks));
     prop::collection::vec(op, 0..MAX_OPS)
-}
-
-fn config() -> Config {
-    Config {
-        cases: CASES,
-        failure_persistence: None,
-        ..Config::default()
-    }
 }
 
 struct Harness<K: Key> {
@@ -565,7 +556,7 @@ fn run<K: Key>(ops: &[Op]) {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(common::proptest_config(CASES))]
 
     #[test]
     fn model_id(ops in ops()) {

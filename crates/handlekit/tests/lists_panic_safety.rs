@@ -7,13 +7,13 @@
 //! pool's invariant checker passes afterwards, and that the lists hold
 //! exactly the values that were not dropped.
 
-use std::panic::{self, catch_unwind, AssertUnwindSafe};
+use std::panic;
 use std::rc::Rc;
 
 use handlekit::{Head, IndexLists};
 
 mod common;
-use common::tracker::{assert_panicked, Tracker, Val, BOOM};
+use common::tracker::{assert_panics, Tracker, Val, BOOM};
 
 /// `lists` lists of `per_list` values each; value ids are
 /// `list * per_list + i`, and list `l` holds them front to back in
@@ -37,17 +37,15 @@ fn ids(pool: &IndexLists<Val>, head: Head) -> Vec<usize> {
 fn drop_drops_every_value_once() {
     let tracker = Tracker::new();
     let (pool, _heads) = build(&tracker, 3, 4);
-    drop(pool);
     assert_eq!(tracker.created(), 12);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
 fn drop_with_a_panicking_value_drops_the_rest() {
     let tracker = Tracker::new();
     let (pool, _heads) = build(&tracker, 3, 4);
-    tracker.panic_on_drop.set(Some(5));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| drop(pool))));
+    tracker.drop_panics_in(5, || drop(pool));
     tracker.assert_all_dropped_once();
 }
 
@@ -55,8 +53,7 @@ fn drop_with_a_panicking_value_drops_the_rest() {
 fn clear_with_a_panicking_value_drops_the_rest() {
     let tracker = Tracker::new();
     let (mut pool, _heads) = build(&tracker, 3, 4);
-    tracker.panic_on_drop.set(Some(0));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| pool.clear())));
+    tracker.drop_panics_in(0, || pool.clear());
     tracker.assert_all_dropped_once();
     assert!(pool.is_empty());
     pool.check_invariants();
@@ -64,8 +61,7 @@ fn clear_with_a_panicking_value_drops_the_rest() {
     let mut head = Head::EMPTY;
     pool.push_front(&mut head, tracker.make());
     assert_eq!(pool.len(), 1);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
@@ -73,18 +69,16 @@ fn clear_list_with_a_panicking_value_keeps_the_rest_listed() {
     let tracker = Tracker::new();
     let (mut pool, mut heads) = build(&tracker, 2, 5);
     // List 0 is [4, 3, 2, 1, 0]; the drop of 2 panics.
-    tracker.panic_on_drop.set(Some(2));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    tracker.drop_panics_in(2, || {
         pool.clear_list(&mut heads[0]);
-    })));
+    });
     tracker.assert_dropped_exactly(&[4, 3, 2]);
     pool.check_invariants();
     assert_eq!(ids(&pool, heads[0]), [1, 0], "the head names what is left");
     assert_eq!(ids(&pool, heads[1]), [9, 8, 7, 6, 5]);
     pool.clear_list(&mut heads[0]);
     tracker.assert_dropped_exactly(&[4, 3, 2, 1, 0]);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
@@ -97,14 +91,12 @@ fn pop_and_remove_hand_values_out_without_dropping() {
     let removed = pool.remove(&mut heads[0], key).unwrap();
     assert_eq!(removed.id, 1);
     tracker.assert_dropped_exactly(&[]);
-    tracker.panic_on_drop.set(Some(3));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| drop(popped))));
+    tracker.drop_panics_in(3, || drop(popped));
     drop(removed);
     tracker.assert_dropped_exactly(&[3, 1]);
     pool.check_invariants();
     assert_eq!(ids(&pool, heads[0]), [2, 0]);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
@@ -115,7 +107,7 @@ fn redistribute_with_a_panicking_closure_keeps_every_list_whole() {
     // List 0 is [5, 4, 3, 2, 1, 0]; even ids go to list 1, odd ones to
     // list 2, and the closure panics on id 2.
     let mut calls = 0;
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    assert_panics(|| {
         pool.redistribute(&mut heads, 0, |val| {
             calls += 1;
             if val.id == 2 {
@@ -123,7 +115,7 @@ fn redistribute_with_a_panicking_closure_keeps_every_list_whole() {
             }
             1 + val.id % 2
         });
-    })));
+    });
     assert_eq!(calls, 4);
     pool.check_invariants();
     tracker.assert_dropped_exactly(&[]);
@@ -133,25 +125,23 @@ fn redistribute_with_a_panicking_closure_keeps_every_list_whole() {
     assert_eq!(ids(&pool, heads[2]), [3, 5, 17, 16, 15, 14, 13, 12]);
     let after: usize = heads.iter().map(|&h| pool.iter(h).count()).sum();
     assert_eq!(after, before);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
 fn a_panic_inside_iter_mut_changes_no_links() {
     let tracker = Tracker::new();
     let (mut pool, heads) = build(&tracker, 2, 4);
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    assert_panics(|| {
         for val in pool.iter_mut(heads[1]) {
             if val.id == 5 {
                 panic::panic_any(BOOM);
             }
         }
-    })));
+    });
     pool.check_invariants();
     assert_eq!(ids(&pool, heads[1]), [7, 6, 5, 4]);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
@@ -175,16 +165,14 @@ fn compact_moves_values_without_dropping_or_cloning() {
     assert_eq!(tracker.created(), 20, "compact cloned a value");
     let after: Vec<Vec<usize>> = heads.iter().map(|&h| ids(&pool, h)).collect();
     assert_eq!(after, before);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
 fn clone_with_a_panicking_clone_drops_exactly_the_copies() {
     let tracker = Tracker::new();
     let (pool, heads) = build(&tracker, 2, 4);
-    tracker.panic_on_clone.set(Some(3));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| pool.clone())));
+    tracker.clone_panics_in(3, || pool.clone());
     // Values 0..3 were cloned (ids 8..11) before 3 panicked; the partial
     // copy dropped exactly those.
     let copies: Vec<usize> = (8..tracker.created()).collect();
@@ -205,8 +193,7 @@ fn clone_with_a_panicking_clone_drops_exactly_the_copies() {
         assert_ne!(original, cloned, "clones are new values");
     }
     drop(copy);
-    drop(pool);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(pool);
 }
 
 #[test]
@@ -215,10 +202,9 @@ fn clone_from_with_a_panicking_clone_leaves_a_sound_target() {
     let (source, _) = build(&tracker, 2, 3);
     let (mut target, _) = build(&tracker, 1, 2);
     // The target's values are ids 6, 7; the source's 0..6.
-    tracker.panic_on_clone.set(Some(4));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    tracker.clone_panics_in(4, || {
         target.clone_from(&source);
-    })));
+    });
     // The target is left empty (a partial copy would hold nodes whose
     // predecessors were never copied) and sound.
     target.check_invariants();
@@ -231,6 +217,5 @@ fn clone_from_with_a_panicking_clone_leaves_a_sound_target() {
     target.push_front(&mut head, tracker.make());
     target.check_invariants();
     drop(target);
-    drop(source);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(source);
 }

@@ -2,23 +2,38 @@
 //! library's stable sort.
 #![cfg(feature = "radsort")]
 
+mod common;
+
 use handlekit::{sort_indices, sort_keys, Id, Id32, IdTable, Key};
 use proptest::prelude::*;
-use proptest::test_runner::Config;
 
 const CASES: u32 = if cfg!(miri) { 4 } else { 256 };
 const MAX_LEN: usize = if cfg!(miri) { 40 } else { 2000 };
 
-fn config() -> Config {
-    Config {
-        cases: CASES,
-        failure_persistence: None,
-        ..Config::default()
-    }
+/// The keys made from `(index, generation)` pairs, in that order.
+fn keys_of<K: Key>(parts: &[(u32, u32)]) -> Vec<K> {
+    parts
+        .iter()
+        .map(|&(index, generation)| K::from_parts(index as usize, generation).unwrap())
+        .collect()
+}
+
+/// The keys of `parts` through `sort_keys`.
+fn sorted_by_sort_keys<K: Key>(parts: &[(u32, u32)]) -> Vec<K> {
+    let mut keys = keys_of::<K>(parts);
+    sort_keys(&mut keys);
+    keys
+}
+
+/// The keys of `parts` through the standard library's stable sort by index.
+fn sorted_stably<K: Key>(parts: &[(u32, u32)]) -> Vec<K> {
+    let mut keys = keys_of::<K>(parts);
+    keys.sort_by_key(|key| key.index());
+    keys
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(common::proptest_config(CASES))]
 
     #[test]
     fn indices_sort_like_std(mut indices in prop::collection::vec(any::<u32>(), 0..MAX_LEN)) {
@@ -30,22 +45,8 @@ proptest! {
 
     #[test]
     fn keys_sort_by_index_stably(parts in prop::collection::vec((0u32..5000, 1u32..100), 0..MAX_LEN)) {
-        let mut keys: Vec<Id> = parts
-            .iter()
-            .map(|&(index, generation)| Id::from_parts(index as usize, generation).unwrap())
-            .collect();
-        let mut expected = keys.clone();
-        expected.sort_by_key(|key| key.index());
-        sort_keys(&mut keys);
-        prop_assert_eq!(&keys, &expected);
-        let mut narrow: Vec<Id32> = parts
-            .iter()
-            .map(|&(index, generation)| Id32::from_parts(index as usize, generation).unwrap())
-            .collect();
-        let mut expected = narrow.clone();
-        expected.sort_by_key(|key| key.index());
-        sort_keys(&mut narrow);
-        prop_assert_eq!(narrow, expected);
+        prop_assert_eq!(sorted_by_sort_keys::<Id>(&parts), sorted_stably::<Id>(&parts));
+        prop_assert_eq!(sorted_by_sort_keys::<Id32>(&parts), sorted_stably::<Id32>(&parts));
     }
 }
 

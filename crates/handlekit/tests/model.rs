@@ -37,13 +37,9 @@ where
     }
 }
 
+model_suite_tests!(reuse_matrix IdTable);
+
 model_suite_tests! {
-    id_lifo: IdTable<u64, Id>, Just(Reuse::Lifo);
-    id_fifo: IdTable<u64, Id>, Just(Reuse::Fifo { min_free: 3 });
-    id32_lifo: IdTable<u64, Id32>, Just(Reuse::Lifo);
-    id32_fifo: IdTable<u64, Id32>, Just(Reuse::Fifo { min_free: 3 });
-    gen4_lifo: IdTable<u64, Gen4>, Just(Reuse::Lifo);
-    gen4_fifo: IdTable<u64, Gen4>, Just(Reuse::Fifo { min_free: 3 });
     lookup_id_lifo: SlotTable<u64, Id, Interleaved>, Just(Reuse::Lifo);
     lookup_id32_fifo: SlotTable<u64, Id32, Interleaved>, Just(Reuse::Fifo { min_free: 3 });
     lookup_gen4_lifo: SlotTable<u64, Gen4, Interleaved>, Just(Reuse::Lifo);

@@ -19,13 +19,13 @@
 use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::panic::{self, catch_unwind, AssertUnwindSafe};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use handlekit::{define_key, Id, Id32, Key, PackedTable, Reuse};
 
 mod common;
 use common::model_suite::{MaybeSerde, ModelTable};
-use common::tracker::{quiet_intentional_panics, BOOM};
+use common::tracker::{quiet_intentional_panics, sort_panicking_at};
 use common::Lcg;
 use proptest::strategy::Just;
 
@@ -140,14 +140,7 @@ where
     }
 }
 
-model_suite_tests! {
-    id_lifo: PackedTable<u64, Id>, Just(Reuse::Lifo);
-    id_fifo: PackedTable<u64, Id>, Just(Reuse::Fifo { min_free: 3 });
-    id32_lifo: PackedTable<u64, Id32>, Just(Reuse::Lifo);
-    id32_fifo: PackedTable<u64, Id32>, Just(Reuse::Fifo { min_free: 3 });
-    gen4_lifo: PackedTable<u64, Gen4>, Just(Reuse::Lifo);
-    gen4_fifo: PackedTable<u64, Gen4>, Just(Reuse::Fifo { min_free: 3 });
-}
+model_suite_tests!(reuse_matrix PackedTable);
 
 /// Swap-remove, exactly: removing the value at position `p` moves the last
 /// value (and its key) to `p`.
@@ -332,34 +325,11 @@ fn panicking_comparator_leaves_the_table_unchanged() {
     quiet_intentional_panics();
     let (table, dead) = shuffled_table::<Id32>(9);
     let before: Vec<(Id32, Item)> = table.iter().map(|(k, v)| (k, *v)).collect();
-    let calls: &[usize] = if cfg!(miri) {
-        &[0, 7, 40]
-    } else {
-        &[0, 1, 7, 100, 500, 2000, 5000]
-    };
+    let calls: &[usize] = common::scaled(&[0, 7, 40], &[0, 1, 7, 100, 500, 2000, 5000]);
     for &n in calls {
         for method in 0..3 {
             let mut table = table.clone();
-            let count = Cell::new(0);
-            // Counts a call, and panics on call number `n` (from 0).
-            let tick = || {
-                if count.get() == n {
-                    panic::panic_any(BOOM);
-                }
-                count.set(count.get() + 1);
-            };
-            let compare = |a: &Item, b: &Item| {
-                tick();
-                a.rank.cmp(&b.rank)
-            };
-            let result = catch_unwind(AssertUnwindSafe(|| match method {
-                0 => table.sort_by(compare),
-                1 => table.sort_unstable_by(compare),
-                _ => table.sort_by_key(|item| {
-                    tick();
-                    item.rank
-                }),
-            }));
+            let result = sort_panicking_at(&mut table, method, n, |item| item.rank);
             let panicked = result.is_err();
             table.check_invariants();
             if panicked {

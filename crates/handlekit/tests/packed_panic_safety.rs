@@ -7,15 +7,17 @@
 //! panic. Each test asserts the exact drop count of every value and that
 //! the container's invariant checker passes afterwards.
 
-use std::cell::{Cell, RefCell};
-use std::panic::{self, catch_unwind, AssertUnwindSafe};
+use std::cell::RefCell;
+use std::panic;
 use std::rc::Rc;
 
 use handlekit::secondary::Entry;
 use handlekit::{Id, IdTable, Key, PackedTable, SecondaryMap, SparseSecondaryMap};
 
 mod common;
-use common::tracker::{assert_panicked, Tracker, Val, BOOM};
+use common::tracker::{
+    assert_panicked, assert_panics, sort_panicking_at, take_then_drop, Tracker, Val, BOOM,
+};
 
 /// A value that counts its drops in a borrowed array and owns no heap
 /// memory, for tests that leak values on purpose (Miri reports leaked heap
@@ -46,9 +48,12 @@ mod packed_table {
     }
 }
 
-/// A table of `n` tracked values with ids `0..n`, in that dense order.
-fn packed(tracker: &Rc<Tracker>, n: usize) -> (PackedTable<Val>, Vec<Id>) {
-    common::panic_suite::filled(PackedTable::new, tracker, n)
+/// A table of `n` tracked values with ids `0..n`, in that dense order, with
+/// its tracker.
+fn packed(n: usize) -> (Rc<Tracker>, PackedTable<Val>, Vec<Id>) {
+    let tracker = Tracker::new();
+    let (table, keys) = common::panic_suite::filled(PackedTable::new, &tracker, n);
+    (tracker, table, keys)
 }
 
 /// The ids of the values in the table, in dense order.
@@ -56,25 +61,30 @@ fn ids<K: Key>(table: &PackedTable<Val, K>) -> Vec<usize> {
     table.values().map(|v| v.id).collect()
 }
 
-/// The table is consistent, every key in `keys` names the value with the
-/// id of its position in `keys` if that id is in `live`, and nothing else.
-fn assert_keys(table: &PackedTable<Val>, keys: &[Id], live: &[usize]) {
-    table.check_invariants();
+/// Every key in `keys` names (through `get`) the value with the id of its
+/// position in `keys` if that id is in `live`, and nothing else.
+fn assert_resolves<'a>(keys: &[Id], live: &[usize], get: impl Fn(Id) -> Option<&'a Val>) {
     for (id, &key) in keys.iter().enumerate() {
         if live.contains(&id) {
-            assert_eq!(table.get(key).map(|v| v.id), Some(id), "{key:?}");
+            assert_eq!(get(key).map(|v| v.id), Some(id), "{key:?}");
         } else {
-            assert!(table.get(key).is_none(), "removed {key:?} resolves");
+            assert!(get(key).is_none(), "removed {key:?} resolves");
         }
     }
+}
+
+/// The table is consistent and its keys resolve as [`assert_resolves`]
+/// says.
+fn assert_keys(table: &PackedTable<Val>, keys: &[Id], live: &[usize]) {
+    table.check_invariants();
+    assert_resolves(keys, live, |key| table.get(key));
 }
 
 /// Sorting and swapping move values around; none may be duplicated or
 /// lost.
 #[test]
 fn sorting_and_swapping_neither_drop_nor_duplicate() {
-    let tracker = Tracker::new();
-    let (mut table, keys) = packed(&tracker, 100);
+    let (tracker, mut table, keys) = packed(100);
     for key in keys.iter().step_by(3) {
         drop(table.remove(*key));
     }
@@ -89,39 +99,22 @@ fn sorting_and_swapping_neither_drop_nor_duplicate() {
     assert_eq!(table.len(), 76);
     tracker.assert_dropped_exactly(&(0..100).step_by(3).collect::<Vec<_>>());
     table.check_invariants();
-    drop(table);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(table);
 }
 
 /// A panicking comparator moves nothing and drops nothing, for each sort.
 #[test]
 fn packed_panicking_comparator() {
-    let tracker = Tracker::new();
-    let (mut table, keys) = packed(&tracker, 12);
+    let (tracker, mut table, keys) = packed(12);
     drop(table.remove(keys[4]));
     table.swap_positions(0, 3);
     let before: Vec<(Id, usize)> = table.iter().map(|(k, v)| (k, v.id)).collect();
     for method in 0..3 {
         for panic_at in [0, 5, 20] {
-            let calls = Cell::new(0);
-            let tick = || {
-                if calls.get() == panic_at {
-                    panic::panic_any(BOOM);
-                }
-                calls.set(calls.get() + 1);
-            };
-            let compare = |a: &Val, b: &Val| {
-                tick();
-                b.id.cmp(&a.id)
-            };
-            assert_panicked(catch_unwind(AssertUnwindSafe(|| match method {
-                0 => table.sort_by(compare),
-                1 => table.sort_unstable_by(compare),
-                _ => table.sort_by_key(|v| {
-                    tick();
-                    usize::MAX - v.id
-                }),
-            })));
+            // Descending ids.
+            assert_panicked(sort_panicking_at(&mut table, method, panic_at, |v| {
+                usize::MAX - v.id
+            }));
             table.check_invariants();
             let after: Vec<(Id, usize)> = table.iter().map(|(k, v)| (k, v.id)).collect();
             assert_eq!(after, before, "method {method}, panic at {panic_at}");
@@ -132,8 +125,7 @@ fn packed_panicking_comparator() {
     table.sort_by(|a, b| b.id.cmp(&a.id));
     assert_eq!(ids(&table), [11, 10, 9, 8, 7, 6, 5, 3, 2, 1, 0]);
     assert_keys(&table, &keys, &[0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11]);
-    drop(table);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(table);
 }
 
 // ---------------------------------------------------------------------------
@@ -157,15 +149,16 @@ macro_rules! secondary_panic_tests {
             type Map = $map<Id, Val>;
 
             /// A primary with `n` live keys and a map holding value `i`
-            /// (id `i`) for key `i`.
-            fn filled(tracker: &Rc<Tracker>, n: usize) -> (Map, Vec<Id>) {
+            /// (id `i`) for key `i`, with its tracker.
+            fn filled(n: usize) -> (Rc<Tracker>, Map, Vec<Id>) {
+                let tracker = Tracker::new();
                 let mut primary: IdTable<()> = IdTable::new();
                 let keys: Vec<Id> = (0..n).map(|_| primary.insert(())).collect();
                 let mut map = Map::new();
                 for &key in &keys {
                     assert!(map.insert(key, tracker.make()).is_none());
                 }
-                (map, keys)
+                (tracker, map, keys)
             }
 
             fn map_ids(map: &Map) -> Vec<usize> {
@@ -177,68 +170,53 @@ macro_rules! secondary_panic_tests {
             fn assert_keys(map: &Map, keys: &[Id], live: &[usize]) {
                 map.check_invariants();
                 assert_eq!(map.len(), live.len());
-                for (id, &key) in keys.iter().enumerate() {
-                    if live.contains(&id) {
-                        assert_eq!(map.get(key).map(|v| v.id), Some(id), "{key:?}");
-                    } else {
-                        assert!(map.get(key).is_none(), "removed {key:?} resolves");
-                    }
-                }
+                assert_resolves(keys, live, |key| map.get(key));
             }
 
             #[test]
             fn dropping_the_map_drops_every_value_once() {
-                let tracker = Tracker::new();
-                let (mut map, keys) = filled(&tracker, 50);
+                let (tracker, mut map, keys) = filled(50);
                 for key in keys.iter().step_by(4) {
                     drop(map.remove(*key));
                 }
                 tracker.assert_dropped_exactly(&(0..50).step_by(4).collect::<Vec<_>>());
                 map.check_invariants();
-                drop(map);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(map);
             }
 
             #[test]
             fn panicking_drop_during_clear() {
-                let tracker = Tracker::new();
-                let (mut map, keys) = filled(&tracker, 10);
+                let (tracker, mut map, keys) = filled(10);
                 drop(map.remove(keys[2]));
-                tracker.panic_on_drop.set(Some(4));
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| map.clear())));
+                tracker.drop_panics_in(4, || map.clear());
                 tracker.assert_all_dropped_once();
                 assert!(map.is_empty());
                 assert_keys(&map, &keys, &[]);
                 // Usable afterwards.
                 assert!(map.insert(keys[3], tracker.make()).is_none());
                 assert_eq!(map[keys[3]].id, 10);
-                drop(map);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(map);
             }
 
             #[test]
             fn panicking_drop_during_retain() {
-                let tracker = Tracker::new();
-                let (mut map, keys) = filled(&tracker, 10);
-                tracker.panic_on_drop.set(Some(4));
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                let (tracker, mut map, keys) = filled(10);
+                tracker.drop_panics_in(4, || {
                     map.retain(|_, v| v.id % 2 == 1);
-                })));
+                });
                 let kept: &[usize] = &$kept;
                 let dropped: &[usize] = &$dropped;
                 assert_eq!(map_ids(&map), kept);
                 tracker.assert_dropped_exactly(dropped);
                 assert_keys(&map, &keys, kept);
-                drop(map);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(map);
             }
 
             #[test]
             fn panicking_retain_closure() {
-                let tracker = Tracker::new();
-                let (mut map, keys) = filled(&tracker, 10);
+                let (tracker, mut map, keys) = filled(10);
                 let mut visited = Vec::new();
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                assert_panics(|| {
                     map.retain(|_, v| {
                         visited.push(v.id);
                         if v.id == 5 {
@@ -246,27 +224,21 @@ macro_rules! secondary_panic_tests {
                         }
                         v.id % 2 == 1
                     });
-                })));
+                });
                 // Both maps visit in insertion order here (index order is
                 // insertion order, and the sparse map has no holes).
                 assert_eq!(visited, [0, 1, 2, 3, 4, 5]);
                 tracker.assert_dropped_exactly(&[0, 2, 4]);
                 assert_keys(&map, &keys, &[1, 3, 5, 6, 7, 8, 9]);
-                drop(map);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(map);
             }
 
             #[test]
             fn panicking_drop_while_dropping_a_drain() {
-                let tracker = Tracker::new();
-                let (mut map, keys) = filled(&tracker, 10);
-                tracker.panic_on_drop.set(Some(6));
+                let (tracker, mut map, keys) = filled(10);
                 let mut taken = Vec::new();
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| {
-                    let mut drain = map.drain();
-                    taken.extend(drain.by_ref().take(3));
-                    drop(drain); // drops 3..10; 6 panics
-                })));
+                // The drain yields 0..3, then drops 3..10; 6 panics.
+                tracker.drop_panics_in(6, || take_then_drop(map.drain(), 3, &mut taken));
                 tracker.assert_dropped_exactly(&[3, 4, 5, 6, 7, 8, 9]);
                 assert!(map.is_empty());
                 assert_keys(&map, &keys, &[]);
@@ -311,57 +283,48 @@ macro_rules! secondary_panic_tests {
 
             #[test]
             fn panicking_drop_while_dropping_the_map() {
-                let tracker = Tracker::new();
-                let (mut map, keys) = filled(&tracker, 10);
+                let (tracker, mut map, keys) = filled(10);
                 drop(map.remove(keys[7]));
-                tracker.panic_on_drop.set(Some(0));
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| drop(map))));
+                tracker.drop_panics_in(0, || drop(map));
                 tracker.assert_all_dropped_once();
             }
 
             #[test]
             fn into_iter_partially_consumed_drops_the_rest() {
-                let tracker = Tracker::new();
-                let (map, _) = filled(&tracker, 5);
+                let (tracker, map, _) = filled(5);
                 let mut iter = map.into_iter();
                 let (_, first) = iter.next().unwrap();
                 assert_eq!(first.id, 0);
                 drop(iter);
                 tracker.assert_dropped_exactly(&[1, 2, 3, 4]);
-                drop(first);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(first);
             }
 
             #[test]
             fn panicking_clone_during_clone() {
-                let tracker = Tracker::new();
-                let (mut source, keys) = filled(&tracker, 8); // ids 0..8
-                                                              // Remove the last value: the order of the rest is insertion
-                                                              // order in both maps.
+                let (tracker, mut source, keys) = filled(8); // ids 0..8
+                                                             // Remove the last value: the order of the rest is insertion
+                                                             // order in both maps.
                 drop(source.remove(keys[7]));
-                tracker.panic_on_clone.set(Some(5));
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| source.clone())));
+                tracker.clone_panics_in(5, || source.clone());
                 // Clones of 0..5 (ids 8..13) were made first and were
                 // dropped.
                 assert_eq!(tracker.created(), 13);
                 tracker.assert_dropped_exactly(&[7, 8, 9, 10, 11, 12]);
                 assert_keys(&source, &keys, &[0, 1, 2, 3, 4, 5, 6]);
-                drop(source);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(source);
             }
 
             /// `clone_from` is `Clone`'s default: the copy is made first, so
             /// a panicking `clone` leaves the target as it was.
             #[test]
             fn panicking_clone_during_clone_from() {
-                let tracker = Tracker::new();
-                let (source, keys) = filled(&tracker, 6); // ids 0..6
+                let (tracker, source, keys) = filled(6); // ids 0..6
                 let mut target = Map::new();
                 assert!(target.insert(keys[0], tracker.make()).is_none()); // id 6
-                tracker.panic_on_clone.set(Some(3));
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                tracker.clone_panics_in(3, || {
                     target.clone_from(&source);
-                })));
+                });
                 // Clones of 0, 1 and 2 (ids 7..10) were made and dropped.
                 tracker.assert_dropped_exactly(&[7, 8, 9]);
                 target.check_invariants();
@@ -374,8 +337,7 @@ macro_rules! secondary_panic_tests {
                 for &key in &keys {
                     assert_eq!(target[key].id, 10 + source[key].id);
                 }
-                drop((source, target));
-                tracker.assert_all_dropped_once();
+                tracker.drop_all((source, target));
             }
 
             /// A panicking `or_insert_with` closure inserts nothing and drops
@@ -383,28 +345,24 @@ macro_rules! secondary_panic_tests {
             #[test]
             fn panicking_or_insert_with_leaves_the_map_unchanged() {
                 let tracker = Tracker::new();
-                let mut primary: IdTable<()> = IdTable::new();
-                let a = primary.insert(());
-                primary.remove(a);
-                let b = primary.insert(());
+                let (mut primary, a, b) = common::reused_slot();
                 let c = primary.insert(());
                 let mut map = Map::new();
                 assert!(map.insert(a, tracker.make()).is_none()); // id 0
                 for key in [b, c] {
                     assert!(matches!(map.entry(key), Some(Entry::Vacant(_))));
-                    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+                    assert_panics(|| {
                         map.entry(key)
                             .unwrap()
                             .or_insert_with(|| panic::panic_any(BOOM));
-                    })));
+                    });
                     map.check_invariants();
                     assert_eq!(map.len(), 1);
                     assert_eq!(map[a].id, 0);
                     assert!(map.get(key).is_none());
                     tracker.assert_dropped_exactly(&[]);
                 }
-                drop(map);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(map);
             }
 
             /// Inserting with a newer key drops the older value; if that
@@ -424,7 +382,7 @@ macro_rules! secondary_panic_tests {
                 assert!(map.insert(a, tracker.make()).is_none()); // id 1
                 tracker.panic_on_drop.set(Some(1));
                 let new = tracker.make(); // id 2
-                assert_panicked(catch_unwind(AssertUnwindSafe(|| map.insert(b, new))));
+                assert_panics(|| map.insert(b, new));
                 map.check_invariants();
                 assert_eq!(tracker.drops(1), 1);
                 assert!(map.get(a).is_none(), "the replaced value still reads");
@@ -440,8 +398,7 @@ macro_rules! secondary_panic_tests {
                     }
                 }
                 assert_eq!(map[other].id, 0);
-                drop(map);
-                tracker.assert_all_dropped_once();
+                tracker.drop_all(map);
             }
         }
     };

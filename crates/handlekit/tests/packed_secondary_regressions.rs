@@ -22,6 +22,8 @@
 //!    value (bug 3's fix). It now also lists the keys that last left its
 //!    empty entries (`vacated`).
 
+mod common;
+
 use handlekit::secondary::Entry;
 use handlekit::{Id, IdTable, Key, PackedTable, SecondaryMap, SparseSecondaryMap};
 
@@ -102,10 +104,7 @@ fn clone_from_of_fixed_capacity_table_keeps_its_capacity() {
 /// `a`'s value again, so the two maps disagree.
 #[test]
 fn sparse_map_compares_generations_like_the_dense_map() {
-    let mut primary: IdTable<()> = IdTable::new();
-    let a = primary.insert(());
-    primary.remove(a);
-    let b = primary.insert(());
+    let (_, a, b) = common::reused_slot();
     assert_eq!(a.index(), b.index());
 
     let mut dense: SecondaryMap<Id, u8> = SecondaryMap::new();
@@ -142,16 +141,12 @@ fn sparse_map_compares_generations_like_the_dense_map() {
 #[cfg(feature = "serde")]
 #[test]
 fn sparse_map_serde_round_trip_keeps_older_keys_stale() {
-    let mut primary: IdTable<()> = IdTable::new();
-    let a = primary.insert(());
-    primary.remove(a);
-    let b = primary.insert(());
+    let (_, a, b) = common::reused_slot();
 
     let mut dense: SecondaryMap<Id, u8> = SecondaryMap::new();
     dense.insert(b, 2);
     dense.remove(b);
-    let json = serde_json::to_string(&dense).unwrap();
-    let mut dense: SecondaryMap<Id, u8> = serde_json::from_str(&json).unwrap();
+    let mut dense = common::json_round_trip(&dense);
     assert!(dense.entry(a).is_none(), "dense map, for comparison");
     assert_eq!(dense.insert(a, 1), None);
     assert_eq!(dense.get(a), None);
@@ -160,8 +155,7 @@ fn sparse_map_serde_round_trip_keeps_older_keys_stale() {
     sparse.insert(b, 2);
     sparse.remove(b);
     assert!(sparse.entry(a).is_none(), "before the round trip");
-    let json = serde_json::to_string(&sparse).unwrap();
-    let mut sparse: SparseSecondaryMap<Id, u8> = serde_json::from_str(&json).unwrap();
+    let mut sparse = common::json_round_trip(&sparse);
     sparse.check_invariants();
     assert!(
         sparse.entry(a).is_none(),

@@ -3,13 +3,11 @@
 //! for each, then what only a `SlotTable` has: retired slots and a fixed
 //! capacity after a panicking `clone_from`.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use handlekit::{Id, IdTable, LookupTable};
 
 mod common;
 use common::panic_suite;
-use common::tracker::{assert_panicked, Tracker, Val};
+use common::tracker::{Tracker, Val};
 
 mod id_table {
     use super::*;
@@ -50,10 +48,9 @@ fn table_is_consistent_after_panicking_clone_in_clone_from() {
     drop(source.remove(keys[1])); // slot 1 retires
     let mut target: IdTable<Val, OneShot> = IdTable::default();
     target.insert(tracker.make()); // id 4
-    tracker.panic_on_clone.set(Some(3));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    tracker.clone_panics_in(3, || {
         target.clone_from(&source);
-    })));
+    });
     // Drop counts are right: the old value is gone, the two clones made
     // (of slots 0 and 2) are in the target.
     assert_eq!(target.len(), 2);
@@ -63,8 +60,7 @@ fn table_is_consistent_after_panicking_clone_in_clone_from() {
     // and must be counted as such, and the invariants must hold.
     assert_eq!(target.retired_count(), 1, "retired slot 1 not counted");
     target.check_invariants();
-    drop((source, target));
-    tracker.assert_all_dropped_once();
+    tracker.drop_all((source, target));
 }
 
 /// The same situation seen through the public API only: after a `clone`
@@ -77,10 +73,9 @@ fn vacant_slot_is_reusable_after_panicking_clone_in_clone_from() {
     let keys: Vec<Id> = (0..3).map(|_| source.insert(tracker.make())).collect();
     drop(source.remove(keys[1])); // slot 1 is free
     let mut target: IdTable<Val> = IdTable::new();
-    tracker.panic_on_clone.set(Some(2));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    tracker.clone_panics_in(2, || {
         target.clone_from(&source);
-    })));
+    });
     // The target holds the clone of slot 0 and a copy of vacant slot 1.
     assert_eq!(target.len(), 1);
     assert_eq!(target.capacity(), 3);
@@ -95,6 +90,5 @@ fn vacant_slot_is_reusable_after_panicking_clone_in_clone_from() {
         added += 1;
     }
     assert_eq!(added, 2);
-    drop((source, target));
-    tracker.assert_all_dropped_once();
+    tracker.drop_all((source, target));
 }

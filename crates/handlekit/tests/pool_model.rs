@@ -240,25 +240,9 @@ model_suite_tests! {
     gen4: Pool<u64, Gen4>, block_size();
 }
 
-/// The stable-address test of issue 5 (`common/churn.rs`): record
-/// `get_ptr` for many elements, then insert and remove heavily, growing by
-/// several blocks; every live element must keep its address and value.
-#[test]
-fn addresses_survive_heavy_churn() {
-    let (initial, rounds, block) = if cfg!(miri) {
-        (64, 400, 8)
-    } else {
-        (2000, 40_000, 16)
-    };
-    common::churn::addresses_survive_heavy_churn(
-        Pool::with_block_size(block),
-        initial,
-        rounds,
-        false,
-    );
-}
-
-impl_churn!(Pool, PoolKey);
+impl_churn!(Pool, PoolKey;
+    test: Pool::with_block_size,
+    miri: (64, 400, 8), full: (2000, 40_000, 16), shrink_phase: false);
 
 /// A fixed-capacity pool keeps its one block whatever happens, and its
 /// addresses with it.
@@ -299,20 +283,15 @@ fn keys_past_the_used_slots_name_nothing() {
     let keys: Vec<PoolKey> = (0..20).map(|v| pool.insert(v)).collect();
     assert_eq!(pool.block_count(), 2);
     let mut resolved = 0;
-    for index in 0..40 {
-        for generation in 0..4 {
-            let Some(key) = PoolKey::from_parts(index, generation) else {
-                continue;
-            };
-            let live = keys.contains(&key);
-            resolved += usize::from(live);
-            assert_eq!(pool.get(key).is_some(), live, "get({key:?})");
-            assert_eq!(pool.get_mut(key).is_some(), live, "get_mut({key:?})");
-            assert_eq!(pool.get_ptr(key).is_some(), live, "get_ptr({key:?})");
-            assert_eq!(pool.contains_key(key), live, "contains_key({key:?})");
-            if !live {
-                assert_eq!(pool.remove(key), None, "remove({key:?})");
-            }
+    for key in common::forged_keys::<PoolKey>(0..40, 0..=3) {
+        let live = keys.contains(&key);
+        resolved += usize::from(live);
+        assert_eq!(pool.get(key).is_some(), live, "get({key:?})");
+        assert_eq!(pool.get_mut(key).is_some(), live, "get_mut({key:?})");
+        assert_eq!(pool.get_ptr(key).is_some(), live, "get_ptr({key:?})");
+        assert_eq!(pool.contains_key(key), live, "contains_key({key:?})");
+        if !live {
+            assert_eq!(pool.remove(key), None, "remove({key:?})");
         }
     }
     assert_eq!(resolved, keys.len());
@@ -323,16 +302,7 @@ fn keys_past_the_used_slots_name_nothing() {
 /// `Send` and `Sync` follow the value type, as for `Vec`.
 #[test]
 fn auto_traits() {
-    fn send_sync<T: Send + Sync>() {}
-    send_sync::<Pool<u64>>();
-    send_sync::<handlekit::pool::Iter<'static, u64>>();
-    send_sync::<handlekit::pool::IterMut<'static, u64>>();
-    send_sync::<handlekit::pool::IntoIter<u64>>();
-    #[cfg(feature = "rayon")]
-    {
-        send_sync::<handlekit::pool::ParIter<'static, u64>>();
-        send_sync::<handlekit::pool::ParIterMut<'static, u64>>();
-    }
+    assert_send_sync_with_iterators!(pool::Pool);
 }
 
 define_key! {
@@ -371,15 +341,10 @@ fn narrow_generations_retire_every_slot_and_no_key_comes_back() {
             }
         }
         pool.check_invariants();
-        for index in 0..10 {
-            for generation in 0..=4 {
-                let Some(key) = G2::from_parts(index, generation) else {
-                    continue;
-                };
-                let expected = live.contains(&key).then(|| &issued[&key]);
-                assert_eq!(pool.get(key), expected, "{key:?}");
-                assert_eq!(pool.get_ptr(key).is_some(), expected.is_some());
-            }
+        for key in common::forged_keys::<G2>(0..10, 0..=4) {
+            let expected = live.contains(&key).then(|| &issued[&key]);
+            assert_eq!(pool.get(key), expected, "{key:?}");
+            assert_eq!(pool.get_ptr(key).is_some(), expected.is_some());
         }
     }
     assert_eq!(issued.len(), 24);
@@ -459,15 +424,7 @@ mod pool_serde {
         // Gen4: generations 1..=15.
         let json = r#"{"slots":[[1,10],[15,null],[0,null],[2,null]]}"#;
         let mut pool = parse::<Gen4>(json).unwrap();
-        pool.check_invariants();
-        assert_eq!(pool.len(), 1);
-        assert_eq!(
-            pool.retired_count(),
-            1,
-            "a vacant slot at the last generation"
-        );
-        assert_eq!(pool.get(Gen4::from_parts(0, 1).unwrap()), Some(&10));
-        assert_eq!(pool.get(Gen4::from_parts(1, 15).unwrap()), None);
+        common::table::assert_loaded_with_a_retired_slot(&pool, 15);
         assert_eq!(serde_json::to_string(&pool).unwrap(), json);
         // The free list is rebuilt lowest index first; then fresh slots.
         let keys: Vec<(usize, u32)> = (0..3)

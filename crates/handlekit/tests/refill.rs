@@ -5,6 +5,8 @@
 //! `check_invariants` checks the refill's own invariants (every slot from
 //! the refill's cursor on is vacant and unlisted).
 
+mod common;
+
 use handlekit::{define_key, Id, IdTable, Key, Reuse};
 
 define_key! {
@@ -79,11 +81,7 @@ fn the_refill_skips_retired_slots() {
 
 #[test]
 fn a_switch_to_fifo_during_a_refill_lists_every_free_slot() {
-    let mut table: IdTable<u32> = IdTable::new();
-    let keys: Vec<Id> = (0..8).map(|i| table.insert(i)).collect();
-    for &key in keys.iter().rev() {
-        table.remove(key);
-    }
+    let (mut table, _) = common::emptied_id_table(8);
     let first = table.insert(50);
     assert_eq!(first.index(), 0);
     table.set_reuse(Reuse::Fifo { min_free: 0 });
@@ -97,14 +95,23 @@ fn a_switch_to_fifo_during_a_refill_lists_every_free_slot() {
     table.check_invariants();
 }
 
-#[test]
-fn clone_and_clear_during_a_refill() {
+/// A table of 20 strings, all removed (first first), then `live` new ones
+/// inserted: the refill is under way. Also the old keys, and the new.
+fn refilling(live: usize) -> (IdTable<String>, Vec<Id>, Vec<Id>) {
     let mut table: IdTable<String> = IdTable::new();
     let keys: Vec<Id> = (0..20).map(|i| table.insert(i.to_string())).collect();
     for &key in &keys {
         table.remove(key);
     }
-    let live: Vec<Id> = (0..5).map(|i| table.insert(format!("new {i}"))).collect();
+    let live = (0..live)
+        .map(|i| table.insert(format!("new {i}")))
+        .collect();
+    (table, keys, live)
+}
+
+#[test]
+fn clone_and_clear_during_a_refill() {
+    let (mut table, _, live) = refilling(5);
     assert_eq!(indices(&live), [0, 1, 2, 3, 4]);
 
     let mut copy = table.clone();
@@ -131,12 +138,7 @@ fn clone_and_clear_during_a_refill() {
 #[cfg(feature = "serde")]
 #[test]
 fn serde_during_a_refill() {
-    let mut table: IdTable<String> = IdTable::new();
-    let keys: Vec<Id> = (0..20).map(|i| table.insert(i.to_string())).collect();
-    for &key in &keys {
-        table.remove(key);
-    }
-    let live: Vec<Id> = (0..6).map(|i| table.insert(format!("new {i}"))).collect();
+    let (mut table, keys, live) = refilling(6);
     let json = serde_json::to_string(&table).unwrap();
     let mut loaded: IdTable<String> = serde_json::from_str(&json).unwrap();
     loaded.check_invariants();

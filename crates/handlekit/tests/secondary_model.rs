@@ -30,14 +30,13 @@
 //! climb) and `Reuse::Fifo { min_free: 1 }`.
 
 use std::collections::HashMap;
-use std::fmt::{Debug, Write as _};
+use std::fmt::Debug;
 use std::rc::Rc;
 
 use handlekit::secondary::{Entry, EntryTarget};
 use handlekit::{define_key, Id, Id32, IdTable, Key, Reuse, SecondaryMap, SparseSecondaryMap};
 use proptest::prelude::*;
 use proptest::sample::Index as Pick;
-use proptest::test_runner::Config;
 
 mod common;
 
@@ -527,14 +526,6 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
     prop::collection::vec(op(), 0..MAX_OPS)
 }
 
-fn config() -> Config {
-    Config {
-        cases: CASES,
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
-
 struct Harness<K: TestKey, M: Map<K>> {
     primary: IdTable<(), K>,
     /// Every key the primary ever issued, in issue order.
@@ -567,23 +558,17 @@ impl<K: TestKey, M: Map<K>> Harness<K, M> {
 
     fn pick(&self, src: Src) -> Option<K> {
         let any = |pick: Pick| (!self.issued.is_empty()).then(|| *pick.get(&self.issued));
+        // One of `keys`, or of all issued keys when there are none.
+        let one_of = |keys: Vec<K>, pick: Pick| {
+            if keys.is_empty() {
+                any(pick)
+            } else {
+                Some(*pick.get(&keys))
+            }
+        };
         match src {
-            Src::Live(pick) => {
-                let live = self.primary_live();
-                if live.is_empty() {
-                    any(pick)
-                } else {
-                    Some(*pick.get(&live))
-                }
-            }
-            Src::Stale(pick) => {
-                let dead = self.primary_dead();
-                if dead.is_empty() {
-                    any(pick)
-                } else {
-                    Some(*pick.get(&dead))
-                }
-            }
+            Src::Live(pick) => one_of(self.primary_live(), pick),
+            Src::Stale(pick) => one_of(self.primary_dead(), pick),
             Src::Any(pick) => any(pick),
             Src::Newer(pick, by) => {
                 let held: Vec<K> = self
@@ -833,11 +818,7 @@ impl<K: TestKey, M: Map<K>> Harness<K, M> {
                 let mut visited = Vec::new();
                 self.map.m_retain(|key, value| {
                     visited.push((key, *value));
-                    let keep = *value % modulus != 0;
-                    if keep {
-                        *value += 1;
-                    }
-                    keep
+                    common::retain_step(value, modulus)
                 });
                 assert_eq!(
                     visited, expected,
@@ -931,15 +912,7 @@ impl<K: TestKey, M: Map<K>> Harness<K, M> {
                 if !cfg!(miri) {
                     assert_eq!(self.map.m_par_pairs(), expected);
                 }
-                let mut debug = String::from("{");
-                for (i, (k, v)) in expected.iter().enumerate() {
-                    if i > 0 {
-                        debug.push_str(", ");
-                    }
-                    write!(debug, "{k:?}: {v:?}").unwrap();
-                }
-                debug.push('}');
-                assert_eq!(format!("{:?}", self.map), debug);
+                assert_eq!(format!("{:?}", self.map), common::map_debug(&expected));
                 let bumps = self.map.m_bump_all();
                 for (_, v) in self.model.slots.values_mut() {
                     *v += bumps;
@@ -959,9 +932,21 @@ fn run<K: TestKey, M: Map<K>>(reuse: Reuse, ops: Vec<Op>) {
 }
 
 macro_rules! model_tests {
+    // The six tests of a map type, named in this order: keys `Id`, `Id32`
+    // and `Gen4`, each under LIFO, then FIFO.
+    ($map:ident: $il:ident, $if:ident, $i32l:ident, $i32f:ident, $g4l:ident, $g4f:ident) => {
+        model_tests! {
+            $il: $map, Id, Reuse::Lifo;
+            $if: $map, Id, Reuse::Fifo { min_free: 1 };
+            $i32l: $map, Id32, Reuse::Lifo;
+            $i32f: $map, Id32, Reuse::Fifo { min_free: 1 };
+            $g4l: $map, Gen4, Reuse::Lifo;
+            $g4f: $map, Gen4, Reuse::Fifo { min_free: 1 };
+        }
+    };
     ($($name:ident: $map:ident, $key:ty, $reuse:expr;)*) => {
         proptest! {
-            #![proptest_config(config())]
+            #![proptest_config(common::proptest_config(CASES))]
             $(
                 #[test]
                 fn $name(ops in ops()) {
@@ -972,20 +957,12 @@ macro_rules! model_tests {
     };
 }
 
-model_tests! {
-    dense_id_lifo: SecondaryMap, Id, Reuse::Lifo;
-    dense_id_fifo: SecondaryMap, Id, Reuse::Fifo { min_free: 1 };
-    dense_id32_lifo: SecondaryMap, Id32, Reuse::Lifo;
-    dense_id32_fifo: SecondaryMap, Id32, Reuse::Fifo { min_free: 1 };
-    dense_gen4_lifo: SecondaryMap, Gen4, Reuse::Lifo;
-    dense_gen4_fifo: SecondaryMap, Gen4, Reuse::Fifo { min_free: 1 };
-    sparse_id_lifo: SparseSecondaryMap, Id, Reuse::Lifo;
-    sparse_id_fifo: SparseSecondaryMap, Id, Reuse::Fifo { min_free: 1 };
-    sparse_id32_lifo: SparseSecondaryMap, Id32, Reuse::Lifo;
-    sparse_id32_fifo: SparseSecondaryMap, Id32, Reuse::Fifo { min_free: 1 };
-    sparse_gen4_lifo: SparseSecondaryMap, Gen4, Reuse::Lifo;
-    sparse_gen4_fifo: SparseSecondaryMap, Gen4, Reuse::Fifo { min_free: 1 };
-}
+model_tests!(SecondaryMap:
+    dense_id_lifo, dense_id_fifo, dense_id32_lifo, dense_id32_fifo,
+    dense_gen4_lifo, dense_gen4_fifo);
+model_tests!(SparseSecondaryMap:
+    sparse_id_lifo, sparse_id_fifo, sparse_id32_lifo, sparse_id32_fifo,
+    sparse_gen4_lifo, sparse_gen4_fifo);
 
 // ---------------------------------------------------------------------------
 // A reused slot never shows old data.
@@ -1068,61 +1045,55 @@ fn reused_slot_never_shows_old_data<K: TestKey, M: Map<K>>(reuse: Reuse) {
     assert!(rounds >= 1);
 }
 
-#[test]
-fn reused_slot_never_shows_old_data_dense() {
-    for reuse in [Reuse::Lifo, Reuse::Fifo { min_free: 0 }] {
-        reused_slot_never_shows_old_data::<G2, SecondaryMap<G2, u64>>(reuse);
-        if cfg!(miri) && reuse != Reuse::Lifo {
-            continue;
+/// A test running [`reused_slot_never_shows_old_data`] on the map type
+/// `$map` for every key type, under LIFO and FIFO reuse (under Miri, only
+/// `G2` takes FIFO).
+macro_rules! reused_slot_test {
+    ($name:ident, $map:ident) => {
+        #[test]
+        fn $name() {
+            for reuse in [Reuse::Lifo, Reuse::Fifo { min_free: 0 }] {
+                reused_slot_never_shows_old_data::<G2, $map<G2, u64>>(reuse);
+                if cfg!(miri) && reuse != Reuse::Lifo {
+                    continue;
+                }
+                reused_slot_never_shows_old_data::<Id, $map<Id, u64>>(reuse);
+                reused_slot_never_shows_old_data::<Id32, $map<Id32, u64>>(reuse);
+                reused_slot_never_shows_old_data::<Gen4, $map<Gen4, u64>>(reuse);
+            }
         }
-        reused_slot_never_shows_old_data::<Id, SecondaryMap<Id, u64>>(reuse);
-        reused_slot_never_shows_old_data::<Id32, SecondaryMap<Id32, u64>>(reuse);
-        reused_slot_never_shows_old_data::<Gen4, SecondaryMap<Gen4, u64>>(reuse);
-    }
+    };
 }
 
-#[test]
-fn reused_slot_never_shows_old_data_sparse() {
-    for reuse in [Reuse::Lifo, Reuse::Fifo { min_free: 0 }] {
-        reused_slot_never_shows_old_data::<G2, SparseSecondaryMap<G2, u64>>(reuse);
-        if cfg!(miri) && reuse != Reuse::Lifo {
-            continue;
-        }
-        reused_slot_never_shows_old_data::<Id, SparseSecondaryMap<Id, u64>>(reuse);
-        reused_slot_never_shows_old_data::<Id32, SparseSecondaryMap<Id32, u64>>(reuse);
-        reused_slot_never_shows_old_data::<Gen4, SparseSecondaryMap<Gen4, u64>>(reuse);
-    }
-}
+reused_slot_test!(reused_slot_never_shows_old_data_dense, SecondaryMap);
+reused_slot_test!(reused_slot_never_shows_old_data_sparse, SparseSecondaryMap);
 
 /// The old value is dropped when a newer key replaces it, exactly once, and
 /// the replacing insertion does not hand it back; a stale insertion drops
 /// the value it was given.
 #[test]
 fn replacing_an_older_value_drops_it_exactly_once() {
-    let mut primary: IdTable<()> = IdTable::new();
-    let a = primary.insert(());
-    primary.remove(a);
-    let b = primary.insert(());
+    let (_, a, b) = common::reused_slot();
     assert_eq!(a.index(), b.index());
     let old = Rc::new(());
     let new = Rc::new(());
+    // `old` under `a`, then `new` under `b`, then `old` under `a` again; the
+    // map ends up holding one more clone of `new`.
+    let replace = |insert: &mut dyn FnMut(Id, Rc<()>) -> Option<Rc<()>>, new_count: usize| {
+        assert!(insert(a, Rc::clone(&old)).is_none());
+        assert!(insert(b, Rc::clone(&new)).is_none());
+        assert_eq!(Rc::strong_count(&old), 1, "older value not dropped");
+        assert_eq!(Rc::strong_count(&new), new_count);
+        assert!(insert(a, Rc::clone(&old)).is_none());
+        assert_eq!(Rc::strong_count(&old), 1, "stale insert kept its value");
+    };
 
     let mut dense: SecondaryMap<Id, Rc<()>> = SecondaryMap::new();
-    assert!(dense.insert(a, Rc::clone(&old)).is_none());
-    assert!(dense.insert(b, Rc::clone(&new)).is_none());
-    assert_eq!(Rc::strong_count(&old), 1, "older value not dropped");
-    assert_eq!(Rc::strong_count(&new), 2);
-    assert!(dense.insert(a, Rc::clone(&old)).is_none());
-    assert_eq!(Rc::strong_count(&old), 1, "stale insert kept its value");
+    replace(&mut |key, value| dense.insert(key, value), 2);
     dense.check_invariants();
 
     let mut sparse: SparseSecondaryMap<Id, Rc<()>> = SparseSecondaryMap::new();
-    assert!(sparse.insert(a, Rc::clone(&old)).is_none());
-    assert!(sparse.insert(b, Rc::clone(&new)).is_none());
-    assert_eq!(Rc::strong_count(&old), 1, "older value not dropped");
-    assert_eq!(Rc::strong_count(&new), 3);
-    assert!(sparse.insert(a, Rc::clone(&old)).is_none());
-    assert_eq!(Rc::strong_count(&old), 1, "stale insert kept its value");
+    replace(&mut |key, value| sparse.insert(key, value), 3);
     sparse.check_invariants();
 
     drop((dense, sparse));
@@ -1134,10 +1105,7 @@ fn replacing_an_older_value_drops_it_exactly_once() {
 /// (ARCHITECTURE.md: "generations only grow"); the dense map also across a
 /// serde round trip.
 fn older_keys_stay_stale_after_the_value_leaves<M: Map<Id>>() {
-    let mut primary: IdTable<()> = IdTable::new();
-    let a = primary.insert(());
-    primary.remove(a);
-    let b = primary.insert(());
+    let (_, a, b) = common::reused_slot();
     /// Empties a map holding value 2 for key `b`.
     type Emptier<M> = fn(&mut M, Id);
     let emptiers: [(&str, Emptier<M>); 6] = [
@@ -1176,15 +1144,11 @@ fn older_keys_stay_stale_after_the_value_leaves_dense() {
     older_keys_stay_stale_after_the_value_leaves::<SecondaryMap<Id, u64>>();
     #[cfg(feature = "serde")]
     {
-        let mut primary: IdTable<()> = IdTable::new();
-        let a = primary.insert(());
-        primary.remove(a);
-        let b = primary.insert(());
+        let (_, a, b) = common::reused_slot();
         let mut map: SecondaryMap<Id, u8> = SecondaryMap::new();
         map.insert(b, 2);
         map.remove(b);
-        let json = serde_json::to_string(&map).unwrap();
-        let mut back: SecondaryMap<Id, u8> = serde_json::from_str(&json).unwrap();
+        let mut back = common::json_round_trip(&map);
         back.check_invariants();
         assert_eq!(back.insert(a, 1), None);
         assert_eq!(back.get(a), None, "older key accepted after a round trip");
@@ -1219,11 +1183,7 @@ fn out_of_range_keys_are_refused() {
     sparse.check_invariants();
     // The largest issuable index is fine (for the sparse map: one page, and
     // a page directory of 4M entries, too slow to build under Miri).
-    let last_index = if cfg!(miri) {
-        1 << 16
-    } else {
-        u32::MAX as usize - 1
-    };
+    let last_index = common::scaled(1 << 16, u32::MAX as usize - 1);
     let last = Id::from_parts(last_index, 1).unwrap();
     assert_eq!(sparse.insert(last, 2), None);
     assert_eq!(sparse[last], 2);

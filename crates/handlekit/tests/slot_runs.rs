@@ -9,6 +9,7 @@ use handlekit::lookup_table::SlotRuns;
 use handlekit::{define_key, Id, Key, LookupTable};
 
 mod common;
+use common::table::insert_into_both;
 use common::Lcg;
 
 define_key! {
@@ -44,16 +45,7 @@ fn same<K: Key + std::fmt::Debug>(
     loaded.check_invariants();
     let entries = |t: &LookupTable<u64, K>| t.iter().map(|(k, &v)| (k, v)).collect::<Vec<_>>();
     assert_eq!(entries(table), entries(loaded));
-    let mut keys = Vec::new();
-    for i in 0..n {
-        let (a, b) = (table.try_insert(i), loaded.try_insert(i));
-        assert_eq!(a.is_ok(), b.is_ok());
-        if let (Ok(a), Ok(b)) = (a, b) {
-            assert_eq!(a, b, "insertion {i} after the round trip");
-            keys.push(a);
-        }
-    }
-    for key in keys {
+    for key in insert_into_both(table, loaded, n) {
         assert_eq!(table.remove(key), loaded.remove(key));
     }
 }

@@ -4,6 +4,9 @@
 //! (`get_disjoint_unchecked_mut` builds them from one pointer) and that
 //! they point at the right, initialized values.
 
+mod common;
+
+use common::table::Table;
 use handlekit::{Id, IdTable, PackedTable, SecondaryMap, SparseSecondaryMap};
 
 /// Values per container: enough to reuse slots and move packed values.
@@ -11,23 +14,19 @@ const N: u64 = if cfg!(miri) { 24 } else { 200 };
 
 /// Live keys after inserting `0..N`, removing every third and inserting
 /// `N..N + N / 3` again (into the freed slots).
-fn churn<T>(
-    mut insert: impl FnMut(&mut T, u64) -> Id,
-    mut remove: impl FnMut(&mut T, Id),
-    target: &mut T,
-) -> Vec<(Id, u64)> {
-    let mut live: Vec<(Id, u64)> = (0..N).map(|v| (insert(target, v), v)).collect();
+fn churn(target: &mut impl Table<u64, Key = Id>) -> Vec<(Id, u64)> {
+    let mut live: Vec<(Id, u64)> = (0..N).map(|v| (target.insert(v), v)).collect();
     let mut n = 0;
     live.retain(|&(key, _)| {
         n += 1;
         if n % 3 == 0 {
-            remove(target, key);
+            target.remove(key);
             false
         } else {
             true
         }
     });
-    live.extend((N..N + N / 3).map(|v| (insert(target, v), v)));
+    live.extend((N..N + N / 3).map(|v| (target.insert(v), v)));
     live
 }
 
@@ -73,46 +72,29 @@ macro_rules! check_unchecked {
     }};
 }
 
-#[test]
-fn id_table() {
-    let mut table = IdTable::new();
-    let live = churn(
-        |t: &mut IdTable<u64>, v| t.insert(v),
-        |t, k| {
-            t.remove(k);
-        },
-        &mut table,
-    );
-    check_unchecked!(table, live);
-    table.check_invariants();
+/// One test per table type: churn a new table, then check its accessors.
+macro_rules! table_tests {
+    ($($name:ident: $table:ty;)*) => {$(
+        #[test]
+        fn $name() {
+            let mut table = <$table>::new();
+            let live = churn(&mut table);
+            check_unchecked!(table, live);
+            table.check_invariants();
+        }
+    )*};
 }
 
-#[test]
-fn packed_table() {
-    let mut table = PackedTable::new();
-    let live = churn(
-        |t: &mut PackedTable<u64>, v| t.insert(v),
-        |t, k| {
-            t.remove(k);
-        },
-        &mut table,
-    );
-    check_unchecked!(table, live);
-    table.check_invariants();
+table_tests! {
+    id_table: IdTable<u64>;
+    packed_table: PackedTable<u64>;
 }
 
 /// A primary table's keys, with the secondary map given a value for each
 /// live one (the removed keys' slots are reused, so some indices have had
 /// two keys).
 fn secondary_keys() -> Vec<(Id, u64)> {
-    let mut primary = IdTable::new();
-    churn(
-        |t: &mut IdTable<u64>, v| t.insert(v),
-        |t, k| {
-            t.remove(k);
-        },
-        &mut primary,
-    )
+    churn(&mut IdTable::new())
 }
 
 #[test]

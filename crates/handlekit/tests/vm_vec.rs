@@ -1,81 +1,50 @@
-//! `VmVec` against a `VecDeque` model, plus the edge cases of its API.
+//! `VmVec` against a `VecDeque` model (`common/vm_vec_model.rs`, shared with
+//! the `vm_vec` fuzz target), plus the edge cases of its API.
 //!
-//! The model holds each element's id and position. It also predicts the
-//! window's byte offsets, so it knows when a push must fail (the window
-//! reached the end of the reservation) and where every element must be:
-//! the reservation's base never changes, the first element sits at
-//! `head_offset`, which only front removals and `rebase` change, and
-//! `rebase` moves it by exactly the `shift` it reports.
-//!
-//! Three element types: `u64`, `Block` (2 KiB, so a few ops cross 2 MiB
-//! chunks) and `Odd` (2,400 bytes, so elements straddle chunk boundaries and
-//! a remap shift is not a multiple of the element size). Under Miri (the
-//! heap fallback) the runs are scaled down.
+//! Four element types: `u64`, `Block` (2 KiB, so a few ops cross 2 MiB
+//! chunks), `Odd` (2,400 bytes, so elements straddle chunk boundaries and
+//! a remap shift is not a multiple of the element size) and a zero-sized
+//! one. Under Miri (the heap fallback) the runs are scaled down.
 
-use std::collections::VecDeque;
-use std::fmt::Debug;
-use std::mem::size_of;
+#[path = "common/vm_vec_model.rs"]
+mod vm_vec_model;
+
+mod common;
 
 use handlekit::vm_vec::{ReserveErrorKind, VIRTUAL_MEMORY};
 use handlekit::VmVec;
 use proptest::prelude::*;
-use proptest::test_runner::Config;
+use vm_vec_model::{Elem, Harness};
 
-/// An element type for the model: built from an id, and able to say
-/// which id it was built from (checking its whole payload).
-trait Elem: Debug + Clone {
-    fn new(id: u64) -> Self;
-    fn id(&self) -> u64;
-}
-
-impl Elem for u64 {
-    fn new(id: u64) -> Self {
-        id
-    }
-    fn id(&self) -> u64 {
-        *self
-    }
-}
-
-/// 2 KiB: 1,024 per 2 MiB chunk.
+/// `N` words: the id in the first, and checks of it in the middle and the
+/// last, so a torn or misplaced element shows.
 #[derive(Clone, Debug)]
-struct Block([u64; 256]);
+struct Words<const N: usize>([u64; N]);
 
-impl Elem for Block {
+impl<const N: usize> Elem for Words<N> {
     fn new(id: u64) -> Self {
-        let mut words = [0; 256];
+        let mut words = [0; N];
         words[0] = id;
-        words[255] = !id;
-        Block(words)
-    }
-    fn id(&self) -> u64 {
-        assert_eq!(self.0[255], !self.0[0], "payload of {}", self.0[0]);
-        self.0[0]
-    }
-}
-
-/// 2,400 bytes: chunk boundaries fall inside elements.
-#[derive(Clone, Debug)]
-struct Odd([u64; 300]);
-
-impl Elem for Odd {
-    fn new(id: u64) -> Self {
-        let mut words = [0; 300];
-        words[0] = id;
-        words[150] = id.rotate_left(17);
-        words[299] = !id;
-        Odd(words)
+        words[N / 2] = id.rotate_left(17);
+        words[N - 1] = !id;
+        Words(words)
     }
     fn id(&self) -> u64 {
         let id = self.0[0];
         assert_eq!(
-            (self.0[150], self.0[299]),
+            (self.0[N / 2], self.0[N - 1]),
             (id.rotate_left(17), !id),
             "payload of {id}"
         );
         id
     }
 }
+
+/// 2 KiB: 1,024 per 2 MiB chunk.
+type Block = Words<256>;
+
+/// 2,400 bytes: chunk boundaries fall inside elements.
+type Odd = Words<300>;
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -121,414 +90,50 @@ fn op(max_extend: usize) -> impl Strategy<Value = Op> {
     ]
 }
 
-struct Model {
-    /// Ids, front first.
-    ids: VecDeque<u64>,
-    /// The position of each element, front first.
-    positions: VecDeque<usize>,
-    /// The position of the front element (or the next one, when empty).
-    front: usize,
-    /// Byte offset of the window in the reservation.
-    head: usize,
-    next_id: u64,
-    max_capacity: usize,
-    /// The base address of the reservation.
-    base: usize,
-}
-
-impl Model {
-    fn stride<T>() -> usize {
-        size_of::<T>().max(1)
-    }
-
-    fn tail<T>(&self) -> usize {
-        self.head + self.ids.len() * Self::stride::<T>()
-    }
-
-    fn fits<T>(&self) -> bool {
-        self.tail::<T>() + Self::stride::<T>() <= self.max_capacity * Self::stride::<T>()
-    }
-
-    /// Pushes the next id (as the element type reads it back).
-    fn push_back<T: Elem>(&mut self) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        let position = self.front.wrapping_add(self.ids.len());
-        self.ids.push_back(T::new(id).id());
-        self.positions.push_back(position);
-        id
-    }
-
-    fn pop_front<T>(&mut self) -> Option<u64> {
-        let id = self.ids.pop_front()?;
-        self.positions.pop_front();
-        self.front = self.front.wrapping_add(1);
-        self.head += Self::stride::<T>();
-        Some(id)
-    }
-}
-
-fn check<T: Elem>(v: &VmVec<T>, m: &Model) {
-    v.check_invariants();
-    assert_eq!(v.len(), m.ids.len());
-    assert_eq!(v.is_empty(), m.ids.is_empty());
-    let ids: Vec<u64> = v.iter().map(Elem::id).collect();
-    assert!(ids.iter().eq(m.ids.iter()), "contents");
-    assert_eq!(v.front_position(), m.front, "front position");
-    assert_eq!(v.next_position(), m.front.wrapping_add(m.ids.len()));
-    assert_eq!(v.head_offset(), m.head, "head offset");
-    let stride = Model::stride::<T>();
-    assert_eq!(
-        v.remaining_capacity(),
-        (m.max_capacity * stride - m.tail::<T>()) / stride,
-        "remaining capacity"
-    );
-    if size_of::<T>() != 0 {
-        // Addresses: the first element is at base + head, every time.
-        assert_eq!(
-            v.as_ptr() as usize,
-            m.base + m.head,
-            "address of the window"
-        );
-    }
-    // Positions resolve to the right elements; the ones around do not.
-    for (i, &p) in m
-        .positions
-        .iter()
-        .enumerate()
-        .step_by(m.positions.len() / 16 + 1)
-    {
-        assert_eq!(v.index_of_position(p), Some(i));
-        assert_eq!(v.get_by_position(p).map(Elem::id), Some(m.ids[i]));
-    }
-    assert!(v.get_by_position(m.front.wrapping_sub(1)).is_none());
-    assert!(v
-        .get_by_position(m.front.wrapping_add(m.ids.len()))
-        .is_none());
-}
-
-/// The system page size, the unit `rebase` remaps in.
-fn page_size() -> usize {
-    #[cfg(unix)]
-    {
-        rustix::param::page_size()
-    }
-    #[cfg(not(unix))]
-    {
-        4096
-    }
-}
-
 fn run<T: Elem>(max_capacity: usize, ops: &[Op]) {
-    let mut v: VmVec<T> = VmVec::with_max_capacity(max_capacity).expect("reserve");
-    let mut m = Model {
-        ids: VecDeque::new(),
-        positions: VecDeque::new(),
-        front: 0,
-        head: 0,
-        next_id: 0,
-        max_capacity,
-        base: v.as_ptr() as usize,
-    };
-    assert_eq!(v.max_capacity(), max_capacity);
-    check(&v, &m);
+    let mut h = Harness::<T>::new(max_capacity);
     for op in ops {
+        // Fractions (‰) of the length become counts here.
+        let len = h.m.ids.len();
+        let part = |f: u16| len * usize::from(f) / 1000;
         match *op {
-            Op::Push => {
-                if m.fits::<T>() {
-                    let id = m.push_back::<T>();
-                    v.push(T::new(id));
-                } else {
-                    let err = v.try_push(T::new(u64::MAX)).expect_err("push past the end");
-                    assert!(err.is_full());
-                    assert_eq!(err.into_inner().id(), T::new(u64::MAX).id());
-                }
-            }
-            Op::Extend(n) => {
-                let room = v.remaining_capacity();
-                let fit = n.min(room);
-                let first = m.next_id;
-                v.extend((first..first + fit as u64).map(T::new));
-                for _ in 0..fit {
-                    m.push_back::<T>();
-                }
-                if n > room {
-                    assert!(v.try_push(T::new(u64::MAX)).is_err());
-                }
-            }
-            Op::PopFront => assert_eq!(v.pop_front().map(|x| x.id()), m.pop_front::<T>()),
-            Op::Pop => {
-                assert_eq!(v.pop().map(|x| x.id()), m.ids.pop_back());
-                m.positions.pop_back();
-            }
-            Op::DrainFront(f, taken, from_back) => {
-                let n = m.ids.len() * usize::from(f) / 1000;
-                let expected: Vec<u64> = (0..n)
-                    .map(|_| m.pop_front::<T>().expect("n <= len"))
-                    .collect();
-                let mut drain = v.drain_front(n);
-                assert_eq!(drain.len(), n);
-                let mut got = Vec::new();
-                for _ in 0..taken {
-                    let next = if from_back {
-                        drain.next_back()
-                    } else {
-                        drain.next()
-                    };
-                    got.extend(next.map(|x| x.id()));
-                }
-                let rest: Vec<u64> = drain.as_slice().iter().map(Elem::id).collect();
-                drop(drain);
-                let k = got.len();
-                if from_back {
-                    got.reverse();
-                    assert_eq!(got, expected[n - k..]);
-                    assert_eq!(rest, expected[..n - k]);
-                } else {
-                    assert_eq!(got, expected[..k]);
-                    assert_eq!(rest, expected[k..]);
-                }
-            }
-            Op::Truncate(f) => {
-                let len = m.ids.len() * usize::from(f) / 1000;
-                v.truncate(len);
-                m.ids.truncate(len);
-                m.positions.truncate(len);
-            }
-            Op::Clear => {
-                v.clear();
-                m.ids.clear();
-                m.positions.clear();
-            }
+            Op::Push => h.push(),
+            Op::Extend(n) => h.extend(n),
+            Op::PopFront => h.pop_front(),
+            Op::Pop => h.pop(),
+            Op::DrainFront(f, taken, from_back) => h.drain_front(part(f), taken, from_back),
+            Op::Truncate(f) => h.truncate(part(f)),
+            Op::Clear => h.clear(),
             Op::Compact(b, modulus, ordered) => {
-                let budget = (m.ids.len() * usize::from(b)).div_ceil(1000);
-                compact(&mut v, &mut m, budget, modulus, ordered);
+                let budget = (len * usize::from(b)).div_ceil(1000);
+                h.compact(budget, modulus, ordered);
             }
-            Op::Rebase => {
-                let before = v.committed_bytes();
-                let old = m.head;
-                let r = v.rebase();
-                assert!(r.shift <= m.head, "shift past the start");
-                assert_eq!(r.shift % std::mem::align_of::<T>(), 0);
-                m.head -= r.shift;
-                let live = m.ids.len() * size_of::<T>();
-                if m.ids.is_empty() {
-                    assert_eq!(m.head, 0, "an empty window rewinds to 0");
-                } else if VIRTUAL_MEMORY && size_of::<T>() != 0 {
-                    let page = page_size();
-                    assert!(old == 0 || r.shift > 0, "a rebase that moves nothing");
-                    if cfg!(target_os = "linux") {
-                        // Remapping is chosen when whole pages are dead and
-                        // one piece does it, or the pieces are whole chunks.
-                        let dead = old / page * page;
-                        let live_pages = (old + live).div_ceil(page) * page - dead;
-                        let remap = dead > 0 && (dead >= live_pages || dead >= v.chunk_size());
-                        assert_eq!(r.remapped > 0, remap, "remap or copy");
-                    } else {
-                        assert_eq!(r.remapped, 0, "only Linux remaps");
-                    }
-                    if r.remapped > 0 {
-                        // Remapped by whole pages: the first element keeps
-                        // its offset within its page.
-                        assert_eq!(r.shift % page, 0);
-                        assert_eq!(m.head, old % page, "inside the first page");
-                        assert_eq!(r.copied, 0, "a remap copies nothing");
-                        assert!(r.remapped >= live && r.remapped - live < 2 * page);
-                    } else {
-                        assert_eq!(m.head, 0, "a copy goes to the start");
-                        assert_eq!(r.copied, if r.shift == 0 { 0 } else { live });
-                    }
-                    // Honest accounting: after a move, the chunks from the
-                    // start of the reservation to the last element, no more.
-                    let chunk = v.chunk_size();
-                    assert!(v.committed_bytes() <= before, "rebase commits no more");
-                    if r.shift > 0 {
-                        assert_eq!(
-                            v.committed_bytes(),
-                            (m.tail::<T>().div_ceil(chunk) * chunk).min(v.reserved_bytes())
-                        );
-                    }
-                } else {
-                    assert_eq!(m.head, 0);
-                    let live = if r.shift == 0 { 0 } else { live };
-                    assert_eq!(r.copied, live);
-                }
-            }
-            Op::ShrinkToFit => {
-                v.shrink_to_fit();
-                if VIRTUAL_MEMORY && size_of::<T>() != 0 {
-                    // At most the chunks from the first to the last element.
-                    let chunk = v.chunk_size();
-                    let first = m.head / chunk * chunk;
-                    let end = m.tail::<T>().div_ceil(chunk) * chunk;
-                    assert!(v.committed_bytes() <= end - first);
-                }
-            }
+            Op::Rebase => h.rebase(),
+            Op::ShrinkToFit => h.shrink_to_fit(),
             Op::SetByPosition(f) => {
-                if !m.ids.is_empty() {
-                    let i = m.ids.len() * usize::from(f) / 1000;
-                    let id = m.next_id;
-                    m.next_id += 1;
-                    *v.get_by_position_mut(m.positions[i]).expect("live") = T::new(id);
-                    m.ids[i] = T::new(id).id();
+                if len != 0 {
+                    let id = h.m.take_id();
+                    h.set_by_position(part(f), id);
                 }
             }
             Op::IntoIterCheck => {
-                // Consume a copy-free view: iterate both ways over the slice.
-                let back: Vec<u64> = v.iter().rev().map(Elem::id).collect();
-                assert!(back.iter().eq(m.ids.iter().rev()));
-                // Collecting reserves exactly the (exact) length.
-                let collected: VmVec<T> = v.iter().cloned().collect();
-                collected.check_invariants();
-                assert_eq!(collected.max_capacity(), m.ids.len());
-                assert!(collected.iter().map(Elem::id).eq(m.ids.iter().copied()));
+                // Iterate backwards over the slice, then collect a copy.
+                let back: Vec<u64> = h.v.iter().rev().map(Elem::id).collect();
+                assert!(back.iter().eq(h.m.ids.iter().rev()));
+                h.collect(true);
             }
-            Op::Clone(carry_on) => {
-                let copy = v.clone();
-                copy.check_invariants();
-                assert_eq!(copy.max_capacity(), max_capacity);
-                assert_eq!(copy.front_position(), m.front, "positions carry over");
-                assert_eq!(copy.head_offset(), 0, "the copy starts at its start");
-                assert!(copy.iter().map(Elem::id).eq(m.ids.iter().copied()));
-                assert_eq!(
-                    copy.remaining_capacity(),
-                    max_capacity - m.ids.len(),
-                    "the copy has all the room the reservation leaves"
-                );
-                if let Some(&p) = m.positions.back() {
-                    assert_eq!(copy.index_of_position(p), Some(m.ids.len() - 1));
-                }
-                if size_of::<T>() != 0 && max_capacity != 0 {
-                    assert_ne!(copy.as_ptr(), v.as_ptr(), "a separate reservation");
-                }
-                if carry_on {
-                    v = copy;
-                    m.head = 0;
-                    m.base = v.as_ptr() as usize;
-                }
-            }
+            Op::Clone(carry_on) => h.clone(carry_on),
         }
-        check(&v, &m);
+        h.check();
     }
-    // Finally consume it front first.
-    let all: Vec<u64> = v.into_iter().map(|x| x.id()).collect();
-    assert!(all.iter().eq(m.ids.iter()));
-}
-
-/// Runs a compaction and checks it against the model through the moves it
-/// reports: each move takes a survivor from a position in the examined range
-/// to another; afterwards the removed elements are gone, the survivors fill
-/// the end of the range, and (ordered) keep their order.
-fn compact<T: Elem>(v: &mut VmVec<T>, m: &mut Model, budget: usize, modulus: u64, ordered: bool) {
-    let examined = budget.min(m.ids.len());
-    let keep = |id: u64| id % modulus != 0;
-    let survivors: Vec<u64> = m
-        .ids
-        .iter()
-        .take(examined)
-        .copied()
-        .filter(|&id| keep(id))
-        .collect();
-    let removed = examined - survivors.len();
-    let range = m.front..m.front.wrapping_add(examined);
-    let mut moves = Vec::new();
-    let mut calls = 0;
-    let report = |from: usize, to: usize, x: &T| moves.push((from, to, x.id()));
-    let done = if ordered {
-        v.compact_front(
-            budget,
-            |x| {
-                calls += 1;
-                keep(x.id())
-            },
-            report,
-        )
-    } else {
-        v.compact_front_unordered(
-            budget,
-            |x| {
-                calls += 1;
-                keep(x.id())
-            },
-            report,
-        )
-    };
-    assert_eq!(calls, examined, "keep runs once per examined element");
-    assert_eq!(
-        (done.examined, done.removed, done.moved),
-        (examined, removed, moves.len())
-    );
-    // Replay the moves on the model's examined range.
-    let mut slots: Vec<Option<u64>> = m.ids.iter().take(examined).map(|&id| Some(id)).collect();
-    let index = |p: usize| p.wrapping_sub(range.start);
-    let mut landed: Vec<Option<u64>> = vec![None; examined];
-    for &(from, to, id) in &moves {
-        assert!(
-            index(from) < examined && index(to) < examined,
-            "move outside the range"
-        );
-        assert_ne!(from, to);
-        assert_eq!(slots[index(from)].take(), Some(id), "moved element");
-        assert!(keep(id), "a removed element was reported");
-        assert!(
-            landed[index(to)].replace(id).is_none(),
-            "two moves to one slot"
-        );
-    }
-    // Survivors that did not move stay in their slot.
-    for i in 0..examined {
-        if let Some(id) = slots[i] {
-            if keep(id) {
-                assert!(
-                    landed[i].replace(id).is_none(),
-                    "moved onto a survivor that stayed"
-                );
-            }
-        }
-    }
-    let after: Vec<u64> = landed[removed..]
-        .iter()
-        .map(|s| s.expect("survivors fill the end"))
-        .collect();
-    assert!(
-        landed[..removed].iter().all(Option::is_none),
-        "survivor left in the dead prefix"
-    );
-    if ordered {
-        assert_eq!(after, survivors, "order preserved");
-    } else {
-        let mut sorted = after.clone();
-        sorted.sort_unstable();
-        let mut expected = survivors.clone();
-        expected.sort_unstable();
-        assert_eq!(sorted, expected);
-        assert!(
-            done.moved <= removed.min(survivors.len()),
-            "unordered moves at most min(removed, survivors)"
-        );
-    }
-    // Apply to the model: drop the dead prefix, write the survivors back.
-    for _ in 0..removed {
-        m.pop_front::<T>();
-    }
-    for (i, id) in after.into_iter().enumerate() {
-        m.ids[i] = id;
-    }
+    h.finish();
 }
 
 const CASES: u32 = if cfg!(miri) { 3 } else { 128 };
 const MAX_OPS: usize = if cfg!(miri) { 12 } else { 60 };
 
-fn config(cases: u32) -> Config {
-    Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config(CASES))]
+    #![proptest_config(common::proptest_config(CASES))]
 
     #[test]
     fn model_block(cap in 0usize..(if cfg!(miri) { 40 } else { 5000 }),
@@ -550,7 +155,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(if cfg!(miri) { 2 } else { 12 }))]
+    #![proptest_config(common::proptest_config(if cfg!(miri) { 2 } else { 12 }))]
 
     #[test]
     fn model_u64(cap in 0usize..(if cfg!(miri) { 64 } else { 1 << 20 }),
@@ -690,7 +295,7 @@ fn sent_to_another_thread() {
     })
     .join()
     .expect("thread");
-    assert_eq!(sum, (len / 2..len).sum());
+    assert_eq!(sum, (len / 2..len).sum::<u64>());
 }
 
 /// On Linux, `rebase` moves whole pages: the first element lands inside the
@@ -699,7 +304,7 @@ fn sent_to_another_thread() {
 #[cfg(all(target_os = "linux", feature = "vm", not(miri)))]
 #[test]
 fn rebase_lands_in_the_first_page() {
-    let page = page_size();
+    let page = vm_vec_model::page_size();
     // (dead elements, live elements) of u64: a dead prefix of a few pages
     // before a smaller live part, one of several chunks before a larger
     // live part (pieces), and one that is not a multiple of the chunk.
@@ -832,11 +437,7 @@ fn comparisons_and_hash() {
 #[test]
 fn recycled_reservations() {
     // The heap fallback (Miri) allocates the whole capacity.
-    let (cap, filled) = if cfg!(miri) {
-        (4_099, 1_000)
-    } else {
-        (3_333_331, 100_000)
-    };
+    let (cap, filled) = common::scaled((4_099, 1_000), (3_333_331, 100_000));
     let mut first = VmVec::<u64>::with_max_capacity_recycled(cap).unwrap();
     first.extend(0..filled);
     let address = first.as_ptr() as usize;

@@ -15,6 +15,10 @@ use std::sync::Once;
 
 use handlekit::vm_vec::VIRTUAL_MEMORY;
 use handlekit::VmVec;
+use vm_vec_model::compact_front;
+
+#[path = "common/vm_vec_model.rs"]
+mod vm_vec_model;
 
 /// The payload of every panic the tests cause on purpose.
 const BOOM: &str = "intentional test panic";
@@ -117,11 +121,17 @@ fn new_vec() -> VmVec<Val> {
     VmVec::with_max_capacity(2 * N).expect("reserve")
 }
 
-#[test]
-fn every_path_drops_each_value_once() {
+/// A vector of `n` tracked values (ids `0..n`), with its tracker.
+fn filled(n: usize) -> (Rc<Tracker>, VmVec<Val>) {
     let t = Tracker::new();
     let mut v = new_vec();
-    t.fill(&mut v, N);
+    t.fill(&mut v, n);
+    (t, v)
+}
+
+#[test]
+fn every_path_drops_each_value_once() {
+    let (t, mut v) = filled(N);
     // pop_front and pop hand the value out.
     let front = v.pop_front().expect("front");
     assert_eq!(t.drops(front.id), 0);
@@ -154,9 +164,7 @@ fn every_path_drops_each_value_once() {
 
 #[test]
 fn into_iter_drops_what_it_does_not_yield() {
-    let t = Tracker::new();
-    let mut v = new_vec();
-    t.fill(&mut v, N);
+    let (t, v) = filled(N);
     let mut it = v.into_iter();
     let a = it.next().expect("first");
     let z = it.next_back().expect("last");
@@ -170,9 +178,7 @@ fn into_iter_drops_what_it_does_not_yield() {
 
 #[test]
 fn panicking_drop_during_drain_front() {
-    let t = Tracker::new();
-    let mut v = new_vec();
-    t.fill(&mut v, N);
+    let (t, mut v) = filled(N);
     let committed = v.committed_bytes();
     let n = N * 3 / 4;
     t.panic_on_drop.set(Some(n / 2));
@@ -197,9 +203,7 @@ fn panicking_drop_during_drain_front() {
 
 #[test]
 fn panicking_drop_after_partial_drain() {
-    let t = Tracker::new();
-    let mut v = new_vec();
-    t.fill(&mut v, 20);
+    let (t, mut v) = filled(20);
     t.panic_on_drop.set(Some(7));
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut drain = v.drain_front(10);
@@ -215,9 +219,7 @@ fn panicking_drop_after_partial_drain() {
 
 #[test]
 fn panicking_drop_during_truncate_and_drop() {
-    let t = Tracker::new();
-    let mut v = new_vec();
-    t.fill(&mut v, 30);
+    let (t, mut v) = filled(30);
     t.panic_on_drop.set(Some(25));
     assert!(catch_unwind(AssertUnwindSafe(|| v.truncate(20))).is_err());
     t.assert_dropped(20..30);
@@ -272,9 +274,7 @@ fn forgotten_drain_leaks_but_stays_consistent() {
 #[test]
 fn compaction_with_panicking_keep_changes_nothing() {
     for ordered in [true, false] {
-        let t = Tracker::new();
-        let mut v = new_vec();
-        t.fill(&mut v, 40);
+        let (t, mut v) = filled(40);
         let before = ids(&v);
         let mut seen = 0;
         let mut moves = 0;
@@ -286,11 +286,7 @@ fn compaction_with_panicking_keep_changes_nothing() {
                 }
                 x.id % 3 == 0
             };
-            if ordered {
-                v.compact_front(35, keep, |_, _, _| moves += 1);
-            } else {
-                v.compact_front_unordered(35, keep, |_, _, _| moves += 1);
-            }
+            compact_front(&mut v, ordered, 35, keep, |_, _, _| moves += 1);
         }));
         assert!(result.is_err());
         assert_eq!((seen, moves), (31, 0));
@@ -303,9 +299,7 @@ fn compaction_with_panicking_keep_changes_nothing() {
 #[test]
 fn compaction_with_panicking_on_move_drops_nothing() {
     for ordered in [true, false] {
-        let t = Tracker::new();
-        let mut v = new_vec();
-        t.fill(&mut v, 40);
+        let (t, mut v) = filled(40);
         let mut reported = 0;
         let result = catch_unwind(AssertUnwindSafe(|| {
             let on_move = |_: usize, _: usize, _: &Val| {
@@ -314,11 +308,7 @@ fn compaction_with_panicking_on_move_drops_nothing() {
                     panic!("{}", BOOM);
                 }
             };
-            if ordered {
-                v.compact_front(30, |x| x.id % 2 == 0, on_move);
-            } else {
-                v.compact_front_unordered(30, |x| x.id % 2 == 0, on_move);
-            }
+            compact_front(&mut v, ordered, 30, |x| x.id % 2 == 0, on_move);
         }));
         assert!(result.is_err());
         assert_eq!(reported, 2);
@@ -334,9 +324,7 @@ fn compaction_with_panicking_on_move_drops_nothing() {
 #[test]
 fn compaction_with_panicking_drop_finishes() {
     for ordered in [true, false] {
-        let t = Tracker::new();
-        let mut v = new_vec();
-        t.fill(&mut v, N);
+        let (t, mut v) = filled(N);
         let budget = N * 3 / 4;
         let committed = v.committed_bytes();
         let keep = |x: &Val| x.id % 5 == 0;
@@ -346,11 +334,9 @@ fn compaction_with_panicking_drop_finishes() {
         t.panic_on_drop.set(Some(bad));
         let mut moves = Vec::new();
         let result = catch_unwind(AssertUnwindSafe(|| {
-            if ordered {
-                v.compact_front(budget, keep, |from, to, x| moves.push((from, to, x.id)));
-            } else {
-                v.compact_front_unordered(budget, keep, |from, to, x| moves.push((from, to, x.id)));
-            }
+            compact_front(&mut v, ordered, budget, keep, |from, to, x| {
+                moves.push((from, to, x.id))
+            });
         }));
         assert!(result.is_err());
         let removed: Vec<usize> = (0..budget).filter(|&id| id % 5 != 0).collect();
@@ -398,9 +384,7 @@ fn extend_past_the_reservation_panics_and_drops_the_rest() {
 /// each, and the original is untouched. Then a clone that succeeds.
 #[test]
 fn panicking_clone_drops_the_partial_copy() {
-    let t = Tracker::new();
-    let mut v = new_vec();
-    t.fill(&mut v, N);
+    let (t, mut v) = filled(N);
     v.drain_front(N / 4);
     let originals = ids(&v);
     let fail_at = originals[originals.len() / 2];

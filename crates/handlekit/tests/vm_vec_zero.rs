@@ -2,6 +2,8 @@
 //! zeros, everything else keeps its value, whatever the alignment of the
 //! range to pages and of the element size to the page size.
 
+mod common;
+
 use std::collections::VecDeque;
 
 use handlekit::vm_vec::ZeroBits;
@@ -61,12 +63,7 @@ fn run<T: ZeroBits + PartialEq + std::fmt::Debug>(ops: &[Op], zero: T, make: imp
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 64 },
-        // Miri runs isolated: no failure file.
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::proptest_config(if cfg!(miri) { 4 } else { 64 }))]
 
     #[test]
     fn zero_range_u64(ops in proptest::collection::vec(op(), 0..40)) {

@@ -82,9 +82,29 @@ pub fn addresses_survive_heavy_churn<C: Churn>(
     c.check_invariants();
 }
 
-/// Implements `Churn` for a container type by forwarding.
+/// Implements `Churn` for a container type by forwarding, and writes its
+/// test `addresses_survive_heavy_churn`: `$make` builds the container from
+/// a block size; the sizes are `(initial values, rounds, block size)`, the
+/// small ones under Miri.
 #[macro_export]
 macro_rules! impl_churn {
+    (
+        $ty:ident, $key:ty;
+        test: $make:expr,
+        miri: $small:expr, full: $full:expr, shrink_phase: $shrink:expr
+    ) => {
+        $crate::impl_churn!($ty, $key);
+
+        /// The stable-address test of issue 5 (`common/churn.rs`): record
+        /// `get_ptr` for many elements, then insert and remove heavily,
+        /// growing by several blocks; every live element must keep its
+        /// address and value.
+        #[test]
+        fn addresses_survive_heavy_churn() {
+            let (initial, rounds, block) = common::scaled($small, $full);
+            common::churn::addresses_survive_heavy_churn(($make)(block), initial, rounds, $shrink);
+        }
+    };
     ($ty:ident, $key:ty) => {
         impl common::churn::Churn for $ty<common::churn::Value> {
             type Key = $key;

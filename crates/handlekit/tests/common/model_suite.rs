@@ -31,7 +31,7 @@
 //! the harness makes, and [`ModelTable::harness_op`].
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::{Debug, Write as _};
+use std::fmt::Debug;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use handlekit::{Key, Reuse};
@@ -418,11 +418,7 @@ pub fn ops<C: ModelTable>() -> impl Strategy<Value = Vec<Op>> {
 }
 
 pub fn config() -> Config {
-    Config {
-        cases: CASES,
-        failure_persistence: None,
-        ..Config::default()
-    }
+    super::proptest_config(CASES)
 }
 
 /// The table and its model.
@@ -631,6 +627,19 @@ impl<C: ModelTable> Harness<C> {
         self.watch.refused(&self.table);
     }
 
+    /// Checks a copy of the table (a clone, or a `clone_from` target): it
+    /// holds what the table holds, keeps a fixed capacity, and issues the
+    /// same next key; then carries on with the copy.
+    fn check_and_adopt(&mut self, copy: C, how: Copied) {
+        self.assert_faithful_copy(&copy);
+        if self.fixed.is_some() {
+            assert_eq!(copy.capacity(), self.table.capacity());
+        }
+        self.assert_keeps_fixed_capacity(&copy);
+        let original = self.replace(copy, how);
+        self.assert_same_next_key(original);
+    }
+
     /// Continues with `copy` in place of the table, made from it as `how`
     /// says; returns the table it replaced.
     fn replace(&mut self, copy: C, how: Copied) -> C {
@@ -778,15 +787,7 @@ impl<C: ModelTable> Harness<C> {
         table.check_own_iterators(expected);
 
         // Debug prints the map in iteration order.
-        let mut debug = String::from("{");
-        for (i, (k, v)) in expected.iter().enumerate() {
-            if i > 0 {
-                debug.push_str(", ");
-            }
-            write!(debug, "{k:?}: {v:?}").unwrap();
-        }
-        debug.push('}');
-        assert_eq!(format!("{table:?}"), debug);
+        assert_eq!(format!("{table:?}"), super::map_debug(expected));
     }
 
     /// Mutable iteration: bumps every value four ways (five with rayon),
@@ -1012,24 +1013,15 @@ impl<C: ModelTable> Harness<C> {
                 let mut visited = Vec::new();
                 self.table.retain(|key, value| {
                     visited.push((key, *value));
-                    let keep = *value % modulus != 0;
-                    if keep {
-                        *value += 1;
-                    }
-                    keep
+                    super::retain_step(value, modulus)
                 });
                 assert_eq!(
                     visited,
                     self.expected_pairs(),
                     "retain visits every value once, in order"
                 );
-                self.model.retain(|_, value| {
-                    let keep = *value % modulus != 0;
-                    if keep {
-                        *value += 1;
-                    }
-                    keep
-                });
+                self.model
+                    .retain(|_, value| super::retain_step(value, modulus));
                 // The survivors keep their order.
                 let model = &self.model;
                 self.order.retain(|k| model.contains_key(k));
@@ -1061,13 +1053,7 @@ impl<C: ModelTable> Harness<C> {
             }
             Op::Clone => {
                 let copy = self.table.clone();
-                self.assert_faithful_copy(&copy);
-                if self.fixed.is_some() {
-                    assert_eq!(copy.capacity(), self.table.capacity());
-                }
-                self.assert_keeps_fixed_capacity(&copy);
-                let original = self.replace(copy, Copied::Clone);
-                self.assert_same_next_key(original);
+                self.check_and_adopt(copy, Copied::Clone);
             }
             Op::CloneFrom(junk, fixed_target) => {
                 let mut target = if fixed_target {
@@ -1082,13 +1068,7 @@ impl<C: ModelTable> Harness<C> {
                     .unwrap_or_else(|| C::Key::from_parts(0, 1).expect("a valid key"));
                 target.remove(first);
                 target.clone_from(&self.table);
-                self.assert_faithful_copy(&target);
-                if self.fixed.is_some() {
-                    assert_eq!(target.capacity(), self.table.capacity());
-                }
-                self.assert_keeps_fixed_capacity(&target);
-                let original = self.replace(target, Copied::CloneFrom);
-                self.assert_same_next_key(original);
+                self.check_and_adopt(target, Copied::CloneFrom);
             }
             Op::SerdeRoundTrip => {
                 #[cfg(feature = "serde")]
@@ -1341,8 +1321,22 @@ pub fn run<C: ModelTable>(config: C::Config, fixed: Option<usize>, ops: Vec<Op>)
 /// Writes one proptest `#[test]` per line `name: Table type, config;`,
 /// each calling [`run`]: `config` is a strategy for the table's
 /// [`ModelTable::Config`] (`Just(Reuse::Lifo)`, block sizes).
+///
+/// `model_suite_tests!(reuse_matrix Table)` writes the tests of a table
+/// with a reuse policy: keys `Id`, `Id32` and the caller's `Gen4`, each
+/// under `Reuse::Lifo` and `Reuse::Fifo { min_free: 3 }`.
 #[macro_export]
 macro_rules! model_suite_tests {
+    (reuse_matrix $table:ident) => {
+        $crate::model_suite_tests! {
+            id_lifo: $table<u64, Id>, Just(Reuse::Lifo);
+            id_fifo: $table<u64, Id>, Just(Reuse::Fifo { min_free: 3 });
+            id32_lifo: $table<u64, Id32>, Just(Reuse::Lifo);
+            id32_fifo: $table<u64, Id32>, Just(Reuse::Fifo { min_free: 3 });
+            gen4_lifo: $table<u64, Gen4>, Just(Reuse::Lifo);
+            gen4_fifo: $table<u64, Gen4>, Just(Reuse::Fifo { min_free: 3 });
+        }
+    };
     ($($name:ident: $table:ty, $config:expr;)*) => {
         proptest::proptest! {
             #![proptest_config($crate::common::model_suite::config())]

@@ -21,7 +21,7 @@ use std::rc::Rc;
 use handlekit::Reuse;
 
 use super::table::{CloneFromPanic, Table};
-use super::tracker::{assert_panicked, Tracker, Val, BOOM};
+use super::tracker::{assert_panicked, assert_panics, take_then_drop, Tracker, Val, BOOM};
 
 /// The ids of a container's values in iteration order, as its documented
 /// order predicts them.
@@ -69,6 +69,33 @@ pub fn filled<C: Table<Val>>(
     (c, keys)
 }
 
+/// A tracker, and two containers with their keys.
+type SourceAndTarget<C, K> = (Rc<Tracker>, (C, Vec<K>), (C, Vec<K>));
+
+/// A `clone_from` source of `n` tracked values (ids `0..n`) and a target of
+/// `m` (ids `n..n + m`), with their tracker.
+fn source_and_target<C: Table<Val>>(
+    new: impl Fn() -> C,
+    n: usize,
+    m: usize,
+) -> SourceAndTarget<C, C::Key> {
+    let tracker = Tracker::new();
+    let source = filled(&new, &tracker, n);
+    let target = filled(&new, &tracker, m);
+    (tracker, source, target)
+}
+
+/// A container of `n` tracked values (ids `0..n`), with its tracker, its
+/// keys and the order it holds them in.
+fn filled_in_order<C: Table<Val>>(
+    new: impl Fn() -> C,
+    n: usize,
+) -> (Rc<Tracker>, C, Vec<C::Key>, Order<C>) {
+    let tracker = Tracker::new();
+    let (c, keys) = filled(new, &tracker, n);
+    (tracker, c, keys, Order::new(n))
+}
+
 /// The ids of the values in iteration order.
 pub fn ids<C: Table<Val>>(c: &C) -> Vec<usize> {
     c.values().map(|v| v.id).collect()
@@ -93,8 +120,7 @@ fn assert_keys<C: Table<Val>>(c: &C, keys: &[C::Key], live: &[usize]) {
 pub fn assert_dropped_then_rest<C: Table<Val>>(tracker: &Tracker, c: C, first: &[usize]) {
     tracker.assert_dropped_exactly(first);
     c.check_invariants();
-    drop(c);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(c);
 }
 
 /// After the container was emptied by a panicking operation: it is empty
@@ -129,9 +155,7 @@ pub fn dropping_the_container_drops_every_value_once<C: Table<Val>>(new: impl Fn
 }
 
 pub fn remove_hands_the_value_over<C: Table<Val>>(new: impl Fn() -> C) {
-    let tracker = Tracker::new();
-    let (mut c, keys) = filled(new, &tracker, 6);
-    let mut order = Order::<C>::new(6);
+    let (tracker, mut c, keys, mut order) = filled_in_order(new, 6);
     let value = c.remove(keys[1]).unwrap();
     order.remove(1);
     assert_eq!(value.id, 1);
@@ -143,9 +167,7 @@ pub fn remove_hands_the_value_over<C: Table<Val>>(new: impl Fn() -> C) {
 }
 
 pub fn into_iter_partially_consumed_drops_the_rest<C: Table<Val>>(new: impl Fn() -> C) {
-    let tracker = Tracker::new();
-    let (mut c, keys) = filled(new, &tracker, 10);
-    let mut order = Order::<C>::new(10);
+    let (tracker, mut c, keys, mut order) = filled_in_order(new, 10);
     drop(c.remove(keys[0]));
     order.remove(0);
     let mut iter = c.into_pairs();
@@ -160,8 +182,7 @@ pub fn into_iter_partially_consumed_drops_the_rest<C: Table<Val>>(new: impl Fn()
     let mut dropped: Vec<usize> = order.ids[2..].to_vec();
     dropped.push(0);
     tracker.assert_dropped_exactly(&dropped);
-    drop((first, second));
-    tracker.assert_all_dropped_once();
+    tracker.drop_all((first, second));
 }
 
 pub fn drain_partially_consumed_drops_the_rest_and_empties<C: Table<Val>>(new: impl Fn() -> C) {
@@ -174,12 +195,10 @@ pub fn drain_partially_consumed_drops_the_rest_and_empties<C: Table<Val>>(new: i
     tracker.assert_dropped_exactly(&[3, 4, 5, 6, 7, 8, 9]);
     let taken_pairs: Vec<_> = taken.iter().map(|(k, v)| (*k, v.id)).collect();
     assert_eq!(taken_pairs, [(keys[0], 0), (keys[1], 1), (keys[2], 2)]);
-    drop(taken);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(taken);
     // Still usable, and its slots are reused with new keys.
     assert_emptied_and_usable(&mut c, &keys, &tracker);
-    drop(c);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(c);
 }
 
 thread_local! {
@@ -270,8 +289,7 @@ pub fn clone_and_clone_from_drop_counts<C: Table<Val> + Clone>(new: impl Fn() ->
     tracker.assert_dropped_exactly(&[10, 11, 12]);
     assert_eq!(ids(&target), [13, 14, 15, 16, 17]);
     assert!(target.keys().eq(source.keys()));
-    drop((source, copy, target));
-    tracker.assert_all_dropped_once();
+    tracker.drop_all((source, copy, target));
 }
 
 // ---------------------------------------------------------------------------
@@ -283,13 +301,11 @@ pub fn panicking_drop_during_clear<C: Table<Val>>(new: impl Fn() -> C) {
     drop(c.remove(keys[2]));
     // With 4-slot blocks: in the second block, the first done, the third not
     // started.
-    tracker.panic_on_drop.set(Some(5));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| c.clear())));
+    tracker.drop_panics_in(5, || c.clear());
     // The others were still dropped, and the container is empty and sound.
     tracker.assert_all_dropped_once();
     assert_emptied_and_usable(&mut c, &keys, &tracker);
-    drop(c);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(c);
 }
 
 /// A panicking `Drop` in `retain`: a container that drops as it goes
@@ -302,12 +318,12 @@ pub fn panicking_drop_during_retain<C: Table<Val>>(new: impl Fn() -> C) {
     let (mut c, keys) = filled(new, &tracker, 10);
     tracker.panic_on_drop.set(Some(4));
     let mut visited = Vec::new();
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    assert_panics(|| {
         c.retain(|_, v| {
             visited.push(v.id);
             v.id % 2 == 1
         });
-    })));
+    });
     let (seen, kept, dropped): (Vec<usize>, Vec<usize>, Vec<usize>) = if C::RETAIN_DROPS_AFTER_PASS
     {
         ((0..10).collect(), vec![1, 3, 5, 7, 9], vec![0, 2, 4, 6, 8])
@@ -331,21 +347,16 @@ pub fn panicking_drop_during_retain<C: Table<Val>>(new: impl Fn() -> C) {
 pub fn panicking_drop_while_dropping_a_drain<C: Table<Val>>(new: impl Fn() -> C) {
     let tracker = Tracker::new();
     let (mut c, keys) = filled(new, &tracker, 10);
-    tracker.panic_on_drop.set(Some(6));
     let mut taken = Vec::new();
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
-        let mut drain = c.drain();
-        taken.extend(drain.by_ref().take(3));
-        drop(drain); // drops 3..10; 6 panics
-    })));
+    // The drain yields 0..3, then drops 3..10; 6 panics.
+    tracker.drop_panics_in(6, || take_then_drop(c.drain(), 3, &mut taken));
     // Every value the drain did not yield was dropped once.
     tracker.assert_dropped_exactly(&[3, 4, 5, 6, 7, 8, 9]);
     let taken: Vec<_> = taken.into_iter().map(|(k, v)| (k, v.id)).collect();
     assert_eq!(taken, [(keys[0], 0), (keys[1], 1), (keys[2], 2)]);
     tracker.assert_all_dropped_once();
     assert_emptied_and_usable(&mut c, &keys, &tracker);
-    drop(c);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(c);
 }
 
 pub fn panicking_drop_while_dropping_the_container<C: Table<Val>>(new: impl Fn() -> C) {
@@ -355,8 +366,7 @@ pub fn panicking_drop_while_dropping_the_container<C: Table<Val>>(new: impl Fn()
         let tracker = Tracker::new();
         let (mut c, keys) = filled(&new, &tracker, 10);
         drop(c.remove(keys[7]));
-        tracker.panic_on_drop.set(Some(panicking));
-        assert_panicked(catch_unwind(AssertUnwindSafe(|| drop(c))));
+        tracker.drop_panics_in(panicking, || drop(c));
         tracker.assert_all_dropped_once();
     }
 }
@@ -368,10 +378,9 @@ pub fn panicking_drop_while_dropping_into_iter<C: Table<Val>>(new: impl Fn() -> 
     let mut iter = c.into_pairs();
     let (_, first) = iter.next().unwrap();
     assert_eq!(first.id, 0);
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| drop(iter))));
+    assert_panics(|| drop(iter));
     tracker.assert_dropped_exactly(&[1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    drop(first);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(first);
 }
 
 /// A panicking `Drop` of one of the target's old values in `clone_from`:
@@ -380,13 +389,10 @@ pub fn panicking_drop_while_dropping_into_iter<C: Table<Val>>(new: impl Fn() -> 
 /// `clone_from`; `Clone`'s default assigns a finished clone, so there the
 /// old values are dropped by the assignment, after the clone.)
 pub fn panicking_drop_of_the_target_during_clone_from<C: Table<Val> + Clone>(new: impl Fn() -> C) {
-    let tracker = Tracker::new();
-    let (source, _) = filled(&new, &tracker, 3); // ids 0..3
-    let (mut target, old_keys) = filled(&new, &tracker, 4); // ids 3..7
-    tracker.panic_on_drop.set(Some(4));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    let (tracker, (source, _), (mut target, old_keys)) = source_and_target(new, 3, 4);
+    tracker.drop_panics_in(4, || {
         target.clone_from(&source);
-    })));
+    });
     // The target's old values were all dropped, and so was any clone made
     // before the panic (a `SlotTable` drops the old values before it
     // clones; a `PackedTable` clones value by value into the old ones).
@@ -403,27 +409,24 @@ pub fn panicking_drop_of_the_target_during_clone_from<C: Table<Val> + Clone>(new
     target.clone_from(&source);
     target.check_invariants();
     assert!(target.keys().eq(source.keys()));
-    drop((source, target));
-    tracker.assert_all_dropped_once();
+    tracker.drop_all((source, target));
 }
 
 // ---------------------------------------------------------------------------
 // A panicking closure or `Clone`.
 
 pub fn panicking_retain_closure<C: Table<Val>>(new: impl Fn() -> C) {
-    let tracker = Tracker::new();
-    let (mut c, keys) = filled(new, &tracker, 10);
-    let mut order = Order::<C>::new(10);
+    let (tracker, mut c, keys, mut order) = filled_in_order(new, 10);
     drop(c.remove(keys[3]));
     order.remove(3);
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    assert_panics(|| {
         c.retain(|_, v| {
             if v.id == 5 {
                 panic::panic_any(BOOM);
             }
             v.id % 2 == 1
         });
-    })));
+    });
     // The even values visited before the panic were removed; the odd ones
     // and the values not visited stay, in their order.
     let removed: Vec<usize> = order
@@ -472,12 +475,12 @@ pub fn panicking_insert_with_key_closure_leaves_the_container_unchanged<C: Table
             let before = c.len();
             let snapshot: Vec<_> = c.iter().map(|(k, v)| (k, v.id)).collect();
             let mut seen = None;
-            assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+            assert_panics(|| {
                 c.insert_with_key(|key| {
                     seen = Some(key);
                     panic::panic_any(BOOM)
                 })
-            })));
+            });
             c.check_invariants();
             assert_eq!(c.len(), before);
             let after: Vec<_> = c.iter().map(|(k, v)| (k, v.id)).collect();
@@ -497,14 +500,11 @@ pub fn panicking_insert_with_key_closure_leaves_the_container_unchanged<C: Table
 }
 
 pub fn panicking_clone_during_clone<C: Table<Val> + Clone>(new: impl Fn() -> C) {
-    let tracker = Tracker::new();
-    let (mut source, keys) = filled(new, &tracker, 8); // ids 0..8
-    let mut order = Order::<C>::new(8);
+    let (tracker, mut source, keys, mut order) = filled_in_order(new, 8); // ids 0..8
     drop(source.remove(keys[2]));
     order.remove(2);
     // With 4-slot blocks: in the second block.
-    tracker.panic_on_clone.set(Some(5));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| source.clone())));
+    tracker.clone_panics_in(5, || source.clone());
     // Clones of the values before 5 (ids 8..) were made and dropped; the
     // source is untouched.
     let cloned = order.before(5).len();
@@ -514,21 +514,17 @@ pub fn panicking_clone_during_clone<C: Table<Val> + Clone>(new: impl Fn() -> C) 
     tracker.assert_dropped_exactly(&dropped);
     assert_eq!(ids(&source), order.ids);
     assert_keys(&source, &keys, &[0, 1, 3, 4, 5, 6, 7]);
-    drop(source);
-    tracker.assert_all_dropped_once();
+    tracker.drop_all(source);
 }
 
 /// A panicking `clone` inside `clone_from`, with the outcome each
 /// container documents ([`CloneFromPanic`]); every value is dropped once in
 /// the end, and the target still takes a `clone_from`.
 pub fn panicking_clone_during_clone_from<C: Table<Val> + Clone>(new: impl Fn() -> C) {
-    let tracker = Tracker::new();
-    let (source, source_keys) = filled(&new, &tracker, 6); // ids 0..6
-    let (mut target, target_keys) = filled(&new, &tracker, 3); // ids 6..9
-    tracker.panic_on_clone.set(Some(4));
-    assert_panicked(catch_unwind(AssertUnwindSafe(|| {
+    let (tracker, (source, source_keys), (mut target, target_keys)) = source_and_target(new, 6, 3);
+    tracker.clone_panics_in(4, || {
         target.clone_from(&source);
-    })));
+    });
     target.check_invariants();
     // The clones of 0..4 got ids 9..13.
     assert_eq!(tracker.created(), 13);
@@ -553,8 +549,7 @@ pub fn panicking_clone_during_clone_from<C: Table<Val> + Clone>(new: impl Fn() -
     again.clone_from(&source);
     again.check_invariants();
     assert!(again.keys().eq(source.keys()));
-    drop((source, target, again));
-    tracker.assert_all_dropped_once();
+    tracker.drop_all((source, target, again));
 }
 
 /// A loop body that panics part way through a pass from both ends leaves
@@ -611,73 +606,25 @@ pub fn panicking_loop_bodies<C: Table<Val>>(new: impl Fn() -> C) {
 macro_rules! panic_suite_tests {
     ($new:expr) => {
         use $crate::common::panic_suite as suite;
-        #[test]
-        fn dropping_the_container_drops_every_value_once() {
-            suite::dropping_the_container_drops_every_value_once(|| $new);
-        }
-        #[test]
-        fn remove_hands_the_value_over() {
-            suite::remove_hands_the_value_over(|| $new);
-        }
-        #[test]
-        fn into_iter_partially_consumed_drops_the_rest() {
-            suite::into_iter_partially_consumed_drops_the_rest(|| $new);
-        }
-        #[test]
-        fn drain_partially_consumed_drops_the_rest_and_empties() {
-            suite::drain_partially_consumed_drops_the_rest_and_empties(|| $new);
-        }
-        #[test]
-        fn forgotten_drain_stays_sound() {
-            suite::forgotten_drain_stays_sound(|| $new);
-        }
-        #[test]
-        fn clear_and_retain_drop_each_removed_value_once() {
-            suite::clear_and_retain_drop_each_removed_value_once(|| $new);
-        }
-        #[test]
-        fn clone_and_clone_from_drop_counts() {
-            suite::clone_and_clone_from_drop_counts(|| $new);
-        }
-        #[test]
-        fn panicking_drop_during_clear() {
-            suite::panicking_drop_during_clear(|| $new);
-        }
-        #[test]
-        fn panicking_drop_during_retain() {
-            suite::panicking_drop_during_retain(|| $new);
-        }
-        #[test]
-        fn panicking_drop_while_dropping_a_drain() {
-            suite::panicking_drop_while_dropping_a_drain(|| $new);
-        }
-        #[test]
-        fn panicking_drop_while_dropping_the_container() {
-            suite::panicking_drop_while_dropping_the_container(|| $new);
-        }
-        #[test]
-        fn panicking_drop_while_dropping_into_iter() {
-            suite::panicking_drop_while_dropping_into_iter(|| $new);
-        }
-        #[test]
-        fn panicking_retain_closure() {
-            suite::panicking_retain_closure(|| $new);
-        }
-        #[test]
-        fn panicking_insert_with_key_closure_leaves_the_container_unchanged() {
-            suite::panicking_insert_with_key_closure_leaves_the_container_unchanged(|| $new);
-        }
-        #[test]
-        fn panicking_clone_during_clone() {
-            suite::panicking_clone_during_clone(|| $new);
-        }
-        #[test]
-        fn panicking_clone_during_clone_from() {
-            suite::panicking_clone_during_clone_from(|| $new);
-        }
-        #[test]
-        fn panicking_loop_bodies() {
-            suite::panicking_loop_bodies(|| $new);
+        $crate::suite_tests! {
+            suite(|| $new);
+            dropping_the_container_drops_every_value_once,
+            remove_hands_the_value_over,
+            into_iter_partially_consumed_drops_the_rest,
+            drain_partially_consumed_drops_the_rest_and_empties,
+            forgotten_drain_stays_sound,
+            clear_and_retain_drop_each_removed_value_once,
+            clone_and_clone_from_drop_counts,
+            panicking_drop_during_clear,
+            panicking_drop_during_retain,
+            panicking_drop_while_dropping_a_drain,
+            panicking_drop_while_dropping_the_container,
+            panicking_drop_while_dropping_into_iter,
+            panicking_retain_closure,
+            panicking_insert_with_key_closure_leaves_the_container_unchanged,
+            panicking_clone_during_clone,
+            panicking_clone_during_clone_from,
+            panicking_loop_bodies,
         }
     };
 }

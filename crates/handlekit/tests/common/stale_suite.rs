@@ -643,69 +643,27 @@ pub fn partly_emptied_lifo_table_keeps_stack_order<F: Family>() {
 macro_rules! stale_suite_tests {
     ($family:ty) => {
         use $crate::common::stale_suite as suite;
-        #[test]
-        fn one_generation_bit_fixed() {
-            suite::one_generation_bit_fixed::<$family>();
-        }
-        #[test]
-        fn two_generation_bits_fixed() {
-            suite::two_generation_bits_fixed::<$family>();
-        }
-        #[test]
-        fn three_generation_bits_fixed() {
-            suite::three_generation_bits_fixed::<$family>();
-        }
-        #[test]
-        fn tiny_keys_exhaust_their_space() {
-            suite::tiny_keys_exhaust_their_space::<$family>();
-        }
-        #[test]
-        fn one_generation_bit_every_pattern() {
-            suite::one_generation_bit_every_pattern::<$family>();
-        }
-        #[test]
-        fn tiny_keys_every_pattern() {
-            suite::tiny_keys_every_pattern::<$family>();
-        }
-        #[test]
-        fn churn_retires_on_schedule() {
-            suite::churn_retires_on_schedule::<$family>();
-        }
-        #[test]
-        fn index_space_fills_and_fifo_dips_into_reserve() {
-            suite::index_space_fills_and_fifo_dips_into_reserve::<$family>();
-        }
-        #[test]
-        fn clear_keeps_keys_stale_and_retires_exhausted_slots() {
-            suite::clear_keeps_keys_stale_and_retires_exhausted_slots::<$family>();
-        }
-        #[test]
-        #[should_panic(expected = "no live value for key")]
-        fn index_with_stale_key_panics() {
-            suite::index_with_stale_key_panics::<$family>();
-        }
-        #[test]
-        #[should_panic(expected = "no live value for key")]
-        fn index_with_key_of_vacant_slot_panics() {
-            suite::index_with_key_of_vacant_slot_panics::<$family>();
-        }
-        #[test]
-        #[should_panic(expected = "fixed capacity")]
-        fn insert_into_full_fixed_table_panics() {
-            suite::insert_into_full_fixed_table_panics::<$family>();
-        }
-        #[test]
-        #[should_panic(expected = "exceeds")]
-        fn fixed_capacity_beyond_index_space_panics() {
-            suite::fixed_capacity_beyond_index_space_panics::<$family>();
-        }
-        #[test]
-        fn emptied_lifo_table_refills_in_index_order() {
-            suite::emptied_lifo_table_refills_in_index_order::<$family>();
-        }
-        #[test]
-        fn partly_emptied_lifo_table_keeps_stack_order() {
-            suite::partly_emptied_lifo_table_keeps_stack_order::<$family>();
+        $crate::suite_tests! {
+            suite::<$family>;
+            one_generation_bit_fixed,
+            two_generation_bits_fixed,
+            three_generation_bits_fixed,
+            tiny_keys_exhaust_their_space,
+            one_generation_bit_every_pattern,
+            tiny_keys_every_pattern,
+            churn_retires_on_schedule,
+            index_space_fills_and_fifo_dips_into_reserve,
+            clear_keeps_keys_stale_and_retires_exhausted_slots,
+            #[should_panic(expected = "no live value for key")]
+            index_with_stale_key_panics,
+            #[should_panic(expected = "no live value for key")]
+            index_with_key_of_vacant_slot_panics,
+            #[should_panic(expected = "fixed capacity")]
+            insert_into_full_fixed_table_panics,
+            #[should_panic(expected = "exceeds")]
+            fixed_capacity_beyond_index_space_panics,
+            emptied_lifo_table_refills_in_index_order,
+            partly_emptied_lifo_table_keeps_stack_order,
         }
     };
 }

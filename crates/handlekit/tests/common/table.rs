@@ -291,3 +291,36 @@ impl<T: 'static, K: Key + Debug, L: Layout> ReuseTable<T> for SlotTable<T, K, L>
 impl<T: 'static, K: Key + Debug> ReuseTable<T> for PackedTable<T, K> {
     forward_reuse_table_methods!();
 }
+
+/// Inserts `0..n` into two tables that must behave alike (say, one and its
+/// deserialized copy): each insertion issues the same key in both, or fails
+/// in both. Returns the keys issued.
+pub fn insert_into_both<C: Table<u64>>(a: &mut C, b: &mut C, n: u64) -> Vec<C::Key> {
+    let mut keys = Vec::new();
+    for i in 0..n {
+        let (ka, kb) = (a.try_insert(i), b.try_insert(i));
+        assert_eq!(ka.is_ok(), kb.is_ok());
+        if let (Ok(ka), Ok(kb)) = (ka, kb) {
+            assert_eq!(ka, kb, "insertion {i} after the round trip");
+            keys.push(ka);
+        }
+    }
+    keys
+}
+
+/// Checks a container loaded from the slots
+/// `[[1,10],[last,null],[0,null],[2,null]]`, `last` being its key type's
+/// last generation: it holds 10 under the key (0, 1), and slot 1 is retired
+/// (a vacant slot at the last generation), so (1, `last`) finds nothing.
+pub fn assert_loaded_with_a_retired_slot<C: Table<u64>>(c: &C, last: u32) {
+    c.check_invariants();
+    assert_eq!(c.len(), 1);
+    assert_eq!(
+        c.retired_count(),
+        1,
+        "a vacant slot at the last generation is retired"
+    );
+    let key = |index, generation| C::Key::from_parts(index, generation).unwrap();
+    assert_eq!(c.get(key(0, 1)), Some(&10));
+    assert_eq!(c.get(key(1, last)), None);
+}

@@ -50,6 +50,27 @@ impl Tracker {
         }
     }
 
+    /// Arms the next `Drop` of value `id` to panic, and asserts that `f`
+    /// panics so.
+    pub fn drop_panics_in<R>(&self, id: usize, f: impl FnOnce() -> R) {
+        self.panic_on_drop.set(Some(id));
+        assert_panics(f);
+    }
+
+    /// Arms the next `clone` of value `id` to panic, and asserts that `f`
+    /// panics so.
+    pub fn clone_panics_in<R>(&self, id: usize, f: impl FnOnce() -> R) {
+        self.panic_on_clone.set(Some(id));
+        assert_panics(f);
+    }
+
+    /// Drops `rest` (a container, or whatever holds the last values), then
+    /// asserts that every value was dropped exactly once.
+    pub fn drop_all<T>(&self, rest: T) {
+        drop(rest);
+        self.assert_all_dropped_once();
+    }
+
     pub fn drops(&self, id: usize) -> usize {
         self.drops.borrow()[id]
     }
@@ -113,10 +134,52 @@ impl std::fmt::Debug for Val {
     }
 }
 
+/// Takes the first `n` items of `iter` into `taken`, then drops `iter` (a
+/// partly consumed drain drops the rest there).
+pub fn take_then_drop<I: Iterator>(mut iter: I, n: usize, taken: &mut Vec<I::Item>) {
+    taken.extend(iter.by_ref().take(n));
+    drop(iter);
+}
+
+/// Asserts that `f` panics with the intentional panic.
+pub fn assert_panics<R>(f: impl FnOnce() -> R) {
+    assert_panicked(panic::catch_unwind(panic::AssertUnwindSafe(f)));
+}
+
 /// Asserts that `result` is the intentional panic.
 pub fn assert_panicked<R>(result: std::thread::Result<R>) {
     match result {
         Ok(_) => panic!("expected a panic"),
         Err(payload) => assert_eq!(payload.downcast_ref::<&str>(), Some(&BOOM)),
     }
+}
+
+/// Sorts `table` by `key` with the sort `method` picks (0: `sort_by`,
+/// 1: `sort_unstable_by`, else `sort_by_key`), panicking with [`BOOM`] on
+/// call number `panic_at` (from 0) of the comparator or key function.
+pub fn sort_panicking_at<T, K: handlekit::Key, O: Ord>(
+    table: &mut handlekit::PackedTable<T, K>,
+    method: usize,
+    panic_at: usize,
+    key: impl Fn(&T) -> O,
+) -> std::thread::Result<()> {
+    let calls = Cell::new(0);
+    let tick = || {
+        if calls.get() == panic_at {
+            panic::panic_any(BOOM);
+        }
+        calls.set(calls.get() + 1);
+    };
+    let compare = |a: &T, b: &T| {
+        tick();
+        key(a).cmp(&key(b))
+    };
+    panic::catch_unwind(panic::AssertUnwindSafe(|| match method {
+        0 => table.sort_by(compare),
+        1 => table.sort_unstable_by(compare),
+        _ => table.sort_by_key(|v| {
+            tick();
+            key(v)
+        }),
+    }))
 }
