@@ -85,6 +85,21 @@ struct Page {
     given_back: bool,
 }
 
+/// The slots of an [`EntityTable`], borrowed: the lookup of
+/// [`EntityTable::get`] over a slice held by value.
+#[derive(Clone, Copy)]
+pub(crate) struct SlotsView<'a>(&'a [u64]);
+
+impl SlotsView<'_> {
+    /// See [`EntityTable::get`].
+    #[inline]
+    pub(crate) fn get(self, entity: Entity) -> Option<u32> {
+        let found = *self.0.get(entity.index())?;
+        // Free and zero slots match no handle's generation.
+        (generation(found) == entity.generation()).then_some(found as u32)
+    }
+}
+
 /// See the [module docs](self).
 pub(crate) struct EntityTable {
     /// One slot per index ever used. Invariant: a generation from 1 to
@@ -156,9 +171,16 @@ impl EntityTable {
     /// foreign handle that names no live entity.
     #[inline]
     pub(crate) fn get(&self, entity: Entity) -> Option<u32> {
-        let found = *self.slots.get(entity.index())?;
-        // Free and zero slots match no handle's generation.
-        (generation(found) == entity.generation()).then_some(found as u32)
+        self.slots_view().get(entity)
+    }
+
+    /// The slots as a plain slice, for a caller that looks up many
+    /// entities while the table cannot change (a query's `get`): the
+    /// slice's address and length are then values it keeps, not fields of
+    /// the table read again on every lookup.
+    #[inline]
+    pub(crate) fn slots_view(&self) -> SlotsView<'_> {
+        SlotsView(self.slots.as_slice())
     }
 
     /// Sets the row bits of a live `entity`; `false` if it is not live.

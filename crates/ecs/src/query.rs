@@ -14,7 +14,7 @@ use std::ptr::NonNull;
 use crate::access::{acquire, borrow_conflict, release, Access, Accesses, NO_COLUMN};
 use crate::groups::{Hold, Required};
 use crate::storage::{bit, RowsView, View, WORD};
-use crate::world::{Component, World};
+use crate::world::{Component, RowFinder, World};
 use crate::{ComponentError, Entity, NoSuchEntity};
 
 mod derive;
@@ -964,6 +964,9 @@ fn disjoint(world: &World, a: &Required, b: &Required) -> bool {
 /// ```
 pub struct QueryBorrow<'w, Q: Query> {
     world: &'w World,
+    /// The world's rows of entities, for `get`: the world cannot change
+    /// while borrowed.
+    rows: RowFinder<'w>,
     fetch: Option<Q::Fetch>,
     /// The query's registration (every column borrow it holds, plain or
     /// through a group), if it borrows a column.
@@ -1022,7 +1025,7 @@ impl<'w, Q: Query> QueryBorrow<'w, Q> {
     #[inline]
     pub fn get(&mut self, entity: Entity) -> Option<Q::Item<'_>> {
         let fetch = self.fetch.as_ref()?;
-        let row = self.world.row_of(entity).ok()?;
+        let row = self.rows.row_of(entity)?;
         // The borrows are held while `self` is mutably borrowed, so no
         // other item of the row exists.
         // SAFETY: `fetch` came from the borrowed world; the row is alive.
@@ -2048,6 +2051,7 @@ impl World {
         let hold = acquire_query::<Q>(self, &accesses);
         QueryBorrow {
             world: self,
+            rows: self.row_finder(),
             fetch: Q::fetch(self),
             hold,
         }

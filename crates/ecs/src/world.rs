@@ -412,6 +412,18 @@ impl World {
         Ok(self.full_row(low))
     }
 
+    /// The rows of entities, looked up through values taken now: for a
+    /// borrow of the world that looks up many (a query's `get`), so that a
+    /// loop keeps them in registers whatever the optimizer makes of the
+    /// world's fields.
+    #[inline]
+    pub(crate) fn row_finder(&self) -> RowFinder<'_> {
+        RowFinder {
+            slots: self.entities.slots_view(),
+            front: self.rows.front_position(),
+        }
+    }
+
     /// The row of the window whose low 32 bits are `low`.
     #[inline]
     fn full_row(&self, low: u32) -> usize {
@@ -1188,6 +1200,23 @@ impl World {
             None => self.add_column::<T>(Storage::Dense),
         };
         (self.rows.as_slice(), typed_column(&mut self.columns[index]))
+    }
+}
+
+/// [`World::row_of`] over a world borrowed shared: the entity table's
+/// slots and the row window's front, as they stay while it is borrowed.
+#[derive(Clone, Copy)]
+pub(crate) struct RowFinder<'w> {
+    slots: crate::entities::SlotsView<'w>,
+    front: usize,
+}
+
+impl RowFinder<'_> {
+    /// The row of a live `entity`, or `None`.
+    #[inline]
+    pub(crate) fn row_of(self, entity: Entity) -> Option<usize> {
+        let low = self.slots.get(entity)?;
+        Some(full_row(self.front, low))
     }
 }
 
