@@ -500,12 +500,13 @@ macro_rules! define_key {
                 ::core::debug_assert!(
                     <Self as $crate::Key>::from_parts(index as usize, generation).is_some()
                 );
+                // The caller's generation is at least 1, and the raw layer
+                // tells the optimizer so (`table_key`): the fallback folds
+                // away, and no `unsafe` is needed here.
                 $name {
                     index,
-                    // SAFETY: the caller's generation is at least 1.
-                    generation: unsafe {
-                        $crate::__private::core::num::NonZero::<u32>::new_unchecked(generation)
-                    },
+                    generation: $crate::__private::core::num::NonZero::<u32>::new(generation)
+                        .unwrap_or($crate::__private::core::num::NonZero::<u32>::MIN),
                 }
             }
         }

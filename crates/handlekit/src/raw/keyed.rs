@@ -88,8 +88,15 @@ pub(crate) fn lookup_generation<K: Key>(key: K) -> u32 {
 #[inline(always)]
 pub(super) unsafe fn table_key<K: Key>(index: usize, generation: u32) -> K {
     debug_assert!(K::from_parts(index, generation).is_some());
+    // The generation is at least 1 (the caller's guarantee); the optimizer
+    // is told so here, once, and a key type may then build its
+    // `NonZero` generation with a checked call that folds away (as `Id`
+    // does) rather than an unchecked one of its own.
     // SAFETY: the caller's guarantee is the method's.
-    unsafe { K::__from_table_parts_unchecked(index as u32, generation) }
+    unsafe {
+        core::hint::assert_unchecked(generation != 0);
+        K::__from_table_parts_unchecked(index as u32, generation)
+    }
 }
 
 /// A `(index, generation, value)` item of a container whose key type is
