@@ -94,10 +94,15 @@ impl SlotsView<'_> {
     /// See [`EntityTable::get`].
     #[inline]
     pub(crate) fn get(self, entity: Entity) -> Option<u32> {
-        let found = *self.0.get(entity.index())?;
-        // Free and zero slots match no handle's generation.
-        (generation(found) == entity.generation()).then_some(found as u32)
+        row_bits(*self.0.get(entity.index())?, entity)
     }
+}
+
+/// The row bits of slot `found` if it holds `entity`'s generation (free
+/// and zero slots match no handle's generation).
+#[inline(always)]
+fn row_bits(found: u64, entity: Entity) -> Option<u32> {
+    (generation(found) == entity.generation()).then_some(found as u32)
 }
 
 /// See the [module docs](self).
@@ -171,7 +176,10 @@ impl EntityTable {
     /// foreign handle that names no live entity.
     #[inline]
     pub(crate) fn get(&self, entity: Entity) -> Option<u32> {
-        self.slots_view().get(entity)
+        // Through the `VmVec` itself, not `slots_view`: taking the slice
+        // first cost the world's `get_mut` 3 more instructions per call
+        // (callgrind).
+        row_bits(*self.slots.get(entity.index())?, entity)
     }
 
     /// The slots as a plain slice, for a caller that looks up many

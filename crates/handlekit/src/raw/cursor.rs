@@ -656,9 +656,6 @@ impl EndSide for Highest {
 /// A refilled end and the position of the slot taken from it.
 type Refilled<T, P, Q> = (End<T, P, Q>, Q);
 
-/// A way to take a slot from an end: the lowest or the highest.
-type Take<T, P, Q> = fn(&mut End<T, P, Q>) -> Option<Q>;
-
 /// The unit pointer of a walk's pieces, the position a cursor for values
 /// alone keeps (see [`RunPos`]).
 pub(crate) type UnitOf<T, W> = NonNull<<<W as Walk<T>>::Ptrs as SlotPtrs<T>>::Unit>;
@@ -779,40 +776,32 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Cursor<'a, T, W, 
                 // this path's constants into the loop (1.5x faster).
                 let mut rest = *other;
                 E::empty_opposite(other);
-                return Self::take_held(&mut rest, remaining, E::take).map(|index| (rest, index));
+                return Self::take_held::<E>(&mut rest, remaining).map(|index| (rest, index));
             };
             let mut end = End::of(piece);
-            if let Some(index) = Self::take_counted(&mut end, remaining, E::take) {
+            if let Some(index) = Self::take_counted::<E>(&mut end, remaining) {
                 return Some((end, index));
             }
         }
     }
 
-    /// Takes a slot from a new end with `take`, counting off what it
-    /// holds: a run whole (before the slot is taken), a mask's bit alone.
+    /// Takes a slot from a new end the way of side `E`, counting off what
+    /// it holds: a run whole (before the slot is taken), a mask's bit alone.
     #[inline(always)]
-    fn take_counted(
-        end: &mut End<T, W::Ptrs, Q>,
-        remaining: &mut usize,
-        take: Take<T, W::Ptrs, Q>,
-    ) -> Option<Q> {
+    fn take_counted<E: EndSide>(end: &mut End<T, W::Ptrs, Q>, remaining: &mut usize) -> Option<Q> {
         let run = end.run_len();
-        let index = take(end)?;
+        let index = E::take(end)?;
         *remaining = remaining.saturating_sub(if run != 0 { run } else { 1 });
         Some(index)
     }
 
-    /// Takes a slot with `take` from an end taken over from the other
-    /// end, whose run was counted off when that end took it: only a
+    /// Takes a slot the way of side `E` from an end taken over from the
+    /// other end, whose run was counted off when that end took it: only a
     /// mask's bit is counted off.
     #[inline(always)]
-    fn take_held(
-        end: &mut End<T, W::Ptrs, Q>,
-        remaining: &mut usize,
-        take: Take<T, W::Ptrs, Q>,
-    ) -> Option<Q> {
+    fn take_held<E: EndSide>(end: &mut End<T, W::Ptrs, Q>, remaining: &mut usize) -> Option<Q> {
         let in_run = end.next != end.end;
-        let index = take(end)?;
+        let index = E::take(end)?;
         if !in_run {
             *remaining = remaining.saturating_sub(1);
         }
