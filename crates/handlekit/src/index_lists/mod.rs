@@ -981,8 +981,7 @@ impl<T, K: Key> IndexLists<T, K> {
     #[track_caller]
     pub fn iter(&self, head: Head) -> Iter<'_, T, K> {
         Iter {
-            cursor: self.cursor(head),
-            lists: self,
+            walk: self.walk(head),
         }
     }
 
@@ -1029,8 +1028,7 @@ impl<T, K: Key> IndexLists<T, K> {
     #[track_caller]
     pub fn keys(&self, head: Head) -> Keys<'_, T, K> {
         Keys {
-            cursor: self.cursor(head),
-            lists: self,
+            walk: self.walk(head),
         }
     }
 
@@ -1040,6 +1038,16 @@ impl<T, K: Key> IndexLists<T, K> {
         Cursor {
             next: self.front_index(head).unwrap_or(NIL),
             budget: self.len(),
+        }
+    }
+
+    /// The walk along the list that starts at `head`.
+    #[inline]
+    #[track_caller]
+    fn walk(&self, head: Head) -> SharedWalk<'_, T, K> {
+        SharedWalk {
+            cursor: self.cursor(head),
+            lists: self,
         }
     }
 
@@ -1501,10 +1509,35 @@ impl Cursor {
     }
 }
 
-/// Iterator over the values of one list; see [`IndexLists::iter`].
-pub struct Iter<'a, T, K: Key = Id> {
+/// The walk along one list of a shared pool: the cursor, and the pool
+/// whose links it follows. What [`Iter`] and [`Keys`] step.
+struct SharedWalk<'a, T, K: Key> {
     cursor: Cursor,
     lists: &'a IndexLists<T, K>,
+}
+
+impl<T, K: Key> Clone for SharedWalk<'_, T, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T, K: Key> Copy for SharedWalk<'_, T, K> {}
+
+impl<'a, T, K: Key> SharedWalk<'a, T, K> {
+    /// The node visited now and its link; moves the cursor past it.
+    #[inline]
+    fn step(&mut self) -> Option<(u32, &'a Link<T>)> {
+        let index = self.cursor.step()?;
+        let link = self.lists.link(index);
+        self.cursor.next = link.next_index();
+        Some((index, link))
+    }
+}
+
+/// Iterator over the values of one list; see [`IndexLists::iter`].
+pub struct Iter<'a, T, K: Key = Id> {
+    walk: SharedWalk<'a, T, K>,
 }
 
 impl<'a, T, K: Key> Iterator for Iter<'a, T, K> {
@@ -1512,15 +1545,12 @@ impl<'a, T, K: Key> Iterator for Iter<'a, T, K> {
 
     #[inline]
     fn next(&mut self) -> Option<&'a T> {
-        let index = self.cursor.step()?;
-        let link = self.lists.link(index);
-        self.cursor.next = link.next_index();
-        Some(&link.value)
+        self.walk.step().map(|(_, link)| &link.value)
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.cursor.size_hint()
+        self.walk.cursor.size_hint()
     }
 }
 
@@ -1528,10 +1558,7 @@ impl<T, K: Key> FusedIterator for Iter<'_, T, K> {}
 
 impl<T, K: Key> Clone for Iter<'_, T, K> {
     fn clone(&self) -> Self {
-        Iter {
-            cursor: self.cursor,
-            lists: self.lists,
-        }
+        Iter { walk: self.walk }
     }
 }
 
@@ -1543,8 +1570,7 @@ impl<T: fmt::Debug, K: Key> fmt::Debug for Iter<'_, T, K> {
 
 /// Iterator over the keys of one list's nodes; see [`IndexLists::keys`].
 pub struct Keys<'a, T, K: Key = Id> {
-    cursor: Cursor,
-    lists: &'a IndexLists<T, K>,
+    walk: SharedWalk<'a, T, K>,
 }
 
 impl<T, K: Key> Iterator for Keys<'_, T, K> {
@@ -1552,14 +1578,13 @@ impl<T, K: Key> Iterator for Keys<'_, T, K> {
 
     #[inline]
     fn next(&mut self) -> Option<K> {
-        let index = self.cursor.step()?;
-        self.cursor.next = self.lists.link(index).next_index();
-        self.lists.arena.key_at(index as usize)
+        let (index, _) = self.walk.step()?;
+        self.walk.lists.arena.key_at(index as usize)
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.cursor.size_hint()
+        self.walk.cursor.size_hint()
     }
 }
 
@@ -1567,10 +1592,7 @@ impl<T, K: Key> FusedIterator for Keys<'_, T, K> {}
 
 impl<T, K: Key> Clone for Keys<'_, T, K> {
     fn clone(&self) -> Self {
-        Keys {
-            cursor: self.cursor,
-            lists: self.lists,
-        }
+        Keys { walk: self.walk }
     }
 }
 

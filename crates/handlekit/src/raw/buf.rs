@@ -46,6 +46,9 @@ use core::ptr::{self, NonNull};
 use core::ops::Range;
 
 use super::cursor::SlotPtrs;
+
+/// A buffer's allocation as the `Vec` it is lent as to grow or shrink.
+type UnitVec<T, L> = Vec<MaybeUninit<<L as BufLayout>::Unit<T>>>;
 use super::slot::{Payload, Slot, VACANT};
 #[cfg(any(test, feature = "rayon"))]
 use super::state_mask::count_occupied;
@@ -633,13 +636,11 @@ impl<T, L: BufLayout> SlotBuf<T, L> {
     /// If the size overflows (as `Vec::reserve`); an allocation failure
     /// goes to the global allocation error handler.
     pub(crate) fn reserve(&mut self, additional: usize) {
-        if let Some(extra) = self.extra_units(additional) {
-            self.regrow(|vec| {
-                vec.reserve(extra);
-                Ok(())
-            })
-            .unwrap_or_else(|_: TryReserveError| unreachable!());
-        }
+        self.grow_by(additional, |vec, extra| {
+            vec.reserve(extra);
+            Ok(())
+        })
+        .unwrap_or_else(|_: TryReserveError| unreachable!());
     }
 
     /// Makes room for at least `additional` more slots, as
@@ -668,10 +669,39 @@ impl<T, L: BufLayout> SlotBuf<T, L> {
         units: usize,
         extra: usize,
     ) -> (NonNull<L::Unit<T>>, usize) {
-        // `ManuallyDrop`: the buffer keeps owning the allocation whether
-        // `reserve` returns or panics.
+        // SAFETY: the caller's `base` and `units` are a buffer's allocation
+        // (the invariant on `ptrs`), as `lend` requires.
+        unsafe {
+            Self::lend(base, units, |vec| {
+                vec.reserve(extra);
+                Ok(())
+            })
+        }
+        .unwrap_or_else(|_: TryReserveError| unreachable!())
+    }
+
+    /// Lends the allocation `base` of `units` units to `change` as a
+    /// `Vec`, and returns the `Vec`'s start and size afterwards. If
+    /// `change` fails or panics, the allocation is as it was, and still
+    /// the caller's.
+    ///
+    /// # Safety
+    ///
+    /// `base` and `units` are the parts of a `Vec` of length and capacity
+    /// `units` (as the invariant on `ptrs` says of a buffer's), owned by
+    /// the caller; on success the caller owns the returned parts instead.
+    #[inline(always)]
+    unsafe fn lend(
+        base: NonNull<L::Unit<T>>,
+        units: usize,
+        change: impl FnOnce(&mut UnitVec<T, L>) -> Result<(), TryReserveError>,
+    ) -> Result<(NonNull<L::Unit<T>>, usize), TryReserveError> {
+        // `ManuallyDrop`: if `change` panics, the allocation stays owned
+        // by the caller (a `Vec` that fails to grow keeps its block). For
+        // `units == 0` the parts are a dangling pointer and no allocation,
+        // as `Vec::new` has.
         // SAFETY: `base` and `units` are the parts of a `Vec` of length and
-        // capacity `units` (the invariant on `ptrs`).
+        // capacity `units` (the caller's guarantee).
         let mut vec = ManuallyDrop::new(unsafe {
             Vec::from_raw_parts(
                 base.as_ptr().cast::<MaybeUninit<L::Unit<T>>>(),
@@ -679,29 +709,37 @@ impl<T, L: BufLayout> SlotBuf<T, L> {
                 units,
             )
         });
-        vec.reserve(extra);
+        change(&mut vec)?;
         // SAFETY: a `Vec`'s pointer is never null.
         let base = unsafe { NonNull::new_unchecked(vec.as_mut_ptr().cast::<L::Unit<T>>()) };
-        (base, vec.capacity())
+        Ok((base, vec.capacity()))
     }
 
     /// Makes room for exactly `additional` more slots (up to the
     /// allocator's rounding), as `Vec::reserve_exact`.
     pub(crate) fn reserve_exact(&mut self, additional: usize) {
-        if let Some(extra) = self.extra_units(additional) {
-            self.regrow(|vec| {
-                vec.reserve_exact(extra);
-                Ok(())
-            })
-            .unwrap_or_else(|_: TryReserveError| unreachable!());
-        }
+        self.grow_by(additional, |vec, extra| {
+            vec.reserve_exact(extra);
+            Ok(())
+        })
+        .unwrap_or_else(|_: TryReserveError| unreachable!());
     }
 
     /// As [`reserve`](Self::reserve), but returns an error instead of
     /// panicking or aborting.
     pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), TryReserveError> {
+        self.grow_by(additional, Vec::try_reserve)
+    }
+
+    /// Unless `additional` more slots fit already, grows the allocation
+    /// with `grow` (one of `Vec`'s reserve calls), given the units to add.
+    fn grow_by(
+        &mut self,
+        additional: usize,
+        grow: impl FnOnce(&mut UnitVec<T, L>, usize) -> Result<(), TryReserveError>,
+    ) -> Result<(), TryReserveError> {
         match self.extra_units(additional) {
-            Some(extra) => self.regrow(|vec| vec.try_reserve(extra)),
+            Some(extra) => self.regrow(|vec| grow(vec, extra)),
             None => Ok(()),
         }
     }
@@ -763,25 +801,12 @@ impl<T, L: BufLayout> SlotBuf<T, L> {
     /// was.
     fn regrow(
         &mut self,
-        change: impl FnOnce(&mut Vec<MaybeUninit<L::Unit<T>>>) -> Result<(), TryReserveError>,
+        change: impl FnOnce(&mut UnitVec<T, L>) -> Result<(), TryReserveError>,
     ) -> Result<(), TryReserveError> {
-        // `ManuallyDrop`: if `change` panics, the allocation stays owned
-        // by `self` (a `Vec` that fails to grow keeps its block). For
-        // `units == 0` the parts are a dangling pointer and no allocation,
-        // as `Vec::new` has.
-        // SAFETY: `base` and `units` are the parts of a `Vec` of length and
-        // capacity `units` (the invariant on `ptrs`).
-        let mut vec = ManuallyDrop::new(unsafe {
-            Vec::from_raw_parts(
-                self.ptrs.base.as_ptr().cast::<MaybeUninit<L::Unit<T>>>(),
-                self.units,
-                self.units,
-            )
-        });
-        change(&mut vec)?;
-        // SAFETY: a `Vec`'s pointer is never null.
-        let base = unsafe { NonNull::new_unchecked(vec.as_mut_ptr().cast::<L::Unit<T>>()) };
-        self.adopt(base, vec.capacity());
+        // SAFETY: `base` and `units` are the parts of a `Vec` (the
+        // invariant on `ptrs`), as `lend` requires.
+        let (base, units) = unsafe { Self::lend(self.ptrs.base, self.units, change)? };
+        self.adopt(base, units);
         Ok(())
     }
 

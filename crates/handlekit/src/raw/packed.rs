@@ -210,9 +210,11 @@ impl<T, K: Key> Packed<T, K> {
             .map(|&position| position as usize)
     }
 
-    /// The value for `key`.
-    #[inline]
-    pub(crate) fn get(&self, key: K) -> Option<&T> {
+    /// The dense position of a live key, where the optimizer knows it is
+    /// in bounds for a trusted key type, so the callers' bounds checks
+    /// fold away.
+    #[inline(always)]
+    fn value_position(&self, key: K) -> Option<usize> {
         let position = self.position(key)?;
         if Self::TRUSTED {
             debug_assert!(position < self.dense.values.len());
@@ -220,24 +222,22 @@ impl<T, K: Key> Packed<T, K> {
             // type every occupied slot holds a position below `len` (see
             // `TRUSTED`).
             // SAFETY: so `position` is in bounds.
-            Some(unsafe { self.dense.values.get_unchecked(position) })
-        } else {
-            self.dense.values.get(position)
+            unsafe { core::hint::assert_unchecked(position < self.dense.values.len()) };
         }
+        Some(position)
+    }
+
+    /// The value for `key`.
+    #[inline]
+    pub(crate) fn get(&self, key: K) -> Option<&T> {
+        self.dense.values.get(self.value_position(key)?)
     }
 
     /// The value for `key`, mutably.
     #[inline]
     pub(crate) fn get_mut(&mut self, key: K) -> Option<&mut T> {
-        let position = self.position(key)?;
-        if Self::TRUSTED {
-            debug_assert!(position < self.dense.values.len());
-            // As in `get`: an occupied slot's position is below `len`.
-            // SAFETY: so `position` is in bounds.
-            Some(unsafe { self.dense.values.get_unchecked_mut(position) })
-        } else {
-            self.dense.values.get_mut(position)
-        }
+        let position = self.value_position(key)?;
+        self.dense.values.get_mut(position)
     }
 
     /// Removes the value for `key`, moving the last value into its place.

@@ -201,10 +201,19 @@ impl<T, L: BufLayout> SlotStore<T, L> {
     /// Whether slot `index` exists and is occupied.
     #[inline]
     fn is_occupied(&self, index: usize) -> bool {
-        self.buf
-            .states()
-            .get(index)
-            .is_some_and(|state| state & VACANT == 0)
+        self.state(index).is_some_and(|state| state & VACANT == 0)
+    }
+
+    /// Whether slot `index` exists and is vacant.
+    #[inline]
+    fn is_vacant(&self, index: usize) -> bool {
+        self.state(index).is_some_and(|state| state & VACANT != 0)
+    }
+
+    /// The state word of slot `index`, if it exists.
+    #[inline]
+    fn state(&self, index: usize) -> Option<u32> {
+        self.buf.states().get(index)
     }
 
     /// The value in slot `index`.
@@ -340,12 +349,7 @@ impl<T, L: BufLayout> SlotStore<T, L> {
     /// to an occupied slot or a missing one.
     pub(crate) fn set_vacant_generation(&mut self, index: usize, last: u32) {
         debug_assert!(last & VACANT == 0);
-        if self
-            .buf
-            .states()
-            .get(index)
-            .is_some_and(|state| state & VACANT != 0)
-        {
+        if self.is_vacant(index) {
             // A vacant slot's state word only changes its generation.
             // SAFETY: `index < len` (checked above), and `&mut self` is the
             // only access.
@@ -361,11 +365,7 @@ impl<T, L: BufLayout> SlotStore<T, L> {
     /// Slot `index` must exist and be vacant.
     #[inline(always)]
     pub(crate) unsafe fn vacant_parts_unchecked(&self, index: usize) -> (u32, u32) {
-        debug_assert!(self
-            .buf
-            .states()
-            .get(index)
-            .is_some_and(|s| s & VACANT != 0));
+        debug_assert!(self.is_vacant(index));
         // SAFETY: the caller guarantees the slot exists and is vacant, so
         // `next_free` is the payload's initialized field.
         unsafe {
@@ -386,11 +386,7 @@ impl<T, L: BufLayout> SlotStore<T, L> {
     /// Slot `index` must exist and be vacant.
     #[inline(always)]
     pub(crate) unsafe fn occupy_unchecked(&mut self, index: usize, generation: u32, value: T) {
-        debug_assert!(self
-            .buf
-            .states()
-            .get(index)
-            .is_some_and(|s| s & VACANT != 0));
+        debug_assert!(self.is_vacant(index));
         // SAFETY: the caller guarantees the slot exists; it is vacant, so
         // overwriting the payload drops nothing.
         unsafe {

@@ -1034,19 +1034,22 @@ impl<T> VmVec<T> {
             // Swaps keep every slot initialized, so any panic in `on_move`
             // leaves a valid vector. Afterwards `[0, removed)` holds exactly
             // the removed elements and `[removed, examined)` the survivors.
+            let mut move_survivor = |from: usize, to: usize| {
+                window.swap(from, to);
+                moved += 1;
+                on_move(
+                    front.wrapping_add(from),
+                    front.wrapping_add(to),
+                    &window[to],
+                );
+            };
             if ordered {
                 let mut write = examined;
                 for i in (0..examined).rev() {
                     if kept(decisions, i) {
                         write -= 1;
                         if i != write {
-                            window.swap(i, write);
-                            moved += 1;
-                            on_move(
-                                front.wrapping_add(i),
-                                front.wrapping_add(write),
-                                &window[write],
-                            );
+                            move_survivor(i, write);
                         }
                     }
                 }
@@ -1059,13 +1062,7 @@ impl<T> VmVec<T> {
                         while kept(decisions, dead) {
                             dead += 1;
                         }
-                        window.swap(i, dead);
-                        moved += 1;
-                        on_move(
-                            front.wrapping_add(i),
-                            front.wrapping_add(dead),
-                            &window[dead],
-                        );
+                        move_survivor(i, dead);
                         dead += 1;
                     }
                 }

@@ -588,16 +588,23 @@ impl<T> RawVmVec<T> {
         // SAFETY: so no live value lies there, and `&mut self` means nothing
         // reads it.
         unsafe { self.region.release(new_committed..old_committed) };
-        self.head -= shift;
-        self.committed = new_committed;
-        self.released = 0;
-        self.discarded = 0;
-        self.fast_end = self.committed.min(self.limit);
+        self.settle_rebased(self.head - shift, new_committed);
         Rebased {
             shift,
             remapped,
             copied,
         }
+    }
+
+    /// Records where a rebase left the window: starting at `head`, the
+    /// region committed up to `committed`, and nothing below released or
+    /// discarded any more.
+    fn settle_rebased(&mut self, head: usize, committed: usize) {
+        self.head = head;
+        self.committed = committed;
+        self.released = 0;
+        self.discarded = 0;
+        self.fast_end = self.committed.min(self.limit);
     }
 
     /// `rebase` to offset 0 by copying the live elements.
@@ -623,11 +630,7 @@ impl<T> RawVmVec<T> {
         // SAFETY: `[stale, committed)` lies past the new window's end: it
         // holds only copied-from bytes and dead values.
         unsafe { self.region.release(stale..self.committed) };
-        self.head = 0;
-        self.committed = new_committed;
-        self.released = 0;
-        self.discarded = 0;
-        self.fast_end = self.committed.min(self.limit);
+        self.settle_rebased(0, new_committed);
         Rebased {
             shift,
             remapped: 0,
