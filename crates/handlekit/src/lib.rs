@@ -371,7 +371,7 @@ pub use lookup_table::LookupTable;
 pub use packed_table::PackedTable;
 pub use pool::Pool;
 pub use reuse::Reuse;
-pub use secondary::{SecondaryMap, SparseSecondaryMap};
+pub use secondary::{SecondaryMap, SecondaryTable, SparseSecondaryMap};
 pub use stable::StableTable;
 pub use vm_vec::VmVec;
 

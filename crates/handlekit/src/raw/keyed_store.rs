@@ -113,41 +113,6 @@ impl<T, K: Key> KeyedStore<T, K> {
         self.store.get_disjoint_mut(pairs)
     }
 
-    /// The value at `index`, mutably.
-    ///
-    /// # Safety
-    ///
-    /// As for [`SlotStore::get_unchecked_mut`](super::SlotStore::get_unchecked_mut).
-    #[inline]
-    pub(crate) unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
-        debug_assert!(self
-            .store
-            .slot(index)
-            .is_some_and(|slot| slot.is_occupied()));
-        // SAFETY: the caller's guarantee.
-        unsafe { self.store.get_unchecked_mut(index) }
-    }
-
-    /// Mutable references to the values at `N` indices.
-    ///
-    /// # Safety
-    ///
-    /// As for [`SlotStore::get_disjoint_unchecked_mut`](super::SlotStore::get_disjoint_unchecked_mut).
-    #[inline]
-    pub(crate) unsafe fn get_disjoint_unchecked_mut<const N: usize>(
-        &mut self,
-        indices: [usize; N],
-    ) -> [&mut T; N] {
-        debug_assert!(indices.iter().enumerate().all(|(n, &index)| {
-            self.store
-                .slot(index)
-                .is_some_and(|slot| slot.is_occupied())
-                && !indices[..n].contains(&index)
-        }));
-        // SAFETY: the caller's guarantee.
-        unsafe { self.store.get_disjoint_unchecked_mut(indices) }
-    }
-
     /// See [`SlotStore::remove`](super::SlotStore::remove).
     #[inline]
     pub(crate) fn remove(&mut self, index: usize, generation: u32) -> Option<T> {

@@ -1,44 +1,45 @@
 //! Secondary maps: attach data to the keys of another table.
 //!
-//! - [`SecondaryMap`] is dense: one slot per index of the primary table,
-//!   holding the generation, so a stale key misses. Lookups cost what an
-//!   [`IdTable`](crate::IdTable) lookup costs; memory grows with the highest
-//!   index ever inserted.
-//! - [`SparseSecondaryMap`] is a sparse set: a paged index array points into
-//!   packed values, so a few keys with large indices cost little memory and
-//!   iteration is a slice walk.
+//! One type, [`SecondaryTable`], written once over two storages:
+//!
+//! - [`SecondaryMap`] (`SecondaryTable<K, V, Dense>`) is dense: one slot
+//!   per index of the primary table, holding the generation, so a stale
+//!   key misses. Lookups cost what an [`IdTable`](crate::IdTable) lookup
+//!   costs; memory grows with the highest index ever inserted.
+//! - [`SparseSecondaryMap`] (`SecondaryTable<K, V, Sparse>`) is a sparse
+//!   set: a paged index array points into packed values, so a few keys
+//!   with large indices cost little memory and iteration is a slice walk.
 //!
 //! Both compare generations: inserting with a newer key of the same slot
 //! replaces the older value, and a key older than the one stored is stale
-//! (lookups miss, `insert` does nothing, `entry` returns `None`).
+//! (lookups miss, `insert` does nothing, `entry` returns `None`). Every
+//! method below exists for both storages unless its section says which;
+//! name the map by its alias.
 
 use core::fmt;
-use core::marker::PhantomData;
+use core::iter::FusedIterator;
 use core::ops::{Index, IndexMut};
 
-use crate::raw::{KeyLimits, KeyedStore, Parts};
 use crate::Key;
 
+mod dense;
 mod entry;
-#[cfg(feature = "rayon")]
-mod par;
-#[cfg(feature = "serde")]
-mod serde_impl;
 mod sparse;
 
 pub use crate::iter::{Iter, IterMut, Keys, Values, ValuesMut};
 #[cfg(feature = "rayon")]
 pub use crate::slot_par::{ParIter, ParIterMut};
+pub use dense::{Drain, IntoIter};
 pub use entry::{Entry, EntryTarget, OccupiedEntry, VacantEntry};
-pub use sparse::SparseSecondaryMap;
 
 /// A dense secondary map: values for the keys of another table, stored by
 /// slot index with their generation.
 ///
 /// Memory: one slot (`4 + max(size_of::<V>(), 4)` bytes, aligned) per index
-/// up to the highest index inserted, plus one bit. A key with a huge index
-/// makes the map grow to it; for keys from untrusted sources, or a handful
-/// of keys from a big table, use [`SparseSecondaryMap`].
+/// up to the highest one inserted. A key whose index is far beyond the
+/// others makes the map grow to it; for keys from untrusted sources, or a
+/// handful of keys from a big table, use [`SparseSecondaryMap`]. Iteration
+/// is in index order.
 ///
 /// # Examples
 ///
@@ -55,50 +56,178 @@ pub use sparse::SparseSecondaryMap;
 /// let rock = bodies.insert("rock"); // reuses the slot with a new generation
 /// assert_eq!(names.get(rock), None); // the old name does not leak through
 /// ```
-pub struct SecondaryMap<K: Key, V> {
-    /// Slots by key index. Invariant: never more than the key type's
-    /// `max_slots`; an occupied slot's generation is its key's.
-    store: KeyedStore<V, K>,
-    _key: PhantomData<fn(K) -> K>,
+pub type SecondaryMap<K, V> = SecondaryTable<K, V, Dense>;
+
+/// A sparse secondary map: values for the keys of another table, packed
+/// tight, found through a paged sparse array.
+///
+/// This is the sparse set of EnTT and friends. The sparse side is split into
+/// 4 KiB pages (1024 indices each) that are allocated on first use, so a
+/// few keys with large indices cost a few pages, not an array as long as
+/// the biggest index. Values sit in one `Vec` in insertion order (removal
+/// swaps the last one in), so iteration is a slice walk:
+/// [`as_slice`](SecondaryTable::as_slice). This is the storage the
+/// entity-component store builds on.
+///
+/// Memory: `size_of::<K>() + size_of::<V>()` per value, plus 4 KiB per page
+/// touched. A sparse entry without a value remembers the generation of the
+/// last key whose value left it, so generations compare exactly as in
+/// [`SecondaryMap`]. At most 2³¹ values.
+///
+/// # Examples
+///
+/// ```
+/// use handlekit::{IdTable, SparseSecondaryMap};
+///
+/// let mut entities = IdTable::new();
+/// let mut velocity = SparseSecondaryMap::new();
+/// let a = entities.insert("a");
+/// let b = entities.insert("b");
+/// velocity.insert(b, 2.0f32);
+/// assert_eq!(velocity.get(a), None);
+/// assert_eq!(velocity.as_slice(), [2.0]);
+/// ```
+pub type SparseSecondaryMap<K, V> = SecondaryTable<K, V, Sparse>;
+
+/// The storage of a [`SecondaryMap`]: a slot per key index, with its
+/// generation. Iterates in index order.
+#[derive(Debug)]
+pub enum Dense {}
+
+/// The storage of a [`SparseSecondaryMap`]: a paged index array and the
+/// values packed with their keys. Iterates in the packed (dense) order.
+#[derive(Debug)]
+pub enum Sparse {}
+
+/// The sealing trait, and the cores' trait: public in a private module, so
+/// nothing outside the crate can name or implement them.
+mod sealed {
+    use crate::Key;
+
+    pub trait Sealed {}
+    impl Sealed for super::Dense {}
+    impl Sealed for super::Sparse {}
+
+    /// What each storage's core does; [`SecondaryTable`]'s methods are these,
+    /// with the docs. Not public API.
+    pub trait MapCore<K: Key, V, S: super::SecondaryStorage>: Sized {
+        /// The empty map, for `const fn new`.
+        const EMPTY: Self;
+        fn with_capacity(capacity: usize) -> Self;
+        fn len(&self) -> usize;
+        fn capacity(&self) -> usize;
+        fn insert(&mut self, key: K, value: V) -> Option<V>;
+        fn contains_key(&self, key: K) -> bool;
+        fn get(&self, key: K) -> Option<&V>;
+        fn get_mut(&mut self, key: K) -> Option<&mut V>;
+        fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut V; N]>;
+        fn remove(&mut self, key: K) -> Option<V>;
+        /// `Some(true)` if `key` has a value, `Some(false)` if a value could be
+        /// inserted for it, `None` if it is stale or out of range.
+        fn entry_state(&self, key: K) -> Option<bool>;
+        fn clear(&mut self);
+        fn retain(&mut self, keep: impl FnMut(K, &mut V) -> bool);
+        fn drain(&mut self) -> S::Drain<'_, K, V>;
+        fn iter(&self) -> S::Iter<'_, K, V>;
+        fn iter_mut(&mut self) -> S::IterMut<'_, K, V>;
+        fn keys(&self) -> S::Keys<'_, K, V>;
+        fn values(&self) -> S::Values<'_, K, V>;
+        fn values_mut(&mut self) -> S::ValuesMut<'_, K, V>;
+        fn into_iter(self) -> S::IntoIter<K, V>;
+        fn check_invariants(&self);
+    }
 }
 
-/// What [`SecondaryMap::insert`] does with a slot other than the next
-/// one, as `prepare` found it.
-enum Prepared {
-    /// The slot holds a newer key's value: the key is stale.
-    Stale,
-    /// The slot holds a value for this very key: replace it.
-    Occupied,
-    /// The slot exists and is vacant: fill it.
-    Vacant,
+use sealed::MapCore;
+
+/// How a [`SecondaryTable`] stores its values: [`Dense`] or [`Sparse`].
+/// Sealed; it names the map's core and the types of its iterators.
+pub trait SecondaryStorage: sealed::Sealed + Sized {
+    /// The map's core for keys `K` and values `V`.
+    #[doc(hidden)]
+    type Map<K: Key, V>: MapCore<K, V, Self>;
+    /// Iterator over `(key, &value)`.
+    type Iter<'a, K: Key, V: 'a>: Iterator<Item = (K, &'a V)>
+        + DoubleEndedIterator
+        + ExactSizeIterator
+        + FusedIterator;
+    /// Iterator over `(key, &mut value)`.
+    type IterMut<'a, K: Key, V: 'a>: Iterator<Item = (K, &'a mut V)>
+        + DoubleEndedIterator
+        + ExactSizeIterator
+        + FusedIterator;
+    /// Iterator over the keys with values.
+    type Keys<'a, K: Key, V: 'a>: Iterator<Item = K>
+        + DoubleEndedIterator
+        + ExactSizeIterator
+        + FusedIterator;
+    /// Iterator over the values.
+    type Values<'a, K: Key, V: 'a>: Iterator<Item = &'a V>
+        + DoubleEndedIterator
+        + ExactSizeIterator
+        + FusedIterator;
+    /// Iterator over the values, mutably.
+    type ValuesMut<'a, K: Key, V: 'a>: Iterator<Item = &'a mut V>
+        + DoubleEndedIterator
+        + ExactSizeIterator
+        + FusedIterator;
+    /// Removing iterator over `(key, value)`.
+    type Drain<'a, K: Key, V: 'a>: Iterator<Item = (K, V)> + ExactSizeIterator;
+    /// Owning iterator over `(key, value)`.
+    type IntoIter<K: Key, V>: Iterator<Item = (K, V)> + ExactSizeIterator;
 }
 
-impl<K: Key, V> SecondaryMap<K, V> {
-    /// An empty map.
+/// A secondary map over storage `S`: values for the keys of another table.
+/// Name it by its aliases, [`SecondaryMap`] (dense) and
+/// [`SparseSecondaryMap`]; every method below exists for both unless its
+/// section names one.
+///
+/// ```
+/// use handlekit::secondary::{Sparse, SecondaryTable};
+/// use handlekit::{Id, IdTable, SparseSecondaryMap};
+///
+/// let mut table = IdTable::new();
+/// let mut map: SecondaryTable<Id, &str, Sparse> = SparseSecondaryMap::new();
+/// let key = table.insert(());
+/// map.insert(key, "found through a page");
+/// assert_eq!(map[key], "found through a page");
+/// ```
+pub struct SecondaryTable<K: Key, V, S: SecondaryStorage> {
+    /// The storage's core: every operation is its.
+    map: S::Map<K, V>,
+}
+
+impl<K: Key, V, S: SecondaryStorage> SecondaryTable<K, V, S> {
+    /// An empty map; it allocates nothing until the first insertion.
     ///
     /// ```
     /// let map: handlekit::SecondaryMap<handlekit::Id, u8> = handlekit::SecondaryMap::new();
     /// assert!(map.is_empty());
+    /// let sparse: handlekit::SparseSecondaryMap<handlekit::Id, u8> =
+    ///     handlekit::SparseSecondaryMap::new();
+    /// assert!(sparse.is_empty());
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        SecondaryMap {
-            store: KeyedStore::new(),
-            _key: PhantomData,
+        SecondaryTable {
+            map: <S::Map<K, V> as MapCore<K, V, S>>::EMPTY,
         }
     }
 
-    /// An empty map with room for keys with indices below `capacity`.
+    /// An empty map with room for `capacity` values: for the dense map,
+    /// keys with indices below `capacity`.
     ///
     /// ```
     /// let map: handlekit::SecondaryMap<handlekit::Id, u8> = handlekit::SecondaryMap::with_capacity(64);
     /// assert!(map.capacity() >= 64);
+    /// let sparse: handlekit::SparseSecondaryMap<handlekit::Id, u8> =
+    ///     handlekit::SparseSecondaryMap::with_capacity(8);
+    /// assert!(sparse.capacity() >= 8);
     /// ```
     #[must_use]
     pub fn with_capacity(capacity: usize) -> Self {
-        SecondaryMap {
-            store: KeyedStore::with_capacity(capacity.min(KeyLimits::of::<K>().max_slots)),
-            _key: PhantomData,
+        SecondaryTable {
+            map: MapCore::with_capacity(capacity),
         }
     }
 
@@ -113,21 +242,23 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[inline]
     #[must_use]
     pub fn len(&self) -> usize {
-        self.store.len()
+        self.map.len()
     }
 
     /// Whether the map holds no values.
     ///
     /// ```
     /// assert!(handlekit::SecondaryMap::<handlekit::Id, u8>::new().is_empty());
+    /// assert!(handlekit::SparseSecondaryMap::<handlekit::Id, u8>::new().is_empty());
     /// ```
     #[inline]
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.store.len() == 0
+        self.len() == 0
     }
 
-    /// The number of slots the map can hold without reallocating.
+    /// How many values fit without reallocating: for the dense map, the
+    /// number of slots; for the sparse map, the room on its packed side.
     ///
     /// ```
     /// let map: handlekit::SecondaryMap<handlekit::Id, u8> = handlekit::SecondaryMap::with_capacity(8);
@@ -135,38 +266,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// ```
     #[must_use]
     pub fn capacity(&self) -> usize {
-        self.store.slot_capacity()
-    }
-
-    /// Makes room for keys with indices below `new_capacity`, if there is
-    /// less; never shrinks. Call it with the capacity of the primary table
-    /// before filling the map, so the map allocates once. Indices the key
-    /// type cannot have are not allocated for.
-    ///
-    /// # Panics
-    ///
-    /// If the allocation fails.
-    ///
-    /// ```
-    /// let table: handlekit::IdTable<u8> = handlekit::IdTable::with_capacity(100);
-    /// let mut map = handlekit::SecondaryMap::<handlekit::Id, f32>::new();
-    /// map.set_capacity(table.capacity());
-    /// assert!(map.capacity() >= 100);
-    /// map.set_capacity(10); // never shrinks
-    /// assert!(map.capacity() >= 100);
-    /// ```
-    pub fn set_capacity(&mut self, new_capacity: usize) {
-        let wanted = new_capacity.min(KeyLimits::of::<K>().max_slots);
-        let additional = wanted.saturating_sub(self.store.slot_count());
-        if self.store.try_reserve_slots(additional).is_err() {
-            panic!("SecondaryMap::set_capacity({new_capacity}): allocation failed");
-        }
-    }
-
-    /// Whether the key's index and generation are ones a table could issue.
-    #[inline]
-    fn in_range(key: K) -> bool {
-        Parts::of(key).is_some()
+        self.map.capacity()
     }
 
     /// Inserts `value` for `key` and returns the value it had, if any.
@@ -182,60 +282,18 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// let mut map = handlekit::SecondaryMap::new();
     /// assert_eq!(map.insert(key, 1), None);
     /// assert_eq!(map.insert(key, 2), Some(1));
+    ///
+    /// table.remove(key);
+    /// let newer = table.insert(()); // the same slot, a newer generation
+    /// let mut sparse = handlekit::SparseSecondaryMap::new();
+    /// sparse.insert(newer, 'n');
+    /// assert_eq!(sparse.insert(key, 'o'), None); // stale: nothing inserted
+    /// assert_eq!(sparse[newer], 'n');
     /// ```
-    // Inline, with the choice of what to do with a slot other than the
-    // next one out of line (`prepare`), which never sees `value`: a call
-    // per insertion cost more than the append itself (59 instructions per
-    // insert at 100k `u64`, against 37 inline and slotmap's 75.5), and a
-    // value passed to a function that is not inlined is built in memory
-    // on every path, then copied with wide loads from narrow stores, which
-    // stalls on store forwarding (a 64-byte value took as long to insert
-    // as with slotmap, despite a third fewer instructions). Forced: left to
-    // `#[inline]`, it was not inlined.
+    // Forced, as the dense core's own `insert` is (see there).
     #[inline(always)]
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
-        let parts = Parts::of(key)?;
-        let (index, generation) = (parts.index(), parts.generation());
-        if index == self.store.slot_count() {
-            // The common case when keys arrive in the order a table issued
-            // them: append the slot already occupied, in one write.
-            self.store.push_occupied(parts, value);
-            return None;
-        }
-        match self.prepare(parts) {
-            Prepared::Stale => None,
-            Prepared::Occupied => self
-                .store
-                .get_mut(index, generation)
-                .map(|old| core::mem::replace(old, value)),
-            Prepared::Vacant => {
-                self.store.occupy(parts, value);
-                None
-            }
-        }
-    }
-
-    /// Readies slot `index` for a key of `generation` (in range, and not
-    /// the next slot to append): makes the slot exist, and drops a value
-    /// an older key left there.
-    #[inline(never)]
-    fn prepare(&mut self, parts: Parts<K>) -> Prepared {
-        let (index, generation) = (parts.index(), parts.generation());
-        self.store.grow_vacant_to(index + 1);
-        let (stored, occupied) = self
-            .store
-            .slot(index)
-            .map_or((0, false), |slot| (slot.generation(), slot.is_occupied()));
-        if generation < stored {
-            return Prepared::Stale;
-        }
-        if occupied {
-            if generation == stored {
-                return Prepared::Occupied;
-            }
-            drop(self.store.remove(index, stored));
-        }
-        Prepared::Vacant
+        self.map.insert(key, value)
     }
 
     /// Whether `key` has a value.
@@ -250,8 +308,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[inline]
     #[must_use]
     pub fn contains_key(&self, key: K) -> bool {
-        self.store
-            .contains(key.index(), crate::raw::keyed::lookup_generation(key))
+        self.map.contains_key(key)
     }
 
     /// The value for `key`, or `None` if it has none or is stale.
@@ -262,12 +319,14 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// let mut map = handlekit::SecondaryMap::new();
     /// map.insert(key, 1);
     /// assert_eq!(map.get(key), Some(&1));
+    /// let mut sparse = handlekit::SparseSecondaryMap::new();
+    /// sparse.insert(key, 1);
+    /// assert_eq!(sparse.get(key), Some(&1));
     /// ```
     #[inline]
     #[must_use]
     pub fn get(&self, key: K) -> Option<&V> {
-        self.store
-            .get(key.index(), crate::raw::keyed::lookup_generation(key))
+        self.map.get(key)
     }
 
     /// The value for `key`, mutably.
@@ -283,8 +342,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     #[inline]
     #[must_use]
     pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
-        self.store
-            .get_mut(key.index(), crate::raw::keyed::lookup_generation(key))
+        self.map.get_mut(key)
     }
 
     /// Mutable references to the values of `N` keys at once, or `None` if
@@ -299,12 +357,11 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// let [x, y] = map.get_disjoint_mut([a, b]).unwrap();
     /// core::mem::swap(x, y);
     /// assert_eq!((map[a], map[b]), (2, 1));
+    /// assert!(map.get_disjoint_mut([a, a]).is_none());
     /// ```
     #[must_use]
     pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> Option<[&mut V; N]> {
-        self.store.get_disjoint_mut(
-            keys.map(|key| (key.index(), crate::raw::keyed::lookup_generation(key))),
-        )
+        self.map.get_disjoint_mut(keys)
     }
 
     /// The value for `key`, without checking the key.
@@ -317,7 +374,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// ```
     /// let mut table = handlekit::IdTable::new();
     /// let key = table.insert(());
-    /// let mut map = handlekit::SecondaryMap::new();
+    /// let mut map = handlekit::SparseSecondaryMap::new();
     /// map.insert(key, 1);
     /// // SAFETY: `key` was just given a value.
     /// assert_eq!(unsafe { *map.get_unchecked(key) }, 1);
@@ -329,9 +386,10 @@ impl<K: Key, V> SecondaryMap<K, V> {
             self.contains_key(key),
             "get_unchecked with key {key:?}, which has no value"
         );
-        // SAFETY: the caller guarantees `key` has a value, so its slot
-        // exists and is occupied.
-        unsafe { self.store.get_unchecked(key.index()) }
+        // The lookup's checks lead only to the `None` it cannot return, so
+        // the optimizer drops them.
+        // SAFETY: the caller guarantees `key` has a value.
+        unsafe { self.get(key).unwrap_unchecked() }
     }
 
     /// The value for `key`, mutably, without checking the key.
@@ -356,8 +414,9 @@ impl<K: Key, V> SecondaryMap<K, V> {
             self.contains_key(key),
             "get_unchecked_mut with key {key:?}, which has no value"
         );
+        // As in `get_unchecked`.
         // SAFETY: the caller guarantees `key` has a value.
-        unsafe { self.store.get_unchecked_mut(key.index()) }
+        unsafe { self.get_mut(key).unwrap_unchecked() }
     }
 
     /// Mutable references to the values of `N` keys at once, without
@@ -389,16 +448,14 @@ impl<K: Key, V> SecondaryMap<K, V> {
             self.get_disjoint_mut(keys).is_some(),
             "get_disjoint_unchecked_mut with a key without a value, or a repeated key, in {keys:?}"
         );
-        // Keys with values and one index are one key, so distinct such keys
-        // have distinct indices.
-        // SAFETY: the caller guarantees every key has a value and is distinct.
-        unsafe {
-            self.store
-                .get_disjoint_unchecked_mut(keys.map(|key| key.index()))
-        }
+        // As in `get_unchecked`.
+        // SAFETY: the caller guarantees every key has a value and no two
+        // are equal, so `get_disjoint_mut` finds them all.
+        unsafe { self.get_disjoint_mut(keys).unwrap_unchecked() }
     }
 
-    /// Removes the value for `key` and returns it.
+    /// Removes the value for `key` and returns it. In the sparse map the
+    /// last value moves into its place.
     ///
     /// ```
     /// let mut table = handlekit::IdTable::new();
@@ -410,8 +467,7 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// ```
     #[inline]
     pub fn remove(&mut self, key: K) -> Option<V> {
-        self.store
-            .remove(key.index(), crate::raw::keyed::lookup_generation(key))
+        self.map.remove(key)
     }
 
     /// The entry for `key`, for in-place manipulation, or `None` if the key
@@ -424,12 +480,15 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// let mut counts = handlekit::SecondaryMap::new();
     /// *counts.entry(key).unwrap().or_insert(0) += 1;
     /// assert_eq!(counts[key], 1);
+    /// let mut lists = handlekit::SparseSecondaryMap::new();
+    /// lists.entry(key).unwrap().or_insert_with(Vec::new).push(1);
+    /// assert_eq!(lists[key], [1]);
     /// ```
     pub fn entry(&mut self, key: K) -> Option<Entry<'_, Self>> {
         entry::entry(self, key)
     }
 
-    /// Removes every value.
+    /// Removes every value. The sparse map keeps its allocated pages.
     ///
     /// ```
     /// let mut table = handlekit::IdTable::new();
@@ -439,25 +498,27 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// assert!(map.is_empty());
     /// ```
     pub fn clear(&mut self) {
-        self.store.drop_values();
+        self.map.clear();
     }
 
-    /// Keeps only the values for which `keep(key, &mut value)` is true.
+    /// Keeps only the values for which `keep(key, &mut value)` is true,
+    /// visited in iteration order; the sparse map keeps the order of those
+    /// that stay.
     ///
     /// ```
     /// let mut table = handlekit::IdTable::new();
-    /// let mut map = handlekit::SecondaryMap::new();
+    /// let mut map = handlekit::SparseSecondaryMap::new();
     /// for n in 0..4 {
     ///     map.insert(table.insert(()), n);
     /// }
-    /// map.retain(|_, n| *n >= 2);
-    /// assert_eq!(map.len(), 2);
+    /// map.retain(|_, n| *n % 2 == 0);
+    /// assert_eq!(map.as_slice(), [0, 2]);
     /// ```
     pub fn retain(&mut self, keep: impl FnMut(K, &mut V) -> bool) {
-        self.store.retain_keyed(keep);
+        self.map.retain(keep);
     }
 
-    /// Removes every value and yields it with its key, in index order.
+    /// Removes every value and yields it with its key, in iteration order.
     ///
     /// ```
     /// let mut table = handlekit::IdTable::new();
@@ -465,25 +526,32 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// let mut map = handlekit::SecondaryMap::new();
     /// map.insert(key, 1);
     /// assert_eq!(map.drain().collect::<Vec<_>>(), [(key, 1)]);
+    /// assert!(map.is_empty());
     /// ```
-    pub fn drain(&mut self) -> Drain<'_, K, V> {
-        Drain::new(&mut self.store)
+    pub fn drain(&mut self) -> S::Drain<'_, K, V> {
+        self.map.drain()
     }
 
-    /// Iterates `(key, &value)` in index order.
+    /// Iterates `(key, &value)`: in index order for the dense map, in
+    /// packed order for the sparse one.
     ///
     /// ```
     /// let mut table = handlekit::IdTable::new();
-    /// let key = table.insert(());
+    /// let (a, b) = (table.insert(()), table.insert(()));
     /// let mut map = handlekit::SecondaryMap::new();
-    /// map.insert(key, 1);
-    /// assert_eq!(map.iter().collect::<Vec<_>>(), [(key, &1)]);
+    /// let mut sparse = handlekit::SparseSecondaryMap::new();
+    /// for key in [b, a] {
+    ///     map.insert(key, 1);
+    ///     sparse.insert(key, 1);
+    /// }
+    /// assert_eq!(map.iter().collect::<Vec<_>>(), [(a, &1), (b, &1)]);
+    /// assert_eq!(sparse.iter().collect::<Vec<_>>(), [(b, &1), (a, &1)]);
     /// ```
-    pub fn iter(&self) -> Iter<'_, V, K> {
-        Iter::new(self.store.keyed_iter())
+    pub fn iter(&self) -> S::Iter<'_, K, V> {
+        self.map.iter()
     }
 
-    /// Iterates `(key, &mut value)` in index order.
+    /// Iterates `(key, &mut value)`, in [`iter`](Self::iter)'s order.
     ///
     /// ```
     /// let mut table = handlekit::IdTable::new();
@@ -495,11 +563,11 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// }
     /// assert_eq!(map[key], 5);
     /// ```
-    pub fn iter_mut(&mut self) -> IterMut<'_, V, K> {
-        IterMut::new(self.store.keyed_iter_mut())
+    pub fn iter_mut(&mut self) -> S::IterMut<'_, K, V> {
+        self.map.iter_mut()
     }
 
-    /// Iterates the keys with values, in index order.
+    /// Iterates the keys with values, in [`iter`](Self::iter)'s order.
     ///
     /// ```
     /// let mut table = handlekit::IdTable::new();
@@ -508,11 +576,12 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// map.insert(key, 1);
     /// assert_eq!(map.keys().collect::<Vec<_>>(), [key]);
     /// ```
-    pub fn keys(&self) -> Keys<'_, V, K> {
-        Keys::new(self.store.keyed_iter())
+    pub fn keys(&self) -> S::Keys<'_, K, V> {
+        self.map.keys()
     }
 
-    /// Iterates the values, in index order.
+    /// Iterates the values, in [`iter`](Self::iter)'s order: for the
+    /// sparse map, a slice iterator.
     ///
     /// ```
     /// let mut table = handlekit::IdTable::new();
@@ -521,49 +590,38 @@ impl<K: Key, V> SecondaryMap<K, V> {
     /// map.insert(table.insert(()), 2);
     /// assert_eq!(map.values().sum::<i32>(), 3);
     /// ```
-    pub fn values(&self) -> Values<'_, V> {
-        Values::new(self.store.iter())
+    pub fn values(&self) -> S::Values<'_, K, V> {
+        self.map.values()
     }
 
-    /// Iterates the values mutably, in index order.
+    /// Iterates the values mutably, in [`iter`](Self::iter)'s order.
     ///
     /// ```
     /// let mut table = handlekit::IdTable::new();
     /// let key = table.insert(());
-    /// let mut map = handlekit::SecondaryMap::new();
+    /// let mut map = handlekit::SparseSecondaryMap::new();
     /// map.insert(key, 1);
     /// map.values_mut().for_each(|v| *v += 1);
     /// assert_eq!(map[key], 2);
     /// ```
-    pub fn values_mut(&mut self) -> ValuesMut<'_, V> {
-        ValuesMut::new(self.store.iter_mut())
+    pub fn values_mut(&mut self) -> S::ValuesMut<'_, K, V> {
+        self.map.values_mut()
     }
 
     /// Checks internal invariants; panics if one is broken. For tests and
     /// fuzzing; not part of the stable API.
     #[doc(hidden)]
     pub fn check_invariants(&self) {
-        self.store.check_invariants();
-        assert!(self.store.slot_count() <= KeyLimits::of::<K>().max_slots);
+        self.map.check_invariants();
     }
 }
 
-impl<K: Key, V> EntryTarget for SecondaryMap<K, V> {
+impl<K: Key, V, S: SecondaryStorage> EntryTarget for SecondaryTable<K, V, S> {
     type Key = K;
     type Value = V;
 
     fn entry_state(&self, key: K) -> Option<bool> {
-        if !Self::in_range(key) {
-            return None;
-        }
-        match self.store.slot(key.index()) {
-            None => Some(false),
-            Some(slot) if crate::raw::keyed::lookup_generation(key) < slot.generation() => None,
-            Some(slot) => Some(
-                slot.is_occupied()
-                    && slot.generation() == crate::raw::keyed::lookup_generation(key),
-            ),
-        }
+        self.map.entry_state(key)
     }
 
     fn entry_get(&self, key: K) -> Option<&V> {
@@ -583,15 +641,7 @@ impl<K: Key, V> EntryTarget for SecondaryMap<K, V> {
     }
 }
 
-/// Removing iterator over `(key, value)`; see [`SecondaryMap::drain`]
-/// ([`iter::Drain`](crate::iter::Drain) over the map's slots).
-pub type Drain<'a, K, V> = crate::iter::Drain<'a, V, K, KeyedStore<V, K>>;
-
-/// Owning iterator over `(key, value)`, in index order
-/// ([`iter::IntoIter`](crate::iter::IntoIter) over the map's slots).
-pub type IntoIter<K, V> = crate::iter::IntoIter<V, K, KeyedStore<V, K>>;
-
-impl<K: Key, V> Default for SecondaryMap<K, V> {
+impl<K: Key, V, S: SecondaryStorage> Default for SecondaryTable<K, V, S> {
     /// An empty map.
     ///
     /// ```
@@ -603,23 +653,25 @@ impl<K: Key, V> Default for SecondaryMap<K, V> {
     }
 }
 
-impl<K: Key, V: Clone> Clone for SecondaryMap<K, V> {
+impl<K: Key, V, S: SecondaryStorage> Clone for SecondaryTable<K, V, S>
+where
+    S::Map<K, V>: Clone,
+{
     /// ```
     /// let mut table = handlekit::IdTable::new();
     /// let key = table.insert(());
-    /// let mut map = handlekit::SecondaryMap::new();
+    /// let mut map = handlekit::SparseSecondaryMap::new();
     /// map.insert(key, 1);
     /// assert_eq!(map.clone()[key], 1);
     /// ```
     fn clone(&self) -> Self {
-        SecondaryMap {
-            store: self.store.clone(),
-            _key: PhantomData,
+        SecondaryTable {
+            map: self.map.clone(),
         }
     }
 }
 
-impl<K: Key, V: fmt::Debug> fmt::Debug for SecondaryMap<K, V> {
+impl<K: Key, V: fmt::Debug, S: SecondaryStorage> fmt::Debug for SecondaryTable<K, V, S> {
     /// ```
     /// let mut table = handlekit::IdTable::new();
     /// let mut map = handlekit::SecondaryMap::new();
@@ -631,10 +683,18 @@ impl<K: Key, V: fmt::Debug> fmt::Debug for SecondaryMap<K, V> {
     }
 }
 
-impl<K: Key, V: PartialEq> PartialEq for SecondaryMap<K, V> {
+impl<K: Key, V: PartialEq, S: SecondaryStorage> PartialEq for SecondaryTable<K, V, S> {
+    /// Equal when both hold the same keys with equal values, whatever
+    /// their order.
+    ///
     /// ```
-    /// let map: handlekit::SecondaryMap<handlekit::Id, u8> = Default::default();
-    /// assert_eq!(map, map.clone());
+    /// let mut table = handlekit::IdTable::new();
+    /// let (a, b) = (table.insert(()), table.insert(()));
+    /// let mut x = handlekit::SparseSecondaryMap::new();
+    /// let mut y = handlekit::SparseSecondaryMap::new();
+    /// x.extend([(a, 1), (b, 2)]);
+    /// y.extend([(b, 2), (a, 1)]);
+    /// assert_eq!(x, y);
     /// ```
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len()
@@ -644,9 +704,9 @@ impl<K: Key, V: PartialEq> PartialEq for SecondaryMap<K, V> {
     }
 }
 
-impl<K: Key, V: Eq> Eq for SecondaryMap<K, V> {}
+impl<K: Key, V: Eq, S: SecondaryStorage> Eq for SecondaryTable<K, V, S> {}
 
-impl<K: Key, V> Index<K> for SecondaryMap<K, V> {
+impl<K: Key, V, S: SecondaryStorage> Index<K> for SecondaryTable<K, V, S> {
     type Output = V;
 
     /// # Panics
@@ -669,7 +729,7 @@ impl<K: Key, V> Index<K> for SecondaryMap<K, V> {
     }
 }
 
-impl<K: Key, V> IndexMut<K> for SecondaryMap<K, V> {
+impl<K: Key, V, S: SecondaryStorage> IndexMut<K> for SecondaryTable<K, V, S> {
     /// # Panics
     ///
     /// If `key` has no value.
@@ -677,7 +737,7 @@ impl<K: Key, V> IndexMut<K> for SecondaryMap<K, V> {
     /// ```
     /// let mut table = handlekit::IdTable::new();
     /// let key = table.insert(());
-    /// let mut map = handlekit::SecondaryMap::new();
+    /// let mut map = handlekit::SparseSecondaryMap::new();
     /// map.insert(key, 1);
     /// map[key] += 1;
     /// assert_eq!(map[key], 2);
@@ -697,7 +757,9 @@ pub(crate) fn missing<K: Key>(key: K) -> ! {
     panic!("secondary map: no value for key {key:?} (never inserted, removed, or stale)")
 }
 
-impl<K: Key, V> Extend<(K, V)> for SecondaryMap<K, V> {
+impl<K: Key, V, S: SecondaryStorage> Extend<(K, V)> for SecondaryTable<K, V, S> {
+    /// Inserts each pair as [`insert`](SecondaryTable::insert) does.
+    ///
     /// ```
     /// let mut table = handlekit::IdTable::new();
     /// let key = table.insert(());
@@ -712,11 +774,11 @@ impl<K: Key, V> Extend<(K, V)> for SecondaryMap<K, V> {
     }
 }
 
-impl<K: Key, V> FromIterator<(K, V)> for SecondaryMap<K, V> {
+impl<K: Key, V, S: SecondaryStorage> FromIterator<(K, V)> for SecondaryTable<K, V, S> {
     /// ```
     /// let mut table = handlekit::IdTable::new();
     /// let key = table.insert(());
-    /// let map: handlekit::SecondaryMap<_, _> = [(key, 1)].into_iter().collect();
+    /// let map: handlekit::SparseSecondaryMap<_, _> = [(key, 1)].into_iter().collect();
     /// assert_eq!(map[key], 1);
     /// ```
     fn from_iter<I: IntoIterator<Item = (K, V)>>(pairs: I) -> Self {
@@ -726,27 +788,27 @@ impl<K: Key, V> FromIterator<(K, V)> for SecondaryMap<K, V> {
     }
 }
 
-impl<'a, K: Key, V> IntoIterator for &'a SecondaryMap<K, V> {
+impl<'a, K: Key, V, S: SecondaryStorage> IntoIterator for &'a SecondaryTable<K, V, S> {
     type Item = (K, &'a V);
-    type IntoIter = Iter<'a, V, K>;
+    type IntoIter = S::Iter<'a, K, V>;
 
-    fn into_iter(self) -> Iter<'a, V, K> {
+    fn into_iter(self) -> S::Iter<'a, K, V> {
         self.iter()
     }
 }
 
-impl<'a, K: Key, V> IntoIterator for &'a mut SecondaryMap<K, V> {
+impl<'a, K: Key, V, S: SecondaryStorage> IntoIterator for &'a mut SecondaryTable<K, V, S> {
     type Item = (K, &'a mut V);
-    type IntoIter = IterMut<'a, V, K>;
+    type IntoIter = S::IterMut<'a, K, V>;
 
-    fn into_iter(self) -> IterMut<'a, V, K> {
+    fn into_iter(self) -> S::IterMut<'a, K, V> {
         self.iter_mut()
     }
 }
 
-impl<K: Key, V> IntoIterator for SecondaryMap<K, V> {
+impl<K: Key, V, S: SecondaryStorage> IntoIterator for SecondaryTable<K, V, S> {
     type Item = (K, V);
-    type IntoIter = IntoIter<K, V>;
+    type IntoIter = S::IntoIter<K, V>;
 
     /// ```
     /// let mut table = handlekit::IdTable::new();
@@ -755,7 +817,7 @@ impl<K: Key, V> IntoIterator for SecondaryMap<K, V> {
     /// map.insert(key, 1);
     /// assert_eq!(map.into_iter().collect::<Vec<_>>(), [(key, 1)]);
     /// ```
-    fn into_iter(self) -> IntoIter<K, V> {
-        IntoIter::new(self.store)
+    fn into_iter(self) -> S::IntoIter<K, V> {
+        self.map.into_iter()
     }
 }
