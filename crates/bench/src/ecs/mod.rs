@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use crate::containers::Family;
 use crate::goals::{Bound, Goal, GoalRow, Spread};
 use crate::text::{escape, median_cell, ratio_cell, Row};
-use crate::workloads::{time, time_passes, Budget, Form, Rng, Timed};
+use crate::workloads::{random_lookups, time, time_passes, Budget, Form, Rng, Timed};
 use crate::Cell;
 
 /// The value-type column of ECS cells: `--filter ecs` picks the section.
@@ -461,19 +461,13 @@ pub(crate) fn random_gets<W: SpawnBatch<(data::Position, data::Velocity)> + 'sta
 }
 
 /// `random_get`'s setup: a new world of `n` located entities, spawned in
-/// one batch, and the order of the lookups (see [`lookups`]).
+/// one batch, and the order of the lookups (see [`random_lookups`]).
 pub(crate) fn located_world<W: SpawnBatch<(data::Position, data::Velocity)>>(
     n: usize,
     rng: &mut Rng,
 ) -> (W, Vec<W::Entity>) {
     let (world, entities) = spawned((0..n).map(data::located));
-    (world, lookups(&entities, rng))
-}
-
-/// As many lookups as `entities`, each of one picked at random.
-pub(crate) fn lookups<E: Copy>(entities: &[E], rng: &mut Rng) -> Vec<E> {
-    let n = entities.len();
-    (0..n).map(|_| entities[rng.below(n)]).collect()
+    (world, random_lookups(&entities, rng))
 }
 
 /// A `random_get` pass: `x_of` each of `lookups` (a peer's lookup of
