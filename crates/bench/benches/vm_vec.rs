@@ -88,6 +88,16 @@ fn bench_drain<C>(
     });
 }
 
+/// [`bench_drain`] on a std collection `C` of `0..n`.
+fn bench_std_drain<C: FromIterator<u64>>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    n: usize,
+    drain: impl FnMut(&mut C),
+) {
+    bench_drain(group, name, || (0..n as u64).collect(), drain);
+}
+
 fn drain_front_tenth(c: &mut Criterion) {
     let n = elements();
     let cut = n / 10;
@@ -107,22 +117,12 @@ fn drain_front_tenth(c: &mut Criterion) {
             v.drain_front(cut);
         },
     );
-    bench_drain(
-        &mut group,
-        "VecDeque::drain",
-        || (0..n as u64).collect::<VecDeque<u64>>(),
-        |d| {
-            d.drain(..cut);
-        },
-    );
-    bench_drain(
-        &mut group,
-        "Vec::drain",
-        || (0..n as u64).collect::<Vec<u64>>(),
-        |v| {
-            v.drain(..cut);
-        },
-    );
+    bench_std_drain(&mut group, "VecDeque::drain", n, |d: &mut VecDeque<u64>| {
+        d.drain(..cut);
+    });
+    bench_std_drain(&mut group, "Vec::drain", n, |v: &mut Vec<u64>| {
+        v.drain(..cut);
+    });
     group.finish();
 }
 

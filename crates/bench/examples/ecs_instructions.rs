@@ -34,6 +34,7 @@
 use std::hint::black_box;
 
 use handlekit_bench::ecs::data::{self, Position, Simple, Velocity, SA, SB, SC, SD, SE};
+use handlekit_bench::for_each_schedule_kind;
 use shipyard::{EntitiesViewMut, Get as _, IntoIter as _, Remove as _, View, ViewMut};
 
 /// A handlekit-ecs world for `n` entities (see the module docs).
@@ -444,20 +445,15 @@ fn main() {
             let es: Vec<_> = world.bulk_add_entity((0..n).map(base)).collect();
             measured_shipyard_add_remove(&world, &es);
         }
+        // The runner's `schedule` world: N entities of each of its kinds.
         ("schedule", "handlekit") => {
             let mut world = hk_world(4 * n);
-            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0))));
-            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+            for_each_schedule_kind!(|kind| drop(world.spawn_batch((0..n).map(|_| kind))));
             measured_hk_schedule(&world);
         }
         ("schedule", "hecs") => {
             let mut world = hecs::World::new();
-            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0))));
-            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0))));
-            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0), SD(0.0))));
-            world.spawn_batch((0..n).map(|_| (SA(0.0), SB(0.0), SC(0.0), SE(0.0))));
+            for_each_schedule_kind!(|kind| drop(world.spawn_batch((0..n).map(|_| kind))));
             measured_hecs_schedule(&world);
         }
         ("despawn", "handlekit") => {
@@ -492,40 +488,32 @@ fn main() {
             world.spawn_batch((0..n).map(|_| -> Simple { data::simple() }));
             measured_hecs_serde(&world, text);
         }
-        ("get", "handlekit") => {
+        // The lookups: each contender's world of N located entities, looked
+        // up in a scrambled order.
+        ("get" | "world_get" | "get_mut" | "has", "handlekit") => {
             let mut world = hk_world(n);
             let es = scrambled(&world.spawn_batch((0..n).map(pv)));
-            black_box(measured_hk_get(&world, &es));
+            black_box(match work {
+                "get" => measured_hk_get(&world, &es),
+                "world_get" => measured_hk_world_get(&world, &es),
+                "get_mut" => measured_hk_get_mut(&mut world, &es),
+                _ => measured_hk_has(&world, &es),
+            });
         }
-        ("get", "hecs") => {
+        ("get" | "world_get", "hecs") => {
             let mut world = hecs::World::new();
             let es: Vec<_> = world.spawn_batch((0..n).map(pv)).collect();
-            black_box(measured_hecs_get(&world, &scrambled(&es)));
+            let es = scrambled(&es);
+            black_box(if work == "get" {
+                measured_hecs_get(&world, &es)
+            } else {
+                measured_hecs_world_get(&world, &es)
+            });
         }
         ("get", "shipyard") => {
             let mut world = shipyard::World::new();
             let es: Vec<_> = world.bulk_add_entity((0..n).map(pv)).collect();
             black_box(measured_shipyard_get(&world, &scrambled(&es)));
-        }
-        ("world_get", "handlekit") => {
-            let mut world = hk_world(n);
-            let es = scrambled(&world.spawn_batch((0..n).map(pv)));
-            black_box(measured_hk_world_get(&world, &es));
-        }
-        ("world_get", "hecs") => {
-            let mut world = hecs::World::new();
-            let es: Vec<_> = world.spawn_batch((0..n).map(pv)).collect();
-            black_box(measured_hecs_world_get(&world, &scrambled(&es)));
-        }
-        ("get_mut", "handlekit") => {
-            let mut world = hk_world(n);
-            let es = scrambled(&world.spawn_batch((0..n).map(pv)));
-            black_box(measured_hk_get_mut(&mut world, &es));
-        }
-        ("has", "handlekit") => {
-            let mut world = hk_world(n);
-            let es = scrambled(&world.spawn_batch((0..n).map(pv)));
-            black_box(measured_hk_has(&world, &es));
         }
         ("add_remove", "planck") => {
             let es = planck_entities(n);

@@ -31,7 +31,7 @@
 use std::hint::black_box;
 
 use handlekit_bench::containers::{Blob64, Container, Value};
-use handlekit_bench::workloads::Rng;
+use handlekit_bench::workloads::{self, Fill, Rng};
 
 #[inline(never)]
 fn measured_insert<V: Value, C: Container<V>>(n: usize) -> C {
@@ -128,21 +128,10 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
         return;
     }
     let mut rng = Rng::new(7);
-    let fill = |n: usize| {
-        let mut c = C::new();
-        let keys: Vec<C::Key> = (0..n as u64).map(|i| c.insert(V::make(i))).collect();
-        (c, keys)
-    };
+    let fill = workloads::fill::<V, C>;
     match work {
         "insert" => drop(black_box(measured_insert::<V, C>(n))),
-        "reinsert" => {
-            let (mut c, mut keys) = fill(n);
-            rng.shuffle(&mut keys);
-            for key in keys {
-                c.remove(key);
-            }
-            measured_reinsert(&mut c, n);
-        }
+        "reinsert" => measured_reinsert(&mut workloads::emptied::<V, C>(n, &mut rng), n),
         "remove" => {
             let (mut c, mut keys) = fill(n);
             rng.shuffle(&mut keys);
@@ -150,20 +139,14 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
         }
         "get" => {
             let (c, keys) = fill(n);
-            let lookups: Vec<C::Key> = (0..n).map(|_| keys[rng.below(n)]).collect();
-            black_box(measured_get(&c, &lookups));
+            black_box(measured_get(
+                &c,
+                &workloads::random_lookups(&keys, &mut rng),
+            ));
         }
         "get_stale" => {
             // As the runner: every key stale, its slot refilled.
-            let (mut c, mut stale) = fill(n);
-            rng.shuffle(&mut stale);
-            for &key in &stale {
-                c.remove(key);
-            }
-            for i in 0..n as u64 {
-                c.insert(V::make(i));
-            }
-            rng.shuffle(&mut stale);
+            let (c, stale) = workloads::refilled::<V, C>(n, &mut rng);
             black_box(measured_get_stale(&c, &stale));
         }
         "churn" => {
@@ -175,18 +158,15 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
             .iter()
             .any(|walk| w.trim_start_matches("for_").starts_with(walk)) =>
         {
-            let (mut c, mut keys) = fill(n);
-            let removed = if work.ends_with("half") {
-                n / 2
+            let (mut c, keys) = fill(n);
+            let thinned = if work.ends_with("half") {
+                Fill::Half
             } else if work.ends_with("sparse") {
-                n * 95 / 100
+                Fill::Sparse
             } else {
-                0
+                Fill::Full
             };
-            rng.shuffle(&mut keys);
-            for &key in &keys[..removed] {
-                c.remove(key);
-            }
+            workloads::thin_out(&mut c, keys, thinned.removed(), &mut rng);
             match work.split('_').next() {
                 Some("keyed") => drop(black_box(measured_keyed(&c))),
                 Some("values") => drop(black_box(measured_values(&c))),

@@ -39,12 +39,62 @@ fn median(mut xs: Vec<Duration>) -> Duration {
     xs[xs.len() / 2]
 }
 
+/// The three contenders of a comparison: each one's label in the table of
+/// medians, and its name in the line of ratios.
+type Contenders = [(&'static str, &'static str); 3];
+
+const PUSH: Contenders = [
+    ("VmVec::push", "VmVec"),
+    ("Vec::push (no reserve)", "Vec"),
+    ("Vec::with_capacity + push", "Vec::with_capacity"),
+];
+
+const DRAIN: Contenders = [
+    ("VmVec::drain_front + release", "VmVec"),
+    ("VecDeque::drain(..n)", "VecDeque"),
+    ("Vec::drain(..n)", "Vec"),
+];
+
+/// Prints each contender's median time, then the first's median over each
+/// other's (to `digits` places).
+fn print_comparison(contenders: &Contenders, times: [Vec<Duration>; 3], digits: [usize; 2]) {
+    let medians = times.map(median);
+    for ((label, _), time) in contenders.iter().zip(medians) {
+        println!("  {label:<28} {}", ms(time));
+    }
+    let ours = contenders[0].1;
+    let ratios: Vec<String> = contenders[1..]
+        .iter()
+        .zip(&medians[1..])
+        .zip(digits)
+        .map(|(((_, name), time), digits)| {
+            let ratio = medians[0].as_secs_f64() / time.as_secs_f64();
+            format!("{ours} / {name} = {ratio:.digits$}")
+        })
+        .collect();
+    println!("  {}", ratios.join(", "));
+}
+
 fn ms(d: Duration) -> String {
     if d < Duration::from_millis(1) {
         format!("{:.2} µs", d.as_secs_f64() * 1e6)
     } else {
         format!("{:.2} ms", d.as_secs_f64() * 1e3)
     }
+}
+
+/// Drains the front of `c` once with `drain`, timed (the time goes to
+/// `times`); the resident memory (MiB) before and right after.
+fn time_drain<C>(
+    c: &mut C,
+    times: &mut Vec<Duration>,
+    drain: impl FnOnce(&mut C),
+) -> (String, String) {
+    let before = rss_mib();
+    let start = Instant::now();
+    drain(c);
+    times.push(start.elapsed());
+    (before, rss_mib())
 }
 
 fn push_vmvec(n: usize) -> (Duration, VmVec<u64>) {
@@ -97,16 +147,8 @@ fn main() {
         vec_cap.push(t);
         drop(v);
     }
-    let (vm, vec, vec_cap) = (median(vm), median(vec), median(vec_cap));
     println!("\npush {mib} MiB:");
-    println!("  VmVec::push                  {}", ms(vm));
-    println!("  Vec::push (no reserve)       {}", ms(vec));
-    println!("  Vec::with_capacity + push    {}", ms(vec_cap));
-    println!(
-        "  VmVec / Vec = {:.2}, VmVec / Vec::with_capacity = {:.2}",
-        vm.as_secs_f64() / vec.as_secs_f64(),
-        vm.as_secs_f64() / vec_cap.as_secs_f64()
-    );
+    print_comparison(&PUSH, [vm, vec, vec_cap], [2, 2]);
 
     println!(
         "\nremove the front 10% ({} MiB) of a touched {mib} MiB array:",
@@ -116,11 +158,9 @@ fn main() {
     let mut rss_lines = Vec::new();
     for round in 0..rounds {
         let (_, mut v) = push_vmvec(n);
-        let before = rss_mib();
-        let start = Instant::now();
-        v.drain_front(cut);
-        t_vm.push(start.elapsed());
-        let after = rss_mib();
+        let (before, after) = time_drain(&mut v, &mut t_vm, |v| {
+            v.drain_front(cut);
+        });
         let rebase = {
             let start = Instant::now();
             let r = v.rebase();
@@ -143,36 +183,25 @@ fn main() {
         drop(v);
 
         let mut d: VecDeque<u64> = (0..n as u64).collect();
-        let before = rss_mib();
-        let start = Instant::now();
-        d.drain(..cut);
-        t_dq.push(start.elapsed());
-        if round == 0 {
-            rss_lines.push(format!("  VecDeque: RSS {before} -> {} MiB", rss_mib()));
-        }
+        let deque_rss = time_drain(&mut d, &mut t_dq, |d| {
+            d.drain(..cut);
+        });
         black_box(&d);
         drop(d);
 
         let (_, mut w) = push_vec_reserved(n);
-        let before = rss_mib();
-        let start = Instant::now();
-        w.drain(..cut);
-        t_vec.push(start.elapsed());
-        if round == 0 {
-            rss_lines.push(format!("  Vec:      RSS {before} -> {} MiB", rss_mib()));
-        }
+        let vec_rss = time_drain(&mut w, &mut t_vec, |w| {
+            w.drain(..cut);
+        });
         black_box(&w);
         drop(w);
+        if round == 0 {
+            for (name, (before, after)) in [("VecDeque:", deque_rss), ("Vec:     ", vec_rss)] {
+                rss_lines.push(format!("  {name} RSS {before} -> {after} MiB"));
+            }
+        }
     }
-    let (t_vm, t_dq, t_vec) = (median(t_vm), median(t_dq), median(t_vec));
-    println!("  VmVec::drain_front + release {}", ms(t_vm));
-    println!("  VecDeque::drain(..n)         {}", ms(t_dq));
-    println!("  Vec::drain(..n)              {}", ms(t_vec));
-    println!(
-        "  VmVec / VecDeque = {:.0}, VmVec / Vec = {:.3}",
-        t_vm.as_secs_f64() / t_dq.as_secs_f64(),
-        t_vm.as_secs_f64() / t_vec.as_secs_f64()
-    );
+    print_comparison(&DRAIN, [t_vm, t_dq, t_vec], [0, 3]);
     println!("\nresident memory (first round):");
     for line in rss_lines {
         println!("{line}");

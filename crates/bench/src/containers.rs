@@ -3,6 +3,7 @@
 
 use handlekit::Key as _;
 use handlekit::{Hive, Id, Id32, IdTable, LookupTable, PackedTable, Pool, PoolKey};
+use std::borrow::{Borrow, BorrowMut};
 use std::collections::{BTreeMap, HashMap};
 
 /// A value type the workloads store: `u64`, or a 64-byte block.
@@ -330,126 +331,104 @@ arena_like!(
     |k| k as u64
 );
 
+/// A std map from a counter ID: the seed's "STL method", objects boxed on
+/// the heap in an ordered map ([`BTreeIds`]), and a `HashMap` holding its
+/// values in place ([`HashIds`]).
+pub struct CounterIds<M> {
+    next_id: u32,
+    map: M,
+}
+
 /// The seed's "STL method": objects boxed on the heap, found through an
 /// ordered map from a counter ID.
-pub struct BTreeIds<V> {
-    next_id: u32,
-    map: BTreeMap<u32, Box<V>>,
-}
-
-impl<V: Value> Container<V> for BTreeIds<V> {
-    type Key = u32;
-    const NAME: &'static str = "BTreeMap+Box";
-    const FAMILY: Family = Family::Map;
-    fn new() -> Self {
-        BTreeIds {
-            next_id: 0,
-            map: BTreeMap::new(),
-        }
-    }
-    #[inline(always)]
-    fn insert(&mut self, value: V) -> u32 {
-        let id = self.next_id;
-        self.next_id = self.next_id.wrapping_add(1);
-        self.map.insert(id, Box::new(value));
-        id
-    }
-    #[inline(always)]
-    fn get(&self, key: u32) -> Option<&V> {
-        self.map.get(&key).map(|boxed| &**boxed)
-    }
-    #[inline(always)]
-    fn remove(&mut self, key: u32) -> Option<V> {
-        self.map.remove(&key).map(|boxed| *boxed)
-    }
-    fn len(&self) -> usize {
-        self.map.len()
-    }
-    #[inline(always)]
-    fn key_bits(key: u32) -> u64 {
-        u64::from(key)
-    }
-    #[inline(always)]
-    fn iter(&self) -> impl Iterator<Item = (u32, &V)> {
-        self.map.iter().map(|(&k, v)| (k, &**v))
-    }
-    #[inline(always)]
-    fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut V)> {
-        self.map.iter_mut().map(|(&k, v)| (k, &mut **v))
-    }
-    #[inline(always)]
-    fn values(&self) -> impl Iterator<Item = &V> {
-        self.map.values().map(|v| &**v)
-    }
-    #[inline(always)]
-    fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
-        self.map.values_mut().map(|v| &mut **v)
-    }
-    #[inline(always)]
-    fn keys(&self) -> impl Iterator<Item = u32> {
-        self.map.keys().copied()
-    }
-}
-
+pub type BTreeIds<V> = CounterIds<BTreeMap<u32, Box<V>>>;
 /// A `HashMap` (std's default hasher) from a counter ID.
-pub struct HashIds<V> {
-    next_id: u32,
-    map: HashMap<u32, V>,
+pub type HashIds<V> = CounterIds<HashMap<u32, V>>;
+
+/// Taking a value back out of a map's slot: a `Box<V>`, or `V` itself.
+/// (Putting it in is `From<V>`, reading it `BorrowMut<V>`.)
+pub trait IntoValue<V> {
+    fn into_value(self) -> V;
 }
 
-impl<V: Value> Container<V> for HashIds<V> {
-    type Key = u32;
-    const NAME: &'static str = "HashMap";
-    const FAMILY: Family = Family::Map;
-    fn new() -> Self {
-        HashIds {
-            next_id: 0,
-            map: HashMap::new(),
-        }
-    }
+impl<V> IntoValue<V> for V {
     #[inline(always)]
-    fn insert(&mut self, value: V) -> u32 {
-        let id = self.next_id;
-        self.next_id = self.next_id.wrapping_add(1);
-        self.map.insert(id, value);
-        id
-    }
-    #[inline(always)]
-    fn get(&self, key: u32) -> Option<&V> {
-        self.map.get(&key)
-    }
-    #[inline(always)]
-    fn remove(&mut self, key: u32) -> Option<V> {
-        self.map.remove(&key)
-    }
-    fn len(&self) -> usize {
-        self.map.len()
-    }
-    #[inline(always)]
-    fn key_bits(key: u32) -> u64 {
-        u64::from(key)
-    }
-    #[inline(always)]
-    fn iter(&self) -> impl Iterator<Item = (u32, &V)> {
-        self.map.iter().map(|(&k, v)| (k, v))
-    }
-    #[inline(always)]
-    fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut V)> {
-        self.map.iter_mut().map(|(&k, v)| (k, v))
-    }
-    #[inline(always)]
-    fn values(&self) -> impl Iterator<Item = &V> {
-        self.map.values()
-    }
-    #[inline(always)]
-    fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
-        self.map.values_mut()
-    }
-    #[inline(always)]
-    fn keys(&self) -> impl Iterator<Item = u32> {
-        self.map.keys().copied()
+    fn into_value(self) -> V {
+        self
     }
 }
+
+impl<V> IntoValue<V> for Box<V> {
+    #[inline(always)]
+    fn into_value(self) -> V {
+        *self
+    }
+}
+
+/// The two std maps share their method names but no trait, so their
+/// `Container` impl is written once here; the slot (`Box<V>` or `V`) is
+/// reached through `From`, `Borrow` and [`IntoValue`], each the identity
+/// for `V`, so the `HashMap` runs its own methods and nothing else.
+macro_rules! counter_ids {
+    ($map:ident, $slot:ty, $name:literal) => {
+        impl<V: Value> Container<V> for CounterIds<$map<u32, $slot>> {
+            type Key = u32;
+            const NAME: &'static str = $name;
+            const FAMILY: Family = Family::Map;
+            fn new() -> Self {
+                CounterIds {
+                    next_id: 0,
+                    map: $map::new(),
+                }
+            }
+            #[inline(always)]
+            fn insert(&mut self, value: V) -> u32 {
+                let id = self.next_id;
+                self.next_id = self.next_id.wrapping_add(1);
+                self.map.insert(id, <$slot>::from(value));
+                id
+            }
+            #[inline(always)]
+            fn get(&self, key: u32) -> Option<&V> {
+                self.map.get(&key).map(Borrow::borrow)
+            }
+            #[inline(always)]
+            fn remove(&mut self, key: u32) -> Option<V> {
+                self.map.remove(&key).map(IntoValue::into_value)
+            }
+            fn len(&self) -> usize {
+                self.map.len()
+            }
+            #[inline(always)]
+            fn key_bits(key: u32) -> u64 {
+                u64::from(key)
+            }
+            #[inline(always)]
+            fn iter(&self) -> impl Iterator<Item = (u32, &V)> {
+                self.map.iter().map(|(&k, v)| (k, v.borrow()))
+            }
+            #[inline(always)]
+            fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut V)> {
+                self.map.iter_mut().map(|(&k, v)| (k, v.borrow_mut()))
+            }
+            #[inline(always)]
+            fn values(&self) -> impl Iterator<Item = &V> {
+                self.map.values().map(Borrow::borrow)
+            }
+            #[inline(always)]
+            fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+                self.map.values_mut().map(BorrowMut::borrow_mut)
+            }
+            #[inline(always)]
+            fn keys(&self) -> impl Iterator<Item = u32> {
+                self.map.keys().copied()
+            }
+        }
+    };
+}
+
+counter_ids!(BTreeMap, Box<V>, "BTreeMap+Box");
+counter_ids!(HashMap, V, "HashMap");
 
 /// `Vec<T>` with plain indices: no stale-key detection and no removal. The
 /// physical bound for insert, get and iteration (`iter().enumerate()` for

@@ -249,32 +249,45 @@ mod tests {
         )
     }
 
-    #[test]
-    fn at_most_is_met_only_when_the_worst_repeat_meets_it() {
-        let bound = Bound::AtMost(1.0);
-        let spread = |low, high| Spread {
+    /// Per-repeat ratios from `low` to `high`, the median halfway.
+    fn spread(low: f64, high: f64) -> Spread {
+        Spread {
             median: (low + high) / 2.0,
             low,
             high,
-        };
-        assert_eq!(bound.verdict(spread(0.8, 1.0)), Verdict::Met);
-        assert_eq!(bound.verdict(spread(0.9, 1.1)), Verdict::WithinNoise);
-        assert_eq!(bound.verdict(spread(1.01, 1.3)), Verdict::Missed);
-        assert_eq!(bound.verdict(Spread::single(1.0)), Verdict::Met);
-        assert_eq!(bound.verdict(Spread::single(1.001)), Verdict::Missed);
+        }
+    }
+
+    /// `bound`'s verdict on each of `spreads`.
+    fn verdicts(bound: Bound, spreads: &[Spread]) -> Vec<Verdict> {
+        spreads
+            .iter()
+            .map(|&spread| bound.verdict(spread))
+            .collect()
+    }
+
+    #[test]
+    fn at_most_is_met_only_when_the_worst_repeat_meets_it() {
+        use Verdict::*;
+        let spreads = [
+            spread(0.8, 1.0),
+            spread(0.9, 1.1),
+            spread(1.01, 1.3),
+            Spread::single(1.0),
+            Spread::single(1.001),
+        ];
+        let expected = [Met, WithinNoise, Missed, Met, Missed];
+        assert_eq!(verdicts(Bound::AtMost(1.0), &spreads), expected);
     }
 
     #[test]
     fn at_least_is_met_only_when_the_worst_repeat_meets_it() {
-        let bound = Bound::AtLeast(2.0);
-        let spread = |low, high| Spread {
-            median: (low + high) / 2.0,
-            low,
-            high,
-        };
-        assert_eq!(bound.verdict(spread(2.0, 3.0)), Verdict::Met);
-        assert_eq!(bound.verdict(spread(1.9, 2.1)), Verdict::WithinNoise);
-        assert_eq!(bound.verdict(spread(1.0, 1.99)), Verdict::Missed);
+        use Verdict::*;
+        let spreads = [spread(2.0, 3.0), spread(1.9, 2.1), spread(1.0, 1.99)];
+        assert_eq!(
+            verdicts(Bound::AtLeast(2.0), &spreads),
+            [Met, WithinNoise, Missed]
+        );
     }
 
     #[test]

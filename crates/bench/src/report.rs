@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::containers::Family;
 use crate::ecs::EcsResults;
-use crate::text::{escape, format_ns};
+use crate::text::{escape, format_ns, median_cell, ratio_cell, Row};
 use crate::workloads::{Body, Fill, Form, Pass, Walk, Workload};
 use crate::{Cell, Config, Entry, Memory};
 
@@ -576,7 +576,7 @@ impl Report {
 
     /// One table row per (value type, N): the median of every container,
     /// the best marked, and handlekit's ratio to the best peer.
-    fn table_rows(&self, workload: &str) -> Vec<(String, Vec<String>, String)> {
+    fn table_rows(&self, workload: &str) -> Vec<Row> {
         let containers = self.containers_in(workload);
         let mut out = Vec::new();
         for (value_type, n) in self.rows(workload) {
@@ -596,13 +596,7 @@ impl Report {
                 .map(|c| c.container);
             let cells = containers
                 .iter()
-                .map(|&name| match self.cell(workload, name, value_type, n) {
-                    Some(cell) => {
-                        let mark = if Some(name) == best { "*" } else { "" };
-                        format!("{}{mark}", format_ns(cell.median_ns))
-                    }
-                    None => "-".into(),
-                })
+                .map(|&name| median_cell(self.cell(workload, name, value_type, n), best))
                 .collect();
             let ours = self.best(workload, value_type, n, &[Family::Handlekit]);
             let peer = self.best(
@@ -611,14 +605,7 @@ impl Report {
                 n,
                 &[Family::Generational, Family::Plain, Family::Map],
             );
-            let ratio = match (ours, peer) {
-                (Some(ours), Some(peer)) => format!(
-                    "{:.2}× ({})",
-                    ours.median_ns / peer.median_ns,
-                    peer.container
-                ),
-                _ => "-".into(),
-            };
+            let ratio = ratio_cell(ours, peer);
             out.push((format!("{value_type} N={n}"), cells, ratio));
         }
         out
@@ -633,20 +620,9 @@ impl Report {
         );
         for workload in self.workloads() {
             let containers = self.containers_in(workload.name());
-            let widths: Vec<usize> = containers.iter().map(|name| name.len().max(8)).collect();
             let _ = writeln!(out, "\n{} ({})", workload.name(), workload.unit());
-            let _ = write!(out, "{:<14}", "");
-            for (name, width) in containers.iter().zip(&widths) {
-                let _ = write!(out, " {name:>width$}");
-            }
-            let _ = writeln!(out, "  hk/best peer");
-            for (label, cells, ratio) in self.table_rows(workload.name()) {
-                let _ = write!(out, "{label:<14}");
-                for (cell, width) in cells.iter().zip(&widths) {
-                    let _ = write!(out, " {cell:>width$}");
-                }
-                let _ = writeln!(out, "  {ratio}");
-            }
+            let rows = self.table_rows(workload.name());
+            crate::text::terminal_table(&mut out, 14, &containers, &rows);
         }
         let _ = writeln!(out, "\nbytes per value after N inserts");
         for memory in &self.memory {

@@ -124,7 +124,7 @@ impl Fill {
     pub const ALL: [Fill; 3] = [Fill::Full, Fill::Half, Fill::Sparse];
 
     /// The fraction of the inserted values removed before the passes.
-    fn removed(self) -> f64 {
+    pub fn removed(self) -> f64 {
         match self {
             Fill::Full => 0.0,
             Fill::Half => 0.5,
@@ -261,7 +261,7 @@ pub(crate) struct Timed {
 }
 
 /// Inserts `n` values and returns the container and the keys in order.
-fn fill<V: Value, C: Container<V>>(n: usize) -> (C, Vec<C::Key>) {
+pub fn fill<V: Value, C: Container<V>>(n: usize) -> (C, Vec<C::Key>) {
     let mut container = C::new();
     let keys = (0..n as u64)
         .map(|i| container.insert(V::make(i)))
@@ -271,7 +271,7 @@ fn fill<V: Value, C: Container<V>>(n: usize) -> (C, Vec<C::Key>) {
 
 /// Removes a random `fraction` of `keys` from `container`, and returns the
 /// keys that stay live.
-fn thin_out<V: Value, C: Container<V>>(
+pub fn thin_out<V: Value, C: Container<V>>(
     container: &mut C,
     mut keys: Vec<C::Key>,
     fraction: f64,
@@ -283,6 +283,39 @@ fn thin_out<V: Value, C: Container<V>>(
         container.remove(key);
     }
     keys
+}
+
+/// `reinsert`'s setup: `n` values inserted, then all removed in random
+/// order, so that every insertion reuses a freed slot.
+pub fn emptied<V: Value, C: Container<V>>(n: usize, rng: &mut Rng) -> C {
+    let (mut container, mut keys) = fill::<V, C>(n);
+    rng.shuffle(&mut keys);
+    for key in keys {
+        container.remove(key);
+    }
+    container
+}
+
+/// `get`'s lookups: as many as `keys`, each of one picked at random.
+pub fn random_lookups<K: Copy>(keys: &[K], rng: &mut Rng) -> Vec<K> {
+    let n = keys.len();
+    (0..n).map(|_| keys[rng.below(n)]).collect()
+}
+
+/// `get_stale`'s setup: `n` values inserted, all removed in random order,
+/// and `n` new ones inserted into the freed slots; the container and the
+/// old keys, every one stale, shuffled again.
+pub fn refilled<V: Value, C: Container<V>>(n: usize, rng: &mut Rng) -> (C, Vec<C::Key>) {
+    let (mut container, mut stale) = fill::<V, C>(n);
+    rng.shuffle(&mut stale);
+    for &key in &stale {
+        container.remove(key);
+    }
+    for i in 0..n as u64 {
+        container.insert(V::make(i));
+    }
+    rng.shuffle(&mut stale);
+    (container, stale)
 }
 
 pub(crate) fn time(ops: usize, section: impl FnOnce()) -> Timed {
@@ -364,11 +397,7 @@ fn run_once<V: Value, C: Container<V>>(
             timed
         }
         Workload::Reinsert => {
-            let (mut container, mut keys) = fill::<V, C>(n);
-            rng.shuffle(&mut keys);
-            for key in keys {
-                container.remove(key);
-            }
+            let mut container = emptied::<V, C>(n, rng);
             time(n, || {
                 for i in 0..n as u64 {
                     black_box(container.insert(V::make(i)));
@@ -386,7 +415,7 @@ fn run_once<V: Value, C: Container<V>>(
         }
         Workload::Get => {
             let (container, keys) = fill::<V, C>(n);
-            let lookups: Vec<C::Key> = (0..n).map(|_| keys[rng.below(n)]).collect();
+            let lookups = random_lookups(&keys, rng);
             time_passes(n, budget, || {
                 let mut sum = 0u64;
                 for &key in &lookups {
@@ -396,16 +425,7 @@ fn run_once<V: Value, C: Container<V>>(
             })
         }
         Workload::GetStale => {
-            let (mut container, mut stale) = fill::<V, C>(n);
-            rng.shuffle(&mut stale);
-            for &key in &stale {
-                container.remove(key);
-            }
-            // Refill, so the stale keys' slots hold new values.
-            for i in 0..n as u64 {
-                container.insert(V::make(i));
-            }
-            rng.shuffle(&mut stale);
+            let (container, stale) = refilled::<V, C>(n, rng);
             let mut found = 0usize;
             let timed = time_passes(n, budget, || {
                 for &key in &stale {

@@ -30,7 +30,8 @@ use std::time::{Duration, Instant};
 
 use crate::containers::Family;
 use crate::goals::{Bound, Goal, GoalRow, Spread};
-use crate::workloads::{time, time_passes, Budget, Form, Rng, Timed};
+use crate::text::{escape, median_cell, ratio_cell, Row};
+use crate::workloads::{random_lookups, time, time_passes, Budget, Form, Rng, Timed};
 use crate::Cell;
 
 /// The value-type column of ECS cells: `--filter ecs` picks the section.
@@ -460,19 +461,13 @@ pub(crate) fn random_gets<W: SpawnBatch<(data::Position, data::Velocity)> + 'sta
 }
 
 /// `random_get`'s setup: a new world of `n` located entities, spawned in
-/// one batch, and the order of the lookups (see [`lookups`]).
+/// one batch, and the order of the lookups (see [`random_lookups`]).
 pub(crate) fn located_world<W: SpawnBatch<(data::Position, data::Velocity)>>(
     n: usize,
     rng: &mut Rng,
 ) -> (W, Vec<W::Entity>) {
     let (world, entities) = spawned((0..n).map(data::located));
-    (world, lookups(&entities, rng))
-}
-
-/// As many lookups as `entities`, each of one picked at random.
-pub(crate) fn lookups<E: Copy>(entities: &[E], rng: &mut Rng) -> Vec<E> {
-    let n = entities.len();
-    (0..n).map(|_| entities[rng.below(n)]).collect()
+    (world, random_lookups(&entities, rng))
 }
 
 /// A `random_get` pass: `x_of` each of `lookups` (a peer's lookup of
@@ -1165,8 +1160,7 @@ impl EcsResults {
     }
 
     /// For each workload: its rows (label, one entry per contender, ratio).
-    #[allow(clippy::type_complexity)]
-    fn tables(&self) -> Vec<(EcsWorkload, Vec<(String, Vec<String>, String)>)> {
+    fn tables(&self) -> Vec<(EcsWorkload, Vec<Row>)> {
         let contenders = self.contenders();
         let mut tables = Vec::new();
         for workload in EcsWorkload::ALL {
@@ -1181,25 +1175,9 @@ impl EcsResults {
                     .map(|c| c.container);
                 let cells = contenders
                     .iter()
-                    .map(|&contender| {
-                        if let Some(cell) = self.cell(name, contender, n) {
-                            let mark = if Some(contender) == best { "*" } else { "" };
-                            format!("{}{mark}", crate::text::format_ns(cell.median_ns))
-                        } else {
-                            "-".into()
-                        }
-                    })
+                    .map(|&contender| median_cell(self.cell(name, contender, n), best))
                     .collect();
-                let ratio = match (self.cell(name, HANDLEKIT, n), self.best_peer(name, n)) {
-                    (Some(ours), Some(peer)) => {
-                        format!(
-                            "{:.2}× ({})",
-                            ours.median_ns / peer.median_ns,
-                            peer.container
-                        )
-                    }
-                    _ => "-".into(),
-                };
+                let ratio = ratio_cell(self.cell(name, HANDLEKIT, n), self.best_peer(name, n));
                 rows.push((format!("N={n}"), cells, ratio));
             }
             if !rows.is_empty() {
@@ -1210,187 +1188,38 @@ impl EcsResults {
     }
 
     pub fn terminal(&self) -> String {
-        let mut out = String::new();
-        if self.is_empty() {
-            return out;
-        }
-        let contenders = self.contenders();
-        let widths: Vec<usize> = contenders.iter().map(|name| name.len().max(8)).collect();
-        let _ = writeln!(
-            out,
-            "\nECS section — median ns, * = best in row, ratio = handlekit-ecs ÷ fastest peer (Vec is the bound, not a peer)"
-        );
-        for line in peers_not_built() {
-            let _ = writeln!(out, "{line}");
-        }
-        for (workload, rows) in self.tables() {
-            let _ = writeln!(out, "\n{} ({})", workload.name(), workload.unit());
-            let _ = write!(out, "{:<12}", "");
-            for (name, width) in contenders.iter().zip(&widths) {
-                let _ = write!(out, " {name:>width$}");
-            }
-            let _ = writeln!(out, "  hk/best peer");
-            for (label, cells, ratio) in rows {
-                let _ = write!(out, "{label:<12}");
-                for (cell, width) in cells.iter().zip(&widths) {
-                    let _ = write!(out, " {cell:>width$}");
-                }
-                let _ = writeln!(out, "  {ratio}");
-            }
-        }
-        if !self.despawn_front.is_empty() {
-            let _ = writeln!(
-                out,
-                "\ndespawn_front (spawn N simple entities, despawn the oldest 90%, give memory back; MiB of growth over the start)"
-            );
-            let _ = writeln!(
-                out,
-                "  {:<14} {:>9} {:>12} {:>12} {:>8} {:>10} {:>10} {:>11}  release",
-                "",
-                "N",
-                "peak RSS",
-                "after RSS",
-                "after/pk",
-                "peak heap",
-                "after heap",
-                "ns/despawn"
-            );
-            for row in &self.despawn_front {
-                let [container, n, peak, after, ratio, peak_heap, after_heap, ns, release] =
-                    row.fields();
-                let _ = writeln!(
-                    out,
-                    "  {container:<14} {n:>9} {peak:>12} {after:>12} {ratio:>8} {peak_heap:>10} \
-                     {after_heap:>10} {ns:>11}  {release}"
-                );
-            }
-        }
-        if !self.collect_pause.is_empty() {
-            let _ = writeln!(
-                out,
-                "\ncollect_pause (µs for one collect({PAUSE_BUDGET}, ..), half the rows dead, median of {} calls)",
-                self.collect_pause[0].samples.len()
-            );
-            for cell in &self.collect_pause {
-                let [order, rows, median, min, max] = pause_fields(cell);
-                let _ = writeln!(
-                    out,
-                    "  {order:<18} rows={rows:<9} {median:>9} µs (min {min}, max {max})"
-                );
-            }
-        }
-        out
+        self.render(&Terminal)
     }
 
     pub fn markdown(&self) -> String {
-        let mut out = String::new();
-        if self.is_empty() {
-            return out;
-        }
-        let contenders = self.contenders();
-        let _ = writeln!(
-            out,
-            "\n## ECS section\n\nThe workloads of rust-gamedev/ecs_bench_suite on its data, and seed 004's. Each \
-             contender uses its own fastest idiom. `*` marks the best cell of a row; the last column is \
-             handlekit-ecs ÷ the fastest peer (`Vec` is the physical bound, not a peer)."
-        );
-        for line in peers_not_built() {
-            let _ = writeln!(out, "\n{line}");
-        }
-        for (workload, rows) in self.tables() {
-            let _ = writeln!(out, "\n### {} ({})\n", workload.name(), workload.unit());
-            crate::text::markdown_table(
-                &mut out,
-                &contenders,
-                "handlekit-ecs ÷ fastest peer",
-                &rows,
-            );
-        }
-        if !self.despawn_front.is_empty() {
-            let _ = writeln!(
-                out,
-                "\n### despawn_front\n\nSpawn N simple entities, despawn the oldest 90%, give memory back as the \
-                 contender can. Resident: growth of the process's resident memory over the start (after \
-                 `malloc_trim`); heap: growth of the bytes allocated through the global allocator (handlekit-ecs's \
-                 columns are mapped directly, so they show in the resident figure only).\n\n\
-                 | contender | N | peak resident MiB | after MiB | after ÷ peak | peak heap MiB | after heap MiB | ns per despawn | release |\n\
-                 | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-            );
-            for row in &self.despawn_front {
-                let _ = writeln!(out, "| {} |", row.fields().join(" | "));
-            }
-        }
-        if !self.collect_pause.is_empty() {
-            let _ = writeln!(
-                out,
-                "\n### collect_pause\n\nOne `collect({PAUSE_BUDGET}, ..)` in a world with half its rows dead (at \
-                 random); median of {} calls.\n\n| order | rows | median µs | min µs | max µs |\n| --- | --- | --- | --- | --- |",
-                self.collect_pause[0].samples.len()
-            );
-            for cell in &self.collect_pause {
-                let _ = writeln!(out, "| {} |", pause_fields(cell).join(" | "));
-            }
-        }
-        out
+        self.render(&Markdown)
     }
 
     pub fn html(&self) -> String {
-        let markdown_free = |text: &str| crate::text::escape(text);
+        self.render(&Html)
+    }
+
+    /// The section in `layout`'s form (nothing if nothing was measured):
+    /// the introduction, the peers, a table per workload, and seed 004's
+    /// tables where they have rows.
+    fn render(&self, layout: &dyn Layout) -> String {
         let mut out = String::new();
         if self.is_empty() {
             return out;
         }
-        let contenders = self.contenders();
-        out.push_str("<h2>ECS section</h2><p>The workloads of rust-gamedev/ecs_bench_suite on its data, and seed 004's; median ns. \
-                      * marks the best of a row; the last column is handlekit-ecs ÷ the fastest peer (Vec is the bound).</p>\n");
+        layout.intro(&mut out);
         for line in peers_not_built() {
-            let _ = writeln!(out, "<p>{}</p>", markdown_free(&line));
+            layout.note(&mut out, &line);
         }
+        let contenders = self.contenders();
         for (workload, rows) in self.tables() {
-            let _ = write!(
-                out,
-                "<h3>{} <small>({})</small></h3><table><tr><th></th>",
-                workload.name(),
-                markdown_free(workload.unit())
-            );
-            for name in &contenders {
-                let _ = write!(out, "<th>{}</th>", markdown_free(name));
-            }
-            out.push_str("<th>handlekit-ecs ÷ fastest peer</th></tr>");
-            for (label, cells, ratio) in rows {
-                let _ = write!(out, "<tr><td>{label}</td>");
-                for cell in cells {
-                    let _ = write!(out, "<td>{cell}</td>");
-                }
-                let _ = write!(out, "<td>{}</td></tr>", markdown_free(&ratio));
-            }
-            out.push_str("</table>\n");
+            layout.table(&mut out, workload, &contenders, &rows);
         }
         if !self.despawn_front.is_empty() {
-            out.push_str("<h3>despawn_front</h3><table><tr><th>contender</th><th>N</th><th>peak resident MiB</th>\
-                          <th>after MiB</th><th>after ÷ peak</th><th>peak heap MiB</th><th>after heap MiB</th>\
-                          <th>ns per despawn</th><th>release</th></tr>");
-            for row in &self.despawn_front {
-                let fields = row.fields();
-                let (release, figures) = fields.split_last().expect("nine fields");
-                let _ = write!(
-                    out,
-                    "<tr>{}<td style=\"text-align:left\">{}</td></tr>",
-                    html_cells(figures),
-                    markdown_free(release)
-                );
-            }
-            out.push_str("</table>\n");
+            layout.despawn_front(&mut out, &self.despawn_front);
         }
         if !self.collect_pause.is_empty() {
-            let _ = write!(
-                out,
-                "<h3>collect_pause</h3><table><tr><th>order</th><th>rows</th><th>median µs</th><th>min µs</th><th>max µs</th></tr>"
-            );
-            for cell in &self.collect_pause {
-                let _ = write!(out, "<tr>{}</tr>", html_cells(&pause_fields(cell)));
-            }
-            out.push_str("</table>\n");
+            layout.collect_pause(&mut out, &self.collect_pause);
         }
         out
     }
@@ -1424,6 +1253,192 @@ impl EcsResults {
     }
 }
 
+/// One of the forms the ECS section is written in (terminal, Markdown,
+/// HTML): [`EcsResults::render`] walks the section's parts in order, and
+/// the form writes each its way.
+trait Layout {
+    /// The heading and what the tables show.
+    fn intro(&self, out: &mut String);
+    /// A line about the peers (those that do not build here).
+    fn note(&self, out: &mut String, line: &str);
+    /// A workload's table: a column per contender, a row per size.
+    fn table(&self, out: &mut String, workload: EcsWorkload, contenders: &[&str], rows: &[Row]);
+    /// Seed 004's `despawn_front`, a row per contender.
+    fn despawn_front(&self, out: &mut String, rows: &[DespawnRow]);
+    /// Seed 004's `collect_pause`, a row per order (at least one).
+    fn collect_pause(&self, out: &mut String, cells: &[Cell]);
+}
+
+/// The section as the runner prints it.
+struct Terminal;
+
+impl Layout for Terminal {
+    fn intro(&self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "\nECS section — median ns, * = best in row, ratio = handlekit-ecs ÷ fastest peer (Vec is the bound, not a peer)"
+        );
+    }
+
+    fn note(&self, out: &mut String, line: &str) {
+        let _ = writeln!(out, "{line}");
+    }
+
+    fn table(&self, out: &mut String, workload: EcsWorkload, contenders: &[&str], rows: &[Row]) {
+        let _ = writeln!(out, "\n{} ({})", workload.name(), workload.unit());
+        crate::text::terminal_table(out, 12, contenders, rows);
+    }
+
+    fn despawn_front(&self, out: &mut String, rows: &[DespawnRow]) {
+        let _ = writeln!(
+            out,
+            "\ndespawn_front (spawn N simple entities, despawn the oldest 90%, give memory back; MiB of growth over the start)"
+        );
+        let _ = writeln!(
+            out,
+            "  {:<14} {:>9} {:>12} {:>12} {:>8} {:>10} {:>10} {:>11}  release",
+            "", "N", "peak RSS", "after RSS", "after/pk", "peak heap", "after heap", "ns/despawn"
+        );
+        for row in rows {
+            let [container, n, peak, after, ratio, peak_heap, after_heap, ns, release] =
+                row.fields();
+            let _ = writeln!(
+                out,
+                "  {container:<14} {n:>9} {peak:>12} {after:>12} {ratio:>8} {peak_heap:>10} \
+                 {after_heap:>10} {ns:>11}  {release}"
+            );
+        }
+    }
+
+    fn collect_pause(&self, out: &mut String, cells: &[Cell]) {
+        let _ = writeln!(
+            out,
+            "\ncollect_pause (µs for one collect({PAUSE_BUDGET}, ..), half the rows dead, median of {} calls)",
+            cells[0].samples.len()
+        );
+        for cell in cells {
+            let [order, rows, median, min, max] = pause_fields(cell);
+            let _ = writeln!(
+                out,
+                "  {order:<18} rows={rows:<9} {median:>9} µs (min {min}, max {max})"
+            );
+        }
+    }
+}
+
+/// The section of `report.md`.
+struct Markdown;
+
+impl Layout for Markdown {
+    fn intro(&self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "\n## ECS section\n\nThe workloads of rust-gamedev/ecs_bench_suite on its data, and seed 004's. Each \
+             contender uses its own fastest idiom. `*` marks the best cell of a row; the last column is \
+             handlekit-ecs ÷ the fastest peer (`Vec` is the physical bound, not a peer)."
+        );
+    }
+
+    fn note(&self, out: &mut String, line: &str) {
+        let _ = writeln!(out, "\n{line}");
+    }
+
+    fn table(&self, out: &mut String, workload: EcsWorkload, contenders: &[&str], rows: &[Row]) {
+        let _ = writeln!(out, "\n### {} ({})\n", workload.name(), workload.unit());
+        crate::text::markdown_table(out, contenders, "handlekit-ecs ÷ fastest peer", rows);
+    }
+
+    fn despawn_front(&self, out: &mut String, rows: &[DespawnRow]) {
+        let _ = writeln!(
+            out,
+            "\n### despawn_front\n\nSpawn N simple entities, despawn the oldest 90%, give memory back as the \
+             contender can. Resident: growth of the process's resident memory over the start (after \
+             `malloc_trim`); heap: growth of the bytes allocated through the global allocator (handlekit-ecs's \
+             columns are mapped directly, so they show in the resident figure only).\n\n\
+             | contender | N | peak resident MiB | after MiB | after ÷ peak | peak heap MiB | after heap MiB | ns per despawn | release |\n\
+             | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        );
+        for row in rows {
+            let _ = writeln!(out, "| {} |", row.fields().join(" | "));
+        }
+    }
+
+    fn collect_pause(&self, out: &mut String, cells: &[Cell]) {
+        let _ = writeln!(
+            out,
+            "\n### collect_pause\n\nOne `collect({PAUSE_BUDGET}, ..)` in a world with half its rows dead (at \
+             random); median of {} calls.\n\n| order | rows | median µs | min µs | max µs |\n| --- | --- | --- | --- | --- |",
+            cells[0].samples.len()
+        );
+        for cell in cells {
+            let _ = writeln!(out, "| {} |", pause_fields(cell).join(" | "));
+        }
+    }
+}
+
+/// The section of `report.html`.
+struct Html;
+
+impl Layout for Html {
+    fn intro(&self, out: &mut String) {
+        out.push_str("<h2>ECS section</h2><p>The workloads of rust-gamedev/ecs_bench_suite on its data, and seed 004's; median ns. \
+                      * marks the best of a row; the last column is handlekit-ecs ÷ the fastest peer (Vec is the bound).</p>\n");
+    }
+
+    fn note(&self, out: &mut String, line: &str) {
+        let _ = writeln!(out, "<p>{}</p>", escape(line));
+    }
+
+    fn table(&self, out: &mut String, workload: EcsWorkload, contenders: &[&str], rows: &[Row]) {
+        let _ = write!(
+            out,
+            "<h3>{} <small>({})</small></h3><table><tr><th></th>",
+            workload.name(),
+            escape(workload.unit())
+        );
+        for name in contenders {
+            let _ = write!(out, "<th>{}</th>", escape(name));
+        }
+        out.push_str("<th>handlekit-ecs ÷ fastest peer</th></tr>");
+        for (label, cells, ratio) in rows {
+            let _ = write!(out, "<tr><td>{label}</td>");
+            for cell in cells {
+                let _ = write!(out, "<td>{cell}</td>");
+            }
+            let _ = write!(out, "<td>{}</td></tr>", escape(ratio));
+        }
+        out.push_str("</table>\n");
+    }
+
+    fn despawn_front(&self, out: &mut String, rows: &[DespawnRow]) {
+        out.push_str("<h3>despawn_front</h3><table><tr><th>contender</th><th>N</th><th>peak resident MiB</th>\
+                      <th>after MiB</th><th>after ÷ peak</th><th>peak heap MiB</th><th>after heap MiB</th>\
+                      <th>ns per despawn</th><th>release</th></tr>");
+        for row in rows {
+            let fields = row.fields();
+            let (release, figures) = fields.split_last().expect("nine fields");
+            let _ = write!(
+                out,
+                "<tr>{}<td style=\"text-align:left\">{}</td></tr>",
+                html_cells(figures),
+                escape(release)
+            );
+        }
+        out.push_str("</table>\n");
+    }
+
+    fn collect_pause(&self, out: &mut String, cells: &[Cell]) {
+        let _ = write!(
+            out,
+            "<h3>collect_pause</h3><table><tr><th>order</th><th>rows</th><th>median µs</th><th>min µs</th><th>max µs</th></tr>"
+        );
+        for cell in cells {
+            let _ = write!(out, "<tr>{}</tr>", html_cells(&pause_fields(cell)));
+        }
+        out.push_str("</table>\n");
+    }
+}
+
 /// One line per peer that does not build here, or one saying they all do.
 fn peers_not_built() -> Vec<String> {
     if PEERS_NOT_BUILT.is_empty() {
@@ -1453,7 +1468,7 @@ fn pause_fields(cell: &Cell) -> [String; 5] {
 fn html_cells(cells: &[String]) -> String {
     cells
         .iter()
-        .map(|c| format!("<td>{}</td>", crate::text::escape(c)))
+        .map(|c| format!("<td>{}</td>", escape(c)))
         .collect()
 }
 

@@ -106,7 +106,7 @@ impl Peer for Legion {
     fn random_get(n: usize, rng: &mut Rng) -> Prepared {
         let mut world = World::default();
         let entities: Vec<Entity> = world.extend((0..n).map(data::located)).to_vec();
-        let lookups = super::lookups(&entities, rng);
+        let lookups = crate::workloads::random_lookups(&entities, rng);
         Prepared::passes(n, move || {
             sum_lookups(&lookups, |e| {
                 world

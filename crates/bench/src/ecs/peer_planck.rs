@@ -144,7 +144,7 @@ impl Peer for Planck {
             positions.insert(e, position);
             velocities.insert(e, velocity);
         });
-        let lookups = super::lookups(&handles, rng);
+        let lookups = crate::workloads::random_lookups(&handles, rng);
         Prepared::passes(n, move || {
             sum_lookups(&lookups, |e| positions.get(e).map_or(0.0, |p| p.0.x));
         })
@@ -164,7 +164,7 @@ impl Peer for Planck {
             put(&world, e, velocity);
         });
         drop(entities);
-        let lookups = super::lookups(&handles, rng);
+        let lookups = crate::workloads::random_lookups(&handles, rng);
         Prepared::passes(n, move || {
             sum_lookups(&lookups, |e| {
                 let positions = world.get::<Components<Position>>().expect("initialized");

@@ -180,7 +180,7 @@ fn located_world(n: usize, rng: &mut Rng) -> (World, Vec<Entity>) {
             world.create_entity().with(position).with(velocity).build()
         })
         .collect();
-    let lookups = super::lookups(&entities, rng);
+    let lookups = crate::workloads::random_lookups(&entities, rng);
     (world, lookups)
 }
 
