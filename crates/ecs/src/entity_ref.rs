@@ -155,8 +155,7 @@ impl<'w, T: Component> ComponentRef<'w> for &'w T {
     type Component = T;
     #[track_caller]
     fn get_from(entity: EntityRef<'w>) -> Option<Ref<'w, T>> {
-        let (column, storage) = entity.world.typed::<T>()?;
-        let held = HeldBorrow::take(column);
+        let (held, storage) = entity.world.held::<T, false>()?;
         let value = storage.get(entity.entity, entity.row)?;
         Some(Ref { value, held })
     }
@@ -167,10 +166,9 @@ impl<'w, T: Component> ComponentRef<'w> for &'w mut T {
     type Component = T;
     #[track_caller]
     fn get_from(entity: EntityRef<'w>) -> Option<RefMut<'w, T>> {
-        let (column, _) = entity.world.typed::<T>()?;
         // The column's exclusive borrow is held by the guard as long as the
         // item lives: no other reference to the value.
-        let held = HeldBorrow::take(column);
+        let (held, _) = entity.world.held::<T, true>()?;
         let fetch = <&mut T as Query>::fetch(entity.world)?;
         // SAFETY: `fetch` came from the world, borrowed for 'w; the row is
         // alive (the invariant of `row`).

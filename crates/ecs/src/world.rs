@@ -382,6 +382,18 @@ impl World {
         }
     }
 
+    /// The storage of `T` with its column borrowed for a guard, shared or
+    /// (`EXCLUSIVE`) exclusive; `None` if `T` is not registered. Panics,
+    /// naming the type, if a conflicting borrow is out.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn held<T: Component, const EXCLUSIVE: bool>(
+        &self,
+    ) -> Option<(HeldBorrow<'_, EXCLUSIVE>, &TypedStorage<T>)> {
+        let (column, storage) = self.typed::<T>()?;
+        Some((HeldBorrow::take(column), storage))
+    }
+
     /// The row window as raw parts, for views.
     pub(crate) fn rows_view(&self) -> RowsView {
         RowsView {
@@ -858,10 +870,9 @@ impl World {
     pub fn get<T: Component>(&self, entity: Entity) -> Result<Ref<'_, T>, ComponentError> {
         let row = self.row_of(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
-        let (column, storage) = self.typed::<T>().ok_or(missing)?;
         // The shared borrow is held until the guard is dropped (given back
         // here if the entity has no `T`): no query writes a `T` meanwhile.
-        let held = HeldBorrow::take(column);
+        let (held, storage) = self.held::<T, false>().ok_or(missing)?;
         let value = storage.get(entity, row).ok_or(missing)?;
         Ok(Ref { value, held })
     }
