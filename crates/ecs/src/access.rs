@@ -5,7 +5,7 @@
 
 use std::any::TypeId;
 
-use crate::storage::Column;
+use crate::storage::{BorrowFlag, Column};
 
 /// The panic of a conflicting borrow, naming the component type.
 #[cold]
@@ -15,6 +15,50 @@ pub(crate) fn borrow_conflict(name: &str, exclusive: bool) -> ! {
         panic!("handlekit-ecs: cannot borrow {name} mutably: it is already borrowed");
     } else {
         panic!("handlekit-ecs: cannot borrow {name}: it is already borrowed mutably");
+    }
+}
+
+/// One borrow of a column, shared or (`EXCLUSIVE`) exclusive, held by a
+/// guard ([`Ref`](crate::Ref), [`RefMut`](crate::RefMut)) and given back
+/// when it is dropped: also when the guard is never made (the entity has
+/// no such component) or a `map` closure panics.
+pub(crate) struct HeldBorrow<'w, const EXCLUSIVE: bool>(&'w BorrowFlag);
+
+impl<'w, const EXCLUSIVE: bool> HeldBorrow<'w, EXCLUSIVE> {
+    /// Takes the borrow of `column`, or panics naming its type if a
+    /// conflicting one is out.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn take(column: &'w Column) -> Self {
+        let flag = &column.flag;
+        let taken = if EXCLUSIVE {
+            flag.try_exclusive()
+        } else {
+            flag.try_shared()
+        };
+        if !taken {
+            borrow_conflict(column.name, EXCLUSIVE);
+        }
+        HeldBorrow(flag)
+    }
+}
+
+impl HeldBorrow<'_, false> {
+    /// Another shared borrow of the same column, or `None` if it counts
+    /// the most shared borrows it can.
+    pub(crate) fn try_clone(&self) -> Option<Self> {
+        self.0.try_shared().then_some(HeldBorrow(self.0))
+    }
+}
+
+impl<const EXCLUSIVE: bool> Drop for HeldBorrow<'_, EXCLUSIVE> {
+    #[inline]
+    fn drop(&mut self) {
+        if EXCLUSIVE {
+            self.0.release_exclusive();
+        } else {
+            self.0.release_shared();
+        }
     }
 }
 

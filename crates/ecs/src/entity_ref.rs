@@ -2,9 +2,8 @@
 //! (from [`World::entity`] and [`World::iter`]), and the guard of a
 //! component borrowed mutably through it, [`RefMut`].
 
-use crate::access::borrow_conflict;
+use crate::access::HeldBorrow;
 use crate::query::{Query, QueryIter};
-use crate::storage::BorrowFlag;
 use crate::world::{Component, Ref, World};
 use crate::{Entity, NoSuchEntity};
 
@@ -156,19 +155,9 @@ impl<'w, T: Component> ComponentRef<'w> for &'w T {
     type Component = T;
     #[track_caller]
     fn get_from(entity: EntityRef<'w>) -> Option<Ref<'w, T>> {
-        let (column, storage) = entity.world.typed::<T>()?;
-        if !column.flag.try_shared() {
-            borrow_conflict(column.name, false);
-        }
-        let Some(value) = storage.get(entity.entity, entity.row) else {
-            column.flag.release_shared();
-            return None;
-        };
-        // The guard holds the shared borrow just taken.
-        Some(Ref {
-            value,
-            flag: &column.flag,
-        })
+        let (held, storage) = entity.world.held::<T, false>()?;
+        let value = storage.get(entity.entity, entity.row)?;
+        Some(Ref { value, held })
     }
 }
 
@@ -177,25 +166,14 @@ impl<'w, T: Component> ComponentRef<'w> for &'w mut T {
     type Component = T;
     #[track_caller]
     fn get_from(entity: EntityRef<'w>) -> Option<RefMut<'w, T>> {
-        let (column, _) = entity.world.typed::<T>()?;
-        if !column.flag.try_exclusive() {
-            borrow_conflict(column.name, true);
-        }
-        let value = <&mut T as Query>::fetch(entity.world).and_then(|fetch| {
-            // The column's exclusive borrow, just taken, is held by the guard
-            // as long as the item lives: no other reference to the value.
-            // SAFETY: `fetch` came from the world, borrowed for 'w; the row
-            // is alive (the invariant of `row`).
-            unsafe { <&mut T as Query>::get_one(&fetch, entity.row) }
-        });
-        let Some(value) = value else {
-            column.flag.release_exclusive();
-            return None;
-        };
-        Some(RefMut {
-            value,
-            flag: &column.flag,
-        })
+        // The column's exclusive borrow is held by the guard as long as the
+        // item lives: no other reference to the value.
+        let (held, _) = entity.world.held::<T, true>()?;
+        let fetch = <&mut T as Query>::fetch(entity.world)?;
+        // SAFETY: `fetch` came from the world, borrowed for 'w; the row is
+        // alive (the invariant of `row`).
+        let value = unsafe { <&mut T as Query>::get_one(&fetch, entity.row) }?;
+        Some(RefMut { value, held })
     }
 }
 
@@ -212,10 +190,9 @@ impl<'w, T: Component> ComponentRef<'w> for &'w mut T {
 /// assert_eq!(*world.get::<u32>(e).unwrap(), 2);
 /// ```
 pub struct RefMut<'w, T: ?Sized> {
-    /// The value. Invariant: `flag` (its column's) is borrowed exclusively
-    /// for this guard, given back by the drop.
+    /// The value, under `held`: the exclusive borrow of its column.
     value: &'w mut T,
-    flag: &'w BorrowFlag,
+    held: HeldBorrow<'w, true>,
 }
 
 impl<'w, T: ?Sized> RefMut<'w, T> {
@@ -233,24 +210,12 @@ impl<'w, T: ?Sized> RefMut<'w, T> {
     /// assert_eq!(*world.get::<[u8; 3]>(e).unwrap(), [1, 2, 9]);
     /// ```
     pub fn map<U: ?Sized>(orig: RefMut<'w, T>, f: impl FnOnce(&mut T) -> &mut U) -> RefMut<'w, U> {
-        /// Gives the exclusive borrow back if `f` panics.
-        struct Release<'a>(&'a BorrowFlag);
-        impl Drop for Release<'_> {
-            fn drop(&mut self) {
-                self.0.release_exclusive();
-            }
-        }
-        let orig = std::mem::ManuallyDrop::new(orig);
-        let release = Release(orig.flag);
-        // SAFETY: `orig` is never used or dropped again, so the value's
-        // reference moves out of it once.
-        let value: &'w mut T = unsafe { std::ptr::read(&orig.value) };
-        let value = f(value);
-        // The borrow passes to the new guard.
-        std::mem::forget(release);
+        // The borrow passes to the new guard, or is given back if `f`
+        // panics.
+        let RefMut { value, held } = orig;
         RefMut {
-            value,
-            flag: orig.flag,
+            value: f(value),
+            held,
         }
     }
 }
@@ -265,12 +230,6 @@ impl<T: ?Sized> std::ops::Deref for RefMut<'_, T> {
 impl<T: ?Sized> std::ops::DerefMut for RefMut<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
         self.value
-    }
-}
-
-impl<T: ?Sized> Drop for RefMut<'_, T> {
-    fn drop(&mut self) {
-        self.flag.release_exclusive();
     }
 }
 

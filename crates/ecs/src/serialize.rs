@@ -437,55 +437,15 @@ mod sealed {
 /// are not part of the public API. Name it to return a registry:
 /// `Registry<impl Components>`.
 pub trait Components: sealed::Sealed {
-    /// Serializes the column of type `ty` as the map entry `name`, if `ty`
-    /// is in the chain. Not part of the public API.
+    /// Calls `f` with the chain's type whose id is `ty`, or returns `None`
+    /// if `ty` is not in the chain. Not part of the public API.
     #[doc(hidden)]
-    fn save_entry<M: SerializeMap>(
-        &self,
-        ty: TypeId,
-        name: &str,
-        world: &World,
-        ranks: &Ranks<'_>,
-        map: &mut M,
-    ) -> Option<Result<(), M::Error>>;
-
-    /// Deserializes the map value of the column of type `ty` into `world`.
-    /// Not part of the public API.
-    #[doc(hidden)]
-    fn load_entry<'de, A: MapAccess<'de>>(
-        &self,
-        ty: TypeId,
-        name: &str,
-        map: &mut A,
-        world: &mut World,
-        budget: &Budget,
-    ) -> Result<(), A::Error>;
+    fn with_type<F: TypeFn>(&self, ty: TypeId, f: F) -> Option<F::Output>;
 }
 
 impl Components for () {
-    fn save_entry<M: SerializeMap>(
-        &self,
-        _: TypeId,
-        _: &str,
-        _: &World,
-        _: &Ranks<'_>,
-        _: &mut M,
-    ) -> Option<Result<(), M::Error>> {
+    fn with_type<F: TypeFn>(&self, _: TypeId, _: F) -> Option<F::Output> {
         None
-    }
-
-    fn load_entry<'de, A: MapAccess<'de>>(
-        &self,
-        _: TypeId,
-        name: &str,
-        _: &mut A,
-        _: &mut World,
-        _: &Budget,
-    ) -> Result<(), A::Error> {
-        // `type_of` found the name, so some entry has its type.
-        Err(de::Error::custom(format_args!(
-            "component {name:?} has no type in the registry"
-        )))
     }
 }
 
@@ -494,44 +454,68 @@ where
     T: Component + Serialize + DeserializeOwned,
     C: Components,
 {
-    fn save_entry<M: SerializeMap>(
-        &self,
-        ty: TypeId,
-        name: &str,
-        world: &World,
-        ranks: &Ranks<'_>,
-        map: &mut M,
-    ) -> Option<Result<(), M::Error>> {
+    fn with_type<F: TypeFn>(&self, ty: TypeId, f: F) -> Option<F::Output> {
         if ty == TypeId::of::<T>() {
-            let column = ColumnRef::<T> {
-                world,
-                ranks,
-                _type: PhantomData,
-            };
-            Some(map.serialize_entry(name, &column))
+            Some(f.call::<T>())
         } else {
-            self.1.save_entry(ty, name, world, ranks, map)
+            self.1.with_type(ty, f)
         }
     }
+}
 
-    fn load_entry<'de, A: MapAccess<'de>>(
-        &self,
-        ty: TypeId,
-        name: &str,
-        map: &mut A,
-        world: &mut World,
-        budget: &Budget,
-    ) -> Result<(), A::Error> {
-        if ty == TypeId::of::<T>() {
-            map.next_value_seed(ColumnSeed::<T> {
-                name,
-                world,
-                budget,
-                _type: PhantomData,
-            })
-        } else {
-            self.1.load_entry(ty, name, map, world, budget)
-        }
+/// What is done with one registered component type, found by its id with
+/// [`Components::with_type`]: saving its column, or loading it. Not part of
+/// the public API.
+#[doc(hidden)]
+pub trait TypeFn {
+    /// What the call returns.
+    type Output;
+    /// Does it for the type `T`.
+    fn call<T: Component + Serialize + DeserializeOwned>(self) -> Self::Output;
+}
+
+/// Serializes the column of the type it is called with as the map entry
+/// `name`.
+struct SaveEntry<'a, M> {
+    name: &'a str,
+    world: &'a World,
+    ranks: &'a Ranks<'a>,
+    map: &'a mut M,
+}
+
+impl<M: SerializeMap> TypeFn for SaveEntry<'_, M> {
+    type Output = Result<(), M::Error>;
+
+    fn call<T: Component + Serialize + DeserializeOwned>(self) -> Self::Output {
+        let column = ColumnRef::<T> {
+            world: self.world,
+            ranks: self.ranks,
+            _type: PhantomData,
+        };
+        self.map.serialize_entry(self.name, &column)
+    }
+}
+
+/// Deserializes the map value `name` as the column of the type it is
+/// called with, into `world`.
+struct LoadEntry<'a, 'de, A> {
+    name: &'a str,
+    map: &'a mut A,
+    world: &'a mut World,
+    budget: &'a Budget,
+    _de: PhantomData<&'de ()>,
+}
+
+impl<'de, A: MapAccess<'de>> TypeFn for LoadEntry<'_, 'de, A> {
+    type Output = Result<(), A::Error>;
+
+    fn call<T: Component + Serialize + DeserializeOwned>(self) -> Self::Output {
+        self.map.next_value_seed(ColumnSeed::<T> {
+            name: self.name,
+            world: self.world,
+            budget: self.budget,
+            _type: PhantomData,
+        })
     }
 }
 
@@ -735,9 +719,15 @@ impl<C: Components> Serialize for ColumnsRef<'_, C> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.saved.len()))?;
         for &(ty, name) in self.saved {
+            let entry = SaveEntry {
+                name,
+                world: self.world,
+                ranks: self.ranks,
+                map: &mut map,
+            };
             self.registry
                 .components
-                .save_entry(ty, name, self.world, self.ranks, &mut map)
+                .with_type(ty, entry)
                 .unwrap_or_else(|| Err(ser::Error::custom("a registered type has no entry")))?;
         }
         map.end()
@@ -1059,75 +1049,187 @@ impl<'de, C: Components> DeserializeSeed<'de> for Load<'_, C> {
     type Value = World;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<World, D::Error> {
-        deserializer.deserialize_struct("World", &["entities", "components"], self)
+        Struct(self).deserialize(deserializer)
     }
-}
-
-#[derive(Deserialize)]
-#[serde(field_identifier, rename_all = "lowercase")]
-enum WorldField {
-    Entities,
-    Components,
 }
 
 impl<'de, C: Components> Visitor<'de> for Load<'_, C> {
     type Value = World;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a world: its entity table, then its components")
+        f.write_str(<Self as TwoFields<'de>>::EXPECTING)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<World, A::Error> {
-        let budget = Budget::new(self.max_memory);
-        let mut world = seq
-            .next_element_seed(EntitiesSeed {
-                max_rows: self.max_rows,
-                budget: &budget,
-            })?
-            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
-        seq.next_element_seed(self.columns(&mut world, &budget))?
-            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
-        Ok(world)
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<World, A::Error> {
+        Struct(self).visit_seq(seq)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<World, A::Error> {
-        // The components are read into the world the entities make, so the
-        // entities come first (as `save` writes them).
-        match map.next_key()? {
-            Some(WorldField::Entities) => {}
-            Some(WorldField::Components) => {
-                return Err(de::Error::custom(
-                    "the entities must come before the components",
-                ))
-            }
-            None => return Err(de::Error::missing_field("entities")),
-        }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<World, A::Error> {
+        Struct(self).visit_map(map)
+    }
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum WorldField {
+    Entities,
+    Components,
+}
+
+impl<'de, C: Components> TwoFields<'de> for Load<'_, C> {
+    type Value = World;
+    type Field = WorldField;
+    const NAME: &'static str = "World";
+    const FIELDS: &'static [&'static str; 2] = &["entities", "components"];
+    const EXPECTING: &'static str = "a world: its entity table, then its components";
+    const OUT_OF_ORDER: &'static str = "the entities must come before the components";
+
+    fn read<F: Fields<'de>>(self, mut fields: F) -> Result<World, F::Error> {
+        // The components are read into the world the entities make.
         let budget = Budget::new(self.max_memory);
-        let mut world = map.next_value_seed(EntitiesSeed {
+        let mut world = fields.next(Struct(EntitiesSeed {
             max_rows: self.max_rows,
             budget: &budget,
+        }))?;
+        fields.next(ColumnsSeed {
+            registry: self.registry,
+            world: &mut world,
+            budget: &budget,
         })?;
-        match map.next_key()? {
-            Some(WorldField::Components) => {}
-            Some(WorldField::Entities) => return Err(de::Error::duplicate_field("entities")),
-            None => return Err(de::Error::missing_field("components")),
+        fields.end()?;
+        Ok(world)
+    }
+}
+
+/// A saved struct of two fields (a world, its entity table, a column's
+/// content), read in order: the second field is read with what the first
+/// gave, so it must come second (as `save` writes it). Deserialized as a
+/// [`Struct`].
+trait TwoFields<'de>: Sized {
+    type Value;
+    /// The fields' identifiers.
+    type Field: Deserialize<'de> + FieldIndex;
+    /// The struct's name and its fields' names, in order.
+    const NAME: &'static str;
+    const FIELDS: &'static [&'static str; 2];
+    /// What a visitor of the struct expects.
+    const EXPECTING: &'static str;
+    /// The error for the second field given before the first.
+    const OUT_OF_ORDER: &'static str;
+
+    /// Reads both fields with [`Fields::next`], then checks
+    /// [`Fields::end`].
+    fn read<F: Fields<'de>>(self, fields: F) -> Result<Self::Value, F::Error>;
+}
+
+/// The place of a field among its struct's fields.
+trait FieldIndex: Copy {
+    fn index(self) -> usize;
+}
+
+impl FieldIndex for WorldField {
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The fields of a [`TwoFields`] struct, as a sequence or as a map.
+trait Fields<'de> {
+    type Error: de::Error;
+    /// The value of the next field, read with `seed`.
+    fn next<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Self::Error>;
+    /// Checks that no field follows.
+    fn end(self) -> Result<(), Self::Error>;
+}
+
+/// The fields of a struct saved as a sequence (by binary formats): each in
+/// its place.
+struct SeqFields<A> {
+    seq: A,
+    read: usize,
+    expecting: &'static str,
+}
+
+impl<'de, A: SeqAccess<'de>> Fields<'de> for SeqFields<A> {
+    type Error = A::Error;
+
+    fn next<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
+        let value = self
+            .seq
+            .next_element_seed(seed)?
+            .ok_or_else(|| de::Error::invalid_length(self.read, &self.expecting))?;
+        self.read += 1;
+        Ok(value)
+    }
+
+    fn end(self) -> Result<(), A::Error> {
+        // The length of a sequence is the format's to check.
+        Ok(())
+    }
+}
+
+/// The fields of struct `T` saved as a map (by text formats): by name,
+/// each once and in order.
+struct MapFields<A, T> {
+    map: A,
+    read: usize,
+    _struct: PhantomData<fn() -> T>,
+}
+
+impl<'de, A: MapAccess<'de>, T: TwoFields<'de>> Fields<'de> for MapFields<A, T> {
+    type Error = A::Error;
+
+    fn next<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
+        match self.map.next_key::<T::Field>()?.map(FieldIndex::index) {
+            Some(i) if i == self.read => {}
+            Some(i) if i < self.read => return Err(de::Error::duplicate_field(T::FIELDS[i])),
+            Some(_) => return Err(de::Error::custom(T::OUT_OF_ORDER)),
+            None => return Err(de::Error::missing_field(T::FIELDS[self.read])),
         }
-        map.next_value_seed(self.columns(&mut world, &budget))?;
-        match map.next_key::<WorldField>()? {
-            None => Ok(world),
-            Some(WorldField::Entities) => Err(de::Error::duplicate_field("entities")),
-            Some(WorldField::Components) => Err(de::Error::duplicate_field("components")),
+        self.read += 1;
+        self.map.next_value_seed(seed)
+    }
+
+    fn end(mut self) -> Result<(), A::Error> {
+        match self.map.next_key::<T::Field>()? {
+            None => Ok(()),
+            Some(field) => Err(de::Error::duplicate_field(T::FIELDS[field.index()])),
         }
     }
 }
 
-impl<C: Components> Load<'_, C> {
-    fn columns<'w>(&self, world: &'w mut World, budget: &'w Budget) -> ColumnsSeed<'w, '_, C> {
-        ColumnsSeed {
-            registry: self.registry,
-            world,
-            budget,
-        }
+/// A [`TwoFields`] struct as a seed and its visitor.
+struct Struct<T>(T);
+
+impl<'de, T: TwoFields<'de>> DeserializeSeed<'de> for Struct<T> {
+    type Value = T::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T::Value, D::Error> {
+        deserializer.deserialize_struct(T::NAME, T::FIELDS, self)
+    }
+}
+
+impl<'de, T: TwoFields<'de>> Visitor<'de> for Struct<T> {
+    type Value = T::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(T::EXPECTING)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<T::Value, A::Error> {
+        self.0.read(SeqFields {
+            seq,
+            read: 0,
+            expecting: T::EXPECTING,
+        })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T::Value, A::Error> {
+        self.0.read(MapFields::<A, T> {
+            map,
+            read: 0,
+            _struct: PhantomData,
+        })
     }
 }
 
@@ -1138,68 +1240,37 @@ struct EntitiesSeed<'b> {
     budget: &'b Budget,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone, Copy)]
 #[serde(field_identifier, rename_all = "lowercase")]
 enum EntitiesField {
     Slots,
     Rows,
 }
 
-impl<'de> DeserializeSeed<'de> for EntitiesSeed<'_> {
-    type Value = World;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<World, D::Error> {
-        deserializer.deserialize_struct("Entities", &["slots", "rows"], self)
+impl FieldIndex for EntitiesField {
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
-impl<'de> Visitor<'de> for EntitiesSeed<'_> {
+impl<'de> TwoFields<'de> for EntitiesSeed<'_> {
     type Value = World;
+    type Field = EntitiesField;
+    const NAME: &'static str = "Entities";
+    const FIELDS: &'static [&'static str; 2] = &["slots", "rows"];
+    const EXPECTING: &'static str = "an entity table: its slots, then its rows";
+    const OUT_OF_ORDER: &'static str = "the entity table's slots must come before its rows";
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an entity table: its slots, then its rows")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<World, A::Error> {
-        let slots: GenerationRuns = seq
-            .next_element()?
-            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+    fn read<F: Fields<'de>>(self, mut fields: F) -> Result<World, F::Error> {
+        let slots: GenerationRuns = fields.next(PhantomData)?;
         self.check_slots(&slots)?;
-        let rows = seq
-            .next_element_seed(RowRunsSeed {
-                max_rows: self.max_rows,
-                slots: slots.total(),
-            })?
-            .ok_or_else(|| de::Error::invalid_length(1, &"an entity table: slots, then rows"))?;
-        world_of(self.max_rows, self.budget, &slots, &rows)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<World, A::Error> {
-        match map.next_key()? {
-            Some(EntitiesField::Slots) => {}
-            Some(EntitiesField::Rows) => {
-                return Err(de::Error::custom(
-                    "the entity table's slots must come before its rows",
-                ))
-            }
-            None => return Err(de::Error::missing_field("slots")),
-        }
-        let slots: GenerationRuns = map.next_value()?;
-        self.check_slots(&slots)?;
-        match map.next_key()? {
-            Some(EntitiesField::Rows) => {}
-            Some(EntitiesField::Slots) => return Err(de::Error::duplicate_field("slots")),
-            None => return Err(de::Error::missing_field("rows")),
-        }
-        let rows = map.next_value_seed(RowRunsSeed {
+        let rows = fields.next(Seq(RunsSeed(RowRuns {
             max_rows: self.max_rows,
             slots: slots.total(),
-        })?;
-        match map.next_key::<EntitiesField>()? {
-            None => world_of(self.max_rows, self.budget, &slots, &rows),
-            Some(EntitiesField::Slots) => Err(de::Error::duplicate_field("slots")),
-            Some(EntitiesField::Rows) => Err(de::Error::duplicate_field("rows")),
-        }
+            rows: 0,
+        })))?;
+        fields.end()?;
+        world_of(self.max_rows, self.budget, &slots, &rows)
     }
 }
 
@@ -1220,55 +1291,78 @@ impl EntitiesSeed<'_> {
     }
 }
 
-/// The rows of the entity table: `(first index, count)` runs, each of at
-/// least one index below the slot count, at most `max_rows` indices in
-/// all. Stored as they are: bounded by the size of the input.
-struct RowRunsSeed {
-    max_rows: usize,
-    slots: u64,
+/// Checks each `(first, count)` run a [`RunsSeed`] reads, in order.
+trait RunCheck {
+    /// What a visitor of the runs expects.
+    const EXPECTING: &'static str;
+    fn check<E: de::Error>(&mut self, first: u32, count: u32) -> Result<(), E>;
 }
 
-impl<'de> DeserializeSeed<'de> for RowRunsSeed {
-    type Value = Vec<(u32, u32)>;
+/// A visitor of a sequence as a seed that asks for one.
+struct Seq<V>(V);
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_seq(self)
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Seq<V> {
+    type Value = V::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
+        deserializer.deserialize_seq(self.0)
     }
 }
 
-impl<'de> Visitor<'de> for RowRunsSeed {
+/// Runs checked by `C` as they are read, and stored as they are: bounded
+/// by the size of the input. Read as a [`Seq`].
+struct RunsSeed<C>(C);
+
+impl<'de, C: RunCheck> Visitor<'de> for RunsSeed<C> {
     type Value = Vec<(u32, u32)>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a sequence of (first index, count) runs of the rows' entities")
+        f.write_str(C::EXPECTING)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut runs = Vec::new();
-        let mut rows = 0u64;
         while let Some((first, count)) = seq.next_element::<(u32, u32)>()? {
-            let end = u64::from(first) + u64::from(count);
-            if count == 0 {
-                return Err(de::Error::custom(format_args!(
-                    "an empty run of rows at index {first}"
-                )));
-            }
-            if end > self.slots {
-                return Err(de::Error::custom(format_args!(
-                    "the rows' entities {first}..{end} go past the {} slots",
-                    self.slots
-                )));
-            }
-            rows += u64::from(count);
-            if rows > self.max_rows as u64 {
-                return Err(de::Error::custom(format_args!(
-                    "more entities than the {} rows",
-                    self.max_rows
-                )));
-            }
+            self.0.check(first, count)?;
             runs.push((first, count));
         }
         Ok(runs)
+    }
+}
+
+/// The rows of the entity table: `(first index, count)` runs, each of at
+/// least one index below the slot count, at most `max_rows` indices in
+/// all (`rows` so far).
+struct RowRuns {
+    max_rows: usize,
+    slots: u64,
+    rows: u64,
+}
+
+impl RunCheck for RowRuns {
+    const EXPECTING: &'static str = "a sequence of (first index, count) runs of the rows' entities";
+
+    fn check<E: de::Error>(&mut self, first: u32, count: u32) -> Result<(), E> {
+        let end = u64::from(first) + u64::from(count);
+        if count == 0 {
+            return Err(E::custom(format_args!(
+                "an empty run of rows at index {first}"
+            )));
+        }
+        if end > self.slots {
+            return Err(E::custom(format_args!(
+                "the rows' entities {first}..{end} go past the {} slots",
+                self.slots
+            )));
+        }
+        self.rows += u64::from(count);
+        if self.rows > self.max_rows as u64 {
+            return Err(E::custom(format_args!(
+                "more entities than the {} rows",
+                self.max_rows
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -1447,9 +1541,22 @@ impl<'de, C: Components> Visitor<'de> for ColumnsSeed<'_, '_, C> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(ty) = map.next_key_seed(NameSeed(self.registry))? {
             let name = self.registry.name_of(ty).unwrap_or("?");
+            let entry = LoadEntry {
+                name,
+                map: &mut map,
+                world: &mut *self.world,
+                budget: self.budget,
+                _de: PhantomData,
+            };
+            // `type_of` found the name, so some entry has its type.
             self.registry
                 .components
-                .load_entry(ty, name, &mut map, self.world, self.budget)?;
+                .with_type(ty, entry)
+                .unwrap_or_else(|| {
+                    Err(de::Error::custom(format_args!(
+                        "component {name:?} has no type in the registry"
+                    )))
+                })?;
         }
         Ok(())
     }
@@ -1525,13 +1632,13 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnSeed<'_, T> {
                 self.name
             )));
         }
-        variant.newtype_variant_seed(ColumnDataSeed::<T> {
+        variant.newtype_variant_seed(Struct(ColumnDataSeed::<T> {
             name: self.name,
             storage,
             world: self.world,
             budget: self.budget,
             _type: PhantomData,
-        })
+        }))
     }
 }
 
@@ -1559,121 +1666,75 @@ impl<T> ColumnDataSeed<'_, T> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone, Copy)]
 #[serde(field_identifier, rename_all = "lowercase")]
 enum ColumnField {
     Runs,
     Values,
 }
 
-impl<'de, T: Component + DeserializeOwned> DeserializeSeed<'de> for ColumnDataSeed<'_, T> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_struct("Column", &["runs", "values"], self)
+impl FieldIndex for ColumnField {
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
-impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ColumnDataSeed<'_, T> {
+impl<'de, T: Component + DeserializeOwned> TwoFields<'de> for ColumnDataSeed<'_, T> {
     type Value = ();
+    type Field = ColumnField;
+    const NAME: &'static str = "Column";
+    const FIELDS: &'static [&'static str; 2] = &["runs", "values"];
+    const EXPECTING: &'static str = "a column's runs, then its values";
+    const OUT_OF_ORDER: &'static str = "a column's runs must come before its values";
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a column's runs, then its values")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let runs = seq
-            .next_element_seed(RunsSeed(self.world.len()))?
-            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+    fn read<F: Fields<'de>>(self, mut fields: F) -> Result<(), F::Error> {
+        let runs = fields.next(Seq(RunsSeed(ColumnRuns {
+            live: self.world.len() as u64,
+            end: 0,
+        })))?;
         self.spend(&runs)?;
-        let values = ValuesSeed::<T> {
+        fields.next(Seq(ValuesSeed::<T> {
             runs: &runs,
             world: self.world,
             _type: PhantomData,
-        };
-        seq.next_element_seed(values)?
-            .ok_or_else(|| de::Error::invalid_length(1, &"a column's runs, then its values"))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        match map.next_key()? {
-            Some(ColumnField::Runs) => {}
-            Some(ColumnField::Values) => {
-                return Err(de::Error::custom(
-                    "a column's runs must come before its values",
-                ))
-            }
-            None => return Err(de::Error::missing_field("runs")),
-        }
-        let runs = map.next_value_seed(RunsSeed(self.world.len()))?;
-        self.spend(&runs)?;
-        match map.next_key()? {
-            Some(ColumnField::Values) => {}
-            Some(ColumnField::Runs) => return Err(de::Error::duplicate_field("runs")),
-            None => return Err(de::Error::missing_field("values")),
-        }
-        map.next_value_seed(ValuesSeed::<T> {
-            runs: &runs,
-            world: self.world,
-            _type: PhantomData,
-        })?;
-        match map.next_key::<ColumnField>()? {
-            None => Ok(()),
-            Some(ColumnField::Runs) => Err(de::Error::duplicate_field("runs")),
-            Some(ColumnField::Values) => Err(de::Error::duplicate_field("values")),
-        }
+        }))?;
+        fields.end()
     }
 }
 
-/// A column's runs, checked against the number of live rows: each
-/// `(first row, count)` has `count >= 1`, starts at or after the end of the
-/// one before (ascending, no overlap: no component twice) and ends at or
-/// below the live rows (no component for a dead row). So there are at most
-/// as many runs as live rows.
-struct RunsSeed(usize);
-
-impl<'de> DeserializeSeed<'de> for RunsSeed {
-    type Value = Vec<(u32, u32)>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_seq(self)
-    }
+/// A column's runs, checked against the number of `live` rows: each
+/// `(first row, count)` has `count >= 1`, starts at or after the `end` of
+/// the one before (ascending, no overlap: no component twice) and ends at
+/// or below the live rows (no component for a dead row). So there are at
+/// most as many runs as live rows.
+struct ColumnRuns {
+    live: u64,
+    end: u64,
 }
 
-impl<'de> Visitor<'de> for RunsSeed {
-    type Value = Vec<(u32, u32)>;
+impl RunCheck for ColumnRuns {
+    const EXPECTING: &'static str = "a sequence of (first row, count) runs";
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a sequence of (first row, count) runs")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let live = self.0 as u64;
-        let mut runs = Vec::new();
-        let mut end = 0u64;
-        while let Some((start, count)) = seq.next_element::<(u32, u32)>()? {
-            let (start64, stop) = (u64::from(start), u64::from(start) + u64::from(count));
-            if count == 0 {
-                return Err(de::Error::custom(format_args!(
-                    "an empty run at row {start}"
-                )));
-            }
-            if start64 < end {
-                return Err(de::Error::custom(format_args!(
-                    "the run at row {start} overlaps or precedes the one before \
-                     (a component given twice, or runs out of order)"
-                )));
-            }
-            if stop > live {
-                return Err(de::Error::custom(format_args!(
-                    "the run of rows {start}..{stop} goes past the {live} live rows \
-                     (a component for a dead row)"
-                )));
-            }
-            end = stop;
-            runs.push((start, count));
+    fn check<E: de::Error>(&mut self, start: u32, count: u32) -> Result<(), E> {
+        let live = self.live;
+        let (start64, stop) = (u64::from(start), u64::from(start) + u64::from(count));
+        if count == 0 {
+            return Err(E::custom(format_args!("an empty run at row {start}")));
         }
-        Ok(runs)
+        if start64 < self.end {
+            return Err(E::custom(format_args!(
+                "the run at row {start} overlaps or precedes the one before \
+                 (a component given twice, or runs out of order)"
+            )));
+        }
+        if stop > live {
+            return Err(E::custom(format_args!(
+                "the run of rows {start}..{stop} goes past the {live} live rows \
+                 (a component for a dead row)"
+            )));
+        }
+        self.end = stop;
+        Ok(())
     }
 }
 
@@ -1684,18 +1745,11 @@ fn too_few<E: de::Error>(read: usize, expected: usize) -> E {
 }
 
 /// A column's values, one for each row of its runs, put into the world.
+/// Read as a [`Seq`].
 struct ValuesSeed<'a, T> {
     runs: &'a [(u32, u32)],
     world: &'a mut World,
     _type: PhantomData<fn() -> T>,
-}
-
-impl<'de, T: Component + DeserializeOwned> DeserializeSeed<'de> for ValuesSeed<'_, T> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_seq(self)
-    }
 }
 
 impl<'de, T: Component + DeserializeOwned> Visitor<'de> for ValuesSeed<'_, T> {

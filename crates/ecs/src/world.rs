@@ -6,6 +6,7 @@ use std::ptr;
 
 use handlekit::VmVec;
 
+use crate::access::HeldBorrow;
 use crate::entities::EntityTable;
 use crate::storage::{
     push_or_rebase, slack, BorrowFlag, Column, ErasedStorage, RowsView, Storage, TypeIndex,
@@ -379,6 +380,18 @@ impl World {
             let column = self.columns.get_unchecked(index);
             Some((column, column.storage.typed_unchecked()))
         }
+    }
+
+    /// The storage of `T` with its column borrowed for a guard, shared or
+    /// (`EXCLUSIVE`) exclusive; `None` if `T` is not registered. Panics,
+    /// naming the type, if a conflicting borrow is out.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn held<T: Component, const EXCLUSIVE: bool>(
+        &self,
+    ) -> Option<(HeldBorrow<'_, EXCLUSIVE>, &TypedStorage<T>)> {
+        let (column, storage) = self.typed::<T>()?;
+        Some((HeldBorrow::take(column), storage))
     }
 
     /// The row window as raw parts, for views.
@@ -857,20 +870,11 @@ impl World {
     pub fn get<T: Component>(&self, entity: Entity) -> Result<Ref<'_, T>, ComponentError> {
         let row = self.row_of(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
-        let (column, storage) = self.typed::<T>().ok_or(missing)?;
-        if !column.flag.try_shared() {
-            crate::access::borrow_conflict(column.name, false);
-        }
-        // The shared borrow is held until the guard is dropped: no query
-        // writes a `T` meanwhile.
-        let Some(value) = storage.get(entity, row) else {
-            column.flag.release_shared();
-            return Err(missing);
-        };
-        Ok(Ref {
-            value,
-            flag: &column.flag,
-        })
+        // The shared borrow is held until the guard is dropped (given back
+        // here if the entity has no `T`): no query writes a `T` meanwhile.
+        let (held, storage) = self.held::<T, false>().ok_or(missing)?;
+        let value = storage.get(entity, row).ok_or(missing)?;
+        Ok(Ref { value, held })
     }
 
     /// The component `T` of `entity`, mutably. No run-time check: `&mut
@@ -1328,10 +1332,9 @@ fn reserve<T>(n: usize) -> VmVec<T> {
 /// assert_eq!(name.len(), 1);
 /// ```
 pub struct Ref<'w, T: ?Sized> {
-    /// The value. Invariant: `flag` (its column's) holds one shared borrow
-    /// for this guard, given back by the drop.
+    /// The value, under `held`: a shared borrow of its column.
     pub(crate) value: &'w T,
-    pub(crate) flag: &'w BorrowFlag,
+    pub(crate) held: HeldBorrow<'w, false>,
 }
 
 impl<'w, T: ?Sized> Ref<'w, T> {
@@ -1347,13 +1350,12 @@ impl<'w, T: ?Sized> Ref<'w, T> {
     /// assert_eq!(&*name, "name");
     /// ```
     pub fn map<U: ?Sized>(orig: Ref<'w, T>, f: impl FnOnce(&T) -> &U) -> Ref<'w, U> {
-        // If `f` panics, `orig` is dropped and gives the borrow back.
-        let value = f(orig.value);
-        // The borrow passes to the new guard: `orig` is not dropped.
-        let orig = std::mem::ManuallyDrop::new(orig);
+        // The borrow passes to the new guard, or is given back if `f`
+        // panics.
+        let Ref { value, held } = orig;
         Ref {
-            value,
-            flag: orig.flag,
+            value: f(value),
+            held,
         }
     }
 }
@@ -1375,12 +1377,12 @@ impl<T: ?Sized> Clone for Ref<'_, T> {
     /// assert_eq!(*b, 7);
     /// ```
     fn clone(&self) -> Self {
-        if !self.flag.try_shared() {
+        let Some(held) = self.held.try_clone() else {
             panic!("handlekit-ecs: Ref::clone: too many shared borrows of one column");
-        }
+        };
         Ref {
             value: self.value,
-            flag: self.flag,
+            held,
         }
     }
 }
@@ -1389,12 +1391,6 @@ impl<T: ?Sized> std::ops::Deref for Ref<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         self.value
-    }
-}
-
-impl<T: ?Sized> Drop for Ref<'_, T> {
-    fn drop(&mut self) {
-        self.flag.release_shared();
     }
 }
 

@@ -464,20 +464,25 @@ fn unregistered_components_fail_to_save_unless_skipped() {
     assert!(serde_json::to_string(&registry().save(&world)).is_ok());
 }
 
+/// Registers `A` as `a`, then `B` as `b`.
+fn register_both<A, B>(a: &str, b: &str)
+where
+    A: Serialize + for<'de> Deserialize<'de> + Send + Sync + 'static,
+    B: Serialize + for<'de> Deserialize<'de> + Send + Sync + 'static,
+{
+    let _ = Registry::new().component::<A>(a).component::<B>(b);
+}
+
 #[test]
 #[should_panic(expected = "registered already")]
 fn a_name_cannot_be_registered_twice() {
-    let _ = Registry::new()
-        .component::<Position>("p")
-        .component::<Velocity>("p");
+    register_both::<Position, Velocity>("p", "p");
 }
 
 #[test]
 #[should_panic(expected = "registered already")]
 fn a_type_cannot_be_registered_twice() {
-    let _ = Registry::new()
-        .component::<Position>("p")
-        .component::<Position>("q");
+    register_both::<Position, Position>("p", "q");
 }
 
 /// Hostile inputs: each is refused with an error, never a panic or a
@@ -491,6 +496,24 @@ mod hostile {
         format!(
             r#"{{"entities":{{"slots":[[1,2],[2,2]],"rows":[[1,1],[0,1],[2,1]]}},"components":{components}}}"#
         )
+    }
+
+    /// The cases of a file of hostile inputs (`tests/hostile/`): one a
+    /// line, `N` fields apart by ` | `, the last why the input is bad;
+    /// `#` starts a comment line.
+    fn cases<const N: usize>(file: &str) -> Vec<[&str; N]> {
+        let cases: Vec<[&str; N]> = file
+            .lines()
+            .filter(|line| !line.is_empty() && !line.starts_with('#'))
+            .map(|line| {
+                let fields: Vec<&str> = line.split(" | ").collect();
+                fields
+                    .try_into()
+                    .unwrap_or_else(|_| panic!("not {N} fields: {line}"))
+            })
+            .collect();
+        assert!(!cases.is_empty(), "no cases in {file:?}");
+        cases
     }
 
     const POSITIONS: &str = r#"{"position":{"Dense":{"runs":[[0,2]],"values":[[1,1,1],[2,2,2]]}}}"#;
@@ -526,35 +549,9 @@ mod hostile {
             );
             assert!(from_json(&json).is_err(), "accepted {why}: {json}");
         };
-        bad("[[1,2]]", "[[0,1],[0,1]]", "one entity in two rows");
-        bad(
-            "[[1,3]]",
-            "[[1,2],[0,2]]",
-            "one entity in two rows (overlapping runs out of order)",
-        );
-        bad("[[1,2]]", "[[0,3]]", "an entity past the slots");
-        bad("[[1,2]]", "[[2,1]]", "an entity wholly past the slots");
-        bad(
-            "[[1,1]]",
-            "[[4294967295,4294967295]]",
-            "a run of rows whose end overflows",
-        );
-        bad("[[1,2]]", "[[0,0]]", "an empty run of rows");
-        bad("[[1,0]]", "[]", "an empty run of generations");
-        bad(
-            "[[2147483648,1]]",
-            "[[0,1]]",
-            "a live generation past the maximum",
-        );
-        bad(
-            "[[2147483648,1]]",
-            "[]",
-            "a free generation past the maximum",
-        );
-        bad("[[0,1]]", "[[0,1]]", "a live generation 0");
-        bad("[[0,1]]", "[]", "a free generation 0");
-        bad("[[1,1]]", "[[0,-1]]", "a negative count");
-        bad("[[1,-1]]", "[]", "a negative run of generations");
+        for [generations, rows, why] in cases(include_str!("hostile/entity_tables.txt")) {
+            bad(generations, rows, why);
+        }
         // More entities than the loader's rows.
         let rows = MAX_ROWS + 1;
         bad(
@@ -628,66 +625,7 @@ mod hostile {
 
     #[test]
     fn bad_components_are_refused() {
-        for (components, why) in [
-            (
-                r#"{"nope":{"Dense":{"runs":[],"values":[]}}}"#,
-                "an unknown name",
-            ),
-            (
-                r#"{"position":{"Dense":{"runs":[],"values":[]}},"position":{"Dense":{"runs":[],"values":[]}}}"#,
-                "a name twice",
-            ),
-            (
-                r#"{"position":{"Dense":{"runs":[[2,2]],"values":[[1,1,1],[2,2,2]]}}}"#,
-                "a run past the live rows (a component for a dead row)",
-            ),
-            (
-                r#"{"position":{"Dense":{"runs":[[3,1]],"values":[[1,1,1]]}}}"#,
-                "a run wholly past the live rows",
-            ),
-            (
-                r#"{"position":{"Dense":{"runs":[[0,2],[1,1]],"values":[[1,1,1],[2,2,2],[3,3,3]]}}}"#,
-                "overlapping runs (a component twice)",
-            ),
-            (
-                r#"{"position":{"Dense":{"runs":[[2,1],[0,1]],"values":[[1,1,1],[2,2,2]]}}}"#,
-                "runs out of order",
-            ),
-            (
-                r#"{"position":{"Dense":{"runs":[[0,0]],"values":[]}}}"#,
-                "an empty run",
-            ),
-            (
-                r#"{"position":{"Dense":{"runs":[[4294967295,4294967295]],"values":[]}}}"#,
-                "a run whose end overflows",
-            ),
-            (
-                r#"{"position":{"Dense":{"runs":[[0,2]],"values":[[1,1,1]]}}}"#,
-                "fewer values than rows",
-            ),
-            (
-                r#"{"position":{"Dense":{"runs":[[0,1]],"values":[[1,1,1],[2,2,2]]}}}"#,
-                "more values than rows",
-            ),
-            (
-                r#"{"position":{"Dense":{"values":[[1,1,1]],"runs":[[0,1]]}}}"#,
-                "values before runs",
-            ),
-            (r#"{"position":{"Dense":{"runs":[[0,1]]}}}"#, "no values"),
-            (
-                r#"{"position":{"Packed":{"runs":[],"values":[]}}}"#,
-                "an unknown storage",
-            ),
-            (
-                r#"{"position":{"Dense":{"runs":[[0,1]],"values":[[1,1]]}}}"#,
-                "a value of the wrong shape",
-            ),
-            (
-                r#"{"name":{"Dense":{"runs":[[0,2]],"values":["a",7]}}}"#,
-                "a bad value after a good one (the good one is dropped)",
-            ),
-            (r#"[]"#, "components that are not a map"),
-        ] {
+        for [components, why] in cases(include_str!("hostile/components.txt")) {
             let json = saved(components);
             assert!(from_json(&json).is_err(), "accepted {why}: {json}");
         }
