@@ -36,6 +36,22 @@ impl<'a, H: Arbitrary<'a>, Op: Arbitrary<'a>> Arbitrary<'a> for Input<H, Op> {
     }
 }
 
+/// `$run::<T>(args…)` with the type `T` that `$byte` picks (mod 3) among
+/// the three named: how a target draws its key or element type from the
+/// input's first byte. (A macro: a closure cannot be generic over `T`.)
+#[allow(unused_macros)]
+macro_rules! run_with_type_picked {
+    ($byte:expr, [$a:ty, $b:ty, $c:ty], $run:ident($($arg:expr),* $(,)?)) => {
+        match $byte % 3 {
+            0 => $run::<$a>($($arg),*),
+            1 => $run::<$b>($($arg),*),
+            _ => $run::<$c>($($arg),*),
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use run_with_type_picked;
+
 /// The `n`th (mod the count) of `keys` in sorted order, so the pick does
 /// not depend on a hash map's iteration order; `None` when there are none.
 pub fn nth_sorted<K: Ord + Copy>(keys: impl IntoIterator<Item = K>, n: u16) -> Option<K> {

@@ -52,11 +52,7 @@ impl<'a> Arbitrary<'a> for Shape {
 
 fuzz_target!(|input: Input<(u8, Shape), Op>| {
     let (key, shape) = &input.head;
-    match key % 3 {
-        0 => run::<Id>(shape, &input.ops),
-        1 => run::<Id32>(shape, &input.ops),
-        _ => run::<Narrow>(shape, &input.ops),
-    }
+    common::run_with_type_picked!(key, [Id, Id32, Narrow], run(shape, &input.ops));
 });
 
 fn run<K: Key>(shape: &Shape, ops: &[Op]) {

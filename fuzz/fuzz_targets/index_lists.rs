@@ -16,13 +16,14 @@
 #![no_main]
 
 mod common;
-
-use std::collections::{HashSet, VecDeque};
+#[path = "../../crates/handlekit/tests/common/lists_state.rs"]
+mod lists_state;
 
 use arbitrary::Arbitrary;
 use common::{Input, Narrow};
 use handlekit::{Head, Id, Id32, IndexLists, Key, LinkError};
 use libfuzzer_sys::fuzz_target;
+use lists_state::ListsState;
 
 type Value = Box<u32>;
 
@@ -55,13 +56,8 @@ enum Op {
     Hostile(Vec<(u32, Option<(Option<u32>, u32)>)>),
 }
 
-struct State<K: Key> {
-    pool: IndexLists<Value, K>,
-    heads: [Head; LISTS],
-    model: Vec<VecDeque<(K, u32)>>,
-    issued: Vec<K>,
-    seen: HashSet<K>,
-}
+/// The pool under test and its model (shared with the lists model test).
+type State<K> = ListsState<K, Value, LISTS>;
 
 fn list(i: u8) -> usize {
     usize::from(i) % LISTS
@@ -75,45 +71,8 @@ fn pair(a: u8, b: u8) -> (usize, usize) {
 }
 
 impl<K: Key> State<K> {
-    fn issue(&mut self, key: K) {
-        assert!(self.seen.insert(key), "{key:?} issued twice");
-        self.issued.push(key);
-    }
-
     fn issued_key(&self, i: u16) -> Option<K> {
         (!self.issued.is_empty()).then(|| self.issued[usize::from(i) % self.issued.len()])
-    }
-
-    /// Where a key is in the model: (list, position).
-    fn find(&self, key: K) -> Option<(usize, usize)> {
-        self.model.iter().enumerate().find_map(|(l, nodes)| {
-            nodes
-                .iter()
-                .position(|&(k, _)| k == key)
-                .map(|position| (l, position))
-        })
-    }
-
-    fn check(&self) {
-        self.pool.check_invariants();
-        let total: usize = self.model.iter().map(VecDeque::len).sum();
-        assert_eq!(self.pool.len(), total);
-        assert_eq!(self.pool.nodes().len(), total);
-        for (l, nodes) in self.model.iter().enumerate() {
-            let head = self.heads[l];
-            assert!(self.pool.is_head(head));
-            let got: Vec<(K, u32)> = self
-                .pool
-                .keys(head)
-                .zip(self.pool.iter(head))
-                .map(|(k, v)| (k, **v))
-                .collect();
-            assert!(got.iter().eq(nodes.iter()), "list {l} differs");
-        }
-        for &key in &self.issued {
-            let expected = self.find(key).map(|(l, p)| self.model[l][p].1);
-            assert_eq!(self.pool.get(key).map(|v| **v), expected);
-        }
     }
 
     fn apply(&mut self, op: Op) {
@@ -121,8 +80,7 @@ impl<K: Key> State<K> {
             Op::Push(l, v) => {
                 let l = list(l);
                 if let Ok(key) = self.pool.try_push_front(&mut self.heads[l], Box::new(v)) {
-                    self.issue(key);
-                    self.model[l].push_front((key, v));
+                    self.pushed(l, key, v);
                 }
             }
             Op::Pop(l) => {
@@ -135,12 +93,7 @@ impl<K: Key> State<K> {
             }
             Op::MoveFront(a, b) => {
                 let (a, b) = pair(a, b);
-                let expected = self.model[a].pop_front();
-                let [from, to] = self.heads.get_disjoint_mut([a, b]).expect("two lists");
-                assert_eq!(self.pool.move_front(from, to), expected.map(|(k, _)| k));
-                if let Some(node) = expected {
-                    self.model[b].push_front(node);
-                }
+                self.move_front(a, b);
             }
             Op::MoveAfter(l, at, to) => {
                 let (l, to) = (list(l), list(to));
@@ -221,17 +174,7 @@ impl<K: Key> State<K> {
                 }
             }
             Op::Redistribute(l, salt) => {
-                let l = list(l);
-                let target = |v: u32| ((v ^ salt) % LISTS as u32) as usize;
-                self.pool.redistribute(&mut self.heads, l, |v| target(**v));
-                for node in std::mem::take(&mut self.model[l]) {
-                    let t = target(node.1);
-                    if t == l {
-                        self.model[l].push_back(node);
-                    } else {
-                        self.model[t].push_front(node);
-                    }
-                }
+                self.redistribute(list(l), |v| ((v ^ salt) % LISTS as u32) as usize);
             }
             Op::Compact(rotation) => {
                 let order: Vec<usize> = (0..LISTS)
@@ -258,18 +201,8 @@ impl<K: Key> State<K> {
                     assert!(last + 1 - slots.len() <= self.pool.retired_count());
                 }
             }
-            Op::ClearList(l) => {
-                let l = list(l);
-                self.pool.clear_list(&mut self.heads[l]);
-                self.model[l].clear();
-            }
-            Op::Clear => {
-                self.pool.clear();
-                self.heads = [Head::EMPTY; LISTS];
-                for nodes in &mut self.model {
-                    nodes.clear();
-                }
-            }
+            Op::ClearList(l) => self.clear_list(list(l)),
+            Op::Clear => self.clear(),
             Op::Clone => self.pool = self.pool.clone(),
             Op::CloneFrom => {
                 let mut target = IndexLists::default();
@@ -294,8 +227,7 @@ impl<K: Key> State<K> {
                     else {
                         return;
                     };
-                    self.issue(key);
-                    self.model[l].push_front((key, u32::from(i)));
+                    self.pushed(l, key, u32::from(i));
                 }
                 // The copy names the old front, which has a predecessor now.
                 if !copy.is_empty() {
@@ -339,23 +271,13 @@ fn hostile<K: Key>(slots: &[(u32, Option<(Option<u32>, u32)>)]) {
 }
 
 fn run<K: Key>(ops: &[Op]) {
-    let mut state = State::<K> {
-        pool: IndexLists::default(),
-        heads: [Head::EMPTY; LISTS],
-        model: vec![VecDeque::new(); LISTS],
-        issued: Vec::new(),
-        seen: HashSet::new(),
-    };
+    let mut state = State::<K>::new();
     for op in ops {
         state.apply(op.clone());
-        state.check();
+        state.check_lists();
     }
 }
 
 fuzz_target!(|input: Input<u8, Op>| {
-    match input.head % 3 {
-        0 => run::<Id>(&input.ops),
-        1 => run::<Id32>(&input.ops),
-        _ => run::<Narrow>(&input.ops),
-    }
+    common::run_with_type_picked!(input.head, [Id, Id32, Narrow], run(&input.ops));
 });

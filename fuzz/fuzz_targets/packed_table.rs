@@ -290,9 +290,5 @@ fn run<K: Key>(fixed: Option<u8>, ops: &[Op]) {
 
 fuzz_target!(|input: Input<(u8, Option<u8>), Op>| {
     let (key, fixed) = input.head;
-    match key % 3 {
-        0 => run::<Id>(fixed, &input.ops),
-        1 => run::<Id32>(fixed, &input.ops),
-        _ => run::<Narrow>(fixed, &input.ops),
-    }
+    common::run_with_type_picked!(key, [Id, Id32, Narrow], run(fixed, &input.ops));
 });

@@ -30,11 +30,7 @@ enum Setup {
 
 fuzz_target!(|input: Input<(u8, Setup), Op>| {
     let (key, setup) = input.head;
-    match key % 3 {
-        0 => run::<PoolKey>(setup, &input.ops),
-        1 => run::<Id32>(setup, &input.ops),
-        _ => run::<Narrow>(setup, &input.ops),
-    }
+    common::run_with_type_picked!(key, [PoolKey, Id32, Narrow], run(setup, &input.ops));
 });
 
 fn run<K: Key>(setup: Setup, ops: &[Op]) {

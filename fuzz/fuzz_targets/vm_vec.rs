@@ -165,9 +165,5 @@ fn run<T: Elem>(capacity: u16, ops: &[Op]) {
 // The header: the element kind, then the capacity.
 fuzz_target!(|input: Input<(u8, u16), Op>| {
     let (kind, capacity) = input.head;
-    match kind % 3 {
-        0 => run::<Small>(capacity, &input.ops),
-        1 => run::<Big>(capacity, &input.ops),
-        _ => run::<Plain>(capacity, &input.ops),
-    }
+    common::run_with_type_picked!(kind, [Small, Big, Plain], run(capacity, &input.ops));
 });

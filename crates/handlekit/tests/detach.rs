@@ -5,7 +5,8 @@
 
 mod common;
 
-use handlekit::{define_key, Hive, IdTable, Key, PackedTable, Pool};
+use common::table::ReuseTable;
+use handlekit::{define_key, Hive, IdTable, Key, PackedTable, Pool, Reuse};
 
 define_key! {
     /// 2 generation bits: slots retire after 3 occupants.
@@ -60,22 +61,29 @@ fn a_detached_slot_counts_against_a_fixed_capacity() {
     table.check_invariants();
 }
 
+/// `reattach` of a key that is not detached: a live one, or (with
+/// `reattached`) one detached and reattached already. It must panic (the
+/// callers' `should_panic`).
+fn reattach_a_key_not_detached<C: ReuseTable<u32>>(reattached: bool) {
+    let mut table = C::with_reuse(Reuse::default());
+    let key = table.insert(1);
+    if reattached {
+        table.detach(key);
+        table.reattach(key, 2);
+    }
+    table.reattach(key, 3);
+}
+
 #[test]
 #[should_panic(expected = "is not detached")]
 fn reattach_of_a_live_key_panics() {
-    let mut table = PackedTable::new();
-    let key = table.insert(1);
-    table.reattach(key, 2);
+    reattach_a_key_not_detached::<PackedTable<u32>>(false);
 }
 
 #[test]
 #[should_panic(expected = "is not detached")]
 fn reattach_twice_panics() {
-    let mut table = IdTable::new();
-    let key = table.insert(1);
-    table.detach(key);
-    table.reattach(key, 2);
-    table.reattach(key, 3);
+    reattach_a_key_not_detached::<IdTable<u32>>(true);
 }
 
 #[test]

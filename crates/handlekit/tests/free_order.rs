@@ -304,39 +304,38 @@ mod hostile {
 
     #[test]
     fn impossible_orders_are_refused() {
-        for (free, why) in [
-            (
-                r#"{"list":[3,1,3],"refill":null}"#,
-                "a slot twice (a cycle)",
-            ),
-            (r#"{"list":[1,1],"refill":null}"#, "a slot twice"),
-            (r#"{"list":[3,7],"refill":null}"#, "an index past the slots"),
-            (r#"{"list":[3,4294967295],"refill":null}"#, "u32::MAX"),
-            (r#"{"list":[3,1,0],"refill":null}"#, "an occupied slot"),
-            (r#"{"list":[3,1,4],"refill":null}"#, "a retired slot"),
-            (r#"{"list":[3],"refill":null}"#, "a free slot missing"),
-            (r#"{"list":[],"refill":null}"#, "every free slot missing"),
-            (r#"{"list":[1,3],"refill":6}"#, "a refill past the slots"),
-            (
-                r#"{"list":[1,3],"refill":3}"#,
-                "a listed slot in the refill",
-            ),
-            (
-                r#"{"list":[1,3],"refill":2}"#,
-                "a refill over an occupied slot",
-            ),
-            (
-                r#"{"list":[1,3,2,0,4,1],"refill":null}"#,
-                "longer than the slots",
-            ),
-            (r#"{"list":"x","refill":null}"#, "not a list"),
-            (r#"{"list":[1,3],"refill":null,"x":1}"#, "an unknown field"),
-        ] {
+        let refused = |free: &str, why: &str| {
             assert!(
                 with_free(r#""Lifo""#, free).is_err(),
                 "accepted {why}: {free}"
             );
+        };
+        // Lists (with no refill) that are not the free slots 1 and 3.
+        let lists: &[(&[u32], &str)] = &[
+            (&[3, 1, 3], "a slot twice (a cycle)"),
+            (&[1, 1], "a slot twice"),
+            (&[3, 7], "an index past the slots"),
+            (&[3, u32::MAX], "u32::MAX"),
+            (&[3, 1, 0], "an occupied slot"),
+            (&[3, 1, 4], "a retired slot"),
+            (&[3], "a free slot missing"),
+            (&[], "every free slot missing"),
+            (&[1, 3, 2, 0, 4, 1], "longer than the slots"),
+        ];
+        for &(list, why) in lists {
+            refused(&format!(r#"{{"list":{list:?},"refill":null}}"#), why);
         }
+        // Refills after the list [1,3] that do not start at a slot never
+        // taken.
+        for (refill, why) in [
+            (6, "a refill past the slots"),
+            (3, "a listed slot in the refill"),
+            (2, "a refill over an occupied slot"),
+        ] {
+            refused(&format!(r#"{{"list":[1,3],"refill":{refill}}}"#), why);
+        }
+        refused(r#"{"list":"x","refill":null}"#, "not a list");
+        refused(r#"{"list":[1,3],"refill":null,"x":1}"#, "an unknown field");
         assert!(
             with_free(r#"{"Fifo":{"min_free":0}}"#, r#"{"list":[1,3],"refill":5}"#).is_err(),
             "accepted a FIFO list ending in a refill"

@@ -534,56 +534,40 @@ mod hive_serde {
 
     #[test]
     fn malformed_input_is_rejected() {
-        for (json, why) in [
+        let refused = |json: &str, why: &str| {
+            assert!(parse::<G2>(json).is_err(), "accepted {why}: {json}");
+        };
+        for (sizes, why) in [
+            ([3, 4], "block size not a power of two"),
+            ([4, 2], "smallest above largest"),
+            ([0, 4], "zero block size"),
+            ([2, 1u64 << 32], "block size above 2^31"),
+        ] {
+            refused(&format!(r#"{{"block_sizes":{sizes:?},"blocks":[]}}"#), why);
+        }
+        // Blocks of sizes 2 and 4 that a hive of G2 keys cannot have.
+        for (blocks, why) in [
+            ("[[2,[[2,5]]]]", "slot generation at its block's floor"),
+            ("[[0,[[4,5]]]]", "generation past the maximum"),
+            ("[[0,[[0,5]]]]", "occupied generation 0"),
             (
-                r#"{"block_sizes":[3,4],"blocks":[]}"#,
-                "block size not a power of two",
-            ),
-            (
-                r#"{"block_sizes":[4,2],"blocks":[]}"#,
-                "smallest above largest",
-            ),
-            (r#"{"block_sizes":[0,4],"blocks":[]}"#, "zero block size"),
-            (
-                r#"{"block_sizes":[2,4294967296],"blocks":[]}"#,
-                "block size above 2^31",
-            ),
-            (
-                r#"{"block_sizes":[2,4],"blocks":[[2,[[2,5]]]]}"#,
-                "slot generation at its block's floor",
-            ),
-            (
-                r#"{"block_sizes":[2,4],"blocks":[[0,[[4,5]]]]}"#,
-                "generation past the maximum",
-            ),
-            (
-                r#"{"block_sizes":[2,4],"blocks":[[0,[[0,5]]]]}"#,
-                "occupied generation 0",
-            ),
-            (
-                r#"{"block_sizes":[2,4],"blocks":[[0,[[1,1],[1,2],[1,3]]]]}"#,
+                "[[0,[[1,1],[1,2],[1,3]]]]",
                 "more slots than the block holds",
             ),
-            (
-                r#"{"block_sizes":[2,4],"blocks":[[4,[]]]}"#,
-                "floor past the maximum",
-            ),
-            (
-                r#"{"block_sizes":[2,4],"blocks":[[3,[[3,null]]]]}"#,
-                "a block over a retired range",
-            ),
-            (
-                r#"{"block_sizes":[2,4],"blocks":[],"extra":1}"#,
-                "unknown field",
-            ),
-            (r#"{"blocks":[]}"#, "missing block sizes"),
-            (
-                r#"{"block_sizes":[2,4],"blocks":[[0]]}"#,
-                "block without slots",
-            ),
+            ("[[4,[]]]", "floor past the maximum"),
+            ("[[3,[[3,null]]]]", "a block over a retired range"),
+            ("[[0]]", "block without slots"),
         ] {
-            assert!(parse::<G2>(json).is_err(), "accepted {why}: {json}");
+            refused(
+                &format!(r#"{{"block_sizes":[2,4],"blocks":{blocks}}}"#),
+                why,
+            );
         }
+        refused(
+            r#"{"block_sizes":[2,4],"blocks":[],"extra":1}"#,
+            "unknown field",
+        );
+        refused(r#"{"blocks":[]}"#, "missing block sizes");
     }
 
     #[test]

@@ -15,9 +15,11 @@
 //! The same body runs for `Id`, `Id32` and a key with 4 generation bits
 //! (where slots retire constantly, and `compact` leaves holes).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 mod common;
+
+use common::lists_state::ListsState;
 
 use handlekit::{define_key, Head, Id, Id32, IndexLists, Key, LinkError};
 use proptest::prelude::*;
@@ -150,31 +152,15 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
     prop::collection::vec(op, 0..MAX_OPS)
 }
 
-struct Harness<K: Key> {
-    pool: IndexLists<u64, K>,
-    heads: [Head; LISTS],
-    model: Vec<VecDeque<(K, u64)>>,
-    /// Every key ever issued (by a push or by a compaction), in order.
-    issued: Vec<K>,
-    issued_set: HashSet<K>,
+/// The pool under test and its model (`common/lists_state.rs`).
+type Harness<K> = ListsState<K, u64, LISTS>;
+
+/// The target of each value in a redistribution with `salt`.
+fn salted(salt: u64) -> impl Fn(u64) -> usize {
+    move |value| ((value + salt) % LISTS as u64) as usize
 }
 
 impl<K: Key> Harness<K> {
-    fn new() -> Self {
-        Harness {
-            pool: IndexLists::default(),
-            heads: [Head::EMPTY; LISTS],
-            model: vec![VecDeque::new(); LISTS],
-            issued: Vec::new(),
-            issued_set: HashSet::new(),
-        }
-    }
-
-    fn issue(&mut self, key: K) {
-        assert!(self.issued_set.insert(key), "{key:?} was issued twice");
-        self.issued.push(key);
-    }
-
     fn live(&self) -> HashMap<K, u64> {
         self.model.iter().flatten().copied().collect()
     }
@@ -214,8 +200,7 @@ impl<K: Key> Harness<K> {
         } else {
             self.pool.push_front(&mut self.heads[list], value)
         };
-        self.issue(key);
-        self.model[list].push_front((key, value));
+        self.pushed(list, key, value);
     }
 
     fn pop(&mut self, list: usize) {
@@ -240,13 +225,7 @@ impl<K: Key> Harness<K> {
                     // one head are tested in `lists_misuse.rs`.
                     return;
                 }
-                let expected = self.model[from].pop_front();
-                let [f, t] = self.heads.get_disjoint_mut([from, to]).unwrap();
-                let moved = self.pool.move_front(f, t);
-                assert_eq!(moved, expected.map(|(key, _)| key));
-                if let Some(node) = expected {
-                    self.model[to].push_front(node);
-                }
+                self.move_front(from, to);
             }
             Op::MoveAfter(list, pick, to) => {
                 let len = self.model[list].len();
@@ -387,25 +366,15 @@ impl<K: Key> Harness<K> {
                     node.1 += add;
                 }
             }
-            Op::Redistribute(list, salt) => self.redistribute(list, salt),
+            Op::Redistribute(list, salt) => self.redistribute(list, salted(salt)),
             Op::RedistributeAll(salt) => {
                 for list in 0..LISTS {
-                    self.redistribute(list, salt);
+                    self.redistribute(list, salted(salt));
                 }
             }
             Op::Compact(rotation) => self.compact(rotation),
-            Op::ClearList(list) => {
-                self.pool.clear_list(&mut self.heads[list]);
-                assert!(self.heads[list].is_empty());
-                self.model[list].clear();
-            }
-            Op::Clear => {
-                self.pool.clear();
-                self.heads = [Head::EMPTY; LISTS];
-                for list in &mut self.model {
-                    list.clear();
-                }
-            }
+            Op::ClearList(list) => self.clear_list(list),
+            Op::Clear => self.clear(),
             Op::Clone => {
                 let copy = self.pool.clone();
                 copy.check_invariants();
@@ -441,20 +410,6 @@ impl<K: Key> Harness<K> {
             Op::ShrinkToFit => {
                 self.pool.shrink_to_fit();
                 assert!(self.pool.capacity() >= self.pool.len());
-            }
-        }
-    }
-
-    fn redistribute(&mut self, list: usize, salt: u64) {
-        let target = |value: &u64| ((value + salt) % LISTS as u64) as usize;
-        self.pool.redistribute(&mut self.heads, list, target);
-        let walked = std::mem::take(&mut self.model[list]);
-        for node in walked {
-            let to = target(&node.1);
-            if to == list {
-                self.model[list].push_back(node);
-            } else {
-                self.model[to].push_front(node);
             }
         }
     }
@@ -504,39 +459,22 @@ impl<K: Key> Harness<K> {
         }
     }
 
+    /// The shared checks (every list, every key issued), and the fronts,
+    /// `is_empty`, `size_hint` and `nodes()` against the model.
     fn check(&self) {
+        self.check_lists();
         let pool = &self.pool;
-        pool.check_invariants();
         let total: usize = self.model.iter().map(VecDeque::len).sum();
-        assert_eq!(pool.len(), total);
         assert_eq!(pool.is_empty(), total == 0);
         for (list, nodes) in self.model.iter().enumerate() {
             let head = self.heads[list];
-            assert!(pool.is_head(head), "head of list {list} rejected");
             assert_eq!(head.is_empty(), nodes.is_empty());
             assert_eq!(pool.front(head), nodes.front().map(|&(key, _)| key));
-            let keys: Vec<K> = pool.keys(head).collect();
-            let expected: Vec<K> = nodes.iter().map(|&(key, _)| key).collect();
-            assert_eq!(keys, expected, "keys of list {list}");
-            let values: Vec<u64> = pool.iter(head).copied().collect();
-            let expected: Vec<u64> = nodes.iter().map(|&(_, value)| value).collect();
-            assert_eq!(values, expected, "values of list {list}");
             let (low, high) = pool.iter(head).size_hint();
             assert!(low <= nodes.len() && high.is_some_and(|high| high >= nodes.len()));
         }
-        let live = self.live();
         let nodes: HashMap<K, u64> = pool.nodes().map(|(key, &value)| (key, value)).collect();
-        assert_eq!(nodes, live, "nodes() disagrees with the lists");
-        assert_eq!(pool.nodes().len(), total);
-        for &key in &self.issued {
-            match live.get(&key) {
-                Some(value) => assert_eq!(pool.get(key), Some(value)),
-                None => {
-                    assert_eq!(pool.get(key), None, "stale {key:?} resolved");
-                    assert!(!pool.contains(key));
-                }
-            }
-        }
+        assert_eq!(nodes, self.live(), "nodes() disagrees with the lists");
     }
 }
 

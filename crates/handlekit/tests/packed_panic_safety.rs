@@ -16,7 +16,8 @@ use handlekit::{Id, IdTable, Key, PackedTable, SecondaryMap, SparseSecondaryMap}
 
 mod common;
 use common::tracker::{
-    assert_panicked, assert_panics, sort_panicking_at, take_then_drop, Tracker, Val, BOOM,
+    assert_panicked, assert_panics, remove_every, sort_panicking_at, take_then_drop, Tracker, Val,
+    BOOM,
 };
 
 /// A value that counts its drops in a borrowed array and owns no heap
@@ -85,9 +86,7 @@ fn assert_keys(table: &PackedTable<Val>, keys: &[Id], live: &[usize]) {
 #[test]
 fn sorting_and_swapping_neither_drop_nor_duplicate() {
     let (tracker, mut table, keys) = packed(100);
-    for key in keys.iter().step_by(3) {
-        drop(table.remove(*key));
-    }
+    let removed = remove_every(&keys, 3, |key| table.remove(key));
     for _ in 0..10 {
         table.insert(tracker.make());
     }
@@ -97,9 +96,7 @@ fn sorting_and_swapping_neither_drop_nor_duplicate() {
     table.sort_by_key(|v| v.id % 7);
     assert_eq!(tracker.created(), 110);
     assert_eq!(table.len(), 76);
-    tracker.assert_dropped_exactly(&(0..100).step_by(3).collect::<Vec<_>>());
-    table.check_invariants();
-    tracker.drop_all(table);
+    common::panic_suite::assert_dropped_then_rest(&tracker, table, &removed);
 }
 
 /// A panicking comparator moves nothing and drops nothing, for each sort.
@@ -176,10 +173,8 @@ macro_rules! secondary_panic_tests {
             #[test]
             fn dropping_the_map_drops_every_value_once() {
                 let (tracker, mut map, keys) = filled(50);
-                for key in keys.iter().step_by(4) {
-                    drop(map.remove(*key));
-                }
-                tracker.assert_dropped_exactly(&(0..50).step_by(4).collect::<Vec<_>>());
+                let removed = remove_every(&keys, 4, |key| map.remove(key));
+                tracker.assert_dropped_exactly(&removed);
                 map.check_invariants();
                 tracker.drop_all(map);
             }

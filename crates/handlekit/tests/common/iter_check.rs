@@ -6,6 +6,8 @@
 
 use std::fmt::Debug;
 
+use super::Lcg;
+
 /// Checks the iterators `make` gives against `expected`; `seed` picks the
 /// order in which the two ends are taken.
 pub fn check_double_ended<I, T>(make: impl Fn() -> I, expected: &[T], seed: u64)
@@ -37,14 +39,11 @@ where
     assert!(iter.next_back().is_none() && iter.next().is_none());
 
     // The two ends in turns, meeting where the seed says.
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rng = Lcg(seed);
     let mut iter = make();
     let (mut low, mut high) = (0, n);
     while low < high {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        if state % 3 == 0 {
+        if rng.next() % 3 == 0 {
             high -= 1;
             assert_eq!(iter.next_back().as_ref(), Some(&expected[high]));
         } else {

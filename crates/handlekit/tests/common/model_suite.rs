@@ -40,7 +40,7 @@ use proptest::sample::Index as Pick;
 use proptest::test_runner::Config;
 
 use super::iter_check::check_double_ended;
-use super::table::Table;
+use super::table::{ReuseTable, Table};
 
 /// With the `serde` feature: a type that round-trips through serde.
 #[cfg(feature = "serde")]
@@ -58,8 +58,8 @@ impl<T> MaybeSerde for T {}
 ///
 /// What only some containers have (a reuse policy, `shrink_to_fit`,
 /// detached keys) is said by [`Table::HAS_REUSE`], [`SHRINKS`](Self::SHRINKS)
-/// and [`DETACHES`](Self::DETACHES): the operations on it are not drawn
-/// for a container without it.
+/// and [`ReuseSide::DETACHES`]: the operations on it are not drawn for a
+/// container without it.
 pub trait ModelTable:
     Table<u64>
     + Clone
@@ -73,6 +73,9 @@ pub trait ModelTable:
     type Config: Copy + Debug;
     /// What the container checks beside the model (`()`: nothing).
     type Watch: Watch<Self>;
+    /// Its reuse policy and detached keys: [`WithReuse`] for a
+    /// [`ReuseTable`], else [`NoReuse`].
+    type Reusing: ReuseSide<Self>;
 
     /// How often [`own_op`](Self::own_op) comes up, against 100 or so for
     /// the shared operations.
@@ -81,8 +84,6 @@ pub trait ModelTable:
     const FIXED_BELOW: usize = 24;
     /// The container has `shrink_to_fit`.
     const SHRINKS: bool;
-    /// The container has `detach` and `reattach`.
-    const DETACHES: bool;
     /// Retired slots can leave the container with their block (a hive
     /// frees a block whose every slot retired), so `retired_count` is at
     /// most the retired keys' count, not equal to it.
@@ -93,16 +94,8 @@ pub trait ModelTable:
     /// A growable table made another way than the ones under test (a
     /// `clone_from` target).
     fn other() -> Self;
-    /// Its reuse policy, where it has one.
-    fn policy(&self) -> Option<Reuse>;
     /// `shrink_to_fit` (where `SHRINKS`).
     fn shrink(&mut self);
-    /// `detach` (where `DETACHES`).
-    fn detach(&mut self, key: Self::Key) -> Option<u64>;
-    /// `reattach` (where `DETACHES`).
-    fn reattach(&mut self, key: Self::Key, value: u64);
-    /// `is_detached` (false where not `DETACHES`).
-    fn is_detached(&self, key: Self::Key) -> bool;
 
     /// A table with the values in order (`from_iter_values`).
     fn from_values(values: Vec<u64>) -> Self;
@@ -310,7 +303,7 @@ fn weights<C: ModelTable>() -> [u32; 27] {
     if !C::HAS_REUSE {
         weights[21] = 0; // SetReuse
     }
-    if !C::DETACHES {
+    if !C::Reusing::DETACHES {
         weights[24..].fill(0); // Detach, Reattach, ReattachNotDetached
     }
     weights
@@ -583,7 +576,7 @@ impl<C: ModelTable> Harness<C> {
             assert_eq!(table.get(key), expected, "get({key:?})");
             assert_eq!(table.contains_key(key), expected.is_some());
             assert_eq!(
-                table.is_detached(key),
+                C::Reusing::is_detached(table, key),
                 self.detached.contains_key(&key),
                 "is_detached({key:?})"
             );
@@ -667,11 +660,14 @@ impl<C: ModelTable> Harness<C> {
         copy.check_invariants();
         assert!(*copy == self.table);
         assert!(copy.iter().eq(self.table.iter()), "the same order");
-        assert_eq!(copy.policy(), self.table.policy());
+        assert_eq!(C::Reusing::policy(copy), C::Reusing::policy(&self.table));
         assert_eq!(copy.retired_count(), self.table.retired_count());
         assert!(copy.capacity() >= copy.len());
         for &key in self.detached.keys() {
-            assert!(copy.is_detached(key), "a copy keeps {key:?} detached");
+            assert!(
+                C::Reusing::is_detached(copy, key),
+                "a copy keeps {key:?} detached"
+            );
         }
     }
 
@@ -1138,7 +1134,7 @@ impl<C: ModelTable> Harness<C> {
             }
             Op::SetReuse(reuse) => {
                 self.table.set_reuse(reuse);
-                assert_eq!(self.table.policy(), Some(reuse));
+                assert_eq!(C::Reusing::policy(&self.table), Some(reuse));
             }
             Op::TryInsertWithKey(value, fail) => {
                 if self.full() {
@@ -1179,14 +1175,18 @@ impl<C: ModelTable> Harness<C> {
             }
             Op::Detach(src) => {
                 let Some(key) = self.pick(src) else { return };
-                let taken = self.table.detach(key);
+                let taken = C::Reusing::detach(&mut self.table, key);
                 assert_eq!(taken, self.model.remove(&key), "detach({key:?})");
                 if let Some(value) = taken {
                     self.detached.insert(key, value);
                     // The last value fills the hole, as for `remove`.
                     self.unorder(key);
                 }
-                assert_eq!(self.table.detach(key), None, "detached twice");
+                assert_eq!(
+                    C::Reusing::detach(&mut self.table, key),
+                    None,
+                    "detached twice"
+                );
                 assert_eq!(self.table.remove(key), None, "removed while detached");
             }
             Op::Reattach(pick, bump) => {
@@ -1197,7 +1197,7 @@ impl<C: ModelTable> Harness<C> {
                 keys.sort();
                 let key = *pick.get(&keys);
                 let value = self.detached.remove(&key).unwrap() + bump;
-                self.table.reattach(key, value);
+                C::Reusing::reattach(&mut self.table, key, value);
                 self.model.insert(key, value);
                 // Back at the end of a dense order.
                 self.order.push(key);
@@ -1208,7 +1208,9 @@ impl<C: ModelTable> Harness<C> {
                 if self.detached.contains_key(&key) {
                     return;
                 }
-                let result = catch_unwind(AssertUnwindSafe(|| self.table.reattach(key, 0)));
+                let result = catch_unwind(AssertUnwindSafe(|| {
+                    C::Reusing::reattach(&mut self.table, key, 0)
+                }));
                 assert!(result.is_err(), "reattach({key:?}) of a key not detached");
             }
             Op::Own(r) => {
@@ -1222,15 +1224,67 @@ impl<C: ModelTable> Harness<C> {
     }
 }
 
-/// The [`ModelTable`] methods `IdTable`, `LookupTable` and `PackedTable`
-/// spell alike, forwarded to them (with no [`Watch`]).
+/// A model table's reuse policy and detached keys, where it has them.
+pub trait ReuseSide<C: Table<u64>> {
+    /// The container has `detach` and `reattach` (the operations on
+    /// detached keys are drawn).
+    const DETACHES: bool;
+    fn policy(table: &C) -> Option<Reuse>;
+    /// Only where `DETACHES`.
+    fn detach(table: &mut C, key: C::Key) -> Option<u64>;
+    /// Only where `DETACHES`.
+    fn reattach(table: &mut C, key: C::Key, value: u64);
+    fn is_detached(table: &C, key: C::Key) -> bool;
+}
+
+/// The [`ReuseSide`] of a [`ReuseTable`]: its own methods.
+pub struct WithReuse;
+
+impl<C: ReuseTable<u64>> ReuseSide<C> for WithReuse {
+    const DETACHES: bool = true;
+    fn policy(table: &C) -> Option<Reuse> {
+        Some(table.reuse())
+    }
+    fn detach(table: &mut C, key: C::Key) -> Option<u64> {
+        table.detach(key)
+    }
+    fn reattach(table: &mut C, key: C::Key, value: u64) {
+        table.reattach(key, value);
+    }
+    fn is_detached(table: &C, key: C::Key) -> bool {
+        table.is_detached(key)
+    }
+}
+
+/// The [`ReuseSide`] of a table without a policy or detached keys.
+pub struct NoReuse;
+
+impl<C: Table<u64>> ReuseSide<C> for NoReuse {
+    const DETACHES: bool = false;
+    fn policy(_table: &C) -> Option<Reuse> {
+        None
+    }
+    fn detach(_table: &mut C, _key: C::Key) -> Option<u64> {
+        unreachable!("no detach")
+    }
+    fn reattach(_table: &mut C, _key: C::Key, _value: u64) {
+        unreachable!("no reattach")
+    }
+    fn is_detached(_table: &C, _key: C::Key) -> bool {
+        false
+    }
+}
+
+/// The [`ModelTable`] items `IdTable`, `LookupTable` and `PackedTable`
+/// spell alike (with no [`Watch`], and their [`ReuseTable`] methods for
+/// the policy and detached keys).
 #[macro_export]
 macro_rules! forward_model_table_methods {
     () => {
         type Config = handlekit::Reuse;
         type Watch = ();
+        type Reusing = $crate::common::model_suite::WithReuse;
         const SHRINKS: bool = true;
-        const DETACHES: bool = true;
 
         fn make(reuse: handlekit::Reuse, fixed: Option<usize>) -> Self {
             let mut table = match fixed {
@@ -1246,24 +1300,8 @@ macro_rules! forward_model_table_methods {
             Self::with_reuse(handlekit::Reuse::Fifo { min_free: 1 })
         }
 
-        fn policy(&self) -> Option<handlekit::Reuse> {
-            Some(Self::reuse(self))
-        }
-
         fn shrink(&mut self) {
             Self::shrink_to_fit(self)
-        }
-
-        fn detach(&mut self, key: K) -> Option<u64> {
-            Self::detach(self, key)
-        }
-
-        fn reattach(&mut self, key: K, value: u64) {
-            Self::reattach(self, key, value)
-        }
-
-        fn is_detached(&self, key: K) -> bool {
-            Self::is_detached(self, key)
         }
 
         $crate::forward_model_iteration!();

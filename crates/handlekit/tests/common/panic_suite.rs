@@ -429,18 +429,11 @@ pub fn panicking_retain_closure<C: Table<Val>>(new: impl Fn() -> C) {
     });
     // The even values visited before the panic were removed; the odd ones
     // and the values not visited stay, in their order.
-    let removed: Vec<usize> = order
-        .before(5)
-        .iter()
-        .copied()
-        .filter(|id| id % 2 == 0)
-        .collect();
-    let kept: Vec<usize> = order
+    let visited = order.before(5);
+    let (removed, kept): (Vec<usize>, Vec<usize>) = order
         .ids
         .iter()
-        .copied()
-        .filter(|id| !removed.contains(id))
-        .collect();
+        .partition(|&&id| id % 2 == 0 && visited.contains(&id));
     assert_eq!(ids(&c), kept);
     let mut live = kept.clone();
     live.sort_unstable();

@@ -17,9 +17,9 @@ use std::hash::Hash;
 use std::ptr::NonNull;
 
 use handlekit::iter::BlockStorage;
-use handlekit::{Key, Reuse, StableTable};
+use handlekit::{Key, StableTable};
 
-use super::model_suite::{Copied, Harness, MaybeSerde, ModelTable, Watch};
+use super::model_suite::{Copied, Harness, MaybeSerde, ModelTable, NoReuse, Watch};
 use super::table::Table;
 
 /// What only one kind of blocks adds to the model suite: how its tables
@@ -67,10 +67,10 @@ where
 {
     type Config = S::Config;
     type Watch = StableWatch<K, S::Own>;
+    type Reusing = NoReuse;
     const OWN_WEIGHT: u32 = WRITE_WEIGHT + S::OWN_WEIGHT;
     const FIXED_BELOW: usize = S::FIXED_BELOW;
     const SHRINKS: bool = S::SHRINKS;
-    const DETACHES: bool = false;
     const RETIRED_SLOTS_CAN_GO: bool = S::RETIRED_SLOTS_CAN_GO;
 
     fn make(config: S::Config, fixed: Option<usize>) -> Self {
@@ -79,20 +79,8 @@ where
     fn other() -> Self {
         S::other()
     }
-    fn policy(&self) -> Option<Reuse> {
-        None
-    }
     fn shrink(&mut self) {
         S::shrink(self)
-    }
-    fn detach(&mut self, _key: K) -> Option<u64> {
-        unreachable!("no detach")
-    }
-    fn reattach(&mut self, _key: K, _value: u64) {
-        unreachable!("no reattach")
-    }
-    fn is_detached(&self, _key: K) -> bool {
-        false
     }
 
     crate::forward_model_iteration!();

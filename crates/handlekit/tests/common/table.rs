@@ -36,19 +36,21 @@ pub trait Table<T: 'static>: Sized {
 
     /// The container's name, for failure messages.
     const NAME: &'static str;
-    /// Iteration follows the dense order: an insertion appends, a removal
-    /// moves the last value into the hole (else iteration is in slot order).
-    const DENSE: bool;
-    /// `retain` drops the values it removes only after the whole pass, so a
-    /// panicking `Drop` comes after every value was visited.
-    const RETAIN_DROPS_AFTER_PASS: bool;
-    /// A forgotten (leaked) `drain` leaves the values it did not yield in
-    /// the container (else it leaks them and the container is empty).
-    const FORGOTTEN_DRAIN_KEEPS_REST: bool;
-    /// What a panicking `clone` inside `clone_from` leaves.
-    const CLONE_FROM_PANIC: CloneFromPanic;
     /// The container has a `Reuse` policy (`set_reuse` does something).
     const HAS_REUSE: bool;
+    // The behaviours below default to what `Pool` and `Hive` do; a
+    // container that differs overrides them.
+    /// Iteration follows the dense order: an insertion appends, a removal
+    /// moves the last value into the hole (else iteration is in slot order).
+    const DENSE: bool = false;
+    /// `retain` drops the values it removes only after the whole pass, so a
+    /// panicking `Drop` comes after every value was visited.
+    const RETAIN_DROPS_AFTER_PASS: bool = false;
+    /// A forgotten (leaked) `drain` leaves the values it did not yield in
+    /// the container (else it leaks them and the container is empty).
+    const FORGOTTEN_DRAIN_KEEPS_REST: bool = true;
+    /// What a panicking `clone` inside `clone_from` leaves.
+    const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::Unchanged;
 
     fn insert(&mut self, value: T) -> Self::Key;
     fn try_insert(&mut self, value: T) -> Result<Self::Key, CapacityError>;
@@ -195,23 +197,17 @@ macro_rules! forward_table_methods {
     };
 }
 
-/// Implements [`Table`] for a container: its documented behaviours, and
-/// the forwarded methods (`set_reuse` only where it has a reuse policy).
+/// Implements [`Table`] for a container: whether it has a reuse policy,
+/// the documented behaviours in which it differs from the defaults (the
+/// constants after the `;`), and the forwarded methods (`set_reuse` only
+/// where it has a reuse policy).
 macro_rules! impl_table {
-    (
-        [$($generics:tt)*] $ty:ty, $name:literal,
-        dense: $dense:literal, retain_drops_after_pass: $after:literal,
-        forgotten_drain_keeps_rest: $keeps:literal, clone_from_panic: $clone_from:ident,
-        reuse: $reuse:tt
-    ) => {
+    ([$($generics:tt)*] $ty:ty, $name:literal, reuse: $reuse:tt; $($differs:tt)*) => {
         impl<$($generics)*> Table<T> for $ty {
             type Key = K;
             const NAME: &'static str = $name;
-            const DENSE: bool = $dense;
-            const RETAIN_DROPS_AFTER_PASS: bool = $after;
-            const FORGOTTEN_DRAIN_KEEPS_REST: bool = $keeps;
-            const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::$clone_from;
             const HAS_REUSE: bool = $reuse;
+            $($differs)*
             fn set_reuse(&mut self, _reuse: Reuse) {
                 impl_table!(@set_reuse $reuse, self, _reuse);
             }
@@ -225,29 +221,18 @@ macro_rules! impl_table {
 }
 
 impl_table!(
-    [T: 'static, K: Key + Debug, L: Layout] SlotTable<T, K, L>, "SlotTable",
-    dense: false, retain_drops_after_pass: false,
-    forgotten_drain_keeps_rest: true, clone_from_panic: KeepsClonesMade,
-    reuse: true
+    [T: 'static, K: Key + Debug, L: Layout] SlotTable<T, K, L>, "SlotTable", reuse: true;
+    const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::KeepsClonesMade;
 );
 impl_table!(
-    [T: 'static, K: Key + Debug] PackedTable<T, K>, "PackedTable",
-    dense: true, retain_drops_after_pass: true,
-    forgotten_drain_keeps_rest: false, clone_from_panic: Empty,
-    reuse: true
+    [T: 'static, K: Key + Debug] PackedTable<T, K>, "PackedTable", reuse: true;
+    const DENSE: bool = true;
+    const RETAIN_DROPS_AFTER_PASS: bool = true;
+    const FORGOTTEN_DRAIN_KEEPS_REST: bool = false;
+    const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::Empty;
 );
-impl_table!(
-    [T: 'static, K: Key + Debug] Pool<T, K>, "Pool",
-    dense: false, retain_drops_after_pass: false,
-    forgotten_drain_keeps_rest: true, clone_from_panic: Unchanged,
-    reuse: false
-);
-impl_table!(
-    [T: 'static, K: Key + Debug] Hive<T, K>, "Hive",
-    dense: false, retain_drops_after_pass: false,
-    forgotten_drain_keeps_rest: true, clone_from_panic: Unchanged,
-    reuse: false
-);
+impl_table!([T: 'static, K: Key + Debug] Pool<T, K>, "Pool", reuse: false;);
+impl_table!([T: 'static, K: Key + Debug] Hive<T, K>, "Hive", reuse: false;);
 
 /// What `IdTable`, `LookupTable` and `PackedTable` add to [`Table`]: a
 /// reuse policy, `shrink_to_fit` and detached keys.

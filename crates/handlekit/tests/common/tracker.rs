@@ -134,6 +134,22 @@ impl std::fmt::Debug for Val {
     }
 }
 
+/// Takes out (through `remove`) and drops the value of every `step`th of
+/// `keys`, from the first, where `keys[i]` holds the value with id `i`;
+/// returns their ids.
+pub fn remove_every<K: Copy>(
+    keys: &[K],
+    step: usize,
+    mut remove: impl FnMut(K) -> Option<Val>,
+) -> Vec<usize> {
+    let mut ids = Vec::new();
+    for (id, &key) in keys.iter().enumerate().step_by(step) {
+        assert_eq!(remove(key).map(|v| v.id), Some(id));
+        ids.push(id);
+    }
+    ids
+}
+
 /// Takes the first `n` items of `iter` into `taken`, then drops `iter` (a
 /// partly consumed drain drops the rest there).
 pub fn take_then_drop<I: Iterator>(mut iter: I, n: usize, taken: &mut Vec<I::Item>) {
