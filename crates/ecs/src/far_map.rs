@@ -180,12 +180,16 @@ mod tests {
         ]
     }
 
+    /// Operations a case: fewer under Miri, where every step's full check
+    /// against the model costs seconds.
+    const MAX_OPS: usize = if cfg!(miri) { 60 } else { 200 };
+
     proptest! {
         #![proptest_config(crate::test_config::proptest_config(4, 256))]
 
         /// The map against a `HashMap` model.
         #[test]
-        fn far_map_matches_a_hash_map(ops in proptest::collection::vec(op(), 0..200)) {
+        fn far_map_matches_a_hash_map(ops in proptest::collection::vec(op(), 0..MAX_OPS)) {
             let mut map = FarMap::default();
             let mut model: HashMap<u32, u32> = HashMap::new();
             for op in ops {

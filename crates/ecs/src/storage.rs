@@ -2043,6 +2043,10 @@ mod sparse_tests {
         ]
     }
 
+    /// Operations a case: fewer under Miri, where every step's full check
+    /// against the model costs seconds.
+    const MAX_OPS: usize = if cfg!(miri) { 60 } else { 200 };
+
     proptest! {
         #![proptest_config(crate::test_config::proptest_config(4, 256))]
 
@@ -2050,7 +2054,7 @@ mod sparse_tests {
         /// and far past its flat index: the same values found, and the flat
         /// index never longer than its limit for the most values held.
         #[test]
-        fn sparse_set_matches_a_map(ops in prop::collection::vec(op(), 0..200)) {
+        fn sparse_set_matches_a_map(ops in prop::collection::vec(op(), 0..MAX_OPS)) {
             let mut set = SparseSet::new();
             let mut model: HashMap<usize, (Entity, u32)> = HashMap::new();
             let mut most = 0;

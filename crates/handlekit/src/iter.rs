@@ -53,7 +53,7 @@ mod sealed {
 
 pub use crate::raw::storage::{HiveBlocks, PoolBlocks, Storage};
 pub(crate) use crate::raw::storage::{RawCursor, ValueCursor};
-pub use crate::storage::BlockStorage;
+pub use crate::storage::{BlockStorage, TableStorage};
 
 #[cfg(feature = "rayon")]
 pub use crate::slot_par::{ParEntries, ParIter, ParIterMut};

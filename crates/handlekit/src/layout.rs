@@ -22,7 +22,15 @@ pub use crate::raw::buf::{Interleaved, Split};
 /// A slot layout: [`Split`] or [`Interleaved`], the layout parameter of
 /// [`SlotTable`](crate::SlotTable). Sealed: implemented by those two
 /// only.
-pub trait Layout: BufLayout {}
+pub trait Layout: BufLayout {
+    /// The name of a table in this layout, in panic messages.
+    #[doc(hidden)]
+    const TABLE_NAME: &'static str;
+}
 
-impl Layout for Split {}
-impl Layout for Interleaved {}
+impl Layout for Split {
+    const TABLE_NAME: &'static str = "IdTable";
+}
+impl Layout for Interleaved {
+    const TABLE_NAME: &'static str = "LookupTable";
+}

@@ -356,11 +356,12 @@ mod serde_util;
 mod slot_par;
 mod stable;
 mod storage;
+mod table;
 pub mod vm_vec;
 
 pub use error::CapacityError;
 pub use hive::Hive;
-pub use id_table::{IdTable, SlotTable};
+pub use id_table::IdTable;
 pub use index_lists::{Head, IndexLists, LinkError};
 #[doc(hidden)]
 pub use key::__private;
@@ -373,6 +374,7 @@ pub use pool::Pool;
 pub use reuse::Reuse;
 pub use secondary::{SecondaryMap, SecondaryTable, SparseSecondaryMap};
 pub use stable::StableTable;
+pub use table::SlotTable;
 pub use vm_vec::VmVec;
 
 /// The README's examples, run as doc tests.

@@ -419,7 +419,7 @@ mod serde_impl {
         #[must_use]
         pub fn slot_runs(&self) -> SlotRunsRef<'_, T, K, L> {
             SlotRunsRef {
-                arena: &self.arena,
+                arena: &self.raw,
                 _key: PhantomData,
             }
         }
@@ -502,7 +502,7 @@ mod serde_impl {
             restore_detached::<T, _, _, E>(&mut arena, &runs.detached)?;
             arena.set_reuse(runs.reuse);
             restore_free_order::<T, _, _, E>(&mut arena, runs.free.as_ref())?;
-            Ok(SlotTable::from_arena(arena))
+            Ok(SlotTable::from_raw(arena))
         }
     }
 }

@@ -10,7 +10,7 @@
 mod common;
 
 use common::model_suite::{Harness, ModelTable, Op};
-use handlekit::layout::{Interleaved, Layout};
+use handlekit::layout::{Interleaved, Split};
 use handlekit::{define_key, Id, Id32, IdTable, Key, Reuse, SlotTable};
 use proptest::strategy::Just;
 
@@ -21,21 +21,30 @@ define_key! {
     pub struct Gen2(u32; index_bits = 30);
 }
 
-impl<K, L: Layout> ModelTable for SlotTable<u64, K, L>
-where
-    K: Key + std::fmt::Debug + common::model_suite::MaybeSerde,
-    SlotTable<u64, K, L>: common::model_suite::MaybeSerde,
-{
-    forward_model_table_methods!();
-
-    fn check_own_iterators(&self, _expected: &[(K, u64)]) {
-        #[cfg(all(feature = "rayon", not(miri)))]
+/// The model's hooks for a `SlotTable` in each layout: one impl per
+/// layout, as one over every `L: Layout` would overlap the `Pool` and
+/// `Hive` impl of `common::stable_model` (the same type over another
+/// storage).
+macro_rules! slot_model_table {
+    ($($layout:ty),*) => {$(
+        impl<K> ModelTable for SlotTable<u64, K, $layout>
+        where
+            K: Key + std::fmt::Debug + common::model_suite::MaybeSerde,
+            SlotTable<u64, K, $layout>: common::model_suite::MaybeSerde,
         {
-            let remaining = format!("ParEntries {{ remaining: {} }}", _expected.len());
-            assert_eq!(format!("{:?}", self.par_iter()), remaining);
+            forward_model_table_methods!();
+
+            fn check_own_iterators(&self, _expected: &[(K, u64)]) {
+                #[cfg(all(feature = "rayon", not(miri)))]
+                {
+                    let remaining = format!("ParEntries {{ remaining: {} }}", _expected.len());
+                    assert_eq!(format!("{:?}", self.par_iter()), remaining);
+                }
+            }
         }
-    }
+    )*};
 }
+slot_model_table!(Split, Interleaved);
 
 model_suite_tests!(reuse_matrix IdTable);
 

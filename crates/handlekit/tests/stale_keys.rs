@@ -11,7 +11,10 @@ use handlekit::{IdTable, Key, LookupTable, SlotTable};
 mod common;
 use common::stale_suite::{Family, StaleTable};
 
-impl<K: Key + Debug, L: Layout> StaleTable for SlotTable<u64, K, L> {}
+impl<K: Key + Debug, L: Layout> StaleTable for SlotTable<u64, K, L> where
+    SlotTable<u64, K, L>: common::table::ReuseTable<u64>
+{
+}
 
 /// `IdTable<u64, K>` for every key type `K`.
 struct IdTables;

@@ -7,10 +7,10 @@
 mod serde_impl;
 
 use crate::iter::HiveBlocks;
-use crate::raw::hive::{default_raw, RawHive};
+use crate::raw::hive::RawHive;
 use crate::raw::KeyLimits;
-use crate::StableTable;
 use crate::{Id, Key};
+use crate::{SlotTable, StableTable};
 
 /// An unordered collection with stable addresses and generational keys:
 /// values live in blocks that never move, each block threads a free list
@@ -222,54 +222,7 @@ use crate::{Id, Key};
 /// ```
 pub type Hive<T, K = Id> = StableTable<T, K, HiveBlocks>;
 
-impl<T> StableTable<T, Id, HiveBlocks> {
-    /// Creates an empty hive keyed by [`Id`], with the default block sizes.
-    /// It allocates nothing until the first insertion.
-    ///
-    /// ```
-    /// let hive: handlekit::Hive<u64> = handlekit::Hive::new();
-    /// assert!(hive.is_empty());
-    /// assert_eq!(hive.block_sizes(), (1024, 8192));
-    /// ```
-    #[must_use]
-    pub const fn new() -> Self {
-        Self::with_key()
-    }
-
-    /// Creates an empty hive keyed by [`Id`], with room for at least
-    /// `capacity` values (in blocks of the default sizes). For another key
-    /// type, use [`with_capacity_and_key`](Hive::with_capacity_and_key).
-    ///
-    /// # Panics
-    ///
-    /// If allocation fails.
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::with_capacity(100);
-    /// hive.insert(1u32); // keyed by `Id`: no annotation needed
-    /// assert!(hive.capacity() >= 100);
-    /// ```
-    #[must_use]
-    pub fn with_capacity(capacity: usize) -> Self {
-        Self::with_capacity_and_key(capacity)
-    }
-}
-
-impl<T, K: Key> StableTable<T, K, HiveBlocks> {
-    /// Creates an empty hive for any key type, with the default block
-    /// sizes. It allocates nothing until the first insertion. The same as
-    /// [`Hive::default`].
-    ///
-    /// ```
-    /// let mut hive = handlekit::Hive::with_key();
-    /// let key: handlekit::Id32 = hive.insert("bee");
-    /// assert_eq!(hive[key], "bee");
-    /// ```
-    #[must_use]
-    pub const fn with_key() -> Self {
-        StableTable::from_raw(default_raw::<T, K>())
-    }
-
+impl<T, K: Key> SlotTable<T, K, HiveBlocks> {
     /// Creates a hive with room for exactly `capacity` values, allocated now
     /// in one block. It never allocates again: when it is full,
     /// [`try_insert`](Self::try_insert) returns a [`CapacityError`](crate::CapacityError), and
@@ -291,7 +244,7 @@ impl<T, K: Key> StableTable<T, K, HiveBlocks> {
     /// ```
     #[must_use]
     pub fn with_fixed_capacity(capacity: usize) -> Self {
-        StableTable::from_raw(RawHive::with_fixed_capacity(KeyLimits::of::<K>(), capacity))
+        SlotTable::from_raw(RawHive::with_fixed_capacity(KeyLimits::of::<K>(), capacity))
     }
 
     /// Creates an empty hive whose blocks grow from `min` slots to `max`
@@ -314,7 +267,7 @@ impl<T, K: Key> StableTable<T, K, HiveBlocks> {
             min > 0 && min <= max && max <= 1 << 31,
             "block sizes must be 1 <= min <= max <= 2^31, not {min} and {max}"
         );
-        StableTable::from_raw(RawHive::new(
+        SlotTable::from_raw(RawHive::new(
             KeyLimits::of::<K>(),
             min.next_power_of_two().trailing_zeros(),
             max.next_power_of_two().trailing_zeros(),
@@ -453,7 +406,7 @@ pub type ParIterMut<'a, T, K = Id> = crate::iter::ParIterMut<'a, T, K, HiveBlock
 #[cfg(test)]
 mod split_tests {
     use super::*;
-    use crate::raw::stable::RawStable;
+    use crate::raw::table::RawTable;
     use alloc::vec::Vec;
 
     /// Parallel iteration's parts, split as far as they go, cover every

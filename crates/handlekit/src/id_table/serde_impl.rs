@@ -12,7 +12,6 @@
 //! serialized form: the result can grow.
 
 use alloc::vec::Vec;
-use core::marker::PhantomData;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -87,15 +86,14 @@ where
 
 impl<T: Serialize, K: Key, L: Layout> Serialize for SlotTable<T, K, L> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_arena(&self.arena, serializer)
+        serialize_arena(&self.raw, serializer)
     }
 }
 
 impl<'de, T: Deserialize<'de>, K: Key, L: Layout> Deserialize<'de> for SlotTable<T, K, L> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(SlotTable {
-            arena: deserialize_arena::<T, K, L, D>(deserializer)?,
-            _key: PhantomData,
-        })
+        Ok(SlotTable::from_raw(deserialize_arena::<T, K, L, D>(
+            deserializer,
+        )?))
     }
 }

@@ -7,6 +7,7 @@ use core::iter::FusedIterator;
 use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
 
+use crate::raw::table::RawTable;
 use crate::raw::{Exclusive, KeyLimits, SlotArena};
 use crate::{CapacityError, Id, Key};
 
@@ -625,7 +626,7 @@ impl<T, K: Key> IndexLists<T, K> {
     pub fn try_push_front(&mut self, head: &mut Head, value: T) -> Result<K, CapacityError> {
         let front = self.front_index(*head);
         let next = FRONT | front.unwrap_or(NIL);
-        let (index, key) = self.arena.try_insert_keyed(|_| Link { next, value })?;
+        let (index, key) = self.arena.try_insert_at(|_| Link { next, value })?;
         let index = index as u32;
         if let Some(old) = front {
             self.link_mut(old).set_front(false);

@@ -5,10 +5,10 @@
 mod serde_impl;
 
 use crate::iter::PoolBlocks;
-use crate::raw::pool::{default_shift, RawPool};
+use crate::raw::pool::RawPool;
 use crate::raw::KeyLimits;
-use crate::StableTable;
 use crate::{Key, PoolKey};
+use crate::{SlotTable, StableTable};
 
 /// A typed free-list block allocator: values live in blocks that are never
 /// moved or reallocated, freed slots are reused through a free list
@@ -132,40 +132,7 @@ use crate::{Key, PoolKey};
 /// ```
 pub type Pool<T, K = PoolKey> = StableTable<T, K, PoolBlocks>;
 
-impl<T> StableTable<T, PoolKey, PoolBlocks> {
-    /// Creates an empty pool keyed by [`PoolKey`], with the default block
-    /// size. It allocates nothing until the first insertion.
-    ///
-    /// ```
-    /// let pool: handlekit::Pool<u64> = handlekit::Pool::new();
-    /// assert!(pool.is_empty());
-    /// assert_eq!(pool.block_size(), 4096); // 64 KiB of 16-byte slots
-    /// ```
-    #[must_use]
-    pub const fn new() -> Self {
-        Self::with_key()
-    }
-
-    /// Creates an empty pool keyed by [`PoolKey`], with room for at least
-    /// `capacity` values in blocks of the default size. For another key
-    /// type, use [`with_capacity_and_key`](Pool::with_capacity_and_key).
-    ///
-    /// # Panics
-    ///
-    /// If allocation fails.
-    ///
-    /// ```
-    /// let mut pool = handlekit::Pool::with_capacity(10_000);
-    /// pool.insert(1u32); // keyed by `PoolKey`: no annotation needed
-    /// assert!(pool.capacity() >= 10_000);
-    /// ```
-    #[must_use]
-    pub fn with_capacity(capacity: usize) -> Self {
-        Self::with_capacity_and_key(capacity)
-    }
-}
-
-impl<T, K: Key> StableTable<T, K, PoolBlocks> {
+impl<T, K: Key> SlotTable<T, K, PoolBlocks> {
     /// Creates an empty pool whose blocks hold `slots` values each, rounded
     /// up to a power of two. It allocates nothing until the first insertion.
     ///
@@ -183,7 +150,7 @@ impl<T, K: Key> StableTable<T, K, PoolBlocks> {
             slots > 0 && slots <= 1 << 31,
             "block size must be in 1..=2^31, not {slots}"
         );
-        StableTable::from_raw(RawPool::new(
+        SlotTable::from_raw(RawPool::new(
             KeyLimits::of::<K>(),
             slots.next_power_of_two().trailing_zeros(),
         ))
@@ -208,21 +175,7 @@ impl<T, K: Key> StableTable<T, K, PoolBlocks> {
     /// ```
     #[must_use]
     pub fn with_fixed_capacity(capacity: usize) -> Self {
-        StableTable::from_raw(RawPool::with_fixed_capacity(KeyLimits::of::<K>(), capacity))
-    }
-
-    /// Creates an empty pool for any key type, with the default block
-    /// size. It allocates nothing until the first insertion. The same as
-    /// [`Pool::default`].
-    ///
-    /// ```
-    /// let mut pool = handlekit::Pool::with_key();
-    /// let key: handlekit::Id32 = pool.insert('p');
-    /// assert_eq!(pool[key], 'p');
-    /// ```
-    #[must_use]
-    pub const fn with_key() -> Self {
-        StableTable::from_raw(RawPool::new(KeyLimits::of::<K>(), default_shift::<T>()))
+        SlotTable::from_raw(RawPool::with_fixed_capacity(KeyLimits::of::<K>(), capacity))
     }
 
     /// Slots per block (a power of two).
@@ -357,7 +310,7 @@ pub type ParIterMut<'a, T, K = PoolKey> = crate::iter::ParIterMut<'a, T, K, Pool
 #[cfg(test)]
 mod split_tests {
     use super::*;
-    use crate::raw::stable::RawStable;
+    use crate::raw::table::RawTable;
     use alloc::vec::Vec;
 
     /// Parallel iteration's parts, split as far as they go, cover every

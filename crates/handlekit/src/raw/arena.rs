@@ -5,12 +5,14 @@
 use alloc::collections::BTreeMap;
 use core::marker::PhantomData;
 use core::mem;
+use core::ptr::NonNull;
 
 use super::buf::{BufLayout, SplitLayout, StateView};
 pub(crate) use super::keyed::KeyLimits;
-use super::keyed::{table_key, Keyed, TakeSlots};
+use super::keyed::{table_key, TakeSlots};
 use super::slot::{Slot, NO_SLOT, VACANT};
 use super::store::{Exclusive, RawIter, RawIterMut, SlotStore};
+use super::table::RawTable;
 use crate::{CapacityError, Key, Reuse};
 
 /// The free-list order, for serialization (`free_list`, `refill_start`,
@@ -1177,7 +1179,7 @@ impl<T, K: Key, L: BufLayout> SlotArena<T, K, L> {
     /// error of a full arena (see [`try_insert_with`](Self::try_insert_with)).
     /// The index is given apart: a hand-written key may not give it back.
     #[inline(always)]
-    pub(crate) fn try_insert_keyed(
+    pub(crate) fn try_insert_at(
         &mut self,
         make: impl FnOnce(K) -> T,
     ) -> Result<(usize, K), CapacityError> {
@@ -1200,15 +1202,6 @@ impl<T, K: Key, L: BufLayout> SlotArena<T, K, L> {
         Ok(unsafe { Self::own_key(index, generation) })
     }
 
-    /// [`retain`](Self::retain), each value with its key.
-    #[inline]
-    pub(crate) fn retain_keyed(&mut self, mut keep: impl FnMut(K, &mut T) -> bool) {
-        self.retain(|index, generation, value| {
-            // SAFETY: `retain` visits the arena's own occupied slots.
-            keep(unsafe { Self::own_key(index, generation) }, value)
-        });
-    }
-
     /// The key of the value at `index`, if the slot is occupied.
     #[inline]
     pub(crate) fn key_at(&self, index: usize) -> Option<K> {
@@ -1217,20 +1210,6 @@ impl<T, K: Key, L: BufLayout> SlotArena<T, K, L> {
             // SAFETY: an occupied slot of this arena, under its generation.
             unsafe { Self::own_key(index, slot.generation()) }
         })
-    }
-
-    /// A pass over `(key, &value)`.
-    #[inline]
-    pub(crate) fn keyed_iter(&self) -> Keyed<RawIter<'_, T, L>, K> {
-        // SAFETY: the cursor walks this arena's slots.
-        unsafe { Keyed::new(self.iter()) }
-    }
-
-    /// A pass over `(key, &mut value)`.
-    #[inline]
-    pub(crate) fn keyed_iter_mut(&mut self) -> Keyed<RawIterMut<'_, T, L>, K> {
-        // SAFETY: the cursor walks this arena's slots.
-        unsafe { Keyed::new(self.iter_mut()) }
     }
 }
 
@@ -1248,6 +1227,122 @@ unsafe impl<T, K: Key, L: BufLayout> TakeSlots<T> for SlotArena<T, K, L> {
     }
     fn clear(&mut self) {
         SlotArena::clear(self);
+    }
+}
+
+// SAFETY: every index and generation the arena hands out is one of its own
+// slots (`try_insert_with` and `next_spot` name the slot they fill, and
+// `retain` visits occupied slots), within its limits, which are those of
+// `K`; its passes walk its own slots.
+#[allow(private_interfaces)]
+unsafe impl<T, K: Key, L: BufLayout> RawTable<T> for SlotArena<T, K, L> {
+    type Blocks = L;
+
+    const EMPTY: Self = SlotArena::new(KeyLimits::of::<K>());
+
+    #[inline]
+    fn iter(&self) -> RawIter<'_, T, L> {
+        SlotArena::iter(self)
+    }
+
+    #[inline]
+    fn iter_mut(&mut self) -> RawIterMut<'_, T, L> {
+        SlotArena::iter_mut(self)
+    }
+
+    fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+        SlotArena::try_reserve(self, additional)
+    }
+
+    // Forced, as the inherent `try_insert_with` is.
+    #[inline(always)]
+    fn try_insert_with(
+        &mut self,
+        make: impl FnOnce(usize, u32) -> T,
+    ) -> Result<(usize, u32), CapacityError> {
+        SlotArena::try_insert_with(self, make)
+    }
+
+    #[inline]
+    fn next_spot(&mut self) -> Result<(usize, u32), CapacityError> {
+        SlotArena::next_spot(self)
+    }
+
+    #[inline]
+    fn contains(&self, index: usize, generation: u32) -> bool {
+        SlotArena::contains(self, index, generation)
+    }
+
+    #[inline]
+    fn get(&self, index: usize, generation: u32) -> Option<&T> {
+        SlotArena::get(self, index, generation)
+    }
+
+    #[inline]
+    fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
+        SlotArena::get_mut(self, index, generation)
+    }
+
+    #[inline]
+    fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
+        SlotArena::get(self, index, generation).map(NonNull::from)
+    }
+
+    #[inline]
+    unsafe fn get_unchecked(&self, index: usize) -> &T {
+        // SAFETY: the caller's guarantee (an occupied slot) is the
+        // inherent method's.
+        unsafe { SlotArena::get_unchecked(self, index) }
+    }
+
+    #[inline]
+    unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
+        // SAFETY: as for `get_unchecked`.
+        unsafe { SlotArena::get_unchecked_mut(self, index) }
+    }
+
+    #[inline]
+    fn get_disjoint_mut<const N: usize>(&mut self, keys: [(usize, u32); N]) -> Option<[&mut T; N]> {
+        SlotArena::get_disjoint_mut(self, keys)
+    }
+
+    // Forced, as the view's `remove` is.
+    #[inline(always)]
+    fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
+        SlotArena::remove(self, index, generation)
+    }
+
+    fn retain(&mut self, keep: impl FnMut(usize, u32, &mut T) -> bool) {
+        SlotArena::retain(self, keep);
+    }
+
+    #[inline]
+    fn capacity(&self) -> usize {
+        SlotArena::capacity(self)
+    }
+
+    #[inline]
+    fn fixed_capacity(&self) -> Option<usize> {
+        self.fixed_capacity
+    }
+
+    #[inline]
+    fn retired(&self) -> usize {
+        SlotArena::retired(self)
+    }
+
+    /// The slot array's allocation.
+    fn heap_bytes(&self) -> usize {
+        L::units_for::<T>(self.store.slot_capacity()).unwrap_or(0) * mem::size_of::<L::Unit<T>>()
+    }
+
+    /// A slot array is one block, once allocated.
+    fn block_count(&self) -> usize {
+        usize::from(self.store.slot_capacity() != 0)
+    }
+
+    fn check_invariants(&self) {
+        SlotArena::check_invariants(self);
     }
 }
 

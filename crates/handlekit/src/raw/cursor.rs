@@ -1061,7 +1061,7 @@ pub(crate) fn check_by_unit<'a, T: 'a, W: Walk<T> + 'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::raw::stable::RawStable;
+    use crate::raw::table::RawTable;
 
     // SAFETY: no pointers at all: for the tests of `End` over flat
     // indices, which never reach a slot.

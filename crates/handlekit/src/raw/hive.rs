@@ -46,8 +46,8 @@ use super::block::{
 use super::keyed::TakeSlots;
 use super::layout::Split;
 use super::slot::{Slot, NO_SLOT};
-use super::stable::RawStable;
 use super::storage::HiveBlocks;
+use super::table::RawTable;
 #[cfg(feature = "serde")]
 use super::BuildError;
 use super::KeyLimits;
@@ -513,8 +513,10 @@ impl<T: Clone, K> Clone for RawHive<T, K> {
 // own slots, made within its limits, which are no wider than those of `K`;
 // its passes walk its own blocks.
 #[allow(private_interfaces)]
-unsafe impl<T, K: Key> RawStable<T> for RawHive<T, K> {
+unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
     type Blocks = HiveBlocks;
+
+    const EMPTY: Self = default_raw::<T, K>();
 
     /// Iterates the live values in index order: block `b` holds flat
     /// indices from its floor, and its storage is addressed by flat index.

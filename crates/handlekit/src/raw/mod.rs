@@ -56,10 +56,10 @@ pub(crate) mod packed;
 pub(crate) mod pool;
 pub(crate) mod scan;
 pub(crate) mod slot;
-pub(crate) mod stable;
 pub(crate) mod state_mask;
 pub(crate) mod storage;
 pub(crate) mod store;
+pub(crate) mod table;
 
 /// Runs `pass` over `target`; if it panics (a value's `Drop`), runs it
 /// again from the unwinding, so that the values after the panicking one are

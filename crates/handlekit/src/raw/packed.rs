@@ -13,6 +13,8 @@ use core::cmp::Ordering;
 
 use super::dense::{Dense, Positions};
 use super::keyed::lookup_generation;
+#[cfg(feature = "serde")]
+use super::table::RawTable;
 use super::{InterleavedLayout, KeyLimits, SlotArena};
 use crate::{CapacityError, Key, Reuse};
 
@@ -192,7 +194,7 @@ impl<T, K: Key> Packed<T, K> {
         }
         let position = self.dense.len() as u32;
         let mut value = None;
-        let (_, key) = self.sparse.try_insert_keyed(|key| {
+        let (_, key) = self.sparse.try_insert_at(|key| {
             value = Some(make(key));
             position
         })?;

@@ -22,8 +22,8 @@ use super::flat::{FlatIter, FlatIterMut, FlatSlots};
 use super::keyed::TakeSlots;
 use super::layout::Split;
 use super::slot::{Payload, Slot, NO_SLOT};
-use super::stable::RawStable;
 use super::storage::PoolBlocks;
+use super::table::RawTable;
 #[cfg(feature = "serde")]
 use super::BuildError;
 use super::KeyLimits;
@@ -304,8 +304,10 @@ impl<T: Clone, K> Clone for RawPool<T, K> {
 // own slots, made within its limits, which are no wider than those of `K`;
 // its passes walk its own blocks.
 #[allow(private_interfaces)]
-unsafe impl<T, K: Key> RawStable<T> for RawPool<T, K> {
+unsafe impl<T, K: Key> RawTable<T> for RawPool<T, K> {
     type Blocks = PoolBlocks;
+
+    const EMPTY: Self = RawPool::new(KeyLimits::of::<K>(), default_shift::<T>());
 
     #[inline]
     fn iter(&self) -> FlatIter<'_, T> {

@@ -22,10 +22,17 @@ use handlekit::{Key, StableTable};
 use super::model_suite::{Copied, Harness, MaybeSerde, ModelTable, NoReuse, Watch};
 use super::table::Table;
 
+/// The two block storages, named by a trait of this crate with no
+/// parameter: no other crate can implement it for a slot layout, so the
+/// `ModelTable` impl below does not overlap the slot layouts' own.
+pub trait Blocks {}
+impl Blocks for handlekit::iter::PoolBlocks {}
+impl Blocks for handlekit::iter::HiveBlocks {}
+
 /// What only one kind of blocks adds to the model suite: how its tables
 /// are made, and its own checks (`Own`, told of every change as a
 /// [`Watch`] is).
-pub trait StableModel<K: Key + Debug + Hash>: BlockStorage + Sized {
+pub trait StableModel<K: Key + Debug + Hash>: BlockStorage + Blocks + Sized {
     /// How a growable table is made (its block sizes).
     type Config: Copy + Debug;
     /// The checks of these blocks beside the model (a

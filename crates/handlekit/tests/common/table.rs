@@ -14,7 +14,9 @@ use std::fmt::Debug;
 use std::iter::FusedIterator;
 
 use handlekit::layout::Layout;
-use handlekit::{CapacityError, Hive, Key, PackedTable, Pool, Reuse, SlotTable};
+use handlekit::{
+    CapacityError, Hive, IdTable, Key, LookupTable, PackedTable, Pool, Reuse, SlotTable,
+};
 
 /// What a panicking `clone` inside `clone_from` leaves in the target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,8 +222,16 @@ macro_rules! impl_table {
     (@set_reuse false, $self:ident, $reuse:ident) => {};
 }
 
+// One impl per layout: a downstream impl over every `L: Layout` would
+// overlap the `Pool` and `Hive` impls below (the same `SlotTable`, over
+// another storage), as the compiler cannot see that no block storage is a
+// layout.
 impl_table!(
-    [T: 'static, K: Key + Debug, L: Layout] SlotTable<T, K, L>, "SlotTable", reuse: true;
+    [T: 'static, K: Key + Debug] IdTable<T, K>, "SlotTable", reuse: true;
+    const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::KeepsClonesMade;
+);
+impl_table!(
+    [T: 'static, K: Key + Debug] LookupTable<T, K>, "SlotTable", reuse: true;
     const CLONE_FROM_PANIC: CloneFromPanic = CloneFromPanic::KeepsClonesMade;
 );
 impl_table!(
@@ -269,7 +279,10 @@ macro_rules! forward_reuse_table_methods {
     };
 }
 
-impl<T: 'static, K: Key + Debug, L: Layout> ReuseTable<T> for SlotTable<T, K, L> {
+impl<T: 'static, K: Key + Debug, L: Layout> ReuseTable<T> for SlotTable<T, K, L>
+where
+    SlotTable<T, K, L>: Table<T, Key = K>,
+{
     forward_reuse_table_methods!();
 }
 

@@ -1,10 +1,10 @@
-//! What the view of the containers with stable addresses
-//! ([`StableTable`](crate::StableTable), behind `Pool` and `Hive`) asks of
-//! its raw container: one trait, implemented by `RawPool` and
-//! `RawHive` (at the ends of their files), so that the view's methods are written once.
+//! What the one table view ([`SlotTable`](crate::SlotTable), behind
+//! `IdTable`, `LookupTable`, `Pool` and `Hive`) asks of its raw container:
+//! one trait, implemented by `SlotArena`, `RawPool` and `RawHive` (at the
+//! ends of their files), so that the view's methods are written once.
 //!
-//! Indices are flat (block `b` holds the indices from its first slot's
-//! up), generations are the raw layer's (at least 1, at most the key
+//! Indices are flat (a slot array's position; in a pool or hive, block `b`
+//! holds the indices from its first slot's up), generations are the raw layer's (at least 1, at most the key
 //! limits' maximum), and every lookup checks both: a stale, forged or
 //! foreign pair finds nothing.
 
@@ -15,9 +15,9 @@ use super::keyed::{table_key, Keyed};
 use super::storage::{RawCursor, Storage};
 use crate::CapacityError;
 
-/// The raw side of a container with stable addresses. Sealed by being
-/// implemented only here (the view reaches it through
-/// [`BlockStorage`](crate::iter::BlockStorage)). It hands out keys of its
+/// The raw side of a table. Sealed by being implemented only in the raw
+/// layer (the view reaches it through
+/// [`TableStorage`](crate::iter::TableStorage)). It hands out keys of its
 /// key type (`TakeSlots::Key`): the provided `*_keyed` methods.
 ///
 /// # Safety
@@ -29,12 +29,16 @@ use crate::CapacityError;
 /// asks. And `iter` and `iter_mut` walk its own slots, which the provided
 /// `keyed_iter*` methods rely on to hand out keys.
 // The cursor types stay crate-private: the trait is reachable only as a
-// hidden bound of the sealed `BlockStorage`.
+// hidden bound of the sealed `TableStorage`.
 #[allow(private_interfaces)]
-pub unsafe trait RawStable<T>: TakeSlots<T> {
-    /// The storage it is walked as (`PoolBlocks`, `HiveBlocks`), which
-    /// names the cursor type of its passes.
+pub unsafe trait RawTable<T>: TakeSlots<T> + Sized {
+    /// The storage it is walked as (a slot layout, `PoolBlocks`,
+    /// `HiveBlocks`), which names the cursor type of its passes.
     type Blocks: Storage;
+
+    /// An empty container with the limits of `Self::Key` and the default
+    /// block sizes: a constant, so that the view's `new` is a `const fn`.
+    const EMPTY: Self;
 
     /// A pass over the live values, in index order.
     fn iter(&self) -> RawCursor<'_, T, Self::Blocks, &T>;
