@@ -66,8 +66,10 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
         }
     }
 
-    /// Creates an empty table for any key type. It allocates nothing until
-    /// the first insertion. The same as [`IdTable::default`].
+    /// Creates an empty table for any key type (a pool or hive with the
+    /// default block sizes). It allocates nothing until the first
+    /// insertion. The same as `default`; a `const fn`, so it can make a
+    /// `static`'s initial value.
     ///
     /// ```
     /// handlekit::define_key! { struct EnemyKey(u32; index_bits = 20); }
@@ -80,8 +82,13 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
         Self::from_raw(<S::Raw<T, K> as RawTable<T>>::EMPTY)
     }
 
-    /// Creates an empty table for any key type, with room for `capacity`
-    /// values.
+    /// Creates an empty table for any key type, with room for at least
+    /// `capacity` values.
+    ///
+    /// # Panics
+    ///
+    /// If the key type cannot index `capacity` values, or allocation
+    /// fails.
     ///
     /// ```
     /// use handlekit::{Id32, IdTable};
@@ -119,12 +126,18 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
         self.raw.len() == 0
     }
 
-    /// The number of values the table can hold without reallocating.
-    /// Retired slots are not counted.
+    /// The number of values the table can hold without allocating: the
+    /// slot array's room (a slot table), or every slot of the blocks
+    /// allocated so far (a pool or hive). Retired slots are not counted.
     ///
     /// ```
     /// let table: handlekit::IdTable<u8> = handlekit::IdTable::with_fixed_capacity(10);
     /// assert_eq!(table.capacity(), 10);
+    ///
+    /// let mut pool: handlekit::Pool<u8> = handlekit::Pool::with_block_size(8);
+    /// assert_eq!(pool.capacity(), 0);
+    /// pool.insert(1);
+    /// assert_eq!(pool.capacity(), 8);
     /// ```
     #[inline]
     #[must_use]
@@ -137,7 +150,9 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
     /// A retired slot keeps its memory (one slot, `size_of` a slot) and is
     /// never reused, so that no key is issued twice. With [`Id`] a slot
     /// retires after 2³¹ − 1 occupants; with a 4-bit generation, after 15.
-    /// [`Reuse::Fifo`] spreads reuse over many slots and delays retirement.
+    /// A slot table's [`Reuse::Fifo`](crate::Reuse::Fifo) spreads reuse
+    /// over many slots and delays retirement; a hive's freed block takes
+    /// its retired slots with it.
     ///
     /// ```
     /// handlekit::define_key! { struct Narrow(u32; index_bits = 30); } // 2 generation bits
@@ -159,7 +174,8 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
     /// # Panics
     ///
     /// If the key type cannot index that many slots, the table has a fixed
-    /// capacity that is too small, or the allocation fails.
+    /// capacity that is too small, or the allocation fails. See
+    /// [`try_reserve`](Self::try_reserve).
     ///
     /// ```
     /// let mut table: handlekit::IdTable<u8> = handlekit::IdTable::new();
@@ -173,7 +189,8 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
     }
 
     /// Reserves room for at least `additional` more values, or reports why
-    /// it cannot.
+    /// it cannot (a pool's or hive's blocks allocated before the failure
+    /// stay).
     ///
     /// ```
     /// handlekit::define_key! { struct Small(u32; index_bits = 4); }
@@ -186,8 +203,10 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
     }
 
     /// Removes every value. Every slot keeps its generation, so keys issued
-    /// before stay stale. Detached slots (see [`detach`](Self::detach))
-    /// stay detached.
+    /// before stay stale. A slot table's detached slots (see
+    /// [`detach`](Self::detach)) stay detached; a pool's or hive's blocks
+    /// stay allocated (a hive frees them in
+    /// [`shrink_to_fit`](crate::Hive::shrink_to_fit)).
     ///
     /// If a value's `Drop` panics, the other values are still dropped and
     /// the table is left empty; then the panic propagates.
@@ -227,12 +246,18 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
     }
 
     /// Inserts a value and returns its key, or returns a [`CapacityError`]
-    /// if the table is full.
+    /// if the table is full (a fixed capacity used up, or the key type has
+    /// no index left); the value is dropped then.
     ///
     /// ```
     /// let mut table: handlekit::IdTable<u8> = handlekit::IdTable::with_fixed_capacity(1);
     /// assert!(table.try_insert(1).is_ok());
-    /// assert!(table.try_insert(2).is_err());
+    /// assert!(table.try_insert(2).unwrap_err().is_fixed_capacity());
+    ///
+    /// handlekit::define_key! { struct Tiny(u32; index_bits = 1); }
+    /// let mut hive: handlekit::Hive<u8, Tiny> = handlekit::Hive::default();
+    /// assert!(hive.try_insert(1).is_ok() && hive.try_insert(2).is_ok());
+    /// assert!(hive.try_insert(3).unwrap_err().is_index_space());
     /// ```
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
@@ -756,7 +781,7 @@ impl<T: PartialEq, K: Key, S: TableStorage> PartialEq for SlotTable<T, K, S> {
 impl<T: Eq, K: Key, S: TableStorage> Eq for SlotTable<T, K, S> {}
 
 impl<T, K: Key, S: TableStorage> FromIterator<T> for SlotTable<T, K, S> {
-    /// The same as [`from_iter_values`](IdTable::from_iter_values).
+    /// The same as [`from_iter_values`](Self::from_iter_values).
     ///
     /// ```
     /// use handlekit::{IdTable, Key};

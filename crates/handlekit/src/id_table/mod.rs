@@ -83,7 +83,7 @@ impl<T, K: Key, L: Layout> SlotTable<T, K, L> {
     /// Creates an empty table that allocates room for `capacity` values now
     /// and never reallocates: the address of a value stays fixed for as long
     /// as it lives. When it is full, [`try_insert`](Self::try_insert)
-    /// returns a [`CapacityError`].
+    /// returns a [`CapacityError`](crate::CapacityError).
     ///
     /// # Panics
     ///
