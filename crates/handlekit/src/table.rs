@@ -659,8 +659,9 @@ impl<T: Clone, K: Key, S: TableStorage> Clone for SlotTable<T, K, S>
 where
     S::Raw<T, K>: Clone,
 {
-    /// A copy with the same keys, generations, free list and policy: the
-    /// copy issues the same keys as the original would.
+    /// A copy with the same keys, generations and free lists (and a slot
+    /// table's reuse policy; a pool's or hive's block sizes): the copy
+    /// issues the same keys as the original would.
     ///
     /// ```
     /// let mut table = handlekit::IdTable::new();
