@@ -141,8 +141,11 @@ pass_cmd() {
 # file after the first pass, in the foreground. Measured in one run on two
 # busy cores (wall time, builds included), with the whole ECS crate after
 # the first pass: first lane 366 s + ECS 980 s against the second pass's
-# 835 s. The three files named here took about 200 s of the ECS's share.
-ecs_second_lane=(serde model load_memory)
+# 835 s. With `serde`, `model` and `load_memory` in the second lane, a run
+# (on cores also busy with builds) took 504 s + 427 s in the first lane
+# against 912 s + 201 s in the second; `load_memory` (about 50 s) went back
+# to the first.
+ecs_second_lane=(serde model)
 ecs_cmd=()
 ecs_bg_cmd=()
 if [[ "${MIRI_ECS:-1}" != 0 ]]; then
