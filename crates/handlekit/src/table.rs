@@ -261,7 +261,8 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
     /// ```
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<K, CapacityError> {
-        self.raw.try_insert_keyed(|_| value)
+        let (_, key) = self.raw.try_insert_keyed(|_| value)?;
+        Ok(key)
     }
 
     /// Inserts the value `make(key)`, where `key` is the key it will have,
@@ -279,7 +280,7 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
     /// ```
     pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> T) -> K {
         match self.raw.try_insert_keyed(make) {
-            Ok(key) => key,
+            Ok((_, key)) => key,
             Err(err) => insert_failed::<S>(err),
         }
     }
