@@ -185,6 +185,18 @@ trap cleanup EXIT
 
 failed=()
 
+# Runs one step: its command line, then how long it took. Fails as the
+# command does.
+run_step() {
+    local name=$1
+    shift
+    echo
+    echo "=== miri [$name]: $* ==="
+    local s=$SECONDS
+    "$@" || return
+    echo "=== miri [$name]: finished in $((SECONDS - s))s ==="
+}
+
 if [[ "$jobs" -ge 2 && ${#feature_sets[@]} -ge 2 ]]; then
     # The last feature set runs in the background, in its own target dir so
     # that the two cargo invocations do not wait on each other's lock.
@@ -200,21 +212,9 @@ if [[ "$jobs" -ge 2 && ${#feature_sets[@]} -ge 2 ]]; then
     (
         export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/miri-$bg_features"
         lane_status=0
-        s=$SECONDS
-        if "${cmd[@]}"; then
-            echo "=== miri [$bg_features]: finished in $((SECONDS - s))s ==="
-        else
-            lane_status=1
-        fi
+        run_step "$bg_features" "${cmd[@]}" || lane_status=1
         if [[ ${#ecs_bg_cmd[@]} -gt 0 ]]; then
-            echo
-            echo "=== miri [ecs, second lane]: ${ecs_bg_cmd[*]} ==="
-            s=$SECONDS
-            if "${ecs_bg_cmd[@]}"; then
-                echo "=== miri [ecs, second lane]: finished in $((SECONDS - s))s ==="
-            else
-                lane_status=1
-            fi
+            run_step "ecs, second lane" "${ecs_bg_cmd[@]}" || lane_status=1
         fi
         exit "$lane_status"
     ) >"$bg_log" 2>&1 &
@@ -223,15 +223,7 @@ fi
 
 for features in "${feature_sets[@]}"; do
     pass_cmd "$features" "$@"
-    echo
-    echo "=== miri [$features]: ${cmd[*]} ==="
-    s=$SECONDS
-    if "${cmd[@]}"; then
-        echo "=== miri [$features]: finished in $((SECONDS - s))s ==="
-    else
-        failed+=("$features")
-    fi
-
+    run_step "$features" "${cmd[@]}" || failed+=("$features")
 done
 
 # With no background lane, the ECS's second-lane files run here too.
@@ -240,14 +232,7 @@ if [[ -z "$bg_pid" && ${#ecs_bg_cmd[@]} -gt 0 ]]; then
 fi
 
 if [[ ${#ecs_cmd[@]} -gt 0 ]]; then
-    echo
-    echo "=== miri [ecs]: ${ecs_cmd[*]} ==="
-    s=$SECONDS
-    if "${ecs_cmd[@]}"; then
-        echo "=== miri [ecs]: finished in $((SECONDS - s))s ==="
-    else
-        failed+=(ecs)
-    fi
+    run_step ecs "${ecs_cmd[@]}" || failed+=(ecs)
 fi
 
 if [[ -n "$bg_pid" ]]; then
