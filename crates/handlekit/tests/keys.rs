@@ -385,3 +385,45 @@ fn serde_keys_in_containers() {
     assert!(from_json::<Id>("\"Id(5v3)\"").is_err());
     assert_eq!(from_json::<Option<Id32>>("null").unwrap(), None);
 }
+
+define_key! {
+    /// 4 index bits: 16 slots.
+    pub struct Slots16(u32; index_bits = 4);
+}
+
+/// A capacity the key type cannot index is refused with a panic that
+/// names the container, by every table over `SlotTable` (as `reserve`
+/// refuses it); the most it can index is granted.
+#[test]
+fn a_capacity_past_the_key_space_panics() {
+    use handlekit::{Hive, LookupTable, Pool};
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    fn refused(name: &str, make: impl FnOnce()) {
+        let err = catch_unwind(AssertUnwindSafe(make)).expect_err(name);
+        let message = err
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or_default();
+        assert!(
+            message.starts_with(&format!("{name}::reserve(17)")),
+            "{message}"
+        );
+    }
+    assert!(IdTable::<u8, Slots16>::with_capacity_and_key(16).capacity() >= 16);
+    assert!(LookupTable::<u8, Slots16>::with_capacity_and_key(16).capacity() >= 16);
+    assert!(Pool::<u8, Slots16>::with_capacity_and_key(16).capacity() >= 16);
+    assert!(Hive::<u8, Slots16>::with_capacity_and_key(16).capacity() >= 16);
+    refused("IdTable", || {
+        drop(IdTable::<u8, Slots16>::with_capacity_and_key(17))
+    });
+    refused("LookupTable", || {
+        drop(LookupTable::<u8, Slots16>::with_capacity_and_key(17))
+    });
+    refused("Pool", || {
+        drop(Pool::<u8, Slots16>::with_capacity_and_key(17))
+    });
+    refused("Hive", || {
+        drop(Hive::<u8, Slots16>::with_capacity_and_key(17))
+    });
+}
