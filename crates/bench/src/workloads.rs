@@ -502,10 +502,10 @@ impl<T> Sink<T> {
     #[inline(always)]
     fn take(&mut self, item: T) {
         self.0 = Some(item);
+        // The block is empty; only the optimizer must assume it reads the
+        // sink.
         let at: *mut Self = self;
-        // SAFETY: the block is empty: it reads nothing, writes nothing
-        // and keeps the stack and flags as they are; only the optimizer
-        // must assume it reads the sink.
+        // SAFETY: an empty block touches no memory, stack or flags.
         unsafe { core::arch::asm!("/* {0} */", in(reg) at, options(nostack, preserves_flags)) };
     }
 }
