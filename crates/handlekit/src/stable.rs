@@ -84,34 +84,4 @@ impl<T, K: Key, S: BlockStorage> SlotTable<T, K, S> {
     pub fn block_count(&self) -> usize {
         self.raw.block_count()
     }
-
-    /// The fixed capacity, for a container made by `with_fixed_capacity`.
-    ///
-    /// ```
-    /// let pool: handlekit::Pool<u8> = handlekit::Pool::with_fixed_capacity(3);
-    /// assert_eq!(pool.fixed_capacity(), Some(3));
-    /// assert_eq!(handlekit::Hive::<u8>::new().fixed_capacity(), None);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn fixed_capacity(&self) -> Option<usize> {
-        self.raw.fixed_capacity()
-    }
-
-    /// Bytes of heap memory the container holds. A pool: its blocks' slots
-    /// (a 4-byte state word plus the value, or a 4-byte link, whichever is
-    /// larger, per slot) and the directory of blocks (16 bytes per block).
-    /// A hive: its blocks (slots, headers and occupancy bits) and its
-    /// tables.
-    ///
-    /// ```
-    /// let pool: handlekit::Pool<u64> = handlekit::Pool::with_fixed_capacity(64);
-    /// assert_eq!(pool.heap_bytes(), 64 * (4 + 8) + 16);
-    /// let hive: handlekit::Hive<u64> = handlekit::Hive::with_capacity(64);
-    /// assert!(hive.heap_bytes() >= 64 * 16 + 8);
-    /// ```
-    #[must_use]
-    pub fn heap_bytes(&self) -> usize {
-        self.raw.heap_bytes()
-    }
 }

@@ -102,6 +102,23 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
         table
     }
 
+    /// Builds a table from values, keyed in iteration order (the first value
+    /// gets index 0).
+    ///
+    /// ```
+    /// let table: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values(["a", "b"]);
+    /// assert_eq!(table.len(), 2);
+    /// ```
+    #[must_use]
+    pub fn from_iter_values(values: impl IntoIterator<Item = T>) -> Self {
+        let values = values.into_iter();
+        let mut table = Self::with_capacity_and_key(values.size_hint().0);
+        for value in values {
+            table.insert(value);
+        }
+        table
+    }
+
     /// The number of live values.
     ///
     /// ```
@@ -143,6 +160,42 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
     #[must_use]
     pub fn capacity(&self) -> usize {
         self.raw.capacity()
+    }
+
+    /// The fixed capacity, for a table made by `with_fixed_capacity`.
+    ///
+    /// ```
+    /// let table: handlekit::IdTable<u8> = handlekit::IdTable::with_fixed_capacity(5);
+    /// assert_eq!(table.fixed_capacity(), Some(5));
+    /// let pool: handlekit::Pool<u8> = handlekit::Pool::with_fixed_capacity(3);
+    /// assert_eq!(pool.fixed_capacity(), Some(3));
+    /// assert_eq!(handlekit::Hive::<u8>::new().fixed_capacity(), None);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn fixed_capacity(&self) -> Option<usize> {
+        self.raw.fixed_capacity()
+    }
+
+    /// Bytes of heap memory the table holds. A slot table: its slot array
+    /// (state words and values, `4 + P` bytes a slot, see
+    /// [`IdTable`](crate::IdTable)). A pool: its blocks' slots
+    /// (a 4-byte state word plus the value, or a 4-byte link, whichever is
+    /// larger, per slot) and the directory of blocks (16 bytes per block).
+    /// A hive: its blocks (slots, headers and occupancy bits) and its
+    /// tables.
+    ///
+    /// ```
+    /// let table: handlekit::IdTable<u64> = handlekit::IdTable::with_fixed_capacity(64);
+    /// assert_eq!(table.heap_bytes(), 64 * (4 + 8));
+    /// let pool: handlekit::Pool<u64> = handlekit::Pool::with_fixed_capacity(64);
+    /// assert_eq!(pool.heap_bytes(), 64 * (4 + 8) + 16);
+    /// let hive: handlekit::Hive<u64> = handlekit::Hive::with_capacity(64);
+    /// assert!(hive.heap_bytes() >= 64 * 16 + 8);
+    /// ```
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        self.raw.heap_bytes()
     }
 
     /// The number of slots retired because their generation ran out.
@@ -685,25 +738,6 @@ where
     /// ```
     fn clone_from(&mut self, source: &Self) {
         self.raw.clone_from(&source.raw);
-    }
-}
-
-impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
-    /// Builds a table from values, keyed in iteration order (the first value
-    /// gets index 0).
-    ///
-    /// ```
-    /// let table: handlekit::IdTable<_> = handlekit::IdTable::from_iter_values(["a", "b"]);
-    /// assert_eq!(table.len(), 2);
-    /// ```
-    #[must_use]
-    pub fn from_iter_values(values: impl IntoIterator<Item = T>) -> Self {
-        let values = values.into_iter();
-        let mut table = Self::with_capacity_and_key(values.size_hint().0);
-        for value in values {
-            table.insert(value);
-        }
-        table
     }
 }
 

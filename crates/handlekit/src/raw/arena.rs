@@ -1333,7 +1333,7 @@ unsafe impl<T, K: Key, L: BufLayout> RawTable<T> for SlotArena<T, K, L> {
 
     /// The slot array's allocation.
     fn heap_bytes(&self) -> usize {
-        L::units_for::<T>(self.store.slot_capacity()).unwrap_or(0) * mem::size_of::<L::Unit<T>>()
+        self.store.heap_bytes()
     }
 
     /// A slot array is one block, once allocated.

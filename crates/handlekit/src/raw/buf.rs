@@ -577,6 +577,11 @@ impl<T, L: BufLayout> SlotBuf<T, L> {
         self.capacity
     }
 
+    /// Bytes of the allocation (0 when nothing is allocated).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.units * mem::size_of::<L::Unit<T>>()
+    }
+
     /// Sets the number of slots in use.
     ///
     /// # Safety

@@ -78,6 +78,11 @@ impl<T, L: BufLayout> SlotStore<T, L> {
         self.buf.capacity()
     }
 
+    /// Bytes of the allocation.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.buf.heap_bytes()
+    }
+
     /// Makes room for `additional` more slots.
     pub(crate) fn try_reserve_slots(&mut self, additional: usize) -> Result<(), TryReserveError> {
         self.buf.try_reserve(additional)
