@@ -1283,6 +1283,9 @@ unsafe impl<T, K: Key, L: BufLayout> RawTable<T> for SlotArena<T, K, L> {
         SlotArena::get_mut(self, index, generation)
     }
 
+    // `get_ptr` and `block_count` are the view's for block storages only
+    // (`stable.rs`); a slot array answers them for completeness, but no
+    // public call reaches these two.
     #[inline]
     fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
         SlotArena::get(self, index, generation).map(NonNull::from)
