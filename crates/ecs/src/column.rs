@@ -220,17 +220,9 @@ impl World {
     #[inline]
     pub fn column_mut<T: Component>(&mut self) -> ColumnMut<'_, T> {
         self.flush();
-        let index = self.column_or_register::<T>();
         let front = self.rows.front_position();
-        // `index` is `T`'s column, found in or just added to `types`.
-        // SAFETY: so it exists and holds a `TypedStorage<T>` (invariant of `types`).
-        let storage = unsafe {
-            self.columns
-                .get_unchecked_mut(index)
-                .storage
-                .typed_mut_unchecked()
-        };
-        ColumnMut::new(&self.entities, front, storage)
+        let (entities, storage) = self.entities_and_storage_mut::<T>();
+        ColumnMut::new(entities, front, storage)
     }
 
     /// A shared borrow of `T`'s storage: see [`Column`]. A type with no

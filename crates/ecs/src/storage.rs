@@ -14,6 +14,7 @@ use std::any::TypeId;
 use std::cell::UnsafeCell;
 use std::hash::{Hash, Hasher};
 use std::mem::MaybeUninit;
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicIsize, Ordering};
 
 use handlekit::VmVec;
@@ -51,21 +52,25 @@ fn type_bits(ty: TypeId) -> u64 {
 /// of a [`TypeIndex`].
 struct NoType;
 
-/// The world's component type → column number map: open addressing over a
+/// The world's component type → column map: open addressing over a
 /// power-of-two table at most half full, indexed by the low bits of the
 /// `TypeId` (already a hash of the type) with no further hashing, and an
 /// empty slot holding the `TypeId` of a type no world registers, so that a
 /// lookup whose type sits in its home slot (the usual case) is a mask, one
 /// 16-byte compare and a load: about 8 instructions with the `TypeId` a
 /// constant, where the `HashMap` with a multiply-and-rotate hasher it
-/// replaces took about 40 (callgrind, `World::has`).
+/// replaces took about 40 (callgrind, `World::has`). Each slot also holds
+/// the address of the column's storage, so that a typed call reaches the
+/// storage from the slot, not through the column list and the column's box
+/// (three dependent loads fewer, and an instruction or two).
 pub(crate) struct TypeIndex {
-    /// The slots: `(type, column number)`, or `(TypeId::of::<NoType>(), _)`
-    /// when empty. Invariant: a power of two long, and at least twice as
-    /// long as `len` (so a probe meets an empty slot); a registered type
-    /// sits at its home slot (`type_bits & (slots.len() - 1)`) or after it
-    /// with no empty slot between (linear probing; nothing is removed).
-    slots: Box<[(TypeId, usize)]>,
+    /// The slots: a registered type with its column, or an empty slot
+    /// (`TypeId::of::<NoType>()`). Invariant: a power of two long, and at
+    /// least twice as long as `len` (so a probe meets an empty slot); a
+    /// registered type sits at its home slot (`type_bits & (slots.len() -
+    /// 1)`) or after it with no empty slot between (linear probing; nothing
+    /// is removed).
+    slots: Box<[TypeSlot]>,
     /// `slots.len() - 1`. Invariant: so every slot index `& mask` is in
     /// bounds (`get` reads the slots unchecked).
     mask: usize,
@@ -73,10 +78,49 @@ pub(crate) struct TypeIndex {
     len: usize,
 }
 
+/// A slot of a [`TypeIndex`].
+#[derive(Clone, Copy)]
+struct TypeSlot {
+    ty: TypeId,
+    /// The column's number in the world's list.
+    column: usize,
+    /// The column's storage, [`ErasedStorage::data_ptr`] (dangling in an
+    /// empty slot). The index only keeps it; the world, which owns the
+    /// storage, says when it may be used (see `World::types`).
+    storage: NonNull<()>,
+}
+
+/// What a [`TypeIndex`] holds for a registered type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TypeEntry {
+    /// The column's number in the world's list.
+    pub(crate) column: usize,
+    /// The column's storage, as registered.
+    pub(crate) storage: NonNull<()>,
+}
+
+impl TypeSlot {
+    /// A slot with no type in it.
+    fn empty() -> Self {
+        TypeSlot {
+            ty: TypeId::of::<NoType>(),
+            column: 0,
+            storage: NonNull::dangling(),
+        }
+    }
+}
+
+// SAFETY: the index holds only numbers and addresses, which it never
+// dereferences; the world that uses the addresses is `Send` and `Sync` by
+// its own storages' bounds.
+unsafe impl Send for TypeIndex {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for TypeIndex {}
+
 impl Default for TypeIndex {
     fn default() -> Self {
         TypeIndex {
-            slots: vec![(TypeId::of::<NoType>(), 0); 8].into_boxed_slice(),
+            slots: vec![TypeSlot::empty(); 8].into_boxed_slice(),
             mask: 7,
             len: 0,
         }
@@ -84,16 +128,16 @@ impl Default for TypeIndex {
 }
 
 impl TypeIndex {
-    /// The column number of `ty`, if registered: the home slot inline.
+    /// The column of `ty`, if registered: the home slot inline.
     #[inline]
-    pub(crate) fn get(&self, ty: TypeId) -> Option<usize> {
+    pub(crate) fn get(&self, ty: TypeId) -> Option<TypeEntry> {
         // Truncation intended: the low bits pick the slot.
         let home = type_bits(ty) as usize & self.mask;
         debug_assert!(home < self.slots.len());
         // SAFETY: `home <= mask < slots.len()`.
-        let (found, column) = unsafe { *self.slots.get_unchecked(home) };
-        if found == ty {
-            return Some(column);
+        let slot = unsafe { self.slots.get_unchecked(home) };
+        if slot.ty == ty {
+            return Some(slot.entry());
         }
         self.probe(ty, home)
     }
@@ -102,40 +146,45 @@ impl TypeIndex {
     /// lookups calls nothing that could write the slots: the compiler can
     /// then take the lookup out of the loop.
     #[inline]
-    fn probe(&self, ty: TypeId, home: usize) -> Option<usize> {
+    fn probe(&self, ty: TypeId, home: usize) -> Option<TypeEntry> {
         let mut i = home;
         loop {
-            let (found, column) = self.slots[i];
-            if found == ty {
-                return Some(column);
+            let slot = &self.slots[i];
+            if slot.ty == ty {
+                return Some(slot.entry());
             }
-            if found == TypeId::of::<NoType>() {
+            if slot.ty == TypeId::of::<NoType>() {
                 return None;
             }
             i = (i + 1) & self.mask;
         }
     }
 
-    /// Registers `ty` (not registered yet) as column `column`.
-    pub(crate) fn insert(&mut self, ty: TypeId, column: usize) {
+    /// Registers `ty` (not registered yet) as column `column`, whose
+    /// storage is at `storage`.
+    pub(crate) fn insert(&mut self, ty: TypeId, column: usize, storage: NonNull<()>) {
         debug_assert!(self.get(ty).is_none(), "a type registered twice");
         if 2 * (self.len + 1) > self.slots.len() {
-            let grown = vec![(TypeId::of::<NoType>(), 0); 2 * self.slots.len()];
+            let grown = vec![TypeSlot::empty(); 2 * self.slots.len()];
             let old = std::mem::replace(&mut self.slots, grown.into_boxed_slice());
             self.mask = self.slots.len() - 1;
             self.len = 0;
-            for (ty, column) in old.into_vec() {
-                if ty != TypeId::of::<NoType>() {
-                    self.insert(ty, column);
+            for slot in old.into_vec() {
+                if slot.ty != TypeId::of::<NoType>() {
+                    self.insert(slot.ty, slot.column, slot.storage);
                 }
             }
         }
         // Truncation intended: the low bits pick the slot.
         let mut i = type_bits(ty) as usize & self.mask;
-        while self.slots[i].0 != TypeId::of::<NoType>() {
+        while self.slots[i].ty != TypeId::of::<NoType>() {
             i = (i + 1) & self.mask;
         }
-        self.slots[i] = (ty, column);
+        self.slots[i] = TypeSlot {
+            ty,
+            column,
+            storage,
+        };
         self.len += 1;
     }
 
@@ -144,8 +193,18 @@ impl TypeIndex {
     pub(crate) fn iter(&self) -> impl Iterator<Item = (TypeId, usize)> + '_ {
         self.slots
             .iter()
-            .copied()
-            .filter(|&(ty, _)| ty != TypeId::of::<NoType>())
+            .filter(|slot| slot.ty != TypeId::of::<NoType>())
+            .map(|slot| (slot.ty, slot.column))
+    }
+}
+
+impl TypeSlot {
+    #[inline(always)]
+    fn entry(&self) -> TypeEntry {
+        TypeEntry {
+            column: self.column,
+            storage: self.storage,
+        }
     }
 }
 
@@ -362,16 +421,42 @@ pub(crate) struct ErasedStorage {
     /// `TypeId::of::<TypedStorage<T>>()`. Invariant: `inner` is a
     /// `TypedStorage<T>` of this `T`.
     ty: TypeId,
-    inner: Box<dyn AnyStorage>,
+    /// The storage, owned: made by `Box::into_raw`, freed in `Drop`, never
+    /// moved in between. A raw pointer rather than a `Box`, so that the
+    /// copy of its address the world's [`TypeIndex`] keeps stays valid
+    /// while this one is used (a `Box` asserts it is the only way to the
+    /// storage whenever it is used, which would invalidate the copy).
+    inner: NonNull<dyn AnyStorage>,
+}
+
+// SAFETY: the storage is owned, like a `Box<dyn AnyStorage>`, and
+// `AnyStorage` requires `Send` and `Sync`.
+unsafe impl Send for ErasedStorage {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for ErasedStorage {}
+
+impl Drop for ErasedStorage {
+    fn drop(&mut self) {
+        // SAFETY: made by `Box::into_raw` and not freed before (the field's
+        // invariant); nothing uses it after this.
+        drop(unsafe { Box::from_raw(self.inner.as_ptr()) });
+    }
 }
 
 impl ErasedStorage {
     /// `storage`, erased.
     pub(crate) fn new<T: Send + Sync + 'static>(storage: TypedStorage<T>) -> Self {
+        let inner: Box<dyn AnyStorage> = Box::new(storage);
         ErasedStorage {
             ty: TypeId::of::<TypedStorage<T>>(),
-            inner: Box::new(storage),
+            inner: NonNull::from(Box::leak(inner)),
         }
+    }
+
+    /// The address of the storage, with the provenance of the one pointer
+    /// every access goes through: for the world's [`TypeIndex`].
+    pub(crate) fn data_ptr(&self) -> NonNull<()> {
+        self.inner.cast()
     }
 
     /// The storage as a `TypedStorage<T>`, mutably, if it is one.
@@ -380,51 +465,25 @@ impl ErasedStorage {
         if self.ty != TypeId::of::<TypedStorage<T>>() {
             return None;
         }
-        let erased: *mut dyn AnyStorage = &mut *self.inner;
-        // SAFETY: as in `typed`, borrowed for `&mut self`.
-        Some(unsafe { &mut *erased.cast::<TypedStorage<T>>() })
-    }
-}
-
-impl ErasedStorage {
-    /// The storage as a `TypedStorage<T>`, with no check.
-    ///
-    /// # Safety
-    ///
-    /// The storage is a `TypedStorage<T>`.
-    #[inline]
-    pub(crate) unsafe fn typed_unchecked<T: 'static>(&self) -> &TypedStorage<T> {
-        debug_assert!(self.ty == TypeId::of::<TypedStorage<T>>());
-        let erased: *const dyn AnyStorage = &*self.inner;
-        // SAFETY: `inner` is a `TypedStorage<T>` (the caller's contract):
-        // the data pointer of the box is to one, borrowed for `&self`.
-        unsafe { &*erased.cast::<TypedStorage<T>>() }
-    }
-
-    /// The storage as a `TypedStorage<T>`, mutably, with no check.
-    ///
-    /// # Safety
-    ///
-    /// The storage is a `TypedStorage<T>`.
-    #[inline]
-    pub(crate) unsafe fn typed_mut_unchecked<T: 'static>(&mut self) -> &mut TypedStorage<T> {
-        debug_assert!(self.ty == TypeId::of::<TypedStorage<T>>());
-        let erased: *mut dyn AnyStorage = &mut *self.inner;
-        // SAFETY: as in `typed_unchecked`, borrowed for `&mut self`.
-        unsafe { &mut *erased.cast::<TypedStorage<T>>() }
+        // SAFETY: the storage is a `TypedStorage<T>` (just checked), owned
+        // and live (the invariant of `inner`), borrowed for `&mut self`.
+        Some(unsafe { self.inner.cast::<TypedStorage<T>>().as_mut() })
     }
 }
 
 impl std::ops::Deref for ErasedStorage {
     type Target = dyn AnyStorage;
     fn deref(&self) -> &(dyn AnyStorage + 'static) {
-        &*self.inner
+        // SAFETY: owned and live (the invariant of `inner`), borrowed for
+        // `&self`.
+        unsafe { self.inner.as_ref() }
     }
 }
 
 impl std::ops::DerefMut for ErasedStorage {
     fn deref_mut(&mut self) -> &mut (dyn AnyStorage + 'static) {
-        &mut *self.inner
+        // SAFETY: as in `deref`, borrowed for `&mut self`.
+        unsafe { self.inner.as_mut() }
     }
 }
 
@@ -1966,8 +2025,9 @@ impl<T> std::fmt::Debug for ColumnRuns<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::TypeIndex;
+    use super::{TypeEntry, TypeIndex};
     use std::any::TypeId;
+    use std::ptr::NonNull;
 
     /// A distinct type per `N`.
     struct Ty<const N: usize>;
@@ -1987,11 +2047,18 @@ mod tests {
         // are found by the probe past it.
         let ids = ids();
         let (registered, others) = ids.split_at(30);
+        // Each type's entry names a storage of its own (the addresses of
+        // a buffer's elements stand in for the storages).
+        let storages = [0u64; 30];
+        let entry = |column: usize| TypeEntry {
+            column,
+            storage: NonNull::from(&storages[column]).cast(),
+        };
         let mut index = TypeIndex::default();
         for (column, &ty) in registered.iter().enumerate() {
-            index.insert(ty, column);
+            index.insert(ty, column, entry(column).storage);
             for (earlier, &seen) in registered[..=column].iter().enumerate() {
-                assert_eq!(index.get(seen), Some(earlier));
+                assert_eq!(index.get(seen), Some(entry(earlier)));
             }
         }
         for &ty in others {
@@ -2004,9 +2071,9 @@ mod tests {
             .slots
             .iter()
             .enumerate()
-            .filter(|&(i, &(ty, _))| {
-                ty != TypeId::of::<super::NoType>()
-                    && super::type_bits(ty) as usize & index.mask != i
+            .filter(|&(i, slot)| {
+                slot.ty != TypeId::of::<super::NoType>()
+                    && super::type_bits(slot.ty) as usize & index.mask != i
             })
             .count();
         assert!(off_home > 0);

@@ -9,8 +9,8 @@ use handlekit::VmVec;
 use crate::access::HeldBorrow;
 use crate::entities::EntityTable;
 use crate::storage::{
-    push_or_rebase, slack, BorrowFlag, Column, ErasedStorage, RowsView, Storage, TypeIndex,
-    TypedStorage, WORD,
+    push_or_rebase, slack, BorrowFlag, Column, ErasedStorage, RowsView, Storage, TypeEntry,
+    TypeIndex, TypedStorage, WORD,
 };
 use crate::{ComponentError, Entity, NoSuchEntity, SpawnError};
 
@@ -187,11 +187,14 @@ pub struct World {
     /// `ComponentMeta::of::<T>()` for the `T` of `columns[i]` (pushed
     /// together in `add_column`).
     pub(crate) metas: Vec<ComponentMeta>,
-    /// Component type → index into `columns`. Invariant: it names column
-    /// `i` for `TypeId::of::<T>()` only if `i < columns.len()` and
-    /// `columns[i].storage` is a `TypedStorage<T>` (`add_column` pushes the
-    /// column and registers its type together; columns never move or go):
-    /// the typed accesses index and cast unchecked.
+    /// Component type → index into `columns` and the address of its
+    /// storage. Invariant: it names column `i` and storage `p` for
+    /// `TypeId::of::<T>()` only if `i < columns.len()`, `columns[i].storage`
+    /// is a `TypedStorage<T>` and `p` is its `data_ptr()` (`add_column`
+    /// pushes the column and registers its type together; columns never
+    /// move or go, and a storage stays at its address while its column
+    /// lives): the typed accesses index, cast and dereference unchecked,
+    /// shared under `&self` and exclusive under `&mut self`.
     types: TypeIndex,
     /// The most rows the window may hold.
     max_rows: usize,
@@ -331,54 +334,88 @@ impl World {
         });
         self.metas.push(ComponentMeta::of::<T>());
         let index = self.columns.len() - 1;
-        self.types.insert(TypeId::of::<T>(), index);
+        let storage = self.columns[index].storage.data_ptr();
+        self.types.insert(TypeId::of::<T>(), index, storage);
         index
     }
 
     #[inline]
     pub(crate) fn column_index<T: Component>(&self) -> Option<usize> {
-        self.types.get(TypeId::of::<T>())
+        self.types.get(TypeId::of::<T>()).map(|entry| entry.column)
     }
 
-    /// The storage of `T`, registered (dense) if it has none.
+    /// The storage of `T`, if it is registered: from its slot in `types`.
     #[inline]
+    pub(crate) fn typed_storage<T: Component>(&self) -> Option<&TypedStorage<T>> {
+        let entry = self.types.get(TypeId::of::<T>())?;
+        // SAFETY: `types` names this storage for `T`: a live
+        // `TypedStorage<T>`, read under `&self` (the invariant of `types`).
+        Some(unsafe { entry.storage.cast::<TypedStorage<T>>().as_ref() })
+    }
+
+    /// The storage of `T`, mutably, if it is registered.
+    #[inline]
+    pub(crate) fn typed_storage_mut<T: Component>(&mut self) -> Option<&mut TypedStorage<T>> {
+        let entry = self.types.get(TypeId::of::<T>())?;
+        // SAFETY: as in `typed_storage`; `&mut self` makes the access unique.
+        Some(unsafe { entry.storage.cast::<TypedStorage<T>>().as_mut() })
+    }
+
+    /// The storage of `T`, registered (dense) if it has none. Always
+    /// inlined, with the registration out of line: `insert_one` is then the
+    /// type's slot and the insert, with no call.
+    #[inline(always)]
     pub(crate) fn storage_mut<T: Component>(&mut self) -> &mut TypedStorage<T> {
-        let index = match self.column_index::<T>() {
-            Some(index) => index,
-            None => self.add_column::<T>(Storage::Dense),
-        };
-        // SAFETY: `index` is `T`'s column, found in or just added to
-        // `types`.
-        unsafe { self.typed_mut_at(index) }
+        let entry = self.entry_or_register::<T>();
+        // SAFETY: `types` names this storage for `T`: a live
+        // `TypedStorage<T>` (the invariant of `types`); `&mut self` makes the
+        // access unique.
+        unsafe { entry.storage.cast::<TypedStorage<T>>().as_mut() }
     }
 
-    /// The storage at `index` of `columns`, with no bounds or type check.
-    ///
-    /// # Safety
-    ///
-    /// `types` names column `index` for `T` (see the invariant there).
-    #[inline]
-    unsafe fn typed_mut_at<T: Component>(&mut self, index: usize) -> &mut TypedStorage<T> {
-        debug_assert_eq!(self.column_index::<T>(), Some(index));
-        // SAFETY: the caller's contract and the invariant of `types`: the
-        // column exists and its storage is a `TypedStorage<T>`.
-        unsafe {
-            self.columns
-                .get_unchecked_mut(index)
-                .storage
-                .typed_mut_unchecked()
+    /// `T`'s entry in `types`, registering it (dense) if it has none.
+    #[inline(always)]
+    fn entry_or_register<T: Component>(&mut self) -> TypeEntry {
+        match self.types.get(TypeId::of::<T>()) {
+            Some(entry) => entry,
+            None => self.register_dense::<T>(),
         }
+    }
+
+    /// Registers `T` (not registered yet) with a dense column.
+    #[cold]
+    #[inline(never)]
+    fn register_dense<T: Component>(&mut self) -> TypeEntry {
+        let column = self.add_column::<T>(Storage::Dense);
+        TypeEntry {
+            column,
+            storage: self.columns[column].storage.data_ptr(),
+        }
+    }
+
+    /// The entity table and the storage of `T` (registered dense if it has
+    /// none), borrowed together.
+    #[inline]
+    pub(crate) fn entities_and_storage_mut<T: Component>(
+        &mut self,
+    ) -> (&EntityTable, &mut TypedStorage<T>) {
+        let entry = self.entry_or_register::<T>();
+        // SAFETY: as in `storage_mut`; the entity table is another field.
+        (&self.entities, unsafe {
+            entry.storage.cast::<TypedStorage<T>>().as_mut()
+        })
     }
 
     /// The column and storage of `T`, if registered.
     #[inline]
     pub(crate) fn typed<T: Component>(&self) -> Option<(&Column, &TypedStorage<T>)> {
-        let index = self.column_index::<T>()?;
-        // SAFETY: `types` names column `index` for `T`: it exists and its
-        // storage is a `TypedStorage<T>` (the invariant of `types`).
+        let entry = self.types.get(TypeId::of::<T>())?;
+        // SAFETY: `types` names column `entry.column` and this storage for
+        // `T`: the column exists, and the storage is a live
+        // `TypedStorage<T>`, read under `&self` (the invariant of `types`).
         unsafe {
-            let column = self.columns.get_unchecked(index);
-            Some((column, column.storage.typed_unchecked()))
+            let column = self.columns.get_unchecked(entry.column);
+            Some((column, entry.storage.cast::<TypedStorage<T>>().as_ref()))
         }
     }
 
@@ -832,12 +869,8 @@ impl World {
     pub fn remove_one<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
         let row = self.row_of_flushed(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
-        let Some(index) = self.column_index::<T>() else {
-            return Err(missing);
-        };
-        // SAFETY: `index` is `T`'s column, found in `types`.
-        unsafe { self.typed_mut_at::<T>(index) }
-            .remove(entity, row)
+        self.typed_storage_mut::<T>()
+            .and_then(|storage| storage.remove(entity, row))
             .ok_or(missing)
     }
 
@@ -894,10 +927,8 @@ impl World {
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
         let row = self.row_of_flushed(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
-        let index = self.column_index::<T>().ok_or(missing)?;
-        // SAFETY: `index` is `T`'s column, found in `types`.
-        unsafe { self.typed_mut_at::<T>(index) }
-            .get_mut(entity, row)
+        self.typed_storage_mut::<T>()
+            .and_then(|storage| storage.get_mut(entity, row))
             .ok_or(missing)
     }
 
@@ -914,11 +945,11 @@ impl World {
         // The type first, whatever the entity: so a loop of calls looks it
         // up unconditionally, and the compiler can take the lookup out of
         // the loop.
-        let typed = self.typed::<T>();
+        let storage = self.typed_storage::<T>();
         let Ok(row) = self.row_of(entity) else {
             return false;
         };
-        typed.is_some_and(|(_, storage)| storage.has(entity, row))
+        storage.is_some_and(|storage| storage.has(entity, row))
     }
 
     /// The number of live entities with a `T`.
@@ -1100,11 +1131,16 @@ impl World {
             }
         }
         assert_eq!(live, self.len(), "live rows");
-        // `metas[i]` describes `columns[i]`'s type, and `types` names it.
+        // `metas[i]` describes `columns[i]`'s type, and `types` names it
+        // with its storage.
         assert_eq!(self.metas.len(), self.columns.len(), "one meta per column");
         for (i, (column, meta)) in self.columns.iter().zip(&self.metas).enumerate() {
             assert_eq!(column.name, meta.name, "column {i}");
-            assert_eq!(self.types.get(meta.id), Some(i), "column {i}");
+            let entry = crate::storage::TypeEntry {
+                column: i,
+                storage: column.storage.data_ptr(),
+            };
+            assert_eq!(self.types.get(meta.id), Some(entry), "column {i}");
         }
     }
 
