@@ -60,7 +60,7 @@ use core::mem;
 use core::ptr::{self, NonNull};
 
 use super::bitset::WORD_BITS;
-use super::cursor::{Bits, Cursor, Piece, Run, Walk};
+use super::cursor::{fold_run, Bits, Cursor, Piece, Run, RunPos, Walk};
 use super::layout::{FlatBases, SlotLayout, Split};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
 
@@ -1072,13 +1072,16 @@ impl<T> BlockPart<T> {
     /// full words are plain counted loops, which the compiler can unroll
     /// or vectorize.
     #[inline]
-    fn fold<B>(self, init: B, f: &mut impl FnMut(B, FlatBases<T>, usize) -> B) -> B {
+    fn fold<B, Q: RunPos<T, FlatBases<T>>>(
+        self,
+        init: B,
+        f: &mut impl FnMut(B, FlatBases<T>, usize) -> B,
+    ) -> B {
         let mut acc = init;
         if self.full {
-            for index in self.next..self.end {
-                acc = f(acc, self.ptrs, index);
-            }
-            return acc;
+            // SAFETY: a full part is a run of occupied slots of the block,
+            // handed out here once.
+            return unsafe { fold_run::<T, _, Q, B>(self.ptrs, self.next, self.end, acc, f) };
         }
         let mut start = self.next;
         while start < self.end {
@@ -1252,19 +1255,24 @@ unsafe impl<T> Walk<T> for BlocksWalk<'_, T> {
     /// Folds over the slots left, block by block, with the word-at-a-time
     /// fast path inside each block.
     #[inline]
-    fn fold<B>(self, left: usize, init: B, mut f: impl FnMut(B, FlatBases<T>, usize) -> B) -> B {
+    fn fold<B, Q: RunPos<T, FlatBases<T>>>(
+        self,
+        left: usize,
+        init: B,
+        mut f: impl FnMut(B, FlatBases<T>, usize) -> B,
+    ) -> B {
         let mut acc = init;
         if left == 0 {
             return acc;
         }
         let (front, back) = (self.front, self.back);
-        acc = front.fold(acc, &mut f);
+        acc = front.fold::<B, Q>(acc, &mut f);
         for block in self.rest {
             if block.live() != 0 {
-                acc = BlockPart::open(block).fold(acc, &mut f);
+                acc = BlockPart::open(block).fold::<B, Q>(acc, &mut f);
             }
         }
-        back.fold(acc, &mut f)
+        back.fold::<B, Q>(acc, &mut f)
     }
 
     /// Cuts the blocks not yet opened where the values before the cut

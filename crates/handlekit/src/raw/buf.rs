@@ -354,6 +354,9 @@ impl<T, L: BufLayout> BufPtrs<T, L> {
 unsafe impl<T, L: BufLayout> SlotPtrs<T> for BufPtrs<T, L> {
     type Unit = L::Unit<T>;
 
+    /// A unit's index is its offset from `base`, in one allocation.
+    const STEP_UNITS: bool = true;
+
     #[inline(always)]
     unsafe fn unit_at(self, index: usize) -> NonNull<L::Unit<T>> {
         // `index` is at most the store's length (the caller's guarantee),

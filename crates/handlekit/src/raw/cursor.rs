@@ -99,6 +99,15 @@ pub unsafe trait SlotPtrs<T>: Copy {
     /// As for [`state_at`](Self::state_at).
     unsafe fn payload_at(self, index: usize) -> *mut Payload<T>;
 
+    /// Whether [`fold_run`] steps these pointers' units for the iterators
+    /// of values alone: where a unit's index is its offset from the start
+    /// of one allocation ([`index_of`](Self::index_of) by `offset_from`),
+    /// the optimizer folds the index back into the unit, and the loop is a
+    /// slice's; where it takes arithmetic on addresses (bases that may lie
+    /// outside the storage), stepping units would add that arithmetic to
+    /// every item, and the loop steps indices instead.
+    const STEP_UNITS: bool;
+
     /// Tells the optimizer what it cannot see once the pointers have been
     /// through memory (an iterator made in one function and walked in
     /// another): that they are not null, where that always holds. Called
@@ -176,6 +185,60 @@ unsafe fn item<T, P: SlotPtrs<T>, R: ValueRef<T>>(ptrs: P, index: usize) -> (usi
 #[cold]
 #[inline(always)]
 fn refill_is_rare() {}
+
+/// Folds `f` over the run of occupied slots `next..end` of `ptrs`, in
+/// order: for an iterator of values alone (`Q` a unit pointer) over
+/// pointers whose units step freely ([`SlotPtrs::STEP_UNITS`]), by
+/// stepping the unit pointer; else as a range of flat indices.
+///
+/// The unit pointer's end is made opaque ([`RunPos::opaque`]), so that the
+/// loop steps one induction variable and compares it with the end, as a
+/// slice's loop does. With the end in view, the optimizer turns the loop
+/// into a pointer stepped up and a count stepped down to zero, and on the
+/// development machine such a loop (an opaque body over `values()` of a
+/// full `IdTable`, 1,000 slots) took 0.27 ns an item where the slice's
+/// took 0.14 (the same two-counter loop in assembly: 0.27; a `black_box`
+/// end, reloaded from the stack by every compare: 0.17). The trip count
+/// is still worked out, so a sum over the run is still vectorized.
+///
+/// # Safety
+///
+/// `next..end` is a run a walk handed out with `ptrs` (or its fold may
+/// hand out), each slot folded at most once; or empty.
+#[inline(always)]
+pub(crate) unsafe fn fold_run<T, P: SlotPtrs<T>, Q: RunPos<T, P>, B>(
+    ptrs: P,
+    next: usize,
+    end: usize,
+    init: B,
+    f: &mut impl FnMut(B, P, usize) -> B,
+) -> B {
+    let mut acc = init;
+    if !P::STEP_UNITS || Q::IS_INDEX {
+        for index in next..end {
+            acc = f(acc, ptrs, index);
+        }
+        return acc;
+    }
+    if next == end {
+        // An empty run may come with pointers that lead nowhere (a freed
+        // block's), from which no position can be made.
+        return acc;
+    }
+    // SAFETY: the first slot of the run and one past its last (the
+    // caller's guarantee).
+    let (mut at, last) = unsafe { (Q::at(ptrs, next), Q::at(ptrs, end)) };
+    let last = last.opaque();
+    while at != last {
+        // SAFETY: `at` lies in the run, made from `ptrs` and stepped within
+        // it; one on is at most its end.
+        unsafe {
+            acc = f(acc, ptrs, at.index(ptrs));
+            at = at.add(1);
+        }
+    }
+    acc
+}
 
 /// Occupied slots `next..end`, all reached through `ptrs`: what a walk
 /// hands out when it knows a stretch is all occupied.
@@ -273,6 +336,42 @@ pub unsafe trait RunPos<T, P: SlotPtrs<T>>: Copy + Eq {
     /// As for [`item`]: the slot is occupied and reached through `ptrs`,
     /// made into an `R` at most once if `R` is exclusive.
     unsafe fn item<R: ValueRef<T>>(self, ptrs: P) -> (usize, u32, R);
+
+    /// Whether the positions are flat indices (`usize`).
+    const IS_INDEX: bool;
+
+    /// The same position, as [`fold_run`] wants its end: one the optimizer
+    /// may not relate to any other, so that its loop steps a single
+    /// induction variable.
+    fn opaque(self) -> Self;
+}
+
+/// `value`, unchanged, as a value the optimizer cannot see through: an
+/// empty `asm!` block it passes through in a register, where the target
+/// has inline assembly (and not under Miri, which runs none); else
+/// `black_box`, which costs a store, and a load by every use.
+#[inline(always)]
+// The pointer only passes through the block, which touches no memory.
+#[allow(clippy::pointers_in_nomem_asm_block)]
+fn opaque_ptr<U>(value: NonNull<U>) -> NonNull<U> {
+    #[cfg(all(not(miri), any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        let mut value = value.as_ptr();
+        // SAFETY: the block is empty: it reads and writes nothing but the
+        // register it is given, and leaves the same pointer in it.
+        unsafe {
+            core::arch::asm!(
+                "/* {0} */",
+                inout(reg) value,
+                options(pure, nomem, nostack, preserves_flags)
+            );
+            NonNull::new_unchecked(value)
+        }
+    }
+    #[cfg(not(all(not(miri), any(target_arch = "x86_64", target_arch = "aarch64"))))]
+    {
+        core::hint::black_box(value)
+    }
 }
 
 // SAFETY: a flat index is its own position; steps are additions.
@@ -311,6 +410,16 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for usize {
     unsafe fn item<R: ValueRef<T>>(self, ptrs: P) -> (usize, u32, R) {
         // SAFETY: the caller's guarantee.
         unsafe { item(ptrs, self) }
+    }
+
+    const IS_INDEX: bool = true;
+
+    /// Unchanged: [`fold_run`] steps indices as a plain range (the loops of
+    /// the iterators with keys, which read the state word at each index;
+    /// hiding the end only took a few percent off a vectorized sum).
+    #[inline(always)]
+    fn opaque(self) -> Self {
+        self
     }
 }
 
@@ -367,6 +476,13 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for NonNull<P::Unit> {
             let value = Payload::value_ptr(ptrs.payload_of(self));
             (index, generation, R::from_value_ptr(value))
         }
+    }
+
+    const IS_INDEX: bool = false;
+
+    #[inline(always)]
+    fn opaque(self) -> Self {
+        opaque_ptr(self)
     }
 }
 
@@ -531,11 +647,12 @@ impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
     fn fold<B>(self, init: B, mut f: impl FnMut(B, P, usize) -> B) -> B {
         let mut acc = init;
         if self.next != self.end {
-            // SAFETY: a position of the piece, made from `ptrs`.
-            let first = unsafe { self.next.index(self.ptrs) };
-            for index in first..first + self.run_len() {
-                acc = f(acc, self.ptrs, index);
-            }
+            // SAFETY: positions of the piece, made from `ptrs`: the run
+            // left, folded once (the end is consumed).
+            acc = unsafe {
+                let (first, last) = (self.next.index(self.ptrs), self.end.index(self.ptrs));
+                fold_run::<T, P, Q, B>(self.ptrs, first, last, acc, &mut f)
+            };
         }
         let mut bits = self.bits;
         if bits != 0 {
@@ -591,8 +708,14 @@ pub unsafe trait Walk<T>: Sized {
     fn back(&mut self, left: usize) -> Option<Piece<Self::Ptrs>>;
 
     /// Folds `f` over the `left` occupied slots left, as `(pointers,
-    /// index)`, ascending.
-    fn fold<B>(self, left: usize, init: B, f: impl FnMut(B, Self::Ptrs, usize) -> B) -> B;
+    /// index)`, ascending; a run known to be all occupied with
+    /// [`fold_run`], stepping positions of type `Q` (see [`RunPos`]).
+    fn fold<B, Q: RunPos<T, Self::Ptrs>>(
+        self,
+        left: usize,
+        init: B,
+        f: impl FnMut(B, Self::Ptrs, usize) -> B,
+    ) -> B;
 
     /// Cuts the walk, which has `left` occupied slots, into two over
     /// disjoint slots, the left part's all below the right part's, each
@@ -824,7 +947,7 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Cursor<'a, T, W, 
             }
         }
         let acc = self.front.fold(init, &mut take);
-        let acc = self.walk.fold(left, acc, &mut take);
+        let acc = self.walk.fold::<B, Q>(left, acc, &mut take);
         self.back.fold(acc, &mut take)
     }
 }
@@ -1067,6 +1190,7 @@ mod tests {
     // indices, which never reach a slot.
     unsafe impl SlotPtrs<()> for () {
         type Unit = u32;
+        const STEP_UNITS: bool = false;
         unsafe fn unit_at(self, _: usize) -> NonNull<u32> {
             unreachable!("flat indices only")
         }

@@ -35,7 +35,7 @@ use core::mem;
 use core::ptr::NonNull;
 
 use super::bitset::{pop_lowest, WORD_BITS};
-use super::cursor::{Bits, Cursor, Piece, Run, SlotPtrs, Walk};
+use super::cursor::{fold_run, Bits, Cursor, Piece, Run, RunPos, SlotPtrs, Walk};
 use super::layout::{FlatBases, SlotLayout, Split};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT};
 use super::state_mask::{occupied_mask, partial_occupied_mask};
@@ -726,7 +726,12 @@ unsafe impl<T> Walk<T> for FlatWalk<'_, T> {
     /// no holes, or past the last one) runs as a plain loop per block, and
     /// so does each run of 64 occupied slots.
     #[inline]
-    fn fold<B>(self, left: usize, init: B, mut f: impl FnMut(B, FlatBases<T>, usize) -> B) -> B {
+    fn fold<B, Q: RunPos<T, FlatBases<T>>>(
+        self,
+        left: usize,
+        init: B,
+        mut f: impl FnMut(B, FlatBases<T>, usize) -> B,
+    ) -> B {
         let mut acc = init;
         let mut remaining = left;
         let mut next = self.next;
@@ -738,7 +743,7 @@ unsafe impl<T> Walk<T> for FlatWalk<'_, T> {
             let block_end = ((block + 1) << self.shift).min(self.end);
             while next < block_end {
                 if self.exact && remaining == self.end - next {
-                    return Self::fold_dense(self, next, acc, &mut f);
+                    return Self::fold_dense::<B, Q>(self, next, acc, &mut f);
                 }
                 let len = (block_end - next).min(WORD_BITS);
                 // The state words of `next..next + len` are initialized, in
@@ -802,7 +807,7 @@ impl<T> FlatWalk<'_, T> {
     /// Folds over `next..end`, which the exact count says is all occupied,
     /// a block at a time, as plain counted loops.
     #[inline]
-    fn fold_dense<B>(
+    fn fold_dense<B, Q: RunPos<T, FlatBases<T>>>(
         self,
         mut next: usize,
         init: B,
@@ -813,9 +818,10 @@ impl<T> FlatWalk<'_, T> {
             let block = next >> self.shift;
             let ptrs = self.bases(block);
             let block_end = ((block + 1) << self.shift).min(self.end);
-            for index in next..block_end {
-                acc = f(acc, ptrs, index);
-            }
+            // SAFETY: the count says `next..end` is all occupied (the
+            // caller's check), so this block's part of it is a run, handed
+            // out here once.
+            acc = unsafe { fold_run::<T, _, Q, B>(ptrs, next, block_end, acc, f) };
             next = block_end;
         }
         acc

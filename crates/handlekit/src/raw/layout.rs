@@ -138,6 +138,10 @@ impl<T> FlatBases<T> {
 unsafe impl<T> SlotPtrs<T> for FlatBases<T> {
     type Unit = Payload<T>;
 
+    /// The bases may lie outside the storage, so a unit's index is found by
+    /// arithmetic on addresses (see `index_of`).
+    const STEP_UNITS: bool = false;
+
     #[inline(always)]
     unsafe fn unit_at(self, index: usize) -> NonNull<Payload<T>> {
         // SAFETY: the index is the run's, or one past its last (the

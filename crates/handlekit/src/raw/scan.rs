@@ -17,7 +17,7 @@
 
 use super::bitset::{pop_lowest, WORD_BITS};
 use super::buf::{BufLayout, BufPtrs, StateView};
-use super::cursor::{Bits, Piece, Run, Walk};
+use super::cursor::{fold_run, Bits, Piece, Run, RunPos, Walk};
 
 /// The walk of a slot store ([`SlotStore`](super::SlotStore)) for a
 /// [`Cursor`](super::cursor::Cursor): the occupied slots of `next..end`, as
@@ -131,17 +131,21 @@ unsafe impl<T, L: BufLayout> Walk<T> for StoreWalk<'_, T, L> {
     /// plain counted loop, and so does every chunk of 64 occupied slots:
     /// both are loops the compiler can unroll or vectorize.
     #[inline]
-    fn fold<B>(self, left: usize, init: B, mut f: impl FnMut(B, BufPtrs<T, L>, usize) -> B) -> B {
+    fn fold<B, Q: RunPos<T, BufPtrs<T, L>>>(
+        self,
+        left: usize,
+        init: B,
+        mut f: impl FnMut(B, BufPtrs<T, L>, usize) -> B,
+    ) -> B {
         let ptrs = self.states.ptrs();
         let (mut next, end, mut remaining) = (self.next, self.end, left);
         let mut acc = init;
         while remaining != 0 {
             // `remaining <= end - next`, so `next < end` here.
             if remaining == end - next {
-                for index in next..end {
-                    acc = f(acc, ptrs, index);
-                }
-                return acc;
+                // SAFETY: the count says `next..end` is all occupied, and
+                // the walk hands it out here, once.
+                return unsafe { fold_run::<T, _, Q, B>(ptrs, next, end, acc, &mut f) };
             }
             let len = (end - next).min(WORD_BITS);
             let mut word = L::occupied_bits(self.states, next, len);
