@@ -867,11 +867,7 @@ impl World {
     /// ```
     #[inline]
     pub fn remove_one<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
-        let row = self.row_of_flushed(entity)?;
-        let missing = ComponentError::MissingComponent(type_name::<T>());
-        self.typed_storage_mut::<T>()
-            .and_then(|storage| storage.remove(entity, row))
-            .ok_or(missing)
+        self.at_row_mut::<T, _>(entity, TypedStorage::remove)
     }
 
     /// The component `T` of `entity`, behind a guard that holds a shared
@@ -925,10 +921,22 @@ impl World {
     /// ```
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
+        self.at_row_mut::<T, _>(entity, TypedStorage::get_mut)
+    }
+
+    /// `op` on `T`'s storage at `entity`'s row: the path `remove_one` and
+    /// `get_mut` share. An entity that is not alive, or a `T` it lacks (or
+    /// that is not registered), is an error.
+    #[inline(always)]
+    fn at_row_mut<'a, T: Component, R>(
+        &'a mut self,
+        entity: Entity,
+        op: impl FnOnce(&'a mut TypedStorage<T>, Entity, usize) -> Option<R>,
+    ) -> Result<R, ComponentError> {
         let row = self.row_of_flushed(entity)?;
         let missing = ComponentError::MissingComponent(type_name::<T>());
         self.typed_storage_mut::<T>()
-            .and_then(|storage| storage.get_mut(entity, row))
+            .and_then(|storage| op(storage, entity, row))
             .ok_or(missing)
     }
 
