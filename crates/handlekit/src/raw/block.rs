@@ -60,7 +60,7 @@ use core::mem;
 use core::ptr::{self, NonNull};
 
 use super::bitset::WORD_BITS;
-use super::cursor::{fold_run, Bits, Cursor, Piece, Run, RunPos, Walk};
+use super::cursor::{fold_run, Bits, Cursor, Piece, Run, RunPos, SlotFold, Walk};
 use super::layout::{FlatBases, SlotLayout, Split};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
 
@@ -1075,7 +1075,7 @@ impl<T> BlockPart<T> {
     fn fold<B, Q: RunPos<T, FlatBases<T>>>(
         self,
         init: B,
-        f: &mut impl FnMut(B, FlatBases<T>, usize) -> B,
+        f: &mut impl SlotFold<T, FlatBases<T>, Q, B>,
     ) -> B {
         let mut acc = init;
         if self.full {
@@ -1094,11 +1094,11 @@ impl<T> BlockPart<T> {
                 // count it then works out on every word took registers
                 // that the sparse path below spilled to the stack.
                 for bit in 0..WORD_BITS {
-                    acc = f(acc, self.ptrs, base + bit);
+                    acc = f.at_index(acc, self.ptrs, base + bit);
                 }
             } else {
                 while word != 0 {
-                    acc = f(acc, self.ptrs, base + word.trailing_zeros() as usize);
+                    acc = f.at_index(acc, self.ptrs, base + word.trailing_zeros() as usize);
                     word &= word - 1;
                 }
             }
@@ -1259,20 +1259,20 @@ unsafe impl<T> Walk<T> for BlocksWalk<'_, T> {
         self,
         left: usize,
         init: B,
-        mut f: impl FnMut(B, FlatBases<T>, usize) -> B,
+        f: &mut impl SlotFold<T, FlatBases<T>, Q, B>,
     ) -> B {
         let mut acc = init;
         if left == 0 {
             return acc;
         }
         let (front, back) = (self.front, self.back);
-        acc = front.fold::<B, Q>(acc, &mut f);
+        acc = front.fold::<B, Q>(acc, f);
         for block in self.rest {
             if block.live() != 0 {
-                acc = BlockPart::open(block).fold::<B, Q>(acc, &mut f);
+                acc = BlockPart::open(block).fold::<B, Q>(acc, f);
             }
         }
-        back.fold::<B, Q>(acc, &mut f)
+        back.fold::<B, Q>(acc, f)
     }
 
     /// Cuts the blocks not yet opened where the values before the cut

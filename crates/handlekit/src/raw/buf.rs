@@ -353,9 +353,7 @@ impl<T, L: BufLayout> BufPtrs<T, L> {
 // are the slots' (the contract of `BufLayout`).
 unsafe impl<T, L: BufLayout> SlotPtrs<T> for BufPtrs<T, L> {
     type Unit = L::Unit<T>;
-
-    /// A unit's index is its offset from `base`, in one allocation.
-    const STEP_UNITS: bool = true;
+    const INLINE_UNIT_FOLD: bool = true;
 
     #[inline(always)]
     unsafe fn unit_at(self, index: usize) -> NonNull<L::Unit<T>> {

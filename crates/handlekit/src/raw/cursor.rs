@@ -99,14 +99,13 @@ pub unsafe trait SlotPtrs<T>: Copy {
     /// As for [`state_at`](Self::state_at).
     unsafe fn payload_at(self, index: usize) -> *mut Payload<T>;
 
-    /// Whether [`fold_run`] steps these pointers' units for the iterators
-    /// of values alone: where a unit's index is its offset from the start
-    /// of one allocation ([`index_of`](Self::index_of) by `offset_from`),
-    /// the optimizer folds the index back into the unit, and the loop is a
-    /// slice's; where it takes arithmetic on addresses (bases that may lie
-    /// outside the storage), stepping units would add that arithmetic to
-    /// every item, and the loop steps indices instead.
-    const STEP_UNITS: bool;
+    /// Whether [`fold_run`]'s loop over units is inlined into the walk's
+    /// fold (else it is a call per run). Inlined, it ran 2x faster over a
+    /// full `IdTable` than as a call; inlined into the fold over a `Hive`'s
+    /// blocks, it changed the registers of that fold's loop over masks,
+    /// which then ran 1.85x as long over a half-emptied `Hive` (side by
+    /// side, code placement held).
+    const INLINE_UNIT_FOLD: bool;
 
     /// Tells the optimizer what it cannot see once the pointers have been
     /// through memory (an iterator made in one function and walked in
@@ -186,10 +185,21 @@ unsafe fn item<T, P: SlotPtrs<T>, R: ValueRef<T>>(ptrs: P, index: usize) -> (usi
 #[inline(always)]
 fn refill_is_rare() {}
 
+/// What a fold does with each occupied slot, given by flat index (a slot
+/// a mask names) or by position (a slot of a run, see [`fold_run`]): make
+/// the item and hand it to the caller's closure. Both ways of one fold make
+/// the same item; the walks call them only for slots they hand out, each
+/// once (the [`Walk`] contract).
+pub trait SlotFold<T, P: SlotPtrs<T>, Q: RunPos<T, P>, B> {
+    /// The slot at flat index `index`.
+    fn at_index(&mut self, acc: B, ptrs: P, index: usize) -> B;
+    /// The slot at position `at`.
+    fn at_pos(&mut self, acc: B, ptrs: P, at: Q) -> B;
+}
+
 /// Folds `f` over the run of occupied slots `next..end` of `ptrs`, in
-/// order: for an iterator of values alone (`Q` a unit pointer) over
-/// pointers whose units step freely ([`SlotPtrs::STEP_UNITS`]), by
-/// stepping the unit pointer; else as a range of flat indices.
+/// order: as flat indices for the iterators with keys, by stepping the
+/// units' addresses for the iterators of values alone ([`RunPos`]).
 ///
 /// The unit pointer's end is made opaque ([`RunPos::opaque`]), so that the
 /// loop steps one induction variable and compares it with the end, as a
@@ -211,12 +221,12 @@ pub(crate) unsafe fn fold_run<T, P: SlotPtrs<T>, Q: RunPos<T, P>, B>(
     next: usize,
     end: usize,
     init: B,
-    f: &mut impl FnMut(B, P, usize) -> B,
+    f: &mut impl SlotFold<T, P, Q, B>,
 ) -> B {
     let mut acc = init;
-    if !P::STEP_UNITS || Q::IS_INDEX {
+    if Q::IS_INDEX {
         for index in next..end {
-            acc = f(acc, ptrs, index);
+            acc = f.at_index(acc, ptrs, index);
         }
         return acc;
     }
@@ -225,17 +235,55 @@ pub(crate) unsafe fn fold_run<T, P: SlotPtrs<T>, Q: RunPos<T, P>, B>(
         // block's), from which no position can be made.
         return acc;
     }
+    if P::INLINE_UNIT_FOLD {
+        // SAFETY: the caller's guarantee; the run is not empty.
+        unsafe { fold_units(ptrs, next, end, acc, f) }
+    } else {
+        // SAFETY: as above.
+        unsafe { fold_units_outlined(ptrs, next, end, acc, f) }
+    }
+}
+
+/// [`fold_units`] out of line (see [`SlotPtrs::INLINE_UNIT_FOLD`]).
+///
+/// # Safety
+///
+/// As for [`fold_units`].
+#[inline(never)]
+unsafe fn fold_units_outlined<T, P: SlotPtrs<T>, Q: RunPos<T, P>, B>(
+    ptrs: P,
+    next: usize,
+    end: usize,
+    init: B,
+    f: &mut impl SlotFold<T, P, Q, B>,
+) -> B {
+    // SAFETY: the caller's guarantee.
+    unsafe { fold_units(ptrs, next, end, init, f) }
+}
+
+/// [`fold_run`]'s loop over units.
+///
+/// # Safety
+///
+/// As for [`fold_run`], and the run is not empty.
+#[inline(always)]
+unsafe fn fold_units<T, P: SlotPtrs<T>, Q: RunPos<T, P>, B>(
+    ptrs: P,
+    next: usize,
+    end: usize,
+    init: B,
+    f: &mut impl SlotFold<T, P, Q, B>,
+) -> B {
+    let mut acc = init;
     // SAFETY: the first slot of the run and one past its last (the
     // caller's guarantee).
     let (mut at, last) = unsafe { (Q::at(ptrs, next), Q::at(ptrs, end)) };
     let last = last.opaque();
     while at != last {
-        // SAFETY: `at` lies in the run, made from `ptrs` and stepped within
-        // it; one on is at most its end.
-        unsafe {
-            acc = f(acc, ptrs, at.index(ptrs));
-            at = at.add(1);
-        }
+        acc = f.at_pos(acc, ptrs, at);
+        // SAFETY: `at` lies in the run, made from `ptrs`; one on is at most
+        // its end.
+        at = unsafe { at.add(1) };
     }
     acc
 }
@@ -644,14 +692,14 @@ impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
 
     /// Folds `f` over the slots left, lowest first.
     #[inline]
-    fn fold<B>(self, init: B, mut f: impl FnMut(B, P, usize) -> B) -> B {
+    fn fold<B>(self, init: B, f: &mut impl SlotFold<T, P, Q, B>) -> B {
         let mut acc = init;
         if self.next != self.end {
             // SAFETY: positions of the piece, made from `ptrs`: the run
             // left, folded once (the end is consumed).
             acc = unsafe {
                 let (first, last) = (self.next.index(self.ptrs), self.end.index(self.ptrs));
-                fold_run::<T, P, Q, B>(self.ptrs, first, last, acc, &mut f)
+                fold_run::<T, P, Q, B>(self.ptrs, first, last, acc, f)
             };
         }
         let mut bits = self.bits;
@@ -659,7 +707,7 @@ impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
             // SAFETY: the position of bit 0, made from `ptrs`.
             let base = unsafe { self.end.index(self.ptrs) };
             while bits != 0 {
-                acc = f(acc, self.ptrs, base + bits.trailing_zeros() as usize);
+                acc = f.at_index(acc, self.ptrs, base + bits.trailing_zeros() as usize);
                 bits &= bits - 1;
             }
         }
@@ -707,14 +755,14 @@ pub unsafe trait Walk<T>: Sized {
     /// The next piece from the top, or `None` if there is none left.
     fn back(&mut self, left: usize) -> Option<Piece<Self::Ptrs>>;
 
-    /// Folds `f` over the `left` occupied slots left, as `(pointers,
-    /// index)`, ascending; a run known to be all occupied with
-    /// [`fold_run`], stepping positions of type `Q` (see [`RunPos`]).
+    /// Folds `f` over the `left` occupied slots left, ascending: a run
+    /// known to be all occupied with [`fold_run`], the others by flat
+    /// index.
     fn fold<B, Q: RunPos<T, Self::Ptrs>>(
         self,
         left: usize,
         init: B,
-        f: impl FnMut(B, Self::Ptrs, usize) -> B,
+        f: &mut impl SlotFold<T, Self::Ptrs, Q, B>,
     ) -> B;
 
     /// Cuts the walk, which has `left` occupied slots, into two over
@@ -934,11 +982,10 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Cursor<'a, T, W, 
     /// Folds `f` over every item left, in order: the front's piece, the
     /// walk's own fold, the back's piece.
     #[inline]
-    pub(crate) fn fold_items<B>(self, init: B, mut f: impl FnMut(B, (usize, u32, R)) -> B) -> B {
-        let mut take = |acc, ptrs, index| {
-            // SAFETY: an end or the walk's fold names an occupied slot reached
-            // through these pointers, once (`End::ptrs`, the walk's contract).
-            f(acc, unsafe { item(ptrs, index) })
+    pub(crate) fn fold_items<B>(self, init: B, f: impl FnMut(B, (usize, u32, R)) -> B) -> B {
+        let mut take = TakeItems {
+            f,
+            _items: PhantomData,
         };
         let mut left = self.remaining;
         for bits in [self.front.bits, self.back.bits] {
@@ -949,6 +996,34 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Cursor<'a, T, W, 
         let acc = self.front.fold(init, &mut take);
         let acc = self.walk.fold::<B, Q>(left, acc, &mut take);
         self.back.fold(acc, &mut take)
+    }
+}
+
+/// The [`SlotFold`] of [`Cursor::fold_items`]: makes each slot's item as
+/// an `R` and hands it to the caller's closure.
+struct TakeItems<F, R> {
+    f: F,
+    _items: PhantomData<fn() -> R>,
+}
+
+impl<T, P, Q, R, B, F> SlotFold<T, P, Q, B> for TakeItems<F, R>
+where
+    P: SlotPtrs<T>,
+    Q: RunPos<T, P>,
+    R: ValueRef<T>,
+    F: FnMut(B, (usize, u32, R)) -> B,
+{
+    #[inline(always)]
+    fn at_index(&mut self, acc: B, ptrs: P, index: usize) -> B {
+        // SAFETY: an end or the walk's fold names an occupied slot reached
+        // through these pointers, once (`End::ptrs`, the walk's contract).
+        (self.f)(acc, unsafe { item(ptrs, index) })
+    }
+
+    #[inline(always)]
+    fn at_pos(&mut self, acc: B, ptrs: P, at: Q) -> B {
+        // SAFETY: as in `at_index`, by its position.
+        (self.f)(acc, unsafe { at.item(ptrs) })
     }
 }
 
@@ -1186,11 +1261,34 @@ mod tests {
     use super::*;
     use crate::raw::table::RawTable;
 
+    /// A fold that collects the flat indices it is given.
+    struct Indices;
+
+    impl SlotFold<(), (), usize, alloc::vec::Vec<usize>> for Indices {
+        fn at_index(
+            &mut self,
+            mut acc: alloc::vec::Vec<usize>,
+            (): (),
+            index: usize,
+        ) -> alloc::vec::Vec<usize> {
+            acc.push(index);
+            acc
+        }
+        fn at_pos(
+            &mut self,
+            acc: alloc::vec::Vec<usize>,
+            (): (),
+            at: usize,
+        ) -> alloc::vec::Vec<usize> {
+            self.at_index(acc, (), at)
+        }
+    }
+
     // SAFETY: no pointers at all: for the tests of `End` over flat
     // indices, which never reach a slot.
     unsafe impl SlotPtrs<()> for () {
         type Unit = u32;
-        const STEP_UNITS: bool = false;
+        const INLINE_UNIT_FOLD: bool = false;
         unsafe fn unit_at(self, _: usize) -> NonNull<u32> {
             unreachable!("flat indices only")
         }
@@ -1246,10 +1344,7 @@ mod tests {
             found.reverse();
             assert_eq!(found, expected);
             let folded =
-                End::<(), (), usize>::of(piece()).fold(alloc::vec::Vec::new(), |mut v, (), i| {
-                    v.push(i);
-                    v
-                });
+                End::<(), (), usize>::of(piece()).fold(alloc::vec::Vec::new(), &mut Indices);
             assert_eq!(folded, expected);
         }
         let mut run = End::<(), (), usize>::of(Piece::Run(Run {

@@ -35,7 +35,7 @@ use core::mem;
 use core::ptr::NonNull;
 
 use super::bitset::{pop_lowest, WORD_BITS};
-use super::cursor::{fold_run, Bits, Cursor, Piece, Run, RunPos, SlotPtrs, Walk};
+use super::cursor::{fold_run, Bits, Cursor, Piece, Run, RunPos, SlotFold, SlotPtrs, Walk};
 use super::layout::{FlatBases, SlotLayout, Split};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT};
 use super::state_mask::{occupied_mask, partial_occupied_mask};
@@ -730,7 +730,7 @@ unsafe impl<T> Walk<T> for FlatWalk<'_, T> {
         self,
         left: usize,
         init: B,
-        mut f: impl FnMut(B, FlatBases<T>, usize) -> B,
+        f: &mut impl SlotFold<T, FlatBases<T>, Q, B>,
     ) -> B {
         let mut acc = init;
         let mut remaining = left;
@@ -743,7 +743,7 @@ unsafe impl<T> Walk<T> for FlatWalk<'_, T> {
             let block_end = ((block + 1) << self.shift).min(self.end);
             while next < block_end {
                 if self.exact && remaining == self.end - next {
-                    return Self::fold_dense::<B, Q>(self, next, acc, &mut f);
+                    return Self::fold_dense::<B, Q>(self, next, acc, f);
                 }
                 let len = (block_end - next).min(WORD_BITS);
                 // The state words of `next..next + len` are initialized, in
@@ -757,12 +757,12 @@ unsafe impl<T> Walk<T> for FlatWalk<'_, T> {
                 };
                 if word == u64::MAX {
                     for bit in 0..WORD_BITS {
-                        acc = f(acc, ptrs, next + bit);
+                        acc = f.at_index(acc, ptrs, next + bit);
                     }
                     remaining = remaining.saturating_sub(WORD_BITS);
                 } else {
                     while word != 0 {
-                        acc = f(acc, ptrs, next + pop_lowest(&mut word));
+                        acc = f.at_index(acc, ptrs, next + pop_lowest(&mut word));
                         remaining = remaining.saturating_sub(1);
                     }
                     if remaining == 0 {
@@ -811,7 +811,7 @@ impl<T> FlatWalk<'_, T> {
         self,
         mut next: usize,
         init: B,
-        f: &mut impl FnMut(B, FlatBases<T>, usize) -> B,
+        f: &mut impl SlotFold<T, FlatBases<T>, Q, B>,
     ) -> B {
         let mut acc = init;
         while next < self.end {

@@ -137,10 +137,7 @@ impl<T> FlatBases<T> {
 // back into the storage (see `flat`).
 unsafe impl<T> SlotPtrs<T> for FlatBases<T> {
     type Unit = Payload<T>;
-
-    /// The bases may lie outside the storage, so a unit's index is found by
-    /// arithmetic on addresses (see `index_of`).
-    const STEP_UNITS: bool = false;
+    const INLINE_UNIT_FOLD: bool = false;
 
     #[inline(always)]
     unsafe fn unit_at(self, index: usize) -> NonNull<Payload<T>> {

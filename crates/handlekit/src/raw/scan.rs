@@ -17,7 +17,7 @@
 
 use super::bitset::{pop_lowest, WORD_BITS};
 use super::buf::{BufLayout, BufPtrs, StateView};
-use super::cursor::{fold_run, Bits, Piece, Run, RunPos, Walk};
+use super::cursor::{fold_run, Bits, Piece, Run, RunPos, SlotFold, Walk};
 
 /// The walk of a slot store ([`SlotStore`](super::SlotStore)) for a
 /// [`Cursor`](super::cursor::Cursor): the occupied slots of `next..end`, as
@@ -135,7 +135,7 @@ unsafe impl<T, L: BufLayout> Walk<T> for StoreWalk<'_, T, L> {
         self,
         left: usize,
         init: B,
-        mut f: impl FnMut(B, BufPtrs<T, L>, usize) -> B,
+        f: &mut impl SlotFold<T, BufPtrs<T, L>, Q, B>,
     ) -> B {
         let ptrs = self.states.ptrs();
         let (mut next, end, mut remaining) = (self.next, self.end, left);
@@ -145,19 +145,19 @@ unsafe impl<T, L: BufLayout> Walk<T> for StoreWalk<'_, T, L> {
             if remaining == end - next {
                 // SAFETY: the count says `next..end` is all occupied, and
                 // the walk hands it out here, once.
-                return unsafe { fold_run::<T, _, Q, B>(ptrs, next, end, acc, &mut f) };
+                return unsafe { fold_run::<T, _, Q, B>(ptrs, next, end, acc, f) };
             }
             let len = (end - next).min(WORD_BITS);
             let mut word = L::occupied_bits(self.states, next, len);
             if word == u64::MAX {
                 // A constant trip count: the compiler unrolls it.
                 for bit in 0..WORD_BITS {
-                    acc = f(acc, ptrs, next + bit);
+                    acc = f.at_index(acc, ptrs, next + bit);
                 }
                 remaining -= WORD_BITS;
             } else {
                 while word != 0 {
-                    acc = f(acc, ptrs, next + pop_lowest(&mut word));
+                    acc = f.at_index(acc, ptrs, next + pop_lowest(&mut word));
                     remaining -= 1;
                 }
             }
