@@ -367,9 +367,9 @@ impl World {
     #[inline(always)]
     pub(crate) fn storage_mut<T: Component>(&mut self) -> &mut TypedStorage<T> {
         let entry = self.entry_or_register::<T>();
-        // SAFETY: `types` names this storage for `T`: a live
-        // `TypedStorage<T>` (the invariant of `types`); `&mut self` makes the
-        // access unique.
+        // `types` names this storage for `T` (its invariant); `&mut self`
+        // makes the access unique.
+        // SAFETY: so it is a live `TypedStorage<T>`, borrowed exclusively.
         unsafe { entry.storage.cast::<TypedStorage<T>>().as_mut() }
     }
 
@@ -410,9 +410,9 @@ impl World {
     #[inline]
     pub(crate) fn typed<T: Component>(&self) -> Option<(&Column, &TypedStorage<T>)> {
         let entry = self.types.get(TypeId::of::<T>())?;
-        // SAFETY: `types` names column `entry.column` and this storage for
-        // `T`: the column exists, and the storage is a live
-        // `TypedStorage<T>`, read under `&self` (the invariant of `types`).
+        // `types` names column `entry.column` and this storage for `T` (its
+        // invariant): the column exists, the storage is a `TypedStorage<T>`.
+        // SAFETY: so both reads are in bounds and live, shared under `&self`.
         unsafe {
             let column = self.columns.get_unchecked(entry.column);
             Some((column, entry.storage.cast::<TypedStorage<T>>().as_ref()))

@@ -506,8 +506,8 @@ impl<T> Block<T> {
             // state word `VACANT | last` and the payload a link; a listed
             // slot's generation is below `max_generation`, so `last + 1`
             // is a generation.
-            // SAFETY: as just said; nothing else reaches the slot.
             let (generation, next) =
+                // SAFETY: as just said; nothing else reaches the slot.
                 unsafe { ((*state & !VACANT) + 1, *Payload::next_free_ptr(payload)) };
             let value = make(index, generation);
             // SAFETY: the slot is vacant (its link read above is no value to

@@ -818,9 +818,8 @@ impl<T> FlatWalk<'_, T> {
             let block = next >> self.shift;
             let ptrs = self.bases(block);
             let block_end = ((block + 1) << self.shift).min(self.end);
-            // SAFETY: the count says `next..end` is all occupied (the
-            // caller's check), so this block's part of it is a run, handed
-            // out here once.
+            // The count says `next..end` is all occupied (the caller's check).
+            // SAFETY: so this block's part of it is a run, handed out once.
             acc = unsafe { fold_run::<T, _, Q, B>(ptrs, next, block_end, acc, f) };
             next = block_end;
         }

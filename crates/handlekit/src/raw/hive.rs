@@ -579,9 +579,10 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
 
     #[inline]
     fn contains(&self, index: usize, generation: u32) -> bool {
-        // SAFETY: `block_of` gives the block whose range holds `index`.
-        self.block_of(index)
-            .is_some_and(|block| unsafe { block.contains(index, generation) })
+        self.block_of(index).is_some_and(|block| {
+            // SAFETY: `block_of` gives the block whose range holds `index`.
+            unsafe { block.contains(index, generation) }
+        })
     }
 
     #[inline]
