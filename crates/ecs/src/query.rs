@@ -458,6 +458,49 @@ unsafe impl Query for Entity {
     }
 }
 
+/// A filter term: only the entities that have a `T` ([`With`]) or lack
+/// one ([`Without`]), as `F` says. It yields `()` and borrows nothing, and
+/// holds no `T`, so it is `Copy`, `Default`, comparable and hashable
+/// whatever `T` is: a `#[derive(Query)]` struct or enum holds the filter's
+/// value in its field, and may derive those traits.
+///
+/// ```
+/// use handlekit_ecs::{With, Without};
+/// assert_eq!(With::<String>::default(), With::default());
+/// assert_eq!(format!("{:?}", Without::<u8>::default()), "Without<u8>");
+/// ```
+pub struct Filter<T, F: FilterKind>(PhantomData<fn() -> (T, F)>);
+
+/// Which rows a [`Filter`] keeps: [`Has`] or [`Lacks`]. Sealed.
+pub trait FilterKind: sealed::SealedFilter {
+    /// The filter's name in its `Debug` output.
+    const NAME: &'static str;
+}
+
+/// The kind of [`With`]: rows that have the component.
+#[derive(Debug)]
+pub enum Has {}
+
+/// The kind of [`Without`]: rows that lack the component.
+#[derive(Debug)]
+pub enum Lacks {}
+
+mod sealed {
+    /// Keeps [`FilterKind`](super::FilterKind) to [`Has`](super::Has) and
+    /// [`Lacks`](super::Lacks).
+    pub trait SealedFilter {}
+    impl SealedFilter for super::Has {}
+    impl SealedFilter for super::Lacks {}
+}
+
+impl FilterKind for Has {
+    const NAME: &'static str = "With";
+}
+
+impl FilterKind for Lacks {
+    const NAME: &'static str = "Without";
+}
+
 /// A filter: only entities that have a `T` (yields `()`, borrows nothing).
 ///
 /// ```
@@ -468,7 +511,7 @@ unsafe impl Query for Entity {
 /// let n = world.query_mut::<(&u8, With<char>)>().into_iter().count();
 /// assert_eq!(n, 1);
 /// ```
-pub struct With<T>(PhantomData<fn() -> T>);
+pub type With<T> = Filter<T, Has>;
 
 /// A filter: only entities that lack a `T` (yields `()`, borrows nothing).
 ///
@@ -480,41 +523,39 @@ pub struct With<T>(PhantomData<fn() -> T>);
 /// let v: Vec<u8> = world.query_mut::<(&u8, Without<char>)>().into_iter().map(|(x, ())| *x).collect();
 /// assert_eq!(v, [2]);
 /// ```
-pub struct Without<T>(PhantomData<fn() -> T>);
+pub type Without<T> = Filter<T, Lacks>;
 
-/// The marker traits of a filter, for any `T` (a filter holds no `T`): a
-/// `#[derive(Query)]` struct or enum holds the filter's value in its field.
-macro_rules! filter_traits {
-    ($name:ident) => {
-        impl<T> Clone for $name<T> {
-            fn clone(&self) -> Self {
-                *self
-            }
-        }
-        impl<T> Copy for $name<T> {}
-        impl<T> Default for $name<T> {
-            fn default() -> Self {
-                $name(PhantomData)
-            }
-        }
-        impl<T> PartialEq for $name<T> {
-            fn eq(&self, _: &Self) -> bool {
-                true
-            }
-        }
-        impl<T> Eq for $name<T> {}
-        impl<T> std::hash::Hash for $name<T> {
-            fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
-        }
-        impl<T> std::fmt::Debug for $name<T> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "{}<{}>", stringify!($name), std::any::type_name::<T>())
-            }
-        }
-    };
+impl<T, F: FilterKind> Clone for Filter<T, F> {
+    fn clone(&self) -> Self {
+        *self
+    }
 }
-filter_traits!(With);
-filter_traits!(Without);
+
+impl<T, F: FilterKind> Copy for Filter<T, F> {}
+
+impl<T, F: FilterKind> Default for Filter<T, F> {
+    fn default() -> Self {
+        Filter(PhantomData)
+    }
+}
+
+impl<T, F: FilterKind> PartialEq for Filter<T, F> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<T, F: FilterKind> Eq for Filter<T, F> {}
+
+impl<T, F: FilterKind> std::hash::Hash for Filter<T, F> {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+impl<T, F: FilterKind> std::fmt::Debug for Filter<T, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}<{}>", F::NAME, std::any::type_name::<T>())
+    }
+}
 
 // SAFETY: reads presence only (never written under a `&World`), yields `()`.
 unsafe impl<T: Component> Query for With<T> {

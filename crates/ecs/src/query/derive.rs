@@ -12,10 +12,11 @@
 //!
 //! None of this is part of the public API.
 
-use std::marker::PhantomData;
 use std::ops::Range;
 
-use super::{check_conflicts, either_fetch, side_mask, Access, Accesses, Query, With, Without};
+use super::{
+    check_conflicts, either_fetch, side_mask, Access, Accesses, Filter, FilterKind, Query,
+};
 use crate::access::InlineVec;
 use crate::groups::Required;
 use crate::storage::{bit, WORD};
@@ -143,17 +144,10 @@ impl<T> FromItem<T> for T {
     }
 }
 
-impl<T> FromItem<()> for With<T> {
+impl<T, F: FilterKind> FromItem<()> for Filter<T, F> {
     #[inline(always)]
     fn from_item((): ()) -> Self {
-        With(PhantomData)
-    }
-}
-
-impl<T> FromItem<()> for Without<T> {
-    #[inline(always)]
-    fn from_item((): ()) -> Self {
-        Without(PhantomData)
+        Filter::default()
     }
 }
 
