@@ -474,8 +474,8 @@ pub mod __private {
     pub use crate::query::{assert_query, FirstOf, FromItem, QueryShape};
 }
 pub use query::{
-    Batch, BatchedIter, Filter, FilterKind, Has, Lacks, Or, Query, QueryBorrow, QueryIter,
-    QueryMut, QueryOne, With, Without,
+    Batch, BatchedIter, Filter, Or, Query, QueryBorrow, QueryIter, QueryMut, QueryOne, With,
+    Without,
 };
 pub use storage::ColumnRuns;
 pub use storage::Storage;

@@ -458,48 +458,18 @@ unsafe impl Query for Entity {
     }
 }
 
-/// A filter term: only the entities that have a `T` ([`With`]) or lack
-/// one ([`Without`]), as `F` says. It yields `()` and borrows nothing, and
-/// holds no `T`, so it is `Copy`, `Default`, comparable and hashable
-/// whatever `T` is: a `#[derive(Query)]` struct or enum holds the filter's
-/// value in its field, and may derive those traits.
+/// A filter term: only the entities that have a `T` ([`With`], `HAS` true)
+/// or lack one ([`Without`], `HAS` false). It yields `()` and borrows
+/// nothing, and holds no `T`, so it is `Copy`, `Default`, comparable and
+/// hashable whatever `T` is: a `#[derive(Query)]` struct or enum holds the
+/// filter's value in its field, and may derive those traits.
 ///
 /// ```
 /// use handlekit_ecs::{With, Without};
 /// assert_eq!(With::<String>::default(), With::default());
 /// assert_eq!(format!("{:?}", Without::<u8>::default()), "Without<u8>");
 /// ```
-pub struct Filter<T, F: FilterKind>(PhantomData<fn() -> (T, F)>);
-
-/// Which rows a [`Filter`] keeps: [`Has`] or [`Lacks`]. Sealed.
-pub trait FilterKind: sealed::SealedFilter {
-    /// The filter's name in its `Debug` output.
-    const NAME: &'static str;
-}
-
-/// The kind of [`With`]: rows that have the component.
-#[derive(Debug)]
-pub enum Has {}
-
-/// The kind of [`Without`]: rows that lack the component.
-#[derive(Debug)]
-pub enum Lacks {}
-
-mod sealed {
-    /// Keeps [`FilterKind`](super::FilterKind) to [`Has`](super::Has) and
-    /// [`Lacks`](super::Lacks).
-    pub trait SealedFilter {}
-    impl SealedFilter for super::Has {}
-    impl SealedFilter for super::Lacks {}
-}
-
-impl FilterKind for Has {
-    const NAME: &'static str = "With";
-}
-
-impl FilterKind for Lacks {
-    const NAME: &'static str = "Without";
-}
+pub struct Filter<T, const HAS: bool>(PhantomData<fn() -> T>);
 
 /// A filter: only entities that have a `T` (yields `()`, borrows nothing).
 ///
@@ -511,7 +481,7 @@ impl FilterKind for Lacks {
 /// let n = world.query_mut::<(&u8, With<char>)>().into_iter().count();
 /// assert_eq!(n, 1);
 /// ```
-pub type With<T> = Filter<T, Has>;
+pub type With<T> = Filter<T, true>;
 
 /// A filter: only entities that lack a `T` (yields `()`, borrows nothing).
 ///
@@ -523,37 +493,38 @@ pub type With<T> = Filter<T, Has>;
 /// let v: Vec<u8> = world.query_mut::<(&u8, Without<char>)>().into_iter().map(|(x, ())| *x).collect();
 /// assert_eq!(v, [2]);
 /// ```
-pub type Without<T> = Filter<T, Lacks>;
+pub type Without<T> = Filter<T, false>;
 
-impl<T, F: FilterKind> Clone for Filter<T, F> {
+impl<T, const HAS: bool> Clone for Filter<T, HAS> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T, F: FilterKind> Copy for Filter<T, F> {}
+impl<T, const HAS: bool> Copy for Filter<T, HAS> {}
 
-impl<T, F: FilterKind> Default for Filter<T, F> {
+impl<T, const HAS: bool> Default for Filter<T, HAS> {
     fn default() -> Self {
         Filter(PhantomData)
     }
 }
 
-impl<T, F: FilterKind> PartialEq for Filter<T, F> {
+impl<T, const HAS: bool> PartialEq for Filter<T, HAS> {
     fn eq(&self, _: &Self) -> bool {
         true
     }
 }
 
-impl<T, F: FilterKind> Eq for Filter<T, F> {}
+impl<T, const HAS: bool> Eq for Filter<T, HAS> {}
 
-impl<T, F: FilterKind> std::hash::Hash for Filter<T, F> {
+impl<T, const HAS: bool> std::hash::Hash for Filter<T, HAS> {
     fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
 }
 
-impl<T, F: FilterKind> std::fmt::Debug for Filter<T, F> {
+impl<T, const HAS: bool> std::fmt::Debug for Filter<T, HAS> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}<{}>", F::NAME, std::any::type_name::<T>())
+        let name = if HAS { "With" } else { "Without" };
+        write!(f, "{name}<{}>", std::any::type_name::<T>())
     }
 }
 

@@ -14,9 +14,7 @@
 
 use std::ops::Range;
 
-use super::{
-    check_conflicts, either_fetch, side_mask, Access, Accesses, Filter, FilterKind, Query,
-};
+use super::{check_conflicts, either_fetch, side_mask, Access, Accesses, Filter, Query};
 use crate::access::InlineVec;
 use crate::groups::Required;
 use crate::storage::{bit, WORD};
@@ -144,7 +142,7 @@ impl<T> FromItem<T> for T {
     }
 }
 
-impl<T, F: FilterKind> FromItem<()> for Filter<T, F> {
+impl<T, const HAS: bool> FromItem<()> for Filter<T, HAS> {
     #[inline(always)]
     fn from_item((): ()) -> Self {
         Filter::default()
