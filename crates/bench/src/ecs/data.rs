@@ -125,8 +125,14 @@ impl Mat4 {
 }
 
 /// What every ECS does per entity in `heavy_compute`: invert the matrix 100
-/// times, then transform the position by it.
-#[inline]
+/// times, then transform the position by it. Out of line, so that every
+/// contender runs the same machine code for it: inlined into each one's
+/// loop, it was compiled differently per contender, and an unrelated change
+/// to handlekit-ecs's type index made handlekit-ecs's copy 11% slower than
+/// before (1,338–1,370 ns an entity against 1,472–1,501, side by side, two
+/// runs each) while the peers' copies stayed put. The call costs nothing
+/// beside 100 inversions.
+#[inline(never)]
 pub fn heavy(position: &mut Position, transform: &mut Transform) {
     for _ in 0..100 {
         transform.0 = transform.0.invert().expect("an invertible matrix");
