@@ -155,7 +155,10 @@
 //! 9 bytes, and its lookups a hash). Per entity index: 8
 //! bytes in the entity table (the generation and the low 32 bits of the
 //! row) and a bit in its free set; once [`World::collect`] has swept a page
-//! of 512 free indices, those cost the bit alone. Address space: every
+//! of 512 free indices, those cost the bit alone. Per world: the map from
+//! component type to column, 8 KiB (a fixed table of 256 slots, so that a
+//! type's slot is found at a constant offset), and past 128 component types
+//! a hash-map entry for each further one. Address space: every
 //! dense column reserves `max_rows × size_of::<T>()` bytes (rounded up to
 //! 2 MiB) when it is first used, the entity table `max_rows × 9` bytes.
 //!
