@@ -381,6 +381,13 @@ fn main() {
     let (work, who) = (args[1].as_str(), args[2].as_str());
     let n: usize = args.get(3).map_or(10_000, |s| s.parse().expect("N"));
     let text = args.get(4).is_some_and(|s| s == "text");
+    // `add_remove` runs this many passes over one world (`passes=2` after
+    // N: with the count of one pass taken off, the steady state the runner
+    // times, whose inserts find their slots made).
+    let passes = args
+        .get(4)
+        .and_then(|s| s.strip_prefix("passes="))
+        .map_or(1, |s| s.parse().expect("passes"));
     let base = |i: usize| (SA(i as f32),);
     let pv = |_| (Position(data::Vec3::X), Velocity(data::Vec3::X));
     match (work, who) {
@@ -428,22 +435,30 @@ fn main() {
         ("add_remove", "handlekit") => {
             let mut world = hk_world(n);
             let es = world.spawn_batch((0..n).map(base));
-            measured_hk_add_remove(&mut world, &es);
+            for _ in 0..passes {
+                measured_hk_add_remove(&mut world, &es);
+            }
         }
         ("add_remove", "handlekit-one") => {
             let mut world = hk_world(n);
             let es = world.spawn_batch((0..n).map(base));
-            measured_hk_add_remove_one(&mut world, &es);
+            for _ in 0..passes {
+                measured_hk_add_remove_one(&mut world, &es);
+            }
         }
         ("add_remove", "hecs") => {
             let mut world = hecs::World::new();
             let es: Vec<_> = world.spawn_batch((0..n).map(base)).collect();
-            measured_hecs_add_remove(&mut world, &es);
+            for _ in 0..passes {
+                measured_hecs_add_remove(&mut world, &es);
+            }
         }
         ("add_remove", "shipyard") => {
             let mut world = shipyard::World::new();
             let es: Vec<_> = world.bulk_add_entity((0..n).map(base)).collect();
-            measured_shipyard_add_remove(&world, &es);
+            for _ in 0..passes {
+                measured_shipyard_add_remove(&world, &es);
+            }
         }
         // The runner's `schedule` world: N entities of each of its kinds.
         ("schedule", "handlekit") => {
@@ -522,7 +537,9 @@ fn main() {
                 a.insert(e, SA(i as f32));
             }
             let mut b = planck_ecs::Components::<SB>::default();
-            measured_planck_add_remove(&mut b, &es);
+            for _ in 0..passes {
+                measured_planck_add_remove(&mut b, &es);
+            }
             black_box(&a);
         }
         ("get", "planck") => {
@@ -541,7 +558,9 @@ fn main() {
             use specs::WorldExt as _;
             let (mut world, es) = specs_world(n, |i| (SA(i as f32), SC(0.0)));
             world.register::<SB>();
-            measured_specs_add_remove(&world, &es);
+            for _ in 0..passes {
+                measured_specs_add_remove(&world, &es);
+            }
         }
         ("get", "specs") => {
             let (world, es) = specs_world(n, pv);

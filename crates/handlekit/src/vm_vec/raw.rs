@@ -13,7 +13,7 @@ use core::ptr::{self, NonNull};
 use core::slice;
 
 use super::error::{PushFailure, ReserveError};
-use super::region::{round_down, round_up, Region, CAN_REMAP, DISCARD_ZEROES, VIRTUAL};
+use super::region::{round_down, round_up, Backend, Region, CAN_REMAP, DISCARD_ZEROES, VIRTUAL};
 use super::{Rebased, ZeroBits};
 
 /// The least run of dead pages at the front, in bytes, that
@@ -813,6 +813,7 @@ impl<T> Drop for DrainFront<'_, T> {
 #[cfg(all(test, feature = "vm", target_os = "linux", not(miri)))]
 mod tests {
     use super::RawVmVec;
+    use crate::vm_vec::region::Backend as _;
 
     /// A vector of `u64` whose first element sits at byte `head` and that
     /// holds `len` elements, valued by their position.

@@ -25,15 +25,8 @@ use core::ptr::{self, NonNull};
 use rustix::io::Errno;
 use rustix::mm::{self, MapFlags, MprotectFlags, ProtFlags};
 
-use super::{round_up, CHUNK};
+use super::{round_up, Backend, Span, CHUNK};
 use crate::vm_vec::ReserveError;
-
-/// Whether this backend maps virtual memory.
-pub(crate) const VIRTUAL: bool = true;
-/// Whether [`Region::remap`] can move pages.
-pub(crate) const CAN_REMAP: bool = cfg!(target_os = "linux");
-/// Whether [`Region::discard`] leaves the pages reading as zeros.
-pub(crate) const DISCARD_ZEROES: bool = cfg!(any(target_os = "linux", target_os = "android"));
 
 /// One anonymous mapping.
 pub(crate) struct Region {
@@ -41,17 +34,10 @@ pub(crate) struct Region {
     /// nothing was mapped (`map_len == 0`). Unmapped only in `drop`.
     map: *mut c_void,
     map_len: usize,
-    /// `map` rounded up to `granule`: `size` bytes from here lie inside the
-    /// mapping. Derived from `map`, so it carries the mapping's provenance.
-    base: NonNull<u8>,
-    /// A multiple of `granule`.
-    size: usize,
-    /// The commit and release unit: a power of two, at least [`CHUNK`], the
-    /// page size and the element alignment.
-    granule: usize,
-    /// The system page size (a power of two dividing `granule`): the unit
-    /// of [`Region::remap`].
-    page: usize,
+    /// `map` rounded up to the granule (a power of two, at least
+    /// [`CHUNK`], the page size and the element alignment): the span's
+    /// bytes lie inside the mapping. Its page is the system page size.
+    span: Span,
     /// `[0, arrived_committed)` was committed when the region was handed
     /// out: 0 for a fresh reservation, the committed prefix its last owner
     /// left for one taken from the spare list.
@@ -69,24 +55,25 @@ pub(crate) struct Region {
     offered: Option<(usize, usize)>,
 }
 
-impl Region {
-    pub(crate) fn reserve(bytes: usize, align: usize) -> Result<Region, ReserveError> {
+impl Backend for Region {
+    const VIRTUAL: bool = true;
+    const CAN_REMAP: bool = cfg!(target_os = "linux");
+    const DISCARD_ZEROES: bool = cfg!(any(target_os = "linux", target_os = "android"));
+
+    fn reserve(bytes: usize, align: usize) -> Result<Region, ReserveError> {
         let page = rustix::param::page_size();
         let granule = CHUNK.max(page).max(align);
+        let mut region = Region {
+            map: ptr::null_mut(),
+            map_len: 0,
+            span: Span::empty(granule, page),
+            arrived_committed: 0,
+            warm: 0,
+            recyclable: false,
+            offered: None,
+        };
         if bytes == 0 {
-            let dangling = ptr::without_provenance_mut::<u8>(granule);
-            return Ok(Region {
-                map: ptr::null_mut(),
-                map_len: 0,
-                base: NonNull::new(dangling).expect("a granule is not zero"),
-                size: 0,
-                granule,
-                page,
-                arrived_committed: 0,
-                warm: 0,
-                recyclable: false,
-                offered: None,
-            });
+            return Ok(region);
         }
         let size = round_up(bytes, granule)
             .filter(|&size| size <= isize::MAX as usize)
@@ -124,19 +111,11 @@ impl Region {
         // `offset < granule`, and the mapping is `size + granule - page`
         // bytes long from a page-aligned `map`, so `size` bytes from the
         // aligned base stay inside it.
-        let base = NonNull::new(map.cast::<u8>().wrapping_add(offset)).expect("inside a mapping");
-        Ok(Region {
-            map,
-            map_len,
-            base,
-            size,
-            granule,
-            page,
-            arrived_committed: 0,
-            warm: 0,
-            recyclable: false,
-            offered: None,
-        })
+        region.span.base =
+            NonNull::new(map.cast::<u8>().wrapping_add(offset)).expect("inside a mapping");
+        region.span.size = size;
+        (region.map, region.map_len) = (map, map_len);
+        Ok(region)
     }
 
     /// [`Region::reserve`], but a reservation of the same size and granule
@@ -144,7 +123,7 @@ impl Region {
     /// first (with its committed prefix, and its pages still backed by
     /// memory: no system call, no page fault). The region is recyclable:
     /// after [`Region::offer_on_drop`], dropping it puts it on the list.
-    pub(crate) fn reserve_recycled(bytes: usize, align: usize) -> Result<Region, ReserveError> {
+    fn reserve_recycled(bytes: usize, align: usize) -> Result<Region, ReserveError> {
         #[cfg(feature = "std")]
         if bytes != 0 {
             let page = rustix::param::page_size();
@@ -165,69 +144,49 @@ impl Region {
     /// or the size) and `[0, warm)` backed by memory. Ignored unless the
     /// region is recyclable; the list may still refuse it (it is full).
     /// The owner must hold no value in the region any more when it drops.
-    pub(crate) fn offer_on_drop(&mut self, committed: usize, warm: usize) {
+    fn offer_on_drop(&mut self, committed: usize, warm: usize) {
         if self.recyclable {
-            debug_assert!(committed <= self.size && warm <= committed);
+            debug_assert!(committed <= self.span.size && warm <= committed);
             self.offered = Some((committed, warm));
         }
     }
 
-    #[inline]
-    pub(crate) fn base(&self) -> NonNull<u8> {
-        self.base
+    /// Unmaps every reservation on the spare list; returns the committed
+    /// bytes they held.
+    fn release_spares() -> usize {
+        #[cfg(feature = "std")]
+        {
+            let mut committed = 0;
+            for old in spare::take_all() {
+                committed += old.committed;
+                // The list owned the mapping alone.
+                // SAFETY: so nothing points into it.
+                unsafe { unmap(old.map, old.map_len) };
+            }
+            committed
+        }
+        #[cfg(not(feature = "std"))]
+        0
     }
 
     #[inline]
-    pub(crate) fn size(&self) -> usize {
-        self.size
+    fn span(&self) -> &Span {
+        &self.span
     }
 
     #[inline]
-    pub(crate) fn granule(&self) -> usize {
-        self.granule
-    }
-
-    /// The system page size: [`Region::remap`] moves whole pages.
-    #[inline]
-    pub(crate) fn page(&self) -> usize {
-        self.page
-    }
-
-    #[inline]
-    pub(crate) fn initially_committed(&self) -> usize {
+    fn initially_committed(&self) -> usize {
         self.arrived_committed
-    }
-
-    /// The start of `range` inside the mapping, after checking that the
-    /// range is granule-aligned (its end may be the region's end) and
-    /// inside the region.
-    fn at(&self, range: &Range<usize>) -> *mut c_void {
-        self.at_aligned(range, self.granule)
-    }
-
-    /// The start of `range` inside the mapping, after checking that both
-    /// ends are multiples of `unit` (the granule, or the page for a remap)
-    /// and that the range lies inside the region.
-    fn at_aligned(&self, range: &Range<usize>, unit: usize) -> *mut c_void {
-        assert!(
-            range.start <= range.end
-                && range.end <= self.size
-                && range.start % unit == 0
-                && range.end % unit == 0,
-            "region range {range:?} is not {unit}-aligned inside {} bytes",
-            self.size
-        );
-        self.base.as_ptr().wrapping_add(range.start).cast()
     }
 
     /// Makes `range` readable and writable, keeping what it holds. Fails
     /// with the OS error code when the system refuses to commit memory
     /// (`ENOMEM` under strict overcommit or a mapping-count limit).
-    pub(crate) fn commit(&mut self, range: Range<usize>) -> Result<(), i32> {
+    fn commit(&mut self, range: Range<usize>) -> Result<(), i32> {
         if range.is_empty() {
             return Ok(());
         }
-        let start = self.at(&range);
+        let start = self.span.at(&range, self.span.granule);
         // Making memory accessible invalidates nothing the program holds,
         // and keeps the data of pages that were already accessible.
         // SAFETY: the range lies inside our own mapping (checked by `at`).
@@ -247,21 +206,22 @@ impl Region {
     /// later). Only a hint: where the system refuses (an older kernel, no
     /// memory), the pages fault in as they are written, as without it.
     /// Both ends of `range` are rounded out to pages.
-    pub(crate) fn populate(&mut self, range: Range<usize>) {
+    fn populate(&mut self, range: Range<usize>) {
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
             // Pages the last owner wrote are still there.
-            let start = super::round_down(range.start.max(self.warm), self.page);
-            let end = round_up(range.end, self.page).map_or(self.size, |end| end.min(self.size));
+            let start = super::round_down(range.start.max(self.warm), self.span.page);
+            let end = round_up(range.end, self.span.page)
+                .map_or(self.span.size, |end| end.min(self.span.size));
             if start >= end {
                 return;
             }
-            let at = self.at_aligned(&(start..end), self.page);
+            let at = self.span.at(&(start..end), self.span.page);
             // Populating writes nothing the program can see: committed
             // pages read as before (zeros if never written), and pages
             // already present are left as they are.
             // SAFETY: the range lies inside our mapping (checked by
-            // `at_aligned`); the caller committed it.
+            // `at`); the caller committed it.
             let populated = unsafe { mm::madvise(at, end - start, mm::Advice::LinuxPopulateWrite) };
             // A refusal only means the pages fault in one at a time.
             let _ = populated;
@@ -281,16 +241,16 @@ impl Region {
     ///
     /// No live value lies in `range` and nothing reads it expecting its
     /// contents: they are lost.
-    pub(crate) unsafe fn discard(&mut self, range: Range<usize>) {
+    unsafe fn discard(&mut self, range: Range<usize>) {
         if range.is_empty() {
             return;
         }
         self.warm = 0;
-        let start = self.at_aligned(&range, self.page);
+        let start = self.span.at(&range, self.span.page);
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
             // Dropping the pages (they read back as zeros) loses nothing; the
-            // range lies inside our mapping (checked by `at_aligned`).
+            // range lies inside our mapping (checked by `at`).
             // SAFETY: the caller guarantees it holds nothing anyone reads.
             let freed = unsafe { mm::madvise(start, range.len(), mm::Advice::LinuxDontNeed) };
             debug_assert!(freed.is_ok(), "madvise(MADV_DONTNEED): {freed:?}");
@@ -308,12 +268,12 @@ impl Region {
     ///
     /// No live value lies in `range` and nothing will read or write it
     /// before it is committed again: its contents are lost.
-    pub(crate) unsafe fn release(&mut self, range: Range<usize>) {
+    unsafe fn release(&mut self, range: Range<usize>) {
         if range.is_empty() {
             return;
         }
         self.warm = 0;
-        let start = self.at(&range);
+        let start = self.span.at(&range, self.span.granule);
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
             // Dropping the pages (they read back as zeros) loses nothing.
@@ -356,11 +316,11 @@ impl Region {
     /// destination holds no live value. (The destination takes the
     /// source's protection, so it need not be committed.)
     #[cfg(target_os = "linux")]
-    pub(crate) unsafe fn remap(&mut self, from: usize, to: usize, len: usize) -> bool {
+    unsafe fn remap(&mut self, from: usize, to: usize, len: usize) -> bool {
         debug_assert!(from + len <= to || to + len <= from, "overlapping remap");
         self.warm = 0;
-        let source = self.at_aligned(&(from..from + len), self.page);
-        let target = self.at_aligned(&(to..to + len), self.page);
+        let source = self.span.at(&(from..from + len), self.span.page);
+        let target = self.span.at(&(to..to + len), self.span.page);
         // `MREMAP_FIXED` replaces the (dead) destination and
         // `MREMAP_DONTUNMAP` keeps the source mapped: no hole ever opens.
         // SAFETY: the caller's contract: both ranges are ours, disjoint, and
@@ -380,14 +340,6 @@ impl Region {
         );
         moved.is_ok()
     }
-
-    /// # Safety
-    ///
-    /// As on Linux; this system has no `mremap`, so nothing happens.
-    #[cfg(not(target_os = "linux"))]
-    pub(crate) unsafe fn remap(&mut self, _from: usize, _to: usize, _len: usize) -> bool {
-        false
-    }
 }
 
 /// Unmaps a whole mapping `reserve` made.
@@ -399,24 +351,6 @@ unsafe fn unmap(map: *mut c_void, map_len: usize) {
     // SAFETY: the caller's guarantee.
     let unmapped = unsafe { mm::munmap(map, map_len) };
     debug_assert!(unmapped.is_ok(), "munmap: {unmapped:?}");
-}
-
-/// Unmaps every reservation on the spare list; returns the committed bytes
-/// they held.
-pub(crate) fn release_spares() -> usize {
-    #[cfg(feature = "std")]
-    {
-        let mut committed = 0;
-        for old in spare::take_all() {
-            committed += old.committed;
-            // The list owned the mapping alone.
-            // SAFETY: so nothing points into it.
-            unsafe { unmap(old.map, old.map_len) };
-        }
-        committed
-    }
-    #[cfg(not(feature = "std"))]
-    0
 }
 
 /// The soft `RLIMIT_AS` in bytes, or `None` when unlimited.
@@ -432,7 +366,7 @@ impl Drop for Region {
             // committed on the list, so that its leftovers do not crowd out
             // the small regions made and dropped again and again (each
             // eviction costs a later `mmap` and page faults).
-            let keep = spare::KEEP_GRANULES * self.granule;
+            let keep = spare::KEEP_GRANULES * self.span.granule;
             if committed > keep {
                 // `[keep, committed)` is granule-aligned and inside the
                 // mapping; the owner dropped every value in the region.
@@ -443,10 +377,7 @@ impl Drop for Region {
             let evicted = spare::put(spare::Spare {
                 map: self.map,
                 map_len: self.map_len,
-                base: self.base,
-                size: self.size,
-                granule: self.granule,
-                page: self.page,
+                span: self.span,
                 committed,
                 warm,
             });
@@ -478,11 +409,10 @@ impl Drop for Region {
 #[cfg(feature = "std")]
 mod spare {
     use core::ffi::c_void;
-    use core::ptr::NonNull;
     use std::sync::{Mutex, PoisonError};
     use std::vec::Vec;
 
-    use super::Region;
+    use super::{Region, Span};
 
     /// The most reservations the list keeps.
     pub(super) const MAX_REGIONS: usize = 64;
@@ -497,10 +427,7 @@ mod spare {
     pub(super) struct Spare {
         pub(super) map: *mut c_void,
         pub(super) map_len: usize,
-        pub(super) base: NonNull<u8>,
-        pub(super) size: usize,
-        pub(super) granule: usize,
-        pub(super) page: usize,
+        pub(super) span: Span,
         /// `[0, committed)` is committed, its contents whatever the last
         /// owner left there.
         pub(super) committed: usize,
@@ -519,10 +446,7 @@ mod spare {
             Region {
                 map: self.map,
                 map_len: self.map_len,
-                base: self.base,
-                size: self.size,
-                granule: self.granule,
-                page: self.page,
+                span: self.span,
                 arrived_committed: self.committed,
                 warm: self.warm,
                 recyclable: true,
@@ -538,7 +462,7 @@ mod spare {
         let mut list = LIST.lock().unwrap_or_else(PoisonError::into_inner);
         let i = list
             .iter()
-            .rposition(|s| s.size == size && s.granule == granule)?;
+            .rposition(|s| s.span.size == size && s.span.granule == granule)?;
         Some(list.remove(i))
     }
 
