@@ -27,9 +27,12 @@
 //! `get` also `planck` and `specs` (the runner's fastest peers there); for
 //! `add_remove` also `handlekit-one` (the world's per-call `insert_one` /
 //! `remove_one`, where `handlekit` holds a `ColumnMut` across the loop as
-//! shipyard holds its `ViewMut`). handlekit-ecs's worlds
-//! reserve room for `2 N` rows here, not `World::new`'s 2²⁴ (valgrind does
-//! not take reservations of gigabytes).
+//! shipyard holds its `ViewMut`). `add_remove` takes `passes=P` after N:
+//! P passes over one world; the count of one pass taken off is then a pass
+//! whose inserts find their slots made (the runner times the first pass,
+//! on a fresh world). handlekit-ecs's worlds reserve room for `2 N` rows
+//! here, not `World::new`'s 2²⁴ (valgrind does not take reservations of
+//! gigabytes).
 
 use std::hint::black_box;
 
