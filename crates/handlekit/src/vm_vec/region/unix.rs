@@ -242,23 +242,12 @@ impl Backend for Region {
     /// No live value lies in `range` and nothing reads it expecting its
     /// contents: they are lost.
     unsafe fn discard(&mut self, range: Range<usize>) {
-        if range.is_empty() {
+        let Some(start) = self.giving_back(&range, self.span.page) else {
             return;
-        }
-        self.warm = 0;
-        let start = self.span.at(&range, self.span.page);
-        #[cfg(any(target_os = "linux", target_os = "android"))]
-        {
-            // Dropping the pages (they read back as zeros) loses nothing; the
-            // range lies inside our mapping (checked by `at`).
-            // SAFETY: the caller guarantees it holds nothing anyone reads.
-            let freed = unsafe { mm::madvise(start, range.len(), mm::Advice::LinuxDontNeed) };
-            debug_assert!(freed.is_ok(), "madvise(MADV_DONTNEED): {freed:?}");
-        }
-        #[cfg(not(any(target_os = "linux", target_os = "android")))]
-        {
-            let _ = start;
-        }
+        };
+        // SAFETY: the range lies inside our mapping, page-aligned (checked
+        // by `at`), and the caller guarantees it holds nothing anyone reads.
+        unsafe { drop_pages(start, range.len()) };
     }
 
     /// Gives the pages of `range` back to the system and makes the range
@@ -269,18 +258,15 @@ impl Backend for Region {
     /// No live value lies in `range` and nothing will read or write it
     /// before it is committed again: its contents are lost.
     unsafe fn release(&mut self, range: Range<usize>) {
-        if range.is_empty() {
+        let Some(start) = self.giving_back(&range, self.span.granule) else {
             return;
-        }
-        self.warm = 0;
-        let start = self.span.at(&range, self.span.granule);
+        };
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
-            // Dropping the pages (they read back as zeros) loses nothing.
-            // SAFETY: the range lies inside our mapping, and the caller
-            // guarantees it holds nothing anyone will read.
-            let freed = unsafe { mm::madvise(start, range.len(), mm::Advice::LinuxDontNeed) };
-            debug_assert!(freed.is_ok(), "madvise(MADV_DONTNEED): {freed:?}");
+            // SAFETY: the range lies inside our mapping, granule-aligned
+            // (checked by `at`), and the caller guarantees it holds nothing
+            // anyone will read.
+            unsafe { drop_pages(start, range.len()) };
             // SAFETY: as above; revoking access to memory nobody uses
             // turns a stale access into a fault.
             let closed = unsafe { mm::mprotect(start, range.len(), MprotectFlags::empty()) };
@@ -339,6 +325,40 @@ impl Backend for Region {
             "mremap moved to another address"
         );
         moved.is_ok()
+    }
+}
+
+impl Region {
+    /// The start of `range` (both ends multiples of `unit`, checked),
+    /// whose pages are about to be given back, or `None` if it is empty.
+    /// The pages written so far are no longer known to be backed.
+    fn giving_back(&mut self, range: &Range<usize>, unit: usize) -> Option<*mut c_void> {
+        if range.is_empty() {
+            return None;
+        }
+        self.warm = 0;
+        Some(self.span.at(range, unit))
+    }
+}
+
+/// Drops the pages of the `len` bytes at `start`: on Linux and Android
+/// (`madvise(MADV_DONTNEED)`) they read back as zeros; elsewhere nothing
+/// is done, since `MADV_DONTNEED` may only be a hint there.
+///
+/// # Safety
+///
+/// The bytes lie inside a mapping of ours, page-aligned, and nothing reads
+/// them expecting their contents.
+unsafe fn drop_pages(start: *mut c_void, len: usize) {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        // SAFETY: the caller's guarantee: dropping the pages loses nothing.
+        let freed = unsafe { mm::madvise(start, len, mm::Advice::LinuxDontNeed) };
+        debug_assert!(freed.is_ok(), "madvise(MADV_DONTNEED): {freed:?}");
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = (start, len);
     }
 }
 
