@@ -8,6 +8,7 @@
 
 use core::fmt::Debug;
 use core::hash::Hash;
+use core::marker::PhantomData;
 
 /// The largest generation a key with `generation_bits` bits can carry.
 ///
@@ -166,16 +167,44 @@ pub const fn index_mask(bits: u32) -> u64 {
     }
 }
 
+/// A key type's promise of kind `P`, or its absence: whether a table may
+/// skip a check for it. [`GenerationTrust`] and [`PartsTrust`] are the two
+/// kinds (see [`Key::__GENERATION_TRUST`] and [`Key::__PARTS_TRUST`]). The
+/// promise can only be made with `unsafe` (each kind's `trusted`). Not part
+/// of the stable API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Trust<P>(pub(crate) bool, PhantomData<P>);
+
+impl<P> Trust<P> {
+    /// No promise: the table checks (a generation's top bit is masked; a
+    /// slot a stored key names is checked before it is written), which is
+    /// always sound.
+    pub const CHECKED: Self = Trust(false, PhantomData);
+}
+
+/// The promise of generations below `2^31`: see [`Trust`].
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenerationsBelowTop {}
+
+/// The promise that a key built from a table's parts gives them back: see
+/// [`Trust`].
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartsKept {}
+
 /// Whether a key type promises generations below `2^31`; see
 /// [`Key::__GENERATION_TRUST`]. Not part of the stable API.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GenerationTrust(pub(crate) bool);
+pub type GenerationTrust = Trust<GenerationsBelowTop>;
+
+/// Whether a key type gives back the parts a table built its keys from;
+/// see [`Key::__PARTS_TRUST`]. Not part of the stable API.
+#[doc(hidden)]
+pub type PartsTrust = Trust<PartsKept>;
 
 impl GenerationTrust {
-    /// No promise: lookups mask the generation's top bit (one instruction).
-    pub const CHECKED: Self = GenerationTrust(false);
-
     /// The promise that no value of the key type has a generation of
     /// `2^31` or more.
     ///
@@ -188,21 +217,11 @@ impl GenerationTrust {
     /// match a vacant slot, whose value is not initialized.
     #[must_use]
     pub const unsafe fn trusted() -> Self {
-        GenerationTrust(true)
+        Trust(true, PhantomData)
     }
 }
 
-/// Whether a key type gives back the parts a table built its keys from;
-/// see [`Key::__PARTS_TRUST`]. Not part of the stable API.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PartsTrust(pub(crate) bool);
-
 impl PartsTrust {
-    /// No promise: a table checks the slot a stored key names before it
-    /// writes there, as it checks a user's key.
-    pub const CHECKED: Self = PartsTrust(false);
-
     /// The promise that a key built from a table's own parts names those
     /// parts.
     ///
@@ -214,13 +233,13 @@ impl PartsTrust {
     /// `__from_table_parts`) must have `k.index() == index as usize` and
     /// `k.generation() == generation`; and `index()` and `generation()`
     /// must depend on nothing but the key's value (every call, on every
-    /// copy, gives the same answer). [`PackedTable`](crate::PackedTable) keeps such keys beside its
-    /// values and repoints their slots, and reads a value at the position a
-    /// slot holds, without checks: a key that named another slot would
-    /// leave a slot pointing past the values.
+    /// copy, gives the same answer). [`PackedTable`](crate::PackedTable)
+    /// keeps such keys beside its values and repoints their slots, and
+    /// reads a value at the position a slot holds, without checks: a key
+    /// that named another slot would leave a slot pointing past the values.
     #[must_use]
     pub const unsafe fn trusted() -> Self {
-        PartsTrust(true)
+        Trust(true, PhantomData)
     }
 }
 
