@@ -16,7 +16,9 @@
 //! (`values_half`, `keyed_half`) or 95% (`values_sparse`, `keyed_sparse`)
 //! of the values at random; divide the passes by the live count. The same
 //! with the prefix `for_` (`for_values`, `for_keyed_half`, ...) is a `for`
-//! loop handing each item to `black_box`: the cost of `next()`.
+//! loop handing each item to `black_box`: the cost of `next()`; with the
+//! prefix `each_` (`each_values`, `each_values_half`, ...) the same body
+//! through `for_each`: the fold's own loop.
 //! Containers: `IdTable`, `IdTable32`, `LookupTable`, `PackedTable`, `Hive`,
 //! `Pool`, `SlotMap`, `HopSlotMap`, `DenseSlotMap`, `thunderdome`, `slab`
 //! and `Vec` (`Vec` only for the workloads that remove nothing), over `u64`
@@ -100,6 +102,14 @@ fn measured_for_values<V: Value, C: Container<V>>(c: &C) {
     }
 }
 
+/// `for_each` over the values with an opaque body, the runner's own
+/// (`workloads::each_opaque`: each value stored to a sink the optimizer
+/// must assume is read): the fold's own loop.
+#[inline(never)]
+fn measured_each_values<V: Value, C: Container<V>>(c: &C) {
+    black_box(workloads::each_opaque(c.values()));
+}
+
 #[inline(never)]
 fn measured_get_stale<V: Value, C: Container<V>>(c: &C, keys: &[C::Key]) -> usize {
     let mut found = 0usize;
@@ -122,6 +132,7 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
             w if w.starts_with("keyed") => measured_keyed::<V, C> as fn(&C) -> u64 as usize,
             w if w.starts_with("for_keyed") => measured_for_keyed::<V, C> as fn(&C) as usize,
             w if w.starts_with("for_values") => measured_for_values::<V, C> as fn(&C) as usize,
+            w if w.starts_with("each_values") => measured_each_values::<V, C> as fn(&C) as usize,
             _ => measured_values::<V, C> as fn(&C) -> u64 as usize,
         };
         println!("{address:#x}");
@@ -154,9 +165,11 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
             let picks: Vec<usize> = (0..n).map(|_| rng.below(n)).collect();
             measured_churn(&mut c, &mut keys, &picks);
         }
-        w if ["keyed", "values"]
-            .iter()
-            .any(|walk| w.trim_start_matches("for_").starts_with(walk)) =>
+        w if ["keyed", "values"].iter().any(|walk| {
+            w.trim_start_matches("for_")
+                .trim_start_matches("each_")
+                .starts_with(walk)
+        }) =>
         {
             let (mut c, keys) = fill(n);
             let thinned = if work.ends_with("half") {
@@ -171,6 +184,7 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
                 Some("keyed") => drop(black_box(measured_keyed(&c))),
                 Some("values") => drop(black_box(measured_values(&c))),
                 _ if work.starts_with("for_keyed") => measured_for_keyed(&c),
+                _ if work.starts_with("each_values") => measured_each_values(&c),
                 _ => measured_for_values(&c),
             }
         }

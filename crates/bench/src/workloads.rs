@@ -523,7 +523,7 @@ fn for_opaque<I: Iterator>(items: I) -> u64 {
 
 /// `for_each` with the same body.
 #[inline(never)]
-fn each_opaque<I: Iterator>(items: I) -> u64 {
+pub fn each_opaque<I: Iterator>(items: I) -> u64 {
     let mut sink = Sink(None);
     items.for_each(|item| sink.take(item));
     0

@@ -222,7 +222,8 @@ impl<T, K: Key, S: Storage> Iterator for Keys<'_, T, K, S> {
 
     #[inline]
     fn fold<B, F: FnMut(B, K) -> B>(self, init: B, mut f: F) -> B {
-        self.inner.fold(init, |acc, (key, _)| f(acc, key))
+        // `move`, as in `ValueRefs::fold`.
+        self.inner.fold(init, move |acc, (key, _)| f(acc, key))
     }
 }
 
@@ -328,8 +329,14 @@ impl<'a, T, S: Storage, R: ValueRef<T>> Iterator for ValueRefs<'a, T, S, R> {
 
     #[inline]
     fn fold<B, F: FnMut(B, R) -> B>(self, init: B, mut f: F) -> B {
+        // `move`: the closure holds `f`, not a reference to it. A block's
+        // run is folded out of line (`fold_units_outlined`), and through a
+        // reference into this frame the loop reloaded `f`'s captures on
+        // every item once a call in `f` might have written memory (a
+        // `for_each` into an opaque sink over a full `Hive`: 5 instructions
+        // an item, not 4, and 1.3x the time).
         self.raw
-            .fold_items(init, |acc, item| f(acc, value_of(item)))
+            .fold_items(init, move |acc, item| f(acc, value_of(item)))
     }
 }
 

@@ -1673,8 +1673,10 @@ impl<'a, T, K: Key> Iterator for Nodes<'a, T, K> {
 
     #[inline]
     fn fold<B, F: FnMut(B, (K, &'a T)) -> B>(self, init: B, mut f: F) -> B {
+        // `move`: the closure holds `f`, not a reference to it (see the
+        // table iterators' `fold`).
         self.inner
-            .fold(init, |acc, (key, link)| f(acc, (key, &link.value)))
+            .fold(init, move |acc, (key, link)| f(acc, (key, &link.value)))
     }
 }
 
@@ -1732,8 +1734,9 @@ impl<'a, T, K: Key> Iterator for NodesMut<'a, T, K> {
 
     #[inline]
     fn fold<B, F: FnMut(B, (K, &'a mut T)) -> B>(self, init: B, mut f: F) -> B {
+        // `move`, as above.
         self.inner
-            .fold(init, |acc, (key, link)| f(acc, (key, &mut link.value)))
+            .fold(init, move |acc, (key, link)| f(acc, (key, &mut link.value)))
     }
 }
 

@@ -174,7 +174,8 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, K: Key> Iterator for Keyed<Cursor<'a, T,
     /// The cursor's own fold.
     #[inline]
     fn fold<B, F: FnMut(B, (K, R)) -> B>(self, init: B, mut f: F) -> B {
-        self.cursor.fold_items(init, |acc, item| {
+        // `move`, as in `ValueRefs::fold` (`iter.rs`).
+        self.cursor.fold_items(init, move |acc, item| {
             // SAFETY: as in `next`.
             f(acc, unsafe { keyed(item) })
         })
