@@ -26,8 +26,11 @@ impl Backend for Region {
         let Ok(layout) = Layout::from_size_align(bytes, align) else {
             return Err(ReserveError::capacity_overflow());
         };
-        let mut span = Span::empty(align, 1);
-        span.granule = 1;
+        // Empty, at a dangling address aligned to `align`; granule 1.
+        let mut span = Span {
+            granule: 1,
+            ..Span::empty(align, 1)
+        };
         if bytes == 0 {
             return Ok(Region { span, align });
         }

@@ -263,9 +263,8 @@ impl Backend for Region {
         };
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
-            // SAFETY: the range lies inside our mapping, granule-aligned
-            // (checked by `at`), and the caller guarantees it holds nothing
-            // anyone will read.
+            // SAFETY: inside our mapping, granule-aligned (checked by `at`);
+            // the caller guarantees nothing reads it.
             unsafe { drop_pages(start, range.len()) };
             // SAFETY: as above; revoking access to memory nobody uses
             // turns a stale access into a fault.
