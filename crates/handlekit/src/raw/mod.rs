@@ -61,6 +61,13 @@ pub(crate) mod storage;
 pub(crate) mod store;
 pub(crate) mod table;
 
+/// Marks the path that calls it as rare, so that the compiler lays out the
+/// other side of the branch as the straight line (`core::hint::cold_path`
+/// is newer than the crate's minimum Rust version).
+#[cold]
+#[inline]
+pub(crate) fn cold_path() {}
+
 /// Runs `pass` over `target`; if it panics (a value's `Drop`), runs it
 /// again from the unwinding, so that the values after the panicking one are
 /// still dropped, and then lets the panic go on (a second panic aborts, as

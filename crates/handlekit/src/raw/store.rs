@@ -110,13 +110,30 @@ impl<T, L: BufLayout> SlotStore<T, L> {
     /// Appends a slot made of `state` and `payload`.
     #[inline(always)]
     fn push_parts(&mut self, state: u32, payload: Payload<T>) -> usize {
-        let index = self.buf.len();
-        if index == self.buf.capacity() {
+        if self.buf.len() == self.buf.capacity() {
+            // Rare (the buffer doubles): marked so, the write below is
+            // laid out as the fall-through of a loop of appends.
+            super::cold_path();
             self.grow_for_push();
         }
+        // SAFETY: the buffer has room for one more slot (grown above if
+        // it had none).
+        unsafe { self.push_parts_unchecked(state, payload) }
+    }
+
+    /// Appends a slot made of `state` and `payload` into room the buffer
+    /// has, and returns its index.
+    ///
+    /// # Safety
+    ///
+    /// `slot_count() < slot_capacity()`.
+    #[inline(always)]
+    unsafe fn push_parts_unchecked(&mut self, state: u32, payload: Payload<T>) -> usize {
+        let index = self.buf.len();
+        debug_assert!(index < self.buf.capacity());
         // The writes initialize slot `index` before the length covers it.
-        // SAFETY: `index < capacity`, so the buffer has room for slot
-        // `index`.
+        // SAFETY: `index < capacity` (the caller's guarantee), so the
+        // buffer has room for slot `index`.
         unsafe {
             self.buf.state_ptr(index).write(state);
             self.buf.payload_ptr(index).write(payload);
@@ -293,6 +310,29 @@ impl<T, L: BufLayout> SlotStore<T, L> {
         // SAFETY: every index is in bounds, occupied and distinct (the
         // caller's guarantee).
         core::array::from_fn(|n| unsafe { &mut *Payload::value_ptr(ptrs.payload(indices[n])) })
+    }
+
+    /// [`push_occupied_with`](Self::push_occupied_with) into room the
+    /// buffer has: no capacity check.
+    ///
+    /// # Safety
+    ///
+    /// `slot_count() < slot_capacity()`.
+    #[inline(always)]
+    pub(crate) unsafe fn push_occupied_unchecked(
+        &mut self,
+        generation: u32,
+        make: impl FnOnce(usize) -> T,
+    ) -> usize {
+        debug_assert!(self.buf.len() < self.buf.capacity());
+        let value = make(self.buf.len());
+        // SAFETY: the caller's guarantee (`make` cannot reach the store).
+        unsafe {
+            self.push_parts_unchecked(
+                Slot::<T>::occupied_state(generation),
+                Payload::occupied(value),
+            )
+        }
     }
 
     /// Appends an occupied slot holding `make(index)` with `generation`,
