@@ -1553,6 +1553,59 @@ mod tests {
 
     /// The interleaved layout runs the same policy as the split one: the
     /// same keys, values, retirements and reuse order, step for step.
+    /// Inline appends (see `append_end`) stop at the key's limit though the
+    /// buffer has room past it, at a fixed capacity, and at a buffer that
+    /// `shrink_to_fit` made smaller; each arena is checked after every step.
+    fn appends_stay_within<L: BufLayout>() {
+        let tiny = KeyLimits {
+            max_slots: 5,
+            max_generation: 6,
+        };
+        let mut limited = SlotArena::<u64, crate::Id, L>::new(tiny);
+        for n in 0..5 {
+            assert_eq!(
+                limited.try_insert_with(|_, _| n).expect("room").0,
+                n as usize
+            );
+            limited.check_invariants();
+        }
+        assert!(
+            limited.store.slot_capacity() > 5,
+            "the buffer has room past the limit"
+        );
+        assert!(limited.try_insert_with(|_, _| 5).is_err());
+        limited.check_invariants();
+
+        let mut fixed = SlotArena::<u64, crate::Id, L>::with_fixed_capacity(LIMITS, 3);
+        for n in 0..3 {
+            fixed.try_insert_with(|_, _| n).expect("room");
+            fixed.check_invariants();
+        }
+        assert!(fixed.try_insert_with(|_, _| 3).is_err());
+
+        let mut shrunk = SlotArena::<u64, crate::Id, L>::new(LIMITS);
+        for n in 0..70 {
+            shrunk.try_insert_with(|_, _| n).expect("room");
+        }
+        assert!(shrunk.store.slot_capacity() > 70);
+        shrunk.shrink_to_fit();
+        shrunk.check_invariants();
+        for n in 70..200 {
+            assert_eq!(
+                shrunk.try_insert_with(|_, _| n).expect("room"),
+                (n as usize, 1)
+            );
+            shrunk.check_invariants();
+        }
+        assert!((0..200).all(|n| shrunk.get(n, 1) == Some(&(n as u64))));
+    }
+
+    #[test]
+    fn appends_stay_within_room_and_limit() {
+        appends_stay_within::<SplitLayout>();
+        appends_stay_within::<InterleavedLayout>();
+    }
+
     #[test]
     fn both_layouts_behave_alike() {
         let (seeds, steps) = if cfg!(miri) { (1, 150) } else { (20, 800) };
