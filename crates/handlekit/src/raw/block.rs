@@ -147,11 +147,6 @@ fn vacancy_words(base: usize, len: usize) -> usize {
     (base % WORD_BITS + len).div_ceil(WORD_BITS)
 }
 
-/// Marks the path that calls it as rare, for the compiler's layout.
-#[cold]
-#[inline]
-fn not_found() {}
-
 impl<T> Block<T> {
     /// A block of `len` never-used slots over the flat indices from
     /// `base`, whose first occupants get generation `floor + 1`; with no
@@ -391,7 +386,7 @@ impl<T> Block<T> {
         } else {
             // Tells the compiler a miss is rare, so that it branches rather
             // than making the value's address wait for the comparison.
-            not_found();
+            super::cold_path();
             None
         }
     }
@@ -559,7 +554,7 @@ impl<T> Block<T> {
         let (state, payload) = unsafe { self.used_parts(index) }?;
         // SAFETY: a used slot's state word is initialized.
         if unsafe { *state } != generation {
-            not_found();
+            super::cold_path();
             return None;
         }
         // Linked to the free list's head at once (a retired slot's link is

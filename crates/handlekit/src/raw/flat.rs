@@ -261,7 +261,7 @@ impl<T> FlatSlots<T> {
             // Tells the compiler a miss is rare, so that it branches rather
             // than making the value's address wait for the comparison (a
             // conditional move), which would hold back the next load.
-            not_found();
+            super::cold_path();
             None
         }
     }
@@ -361,7 +361,7 @@ impl<T> FlatSlots<T> {
         let (state, payload) = self.parts(index)?;
         // SAFETY: a used slot's state word is initialized.
         if unsafe { *state } != Slot::<T>::matched_generation(generation) {
-            not_found();
+            super::cold_path();
             return None;
         }
         // SAFETY: the slot is occupied (it matched a generation), and
@@ -531,11 +531,6 @@ impl<T> FlatSlots<T> {
         }
     }
 }
-
-/// Marks the path that calls it as rare, for the compiler's layout.
-#[cold]
-#[inline]
-fn not_found() {}
 
 impl<T> Drop for FlatSlots<T> {
     fn drop(&mut self) {
