@@ -91,6 +91,9 @@ where
 pub struct Blocks {
     blocks: usize,
     capacity: usize,
+    /// Whether the hive is fixed and its block spent (every slot retired):
+    /// the one block a fixed hive may lose.
+    spent: bool,
 }
 
 impl<K: Key + std::fmt::Debug + MaybeSerde> Watch<Hive<u64, K>> for Blocks
@@ -105,6 +108,7 @@ where
         Blocks {
             blocks: hive.block_count(),
             capacity: hive.capacity(),
+            spent: false,
         }
     }
 
@@ -124,10 +128,11 @@ where
 
     fn shrunk(&mut self, hive: &Hive<u64, K>) {
         if hive.fixed_capacity().is_some() {
+            let blocks = if self.spent { 0 } else { self.blocks };
             assert_eq!(
                 hive.block_count(),
-                self.blocks,
-                "a fixed hive keeps its block"
+                blocks,
+                "a fixed hive keeps its block unless it is spent"
             );
             assert_eq!(hive.capacity(), self.capacity);
         } else {
@@ -153,6 +158,10 @@ where
             assert!(hive.block_count() <= 1, "a fixed hive grew");
             assert!(hive.capacity() <= capacity);
         }
+        self.spent = hive.block_count() == 1
+            && hive
+                .fixed_capacity()
+                .is_some_and(|capacity| hive.retired_count() == capacity);
         self.blocks = hive.block_count();
         self.capacity = hive.capacity();
     }
@@ -245,6 +254,31 @@ mod hive {
         assert_eq!(empty.block_count(), 0);
         assert!(empty.try_insert(1).unwrap_err().is_fixed_capacity());
         empty.check_invariants();
+    }
+
+    /// The one block a fixed hive gives up: when every slot of it retired
+    /// (here after 2 × 15 occupants with a 4-bit generation), it can never
+    /// take a value again, and `shrink_to_fit` frees it. The hive is full
+    /// from then on, and the old keys stay stale.
+    #[test]
+    fn a_fixed_hive_frees_its_spent_block() {
+        let mut hive: Hive<u64, Gen4> = Hive::with_fixed_capacity(2);
+        let keys: Vec<Gen4> = (0..30)
+            .map(|n| {
+                let key = hive.insert(n);
+                hive.remove(key);
+                key
+            })
+            .collect();
+        assert_eq!((hive.retired_count(), hive.capacity()), (2, 0));
+        assert_eq!(hive.block_count(), 1, "a spent block waits for shrink_to_fit");
+        hive.check_invariants();
+        hive.shrink_to_fit();
+        assert_eq!((hive.block_count(), hive.capacity()), (0, 0));
+        assert_eq!(hive.fixed_capacity(), Some(2));
+        assert!(hive.try_insert(1).unwrap_err().is_fixed_capacity());
+        assert!(keys.iter().all(|&key| hive.get(key).is_none()));
+        hive.check_invariants();
     }
 
     /// `shrink_to_fit` frees the emptied blocks, and a key into a freed

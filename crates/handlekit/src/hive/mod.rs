@@ -289,7 +289,8 @@ impl<T, K: Key> SlotTable<T, K, HiveBlocks> {
 
     /// Frees the memory of every empty block (their index ranges keep
     /// their generations, so old keys stay stale). A hive with a
-    /// [fixed capacity](Self::with_fixed_capacity) keeps its block.
+    /// [fixed capacity](Self::with_fixed_capacity) keeps its block, unless
+    /// every slot of it retired (it could never take a value again).
     ///
     /// ```
     /// let mut hive: handlekit::Hive<u8> = handlekit::Hive::new();

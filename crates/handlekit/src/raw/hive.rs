@@ -336,7 +336,8 @@ impl<T, K> RawHive<T, K> {
         }
     }
 
-    /// Frees every empty block, but a fixed hive's one block.
+    /// Frees every empty block, but a fixed hive's one block unless it is
+    /// spent (every slot retired).
     pub(crate) fn shrink_to_fit(&mut self) {
         self.free_spent();
         if self.fixed.is_some() {
