@@ -324,7 +324,7 @@ pub enum Piece<P> {
 /// Where a run of an [`End`] is, as its first and past-its-last
 /// positions: flat indices ([`usize`], for the iterators that hand out
 /// keys, which need the index anyway) or the slots' [`Unit`]s
-/// (`NonNull<Unit>`, for those that hand out values alone, whose
+/// (`*mut Unit`, for those that hand out values alone, whose
 /// `next()` is then the loop over a slice: a compare, a step of the
 /// pointer and the read of the value, with no index to turn into an
 /// address). The same pair serves a mask: `end` is the position of bit 0.
@@ -392,6 +392,14 @@ pub unsafe trait RunPos<T, P: SlotPtrs<T>>: Copy + Eq {
     /// may not relate to any other, so that its loop steps a single
     /// induction variable.
     fn opaque(self) -> Self;
+
+    /// Tells the optimizer that the position is not null, where it is a
+    /// pointer: called at the top of `next()` on the positions the item
+    /// is made from, when the walk's pointers may not say so (a block's
+    /// bases lie outside its storage and may be any address), so that a
+    /// `for` loop does not test each item's `Option` against null.
+    #[inline(always)]
+    fn hint_not_null(self) {}
 }
 
 /// `value`, unchanged, as a value the optimizer cannot see through: an
@@ -474,23 +482,32 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for usize {
 // SAFETY: `at` is `unit_at`; the units of a piece are contiguous in one
 // allocation (the contract of `SlotPtrs`), so steps are pointer steps and
 // distances are address differences over the unit's size; `index_of`,
-// `state_of` and `payload_of` find the item's parts.
-unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for NonNull<P::Unit> {
+// `state_of` and `payload_of` find the item's parts. A position is never
+// null: `none()` is dangling and every other one is made by `unit_at`
+// (a `NonNull`) or by steps within a piece.
+//
+// A raw pointer, not a `NonNull`: a `NonNull` read from the iterator comes
+// with the optimizer's knowledge that it is not null, and that knowledge
+// makes it drop `hint_not_null`'s assumption as redundant; then, once the
+// iterator's fields live in registers (a `for` loop), the knowledge is
+// gone as well, and a loop over a hive's blocks tested every item's
+// `Option` against null (two taken jumps an item instead of one).
+unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for *mut P::Unit {
     #[inline(always)]
     fn none() -> Self {
-        NonNull::dangling()
+        NonNull::dangling().as_ptr()
     }
 
     #[inline(always)]
     unsafe fn at(ptrs: P, index: usize) -> Self {
         // SAFETY: the caller's guarantee is `unit_at`'s.
-        unsafe { ptrs.unit_at(index) }
+        unsafe { ptrs.unit_at(index) }.as_ptr()
     }
 
     #[inline(always)]
     unsafe fn add(self, n: usize) -> Self {
         // SAFETY: the caller's guarantee: within the piece's allocation.
-        unsafe { NonNull::add(self, n) }
+        unsafe { self.add(n) }
     }
 
     #[inline(always)]
@@ -503,25 +520,28 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for NonNull<P::Unit> {
     fn distance(self, to: Self) -> usize {
         // Units are never zero-sized: each holds at least a state word or
         // a free-list link.
-        (to.as_ptr().addr() - self.as_ptr().addr()) / mem::size_of::<P::Unit>()
+        (to.addr() - self.addr()) / mem::size_of::<P::Unit>()
     }
 
     #[inline(always)]
     unsafe fn index(self, ptrs: P) -> usize {
-        // SAFETY: the caller's guarantee is `index_of`'s.
-        unsafe { ptrs.index_of(self) }
+        // SAFETY: the caller's guarantee is `index_of`'s; a position is
+        // never null.
+        unsafe { ptrs.index_of(NonNull::new_unchecked(self)) }
     }
 
     #[inline(always)]
     unsafe fn item<R: ValueRef<T>>(self, ptrs: P) -> (usize, u32, R) {
         // An iterator of values drops the index and the generation, so the
         // optimizer drops their work.
-        // SAFETY: the caller's guarantee, as for `item`.
+        // SAFETY: the caller's guarantee, as for `item`; a position is
+        // never null.
         unsafe {
-            let index = ptrs.index_of(self);
-            let generation = ptrs.state_of(self, index).read();
+            let unit = NonNull::new_unchecked(self);
+            let index = ptrs.index_of(unit);
+            let generation = ptrs.state_of(unit, index).read();
             debug_assert!(generation & super::slot::VACANT == 0);
-            let value = Payload::value_ptr(ptrs.payload_of(self));
+            let value = Payload::value_ptr(ptrs.payload_of(unit));
             (index, generation, R::from_value_ptr(value))
         }
     }
@@ -530,7 +550,14 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for NonNull<P::Unit> {
 
     #[inline(always)]
     fn opaque(self) -> Self {
-        opaque_ptr(self)
+        // SAFETY: a position is never null.
+        opaque_ptr(unsafe { NonNull::new_unchecked(self) }).as_ptr()
+    }
+
+    #[inline(always)]
+    fn hint_not_null(self) {
+        // SAFETY: a position is never null (see the impl).
+        unsafe { core::hint::assert_unchecked(!self.is_null()) };
     }
 }
 
@@ -829,7 +856,7 @@ type Refilled<T, P, Q> = (End<T, P, Q>, Q);
 
 /// The unit pointer of a walk's pieces, the position a cursor for values
 /// alone keeps (see [`RunPos`]).
-pub(crate) type UnitOf<T, W> = NonNull<<<W as Walk<T>>::Ptrs as SlotPtrs<T>>::Unit>;
+pub(crate) type UnitOf<T, W> = *mut <<W as Walk<T>>::Ptrs as SlotPtrs<T>>::Unit;
 
 /// Iterates the live slots a walk finds as `(flat index, generation,
 /// value)`, from both ends, with the values made as `R` (`&'a T` or
@@ -1039,6 +1066,8 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Iterator for Curs
         // over a table with holes was 1.5-2x slower. The refill is marked
         // rare, so that the allocator favours the other two.
         self.front.ptrs.hint_not_null();
+        self.front.next.hint_not_null();
+        self.front.end.hint_not_null();
         if self.front.next != self.front.end {
             let taken = self.front.next;
             // `taken` is an occupied slot of the front's run, reached through
@@ -1085,6 +1114,8 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> DoubleEndedIterat
     fn next_back(&mut self) -> Option<Self::Item> {
         // Each way returns its own item, as in `next`.
         self.back.ptrs.hint_not_null();
+        self.back.next.hint_not_null();
+        self.back.end.hint_not_null();
         if self.back.next != self.back.end {
             // SAFETY: as in `next`, from the top of the back's run: `next <
             // end`, so the run holds a slot before `end`, taken once.
