@@ -107,7 +107,7 @@ fn measured_for_values<V: Value, C: Container<V>>(c: &C) {
 /// must assume is read): the fold's own loop.
 #[inline(never)]
 fn measured_each_values<V: Value, C: Container<V>>(c: &C) {
-    black_box(workloads::each_opaque(c.values()));
+    black_box(workloads::each_opaque(|| c.values()));
 }
 
 #[inline(never)]
