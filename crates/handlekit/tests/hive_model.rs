@@ -271,7 +271,11 @@ mod hive {
             })
             .collect();
         assert_eq!((hive.retired_count(), hive.capacity()), (2, 0));
-        assert_eq!(hive.block_count(), 1, "a spent block waits for shrink_to_fit");
+        assert_eq!(
+            hive.block_count(),
+            1,
+            "a spent block waits for shrink_to_fit"
+        );
         hive.check_invariants();
         hive.shrink_to_fit();
         assert_eq!((hive.block_count(), hive.capacity()), (0, 0));
