@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Prints the README's "Figures" tables from one run's `report.json`.
+
+    python3 scripts/readme_figures.py [target/handlekit-report/report.json]
+
+Every figure is a goal row's own figure (the median of its per-repeat
+ratios), so the README says what the run's goals section says; nothing
+is computed here but counts. Paste the output over the tables of the
+same name in README.md, with the run's commit and duration.
+"""
+
+import collections
+import json
+import sys
+
+SIZES = (1000, 100000, 1000000)
+WALKS = ("iter", "iter_mut", "values", "values_mut", "keys")
+BODIES = ("bb", "sum")
+FORMS = (("for", "`for` loops (the headline)"), ("fold", "`fold` / `for_each`"))
+
+
+def short(goal):
+    """A goal's text without its `(figure: ...)` or `(every ...)` note."""
+    for note in (" (figure", " (every", " (seed"):
+        goal = goal.split(note)[0]
+    return goal
+
+
+def rows_by(report):
+    """(goal text, subject, cell, value type, n) -> goal row."""
+    found = {}
+    for goal in report["goals"]:
+        for row in goal["rows"]:
+            key = (goal["goal"], row["subject"], row["cell"], row["value_type"], row["n"])
+            found[key] = row
+    return found
+
+
+def goal_named(report, prefix):
+    return next(g for g in report["goals"] if g["goal"].startswith(prefix))
+
+
+def triple(rows, goal, subject, cell, value_type):
+    figures = []
+    for n in SIZES:
+        row = rows.get((goal["goal"], subject, cell, value_type, n))
+        figures.append("—" if row is None else f"{row['figure']:.2f}")
+    return " / ".join(figures)
+
+
+def pass_tables(report, rows):
+    for form, title in FORMS:
+        prefix = "no holes, `for` loops" if form == "for" else "no holes, `fold` / `for_each`"
+        full = goal_named(report, prefix + ": IdTable and LookupTable")
+        holes = goal_named(report, "half and 95% removed, " + prefix[len("no holes, "):])
+        print(
+            f"**{title}**, `u64` values, N = 1k / 100k / 1M. No holes: `IdTable<Id>` ÷ "
+            "SlotMap (time; below 1 is faster). Half and 95% removed: SlotMap ÷ "
+            "`IdTable<Id>` (how many times faster).\n"
+        )
+        print("| pass | no holes | half removed | 95% removed |")
+        print("| --- | --- | --- | --- |")
+        for walk in WALKS:
+            for body in BODIES:
+                cells = [
+                    triple(rows, full, "IdTable<Id>", f"{walk}.{body}.{form}.full", "u64"),
+                    triple(rows, holes, "IdTable<Id>", f"{walk}.{body}.{form}.half", "u64"),
+                    triple(rows, holes, "IdTable<Id>", f"{walk}.{body}.{form}.sparse", "u64"),
+                ]
+                print(f"| `{walk}` {body} | " + " | ".join(cells) + " |")
+        print()
+        marker = ", `for` loops" if form == "for" else ", `fold` / `for_each`"
+        summaries = []
+        for goal in report["goals"]:
+            text = goal["goal"]
+            if marker not in text or not text.startswith(("no holes", "half and 95% removed")):
+                continue
+            counts = collections.Counter(row["verdict"] for row in goal["rows"])
+            name = short(text).replace(marker, "")
+            summaries.append(
+                f"{name} — {goal['verdict'].replace('_', ' ')}: {counts['met']} met, "
+                f"{counts['within_noise']} within noise, {counts['missed']} missed of "
+                f"{len(goal['rows'])}"
+            )
+        print(
+            "Goals of this form (every walk and body, both value types): "
+            + "; ".join(summaries)
+            + ".\n"
+        )
+
+
+def operations_table(report, rows):
+    """The fastest-peer rows first (labelled by workload), then the rest."""
+    against_peers, others = [], []
+    for goal in report["goals"]:
+        text = goal["goal"]
+        if text.endswith("the fastest generational peer"):
+            against_peers.append((text.split(":")[0], goal))
+        elif text.startswith(("get: IdTable ≤ 1.0× pulz-arena", "reinsert (insert into freed slots)")) or (
+            ": Hive ≤ 1.5× IdTable" in text
+        ):
+            others.append((short(text), goal))
+    print("| workload | `u64` | 64-byte values | verdict |")
+    print("| --- | --- | --- | --- |")
+    for label, goal in against_peers + others:
+        subject = next(r["subject"] for r in goal["rows"] if r["subject"] != "IdTable<Id32>")
+        cell = goal["rows"][0]["cell"]
+        print(
+            f"| {label} | {triple(rows, goal, subject, cell, 'u64')} | "
+            f"{triple(rows, goal, subject, cell, '64B')} | {goal['verdict'].replace('_', ' ')} |"
+        )
+
+
+def main():
+    path = sys.argv[1] if len(sys.argv) > 1 else "target/handlekit-report/report.json"
+    report = json.load(open(path, encoding="utf-8"))
+    rows = rows_by(report)
+    machine = report["machine"]
+    counts = collections.Counter(goal["verdict"] for goal in report["goals"])
+    print(
+        f"<!-- run at {machine['git_revision']}, {report['config']['repeats']} repeats, "
+        f"{report['duration_s']:.0f} s; goals: {counts['met']} met, "
+        f"{counts['within_noise']} within noise, {counts['missed']} missed of "
+        f"{len(report['goals'])} -->\n"
+    )
+    pass_tables(report, rows)
+    operations_table(report, rows)
+
+
+if __name__ == "__main__":
+    main()
