@@ -874,11 +874,12 @@ impl World {
     /// borrow of `T`'s column until it is dropped (so it works on a `&World`
     /// shared between systems, and conflicts with a `&mut T` query).
     ///
-    /// The borrow and its release are two atomic operations per call, most
-    /// of its cost (about 10 ns against 0.7 ns for the lookup itself). For
-    /// many lookups, borrow once: a [`query`](Self::query)'s
-    /// [`get`](crate::QueryBorrow::get), or [`get_mut`](Self::get_mut)
-    /// with `&mut World`.
+    /// Each call also finds `T`'s column and takes and gives back its
+    /// borrow (two atomic operations): random lookups among 10,000 entities
+    /// took about 11 ns a call on the development machine, 3 ns of them the
+    /// borrow. For many lookups, borrow once: a [`query`](Self::query)'s
+    /// [`get`](crate::QueryBorrow::get) took 2.7 ns, or use
+    /// [`get_mut`](Self::get_mut) with `&mut World` (no borrow to take).
     ///
     /// # Errors
     ///
