@@ -169,6 +169,11 @@ pub struct GoalRow {
     /// Whether the row counts towards the goal's verdict (`IdTable<Id32>`
     /// is shown beside `IdTable<Id>` for information).
     pub counts: bool,
+    /// Whether the row stands in the way of its goal being met: false for
+    /// a counting row that is not `Met`. Set by [`Goal::new`], once the
+    /// row's `counts` is final, for readers of `report.json` that check
+    /// rows one by one (a goal is met when every row passes).
+    pub pass: bool,
 }
 
 impl GoalRow {
@@ -191,6 +196,7 @@ impl GoalRow {
             bound,
             verdict: bound.verdict(spread),
             counts: true,
+            pass: false,
         }
     }
 
@@ -217,7 +223,10 @@ pub struct Goal {
 
 impl Goal {
     /// A goal over its rows: the verdict of the rows that count.
-    pub fn new(goal: String, rows: Vec<GoalRow>) -> Goal {
+    pub fn new(goal: String, mut rows: Vec<GoalRow>) -> Goal {
+        for row in &mut rows {
+            row.pass = !row.counts || row.verdict == Verdict::Met;
+        }
         let verdict = Verdict::of_all(rows.iter().filter(|r| r.counts).map(|r| r.verdict));
         Goal {
             goal,
@@ -309,6 +318,13 @@ mod tests {
         let main = GoalRow::new("IdTable<Id>", "get", "u64", 1, met, Bound::AtMost(1.0));
         let goal = Goal::new("g".into(), vec![main, info]);
         assert_eq!(goal.verdict, Some(Verdict::Met));
+        assert!(goal.rows.iter().all(|row| row.pass));
+        let missed_row = GoalRow::new("IdTable<Id>", "get", "u64", 1, missed, Bound::AtMost(1.0));
+        let goal = Goal::new("g".into(), vec![missed_row]);
+        assert_eq!(
+            (goal.verdict, goal.rows[0].pass),
+            (Some(Verdict::Missed), false)
+        );
         assert_eq!(Goal::new("g".into(), Vec::new()).verdict, None);
     }
 
