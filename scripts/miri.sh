@@ -63,7 +63,13 @@ jobs="${MIRI_JOBS:-$(nproc 2>/dev/null || echo 1)}"
 # `LookupTable`'s interleaved one. Measured in one run on two busy cores
 # (wall time, builds included), before this split: default pass 425 s +
 # ECS 493 s against the serde pass's 566 s; the files moved out of the
-# default pass took about 170 s of it.
+# default pass took about 170 s of it. `free_order` and `slot_runs` (whose
+# tests all need serde: the default pass ran none of them, but built both)
+# and `refill` and `packed_secondary_regressions` (a second or two each,
+# over `IdTable` and `PackedTable`) went later: each file is a build and a
+# start of its own under Miri; `packed_panic_safety` (no serde) came back
+# to even the passes out. (The times the test harness prints under Miri
+# are its virtual clock, not wall time; they still rank the files.)
 # MIRI_ALL_TESTS=1, or naming a single feature set, runs every test file in
 # every pass.
 all_tests="${MIRI_ALL_TESTS:-0}"
@@ -71,7 +77,8 @@ if [[ ${#feature_sets[@]} -lt 2 ]]; then
     all_tests=1
 fi
 second_pass_only=(lists_model model pool_model packed_model secondary_model keys stale_keys
-    lists_misuse vm_vec vm_vec_zero packed_stale_keys packed_panic_safety)
+    lists_misuse vm_vec vm_vec_zero packed_stale_keys
+    free_order slot_runs refill packed_secondary_regressions)
 tests_dir=crates/handlekit/tests
 default_targets=(--lib)
 # The lib unit tests use no serde, so the serde pass (the longer one) skips

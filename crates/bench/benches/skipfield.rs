@@ -38,7 +38,7 @@ fn hive_with<V: Value>(live: &[bool]) -> Hive<V> {
     let keys: Vec<_> = (0..live.len() as u64)
         .map(|i| hive.insert(V::make(i)))
         .collect();
-    for (key, _) in keys.iter().zip(live).filter(|(_, &l)| !l) {
+    for (key, _) in keys.iter().zip(live).filter(|&(_, &l)| !l) {
         hive.remove(*key).expect("a live key");
     }
     hive

@@ -60,10 +60,10 @@ fn bench_entries(c: &mut Criterion, entries: &[Entry], value_type: &str) {
                 if !entry.runs(workload) {
                     continue;
                 }
-                if let Some(words) = &wanted {
-                    if !words.iter().any(|w| entry.container.contains(w.as_str())) {
-                        continue;
-                    }
+                if let Some(words) = &wanted
+                    && !words.iter().any(|w| entry.container.contains(w.as_str()))
+                {
+                    continue;
                 }
                 let run = entry.run;
                 group.bench_function(BenchmarkId::new(entry.container, n), |b| {

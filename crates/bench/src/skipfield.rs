@@ -170,7 +170,7 @@ impl<T> MaskBlock<T> {
     pub fn new(values: Vec<T>, live: &[bool]) -> Self {
         assert_eq!(values.len(), live.len(), "one occupancy flag per slot");
         let mut bits = vec![0u64; values.len().div_ceil(WORD_BITS)];
-        for (i, _) in live.iter().enumerate().filter(|(_, &l)| l) {
+        for (i, _) in live.iter().enumerate().filter(|&(_, &l)| l) {
             bits[i / WORD_BITS] |= 1 << (i % WORD_BITS);
         }
         MaskBlock { values, bits }

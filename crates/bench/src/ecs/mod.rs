@@ -1124,21 +1124,19 @@ impl EcsResults {
                     .find(|c| c.container == name && c.n == n)
             };
             let sizes = self.sizes_of("collect_pause");
-            if let (Some(&small), Some(&large)) = (sizes.first(), sizes.last()) {
-                if let (Some(small), Some(large)) = (pause(small), pause(large)) {
-                    if large.n > small.n {
-                        if let Some(spread) = Spread::per_repeat(large, &[small], false) {
-                            rows.push(GoalRow::new(
-                                HANDLEKIT,
-                                name,
-                                SECTION,
-                                large.n,
-                                spread,
-                                Bound::AtMost(1.2),
-                            ));
-                        }
-                    }
-                }
+            if let (Some(&small), Some(&large)) = (sizes.first(), sizes.last())
+                && let (Some(small), Some(large)) = (pause(small), pause(large))
+                && large.n > small.n
+                && let Some(spread) = Spread::per_repeat(large, &[small], false)
+            {
+                rows.push(GoalRow::new(
+                    HANDLEKIT,
+                    name,
+                    SECTION,
+                    large.n,
+                    spread,
+                    Bound::AtMost(1.2),
+                ));
             }
         }
         goals.push(Goal::new(
