@@ -277,9 +277,11 @@ mod split_tests {
     /// walks its rest as a range) and then with holes.
     #[test]
     fn split_parts_cover_every_value_once() {
-        // Just past the size below which a walk is not cut (2048 slots),
-        // to keep the test quick under Miri.
-        let mut table: IdTable<u64> = IdTable::from_iter_values(0..2200);
+        // Just past the size below which a walk is not cut, to keep the
+        // test quick under Miri.
+        let slots = 2 * crate::raw::scan::SPLIT_MIN_SLOTS as u64 + 152;
+        let gap = slots / 2..slots / 2 + slots / 20;
+        let mut table: IdTable<u64> = IdTable::from_iter_values(0..slots);
         for round in 0..2 {
             let (expected, parts) = crate::raw::check_split_round!(table.raw);
             assert_eq!(expected.len(), table.len());
@@ -288,7 +290,7 @@ mod split_tests {
             assert_eq!(bumped, expected.iter().map(|e| e.2 + 1).collect::<Vec<_>>());
             let keys: Vec<Id> = table.keys().collect();
             for (i, &key) in keys.iter().enumerate() {
-                if i % 3 == 0 || (1000..1100).contains(&i) {
+                if i % 3 == 0 || gap.contains(&(i as u64)) {
                     table.remove(key);
                 }
             }
