@@ -325,7 +325,9 @@ mod hive {
     fn exhaustive_stale_keys_with_two_generation_bits() {
         const OPS: u32 = 5;
         let length: u32 = if cfg!(miri) { 3 } else { 7 };
-        for sequence in 0..OPS.pow(length) {
+        // Under Miri, every third sequence: each step resolves every key.
+        let every = if cfg!(miri) { 3 } else { 1 };
+        for sequence in (0..OPS.pow(length)).step_by(every) {
             let mut hive: Hive<u32, G2> = Hive::with_block_sizes(1, 2);
             let mut live: Vec<G2> = Vec::new();
             let mut issued: HashMap<G2, u32> = HashMap::new();
