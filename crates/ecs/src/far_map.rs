@@ -182,7 +182,7 @@ mod tests {
 
     /// Operations a case: fewer under Miri, where every step's full check
     /// against the model costs seconds.
-    const MAX_OPS: usize = if cfg!(miri) { 60 } else { 200 };
+    const MAX_OPS: usize = if cfg!(miri) { 30 } else { 200 };
 
     proptest! {
         #![proptest_config(crate::test_config::proptest_config(4, 256))]

@@ -103,8 +103,13 @@ fn stale_across_entity_table_pages() {
         }
         world.check_invariants();
         let live_set: std::collections::HashSet<Entity> = live.iter().map(|&(e, _)| e).collect();
-        for &e in &dead {
+        // Under Miri, the forged neighbours of every fourth dead handle.
+        let every = if cfg!(miri) { 4 } else { 1 };
+        for (i, &e) in dead.iter().enumerate() {
             assert!(!world.contains(e) && world.get::<u32>(e).is_err(), "{e:?}");
+            if i % every != 0 {
+                continue;
+            }
             for generation in e.generation().saturating_sub(2)..e.generation() + 3 {
                 let forged = Entity::from_bits(e.index() as u64 | u64::from(generation) << 32);
                 if let Some(forged) = forged {
