@@ -279,7 +279,7 @@ mod split_tests {
     fn split_parts_cover_every_value_once() {
         // Just past the size below which a walk is not cut, to keep the
         // test quick under Miri.
-        let slots = 2 * crate::raw::scan::SPLIT_MIN_SLOTS as u64 + 152;
+        let slots = crate::raw::scan::JUST_PAST_SPLIT as u64;
         let gap = slots / 2..slots / 2 + slots / 20;
         let mut table: IdTable<u64> = IdTable::from_iter_values(0..slots);
         for round in 0..2 {

@@ -1626,7 +1626,7 @@ mod tests {
     #[test]
     fn interleaved_iteration_splits() {
         let slots: usize = if cfg!(miri) {
-            2 * crate::raw::scan::SPLIT_MIN_SLOTS + 52
+            crate::raw::scan::JUST_PAST_SPLIT
         } else {
             5000
         };

@@ -26,6 +26,11 @@ use super::cursor::{fold_run, Bits, Piece, Run, RunPos, SlotFold, Walk};
 #[cfg(any(test, feature = "rayon"))]
 pub(crate) const SPLIT_MIN_SLOTS: usize = if cfg!(miri) { 128 } else { 1024 };
 
+/// A table size just past the one below which a walk is not cut: what the
+/// split tests use where every slot costs (under Miri).
+#[cfg(test)]
+pub(crate) const JUST_PAST_SPLIT: usize = 2 * SPLIT_MIN_SLOTS + 152;
+
 /// The walk of a slot store ([`SlotStore`](super::SlotStore)) for a
 /// [`Cursor`](super::cursor::Cursor): the occupied slots of `next..end`, as
 /// masks of 64 slots read from their state words (in the split layout, 64
@@ -273,7 +278,7 @@ mod tests {
         // Under Miri, where each slot costs, just past the size below which
         // a walk is not cut.
         let (len, gap) = if cfg!(miri) {
-            (2 * SPLIT_MIN_SLOTS + 44, 100..130)
+            (JUST_PAST_SPLIT, 100..130)
         } else {
             (5000, 1000..2100)
         };
