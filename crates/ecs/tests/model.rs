@@ -262,7 +262,8 @@ fn run(ops: Vec<Op>) {
         rows: VecDeque::new(),
         known: Vec::new(),
     };
-    for op in ops {
+    let len = ops.len();
+    for (step, op) in ops.into_iter().enumerate() {
         match op {
             Op::Spawn(a, b, c) => {
                 let full = m.rows.len() >= MAX_ROWS;
@@ -594,6 +595,9 @@ fn run(ops: Vec<Op>) {
                     );
                 }
             }
+        }
+        if !common::check_after(step, len) {
+            continue;
         }
         check(&mut world, &m);
         let live_c = m.live.values().filter(|x| x.2.is_some()).count();

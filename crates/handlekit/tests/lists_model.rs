@@ -482,6 +482,9 @@ fn run<K: Key>(ops: &[Op]) {
     let mut harness = Harness::<K>::new();
     for (step, op) in ops.iter().enumerate() {
         harness.apply(op);
+        if !common::check_after(step, ops.len()) {
+            continue;
+        }
         // Catch the step that broke something, with its operation.
         let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| harness.check()));
         if let Err(panic) = checked {

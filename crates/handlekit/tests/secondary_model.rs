@@ -925,9 +925,12 @@ impl<K: TestKey, M: Map<K>> Harness<K, M> {
 fn run<K: TestKey, M: Map<K>>(reuse: Reuse, ops: Vec<Op>) {
     let mut harness = Harness::<K, M>::new(reuse);
     harness.check();
-    for op in ops {
+    let len = ops.len();
+    for (step, op) in ops.into_iter().enumerate() {
         harness.apply(op);
-        harness.check();
+        if common::check_after(step, len) {
+            harness.check();
+        }
     }
 }
 

@@ -92,7 +92,7 @@ fn op(max_extend: usize) -> impl Strategy<Value = Op> {
 
 fn run<T: Elem>(max_capacity: usize, ops: &[Op]) {
     let mut h = Harness::<T>::new(max_capacity);
-    for op in ops {
+    for (step, op) in ops.iter().enumerate() {
         // Fractions (‰) of the length become counts here.
         let len = h.m.ids.len();
         let part = |f: u16| len * usize::from(f) / 1000;
@@ -124,7 +124,9 @@ fn run<T: Elem>(max_capacity: usize, ops: &[Op]) {
             }
             Op::Clone(carry_on) => h.clone(carry_on),
         }
-        h.check();
+        if common::check_after(step, ops.len()) {
+            h.check();
+        }
     }
     h.finish();
 }

@@ -13,3 +13,19 @@ pub fn proptest_config(miri: u32, cases: u32) -> ProptestConfig {
         ..ProptestConfig::default()
     }
 }
+
+/// Under Miri, how many operations a model test runs between two
+/// comparisons of the world with its model; natively it compares after
+/// every one. A comparison reads every entity the test ever made, and in
+/// Miri's interpreter such reads take most of a model test's time, while
+/// the unsafe code Miri is there to check runs in the operations, all of
+/// which still run.
+pub const MIRI_CHECK_EVERY: usize = 3;
+
+/// Whether a model test compares the world with its model after operation
+/// `step` (from 0) of `len`: always natively; under Miri after every
+/// [`MIRI_CHECK_EVERY`]th and after the last.
+#[allow(dead_code)]
+pub fn check_after(step: usize, len: usize) -> bool {
+    !cfg!(miri) || (step + 1) % MIRI_CHECK_EVERY == 0 || step + 1 == len
+}

@@ -27,7 +27,7 @@ pub fn panic_message<R>(f: impl FnOnce() -> R) -> String {
 
 mod config;
 #[allow(unused_imports)]
-pub use config::proptest_config;
+pub use config::{check_after, proptest_config};
 
 /// A component that counts its drops in a shared counter (clones count
 /// too, when dropped); the number tells values apart.

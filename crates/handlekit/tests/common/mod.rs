@@ -49,6 +49,21 @@ pub fn scaled<T>(small: T, full: T) -> T {
     }
 }
 
+/// Under Miri, how many operations a model test runs between two
+/// comparisons of its container with the model; natively it compares after
+/// every one. A comparison reads every key the test ever issued, and in
+/// Miri's interpreter that took most of a model test's time (about 95% of
+/// `lists_model`'s fixed sequence), while the unsafe code Miri is there to
+/// check runs in the operations, all of which still run.
+pub const MIRI_CHECK_EVERY: usize = 3;
+
+/// Whether a model test compares its container with the model after
+/// operation `step` (from 0) of `len`: always natively; under Miri after
+/// every [`MIRI_CHECK_EVERY`]th and after the last.
+pub fn check_after(step: usize, len: usize) -> bool {
+    !cfg!(miri) || (step + 1) % MIRI_CHECK_EVERY == 0 || step + 1 == len
+}
+
 /// A proptest configuration of `cases` cases that writes no failure file
 /// (Miri runs isolated).
 pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {

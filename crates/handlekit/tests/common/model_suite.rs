@@ -1346,13 +1346,17 @@ macro_rules! forward_model_iteration {
 }
 
 /// Runs `ops` on a table of type `C` made with `config` (or a `fixed`
-/// capacity), checking it against the model after each.
+/// capacity), checking it against the model after each (under Miri, after
+/// some: see [`check_after`](super::check_after)).
 pub fn run<C: ModelTable>(config: C::Config, fixed: Option<usize>, ops: Vec<Op>) {
     let mut harness = Harness::<C>::new(config, fixed);
     harness.check();
-    for op in ops {
+    let len = ops.len();
+    for (step, op) in ops.into_iter().enumerate() {
         harness.apply(op);
-        harness.check();
+        if super::check_after(step, len) {
+            harness.check();
+        }
     }
 }
 
