@@ -158,6 +158,11 @@ where
             assert!(hive.block_count() <= 1, "a fixed hive grew");
             assert!(hive.capacity() <= capacity);
         }
+    }
+
+    /// The blocks and room the next `clear` and `shrink_to_fit` compare
+    /// with.
+    fn stepped(&mut self, hive: &Hive<u64, K>) {
         self.spent = hive.block_count() == 1
             && hive
                 .fixed_capacity()

@@ -159,7 +159,8 @@ pub enum Copied {
 /// What a container checks beside the model, with state of its own (the
 /// addresses of its values, a reference free list): the harness tells it
 /// of every change it makes to the table, after the change, and has it
-/// check the table after every operation. Every hook does nothing by
+/// check the table after every operation (under Miri, after some: see
+/// [`check_after`](super::check_after)). Every hook does nothing by
 /// default.
 pub trait Watch<C: ModelTable>: Sized {
     /// The watch of a new table (`fixed`: its fixed capacity).
@@ -187,6 +188,10 @@ pub trait Watch<C: ModelTable>: Sized {
     /// Checks the table after an operation (`model`: the live values;
     /// `issued`: every key issued).
     fn check(&mut self, _table: &C, _model: &HashMap<C::Key, u64>, _issued: &[C::Key]) {}
+    /// An operation ended, the table checked or not: for state a watch
+    /// carries from one operation to the next, which must not wait for the
+    /// next check.
+    fn stepped(&mut self, _table: &C) {}
 }
 
 /// No checks beside the model.
@@ -1357,6 +1362,7 @@ pub fn run<C: ModelTable>(config: C::Config, fixed: Option<usize>, ops: Vec<Op>)
         if super::check_after(step, len) {
             harness.check();
         }
+        harness.watch.stepped(&harness.table);
     }
 }
 

@@ -226,4 +226,7 @@ where
         }
         self.own.check(table, model, issued);
     }
+    fn stepped(&mut self, table: &StableTable<u64, K, S>) {
+        self.own.stepped(table);
+    }
 }
