@@ -277,7 +277,10 @@ fn runs_of_every_shape_round_trip() {
         256..=319 => i % 2 == 1,
         _ => i % 7 < 3,
     };
-    for front in [0, 70] {
+    // Under Miri only the world whose front rows a collection released (41 s
+    // of Miri's clock for both); the other round trips here start at row 0.
+    let fronts: &[usize] = if cfg!(miri) { &[70] } else { &[0, 70] };
+    for &front in fronts {
         let mut world = World::with_max_rows(rows);
         let dropped: Vec<Entity> = (0..front).map(|_| world.spawn(())).collect();
         let mut names = 0;
