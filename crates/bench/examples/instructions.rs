@@ -17,7 +17,7 @@
 //! of the values at random; divide the passes by the live count. The same
 //! with the prefix `for_` (`for_values`, `for_keyed_half`, ...) is a `for`
 //! loop handing each item to `black_box`: the cost of `next()`; with the
-//! prefix `each_` (`each_values`, `each_values_half`, ...) the same body
+//! prefix `each_` (`each_values`, `each_keyed_half`, ...) the same body
 //! through `for_each`: the fold's own loop.
 //! Containers: `IdTable`, `IdTable32`, `LookupTable`, `PackedTable`, `Hive`,
 //! `Pool`, `SlotMap`, `HopSlotMap`, `DenseSlotMap`, `thunderdome`, `slab`
@@ -110,6 +110,12 @@ fn measured_each_values<V: Value, C: Container<V>>(c: &C) {
     black_box(workloads::each_opaque(|| c.values()));
 }
 
+/// `for_each` over `(key, value)` with the same opaque body.
+#[inline(never)]
+fn measured_each_keyed<V: Value, C: Container<V>>(c: &C) {
+    black_box(workloads::each_opaque(|| c.iter()));
+}
+
 #[inline(never)]
 fn measured_get_stale<V: Value, C: Container<V>>(c: &C, keys: &[C::Key]) -> usize {
     let mut found = 0usize;
@@ -133,6 +139,7 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
             w if w.starts_with("for_keyed") => measured_for_keyed::<V, C> as fn(&C) as usize,
             w if w.starts_with("for_values") => measured_for_values::<V, C> as fn(&C) as usize,
             w if w.starts_with("each_values") => measured_each_values::<V, C> as fn(&C) as usize,
+            w if w.starts_with("each_keyed") => measured_each_keyed::<V, C> as fn(&C) as usize,
             _ => measured_values::<V, C> as fn(&C) -> u64 as usize,
         };
         println!("{address:#x}");
@@ -185,6 +192,7 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
                 Some("values") => drop(black_box(measured_values(&c))),
                 _ if work.starts_with("for_keyed") => measured_for_keyed(&c),
                 _ if work.starts_with("each_values") => measured_each_values(&c),
+                _ if work.starts_with("each_keyed") => measured_each_keyed(&c),
                 _ => measured_for_values(&c),
             }
         }

@@ -51,6 +51,7 @@ mod sealed {
     pub trait SealedHolder {}
 }
 
+pub use crate::raw::dense::DenseEntries;
 pub use crate::raw::storage::{HiveBlocks, PoolBlocks, Storage};
 pub(crate) use crate::raw::storage::{RawCursor, ValueCursor};
 pub use crate::storage::{BlockStorage, TableStorage};

@@ -145,6 +145,51 @@ model_suite_tests!(reuse_matrix PackedTable);
 /// Swap-remove, exactly: removing the value at position `p` moves the last
 /// value (and its key) to `p`.
 #[test]
+fn pair_iterators_keep_the_iterator_traits() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<handlekit::packed_table::Iter<'static, u64>>();
+    send_sync::<handlekit::packed_table::IterMut<'static, u64>>();
+
+    let table: PackedTable<u64> = (10..15).collect();
+    let keys: Vec<_> = table.keys().collect();
+    // A clone walks on its own; `Debug` lists the pairs left.
+    let mut iter = table.iter();
+    iter.next();
+    let clone = iter.clone();
+    assert_eq!(iter.nth(1), Some((keys[2], &12)));
+    assert_eq!(clone.len(), 4);
+    let mut rest = table.iter();
+    rest.nth(2);
+    assert_eq!(
+        format!("{rest:?}"),
+        format!("[({:?}, 13), ({:?}, 14)]", keys[3], keys[4])
+    );
+    // Steps past either end stop at it.
+    let mut iter = table.iter();
+    assert_eq!(iter.nth_back(1), Some((keys[3], &13)));
+    assert_eq!(iter.nth(5), None);
+    assert_eq!(iter.len(), 0);
+    assert_eq!(iter.next_back(), None);
+    assert_eq!(handlekit::packed_table::Iter::<u64>::default().len(), 0);
+    // `fold` takes two pairs a step: every count, from both ends.
+    let mut table = table;
+    for skip in 0..=5 {
+        let sum = table.iter_mut().skip(skip).fold(0, |sum, (_, v)| {
+            *v += 1;
+            sum + *v
+        });
+        let want: u64 = (10 + skip as u64..15).map(|v| v + 1).sum();
+        assert_eq!(sum, want, "skip {skip}");
+        for (i, v) in table.values_mut().enumerate() {
+            // Put back the values this pass bumped.
+            if i >= skip {
+                *v -= 1;
+            }
+        }
+    }
+}
+
+#[test]
 fn remove_moves_the_last_value_into_the_hole() {
     let mut table: PackedTable<char> = PackedTable::new();
     let keys: Vec<Id> = "abcde".chars().map(|c| table.insert(c)).collect();

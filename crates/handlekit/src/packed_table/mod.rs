@@ -4,6 +4,8 @@
 use core::cmp::Ordering;
 use core::fmt;
 use core::iter::{Copied, Zip};
+
+use crate::iter::DenseEntries;
 use core::ops::{Index, IndexMut};
 use core::slice;
 
@@ -19,10 +21,25 @@ mod serde_impl;
 pub use par::{ParIter, ParIterMut};
 
 /// Iterator over `(key, &value)` in dense order; see [`PackedTable::iter`].
-pub type Iter<'a, T, K = Id> = Zip<Copied<slice::Iter<'a, K>>, slice::Iter<'a, T>>;
+/// ([`DenseEntries`] of shared values).
+///
+/// ```
+/// let table: handlekit::PackedTable<char> = ['a', 'b'].into_iter().collect();
+/// let iter: handlekit::packed_table::Iter<'_, char> = table.iter();
+/// assert_eq!(iter.len(), 2);
+/// ```
+pub type Iter<'a, T, K = Id> = DenseEntries<'a, T, K, &'a T>;
 /// Iterator over `(key, &mut value)` in dense order; see
 /// [`PackedTable::iter_mut`].
-pub type IterMut<'a, T, K = Id> = Zip<Copied<slice::Iter<'a, K>>, slice::IterMut<'a, T>>;
+/// ([`DenseEntries`] of exclusive values).
+///
+/// ```
+/// let mut table: handlekit::PackedTable<u8> = [1, 2].into_iter().collect();
+/// let iter: handlekit::packed_table::IterMut<'_, u8> = table.iter_mut();
+/// iter.for_each(|(_, v)| *v *= 3);
+/// assert_eq!(table.values().sum::<u8>(), 9);
+/// ```
+pub type IterMut<'a, T, K = Id> = DenseEntries<'a, T, K, &'a mut T>;
 /// Iterator over the keys in dense order; see [`PackedTable::keys`].
 pub type Keys<'a, K = Id> = Copied<slice::Iter<'a, K>>;
 /// Iterator over the values in dense order: a plain slice iterator.
@@ -696,7 +713,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     pub fn iter(&self) -> Iter<'_, T, K> {
         let dense = self.core.dense();
-        dense.keys.iter().copied().zip(dense.values.iter())
+        DenseEntries::new(&dense.keys, &dense.values)
     }
 
     /// Iterates `(key, &mut value)` in dense order.
@@ -712,7 +729,7 @@ impl<T, K: Key> PackedTable<T, K> {
     #[inline]
     pub fn iter_mut(&mut self) -> IterMut<'_, T, K> {
         let (keys, values) = self.core.slices_mut();
-        keys.iter().copied().zip(values.iter_mut())
+        DenseEntries::new_mut(keys, values)
     }
 
     /// Iterates the keys in dense order.

@@ -6,7 +6,12 @@
 
 use alloc::vec::Vec;
 use core::cmp::Ordering;
+use core::fmt;
+use core::iter::FusedIterator;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
 
+use crate::raw::cursor::ValueRef;
 use crate::Key;
 
 /// An index from keys to dense positions.
@@ -248,3 +253,219 @@ impl<K: Clone, V: Clone> Clone for Dense<K, V> {
         }
     }
 }
+
+/// Iterator over the `(key, value)` pairs of a dense array, in order, the
+/// value made as `R` (`&T` or `&mut T`): [`packed_table::Iter`] and
+/// [`packed_table::IterMut`] are its two names.
+///
+/// `next()` is one compare and one increment. `fold` (and so `for_each`,
+/// `sum`, ...) takes two pairs a step: on some CPUs a loop whose machine
+/// code straddles a 64-byte line runs at half speed, and where the loop
+/// lands is up to the linker. With two pairs a step, that costs a
+/// quarter at worst instead of a half (measured on this project's 2-core
+/// AMD EPYC: a one-pair loop took 0.79 or 1.43 ns a pair depending on its
+/// placement, the two-pair loop 0.81 to 0.87 in every placement).
+///
+/// [`packed_table::Iter`]: crate::packed_table::Iter
+/// [`packed_table::IterMut`]: crate::packed_table::IterMut
+///
+/// ```
+/// let table: handlekit::PackedTable<u32> = (1..=4).collect();
+/// let mut iter: handlekit::packed_table::Iter<'_, u32> = table.iter();
+/// assert_eq!(iter.len(), 4);
+/// assert_eq!(iter.next_back().map(|(_, v)| *v), Some(4));
+/// assert_eq!(iter.map(|(_, v)| *v).sum::<u32>(), 6);
+/// ```
+pub struct DenseEntries<'a, T, K, R> {
+    /// The keys, from position 0 of the dense array.
+    keys: NonNull<K>,
+    /// The values, from position 0. Invariant: `keys` and `values` are
+    /// valid for reads (and `values` for writes if `R` is `&mut T`) at
+    /// every position in `front..back` for `'a`, borrowed as `R` borrows,
+    /// and each position's value is handed out at most once.
+    values: NonNull<T>,
+    /// The next position from the front.
+    front: usize,
+    /// One past the next position from the back; `front <= back`.
+    back: usize,
+    marker: PhantomData<(&'a [K], R)>,
+}
+
+impl<'a, T, K: Copy> DenseEntries<'a, T, K, &'a T> {
+    /// Iterates `keys` with `values`, pair by pair (as far as the shorter
+    /// goes).
+    #[inline]
+    pub(crate) fn new(keys: &'a [K], values: &'a [T]) -> Self {
+        debug_assert_eq!(keys.len(), values.len());
+        DenseEntries {
+            keys: NonNull::from(keys).cast(),
+            values: NonNull::from(values).cast(),
+            front: 0,
+            back: keys.len().min(values.len()),
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<'a, T, K: Copy> DenseEntries<'a, T, K, &'a mut T> {
+    /// Iterates `keys` with `values`, pair by pair (as far as the shorter
+    /// goes), the values mutably.
+    #[inline]
+    pub(crate) fn new_mut(keys: &'a [K], values: &'a mut [T]) -> Self {
+        debug_assert_eq!(keys.len(), values.len());
+        let back = keys.len().min(values.len());
+        DenseEntries {
+            keys: NonNull::from(keys).cast(),
+            values: NonNull::from(values).cast(),
+            front: 0,
+            back,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<'a, T, K: Copy, R: ValueRef<T>> DenseEntries<'a, T, K, R> {
+    /// The pair at `position`.
+    ///
+    /// # Safety
+    ///
+    /// `position` is in `front..back`, and the caller takes it out of that
+    /// range before the next call, so it is never handed out again.
+    #[inline(always)]
+    unsafe fn pair(&self, position: usize) -> (K, R) {
+        debug_assert!(self.front <= position && position < self.back);
+        // SAFETY: the invariant on `values` makes both reads valid, and the
+        // caller's promise makes this the one `R` made for `position`.
+        unsafe {
+            let key = *self.keys.as_ptr().add(position);
+            (key, R::from_value_ptr(self.values.as_ptr().add(position)))
+        }
+    }
+}
+
+impl<T, K, R> Default for DenseEntries<'_, T, K, R> {
+    /// An iterator over nothing.
+    fn default() -> Self {
+        DenseEntries {
+            keys: NonNull::dangling(),
+            values: NonNull::dangling(),
+            front: 0,
+            back: 0,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<T, K: Copy, R: ValueRef<T>> Iterator for DenseEntries<'_, T, K, R> {
+    type Item = (K, R);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(K, R)> {
+        if self.front == self.back {
+            return None;
+        }
+        // SAFETY: `front` is in `front..back` and leaves it below.
+        let pair = unsafe { self.pair(self.front) };
+        self.front += 1;
+        Some(pair)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.back - self.front;
+        (len, Some(len))
+    }
+
+    #[inline]
+    fn count(self) -> usize {
+        self.back - self.front
+    }
+
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<(K, R)> {
+        // The skipped pairs are never handed out: a `&mut T` not made is
+        // not aliased, and nothing here needs dropping.
+        self.front += n.min(self.back - self.front);
+        self.next()
+    }
+
+    #[inline]
+    fn last(mut self) -> Option<(K, R)> {
+        self.next_back()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, (K, R)) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        // Two pairs a step (see the type's docs); positions leave the range
+        // before `f` sees their pairs, so a panicking `f` leaves nothing
+        // handed out twice.
+        while self.back - self.front >= 2 {
+            // SAFETY: `front` and `front + 1` are in `front..back` and
+            // leave it below.
+            let (first, second) = unsafe { (self.pair(self.front), self.pair(self.front + 1)) };
+            self.front += 2;
+            acc = f(acc, first);
+            acc = f(acc, second);
+        }
+        if let Some(pair) = self.next() {
+            acc = f(acc, pair);
+        }
+        acc
+    }
+}
+
+impl<T, K: Copy, R: ValueRef<T>> DoubleEndedIterator for DenseEntries<'_, T, K, R> {
+    #[inline(always)]
+    fn next_back(&mut self) -> Option<(K, R)> {
+        if self.front == self.back {
+            return None;
+        }
+        // SAFETY: `back - 1` is in `front..back` and leaves it below.
+        let pair = unsafe { self.pair(self.back - 1) };
+        self.back -= 1;
+        Some(pair)
+    }
+
+    #[inline]
+    fn nth_back(&mut self, n: usize) -> Option<(K, R)> {
+        self.back -= n.min(self.back - self.front);
+        self.next_back()
+    }
+}
+
+impl<T, K: Copy, R: ValueRef<T>> ExactSizeIterator for DenseEntries<'_, T, K, R> {
+    #[inline]
+    fn len(&self) -> usize {
+        self.back - self.front
+    }
+}
+
+impl<T, K: Copy, R: ValueRef<T>> FusedIterator for DenseEntries<'_, T, K, R> {}
+
+impl<T, K> Clone for DenseEntries<'_, T, K, &T> {
+    fn clone(&self) -> Self {
+        DenseEntries { ..*self }
+    }
+}
+
+impl<T: fmt::Debug, K: Copy + fmt::Debug, R> fmt::Debug for DenseEntries<'_, T, K, R> {
+    /// The pairs left, values shown shared.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shared = DenseEntries::<'_, T, K, &T> {
+            keys: self.keys,
+            values: self.values,
+            front: self.front,
+            back: self.back,
+            marker: PhantomData,
+        };
+        f.debug_list().entries(shared).finish()
+    }
+}
+
+// SAFETY: the iterator hands out `K`s read from `&[K]` and `R`s, so it can
+// go to another thread when a `&[K]` and an `R` can.
+unsafe impl<T, K: Sync, R: Send> Send for DenseEntries<'_, T, K, R> {}
+// SAFETY: through `&self` it only reads keys and values (`Debug`, `len`):
+// as `&[K]` and `R` allow when they are `Sync`.
+unsafe impl<T, K: Sync, R: Sync> Sync for DenseEntries<'_, T, K, R> {}

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use crate::key::max_generation;
 use crate::packed_table;
-use crate::raw::dense::{Dense, Positions};
+use crate::raw::dense::{Dense, DenseEntries, Positions};
 use crate::raw::keyed::lookup_generation;
 use crate::raw::KeyLimits;
 use crate::{CapacityError, Key};
@@ -257,19 +257,11 @@ impl<K: Key, V> MapCore<K, V, Sparse> for SparseCore<K, V> {
     }
 
     fn iter(&self) -> packed_table::Iter<'_, V, K> {
-        self.dense
-            .keys
-            .iter()
-            .copied()
-            .zip(self.dense.values.iter())
+        DenseEntries::new(&self.dense.keys, &self.dense.values)
     }
 
     fn iter_mut(&mut self) -> packed_table::IterMut<'_, V, K> {
-        self.dense
-            .keys
-            .iter()
-            .copied()
-            .zip(self.dense.values.iter_mut())
+        DenseEntries::new_mut(&self.dense.keys, &mut self.dense.values)
     }
 
     fn keys(&self) -> packed_table::Keys<'_, K> {

@@ -768,6 +768,10 @@ impl<C: ModelTable> Harness<C> {
         // borrowing iterator.
         let seed = split as u64 * 7 + n as u64;
         check_double_ended(|| table.iter().map(|(k, v)| (k, *v)), expected, seed);
+        // And unmapped: `map` leaves `nth`, `nth_back` and `last` to `next`,
+        // so these reach the iterator's own.
+        let pairs: Vec<(C::Key, &u64)> = expected.iter().map(|(k, v)| (*k, v)).collect();
+        check_double_ended(|| table.iter(), &pairs, seed + 3);
         check_double_ended(|| table.keys(), &keys, seed + 1);
         check_double_ended(|| table.values().copied(), &values, seed + 2);
         assert_eq!(table.keys().collect::<Vec<_>>(), keys);
