@@ -372,8 +372,7 @@ impl<T, K: Copy, R: ValueRef<T>> Iterator for DenseEntries<'_, T, K, R> {
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let len = self.back - self.front;
-        (len, Some(len))
+        (self.len(), Some(self.len()))
     }
 
     #[inline]
