@@ -259,12 +259,13 @@ impl<K: Clone, V: Clone> Clone for Dense<K, V> {
 /// [`packed_table::IterMut`] are its two names.
 ///
 /// `next()` is one compare and one increment. `fold` (and so `for_each`,
-/// `sum`, ...) takes two pairs a step: on some CPUs a loop whose machine
-/// code straddles a 64-byte line runs at half speed, and where the loop
-/// lands is up to the linker. With two pairs a step, that costs a
-/// quarter at worst instead of a half (measured on this project's 2-core
-/// AMD EPYC: a one-pair loop took 0.79 or 1.43 ns a pair depending on its
-/// placement, the two-pair loop 0.81 to 0.87 in every placement).
+/// `sum`, ...) takes two pairs a step: on some CPUs a short loop whose
+/// machine code straddles a 64-byte line runs at about half speed, and
+/// where a loop lands is up to the linker. Two pairs a step make the loop
+/// long enough for its placement to matter little. Measured on an AMD
+/// EPYC with an opaque body, a one-pair loop took 0.79 or 1.43 ns a pair
+/// depending on where it landed, the two-pair loop 0.81 to 0.95 wherever
+/// it landed.
 ///
 /// [`packed_table::Iter`]: crate::packed_table::Iter
 /// [`packed_table::IterMut`]: crate::packed_table::IterMut
