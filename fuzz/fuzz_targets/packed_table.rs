@@ -14,6 +14,7 @@
 #![no_main]
 
 mod common;
+mod walk;
 
 use std::collections::{HashMap, HashSet};
 
@@ -21,6 +22,7 @@ use arbitrary::Arbitrary;
 use common::{nth_sorted, try_insert_with_key, Input, Narrow};
 use handlekit::{Id, Id32, Key, PackedTable, Reuse};
 use libfuzzer_sys::fuzz_target;
+use walk::walk_both_ends;
 
 type Value = Box<u32>;
 
@@ -60,6 +62,10 @@ enum Op {
     Reattach(u16, u32),
     /// Add to every value through `as_mut_slices`.
     MutSlices(u32),
+    /// Walk `iter()` from both ends in the order `ends` picks (a `fold`
+    /// takes the rest where it says), then add to every value the same way
+    /// through `iter_mut()`.
+    Walk(u64, u32),
 }
 
 struct Model<K: Key> {
@@ -272,6 +278,26 @@ fn run<K: Key>(fixed: Option<u8>, ops: &[Op]) {
                     model.detached.remove(&key);
                     model.values.insert(key, v);
                     model.order.push(key);
+                }
+            }
+            Op::Walk(ends, add) => {
+                let expected: Vec<(K, u32)> = model
+                    .order
+                    .iter()
+                    .map(|&key| (key, model.values[&key]))
+                    .collect();
+                let walked = walk_both_ends(table.iter().map(|(k, v)| (k, **v)), ends);
+                assert_eq!(walked, expected, "iter from both ends, order {ends:#x}");
+                let bumped = walk_both_ends(
+                    table.iter_mut().map(|(k, v)| {
+                        **v = v.wrapping_add(add);
+                        k
+                    }),
+                    ends.rotate_left(17),
+                );
+                assert_eq!(bumped, model.order, "iter_mut from both ends");
+                for value in model.values.values_mut() {
+                    *value = value.wrapping_add(add);
                 }
             }
             Op::MutSlices(add) => {
