@@ -80,24 +80,11 @@ second_pass_only=(lists_model model pool_model packed_model secondary_model keys
     lists_misuse vm_vec vm_vec_zero packed_stale_keys
     free_order slot_runs refill packed_secondary_regressions)
 # A file that uses serde and is not in `second_pass_only` runs in both
-# passes. Its tests whose code is the same with or without serde run in
-# the default pass only: the serde pass skips them (these names; a test
-# harness `--skip` matches a part of the name). `hive_model`'s model tests
-# stay in both, since with serde they round-trip the hive; what is skipped
-# took 36 s of Miri's clock of the serde pass's 74 s for `hive_model`.
-serde_pass_skips=(
-    hive::emptied_blocks_stay_until_shrink_to_fit
-    hive::a_fixed_hive_keeps_its_one_block
-    hive::a_fixed_hive_frees_its_spent_block
-    hive::freed_blocks_keep_their_keys_stale
-    hive::exhaustive_stale_keys_with_two_generation_bits
-    hive::index_space_and_retired_ranges
-    hive::default_sizes_use_the_documented_index_space
-    hive::index_with_a_stale_key_panics
-    hive::split_layout_holds_narrow_zero_sized_and_over_aligned_values
-    hive::addresses_survive_heavy_churn
-    same_operations_same_results_as_id_table
-)
+# passes, so such a file holds only tests whose code changes with serde
+# (`hive_model`'s model tests round-trip the hive with it); a container's
+# tests that do not are in a file of their own (`hive_blocks`), which the
+# default pass runs alone. (Until 2026-12 the serde pass skipped such
+# tests by name, a list that had to follow every rename.)
 tests_dir=crates/handlekit/tests
 default_targets=(--lib)
 # The lib unit tests use no serde, so the serde pass (the longer one) skips
@@ -150,12 +137,6 @@ pass_cmd() {
         cmd+=("${default_targets[@]}" -- "$@")
     else
         cmd+=(--features "$features" "${serde_targets[@]}" -- "$@")
-        if [[ $all_tests == 0 ]]; then
-            local skip
-            for skip in "${serde_pass_skips[@]}"; do
-                cmd+=(--skip "$skip")
-            done
-        fi
     fi
 }
 

@@ -1,7 +1,8 @@
 //! `detach` / `reattach` edge cases beyond the model tests (`model`,
-//! `packed_model`): hostile serialized detached lists, data written before
-//! the `detached` field existed, the panic message, and `try_insert_with_key`
-//! on the stable-address containers.
+//! `packed_model`): retirement, fixed capacity, the panic message, and
+//! `try_insert_with_key` on the stable-address containers. (Detached slots
+//! in the serde form, hostile detached lists and data written before the
+//! `detached` field existed are checked in `free_order.rs`.)
 
 mod common;
 
@@ -129,71 +130,4 @@ fn try_insert_with_key_into_a_full_table_panics() {
     // A detached slot is not free.
     table.detach(key);
     let _ = table.try_insert_with_key(|_| Ok::<_, ()>(2));
-}
-
-#[cfg(feature = "serde")]
-mod serde {
-    use super::*;
-    use handlekit::Id;
-
-    #[test]
-    fn detached_slots_survive_a_round_trip() {
-        let mut table = IdTable::new();
-        let keys: Vec<Id> = (0..5).map(|v| table.insert(v)).collect();
-        table.detach(keys[1]);
-        table.detach(keys[3]);
-        let mut back = common::json_round_trip(&table);
-        back.check_invariants();
-        assert!(back.is_detached(keys[1]) && back.is_detached(keys[3]));
-        let fresh = back.insert(9);
-        assert!(fresh.index() != keys[1].index() && fresh.index() != keys[3].index());
-        back.reattach(keys[3], 30);
-        assert_eq!(back[keys[3]], 30);
-
-        let mut packed = PackedTable::new();
-        let keys: Vec<Id> = (0..3).map(|v| packed.insert(v)).collect();
-        packed.detach(keys[0]);
-        let mut back = common::json_round_trip(&packed);
-        back.check_invariants();
-        back.reattach(keys[0], 10);
-        assert_eq!(back.as_slice(), [2, 1, 10]);
-    }
-
-    #[test]
-    fn data_without_the_detached_field_reads_as_none_detached() {
-        let table: IdTable<u8> =
-            serde_json::from_str(r#"{"reuse":"Lifo","slots":[[1,5],[1,null]]}"#).unwrap();
-        table.check_invariants();
-        assert_eq!(table.len(), 1);
-        let packed: PackedTable<u8> =
-            serde_json::from_str(r#"{"reuse":"Lifo","slots":[[1,0]],"values":[4]}"#).unwrap();
-        packed.check_invariants();
-        assert_eq!(packed.as_slice(), [4]);
-    }
-
-    #[test]
-    fn hostile_detached_lists_are_refused() {
-        // Slot 0 live, slot 1 vacant at generation 1, slot 2 parked (vacant
-        // at the last generation of `Id`, 2^31 - 1).
-        let slots = r#"[[1,5],[1,null],[2147483647,null]]"#;
-        let parse = |detached: &str| {
-            serde_json::from_str::<IdTable<u8>>(&format!(
-                r#"{{"reuse":"Lifo","slots":{slots},"detached":{detached}}}"#
-            ))
-        };
-        let table = parse("[[2,7]]").expect("a parked slot may be detached");
-        table.check_invariants();
-        assert!(table.is_detached(Id::from_parts(2, 7).unwrap()));
-        assert_eq!(table.retired_count(), 0);
-        for bad in [
-            "[[0,1]]",          // live
-            "[[1,1]]",          // free, not parked
-            "[[3,1]]",          // no such slot
-            "[[2,0]]",          // generation 0
-            "[[2,1],[2,1]]",    // twice
-            "[[4294967295,1]]", // far past the slots
-        ] {
-            assert!(parse(bad).is_err(), "{bad} was accepted");
-        }
-    }
 }
