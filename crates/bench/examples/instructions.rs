@@ -18,7 +18,9 @@
 //! with the prefix `for_` (`for_values`, `for_keyed_half`, ...) is a `for`
 //! loop handing each item to `black_box`: the cost of `next()`; with the
 //! prefix `each_` (`each_values`, `each_keyed_half`, ...) the same body
-//! through `for_each`: the fold's own loop.
+//! through `for_each`: the fold's own loop; `sum_keyed` (and
+//! `sum_keyed_half`, `sum_keyed_sparse`) is a `for` loop over `iter()`
+//! adding each value and its key's bits, the runner's `iter.sum.for` body.
 //! Containers: `IdTable`, `IdTable32`, `LookupTable`, `PackedTable`, `Hive`,
 //! `Pool`, `SlotMap`, `HopSlotMap`, `DenseSlotMap`, `thunderdome`, `slab`
 //! and `Vec` (`Vec` only for the workloads that remove nothing), over `u64`
@@ -94,6 +96,17 @@ fn measured_for_keyed<V: Value, C: Container<V>>(c: &C) {
     }
 }
 
+/// A `for` loop over `(key, value)` adding each value's weight and its
+/// key's bits: the runner's `iter.sum.for` body.
+#[inline(never)]
+fn measured_sum_keyed<V: Value, C: Container<V>>(c: &C) -> u64 {
+    let mut sum = 0u64;
+    for (key, value) in c.iter() {
+        sum = sum.wrapping_add(value.weight().wrapping_add(C::key_bits(key)));
+    }
+    sum
+}
+
 /// A `for` loop over the values with an opaque body.
 #[inline(never)]
 fn measured_for_values<V: Value, C: Container<V>>(c: &C) {
@@ -137,6 +150,7 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
             "churn" => measured_churn::<V, C> as fn(&mut C, &mut [C::Key], &[usize]) as usize,
             w if w.starts_with("keyed") => measured_keyed::<V, C> as fn(&C) -> u64 as usize,
             w if w.starts_with("for_keyed") => measured_for_keyed::<V, C> as fn(&C) as usize,
+            w if w.starts_with("sum_keyed") => measured_sum_keyed::<V, C> as fn(&C) -> u64 as usize,
             w if w.starts_with("for_values") => measured_for_values::<V, C> as fn(&C) as usize,
             w if w.starts_with("each_values") => measured_each_values::<V, C> as fn(&C) as usize,
             w if w.starts_with("each_keyed") => measured_each_keyed::<V, C> as fn(&C) as usize,
@@ -175,6 +189,7 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
         w if ["keyed", "values"].iter().any(|walk| {
             w.trim_start_matches("for_")
                 .trim_start_matches("each_")
+                .trim_start_matches("sum_")
                 .starts_with(walk)
         }) =>
         {
@@ -191,6 +206,7 @@ fn run<V: Value, C: Container<V>>(work: &str, n: usize) {
                 Some("keyed") => drop(black_box(measured_keyed(&c))),
                 Some("values") => drop(black_box(measured_values(&c))),
                 _ if work.starts_with("for_keyed") => measured_for_keyed(&c),
+                _ if work.starts_with("sum_keyed") => drop(black_box(measured_sum_keyed(&c))),
                 _ if work.starts_with("each_values") => measured_each_values(&c),
                 _ if work.starts_with("each_keyed") => measured_each_keyed(&c),
                 _ => measured_for_values(&c),
