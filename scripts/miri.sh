@@ -77,7 +77,6 @@ all_tests="${MIRI_ALL_TESTS:-0}"
 if [[ ${#feature_sets[@]} -lt 2 ]]; then
     all_tests=1
 fi
-#
 # `hive_model` (the model suite over `Hive`, which round-trips it with
 # serde) is in `second_pass_only` too: `Hive`'s split layout meets the
 # symbolic alignment check in `hive_blocks` (values of 1 to 64-byte

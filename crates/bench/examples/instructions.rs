@@ -97,14 +97,13 @@ fn measured_for_keyed<V: Value, C: Container<V>>(c: &C) {
 }
 
 /// A `for` loop over `(key, value)` adding each value's weight and its
-/// key's bits: the runner's `iter.sum.for` body.
+/// key's bits: the runner's own `iter.sum.for` loop (`workloads::for_sum`).
 #[inline(never)]
 fn measured_sum_keyed<V: Value, C: Container<V>>(c: &C) -> u64 {
-    let mut sum = 0u64;
-    for (key, value) in c.iter() {
-        sum = sum.wrapping_add(value.weight().wrapping_add(C::key_bits(key)));
-    }
-    sum
+    workloads::for_sum(
+        || c.iter(),
+        |(k, v)| v.weight().wrapping_add(C::key_bits(*k)),
+    )
 }
 
 /// A `for` loop over the values with an opaque body.

@@ -537,7 +537,7 @@ pub fn each_opaque<I: Iterator>(items: impl FnOnce() -> I) -> u64 {
 
 /// A `for` loop adding up `weight` of each item.
 #[inline(never)]
-fn for_sum<I: Iterator>(items: impl FnOnce() -> I, weight: impl Fn(&I::Item) -> u64) -> u64 {
+pub fn for_sum<I: Iterator>(items: impl FnOnce() -> I, weight: impl Fn(&I::Item) -> u64) -> u64 {
     let mut sum = 0u64;
     for item in items() {
         sum = sum.wrapping_add(weight(&item));
