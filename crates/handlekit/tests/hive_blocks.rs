@@ -17,11 +17,11 @@ use handlekit::{define_key, Hive, Id, Id32, Key};
 
 mod common;
 
+use common::stale_suite::G2;
+
 define_key! {
     /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
     pub struct Gen4(u32; index_bits = 28);
-    /// 2 generation bits: 3 occupants per slot.
-    pub struct G2(u32; index_bits = 30);
     /// 4 index bits: 16 slots in all.
     pub struct SixteenSlots(u32; index_bits = 4);
     /// 14 index bits: two ranges of the default largest block (8192).

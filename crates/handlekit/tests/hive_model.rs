@@ -31,9 +31,6 @@ define_key! {
     pub struct Gen4(u32; index_bits = 28);
     /// 4 index bits: 16 slots in all.
     pub struct SixteenSlots(u32; index_bits = 4);
-    /// 2 generation bits: 3 occupants per slot (the serde tests' key).
-    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
-    pub struct G2(u32; index_bits = 30);
 }
 
 impl<K: Key + std::fmt::Debug + MaybeSerde> StableModel<K> for HiveBlocks
@@ -193,6 +190,7 @@ mod hive {
 #[cfg(feature = "serde")]
 mod hive_serde {
     use super::*;
+    use common::stale_suite::G2;
 
     fn parse<K: Key>(json: &str) -> Result<Hive<u64, K>, String> {
         common::from_json(json)
