@@ -10,14 +10,10 @@
 mod common;
 use common::Lcg;
 
+use common::stale_suite::G2;
 use common::table::{insert_into_both, ReuseTable};
 use common::{from_json, json_round_trip as round_trip};
-use handlekit::{define_key, Head, Id, IdTable, IndexLists, Key, PackedTable, Reuse};
-
-define_key! {
-    /// Two generation bits (generations 1..=3): slots retire quickly.
-    pub struct G2(u32; index_bits = 30);
-}
+use handlekit::{Head, Id, IdTable, IndexLists, Key, PackedTable, Reuse};
 
 const POLICIES: &[Reuse] = &[
     Reuse::Lifo,

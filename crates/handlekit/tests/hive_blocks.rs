@@ -17,13 +17,10 @@ use handlekit::{define_key, Hive, Id, Id32, Key};
 
 mod common;
 
+use common::keys::{Gen4, SixteenSlots};
 use common::stale_suite::G2;
 
 define_key! {
-    /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
-    pub struct Gen4(u32; index_bits = 28);
-    /// 4 index bits: 16 slots in all.
-    pub struct SixteenSlots(u32; index_bits = 4);
     /// 14 index bits: two ranges of the default largest block (8192).
     pub struct TwoRanges(u32; index_bits = 14);
 }

@@ -18,20 +18,14 @@
 use std::collections::HashMap;
 
 use handlekit::iter::HiveBlocks;
-use handlekit::{define_key, Hive, Id, Id32, Key};
+use handlekit::{Hive, Id, Id32, Key};
 use proptest::prelude::*;
 
 mod common;
 
+use common::keys::{Gen4, SixteenSlots};
 use common::model_suite::{Copied, Harness, MaybeSerde, ModelTable, Watch};
 use common::stable_model::StableModel;
-
-define_key! {
-    /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
-    pub struct Gen4(u32; index_bits = 28);
-    /// 4 index bits: 16 slots in all.
-    pub struct SixteenSlots(u32; index_bits = 4);
-}
 
 impl<K: Key + std::fmt::Debug + MaybeSerde> StableModel<K> for HiveBlocks
 where

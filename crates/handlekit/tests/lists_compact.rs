@@ -6,12 +6,8 @@
 
 mod common;
 
-use handlekit::{define_key, Head, Id, IndexLists, Key};
-
-define_key! {
-    /// 28 index bits, 4 generation bits: slots retire after 15 occupants.
-    pub struct Gen4(u32; index_bits = 28);
-}
+use common::keys::Gen4;
+use handlekit::{Head, Id, IndexLists, Key};
 
 /// xorshift64*: a small deterministic generator.
 struct Rng(u64);

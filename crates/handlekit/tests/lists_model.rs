@@ -19,17 +19,13 @@ use std::collections::{HashMap, VecDeque};
 
 mod common;
 
+use common::keys::Gen4;
 use common::lists_state::ListsState;
 
-use handlekit::{define_key, Head, Id, Id32, IndexLists, Key, LinkError};
+use handlekit::{Head, Id, Id32, IndexLists, Key, LinkError};
 use proptest::prelude::*;
 use proptest::sample::Index as Pick;
 use proptest::strategy::ValueTree;
-
-define_key! {
-    /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
-    pub struct Gen4(u32; index_bits = 28);
-}
 
 const CASES: u32 = if cfg!(miri) { 2 } else { 256 };
 const MAX_OPS: usize = if cfg!(miri) { 8 } else { 200 };

@@ -9,14 +9,13 @@
 
 mod common;
 
+use common::keys::Gen4;
 use common::model_suite::{Harness, ModelTable, Op};
 use handlekit::layout::{Interleaved, Split};
 use handlekit::{define_key, Id, Id32, IdTable, Key, Reuse, SlotTable};
 use proptest::strategy::Just;
 
 define_key! {
-    /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
-    pub struct Gen4(u32; index_bits = 28);
     /// 30 index bits, 2 generation bits: a slot retires after 3 occupants.
     pub struct Gen2(u32; index_bits = 30);
 }

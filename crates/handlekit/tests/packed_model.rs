@@ -21,18 +21,14 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use handlekit::{define_key, Id, Id32, Key, PackedTable, Reuse};
+use handlekit::{Id, Id32, Key, PackedTable, Reuse};
 
 mod common;
+use common::keys::Gen4;
 use common::model_suite::{MaybeSerde, ModelTable};
 use common::tracker::{quiet_intentional_panics, sort_panicking_at};
 use common::Lcg;
 use proptest::strategy::Just;
-
-define_key! {
-    /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
-    pub struct Gen4(u32; index_bits = 28);
-}
 
 /// The comparator of the sorts by value; `descending` reverses it.
 fn by_value(descending: bool) -> impl Fn(&u64, &u64) -> Ordering {

@@ -21,13 +21,10 @@ use proptest::prelude::*;
 
 mod common;
 
+use common::keys::Gen4;
 use common::model_suite::{Copied, MaybeSerde, Watch};
 use common::stable_model::StableModel;
-
-define_key! {
-    /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
-    pub struct Gen4(u32; index_bits = 28);
-}
+use common::stale_suite::G2;
 
 impl<K: Key + std::fmt::Debug + MaybeSerde> StableModel<K> for PoolBlocks
 where
@@ -306,8 +303,6 @@ fn auto_traits() {
 }
 
 define_key! {
-    /// 2 generation bits: 3 occupants per slot.
-    pub struct G2(u32; index_bits = 30);
     /// 3 index bits: 8 slots in all.
     pub struct EightSlots(u32; index_bits = 3);
 }

@@ -34,18 +34,14 @@ use std::fmt::Debug;
 use std::rc::Rc;
 
 use handlekit::secondary::{Entry, EntryTarget};
-use handlekit::{define_key, Id, Id32, IdTable, Key, Reuse, SecondaryMap, SparseSecondaryMap};
+use handlekit::{Id, Id32, IdTable, Key, Reuse, SecondaryMap, SparseSecondaryMap};
 use proptest::prelude::*;
 use proptest::sample::Index as Pick;
 
 mod common;
 
-define_key! {
-    /// 28 index bits, 4 generation bits: a slot retires after 15 occupants.
-    pub struct Gen4(u32; index_bits = 28);
-    /// 2 generation bits: a slot holds 3 occupants, then retires.
-    pub struct G2(u32; index_bits = 30);
-}
+use common::keys::Gen4;
+use common::stale_suite::G2;
 
 const CASES: u32 = if cfg!(miri) { 2 } else { 256 };
 const MAX_OPS: usize = if cfg!(miri) { 10 } else { 200 };

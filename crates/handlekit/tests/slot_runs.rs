@@ -7,16 +7,12 @@
 #![cfg(feature = "serde")]
 
 use handlekit::lookup_table::SlotRuns;
-use handlekit::{define_key, Id, IdTable, Key, LookupTable};
+use handlekit::{Id, IdTable, Key, LookupTable};
 
 mod common;
+use common::stale_suite::G2;
 use common::table::insert_into_both;
 use common::Lcg;
-
-define_key! {
-    /// Two generation bits (generations 1..=3): slots retire quickly.
-    pub struct G2(u32; index_bits = 30);
-}
 
 /// Steps of each random run (one round trip per step).
 const STEPS: u64 = if cfg!(miri) { 6 } else { 300 };

@@ -5,6 +5,7 @@
 
 pub mod churn;
 pub mod iter_check;
+pub mod keys;
 pub mod lists_state;
 pub mod model_suite;
 pub mod panic_suite;

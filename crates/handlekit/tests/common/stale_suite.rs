@@ -33,7 +33,7 @@ use super::Lcg;
 define_key! {
     /// 1 generation bit: every slot holds one value, then retires.
     pub struct G1(u32; index_bits = 31);
-    /// 2 generation bits: 3 occupants per slot.
+    /// 2 generation bits: 3 occupants per slot (other test binaries' fast-retiring key too).
     pub struct G2(u32; index_bits = 30);
     /// 3 generation bits: 7 occupants per slot.
     pub struct G3(u32; index_bits = 29);
