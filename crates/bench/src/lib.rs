@@ -119,6 +119,16 @@ pub struct Config {
     pub out_dir: PathBuf,
     #[serde(skip)]
     pub progress: bool,
+    /// Whether each row (an operation's cells at one value type and N, a
+    /// group of passes, an ECS row) runs in a process of its own, started
+    /// for it: so that its figures do not depend on what the run measured
+    /// before it (the heap's layout, the pages it holds). `--in-process`
+    /// turns it off.
+    pub isolate: bool,
+    /// Set in such a process: the row it runs (its place in the run's
+    /// plan), whose samples it prints as JSON instead of a report.
+    #[serde(skip)]
+    pub row: Option<usize>,
 }
 
 /// One measured cell.

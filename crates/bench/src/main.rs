@@ -41,6 +41,9 @@ OPTIONS:
                      half or sparse (iter.bb.for.half)
   --out DIR          where to write the report (default target/handlekit-report)
   --no-progress      no progress bar
+  --in-process       run every row in this process, after the others (by
+                     default each row runs in a process started for it, so
+                     that its figures do not depend on what ran before it)
   -h, --help         this text
 ";
 
@@ -85,6 +88,8 @@ fn parse_args() -> Result<Config, lexopt::Error> {
         seed: 0x5EED_0F4A_11D5,
         out_dir: default_out,
         progress: true,
+        isolate: true,
+        row: None,
     };
     let mut sizes_given = false;
     let mut repeats_given = false;
@@ -104,6 +109,9 @@ fn parse_args() -> Result<Config, lexopt::Error> {
             Long("filter") => config.filter = parse_filter(&parser.value()?.string()?),
             Long("out") => config.out_dir = parser.value()?.into(),
             Long("no-progress") => config.progress = false,
+            Long("in-process") => config.isolate = false,
+            // Internal: the runner starts a process per row with this.
+            Long("row") => config.row = Some(parser.value()?.parse()?),
             Short('h') | Long("help") => {
                 print!("{USAGE}");
                 std::process::exit(0);
@@ -277,7 +285,7 @@ fn main() {
     // The plan: every (operation, value type, N) cell with the containers
     // that take part in it, and every (value type, N, fill) group of passes
     // with its passes and containers.
-    let mut plan: Vec<(Workload, &'static str, usize, Vec<usize>)> = Vec::new();
+    let mut plan: Vec<OperationRow> = Vec::new();
     let mut pass_plan: Vec<PassGroup> = Vec::new();
     for value_type in [u64::NAME, Blob64::NAME] {
         let of_type = |workload: Workload| -> Vec<usize> {
@@ -293,7 +301,12 @@ fn main() {
             for workload in Workload::OPERATIONS {
                 let members = of_type(workload);
                 if !members.is_empty() {
-                    plan.push((workload, value_type, n, members));
+                    plan.push(OperationRow {
+                        workload,
+                        value_type,
+                        n,
+                        members,
+                    });
                 }
             }
             for fill in Fill::ALL {
@@ -340,7 +353,7 @@ fn main() {
     }
     let runs: u64 = plan
         .iter()
-        .map(|(_, _, _, members)| members.len())
+        .map(|row| row.members.len())
         .chain(
             pass_plan
                 .iter()
@@ -359,60 +372,66 @@ fn main() {
             .expect("valid template"),
     );
 
-    let budget = Budget {
-        min_time: Duration::from_millis(config.min_time_ms),
-        max_rounds: 1000,
+    let budgets = Budgets {
+        operation: Budget {
+            min_time: Duration::from_millis(config.min_time_ms),
+            max_rounds: 1000,
+        },
+        pass: Budget {
+            min_time: Duration::from_millis(config.pass_min_time_ms),
+            max_rounds: 1000,
+        },
     };
+    // Every row of the run, in the order they run: the operations, the
+    // passes, the ECS rows.
+    let rows: Vec<Row<'_>> = plan
+        .iter()
+        .map(Row::Operation)
+        .chain(pass_plan.iter().map(Row::Passes))
+        .chain(ecs_plan.iter().map(Row::Ecs))
+        .collect();
+    if let Some(k) = config.row {
+        // A process started for one row: its samples, as JSON, and no more.
+        let Some(&row) = rows.get(k) else {
+            eprintln!("error: --row {k}: the plan has {} rows", rows.len());
+            std::process::exit(2);
+        };
+        let samples = row.samples(&config, &entries, budgets, &progress);
+        println!(
+            "{}",
+            serde_json::to_string(&samples).expect("samples serialize")
+        );
+        return;
+    }
+
     let mut cells = Vec::new();
-    for (workload, value_type, n, members) in &plan {
-        progress.set_message(format!("{} {} N={}", workload.name(), value_type, n));
-        let mut samples = vec![Vec::new(); members.len()];
-        if config.warmup {
-            for &member in members {
-                // One round warms caches, the allocator and branch
-                // predictors; it is not measured.
-                let once = Budget {
-                    min_time: Duration::ZERO,
-                    max_rounds: 1,
-                };
-                (entries[member].sample)(*workload, (*n).min(10_000), config.seed, once);
-            }
-        }
-        // Interleave: each repeat runs every container once, in a rotated
-        // order, so a burst of noise hits them all alike.
-        for repeat in 0..config.repeats as usize {
-            for offset in 0..members.len() {
-                let slot = (offset + repeat) % members.len();
-                let entry = &entries[members[slot]];
-                let seed = config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9);
-                samples[slot].push((entry.sample)(*workload, *n, seed, budget));
-                progress.inc(1);
-            }
-        }
-        for (slot, values) in samples.into_iter().enumerate() {
-            let entry = &entries[members[slot]];
-            cells.push(Cell::new(
-                workload.name(),
-                entry.container,
-                entry.family,
-                value_type,
-                *n,
-                values,
-            ));
-        }
-    }
-    let pass_budget = Budget {
-        min_time: Duration::from_millis(config.pass_min_time_ms),
-        max_rounds: 1000,
+    let mut ecs_results = EcsResults {
+        sizes: Some(ecs_sizes),
+        ..EcsResults::default()
     };
-    for group in &pass_plan {
-        progress.set_message(format!(
-            "passes {:?} {} N={}",
-            group.fill, group.value_type, group.n
-        ));
-        cells.extend(run_passes(&config, &entries, group, pass_budget, &progress));
+    for (k, &row) in rows.iter().enumerate() {
+        progress.set_message(row.label());
+        let samples = if config.isolate {
+            match samples_in_own_process(k) {
+                Ok(samples) => samples,
+                Err(problem) => {
+                    progress.finish_and_clear();
+                    eprintln!("error: row {k} ({}): {problem}", row.label());
+                    std::process::exit(1);
+                }
+            }
+        } else {
+            row.samples(&config, &entries, budgets, &progress)
+        };
+        if config.isolate {
+            progress.inc(row.runs() * u64::from(config.repeats));
+        }
+        match row {
+            Row::Ecs(ecs_row) => ecs_results.cells.extend(ecs_row.cells(samples)),
+            _ => cells.extend(row.cells(&entries, samples)),
+        }
     }
-    let ecs_results = run_ecs(&config, &filter, ecs_sizes, &ecs_plan, budget, &progress);
+    run_ecs_extras(&config, &filter, ecs_sizes, &mut ecs_results, &progress);
     progress.finish_and_clear();
 
     let mut memory = Vec::new();
@@ -461,6 +480,28 @@ fn main() {
     println!("total time {:.1} s", started.elapsed().as_secs_f64());
 }
 
+/// The budgets of one sample: of an operation (with its own setup), and
+/// of a pass (over a table built once per repeat).
+#[derive(Clone, Copy)]
+struct Budgets {
+    operation: Budget,
+    pass: Budget,
+}
+
+/// The samples of one row: per pass (one for a row of an operation or of
+/// the ECS), per member, per repeat; what a process started for the row
+/// prints.
+type RowSamples = Vec<Vec<Vec<f64>>>;
+
+/// One operation's cells at one value type and N, with the containers
+/// that take part (indices into the entries).
+struct OperationRow {
+    workload: Workload,
+    value_type: &'static str,
+    n: usize,
+    members: Vec<usize>,
+}
+
 /// The passes over tables of one value type, size and fill, with the
 /// containers of each pass (indices into the entries).
 struct PassGroup {
@@ -470,59 +511,18 @@ struct PassGroup {
     passes: Vec<(Pass, Vec<usize>)>,
 }
 
-/// The cells of one group of passes. Each repeat builds every container of
-/// the group once (with the same removals), then times each pass on every
-/// container in turn, in an order rotated by the repeat: the samples of a
-/// repeat are measured side by side.
-fn run_passes(
-    config: &Config,
-    entries: &[Entry],
-    group: &PassGroup,
-    budget: Budget,
-    progress: &indicatif::ProgressBar,
-) -> Vec<Cell> {
-    let mut members: Vec<usize> = group
-        .passes
-        .iter()
-        .flat_map(|(_, members)| members.iter().copied())
-        .collect();
-    members.sort_unstable();
-    members.dedup();
-    let mut samples = vec![vec![Vec::new(); members.len()]; group.passes.len()];
-    for repeat in 0..config.repeats as usize {
-        let seed = config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9);
-        let mut built: Vec<_> = members
+impl PassGroup {
+    /// Every container of the group, once, in entry order.
+    fn members(&self) -> Vec<usize> {
+        let mut members: Vec<usize> = self
+            .passes
             .iter()
-            .map(|&member| (entries[member].passes)(group.fill, group.n, seed))
+            .flat_map(|(_, members)| members.iter().copied())
             .collect();
-        for (p, (pass, runs)) in group.passes.iter().enumerate() {
-            for offset in 0..members.len() {
-                let slot = (offset + repeat + p) % members.len();
-                if runs.contains(&members[slot]) {
-                    samples[p][slot].push(built[slot].sample(*pass, budget));
-                    progress.inc(1);
-                }
-            }
-        }
+        members.sort_unstable();
+        members.dedup();
+        members
     }
-    let mut cells = Vec::new();
-    for ((pass, _), per_member) in group.passes.iter().zip(samples) {
-        for (slot, values) in per_member.into_iter().enumerate() {
-            if values.is_empty() {
-                continue;
-            }
-            let entry = &entries[members[slot]];
-            cells.push(Cell::new(
-                pass.name(),
-                entry.container,
-                entry.family,
-                group.value_type,
-                group.n,
-                values,
-            ));
-        }
-    }
-    cells
 }
 
 /// A row of the ECS section: a workload and its other forms (the ECS
@@ -534,54 +534,222 @@ struct EcsRow {
     members: Vec<(Contender, EcsWorkload)>,
 }
 
-/// The ECS section: its cells (interleaved as the core cells are: every
-/// member of a row once per repeat), then `despawn_front` per contender
-/// and `collect_pause`.
-fn run_ecs(
+/// One row of the run: the unit measured side by side, and run in a
+/// process of its own.
+#[derive(Clone, Copy)]
+enum Row<'p> {
+    Operation(&'p OperationRow),
+    Passes(&'p PassGroup),
+    Ecs(&'p EcsRow),
+}
+
+impl Row<'_> {
+    /// What the progress bar says while the row runs.
+    fn label(self) -> String {
+        match self {
+            Row::Operation(row) => {
+                format!("{} {} N={}", row.workload.name(), row.value_type, row.n)
+            }
+            Row::Passes(group) => {
+                format!("passes {:?} {} N={}", group.fill, group.value_type, group.n)
+            }
+            Row::Ecs(row) => format!("ECS {} N={}", row.headline.name(), row.n),
+        }
+    }
+
+    /// The samples one repeat takes.
+    fn runs(self) -> u64 {
+        let members = match self {
+            Row::Operation(row) => row.members.len(),
+            Row::Passes(group) => group.passes.iter().map(|(_, m)| m.len()).sum(),
+            Row::Ecs(row) => row.members.len(),
+        };
+        members as u64
+    }
+
+    /// Measures the row here. Every repeat runs each member once, in an
+    /// order rotated by the repeat, so that a burst of noise hits them all
+    /// alike and the samples of a repeat are measured side by side.
+    fn samples(
+        self,
+        config: &Config,
+        entries: &[Entry],
+        budgets: Budgets,
+        progress: &indicatif::ProgressBar,
+    ) -> RowSamples {
+        let seed_of = |repeat: usize| config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9);
+        // One round of each member at the row's own N warms caches, branch
+        // predictors and the allocator: the heap then holds the pages the
+        // row needs (freed memory is kept, see `alloc.rs`), so that no
+        // repeat pays page faults the others do not. It is not measured.
+        let once = Budget {
+            min_time: Duration::ZERO,
+            max_rounds: 1,
+        };
+        match self {
+            Row::Operation(row) => {
+                if config.warmup {
+                    for &member in &row.members {
+                        (entries[member].sample)(row.workload, row.n, config.seed, once);
+                    }
+                }
+                let mut samples = vec![Vec::new(); row.members.len()];
+                for repeat in 0..config.repeats as usize {
+                    for offset in 0..row.members.len() {
+                        let slot = (offset + repeat) % row.members.len();
+                        let entry = &entries[row.members[slot]];
+                        let sample =
+                            (entry.sample)(row.workload, row.n, seed_of(repeat), budgets.operation);
+                        samples[slot].push(sample);
+                        progress.inc(1);
+                    }
+                }
+                vec![samples]
+            }
+            Row::Passes(group) => {
+                // Each repeat builds every container of the group once (with
+                // the same removals), then times each pass on each of them.
+                let members = group.members();
+                let mut samples = vec![vec![Vec::new(); members.len()]; group.passes.len()];
+                for repeat in 0..config.repeats as usize {
+                    let mut built: Vec<_> = members
+                        .iter()
+                        .map(|&member| {
+                            (entries[member].passes)(group.fill, group.n, seed_of(repeat))
+                        })
+                        .collect();
+                    for (p, (pass, runs)) in group.passes.iter().enumerate() {
+                        for offset in 0..members.len() {
+                            let slot = (offset + repeat + p) % members.len();
+                            if runs.contains(&members[slot]) {
+                                samples[p][slot].push(built[slot].sample(*pass, budgets.pass));
+                                progress.inc(1);
+                            }
+                        }
+                    }
+                }
+                samples
+            }
+            Row::Ecs(row) => {
+                if config.warmup {
+                    for &(contender, workload) in &row.members {
+                        ecs::sample(contender, workload, row.n, config.seed, once);
+                    }
+                }
+                let mut samples = vec![Vec::new(); row.members.len()];
+                for repeat in 0..config.repeats as usize {
+                    for offset in 0..row.members.len() {
+                        let slot = (offset + repeat) % row.members.len();
+                        let (contender, workload) = row.members[slot];
+                        let sample = ecs::sample(
+                            contender,
+                            workload,
+                            row.n,
+                            seed_of(repeat),
+                            budgets.operation,
+                        );
+                        samples[slot].push(sample);
+                        progress.inc(1);
+                    }
+                }
+                vec![samples]
+            }
+        }
+    }
+
+    /// The cells of an operation or pass row, from its samples.
+    fn cells(self, entries: &[Entry], samples: RowSamples) -> Vec<Cell> {
+        let cell = |workload: &'static str, member: usize, value_type, n, values| {
+            let entry = &entries[member];
+            Cell::new(
+                workload,
+                entry.container,
+                entry.family,
+                value_type,
+                n,
+                values,
+            )
+        };
+        match self {
+            Row::Operation(row) => samples
+                .into_iter()
+                .flatten()
+                .zip(&row.members)
+                .map(|(values, &member)| {
+                    cell(row.workload.name(), member, row.value_type, row.n, values)
+                })
+                .collect(),
+            Row::Passes(group) => {
+                let members = group.members();
+                let mut cells = Vec::new();
+                for ((pass, _), per_member) in group.passes.iter().zip(samples) {
+                    for (values, &member) in per_member.into_iter().zip(&members) {
+                        // A container that does not run this pass.
+                        if !values.is_empty() {
+                            cells.push(cell(
+                                pass.name(),
+                                member,
+                                group.value_type,
+                                group.n,
+                                values,
+                            ));
+                        }
+                    }
+                }
+                cells
+            }
+            Row::Ecs(row) => row.cells(samples),
+        }
+    }
+}
+
+impl EcsRow {
+    /// The row's cells, from its samples.
+    fn cells(&self, samples: RowSamples) -> Vec<Cell> {
+        samples
+            .into_iter()
+            .flatten()
+            .zip(&self.members)
+            .map(|(values, &(contender, workload))| {
+                Cell::new(
+                    workload.name(),
+                    contender.name(),
+                    contender.family(),
+                    ecs::SECTION,
+                    self.n,
+                    values,
+                )
+            })
+            .collect()
+    }
+}
+
+/// Runs row `k` of the plan in a process started for it (this program,
+/// with this run's arguments and `--row k`), and reads its samples.
+fn samples_in_own_process(k: usize) -> Result<RowSamples, String> {
+    let exe = std::env::current_exe().map_err(|err| format!("cannot find the runner: {err}"))?;
+    let output = std::process::Command::new(exe)
+        .args(std::env::args_os().skip(1))
+        .args(["--no-progress", "--row", &k.to_string()])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|err| format!("cannot start its process: {err}"))?;
+    if !output.status.success() {
+        return Err(format!("its process failed ({})", output.status));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|err| format!("its process printed no samples: {err}"))
+}
+
+/// The ECS section's measures that are not rows of cells, run here after
+/// the rows: `despawn_front` per contender and `collect_pause`.
+fn run_ecs_extras(
     config: &Config,
     filter: &Filter,
     sizes: ecs::Sizes,
-    plan: &[EcsRow],
-    budget: Budget,
+    results: &mut EcsResults,
     progress: &indicatif::ProgressBar,
-) -> EcsResults {
-    let mut results = EcsResults {
-        sizes: Some(sizes),
-        ..EcsResults::default()
-    };
-    for row in plan {
-        let (n, members) = (row.n, &row.members);
-        progress.set_message(format!("ECS {} N={}", row.headline.name(), n));
-        if config.warmup {
-            let once = Budget {
-                min_time: Duration::ZERO,
-                max_rounds: 1,
-            };
-            for &(contender, workload) in members {
-                ecs::sample(contender, workload, n.min(10_000), config.seed, once);
-            }
-        }
-        let mut samples = vec![Vec::new(); members.len()];
-        for repeat in 0..config.repeats as usize {
-            for offset in 0..members.len() {
-                let slot = (offset + repeat) % members.len();
-                let (contender, workload) = members[slot];
-                let seed = config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9);
-                samples[slot].push(ecs::sample(contender, workload, n, seed, budget));
-                progress.inc(1);
-            }
-        }
-        for (&(contender, workload), values) in members.iter().zip(samples) {
-            results.cells.push(Cell::new(
-                workload.name(),
-                contender.name(),
-                contender.family(),
-                ecs::SECTION,
-                n,
-                values,
-            ));
-        }
-    }
+) {
     progress.set_message("ECS despawn_front");
     for contender in Contender::ALL {
         if filter.keeps("despawn_front", contender.name(), ecs::SECTION) {
@@ -603,7 +771,6 @@ fn run_ecs(
         let repeats = 5 * config.repeats as usize;
         results.collect_pause = ecs::collect_pause(&orders, sizes.pause, repeats, config.seed);
     }
-    results
 }
 
 #[cfg(test)]
@@ -711,6 +878,24 @@ mod tests {
         assert!(problem.contains("Hvie"), "{problem}");
         assert!(Filter::default().measures_memory());
         assert!(Filter::default().keeps("insert", "Hive", "64B"));
+    }
+
+    /// A row's samples reach the runner from the row's own process as
+    /// JSON: every time must come back to the bit.
+    #[test]
+    fn row_samples_survive_their_json_exactly() {
+        let samples: super::RowSamples = vec![
+            vec![vec![0.1, 1.0 / 3.0, 2.5e-7], vec![]],
+            vec![vec![f64::MAX, f64::MIN_POSITIVE, 123_456.789_012_345]],
+        ];
+        let text = serde_json::to_string(&samples).unwrap();
+        let back: super::RowSamples = serde_json::from_str(&text).unwrap();
+        let bits = |s: &super::RowSamples| -> Vec<u64> {
+            s.iter().flatten().flatten().map(|x| x.to_bits()).collect()
+        };
+        assert_eq!(bits(&back), bits(&samples));
+        assert_eq!(back.len(), 2);
+        assert!(back[0][1].is_empty());
     }
 
     #[test]
