@@ -119,16 +119,22 @@ pub struct Config {
     pub out_dir: PathBuf,
     #[serde(skip)]
     pub progress: bool,
-    /// Whether each row (an operation's cells at one value type and N, a
-    /// group of passes, an ECS row) runs in a process of its own, started
-    /// for it: so that its figures do not depend on what the run measured
-    /// before it (the heap's layout, the pages it holds). `--in-process`
-    /// turns it off.
+    /// Whether each repeat of each row (an operation's cells at one value
+    /// type and N, a group of passes, an ECS row) runs in a process of its
+    /// own, started for it: so that its figures do not depend on what the
+    /// run measured before it (the heap's layout, the pages it holds).
+    /// `--in-process` turns it off.
     pub isolate: bool,
     /// Set in such a process: the row it runs (its place in the run's
     /// plan), whose samples it prints as JSON instead of a report.
     #[serde(skip)]
     pub row: Option<usize>,
+    /// With `row`: the one repeat of the row that process runs (each
+    /// repeat runs in a process of its own, so that the spread of a cell
+    /// also covers what differs from process to process: where the stack
+    /// and the heap begin); all of them if unset.
+    #[serde(skip)]
+    pub repeat: Option<usize>,
 }
 
 /// One measured cell.

@@ -9,6 +9,7 @@
 //! cargo run --release -- --smoke         # CI: tiny N, one repeat, checks
 //! ```
 
+use std::ops::Range;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -42,8 +43,9 @@ OPTIONS:
   --out DIR          where to write the report (default target/handlekit-report)
   --no-progress      no progress bar
   --in-process       run every row in this process, after the others (by
-                     default each row runs in a process started for it, so
-                     that its figures do not depend on what ran before it)
+                     default each repeat of a row runs in a process started
+                     for it, so that its figures do not depend on what ran
+                     before it, and its spread covers how processes differ)
   -h, --help         this text
 ";
 
@@ -90,6 +92,7 @@ fn parse_args() -> Result<Config, lexopt::Error> {
         progress: true,
         isolate: true,
         row: None,
+        repeat: None,
     };
     let mut sizes_given = false;
     let mut repeats_given = false;
@@ -112,6 +115,7 @@ fn parse_args() -> Result<Config, lexopt::Error> {
             Long("in-process") => config.isolate = false,
             // Internal: the runner starts a process per row with this.
             Long("row") => config.row = Some(parser.value()?.parse()?),
+            Long("repeat") => config.repeat = Some(parser.value()?.parse()?),
             Short('h') | Long("help") => {
                 print!("{USAGE}");
                 std::process::exit(0);
@@ -396,7 +400,11 @@ fn main() {
             eprintln!("error: --row {k}: the plan has {} rows", rows.len());
             std::process::exit(2);
         };
-        let samples = row.samples(&config, &entries, budgets, &progress);
+        let repeats = match config.repeat {
+            Some(r) => r..r + 1,
+            None => 0..config.repeats as usize,
+        };
+        let samples = row.samples(&config, &entries, budgets, repeats, &progress);
         println!(
             "{}",
             serde_json::to_string(&samples).expect("samples serialize")
@@ -412,20 +420,31 @@ fn main() {
     for (k, &row) in rows.iter().enumerate() {
         progress.set_message(row.label());
         let samples = if config.isolate {
-            match samples_in_own_process(k) {
-                Ok(samples) => samples,
-                Err(problem) => {
-                    progress.finish_and_clear();
-                    eprintln!("error: row {k} ({}): {problem}", row.label());
-                    std::process::exit(1);
+            let mut samples = RowSamples::new();
+            for repeat in 0..config.repeats as usize {
+                match samples_in_own_process(k, repeat) {
+                    Ok(one) => append_repeat(&mut samples, one),
+                    Err(problem) => {
+                        progress.finish_and_clear();
+                        eprintln!(
+                            "error: row {k} ({}), repeat {repeat}: {problem}",
+                            row.label()
+                        );
+                        std::process::exit(1);
+                    }
                 }
+                progress.inc(row.runs());
             }
+            samples
         } else {
-            row.samples(&config, &entries, budgets, &progress)
+            row.samples(
+                &config,
+                &entries,
+                budgets,
+                0..config.repeats as usize,
+                &progress,
+            )
         };
-        if config.isolate {
-            progress.inc(row.runs() * u64::from(config.repeats));
-        }
         match row {
             Row::Ecs(ecs_row) => ecs_results.cells.extend(ecs_row.cells(samples)),
             _ => cells.extend(row.cells(&entries, samples)),
@@ -567,14 +586,16 @@ impl Row<'_> {
         members as u64
     }
 
-    /// Measures the row here. Every repeat runs each member once, in an
-    /// order rotated by the repeat, so that a burst of noise hits them all
-    /// alike and the samples of a repeat are measured side by side.
+    /// Measures `repeats` of the row here. Every repeat runs each member
+    /// once, in an order rotated by the repeat, so that a burst of noise
+    /// hits them all alike and the samples of a repeat are measured side
+    /// by side.
     fn samples(
         self,
         config: &Config,
         entries: &[Entry],
         budgets: Budgets,
+        repeats: Range<usize>,
         progress: &indicatif::ProgressBar,
     ) -> RowSamples {
         let seed_of = |repeat: usize| config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9);
@@ -594,7 +615,7 @@ impl Row<'_> {
                     }
                 }
                 let mut samples = vec![Vec::new(); row.members.len()];
-                for repeat in 0..config.repeats as usize {
+                for repeat in repeats.clone() {
                     for offset in 0..row.members.len() {
                         let slot = (offset + repeat) % row.members.len();
                         let entry = &entries[row.members[slot]];
@@ -611,7 +632,7 @@ impl Row<'_> {
                 // the same removals), then times each pass on each of them.
                 let members = group.members();
                 let mut samples = vec![vec![Vec::new(); members.len()]; group.passes.len()];
-                for repeat in 0..config.repeats as usize {
+                for repeat in repeats.clone() {
                     let mut built: Vec<_> = members
                         .iter()
                         .map(|&member| {
@@ -637,7 +658,7 @@ impl Row<'_> {
                     }
                 }
                 let mut samples = vec![Vec::new(); row.members.len()];
-                for repeat in 0..config.repeats as usize {
+                for repeat in repeats.clone() {
                     for offset in 0..row.members.len() {
                         let slot = (offset + repeat) % row.members.len();
                         let (contender, workload) = row.members[slot];
@@ -724,13 +745,15 @@ impl EcsRow {
     }
 }
 
-/// Runs row `k` of the plan in a process started for it (this program,
-/// with this run's arguments and `--row k`), and reads its samples.
-fn samples_in_own_process(k: usize) -> Result<RowSamples, String> {
+/// Runs repeat `repeat` of row `k` of the plan in a process started for
+/// it (this program, with this run's arguments and `--row k --repeat
+/// repeat`), and reads its samples.
+fn samples_in_own_process(k: usize, repeat: usize) -> Result<RowSamples, String> {
     let exe = std::env::current_exe().map_err(|err| format!("cannot find the runner: {err}"))?;
     let output = std::process::Command::new(exe)
         .args(std::env::args_os().skip(1))
         .args(["--no-progress", "--row", &k.to_string()])
+        .args(["--repeat", &repeat.to_string()])
         .stderr(std::process::Stdio::inherit())
         .output()
         .map_err(|err| format!("cannot start its process: {err}"))?;
@@ -739,6 +762,19 @@ fn samples_in_own_process(k: usize) -> Result<RowSamples, String> {
     }
     serde_json::from_slice(&output.stdout)
         .map_err(|err| format!("its process printed no samples: {err}"))
+}
+
+/// Appends one repeat's samples of a row to those of the repeats before.
+fn append_repeat(samples: &mut RowSamples, repeat: RowSamples) {
+    if samples.is_empty() {
+        *samples = repeat;
+        return;
+    }
+    for (per_member, new) in samples.iter_mut().zip(repeat) {
+        for (values, new) in per_member.iter_mut().zip(new) {
+            values.extend(new);
+        }
+    }
 }
 
 /// The ECS section's measures that are not rows of cells, run here after
