@@ -22,8 +22,8 @@
 //! `sum_keyed_half`, `sum_keyed_sparse`) is a `for` loop over `iter()`
 //! adding each value and its key's bits, the runner's `iter.sum.for` body.
 //! Containers: `IdTable`, `IdTable32`, `LookupTable`, `PackedTable`, `Hive`,
-//! `Pool`, `SlotMap`, `HopSlotMap`, `DenseSlotMap`, `thunderdome`, `slab`
-//! and `Vec` (`Vec` only for the workloads that remove nothing), over `u64`
+//! `Pool`, `SlotMap`, `HopSlotMap`, `DenseSlotMap`, `thunderdome`, `slab`,
+//! `pulz-arena` and `Vec` (`Vec` only for the workloads that remove nothing), over `u64`
 //! or, with the suffix `64B` (`PackedTable64B`), the runner's 64-byte
 //! values; `SecondaryCell` and `slotmap-SecondaryCell` (the runner's
 //! secondary-map containers, which compute each insertion's key in the
@@ -386,6 +386,7 @@ fn run_table<V: Value>(table: &str, work: &str, n: usize) -> bool {
         "DenseSlotMap" => run::<V, slotmap::DenseSlotMap<slotmap::DefaultKey, V>>(work, n),
         "thunderdome" => run::<V, thunderdome::Arena<V>>(work, n),
         "slab" => run::<V, slab::Slab<V>>(work, n),
+        "pulz-arena" => run::<V, pulz_arena::Arena<V>>(work, n),
         _ => return false,
     }
     true
