@@ -6,13 +6,9 @@
 
 mod common;
 
+use common::stale_suite::G2;
 use common::table::ReuseTable;
-use handlekit::{define_key, Hive, IdTable, Key, PackedTable, Pool, Reuse};
-
-define_key! {
-    /// 2 generation bits: slots retire after 3 occupants.
-    pub struct Gen2(u32; index_bits = 30);
-}
+use handlekit::{Hive, IdTable, Key, PackedTable, Pool, Reuse};
 
 #[test]
 fn a_detached_slot_is_never_reused() {
@@ -35,9 +31,9 @@ fn a_detached_slot_is_never_reused() {
 
 #[test]
 fn a_detached_key_at_the_last_generation_retires_when_removed() {
-    let mut table: IdTable<u8, Gen2> = IdTable::with_key();
+    let mut table: IdTable<u8, G2> = IdTable::with_key();
     let mut key = table.insert(0);
-    while key.generation() < Gen2::MAX_GENERATION {
+    while key.generation() < G2::MAX_GENERATION {
         table.remove(key);
         key = table.insert(0);
     }

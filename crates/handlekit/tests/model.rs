@@ -11,14 +11,10 @@ mod common;
 
 use common::keys::Gen4;
 use common::model_suite::{Harness, ModelTable, Op};
+use common::stale_suite::G2;
 use handlekit::layout::{Interleaved, Split};
-use handlekit::{define_key, Id, Id32, IdTable, Key, Reuse, SlotTable};
+use handlekit::{Id, Id32, IdTable, Key, Reuse, SlotTable};
 use proptest::strategy::Just;
-
-define_key! {
-    /// 30 index bits, 2 generation bits: a slot retires after 3 occupants.
-    pub struct Gen2(u32; index_bits = 30);
-}
 
 /// The model's hooks for a `SlotTable` in each layout: one impl per
 /// layout, as one over every `L: Layout` would overlap the `Pool` and
@@ -51,7 +47,7 @@ model_suite_tests! {
     lookup_id_lifo: SlotTable<u64, Id, Interleaved>, Just(Reuse::Lifo);
     lookup_id32_fifo: SlotTable<u64, Id32, Interleaved>, Just(Reuse::Fifo { min_free: 3 });
     lookup_gen4_lifo: SlotTable<u64, Gen4, Interleaved>, Just(Reuse::Lifo);
-    lookup_gen2_lifo: SlotTable<u64, Gen2, Interleaved>, Just(Reuse::Lifo);
+    lookup_gen2_lifo: SlotTable<u64, G2, Interleaved>, Just(Reuse::Lifo);
 }
 
 /// With 4 generation bits, a LIFO table that churns one value retires a slot

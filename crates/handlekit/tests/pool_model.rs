@@ -404,11 +404,7 @@ fn a_cut_block_iterates_empties_and_refills_in_order() {
 #[cfg(feature = "serde")]
 mod pool_serde {
     use super::*;
-
-    define_key! {
-        /// 2 index bits: 4 slots in all.
-        pub struct FourSlots(u32; index_bits = 2);
-    }
+    use common::stale_suite::FourSlots;
 
     fn parse<K: Key>(json: &str) -> Result<Pool<u64, K>, String> {
         common::from_json(json)

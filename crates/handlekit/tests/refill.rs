@@ -7,12 +7,8 @@
 
 mod common;
 
-use handlekit::{define_key, Id, IdTable, Key, Reuse};
-
-define_key! {
-    /// Two generation bits: a slot retires after three occupants.
-    struct Tiny(u32; index_bits = 30);
-}
+use common::stale_suite::G2;
+use handlekit::{Id, IdTable, Key, Reuse};
 
 fn indices<K: Key>(keys: &[K]) -> Vec<usize> {
     keys.iter().map(|key| key.index()).collect()
@@ -52,8 +48,8 @@ fn an_emptied_table_refills_in_index_order() {
 
 #[test]
 fn the_refill_skips_retired_slots() {
-    let mut table: IdTable<u32, Tiny> = IdTable::default();
-    let keys: Vec<Tiny> = (0..6).map(|i| table.insert(i)).collect();
+    let mut table: IdTable<u32, G2> = IdTable::default();
+    let keys: Vec<G2> = (0..6).map(|i| table.insert(i)).collect();
     // Slots 1 and 4 reach the last generation (3) and retire when they
     // are emptied below.
     for round in 0..2 {
@@ -70,7 +66,7 @@ fn the_refill_skips_retired_slots() {
         table.check_invariants();
     }
     assert_eq!(table.retired_count(), 2);
-    let refilled: Vec<Tiny> = (0..4).map(|i| table.insert(20 + i)).collect();
+    let refilled: Vec<G2> = (0..4).map(|i| table.insert(20 + i)).collect();
     assert_eq!(indices(&refilled), [0, 2, 3, 5]);
     table.check_invariants();
     // Every free slot is taken, so the next insertion appends.
