@@ -131,8 +131,8 @@ pub struct Config {
     pub row: Option<usize>,
     /// With `row`: the one repeat of the row that process runs (each
     /// repeat runs in a process of its own, so that the spread of a cell
-    /// also covers what differs from process to process: where the stack
-    /// and the heap begin); all of them if unset.
+    /// also covers what differs from process to process: some rows run
+    /// at two speeds, by process); all of them if unset.
     #[serde(skip)]
     pub repeat: Option<usize>,
 }
