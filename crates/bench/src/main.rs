@@ -355,17 +355,15 @@ fn main() {
             }
         }
     }
-    let runs: u64 = plan
+    // Every row of the run, in the order they run: the operations, the
+    // passes, the ECS rows.
+    let rows: Vec<Row<'_>> = plan
         .iter()
-        .map(|row| row.members.len())
-        .chain(
-            pass_plan
-                .iter()
-                .flat_map(|group| group.passes.iter().map(|(_, members)| members.len())),
-        )
-        .chain(ecs_plan.iter().map(|row| row.members.len()))
-        .map(|members| members as u64 * u64::from(config.repeats))
-        .sum();
+        .map(Row::Operation)
+        .chain(pass_plan.iter().map(Row::Passes))
+        .chain(ecs_plan.iter().map(Row::Ecs))
+        .collect();
+    let runs: u64 = rows.iter().map(|row| row.runs()).sum::<u64>() * u64::from(config.repeats);
     let progress = if config.progress {
         indicatif::ProgressBar::new(runs)
     } else {
@@ -386,14 +384,6 @@ fn main() {
             max_rounds: 1000,
         },
     };
-    // Every row of the run, in the order they run: the operations, the
-    // passes, the ECS rows.
-    let rows: Vec<Row<'_>> = plan
-        .iter()
-        .map(Row::Operation)
-        .chain(pass_plan.iter().map(Row::Passes))
-        .chain(ecs_plan.iter().map(Row::Ecs))
-        .collect();
     if let Some(k) = config.row {
         // A process started for one row: its samples, as JSON, and no more.
         let Some(&row) = rows.get(k) else {
@@ -445,9 +435,10 @@ fn main() {
                 &progress,
             )
         };
+        let new = row.cells(&entries, samples);
         match row {
-            Row::Ecs(ecs_row) => ecs_results.cells.extend(ecs_row.cells(samples)),
-            _ => cells.extend(row.cells(&entries, samples)),
+            Row::Ecs(_) => ecs_results.cells.extend(new),
+            _ => cells.extend(new),
         }
     }
     run_ecs_extras(&config, &filter, ecs_sizes, &mut ecs_results, &progress);
@@ -598,45 +589,27 @@ impl Row<'_> {
         repeats: Range<usize>,
         progress: &indicatif::ProgressBar,
     ) -> RowSamples {
-        let seed_of = |repeat: usize| config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9);
-        // One round of each member at the row's own N warms caches, branch
-        // predictors and the allocator: the heap then holds the pages the
-        // row needs (freed memory is kept, see `alloc.rs`), so that no
-        // repeat pays page faults the others do not. It is not measured.
-        let once = Budget {
-            min_time: Duration::ZERO,
-            max_rounds: 1,
-        };
         match self {
-            Row::Operation(row) => {
-                if config.warmup {
-                    for &member in &row.members {
-                        (entries[member].sample)(row.workload, row.n, config.seed, once);
-                    }
-                }
-                let mut samples = vec![Vec::new(); row.members.len()];
-                for repeat in repeats.clone() {
-                    for offset in 0..row.members.len() {
-                        let slot = (offset + repeat) % row.members.len();
-                        let entry = &entries[row.members[slot]];
-                        let sample =
-                            (entry.sample)(row.workload, row.n, seed_of(repeat), budgets.operation);
-                        samples[slot].push(sample);
-                        progress.inc(1);
-                    }
-                }
-                vec![samples]
-            }
+            Row::Operation(row) => vec![interleaved(
+                config,
+                row.members.len(),
+                repeats,
+                progress,
+                |slot, seed, budget| {
+                    (entries[row.members[slot]].sample)(row.workload, row.n, seed, budget)
+                },
+                budgets.operation,
+            )],
             Row::Passes(group) => {
                 // Each repeat builds every container of the group once (with
                 // the same removals), then times each pass on each of them.
                 let members = group.members();
                 let mut samples = vec![vec![Vec::new(); members.len()]; group.passes.len()];
-                for repeat in repeats.clone() {
+                for repeat in repeats {
                     let mut built: Vec<_> = members
                         .iter()
                         .map(|&member| {
-                            (entries[member].passes)(group.fill, group.n, seed_of(repeat))
+                            (entries[member].passes)(group.fill, group.n, seed_of(config, repeat))
                         })
                         .collect();
                     for (p, (pass, runs)) in group.passes.iter().enumerate() {
@@ -651,34 +624,21 @@ impl Row<'_> {
                 }
                 samples
             }
-            Row::Ecs(row) => {
-                if config.warmup {
-                    for &(contender, workload) in &row.members {
-                        ecs::sample(contender, workload, row.n, config.seed, once);
-                    }
-                }
-                let mut samples = vec![Vec::new(); row.members.len()];
-                for repeat in repeats.clone() {
-                    for offset in 0..row.members.len() {
-                        let slot = (offset + repeat) % row.members.len();
-                        let (contender, workload) = row.members[slot];
-                        let sample = ecs::sample(
-                            contender,
-                            workload,
-                            row.n,
-                            seed_of(repeat),
-                            budgets.operation,
-                        );
-                        samples[slot].push(sample);
-                        progress.inc(1);
-                    }
-                }
-                vec![samples]
-            }
+            Row::Ecs(row) => vec![interleaved(
+                config,
+                row.members.len(),
+                repeats,
+                progress,
+                |slot, seed, budget| {
+                    let (contender, workload) = row.members[slot];
+                    ecs::sample(contender, workload, row.n, seed, budget)
+                },
+                budgets.operation,
+            )],
         }
     }
 
-    /// The cells of an operation or pass row, from its samples.
+    /// The row's cells, from its samples.
     fn cells(self, entries: &[Entry], samples: RowSamples) -> Vec<Cell> {
         let cell = |workload: &'static str, member: usize, value_type, n, values| {
             let entry = &entries[member];
@@ -719,30 +679,63 @@ impl Row<'_> {
                 }
                 cells
             }
-            Row::Ecs(row) => row.cells(samples),
+            Row::Ecs(row) => samples
+                .into_iter()
+                .flatten()
+                .zip(&row.members)
+                .map(|(values, &(contender, workload))| {
+                    Cell::new(
+                        workload.name(),
+                        contender.name(),
+                        contender.family(),
+                        ecs::SECTION,
+                        row.n,
+                        values,
+                    )
+                })
+                .collect(),
         }
     }
 }
 
-impl EcsRow {
-    /// The row's cells, from its samples.
-    fn cells(&self, samples: RowSamples) -> Vec<Cell> {
-        samples
-            .into_iter()
-            .flatten()
-            .zip(&self.members)
-            .map(|(values, &(contender, workload))| {
-                Cell::new(
-                    workload.name(),
-                    contender.name(),
-                    contender.family(),
-                    ecs::SECTION,
-                    self.n,
-                    values,
-                )
-            })
-            .collect()
+/// The seed of repeat `repeat`: the same in every process of the run.
+fn seed_of(config: &Config, repeat: usize) -> u64 {
+    config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9)
+}
+
+/// `repeats` of a row of `count` members sampled one by one (`sample(slot,
+/// seed, budget)`): every repeat runs each member once, in an order
+/// rotated by the repeat, so that a burst of noise hits them all alike.
+/// First, one unmeasured round of each member at the row's own N warms
+/// caches, branch predictors and the allocator: the heap then holds the
+/// pages the row needs (freed memory is kept, see `alloc.rs`), so that no
+/// repeat pays page faults the others do not.
+fn interleaved(
+    config: &Config,
+    count: usize,
+    repeats: Range<usize>,
+    progress: &indicatif::ProgressBar,
+    mut sample: impl FnMut(usize, u64, Budget) -> f64,
+    budget: Budget,
+) -> Vec<Vec<f64>> {
+    if config.warmup {
+        let once = Budget {
+            min_time: Duration::ZERO,
+            max_rounds: 1,
+        };
+        for slot in 0..count {
+            sample(slot, config.seed, once);
+        }
     }
+    let mut samples = vec![Vec::new(); count];
+    for repeat in repeats {
+        for offset in 0..count {
+            let slot = (offset + repeat) % count;
+            samples[slot].push(sample(slot, seed_of(config, repeat), budget));
+            progress.inc(1);
+        }
+    }
+    samples
 }
 
 /// Runs repeat `repeat` of row `k` of the plan in a process started for
