@@ -589,53 +589,34 @@ impl Row<'_> {
         repeats: Range<usize>,
         progress: &indicatif::ProgressBar,
     ) -> RowSamples {
-        match self {
-            Row::Operation(row) => vec![interleaved(
-                config,
-                row.members.len(),
-                repeats,
-                progress,
-                |slot, seed, budget| {
-                    (entries[row.members[slot]].sample)(row.workload, row.n, seed, budget)
-                },
-                budgets.operation,
-            )],
+        // A row of operations or of the ECS samples one member at a time.
+        type Sampler<'a> = Box<dyn FnMut(usize, u64, Budget) -> f64 + 'a>;
+        let (count, mut sample): (usize, Sampler<'_>) = match self {
             Row::Passes(group) => {
-                // Each repeat builds every container of the group once (with
-                // the same removals), then times each pass on each of them.
-                let members = group.members();
-                let mut samples = vec![vec![Vec::new(); members.len()]; group.passes.len()];
-                for repeat in repeats {
-                    let mut built: Vec<_> = members
-                        .iter()
-                        .map(|&member| {
-                            (entries[member].passes)(group.fill, group.n, seed_of(config, repeat))
-                        })
-                        .collect();
-                    for (p, (pass, runs)) in group.passes.iter().enumerate() {
-                        for offset in 0..members.len() {
-                            let slot = (offset + repeat + p) % members.len();
-                            if runs.contains(&members[slot]) {
-                                samples[p][slot].push(built[slot].sample(*pass, budgets.pass));
-                                progress.inc(1);
-                            }
-                        }
-                    }
-                }
-                samples
+                return pass_samples(config, entries, group, budgets, repeats, progress)
             }
-            Row::Ecs(row) => vec![interleaved(
-                config,
+            Row::Operation(row) => (
                 row.members.len(),
-                repeats,
-                progress,
-                |slot, seed, budget| {
+                Box::new(move |slot, seed, budget| {
+                    (entries[row.members[slot]].sample)(row.workload, row.n, seed, budget)
+                }),
+            ),
+            Row::Ecs(row) => (
+                row.members.len(),
+                Box::new(move |slot, seed, budget| {
                     let (contender, workload) = row.members[slot];
                     ecs::sample(contender, workload, row.n, seed, budget)
-                },
-                budgets.operation,
-            )],
-        }
+                }),
+            ),
+        };
+        vec![interleaved(
+            config,
+            count,
+            repeats,
+            progress,
+            &mut sample,
+            budgets.operation,
+        )]
     }
 
     /// The row's cells, from its samples.
@@ -698,6 +679,37 @@ impl Row<'_> {
     }
 }
 
+/// `repeats` of a group of passes: each repeat builds every container of
+/// the group once (with the same removals), then times each pass on each
+/// of them, in an order rotated by the repeat and the pass.
+fn pass_samples(
+    config: &Config,
+    entries: &[Entry],
+    group: &PassGroup,
+    budgets: Budgets,
+    repeats: Range<usize>,
+    progress: &indicatif::ProgressBar,
+) -> RowSamples {
+    let members = group.members();
+    let mut samples = vec![vec![Vec::new(); members.len()]; group.passes.len()];
+    for repeat in repeats {
+        let mut built: Vec<_> = members
+            .iter()
+            .map(|&member| (entries[member].passes)(group.fill, group.n, seed_of(config, repeat)))
+            .collect();
+        for (p, (pass, runs)) in group.passes.iter().enumerate() {
+            for offset in 0..members.len() {
+                let slot = (offset + repeat + p) % members.len();
+                if runs.contains(&members[slot]) {
+                    samples[p][slot].push(built[slot].sample(*pass, budgets.pass));
+                    progress.inc(1);
+                }
+            }
+        }
+    }
+    samples
+}
+
 /// The seed of repeat `repeat`: the same in every process of the run.
 fn seed_of(config: &Config, repeat: usize) -> u64 {
     config.seed ^ (repeat as u64).wrapping_mul(0x9E37_79B9)
@@ -715,7 +727,7 @@ fn interleaved(
     count: usize,
     repeats: Range<usize>,
     progress: &indicatif::ProgressBar,
-    mut sample: impl FnMut(usize, u64, Budget) -> f64,
+    sample: &mut dyn FnMut(usize, u64, Budget) -> f64,
     budget: Budget,
 ) -> Vec<Vec<f64>> {
     if config.warmup {
