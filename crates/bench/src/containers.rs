@@ -484,6 +484,114 @@ impl<V: Value> Container<V> for PlainVec<V> {
     }
 }
 
+/// A key laid out as `Id` is (index, then generation, 32 bits each), for
+/// [`GenVec`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct GenKey {
+    index: u32,
+    generation: u32,
+}
+
+/// A `Vec<T>` with a parallel array of generations, every one 1: no free
+/// list and no removal. Its keyed passes are the loop a generational key
+/// costs at the least, written by hand (`iter().zip(..).enumerate()`, a
+/// load of the generation and a key of two 32-bit halves): the floor the
+/// keyed `for` loops of the core tables are held to, where a plain `Vec`'s
+/// index is a counter with nothing to load (see the `keyed_floor`
+/// example).
+pub struct GenVec<V> {
+    values: Vec<V>,
+    /// The generation of each value's slot, at the value's index.
+    generations: Vec<u32>,
+}
+
+impl<V: Value> Container<V> for GenVec<V> {
+    type Key = GenKey;
+    const NAME: &'static str = "Vec+generations";
+    const FAMILY: Family = Family::Bound;
+    const CAN_REMOVE: bool = false;
+    fn new() -> Self {
+        GenVec {
+            values: Vec::new(),
+            generations: Vec::new(),
+        }
+    }
+    #[inline(always)]
+    fn insert(&mut self, value: V) -> GenKey {
+        let index = self.values.len() as u32;
+        self.values.push(value);
+        self.generations.push(1);
+        GenKey {
+            index,
+            generation: 1,
+        }
+    }
+    #[inline(always)]
+    fn get(&self, key: GenKey) -> Option<&V> {
+        let index = key.index as usize;
+        if *self.generations.get(index)? == key.generation {
+            self.values.get(index)
+        } else {
+            None
+        }
+    }
+    fn remove(&mut self, _key: GenKey) -> Option<V> {
+        unreachable!("Vec+generations cannot remove")
+    }
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+    #[inline(always)]
+    fn key_bits(key: GenKey) -> u64 {
+        (u64::from(key.generation) << 32) | u64::from(key.index)
+    }
+    #[inline(always)]
+    fn iter(&self) -> impl Iterator<Item = (GenKey, &V)> {
+        self.values.iter().zip(&self.generations).enumerate().map(
+            |(index, (value, &generation))| {
+                let key = GenKey {
+                    index: index as u32,
+                    generation,
+                };
+                (key, value)
+            },
+        )
+    }
+    #[inline(always)]
+    fn iter_mut(&mut self) -> impl Iterator<Item = (GenKey, &mut V)> {
+        self.values
+            .iter_mut()
+            .zip(&self.generations)
+            .enumerate()
+            .map(|(index, (value, &generation))| {
+                let key = GenKey {
+                    index: index as u32,
+                    generation,
+                };
+                (key, value)
+            })
+    }
+    #[inline(always)]
+    fn values(&self) -> impl Iterator<Item = &V> {
+        self.values.iter()
+    }
+    #[inline(always)]
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.values.iter_mut()
+    }
+    #[inline(always)]
+    fn keys(&self) -> impl Iterator<Item = GenKey> {
+        self.generations
+            .iter()
+            .enumerate()
+            .map(|(index, &generation)| GenKey {
+                index: index as u32,
+                generation,
+            })
+    }
+}
+
 /// A secondary map as a runner container: its `insert` attaches the value
 /// to the next key a fresh primary table would issue (key `i` for the
 /// `i`-th insertion: slot `i`, first generation), and returns that key.

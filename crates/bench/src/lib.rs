@@ -23,7 +23,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use containers::{
-    BTreeIds, Blob64, Container, Family, HashIds, HkSecondary, PlainVec, SlotmapSecondary, Value,
+    BTreeIds, Blob64, Container, Family, GenVec, HashIds, HkSecondary, PlainVec, SlotmapSecondary,
+    Value,
 };
 use handlekit::{Hive, Id, Id32, IdTable, LookupTable, PackedTable, Pool};
 use workloads::{Budget, Fill, Passes, Rng, Workload};
@@ -97,6 +98,7 @@ pub fn entries_for<V: Value>() -> Vec<Entry> {
         entry::<V, BTreeIds<V>>(),
         entry::<V, HashIds<V>>(),
         entry::<V, PlainVec<V>>(),
+        entry::<V, GenVec<V>>(),
         entry::<V, HkSecondary<V>>(),
         entry::<V, SlotmapSecondary<V>>(),
     ]

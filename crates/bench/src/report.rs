@@ -321,6 +321,19 @@ impl Report {
                 )
                 .id_table(),
             );
+            // The nearest goal the note proposes for the keyed
+            // walks: a generational key's own floor, the same loop written
+            // by hand over a `Vec` and its generations.
+            rules.push(
+                Rule::new(
+                    format!("no holes, opaque body, {form_name}: IdTable ≤ 1.1× the same loop over a Vec with its generations, written by hand (proposed; figure: ÷ Vec+generations)"),
+                    &passes(Fill::Full, form, true),
+                    SUBJECTS[0],
+                    Against::Container("Vec+generations"),
+                    |_| Bound::AtMost(1.1),
+                )
+                .id_table(),
+            );
             let mut holes = passes(Fill::Half, form, false);
             holes.extend(passes(Fill::Sparse, form, false));
             rules.push(
