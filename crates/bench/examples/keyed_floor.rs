@@ -39,21 +39,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use handlekit::{Id, Id32, IdTable, Key};
-
-/// Where each item goes: a slot starting a cache line, read by an empty
-/// `asm!` block as far as the optimizer knows (the runner's `Sink`).
-#[repr(align(64))]
-struct Sink<T>(Option<T>);
-
-impl<T> Sink<T> {
-    #[inline(always)]
-    fn take(&mut self, item: T) {
-        self.0 = Some(item);
-        let at: *mut Self = self;
-        // SAFETY: an empty block touches no memory, stack or flags.
-        unsafe { core::arch::asm!("/* {0} */", in(reg) at, options(nostack, preserves_flags)) };
-    }
-}
+use handlekit_bench::workloads::Sink;
 
 /// A key laid out as [`Id`] is: index, then generation, 32 bits each.
 #[derive(Clone, Copy)]
@@ -65,7 +51,7 @@ struct SplitKey {
 
 #[inline(never)]
 fn vec_loop(values: &[u64]) {
-    let mut sink = Sink(None);
+    let mut sink = Sink::new();
     for item in values.iter().enumerate() {
         sink.take(item);
     }
@@ -73,7 +59,7 @@ fn vec_loop(values: &[u64]) {
 
 #[inline(never)]
 fn split_floor(values: &[u64], generations: &[u32]) {
-    let mut sink = Sink(None);
+    let mut sink = Sink::new();
     for (index, (value, &generation)) in values.iter().zip(generations).enumerate() {
         let key = SplitKey {
             index: index as u32,
@@ -85,7 +71,7 @@ fn split_floor(values: &[u64], generations: &[u32]) {
 
 #[inline(never)]
 fn merged_floor(values: &[u64], generations: &[u32]) {
-    let mut sink = Sink(None);
+    let mut sink = Sink::new();
     for (index, (value, &generation)) in values.iter().zip(generations).enumerate() {
         let key = (u64::from(generation) << 32) | index as u64;
         sink.take((key, value));
@@ -94,7 +80,7 @@ fn merged_floor(values: &[u64], generations: &[u32]) {
 
 #[inline(never)]
 fn id_table_loop(table: &IdTable<u64>) {
-    let mut sink = Sink(None);
+    let mut sink = Sink::new();
     for item in table.iter() {
         sink.take(item);
     }
@@ -102,7 +88,7 @@ fn id_table_loop(table: &IdTable<u64>) {
 
 #[inline(never)]
 fn id32_table_loop(table: &IdTable<u64, Id32>) {
-    let mut sink = Sink(None);
+    let mut sink = Sink::new();
     for item in table.iter() {
         sink.take(item);
     }

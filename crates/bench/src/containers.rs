@@ -548,29 +548,11 @@ impl<V: Value> Container<V> for GenVec<V> {
     }
     #[inline(always)]
     fn iter(&self) -> impl Iterator<Item = (GenKey, &V)> {
-        self.values.iter().zip(&self.generations).enumerate().map(
-            |(index, (value, &generation))| {
-                let key = GenKey {
-                    index: index as u32,
-                    generation,
-                };
-                (key, value)
-            },
-        )
+        with_keys(self.values.iter(), &self.generations)
     }
     #[inline(always)]
     fn iter_mut(&mut self) -> impl Iterator<Item = (GenKey, &mut V)> {
-        self.values
-            .iter_mut()
-            .zip(&self.generations)
-            .enumerate()
-            .map(|(index, (value, &generation))| {
-                let key = GenKey {
-                    index: index as u32,
-                    generation,
-                };
-                (key, value)
-            })
+        with_keys(self.values.iter_mut(), &self.generations)
     }
     #[inline(always)]
     fn values(&self) -> impl Iterator<Item = &V> {
@@ -582,14 +564,27 @@ impl<V: Value> Container<V> for GenVec<V> {
     }
     #[inline(always)]
     fn keys(&self) -> impl Iterator<Item = GenKey> {
-        self.generations
-            .iter()
-            .enumerate()
-            .map(|(index, &generation)| GenKey {
+        with_keys(core::iter::repeat(()), &self.generations).map(|(key, ())| key)
+    }
+}
+
+/// `items` paired with the keys of [`GenVec`]'s slots in order: a slot's
+/// index and its generation, loaded from `generations`.
+#[inline(always)]
+fn with_keys<'a, R, I: Iterator<Item = R> + 'a>(
+    items: I,
+    generations: &'a [u32],
+) -> impl Iterator<Item = (GenKey, R)> + 'a {
+    items
+        .zip(generations)
+        .enumerate()
+        .map(|(index, (item, &generation))| {
+            let key = GenKey {
                 index: index as u32,
                 generation,
-            })
-    }
+            };
+            (key, item)
+        })
 }
 
 /// A secondary map as a runner container: its `insert` attaches the value

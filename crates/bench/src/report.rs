@@ -311,29 +311,28 @@ impl Report {
             );
             rule.subjects = vec![("Hive", true), ("Pool", true)];
             rules.push(rule);
-            rules.push(
-                Rule::new(
-                    format!("no holes, opaque body, {form_name}: IdTable ≤ 1.1× the same loop over a Vec (figure: ÷ Vec)"),
-                    &passes(Fill::Full, form, true),
-                    SUBJECTS[0],
-                    Against::Container("Vec"),
-                    |_| Bound::AtMost(1.1),
-                )
-                .id_table(),
-            );
-            // The nearest goal the note proposes for the keyed
-            // walks: a generational key's own floor, the same loop written
-            // by hand over a `Vec` and its generations.
-            rules.push(
-                Rule::new(
-                    format!("no holes, opaque body, {form_name}: IdTable ≤ 1.1× the same loop over a Vec with its generations, written by hand (proposed; figure: ÷ Vec+generations)"),
-                    &passes(Fill::Full, form, true),
-                    SUBJECTS[0],
-                    Against::Container("Vec+generations"),
-                    |_| Bound::AtMost(1.1),
-                )
-                .id_table(),
-            );
+            // The goal against a `Vec`, and the nearest goal its
+            // note proposes for the keyed walks: a generational key's own
+            // floor, the same loop written by hand over a `Vec` and its
+            // generations.
+            for (against, text) in [
+                ("Vec", "the same loop over a Vec (figure: ÷ Vec)"),
+                (
+                    "Vec+generations",
+                    "the same loop over a Vec with its generations, written by hand (proposed; figure: ÷ Vec+generations)",
+                ),
+            ] {
+                rules.push(
+                    Rule::new(
+                        format!("no holes, opaque body, {form_name}: IdTable ≤ 1.1× {text}"),
+                        &passes(Fill::Full, form, true),
+                        SUBJECTS[0],
+                        Against::Container(against),
+                        |_| Bound::AtMost(1.1),
+                    )
+                    .id_table(),
+                );
+            }
             let mut holes = passes(Fill::Half, form, false);
             holes.extend(passes(Fill::Sparse, form, false));
             rules.push(

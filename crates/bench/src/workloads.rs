@@ -492,15 +492,27 @@ fn run_once<V: Value, C: Container<V>>(
 /// four (every 64 bytes) and 0.28 at the others; with it on, one process
 /// in eight took the slow speed, peers' loops alike.
 #[repr(align(64))]
-struct Sink<T>(Option<T>);
+pub struct Sink<T>(Option<T>);
+
+impl<T> Default for Sink<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 impl<T> Sink<T> {
+    /// An empty sink.
+    #[inline(always)]
+    pub fn new() -> Self {
+        Sink(None)
+    }
+
     /// Stores `item` where the optimizer must assume it is read: the
     /// sink's address goes to an empty `asm!` block in a register, which
     /// may read memory. (`black_box(&mut sink)` would also store that
     /// address on the stack for every item: a third store.)
     #[inline(always)]
-    fn take(&mut self, item: T) {
+    pub fn take(&mut self, item: T) {
         self.0 = Some(item);
         // The block is empty; only the optimizer must assume it reads the
         // sink.
