@@ -366,19 +366,26 @@ pub unsafe trait RunPos<T, P: SlotPtrs<T>>: Copy + Eq {
     /// # Safety
     ///
     /// This position and the slot `n` on are in the piece (a mask's
-    /// position is its lowest set bit's: see `End::at`), or the latter is
-    /// one past its run's end.
+    /// position is its lowest set bit's: see `End::at`).
     unsafe fn add(self, n: usize) -> Self;
 
-    /// The position one slot back, within the same run.
-    ///
-    /// # Safety
-    ///
-    /// The run holds a slot before this position.
-    unsafe fn back(self) -> Self;
+    /// The position one slot on, wrapping: it may be one past a piece's
+    /// storage, or leave the position before its first slot (see
+    /// [`End::before`]) for that first slot. Only a position that names a
+    /// slot is made into an item.
+    fn step(self) -> Self;
 
-    /// The number of slots from `self` to the later `to`, of one piece.
+    /// The position one slot back, wrapping: it may be the position
+    /// before a piece's first slot (see [`End::before`]).
+    fn step_back(self) -> Self;
+
+    /// The number of slots from `self` to the later `to`, of one piece
+    /// (either may be the position before its first slot).
     fn distance(self, to: Self) -> usize;
+
+    /// Whether this position lies before `other`, of one piece (either may
+    /// be the position before its first slot).
+    fn precedes(self, other: Self) -> bool;
 
     /// The flat index of the slot at this position.
     ///
@@ -404,8 +411,8 @@ pub unsafe trait RunPos<T, P: SlotPtrs<T>>: Copy + Eq {
     fn opaque(self) -> Self;
 
     /// Tells the optimizer that the position is not null, where it is a
-    /// pointer: called at the top of `next()` on the positions the item
-    /// is made from, when the walk's pointers may not say so (a block's
+    /// pointer: called in `next()` on the position the item is made from
+    /// (only ever one that names a slot), when the walk's pointers may not say so (a block's
     /// bases lie outside its storage and may be any address), so that a
     /// `for` loop does not test each item's `Option` against null.
     #[inline(always)]
@@ -458,13 +465,25 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for usize {
     }
 
     #[inline(always)]
-    unsafe fn back(self) -> Self {
-        self - 1
+    fn step(self) -> Self {
+        self.wrapping_add(1)
+    }
+
+    #[inline(always)]
+    fn step_back(self) -> Self {
+        self.wrapping_sub(1)
     }
 
     #[inline(always)]
     fn distance(self, to: Self) -> usize {
-        to - self
+        to.wrapping_sub(self)
+    }
+
+    #[inline(always)]
+    fn precedes(self, other: Self) -> bool {
+        // Signed: the position before slot 0 is `usize::MAX`, -1 (flat
+        // indices stay below `isize::MAX`).
+        (self as isize) < (other as isize)
     }
 
     #[inline(always)]
@@ -492,9 +511,11 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for usize {
 // SAFETY: `at` is `unit_at`; the units of a piece are contiguous in one
 // allocation (the contract of `SlotPtrs`), so steps are pointer steps and
 // distances are address differences over the unit's size; `index_of`,
-// `state_of` and `payload_of` find the item's parts. A position is never
-// null: `none()` is dangling and every other one is made by `unit_at`
-// (a `NonNull`) or by steps within a piece.
+// `state_of` and `payload_of` find the item's parts. A position that
+// names a slot is never null: `none()` is dangling and every other one is
+// made by `unit_at` (a `NonNull`) or by steps within a piece (the position
+// before a piece's first unit names none, and is only stepped and
+// compared).
 //
 // A raw pointer, not a `NonNull`: a `NonNull` read from the iterator comes
 // with the optimizer's knowledge that it is not null, and that knowledge
@@ -521,16 +542,26 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for *mut P::Unit {
     }
 
     #[inline(always)]
-    unsafe fn back(self) -> Self {
-        // SAFETY: the caller's guarantee: the run's previous unit.
-        unsafe { self.sub(1) }
+    fn step(self) -> Self {
+        self.wrapping_add(1)
+    }
+
+    #[inline(always)]
+    fn step_back(self) -> Self {
+        self.wrapping_sub(1)
     }
 
     #[inline(always)]
     fn distance(self, to: Self) -> usize {
         // Units are never zero-sized: each holds at least a state word or
         // a free-list link.
-        (to.addr() - self.addr()) / mem::size_of::<P::Unit>()
+        to.addr().wrapping_sub(self.addr()) / mem::size_of::<P::Unit>()
+    }
+
+    #[inline(always)]
+    fn precedes(self, other: Self) -> bool {
+        // A unit before a piece's first is still above address 0.
+        self < other
     }
 
     #[inline(always)]
@@ -571,28 +602,41 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for *mut P::Unit {
     }
 }
 
-/// One end of a [`Cursor`]: the piece it takes from, as a run
-/// `next..end` or as the mask `bits` from `end`, never both at once, the
-/// positions kept as `Q` (see [`RunPos`]). `next()` takes the run upward,
-/// and the mask's bits lowest first; `next_back()` the run downward, and
-/// the bits highest first. Four words and the pointers: a loop keeps both
-/// ends, the walk and its own values in registers only while they are
-/// few. (Turning a mask's stretches of set bits into runs inside `next()`
-/// was tried: the loop's registers were then shuffled on every item, and
-/// a `for` loop took 2.5x as long.)
+/// One end of a [`Cursor`]: the piece it takes from, as a run of the
+/// slots after `before` up to `last`, or as the mask `bits` from `last`
+/// (then `before` is not below `last`), never both at once, the positions kept as `Q` (see [`RunPos`]).
+/// `next()` takes the run upward, and the mask's bits lowest first;
+/// `next_back()` the run downward, and the bits highest first. Four words
+/// and the pointers: a loop keeps both ends, the walk and its own values in
+/// registers only while they are few. (Turning a mask's stretches of set
+/// bits into runs inside `next()` was tried: the loop's registers were then
+/// shuffled on every item, and a `for` loop took 2.5x as long.)
+///
+/// The run is kept by the position before its next slot, not the next
+/// slot's own, so that `next()` steps the position and hands out the slot
+/// it then names: one value, where a position stepped past the slot it
+/// hands out kept the two in two registers, copied on every item (a
+/// `values` loop of five instructions and 17 bytes instead of a slice's
+/// four and 14; a loop that straddles a 64-byte line of code takes two
+/// cycles an item on the development machine's core, not one).
 struct End<T, P: SlotPtrs<T>, Q: RunPos<T, P>> {
-    /// The storage of the piece. Invariant: every position of `next..end`
-    /// and every slot a set bit of `bits` stands for is an occupied slot
-    /// reached through these pointers, not yet taken.
+    /// The storage of the piece. Invariant: every position after `before`
+    /// up to `last`, and every slot a set bit of `bits` stands for, is an
+    /// occupied slot reached through these pointers, not yet taken.
     ptrs: P,
-    /// The run: `next <= end`, both made from `ptrs` (or both `none()`
-    /// while the end holds no piece).
-    next: Q,
-    /// Past the run; while `bits` is not zero, the run is empty
-    /// (`next == end`) and this is the position of bit 0 of `bits`.
-    end: Q,
-    /// The mask: bit `i` for the slot `i` past `end`. Invariant: `bits ==
-    /// 0 || next == end`.
+    /// The position before the run's next slot (a wrapping step back from
+    /// a slot, which may lie before the storage, never made into an item);
+    /// the run is empty when it does not precede `last`
+    /// ([`RunPos::precedes`]). With a mask, the slot `next()` took from it
+    /// last (or `last`). Both are made from `ptrs` (or both `none()` while
+    /// the end holds no piece).
+    before: Q,
+    /// The run's last slot; while `bits` is not zero, the run is empty
+    /// and this is the position of bit 0 of `bits`: the mask's lowest
+    /// occupied slot when the end was made.
+    last: Q,
+    /// The mask: bit `i` for the slot `i` past `last`. Invariant: `bits ==
+    /// 0` or the run is empty.
     bits: u64,
     _slots: PhantomData<fn() -> T>,
 }
@@ -611,8 +655,8 @@ impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
     fn empty(ptrs: P) -> Self {
         End {
             ptrs,
-            next: Q::none(),
-            end: Q::none(),
+            before: Q::none(),
+            last: Q::none(),
             bits: 0,
             _slots: PhantomData,
         }
@@ -631,20 +675,27 @@ impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
     /// left of one.
     #[inline(always)]
     unsafe fn at(ptrs: P, next: usize, end: usize, bits: u64) -> Self {
-        let (next, end, bits) = if bits == 0 {
-            (next, end, bits)
-        } else {
-            let skip = bits.trailing_zeros();
-            (end + skip as usize, end + skip as usize, bits >> skip)
-        };
-        // SAFETY: the caller's guarantee: a run's first index and one past
-        // its last, or a mask's lowest set bit, an occupied slot.
-        let (next, end) = unsafe { (Q::at(ptrs, next), Q::at(ptrs, end)) };
+        if bits == 0 {
+            // SAFETY: the caller's guarantee: a run's first index and one
+            // past its last.
+            let (next, end) = unsafe { (Q::at(ptrs, next), Q::at(ptrs, end)) };
+            return End {
+                ptrs,
+                before: next.step_back(),
+                last: end.step_back(),
+                bits,
+                _slots: PhantomData,
+            };
+        }
+        let skip = bits.trailing_zeros();
+        // SAFETY: the caller's guarantee: the mask's lowest set bit is an
+        // occupied slot.
+        let base = unsafe { Q::at(ptrs, end + skip as usize) };
         End {
             ptrs,
-            next,
-            end,
-            bits,
+            before: base,
+            last: base,
+            bits: bits >> skip,
             _slots: PhantomData,
         }
     }
@@ -668,60 +719,84 @@ impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
     /// The same end with its positions kept as `Q2`.
     #[inline(always)]
     fn with_pos<Q2: RunPos<T, P>>(self) -> End<T, P, Q2> {
-        if self.next == self.end && self.bits == 0 {
+        if self.is_empty() {
             return End::empty(self.ptrs);
         }
-        // SAFETY: the positions were made from `ptrs` and name a piece the
-        // walk handed out (or what is left of it).
+        // SAFETY: `last` was made from `ptrs` and names a slot of a piece
+        // the walk handed out: the run's last (its first `run_len() - 1`
+        // below it), or the mask's bit 0.
         unsafe {
-            let (next, end) = (self.next.index(self.ptrs), self.end.index(self.ptrs));
-            End::at(self.ptrs, next, end, self.bits)
+            let last = self.last.index(self.ptrs);
+            if self.bits != 0 {
+                End::at(self.ptrs, last, last, self.bits)
+            } else {
+                End::at(self.ptrs, last + 1 - self.run_len(), last + 1, 0)
+            }
         }
+    }
+
+    /// Whether the run holds a slot.
+    #[inline(always)]
+    fn in_run(&self) -> bool {
+        self.before.precedes(self.last)
     }
 
     /// The number of slots in the run.
     #[inline(always)]
     fn run_len(&self) -> usize {
-        self.next.distance(self.end)
+        if self.in_run() {
+            self.before.distance(self.last)
+        } else {
+            0
+        }
     }
 
     /// Whether no slot is left.
-    #[cfg(any(test, feature = "rayon"))]
     #[inline(always)]
     fn is_empty(&self) -> bool {
-        self.next == self.end && self.bits == 0
+        !self.in_run() && self.bits == 0
     }
 
     /// Takes the lowest slot left, if any, as its position.
     #[inline(always)]
     fn take_first_pos(&mut self) -> Option<Q> {
-        if self.next != self.end {
-            let taken = self.next;
-            // SAFETY: `next < end`: one on is at most `end`.
-            self.next = unsafe { taken.add(1) };
-            Some(taken)
+        if self.in_run() {
+            self.before = self.before.step();
+            Some(self.before)
         } else if self.bits != 0 {
-            let bit = self.bits.trailing_zeros() as usize;
-            self.bits &= self.bits - 1;
-            // SAFETY: the bit's slot is in the mask's piece.
-            Some(unsafe { self.end.add(bit) })
+            Some(self.take_masked())
         } else {
             None
         }
     }
 
+    /// Takes the mask's lowest slot left, whose position becomes `before`
+    /// (not below `last`, so the run stays empty): every way `next()`
+    /// takes a slot then leaves the slot's position in `before`, and a loop
+    /// keeps the two as one value (see the type's docs). The mask must not
+    /// be empty.
+    #[inline(always)]
+    fn take_masked(&mut self) -> Q {
+        let bit = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        // SAFETY: the bit's slot is in the mask's piece.
+        let taken = unsafe { self.last.add(bit) };
+        self.before = taken;
+        taken
+    }
+
     /// Takes the highest slot left, if any, as its position.
     #[inline(always)]
     fn take_last_pos(&mut self) -> Option<Q> {
-        if self.next != self.end {
-            // SAFETY: `next < end`: the run holds a slot before `end`.
-            self.end = unsafe { self.end.back() };
-            Some(self.end)
+        if self.in_run() {
+            let taken = self.last;
+            self.last = taken.step_back();
+            Some(taken)
         } else if self.bits != 0 {
             let bit = 63 - self.bits.leading_zeros() as usize;
             self.bits ^= 1 << bit;
             // SAFETY: the bit's slot is in the mask's piece.
-            Some(unsafe { self.end.add(bit) })
+            Some(unsafe { self.last.add(bit) })
         } else {
             None
         }
@@ -731,18 +806,19 @@ impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
     #[inline]
     fn fold<B>(self, init: B, f: &mut impl SlotFold<T, P, Q, B>) -> B {
         let mut acc = init;
-        if self.next != self.end {
-            // SAFETY: positions of the piece, made from `ptrs`: the run
-            // left, folded once (the end is consumed).
+        if self.in_run() {
+            // SAFETY: `last` is a position of the piece, made from `ptrs`,
+            // the run's last slot; the run left is folded once (the end is
+            // consumed).
             acc = unsafe {
-                let (first, last) = (self.next.index(self.ptrs), self.end.index(self.ptrs));
-                fold_run::<T, P, Q, B>(self.ptrs, first, last, acc, f)
+                let past = self.last.index(self.ptrs) + 1;
+                fold_run::<T, P, Q, B>(self.ptrs, past - self.run_len(), past, acc, f)
             };
         }
         let mut bits = self.bits;
         if bits != 0 {
             // SAFETY: the position of bit 0, made from `ptrs`.
-            let base = unsafe { self.end.index(self.ptrs) };
+            let base = unsafe { self.last.index(self.ptrs) };
             while bits != 0 {
                 acc = f.at_index(acc, self.ptrs, base + bits.trailing_zeros() as usize);
                 bits &= bits - 1;
@@ -840,7 +916,7 @@ impl EndSide for Lowest {
     }
     #[inline(always)]
     fn empty_opposite<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(back: &mut End<T, P, Q>) {
-        back.next = back.end;
+        back.before = back.last;
         back.bits = 0;
     }
 }
@@ -856,7 +932,7 @@ impl EndSide for Highest {
     }
     #[inline(always)]
     fn empty_opposite<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(front: &mut End<T, P, Q>) {
-        front.end = front.next;
+        front.last = front.before;
         front.bits = 0;
     }
 }
@@ -1008,7 +1084,7 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Cursor<'a, T, W, 
     /// mask's bit is counted off.
     #[inline(always)]
     fn take_held<E: EndSide>(end: &mut End<T, W::Ptrs, Q>, remaining: &mut usize) -> Option<Q> {
-        let in_run = end.next != end.end;
+        let in_run = end.in_run();
         let index = E::take(end)?;
         if !in_run {
             *remaining = remaining.saturating_sub(1);
@@ -1076,25 +1152,23 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Iterator for Curs
         // over a table with holes was 1.5-2x slower. The refill is marked
         // rare, so that the allocator favours the other two.
         self.front.ptrs.hint_not_null();
-        self.front.next.hint_not_null();
-        self.front.end.hint_not_null();
-        if self.front.next != self.front.end {
-            let taken = self.front.next;
-            // `taken` is an occupied slot of the front's run, reached through
-            // its pointers (`End::ptrs`); the run moves past it: taken once.
-            // SAFETY: `next < end`, so one on is at most `end`.
-            return Some(unsafe {
-                self.front.next = taken.add(1);
-                taken.item(self.front.ptrs)
-            });
+        if self.front.in_run() {
+            // The run's next slot; the run now starts past it (`End::before`).
+            let taken = self.front.before.step();
+            self.front.before = taken;
+            taken.hint_not_null();
+            // SAFETY: `taken` is an occupied slot of the front's run, reached
+            // through its pointers (`End::ptrs`); the run moved past it:
+            // taken once.
+            return Some(unsafe { taken.item(self.front.ptrs) });
         }
         if self.front.bits != 0 {
-            let bit = self.front.bits.trailing_zeros() as usize;
-            self.front.bits &= self.front.bits - 1;
             self.remaining -= 1;
+            let taken = self.front.take_masked();
+            taken.hint_not_null();
             // SAFETY: a set bit of the front's mask: an occupied slot reached
             // through its pointers (`End::ptrs`); the bit is cleared: taken once.
-            return Some(unsafe { self.front.end.add(bit).item(self.front.ptrs) });
+            return Some(unsafe { taken.item(self.front.ptrs) });
         }
         refill_is_rare();
         let (front, taken) =
@@ -1124,22 +1198,21 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> DoubleEndedIterat
     fn next_back(&mut self) -> Option<Self::Item> {
         // Each way returns its own item, as in `next`.
         self.back.ptrs.hint_not_null();
-        self.back.next.hint_not_null();
-        self.back.end.hint_not_null();
-        if self.back.next != self.back.end {
-            // SAFETY: as in `next`, from the top of the back's run: `next <
-            // end`, so the run holds a slot before `end`, taken once.
-            return Some(unsafe {
-                self.back.end = self.back.end.back();
-                self.back.end.item(self.back.ptrs)
-            });
+        if self.back.in_run() {
+            let taken = self.back.last;
+            self.back.last = taken.step_back();
+            taken.hint_not_null();
+            // SAFETY: as in `next`, the top of the back's run, which now ends
+            // below it: taken once.
+            return Some(unsafe { taken.item(self.back.ptrs) });
         }
         if self.back.bits != 0 {
             let bit = 63 - self.back.bits.leading_zeros() as usize;
             self.back.bits ^= 1 << bit;
             self.remaining -= 1;
+            self.back.last.hint_not_null();
             // SAFETY: as in `next`, the highest set bit of the back's mask.
-            return Some(unsafe { self.back.end.add(bit).item(self.back.ptrs) });
+            return Some(unsafe { self.back.last.add(bit).item(self.back.ptrs) });
         }
         refill_is_rare();
         let (back, taken) =
@@ -1395,7 +1468,21 @@ mod tests {
         }));
         assert_eq!(run.take_last_pos(), Some(8));
         assert_eq!(run.take_first_pos(), Some(5));
-        assert_eq!((run.next, run.end), (6, 8));
+        // Slots 6 and 7 are left: after 5, up to 7.
+        assert_eq!((run.before, run.last, run.run_len()), (5, 7, 2));
+        assert_eq!(run.take_first_pos(), Some(6));
+        assert_eq!(run.take_last_pos(), Some(7));
+        assert!(run.is_empty() && run.take_first_pos().is_none());
+        // A run from slot 0 starts after the wrapped position before it.
+        let mut from_zero = End::<(), (), usize>::of(Piece::Run(Run {
+            ptrs: (),
+            next: 0,
+            end: 2,
+        }));
+        assert_eq!(from_zero.run_len(), 2);
+        assert_eq!(from_zero.take_last_pos(), Some(1));
+        assert_eq!(from_zero.take_last_pos(), Some(0));
+        assert!(from_zero.is_empty() && from_zero.take_first_pos().is_none());
     }
 
     /// The patterns of holes the container walks are checked against:
