@@ -4,10 +4,12 @@
 //! finding its live slots.
 //!
 //! A `for` loop calls `next()` once per item, so `next()` must be small.
-//! The cursor keeps the run of live slots it is in as `next..end` plus
-//! the pointers of the storage that holds them ([`Run`]), so that `next()`
-//! is one compare and one increment and then the reads of the item. The
-//! two positions are flat indices for the iterators that hand out keys,
+//! The cursor keeps the run of live slots it is in as the position before
+//! its next slot and its last slot, plus the pointers of the storage that
+//! holds them (made from a [`Run`]), so that `next()` is one compare and
+//! one increment and then the reads of the item, and a loop keeps a single
+//! position (the one it hands out is the one it steps). The two positions
+//! are flat indices for the iterators that hand out keys,
 //! and the slots' own addresses for those that hand out values alone
 //! ([`RunPos`]): their `next()` is then the loop over a slice, with no
 //! index turned into an address. Only when the run ends does it go out of line
@@ -331,13 +333,14 @@ pub enum Piece<P> {
     Run(Run<P>),
 }
 
-/// Where a run of an [`End`] is, as its first and past-its-last
-/// positions: flat indices ([`usize`], for the iterators that hand out
+/// Where a run of an [`End`] is, as the position before its first slot
+/// and its last slot's: flat indices ([`usize`], for the iterators that hand out
 /// keys, which need the index anyway) or the slots' [`Unit`]s
 /// (`*mut Unit`, for those that hand out values alone, whose
 /// `next()` is then the loop over a slice: a compare, a step of the
 /// pointer and the read of the value, with no index to turn into an
-/// address). The same pair serves a mask: `end` is the position of bit 0.
+/// address). The same pair serves a mask: `last` is the position of bit
+/// 0.
 ///
 /// [`Unit`]: SlotPtrs::Unit
 ///
