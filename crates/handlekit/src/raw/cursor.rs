@@ -725,9 +725,9 @@ impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
         if self.is_empty() {
             return End::empty(self.ptrs);
         }
-        // SAFETY: `last` was made from `ptrs` and names a slot of a piece
-        // the walk handed out: the run's last (its first `run_len() - 1`
-        // below it), or the mask's bit 0.
+        // `last` names the run's last slot (its first `run_len() - 1` below
+        // it) or the mask's bit 0, of a piece the walk handed out.
+        // SAFETY: so `last` was made from `ptrs`, and so are the indices.
         unsafe {
             let last = self.last.index(self.ptrs);
             if self.bits != 0 {
@@ -810,9 +810,8 @@ impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
     fn fold<B>(self, init: B, f: &mut impl SlotFold<T, P, Q, B>) -> B {
         let mut acc = init;
         if self.in_run() {
-            // SAFETY: `last` is a position of the piece, made from `ptrs`,
-            // the run's last slot; the run left is folded once (the end is
-            // consumed).
+            // The end is consumed: the run left is folded once.
+            // SAFETY: `last`, the run's last slot, was made from `ptrs`.
             acc = unsafe {
                 let past = self.last.index(self.ptrs) + 1;
                 fold_run::<T, P, Q, B>(self.ptrs, past - self.run_len(), past, acc, f)
@@ -1160,9 +1159,8 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Iterator for Curs
             let taken = self.front.before.step();
             self.front.before = taken;
             taken.hint_not_null();
-            // SAFETY: `taken` is an occupied slot of the front's run, reached
-            // through its pointers (`End::ptrs`); the run moved past it:
-            // taken once.
+            // The run moved past `taken`: it is taken once.
+            // SAFETY: an occupied slot of the front's run (`End::ptrs`).
             return Some(unsafe { taken.item(self.front.ptrs) });
         }
         if self.front.bits != 0 {
