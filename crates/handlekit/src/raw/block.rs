@@ -957,42 +957,59 @@ pub(crate) const fn block_shift_for<T, L: SlotLayout<T>>(
 
 /// The part of one block that a [`BlocksWalk`] has not handed out: the
 /// flat indices `next..end` of its used slots.
+///
+/// Three words: the walk's two parts are live through a `for` loop over a
+/// hive, and with the block's storage pointers, vacancy words and fullness
+/// copied in (six words a part), the loop ran out of registers and copied
+/// two of them back and forth on every item. The header is read again
+/// only when a piece is taken.
 struct BlockPart<T> {
-    /// The block's storage, by flat index.
-    ptrs: FlatBases<T>,
-    /// The block's vacancy words, by flat word index (see
-    /// `Block::vacancy`).
-    vacancy: *const u64,
+    /// The block, or null for [`EMPTY`](Self::EMPTY). Invariant: a part
+    /// that is not empty, or that was opened from a block, names a block of
+    /// the walk's slice, borrowed as long as the walk.
+    block: *const Block<T>,
     /// The first flat index not handed out.
     next: usize,
     /// Past the last flat index not handed out. Invariant: `next..end`
     /// lies in the block's used slots.
     end: usize,
-    /// Whether every slot of `next..end` is occupied (the block had no
-    /// vacant slot): then the part is one run, read without its bits.
-    full: bool,
 }
 
 impl<T> BlockPart<T> {
     /// Nothing.
     const EMPTY: Self = BlockPart {
-        ptrs: FlatBases::NONE,
-        vacancy: ptr::null(),
+        block: ptr::null(),
         next: 0,
         end: 0,
-        full: true,
     };
 
     /// The whole of `block`.
     #[inline]
     fn open(block: &Block<T>) -> Self {
         BlockPart {
-            ptrs: block.ptrs,
-            vacancy: block.vacancy,
+            block,
             next: block.base(),
             end: block.end as usize,
-            full: block.vacant == 0,
         }
+    }
+
+    /// The part's block header. The part must have been opened from a
+    /// block (so not [`EMPTY`](Self::EMPTY)), as every part that is not
+    /// empty was; it may be empty since.
+    #[inline(always)]
+    fn block(&self) -> &Block<T> {
+        debug_assert!(!self.block.is_null(), "a part never opened");
+        // SAFETY: not null, so a block of the walk's slice, borrowed as
+        // long as the walk (the invariant on `block`).
+        unsafe { &*self.block }
+    }
+
+    /// Whether every slot of the part is occupied (its block has no vacant
+    /// slot): then the part is one run, read without its bits. The part
+    /// must have been opened (see [`block`](Self::block)).
+    #[inline(always)]
+    fn is_full(&self) -> bool {
+        self.block().vacant == 0
     }
 
     /// Whether nothing is left.
@@ -1005,10 +1022,11 @@ impl<T> BlockPart<T> {
     /// `start` to `stop` (within that word), as a piece.
     #[inline(always)]
     fn bits(&self, start: usize, stop: usize) -> Piece<FlatBases<T>> {
+        let block = self.block();
         Piece::Bits(Bits {
-            ptrs: self.ptrs,
+            ptrs: block.ptrs,
             base: start / WORD_BITS * WORD_BITS,
-            bits: Block::<T>::occupied_in(self.vacancy, start, stop),
+            bits: Block::<T>::occupied_in(block.vacancy, start, stop),
         })
     }
 
@@ -1016,7 +1034,7 @@ impl<T> BlockPart<T> {
     #[inline(always)]
     fn take_whole(&mut self) -> Piece<FlatBases<T>> {
         let run = Run {
-            ptrs: self.ptrs,
+            ptrs: self.block().ptrs,
             next: self.next,
             end: self.end,
         };
@@ -1028,7 +1046,7 @@ impl<T> BlockPart<T> {
     /// if it is full, else the rest of one 64-slot word.
     #[inline(always)]
     fn take_front(&mut self) -> Piece<FlatBases<T>> {
-        if self.full {
+        if self.is_full() {
             return self.take_whole();
         }
         let start = self.next;
@@ -1040,7 +1058,7 @@ impl<T> BlockPart<T> {
     /// The highest piece left (the part must not be empty).
     #[inline(always)]
     fn take_back(&mut self) -> Piece<FlatBases<T>> {
-        if self.full {
+        if self.is_full() {
             return self.take_whole();
         }
         let stop = self.end;
@@ -1073,27 +1091,31 @@ impl<T> BlockPart<T> {
         f: &mut impl SlotFold<T, FlatBases<T>, Q, B>,
     ) -> B {
         let mut acc = init;
-        if self.full {
+        if self.is_empty() {
+            return acc;
+        }
+        let Block { ptrs, vacancy, .. } = *self.block();
+        if self.is_full() {
             // SAFETY: a full part is a run of occupied slots of the block,
             // handed out here once.
-            return unsafe { fold_run::<T, _, Q, B>(self.ptrs, self.next, self.end, acc, f) };
+            return unsafe { fold_run::<T, _, Q, B>(ptrs, self.next, self.end, acc, f) };
         }
         let mut start = self.next;
         while start < self.end {
             let base = start / WORD_BITS * WORD_BITS;
             let stop = (base + WORD_BITS).min(self.end);
-            let mut word = Block::<T>::occupied_in(self.vacancy, start, stop);
+            let mut word = Block::<T>::occupied_in(vacancy, start, stop);
             if word == u64::MAX {
                 // A constant trip count, not `base..base + WORD_BITS`: the
                 // compiler must allow for that end wrapping, and the trip
                 // count it then works out on every word took registers
                 // that the sparse path below spilled to the stack.
                 for bit in 0..WORD_BITS {
-                    acc = f.at_index(acc, self.ptrs, base + bit);
+                    acc = f.at_index(acc, ptrs, base + bit);
                 }
             } else {
                 while word != 0 {
-                    acc = f.at_index(acc, self.ptrs, base + word.trailing_zeros() as usize);
+                    acc = f.at_index(acc, ptrs, base + word.trailing_zeros() as usize);
                     word &= word - 1;
                 }
             }

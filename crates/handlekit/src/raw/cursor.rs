@@ -761,7 +761,7 @@ impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
     }
 
     /// Takes the lowest slot left, if any, as its position.
-    #[inline(always)]
+    #[cfg(test)]
     fn take_first_pos(&mut self) -> Option<Q> {
         if self.in_run() {
             self.before = self.before.step();
@@ -789,7 +789,7 @@ impl<T, P: SlotPtrs<T>, Q: RunPos<T, P>> End<T, P, Q> {
     }
 
     /// Takes the highest slot left, if any, as its position.
-    #[inline(always)]
+    #[cfg(test)]
     fn take_last_pos(&mut self) -> Option<Q> {
         if self.in_run() {
             let taken = self.last;
@@ -894,8 +894,6 @@ pub unsafe trait Walk<T>: Sized {
 trait EndSide {
     /// The walk's next piece from this side.
     fn piece<T, W: Walk<T>>(walk: &mut W, left: usize) -> Option<Piece<W::Ptrs>>;
-    /// Takes the first slot this way from `end`.
-    fn take<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(end: &mut End<T, P, Q>) -> Option<Q>;
     /// Empties the opposite end in place once this end has taken over
     /// what it held: its run closes where this side would take next.
     fn empty_opposite<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(opposite: &mut End<T, P, Q>);
@@ -913,10 +911,6 @@ impl EndSide for Lowest {
         walk.front(left)
     }
     #[inline(always)]
-    fn take<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(end: &mut End<T, P, Q>) -> Option<Q> {
-        end.take_first_pos()
-    }
-    #[inline(always)]
     fn empty_opposite<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(back: &mut End<T, P, Q>) {
         back.before = back.last;
         back.bits = 0;
@@ -929,18 +923,11 @@ impl EndSide for Highest {
         walk.back(left)
     }
     #[inline(always)]
-    fn take<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(end: &mut End<T, P, Q>) -> Option<Q> {
-        end.take_last_pos()
-    }
-    #[inline(always)]
     fn empty_opposite<T, P: SlotPtrs<T>, Q: RunPos<T, P>>(front: &mut End<T, P, Q>) {
         front.last = front.before;
         front.bits = 0;
     }
 }
-
-/// A refilled end and the position of the slot taken from it.
-type Refilled<T, P, Q> = (End<T, P, Q>, Q);
 
 /// The unit pointer of a walk's pieces, the position a cursor for values
 /// alone keeps (see [`RunPos`]).
@@ -1041,57 +1028,44 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Cursor<'a, T, W, 
     }
 
     /// The next piece for end `E` (the front for [`Lowest`], the back for
-    /// [`Highest`]), with its first slot that way taken and counted off (a
-    /// run's whole length), or, when the walk is done, what `other` (the
-    /// opposite end) holds. Inlined whole: the end is then given back in
-    /// registers, so a loop keeps it there and its `next()` is the compare
-    /// and increment of a run, or the bit steps of a mask; a refill called
-    /// out of line, or one that borrowed the end, kept it in memory, a
-    /// store and a reload per value.
+    /// [`Highest`]), not empty, with a run counted off whole (a mask's bits
+    /// are counted off as they are taken); or, when the walk is done, what
+    /// `other` (the opposite end) holds, if anything (its run was counted
+    /// when that end took it). Nothing is taken: `next()` goes round again
+    /// and takes the first slot the way it takes every other, so that its
+    /// item is made in one place. (Taken here, the slot's item was made on
+    /// this path too, and the optimizer merged the two into one read after
+    /// them: through an address kept in a register, where a run's own read
+    /// adds the index to the base in the load; a `for` loop over a `Hive`
+    /// with keys took 11 instructions an item where `IdTable`'s took 8.)
+    ///
+    /// Inlined whole: the end is then given back in registers, so a loop
+    /// keeps it there and its `next()` is the compare and increment of a
+    /// run, or the bit steps of a mask; a refill called out of line, or
+    /// one that borrowed the end, kept it in memory, a store and a reload
+    /// per value.
     #[inline(always)]
     fn refill<E: EndSide>(
         walk: &mut W,
         other: &mut End<T, W::Ptrs, Q>,
         remaining: &mut usize,
-    ) -> Option<Refilled<T, W::Ptrs, Q>> {
+    ) -> Option<End<T, W::Ptrs, Q>> {
         loop {
             let Some(piece) = E::piece(walk, Self::walk_left(*remaining, other)) else {
                 // Emptied in place, not replaced by `End::empty`: its
                 // positions then stay what they were, and a `for` loop over
                 // values needs no register copies on every item to merge
                 // this path's constants into the loop (1.5x faster).
-                let mut rest = *other;
+                let rest = *other;
                 E::empty_opposite(other);
-                return Self::take_held::<E>(&mut rest, remaining).map(|index| (rest, index));
+                return (!rest.is_empty()).then_some(rest);
             };
-            let mut end = End::of(piece);
-            if let Some(index) = Self::take_counted::<E>(&mut end, remaining) {
-                return Some((end, index));
+            let end = End::of(piece);
+            if !end.is_empty() {
+                *remaining = remaining.saturating_sub(end.run_len());
+                return Some(end);
             }
         }
-    }
-
-    /// Takes a slot from a new end the way of side `E`, counting off what
-    /// it holds: a run whole (before the slot is taken), a mask's bit alone.
-    #[inline(always)]
-    fn take_counted<E: EndSide>(end: &mut End<T, W::Ptrs, Q>, remaining: &mut usize) -> Option<Q> {
-        let run = end.run_len();
-        let index = E::take(end)?;
-        *remaining = remaining.saturating_sub(if run != 0 { run } else { 1 });
-        Some(index)
-    }
-
-    /// Takes a slot the way of side `E` from an end taken over from the
-    /// other end, whose run was counted off when that end took it: only a
-    /// mask's bit is counted off.
-    #[inline(always)]
-    fn take_held<E: EndSide>(end: &mut End<T, W::Ptrs, Q>, remaining: &mut usize) -> Option<Q> {
-        let in_run = end.in_run();
-        let index = E::take(end)?;
-        if !in_run {
-            *remaining = remaining.saturating_sub(1);
-        }
-        Some(index)
     }
 
     /// Folds `f` over every item left, in order: the front's piece, the
@@ -1147,37 +1121,36 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Iterator for Curs
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        // Each way to an index returns its own item. Merged into one read
-        // after the three, the loop's registers were shuffled on every item
-        // to meet the other paths (a `for` loop over a full table took up
-        // to 1.5x SlotMap's time); with only the run's path apart, a loop
-        // over a table with holes was 1.5-2x slower. The refill is marked
-        // rare, so that the allocator favours the other two.
-        self.front.ptrs.hint_not_null();
-        if self.front.in_run() {
-            // The run's next slot; the run now starts past it (`End::before`).
-            let taken = self.front.before.step();
-            self.front.before = taken;
-            taken.hint_not_null();
-            // The run moved past `taken`: it is taken once.
-            // SAFETY: an occupied slot of the front's run (`End::ptrs`).
-            return Some(unsafe { taken.item(self.front.ptrs) });
+        // The run's way and the mask's way each return their own item.
+        // Merged into one read after the two, the loop's registers were
+        // shuffled on every item to meet the other path (a `for` loop over
+        // a full table took up to 1.5x SlotMap's time); with only the run's
+        // path apart, a loop over a table with holes was 1.5-2x slower. A
+        // refill takes nothing: the loop goes round and takes the new
+        // piece's first slot one of the two ways (see `refill`). The refill
+        // is marked rare, so that the allocator favours the other two.
+        loop {
+            self.front.ptrs.hint_not_null();
+            if self.front.in_run() {
+                // The run's next slot; the run now starts past it (`End::before`).
+                let taken = self.front.before.step();
+                self.front.before = taken;
+                taken.hint_not_null();
+                // The run moved past `taken`: it is taken once.
+                // SAFETY: an occupied slot of the front's run (`End::ptrs`).
+                return Some(unsafe { taken.item(self.front.ptrs) });
+            }
+            if self.front.bits != 0 {
+                self.remaining -= 1;
+                let taken = self.front.take_masked();
+                taken.hint_not_null();
+                // SAFETY: a set bit of the front's mask: an occupied slot reached
+                // through its pointers (`End::ptrs`); the bit is cleared: taken once.
+                return Some(unsafe { taken.item(self.front.ptrs) });
+            }
+            refill_is_rare();
+            self.front = Self::refill::<Lowest>(&mut self.walk, &mut self.back, &mut self.remaining)?;
         }
-        if self.front.bits != 0 {
-            self.remaining -= 1;
-            let taken = self.front.take_masked();
-            taken.hint_not_null();
-            // SAFETY: a set bit of the front's mask: an occupied slot reached
-            // through its pointers (`End::ptrs`); the bit is cleared: taken once.
-            return Some(unsafe { taken.item(self.front.ptrs) });
-        }
-        refill_is_rare();
-        let (front, taken) =
-            Self::refill::<Lowest>(&mut self.walk, &mut self.back, &mut self.remaining)?;
-        self.front = front;
-        // SAFETY: an occupied slot of the front's new piece, reached through
-        // its pointers (`End::ptrs`); the piece moved past it: taken once.
-        Some(unsafe { taken.item(self.front.ptrs) })
     }
 
     #[inline]
@@ -1197,30 +1170,28 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> DoubleEndedIterat
 {
     #[inline(always)]
     fn next_back(&mut self) -> Option<Self::Item> {
-        // Each way returns its own item, as in `next`.
-        self.back.ptrs.hint_not_null();
-        if self.back.in_run() {
-            let taken = self.back.last;
-            self.back.last = taken.step_back();
-            taken.hint_not_null();
-            // SAFETY: as in `next`, the top of the back's run, which now ends
-            // below it: taken once.
-            return Some(unsafe { taken.item(self.back.ptrs) });
+        // As `next`, from the top.
+        loop {
+            self.back.ptrs.hint_not_null();
+            if self.back.in_run() {
+                let taken = self.back.last;
+                self.back.last = taken.step_back();
+                taken.hint_not_null();
+                // SAFETY: as in `next`, the top of the back's run, which now
+                // ends below it: taken once.
+                return Some(unsafe { taken.item(self.back.ptrs) });
+            }
+            if self.back.bits != 0 {
+                let bit = 63 - self.back.bits.leading_zeros() as usize;
+                self.back.bits ^= 1 << bit;
+                self.remaining -= 1;
+                self.back.last.hint_not_null();
+                // SAFETY: as in `next`, the highest set bit of the back's mask.
+                return Some(unsafe { self.back.last.add(bit).item(self.back.ptrs) });
+            }
+            refill_is_rare();
+            self.back = Self::refill::<Highest>(&mut self.walk, &mut self.front, &mut self.remaining)?;
         }
-        if self.back.bits != 0 {
-            let bit = 63 - self.back.bits.leading_zeros() as usize;
-            self.back.bits ^= 1 << bit;
-            self.remaining -= 1;
-            self.back.last.hint_not_null();
-            // SAFETY: as in `next`, the highest set bit of the back's mask.
-            return Some(unsafe { self.back.last.add(bit).item(self.back.ptrs) });
-        }
-        refill_is_rare();
-        let (back, taken) =
-            Self::refill::<Highest>(&mut self.walk, &mut self.front, &mut self.remaining)?;
-        self.back = back;
-        // SAFETY: as in `next`, from the top of the back's new piece.
-        Some(unsafe { taken.item(self.back.ptrs) })
     }
 }
 

@@ -167,19 +167,12 @@ unsafe impl<T> SlotPtrs<T> for FlatBases<T> {
 
     #[inline(always)]
     unsafe fn state_at(self, index: usize) -> *const u32 {
-        let state = self.states.wrapping_add(index);
-        // Said so, an `Option<&T>` made from it needs no null check.
-        // SAFETY: the index is the run's (the caller's guarantee): in the storage.
-        unsafe { core::hint::assert_unchecked(!state.is_null()) };
-        state
+        self.states.wrapping_add(index)
     }
 
     #[inline(always)]
     unsafe fn payload_at(self, index: usize) -> *mut Payload<T> {
-        let payload = self.payloads.wrapping_add(index);
-        // SAFETY: as for `state_at`.
-        unsafe { core::hint::assert_unchecked(!payload.is_null()) };
-        payload
+        self.payloads.wrapping_add(index)
     }
 }
 
