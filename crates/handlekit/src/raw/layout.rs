@@ -178,7 +178,8 @@ unsafe impl<T> SlotPtrs<T> for FlatBases<T> {
 
     #[inline(always)]
     unsafe fn payload_at(self, index: usize) -> *mut Payload<T> {
-        // As in `state_at`.
+        // No assumption either (see `state_at`): where an item is made,
+        // its value pointer is said not null.
         self.payloads.wrapping_add(index)
     }
 }
