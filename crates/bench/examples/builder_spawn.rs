@@ -72,25 +72,23 @@ fn simple_bundle() -> SimpleBundle {
     }
 }
 
-#[inline(never)]
-fn measured_hk_builder(world: &mut handlekit_ecs::World, n: usize) {
-    let mut builder = handlekit_ecs::EntityBuilder::new();
-    for _ in 0..n {
-        let (t, p, r, v) = black_box(simple());
-        builder.add(t).add(p).add(r).add(v);
-        black_box(world.spawn(builder.build()));
-    }
+/// The builder loop, one function per crate (the two builders share no
+/// trait; the loops are the same source).
+macro_rules! builder_loop {
+    ($name:ident, $krate:ident) => {
+        #[inline(never)]
+        fn $name(world: &mut $krate::World, n: usize) {
+            let mut builder = $krate::EntityBuilder::new();
+            for _ in 0..n {
+                let (t, p, r, v) = black_box(simple());
+                builder.add(t).add(p).add(r).add(v);
+                black_box(world.spawn(builder.build()));
+            }
+        }
+    };
 }
-
-#[inline(never)]
-fn measured_hecs_builder(world: &mut hecs::World, n: usize) {
-    let mut builder = hecs::EntityBuilder::new();
-    for _ in 0..n {
-        let (t, p, r, v) = black_box(simple());
-        builder.add(t).add(p).add(r).add(v);
-        black_box(world.spawn(builder.build()));
-    }
-}
+builder_loop!(measured_hk_builder, handlekit_ecs);
+builder_loop!(measured_hecs_builder, hecs);
 
 #[inline(never)]
 fn measured_hk_tuple(world: &mut handlekit_ecs::World, n: usize) {
