@@ -1149,7 +1149,8 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> Iterator for Curs
                 return Some(unsafe { taken.item(self.front.ptrs) });
             }
             refill_is_rare();
-            self.front = Self::refill::<Lowest>(&mut self.walk, &mut self.back, &mut self.remaining)?;
+            self.front =
+                Self::refill::<Lowest>(&mut self.walk, &mut self.back, &mut self.remaining)?;
         }
     }
 
@@ -1190,7 +1191,8 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> DoubleEndedIterat
                 return Some(unsafe { self.back.last.add(bit).item(self.back.ptrs) });
             }
             refill_is_rare();
-            self.back = Self::refill::<Highest>(&mut self.walk, &mut self.front, &mut self.remaining)?;
+            self.back =
+                Self::refill::<Highest>(&mut self.walk, &mut self.front, &mut self.remaining)?;
         }
     }
 }
