@@ -709,6 +709,24 @@ impl<T> DenseColumn<T> {
         UnsafeCell::raw_get(self.raw.slots.wrapping_add(row)).cast::<T>()
     }
 
+    /// [`value_ptr`](Self::value_ptr) of a row that has a value, said not
+    /// null: made by wrapping arithmetic, the pointer could be null as far
+    /// as the optimizer knows, and a call that returns the reference in an
+    /// `Option` or a `Result` tested it on every lookup.
+    ///
+    /// # Safety
+    ///
+    /// `row` has a value (its presence bit is set).
+    #[inline(always)]
+    unsafe fn present_value_ptr(&self, row: usize) -> *mut T {
+        debug_assert!(self.has(row));
+        let value = self.value_ptr(row);
+        // SAFETY: a set presence bit lies in the window (the invariant on
+        // `present`), so the slot is in the column's reservation: not null.
+        unsafe { core::hint::assert_unchecked(!value.is_null()) };
+        value
+    }
+
     /// An empty column whose first row is `front`, with room for `max_rows`
     /// rows. Panics if the address space cannot be reserved.
     fn new(front: usize, max_rows: usize, index: usize) -> Self {
@@ -768,7 +786,7 @@ impl<T> DenseColumn<T> {
         // borrowed shared (see `TypedStorage::get`).
         // SAFETY: so the pointer is to an initialized `T`, read-only while
         // `&self` lives.
-        Some(unsafe { &*self.value_ptr(row) })
+        Some(unsafe { &*self.present_value_ptr(row) })
     }
 
     /// The value of `row`, mutably, if it has one.
@@ -778,7 +796,7 @@ impl<T> DenseColumn<T> {
             return None;
         }
         // SAFETY: as in `get`; `&mut self` makes the access unique.
-        Some(unsafe { &mut *self.value_ptr(row) })
+        Some(unsafe { &mut *self.present_value_ptr(row) })
     }
 
     /// The presence word of `row`, made if needed; the caller syncs.
