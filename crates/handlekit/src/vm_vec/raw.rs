@@ -36,8 +36,15 @@ pub(crate) struct RawVmVec<T> {
     /// all accessible. Empty for a zero-sized `T`.
     region: Region,
     /// Offset of the first live element. A multiple of `align_of::<T>()`.
-    /// Everything before it is dead: no value lives there.
+    /// Everything before it is dead: no value lives there. Written only by
+    /// [`set_head`](Self::set_head), which keeps `first` with it.
     head: usize,
+    /// `at(head)`: the first live element's address, with the region's
+    /// provenance (dangling for a zero-sized `T`). Invariant: equal to
+    /// `at(head)` (the region's base never changes). Kept so that an
+    /// access by index reads one field, not the base and the offset (two
+    /// loads and an add in every lookup of the ECS's entity table).
+    first: *mut T,
     /// The `len` elements at `head`, `head + STRIDE`, … are initialized and
     /// owned by this window; nothing at or past `tail() = head + len *
     /// STRIDE` is. (`tail` is derived rather than stored so that a push
@@ -107,9 +114,15 @@ impl<T> RawVmVec<T> {
         } else {
             region.initially_committed()
         };
+        let first = if Self::IS_ZST {
+            NonNull::dangling().as_ptr()
+        } else {
+            region.base().as_ptr().cast()
+        };
         Ok(RawVmVec {
             region,
             head: 0,
+            first,
             len: 0,
             limit,
             committed,
@@ -194,20 +207,29 @@ impl<T> RawVmVec<T> {
     /// elements is made on the way.
     #[inline]
     pub(crate) fn as_ptr(&self) -> *mut T {
-        self.at(self.head)
+        debug_assert_eq!(self.first, self.at(self.head));
+        self.first
     }
 
     #[inline]
     pub(crate) fn as_slice(&self) -> &[T] {
-        // SAFETY: the `len` elements from `head` are initialized, aligned
-        // and owned by the window; `&self` keeps them alive and unchanged.
-        unsafe { slice::from_raw_parts(self.at(self.head), self.len) }
+        // SAFETY: the `len` elements from `head` (at `first`) are
+        // initialized, aligned and owned by the window; `&self` keeps them
+        // alive and unchanged.
+        unsafe { slice::from_raw_parts(self.as_ptr(), self.len) }
     }
 
     #[inline]
     pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
         // SAFETY: as in `as_slice`; `&mut self` makes the access unique.
-        unsafe { slice::from_raw_parts_mut(self.at(self.head), self.len) }
+        unsafe { slice::from_raw_parts_mut(self.as_ptr(), self.len) }
+    }
+
+    /// Moves the window's start to offset `head`, and `first` with it.
+    #[inline]
+    fn set_head(&mut self, head: usize) {
+        self.head = head;
+        self.first = self.at(head);
     }
 
     /// Appends `value` without moving any element.
@@ -287,7 +309,7 @@ impl<T> RawVmVec<T> {
         // SAFETY: `len > 0`, so the element at `head` is initialized; `head`
         // moves past it next, so it is read out exactly once.
         let value = unsafe { self.at(self.head).read() };
-        self.head += Self::STRIDE;
+        self.set_head(self.head + Self::STRIDE);
         self.len -= 1;
         self.front = self.front.wrapping_add(1);
         self.release_front();
@@ -332,7 +354,7 @@ impl<T> RawVmVec<T> {
             self.len
         );
         let block = self.at(self.head);
-        self.head += n * Self::STRIDE;
+        self.set_head(self.head + n * Self::STRIDE);
         self.len -= n;
         self.front = self.front.wrapping_add(n);
         DrainFront {
@@ -459,7 +481,7 @@ impl<T> RawVmVec<T> {
                 // destination is accessible memory of the same allocation.
                 unsafe { ptr::copy(self.at(self.head), self.at(0), self.len) };
             }
-            self.head = 0;
+            self.set_head(0);
             return Rebased {
                 shift,
                 remapped: 0,
@@ -499,7 +521,7 @@ impl<T> RawVmVec<T> {
             self.discarded = 0;
             self.fast_end = 0;
         }
-        self.head = 0;
+        self.set_head(0);
         Rebased {
             shift,
             remapped: 0,
@@ -600,7 +622,7 @@ impl<T> RawVmVec<T> {
     /// region committed up to `committed`, and nothing below released or
     /// discarded any more.
     fn settle_rebased(&mut self, head: usize, committed: usize) {
-        self.head = head;
+        self.set_head(head);
         self.committed = committed;
         self.released = 0;
         self.discarded = 0;
@@ -644,6 +666,7 @@ impl<T> RawVmVec<T> {
         let tail = self.tail();
         assert!(tail <= self.limit, "window");
         assert_eq!(self.head % align_of::<T>(), 0, "alignment");
+        assert_eq!(self.first, self.at(self.head), "first");
         assert_eq!(self.limit, self.max_capacity * Self::STRIDE, "limit");
         assert_eq!(self.fast_end, self.committed.min(self.limit), "fast_end");
         assert!(tail <= self.committed, "committed");
