@@ -114,15 +114,11 @@ impl<T> RawVmVec<T> {
         } else {
             region.initially_committed()
         };
-        let first = if Self::IS_ZST {
-            NonNull::dangling().as_ptr()
-        } else {
-            region.base().as_ptr().cast()
-        };
-        Ok(RawVmVec {
+        let mut raw = RawVmVec {
             region,
             head: 0,
-            first,
+            // Set by `set_head` below, through `at` like every later value.
+            first: ptr::null_mut(),
             len: 0,
             limit,
             committed,
@@ -132,7 +128,9 @@ impl<T> RawVmVec<T> {
             front: 0,
             max_capacity,
             _owns: PhantomData,
-        })
+        };
+        raw.set_head(0);
+        Ok(raw)
     }
 
     /// The element at `offset`. Computing it is safe; using it needs the
@@ -213,9 +211,9 @@ impl<T> RawVmVec<T> {
 
     #[inline]
     pub(crate) fn as_slice(&self) -> &[T] {
-        // SAFETY: the `len` elements from `head` (at `first`) are
-        // initialized, aligned and owned by the window; `&self` keeps them
-        // alive and unchanged.
+        // The `len` elements from `head` (at `first`) are initialized,
+        // aligned and owned by the window.
+        // SAFETY: so the slice is valid; `&self` keeps it alive and unchanged.
         unsafe { slice::from_raw_parts(self.as_ptr(), self.len) }
     }
 
@@ -308,7 +306,7 @@ impl<T> RawVmVec<T> {
         }
         // SAFETY: `len > 0`, so the element at `head` is initialized; `head`
         // moves past it next, so it is read out exactly once.
-        let value = unsafe { self.at(self.head).read() };
+        let value = unsafe { self.as_ptr().read() };
         self.set_head(self.head + Self::STRIDE);
         self.len -= 1;
         self.front = self.front.wrapping_add(1);
@@ -353,7 +351,7 @@ impl<T> RawVmVec<T> {
             "drain_front: cannot remove {n} elements from a VmVec of length {}",
             self.len
         );
-        let block = self.at(self.head);
+        let block = self.as_ptr();
         self.set_head(self.head + n * Self::STRIDE);
         self.len -= n;
         self.front = self.front.wrapping_add(n);
