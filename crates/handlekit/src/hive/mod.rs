@@ -307,23 +307,32 @@ impl<T, K: Key> SlotTable<T, K, HiveBlocks> {
 }
 
 /// Iterator over `(key, &value)`; see [`Hive::iter`]
-/// ([`iter::Iter`](crate::iter::Iter) over the Hive's blocks).
+/// ([`iter::Iter`](crate::iter::Iter) over the Hive's blocks). It walks
+/// the blocks in order, skipping vacant slots 64 at a time.
 ///
 /// ```
-/// let c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
-/// let iter: handlekit::hive::Iter<'_, i32> = c.iter();
-/// assert_eq!(iter.len(), 2);
+/// let mut hive = handlekit::Hive::with_block_sizes(64, 64);
+/// let keys: Vec<_> = (0..200).map(|i| hive.insert(i)).collect();
+/// hive.remove(keys[7]);
+/// let walk: handlekit::hive::Iter<'_, i32> = hive.iter();
+/// assert_eq!((walk.len(), hive.block_count()), (199, 4));
+/// assert!(hive.iter().all(|(key, _)| key != keys[7]));
 /// ```
 pub type Iter<'a, T, K = Id> = crate::iter::Iter<'a, T, K, HiveBlocks>;
 
 /// Iterator over `(key, &mut value)`; see [`Hive::iter_mut`]
 /// ([`iter::IterMut`](crate::iter::IterMut) over the Hive's blocks).
+/// Changing a value through it leaves the value where it was.
 ///
 /// ```
-/// let mut c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
-/// let iter: handlekit::hive::IterMut<'_, i32> = c.iter_mut();
-/// iter.for_each(|(_, v)| *v *= 2);
-/// assert_eq!(c.values().sum::<i32>(), 6);
+/// let mut hive: handlekit::Hive<[u8; 4]> = handlekit::Hive::new();
+/// let key = hive.insert([0; 4]);
+/// let before = hive.get_ptr(key);
+/// let walk: handlekit::hive::IterMut<'_, [u8; 4]> = hive.iter_mut();
+/// for (_, bytes) in walk {
+///     bytes[0] = 9;
+/// }
+/// assert_eq!((hive[key][0], hive.get_ptr(key)), (9, before));
 /// ```
 pub type IterMut<'a, T, K = Id> = crate::iter::IterMut<'a, T, K, HiveBlocks>;
 
@@ -331,9 +340,12 @@ pub type IterMut<'a, T, K = Id> = crate::iter::IterMut<'a, T, K, HiveBlocks>;
 /// ([`iter::Keys`](crate::iter::Keys) over the Hive's blocks).
 ///
 /// ```
-/// let c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
-/// let keys: handlekit::hive::Keys<'_, i32> = c.keys();
-/// assert_eq!(keys.count(), 2);
+/// use handlekit::hive::Keys;
+/// let mut hive = handlekit::Hive::new();
+/// let (a, b, c) = (hive.insert('a'), hive.insert('b'), hive.insert('c'));
+/// hive.remove(b);
+/// let keys: Keys<'_, char> = hive.keys();
+/// assert_eq!(keys.rev().collect::<Vec<_>>(), [c, a]);
 /// ```
 pub type Keys<'a, T, K = Id> = crate::iter::Keys<'a, T, K, HiveBlocks>;
 
@@ -341,9 +353,11 @@ pub type Keys<'a, T, K = Id> = crate::iter::Keys<'a, T, K, HiveBlocks>;
 /// ([`iter::Values`](crate::iter::Values) over the Hive's blocks).
 ///
 /// ```
-/// let c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
-/// let values: handlekit::hive::Values<'_, i32> = c.values();
-/// assert_eq!(values.max(), Some(&2));
+/// let hive: handlekit::Hive<u16> = (1..=10).collect();
+/// let mut values: handlekit::hive::Values<'_, u16> = hive.values();
+/// assert_eq!(values.size_hint(), (10, Some(10)));
+/// assert_eq!(values.by_ref().step_by(3).sum::<u16>(), 1 + 4 + 7 + 10);
+/// assert_eq!(values.next(), None);
 /// ```
 pub type Values<'a, T> = crate::iter::Values<'a, T, HiveBlocks>;
 
@@ -351,21 +365,26 @@ pub type Values<'a, T> = crate::iter::Values<'a, T, HiveBlocks>;
 /// ([`iter::ValuesMut`](crate::iter::ValuesMut) over the Hive's blocks).
 ///
 /// ```
-/// let mut c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
-/// let values: handlekit::hive::ValuesMut<'_, i32> = c.values_mut();
-/// values.for_each(|v| *v += 1);
-/// assert_eq!(c.values().sum::<i32>(), 5);
+/// let mut particles: handlekit::Hive<(f32, f32)> = handlekit::Hive::new();
+/// particles.insert((0.0, 1.0));
+/// particles.insert((2.0, -1.0));
+/// let moving: handlekit::hive::ValuesMut<'_, (f32, f32)> = particles.values_mut();
+/// moving.for_each(|(position, velocity)| *position += *velocity);
+/// assert!(particles.values().map(|p| p.0).eq([1.0, 1.0]));
 /// ```
 pub type ValuesMut<'a, T> = crate::iter::ValuesMut<'a, T, HiveBlocks>;
 
 /// Removing iterator over `(key, value)`; see [`Hive::drain`]
-/// ([`iter::Drain`](crate::iter::Drain) over the Hive's slots).
+/// ([`iter::Drain`](crate::iter::Drain) over the Hive's slots). The
+/// blocks stay allocated for the values inserted next.
 ///
 /// ```
-/// let mut c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
-/// let drain: handlekit::hive::Drain<'_, i32> = c.drain();
-/// assert_eq!(drain.map(|(_, v)| v).sum::<i32>(), 3);
-/// assert!(c.is_empty());
+/// let mut hive: handlekit::Hive<String> = ["a", "b"].map(String::from).into_iter().collect();
+/// let blocks = hive.block_count();
+/// let drain: handlekit::hive::Drain<'_, String> = hive.drain();
+/// assert_eq!(drain.map(|(_, s)| s).collect::<String>(), "ab");
+/// assert!(hive.is_empty());
+/// assert_eq!(hive.block_count(), blocks);
 /// ```
 pub type Drain<'a, T, K = Id> = crate::iter::Drain<'a, T, K, RawHive<T>>;
 
@@ -373,20 +392,24 @@ pub type Drain<'a, T, K = Id> = crate::iter::Drain<'a, T, K, RawHive<T>>;
 /// ([`iter::IntoIter`](crate::iter::IntoIter) over the Hive's slots).
 ///
 /// ```
-/// let c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
-/// let all: handlekit::hive::IntoIter<i32> = c.into_iter();
-/// assert_eq!(all.len(), 2);
+/// let mut hive = handlekit::Hive::new();
+/// let kept = hive.insert(Box::new(1));
+/// let gone = hive.insert(Box::new(2));
+/// hive.remove(gone);
+/// let owned: handlekit::hive::IntoIter<Box<i32>> = hive.into_iter();
+/// assert_eq!(owned.collect::<Vec<_>>(), [(kept, Box::new(1))]);
 /// ```
 pub type IntoIter<T, K = Id> = crate::iter::IntoIter<T, K, RawHive<T>>;
 
 /// Parallel iterator over `(key, &value)`; see [`Hive::par_iter`]
-/// ([`iter::ParIter`](crate::iter::ParIter) over the Hive's blocks).
+/// ([`iter::ParIter`](crate::iter::ParIter) over the Hive's blocks). It
+/// splits at block and word boundaries.
 ///
 /// ```
 /// use rayon::prelude::*;
-/// let c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
-/// let iter: handlekit::hive::ParIter<'_, i32> = c.par_iter();
-/// assert_eq!(iter.count(), 2);
+/// let hive: handlekit::Hive<u32> = (0..5000).collect();
+/// let odd: handlekit::hive::ParIter<'_, u32> = hive.par_iter();
+/// assert_eq!(odd.filter(|(_, v)| **v % 2 == 1).count(), 2500);
 /// ```
 #[cfg(feature = "rayon")]
 pub type ParIter<'a, T, K = Id> = crate::iter::ParIter<'a, T, K, HiveBlocks>;
@@ -396,10 +419,10 @@ pub type ParIter<'a, T, K = Id> = crate::iter::ParIter<'a, T, K, HiveBlocks>;
 ///
 /// ```
 /// use rayon::prelude::*;
-/// let mut c: handlekit::Hive<i32> = [1, 2].into_iter().collect();
-/// let iter: handlekit::hive::ParIterMut<'_, i32> = c.par_iter_mut();
-/// iter.for_each(|(_, v)| *v += 1);
-/// assert_eq!(c.values().sum::<i32>(), 5);
+/// let mut hive: handlekit::Hive<Vec<u8>> = (0..100).map(|n| vec![n]).collect();
+/// let grow: handlekit::hive::ParIterMut<'_, Vec<u8>> = hive.par_iter_mut();
+/// grow.for_each(|(_, bytes)| bytes.push(0));
+/// assert!(hive.values().all(|bytes| bytes.len() == 2));
 /// ```
 #[cfg(feature = "rayon")]
 pub type ParIterMut<'a, T, K = Id> = crate::iter::ParIterMut<'a, T, K, HiveBlocks>;
