@@ -181,9 +181,11 @@
 //! cache line there). An
 //! [`IndexLists`] node is a slot holding the value and a 4-byte link: `4 +
 //! size_of::<T>() + 4` rounded as above (24 bytes for a 16-byte particle);
-//! each list costs its 4-byte [`Head`]. [`Pool`] slots are laid out as
-//! `IdTable`'s, a block at a time (12 bytes for `u64`), plus a 16-byte
-//! directory entry per block.
+//! each list costs its 4-byte [`Head`]. A [`Pool`] slot costs what an
+//! `IdTable` slot does (12 bytes for `u64`): its state word sits in one
+//! array over all blocks, which grows by doubling as a `Vec` does, and its
+//! payload in a block that never moves; plus an 8-byte directory entry per
+//! block.
 //! A [`Hive`] block keeps the state words in one array and the payloads in
 //! another, so a slot costs `4 + max(size_of::<T>(), 4)` bytes with no
 //! padding between the two (12 bytes for `u64`), plus a header and 16
@@ -212,7 +214,8 @@
 //! | [`VmVec`] | `push` O(1), never moves | `pop_front` O(1) | O(1), an index | O(len), a slice |
 //!
 //! \* amortized; the dense secondary map grows to the highest index.
-//! † a new block is one allocation, and no value ever moves.
+//! † a new block is one allocation (for a `Pool`, sometimes a second: its
+//! state array doubles, copying 4 bytes per slot), and no value ever moves.
 //! ‡ a removal frees a block it empties only if every slot of it retired:
 //! O(block size) to record its highest generation, paid for by the
 //! allocation of that block (`shrink_to_fit` pays the same per block).
@@ -319,7 +322,8 @@
 //! use. The stable-address containers ([`Pool`], [`Hive`]) keep their
 //! slots in runs allocated once and reached only through the pointer each
 //! was allocated with, so a pointer to one value survives any access to the
-//! others: `Pool` in `FlatSlots` (bare blocks behind a directory), `Hive`
+//! others: `Pool` in `FlatSlots` (one state array, bare payload blocks
+//! behind a directory), `Hive`
 //! in `Block`s (with vacancy words and a 64-byte header of their own). [`VmVec`] keeps its own two layers: the
 //! operating-system calls (one `Region` per backend) and the window of live
 //! elements over it, which holds all of its unsafe code. `ARCHITECTURE.md`

@@ -179,9 +179,10 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
 
     /// Bytes of heap memory the table holds. A slot table: its slot array
     /// (state words and values, `4 + P` bytes a slot, see
-    /// [`IdTable`](crate::IdTable)). A pool: its blocks' slots
-    /// (a 4-byte state word plus the value, or a 4-byte link, whichever is
-    /// larger, per slot) and the directory of blocks (16 bytes per block).
+    /// [`IdTable`](crate::IdTable)). A pool: its state array (4 bytes per
+    /// slot, and the room it has grown into), its blocks' payloads (the
+    /// value, or a 4-byte link, whichever is larger, per slot) and the
+    /// directory of blocks (8 bytes per block).
     /// A hive: its blocks (slots, headers and occupancy bits) and its
     /// tables.
     ///
@@ -189,7 +190,7 @@ impl<T, K: Key, S: TableStorage> SlotTable<T, K, S> {
     /// let table: handlekit::IdTable<u64> = handlekit::IdTable::with_fixed_capacity(64);
     /// assert_eq!(table.heap_bytes(), 64 * (4 + 8));
     /// let pool: handlekit::Pool<u64> = handlekit::Pool::with_fixed_capacity(64);
-    /// assert_eq!(pool.heap_bytes(), 64 * (4 + 8) + 16);
+    /// assert_eq!(pool.heap_bytes(), 64 * (4 + 8) + 8);
     /// let hive: handlekit::Hive<u64> = handlekit::Hive::with_capacity(64);
     /// assert!(hive.heap_bytes() >= 64 * 16 + 8);
     /// ```

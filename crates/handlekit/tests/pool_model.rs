@@ -269,6 +269,43 @@ fn fixed_capacity_never_adds_a_block() {
     pool.check_invariants();
 }
 
+/// The state words of every block sit in one array that is copied when it
+/// grows; the values never move. A pointer to a value taken before many
+/// blocks are added still reads and writes that value (Miri checks that
+/// the copy invalidates no value pointer), and `reserve` sizes the state
+/// array for all the blocks it adds at once.
+#[test]
+fn values_stay_put_while_the_state_array_grows() {
+    let (block, blocks) = if cfg!(miri) { (4, 12) } else { (64, 200) };
+    let mut pool: Pool<u64> = Pool::with_block_size(block);
+    let first = pool.insert(7);
+    let pointer = pool.get_ptr(first).unwrap();
+    let keys: Vec<PoolKey> = (0..(block * blocks) as u64)
+        .map(|v| pool.insert(v))
+        .collect();
+    assert!(pool.block_count() > blocks);
+    // SAFETY: the value of `first` is still in the pool, and no reference
+    // to it is alive.
+    unsafe {
+        assert_eq!(pointer.read(), 7);
+        pointer.write(8);
+    }
+    assert_eq!(pool[first], 8);
+    assert_eq!(pool.get_ptr(first), Some(pointer));
+    assert!(keys.iter().enumerate().all(|(v, &k)| pool[k] == v as u64));
+    pool.check_invariants();
+
+    let mut reserved: Pool<u64> = Pool::with_block_size(block);
+    reserved.reserve(block * blocks);
+    let heap = reserved.heap_bytes();
+    reserved.extend(0..(block * blocks) as u64);
+    assert_eq!(reserved.heap_bytes(), heap, "no block or state array added");
+    // One directory entry per block, the state array and the payloads sized
+    // exactly.
+    let slots = block * blocks;
+    assert_eq!(heap, slots * (4 + 8) + reserved.block_count() * 8);
+}
+
 /// A key naming a slot of the last block that was never used, or a slot
 /// past every block, resolves to nothing through every lookup, and
 /// removing by it changes nothing. (Lookups bound the index by the used

@@ -72,9 +72,10 @@ use crate::{SlotTable, StableTable};
 ///
 /// A pool keeps no occupancy bits and no per-block counters: `remove` and
 /// a reusing `insert` write the slot and the pool's own counters and
-/// nothing else. A block keeps its slots' state words in one array and
-/// their payloads in another (as [`IdTable`](crate::IdTable) does), and the
-/// state words are the occupancy: a pass turns 64 of them into a mask at a
+/// nothing else. The state words of all slots lie in one array and each
+/// block holds only payloads (as [`IdTable`](crate::IdTable) keeps its
+/// state words apart from its values), and the state words are the
+/// occupancy: a pass turns 64 of them into a mask at a
 /// time and reads only the live payloads, so its cost follows the values
 /// live, not the slots used. Counted with callgrind over 100,000 `u64`
 /// slots (instructions per live value, Pool / `IdTable` / `SlotMap`):
@@ -92,8 +93,14 @@ use crate::{SlotTable, StableTable};
 ///
 /// Memory: `4 + max(size_of::<T>(), 4)` bytes per slot, the payload
 /// rounded up to `max(align_of::<T>(), 4)` (12 bytes for `u64`), and per
-/// block a 16-byte entry in the directory that lookups by key go through.
-/// A block has no header.
+/// block an 8-byte entry in the directory that lookups by key go through.
+/// A block has no header. The state words lie in one array over all the
+/// blocks, checked before the directory is read, so a lookup costs what
+/// an `IdTable` lookup costs plus one directory read. That array grows by
+/// doubling when a block is added, as a `Vec` does, so up to 4 bytes per
+/// slot may be room for blocks to come; it moves when it grows, the
+/// values never do. [`with_fixed_capacity`](Pool::with_fixed_capacity)
+/// and [`reserve`](Pool::reserve) size it once.
 ///
 /// # Stale keys
 ///

@@ -1,16 +1,24 @@
-//! `FlatSlots`: the slots of a `Pool`, in blocks of one size that never
-//! move, laid end to end over the flat indices and reached through a
-//! directory of block pointers; and `FlatWalk`, iteration over them.
+//! `FlatSlots`: the slots of a `Pool`. Their payloads lie in blocks of one
+//! size that never move, laid end to end over the flat indices and reached
+//! through a directory of block pointers; their state words lie in one
+//! array over all the flat indices. And `FlatWalk`, iteration over them.
 //!
-//! Flat index `index` is slot `index & mask` of block `index >> shift`.
-//! A block is a bare `Split` allocation: an array of state words and an
-//! array of payloads, with no header, no occupancy bits and no counters.
-//! Everything a pool counts lives in this one struct (`used`, `slots`) or
-//! in `RawPool`, so an operation by key reads the directory entry (16
-//! bytes per block, four per cache line), the state word and the payload,
-//! and writes only the slot and the pool's own fields. The slots ever used
-//! are the flat indices `0..used`, initialized; a key is checked against
-//! `used` once, then against the slot's state word.
+//! Flat index `index` has its state word at `states + index` and its
+//! payload in block `index >> shift`. A block is a bare array of payloads,
+//! with no header, no occupancy bits and no counters. Everything a pool
+//! counts lives in this one struct (`used`, `slots`) or in `RawPool`. So an
+//! operation by key checks the index against `used`, reads the state word
+//! at an address that needs no directory, and only then the directory
+//! entry (8 bytes per block) and the payload. The slots ever used are the
+//! flat indices `0..used`, initialized.
+//!
+//! Why one state array: the generation check, which decides everything a
+//! lookup does, then waits on one load, as in `IdTable`, and the payload's
+//! block is found beside it. With a state array per block, a lookup took
+//! 18 instructions to `IdTable`'s 11 and a removal 33 to its 25 (callgrind,
+//! the `instructions` example). The state array grows by doubling and is
+//! copied when it does; the values never move, which is what a pool
+//! promises.
 //!
 //! Why no occupancy bits: `Pool` is the allocator of seed 001, made to
 //! insert and remove fast and to keep its values in place. Clearing and
@@ -22,56 +30,62 @@
 //! # Why raw pointers
 //!
 //! As for `Block` (see `block.rs`): the slots are reached only through the
-//! pointers the blocks were allocated with, and references are made to the
-//! parts of one slot at a time, never to a block. A pointer from
+//! pointers their arrays were allocated with, and references are made to
+//! the parts of one slot at a time, never to an array. A pointer from
 //! [`FlatSlots::value_ptr`] therefore stays valid (under Stacked Borrows
 //! and Tree Borrows, which Miri checks) while other slots are read and
-//! written.
+//! written, and while the state array is reallocated.
 
 use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 use core::mem;
-use core::ptr::NonNull;
+use core::ptr::{self, NonNull};
 
 use super::bitset::{pop_lowest, WORD_BITS};
 use super::cursor::{fold_run, Bits, Cursor, Piece, Run, RunPos, SlotFold, SlotPtrs, Walk};
-use super::layout::{FlatBases, SlotLayout, Split};
+use super::layout::{allocate_uninit, free_uninit, FlatBases};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT};
 use super::state_mask::{occupied_mask, partial_occupied_mask};
 
-/// Slots in blocks of `1 << shift` (the last may be shorter) over the flat
-/// indices `0..slots`, of which `0..used` have been used.
+/// Slots over the flat indices `0..slots`, of which `0..used` have been
+/// used: one array of state words, and payloads in blocks of `1 << shift`
+/// (the last may be shorter).
 pub(crate) struct FlatSlots<T> {
-    /// The storage of each block, in index order. Invariant: `blocks[b]`
-    /// was made by `Split::allocate(self.block_len(b))`, holds the
-    /// flat indices from `b << shift`, is freed only in `Drop` and never
-    /// moved or reallocated; no reference to a whole block is ever made,
-    /// only to the parts of single slots.
-    blocks: Vec<Split<T>>,
+    /// The state words of the flat indices `0..states_cap`, one array made
+    /// by `allocate_uninit(states_cap)` (dangling while `states_cap` is 0).
+    /// Invariant: the words of `0..used` are initialized, each describing
+    /// its slot's payload as `Slot::state` says; the others are not. Only
+    /// `reserve_states` replaces the array (copying `0..used`), and only
+    /// `Drop` frees it; no reference to the whole array is ever made, only
+    /// to single words.
+    states: NonNull<u32>,
+    /// The length the state array was allocated with. Invariant: `slots
+    /// <= states_cap`.
+    states_cap: usize,
+    /// Each block's payloads, moved back by the block's first flat index
+    /// (as `Split::flat_bases` does): the payload of flat index `index` in
+    /// block `b` is at `blocks[b].wrapping_add(index)`. Invariant:
+    /// `blocks[b].wrapping_add(b << shift)` was made by
+    /// `allocate_uninit(self.block_len(b))`, is freed only in `Drop` and is
+    /// never moved or reallocated; the payloads of `0..used` are
+    /// initialized, the others are not; no reference to a whole block is
+    /// ever made, only to single payloads.
+    blocks: Vec<*mut Payload<T>>,
     /// Slots per block, as a power of two. Invariant: `shift <= 31`.
     shift: u32,
-    /// `(1 << shift) - 1`, kept so that a lookup's block offset is one
-    /// `and` rather than four instructions rebuilding it from `shift`.
-    mask: usize,
     /// Slots of all blocks. Invariant: 0 if there is no block; else every
     /// block but the last has `1 << shift` slots and the last has
     /// `1..=1 << shift`; `slots <= u32::MAX`, so a flat index fits in a
     /// `u32` other than `NO_SLOT`.
     slots: usize,
-    /// Slots ever used. Invariant: `used <= slots`; slots `0..used` are
-    /// initialized (each state word describes its payload as `Slot::state`
-    /// says), slots `used..slots` are not.
+    /// Slots ever used. Invariant: `used <= slots`.
     used: usize,
-    /// Where `append` writes: slot `used` has its state word at
-    /// `append_states.wrapping_add(used)` and its payload at
-    /// `append_payloads.wrapping_add(used)` (see `Split::flat_bases`).
-    /// Kept so that an append reads neither `shift`, `mask` nor the
-    /// directory, and its stores do not wait on a directory load.
-    /// Invariant: if `used < append_end`, these are `blocks[b].flat_bases(b
-    /// << shift)` for the block `b` that holds `used`; else unused.
-    append_states: *mut u32,
-    /// See `append_states`.
+    /// Where `append` writes the payload: slot `used` has its payload at
+    /// `append_payloads.wrapping_add(used)`. Kept so that an append reads
+    /// neither `shift` nor the directory, and its stores do not wait on a
+    /// directory load. Invariant: if `used < append_end`, this is
+    /// `blocks[b]` for the block `b` that holds `used`; else unused.
     append_payloads: *mut Payload<T>,
     /// Invariant: `used <= append_end <= slots`; if `used < append_end`,
     /// it is the end of the block that holds `used`.
@@ -92,13 +106,13 @@ impl<T> FlatSlots<T> {
     pub(crate) const fn new(shift: u32) -> Self {
         assert!(shift <= 31, "block size above 2^31 slots");
         FlatSlots {
+            states: NonNull::dangling(),
+            states_cap: 0,
             blocks: Vec::new(),
             shift,
-            mask: (1 << shift) - 1,
             slots: 0,
             used: 0,
-            append_states: core::ptr::null_mut(),
-            append_payloads: core::ptr::null_mut(),
+            append_payloads: ptr::null_mut(),
             append_end: 0,
             _owns: PhantomData,
         }
@@ -128,16 +142,11 @@ impl<T> FlatSlots<T> {
         self.blocks.len()
     }
 
-    /// Heap bytes: the slots and the directory.
+    /// Heap bytes: the state array, the payloads and the directory.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.slots * <Split<T> as SlotLayout<T>>::SLOT_BYTES
-            + self.blocks.capacity() * mem::size_of::<Split<T>>()
-    }
-
-    /// Block and offset of flat index `index`.
-    #[inline]
-    fn split(&self, index: usize) -> (usize, usize) {
-        (index >> self.shift, index & self.mask)
+        self.states_cap * mem::size_of::<u32>()
+            + self.slots * mem::size_of::<Payload<T>>()
+            + self.blocks.capacity() * mem::size_of::<*mut Payload<T>>()
     }
 
     /// Slots of block `b`, which must exist.
@@ -169,9 +178,60 @@ impl<T> FlatSlots<T> {
         assert!(self.can_add_block(), "block after a short block");
         assert!(self.slots + len <= u32::MAX as usize, "slots past u32::MAX");
         self.blocks.try_reserve(1)?;
-        self.blocks.push(Split::allocate(len));
-        self.slots += len;
+        self.push_block(len);
         Ok(())
+    }
+
+    /// Allocates a block of `len` slots after the others, with room for
+    /// its state words; the directory must have room for its entry.
+    fn push_block(&mut self, len: usize) {
+        debug_assert!(self.blocks.len() < self.blocks.capacity());
+        self.reserve_states(self.slots + len);
+        let start = self.blocks.len() << self.shift;
+        let payloads = allocate_uninit::<Payload<T>>(len);
+        self.blocks.push(payloads.as_ptr().wrapping_sub(start));
+        self.slots += len;
+    }
+
+    /// Makes room for blocks up to `slots` slots in all, exactly: the state
+    /// array and the directory entries, so that adding those blocks copies
+    /// nothing.
+    pub(crate) fn reserve_exact(&mut self, slots: usize) -> Result<(), TryReserveError> {
+        let blocks = slots.div_ceil(1 << self.shift);
+        self.blocks
+            .try_reserve_exact(blocks.saturating_sub(self.blocks.len()))?;
+        if slots > self.states_cap {
+            self.move_states(slots);
+        }
+        Ok(())
+    }
+
+    /// Makes the state array at least `needed` words long: twice as long
+    /// as it was, or `needed` if that is more, so that adding blocks one
+    /// by one copies each word O(1) times.
+    fn reserve_states(&mut self, needed: usize) {
+        if needed > self.states_cap {
+            self.move_states(needed.max(self.states_cap.saturating_mul(2)));
+        }
+    }
+
+    /// Moves the state words to a new array of `cap` words, which must be
+    /// more than the old one's.
+    #[cold]
+    fn move_states(&mut self, cap: usize) {
+        debug_assert!(cap > self.states_cap);
+        let states = allocate_uninit::<u32>(cap);
+        // Only the words of the used slots are initialized.
+        // SAFETY: both arrays hold at least `used` words (`used <= slots
+        // <= states_cap < cap`), and they are distinct allocations.
+        unsafe { ptr::copy_nonoverlapping(self.states.as_ptr(), states.as_ptr(), self.used) };
+        let (old, old_cap) = (self.states, self.states_cap);
+        (self.states, self.states_cap) = (states, cap);
+        if old_cap != 0 {
+            // SAFETY: `old` came from `allocate_uninit(old_cap)` (invariant
+            // on `states`), and nothing uses it after this.
+            unsafe { free_uninit(old, old_cap) };
+        }
     }
 
     /// Allocates a block of `len` never-used slots after the others, as
@@ -205,14 +265,18 @@ impl<T> FlatSlots<T> {
     #[inline]
     unsafe fn parts_unchecked(&self, index: usize) -> (*mut u32, *mut Payload<T>) {
         debug_assert!(index < self.used);
-        let (b, i) = self.split(index);
-        debug_assert!(b < self.blocks.len() && i < self.block_len(b));
-        // Blocks lie end to end from 0 (invariant on `slots`), so
-        // `index < used <= slots` is slot `i < block_len(b)` of block `b`.
+        let b = index >> self.shift;
+        debug_assert!(b < self.blocks.len() && index - (b << self.shift) < self.block_len(b));
+        // SAFETY: `index < used <= slots <= states_cap` (invariants on
+        // `used` and `states_cap`): in the state array.
+        let state = unsafe { self.states.as_ptr().add(index) };
+        // Blocks lie end to end from 0 (invariant on `slots`), so `index <
+        // used <= slots` lies in block `b`.
         // SAFETY: so `b < blocks.len()`.
-        let storage = unsafe { *self.blocks.get_unchecked(b) };
-        // SAFETY: `i` is in the block's storage, as just said.
-        unsafe { (storage.state(i), storage.payload(i)) }
+        let payloads = unsafe { *self.blocks.get_unchecked(b) };
+        // In block `b`, so this leads back into its payloads (invariant on
+        // `blocks`).
+        (state, payloads.wrapping_add(index))
     }
 
     /// The used slot at `index`, if any.
@@ -255,7 +319,12 @@ impl<T> FlatSlots<T> {
         // SAFETY: a used slot's state word is initialized; no `&mut` to it
         // exists while `self` is borrowed.
         if unsafe { *state } == Slot::<T>::matched_generation(generation) {
-            // SAFETY: `payload` points into the block's storage.
+            // Said so, the `Option` made from it needs no null check (the
+            // address comes from wrapping arithmetic on the directory entry).
+            // SAFETY: `payload` points into a block's payloads, not at
+            // address 0.
+            unsafe { core::hint::assert_unchecked(!payload.is_null()) };
+            // SAFETY: `payload` points into the block's payloads.
             Some(unsafe { Payload::value_ptr(payload) })
         } else {
             // Tells the compiler a miss is rare, so that it branches rather
@@ -384,9 +453,8 @@ impl<T> FlatSlots<T> {
             return false;
         }
         let b = self.used >> self.shift;
-        let start = b << self.shift;
-        (self.append_states, self.append_payloads) = self.blocks[b].flat_bases(start);
-        self.append_end = start + self.block_len(b);
+        self.append_payloads = self.blocks[b];
+        self.append_end = (b << self.shift) + self.block_len(b);
         true
     }
 
@@ -401,16 +469,14 @@ impl<T> FlatSlots<T> {
             assert!(self.seek_append(), "append past the last block");
         }
         let index = self.used;
-        // `used < append_end`, so the append bases are the flat bases of
-        // the block that holds `index` (invariant on `append_states`).
-        let (state_at, payload_at) = (
-            self.append_states.wrapping_add(index),
-            self.append_payloads.wrapping_add(index),
-        );
-        // SAFETY: so both are in that block's storage, and not initialized
-        // (`index >= used`): writing drops nothing.
+        // `used < append_end`, so the append base is the directory entry
+        // of the block that holds `index` (invariant on `append_payloads`),
+        // and `index < slots <= states_cap`.
+        let payload_at = self.append_payloads.wrapping_add(index);
+        // SAFETY: so both are in their arrays, and not initialized (`index
+        // >= used`): writing drops nothing.
         unsafe {
-            state_at.write(state);
+            self.states.as_ptr().add(index).write(state);
             payload_at.write(payload);
         }
         self.used = index + 1;
@@ -431,13 +497,19 @@ impl<T> FlatSlots<T> {
         let (mut head, mut vacant, mut retired) = (NO_SLOT, 0, 0);
         for b in (0..self.blocks.len()).rev() {
             let base = b << self.shift;
-            let end = self.used.saturating_sub(base).min(self.block_len(b));
-            let storage = self.blocks[b];
-            for i in (0..end).rev() {
+            let end = self.used.min(base + self.block_len(b));
+            // A block at a time, so the directory is read once per block.
+            let payloads = self.blocks[b];
+            for index in (base..end).rev() {
                 // `&mut self` makes these the only references into the slot.
-                // SAFETY: `base + i < used`: slot `i` of block `b`, initialized.
+                // SAFETY: `index < used` lies in block `b`: its state word
+                // and payload are initialized (invariants on `states` and
+                // `blocks`).
                 let slot = unsafe {
-                    SlotMut::from_parts(&mut *storage.state(i), &mut *storage.payload(i))
+                    SlotMut::from_parts(
+                        &mut *self.states.as_ptr().add(index),
+                        &mut *payloads.wrapping_add(index),
+                    )
                 };
                 let (occupied, generation) =
                     (slot.as_ref().is_occupied(), slot.as_ref().generation());
@@ -451,7 +523,7 @@ impl<T> FlatSlots<T> {
                 }
                 slot.set_next_free(head);
                 // Below `slots <= u32::MAX` (invariant on `slots`).
-                head = (base + i) as u32;
+                head = index as u32;
             }
         }
         (head, vacant, retired)
@@ -499,8 +571,8 @@ impl<T> FlatSlots<T> {
     /// Checks the invariants of the directory and the counts; the caller
     /// checks the slots.
     pub(crate) fn check_invariants(&self) {
-        assert_eq!(self.mask, (1 << self.shift) - 1, "block mask");
         assert!(self.used <= self.slots, "used past the slots");
+        assert!(self.slots <= self.states_cap, "state array too short");
         assert!(
             self.used <= self.append_end && self.append_end <= self.slots,
             "append end out of place"
@@ -512,11 +584,7 @@ impl<T> FlatSlots<T> {
                 (b << self.shift) + self.block_len(b),
                 "append end"
             );
-            assert_eq!(
-                (self.append_states, self.append_payloads),
-                self.blocks[b].flat_bases(b << self.shift),
-                "append bases"
-            );
+            assert_eq!(self.append_payloads, self.blocks[b], "append base");
         }
         assert!(self.slots <= u32::MAX as usize, "slots past u32::MAX");
         match self.blocks.len() {
@@ -542,13 +610,21 @@ impl<T> Drop for FlatSlots<T> {
                 if mem::needs_drop::<T>() {
                     self.0.drop_values_unguarded();
                 }
-                for b in 0..self.0.blocks.len() {
-                    let len = self.0.block_len(b);
+                let slots = &mut *self.0;
+                for b in 0..slots.blocks.len() {
+                    let len = slots.block_len(b);
+                    let first = slots.blocks[b].wrapping_add(b << slots.shift);
                     // Freeing drops no value twice: every value was dropped
                     // above, and the blocks are not used again.
-                    // SAFETY: block `b` came from `Split::allocate(len)`
-                    // (invariant on `blocks`) and is freed once, here.
-                    unsafe { self.0.blocks[b].deallocate(len) };
+                    // SAFETY: `first` is the pointer `allocate_uninit(len)`
+                    // made for block `b` (invariant on `blocks`), so not
+                    // null, and it is freed once, here.
+                    unsafe { free_uninit(NonNull::new_unchecked(first), len) };
+                }
+                if slots.states_cap != 0 {
+                    // SAFETY: the state array came from
+                    // `allocate_uninit(states_cap)` and is freed once, here.
+                    unsafe { free_uninit(slots.states, slots.states_cap) };
                 }
             }
         }
@@ -568,9 +644,9 @@ impl<T: Clone> Clone for FlatSlots<T> {
     fn clone(&self) -> Self {
         let mut copy = FlatSlots::new(self.shift);
         copy.blocks.reserve_exact(self.blocks.len());
+        copy.reserve_states(self.slots);
         for b in 0..self.blocks.len() {
-            copy.blocks.push(Split::allocate(self.block_len(b)));
-            copy.slots += self.block_len(b);
+            copy.push_block(self.block_len(b));
         }
         for index in 0..self.used {
             let Some(from) = self.slot(index) else {
@@ -590,8 +666,10 @@ impl<T: Clone> Clone for FlatSlots<T> {
 /// slot's occupancy; or a block's share of a rest that the count says is
 /// all occupied, as one run.
 pub struct FlatWalk<'a, T> {
-    /// The directory of the table borrowed for `'a`.
-    blocks: &'a [Split<T>],
+    /// The state array of the table borrowed for `'a`.
+    states: *mut u32,
+    /// The directory of that table.
+    blocks: &'a [*mut Payload<T>],
     shift: u32,
     /// The first flat index not handed out. Invariant: `next <= end <=
     /// used`, and every index in `next..end` is an initialized slot of
@@ -621,6 +699,7 @@ impl<'a, T> FlatWalk<'a, T> {
     #[inline]
     fn new(slots: &'a FlatSlots<T>) -> Self {
         FlatWalk {
+            states: slots.states.as_ptr(),
             blocks: &slots.blocks,
             shift: slots.shift,
             next: 0,
@@ -629,10 +708,10 @@ impl<'a, T> FlatWalk<'a, T> {
         }
     }
 
-    /// The storage of block `block`, addressed by flat index.
+    /// The slots of block `block`, addressed by flat index.
     #[inline(always)]
     fn bases(&self, block: usize) -> FlatBases<T> {
-        self.blocks[block].flat(block << self.shift)
+        FlatBases::new(self.states, self.blocks[block])
     }
 
     /// The occupied slots of `start..start + len` (`len <= 64`, within

@@ -6,8 +6,9 @@
 //! payload, loaded side by side), but a pass reads the state words 64 at a
 //! time and only the live payloads, and no padding sits between a state
 //! word and its value (12 bytes per `u64` slot, against 16 side by side).
-//! `Hive` and `Pool` use it, as the slot store of `IdTable` does (see
-//! `buf.rs`). `Pool` once kept its slots side by side, for one cache line
+//! `Hive` uses it, as the slot store of `IdTable` does (see `buf.rs`);
+//! `Pool` keeps its state words in one array over all its blocks (see
+//! `flat.rs`). `Pool` once kept its slots side by side, for one cache line
 //! per lookup; its keyed passes then took 2 to 25 times as long as
 //! `IdTable`'s, checking every slot's state word, while its writes
 //! measured the same either way.
@@ -28,12 +29,13 @@ use super::slot::Payload;
 ///
 /// # Safety
 ///
-/// For a layout made by `allocate(len)` and not yet deallocated, and every
-/// `i < len`, `state(i)` and `payload(i)` must point to properly aligned
-/// memory for a `u32` and a `Payload<T>`, inside the allocation, disjoint
-/// from each other and from those of every other index, with the
-/// provenance of the whole allocation (derived from the pointer the
-/// allocation returned, with no reference in between).
+/// For a layout made by `allocate(len)` and not yet deallocated, every
+/// `start`, and every `i < len`, the bases `flat(start)` must lead from
+/// flat index `start + i` to properly aligned memory for a `u32` and a
+/// `Payload<T>`, inside the allocation, disjoint from each other and from
+/// those of every other index, with the provenance of the whole
+/// allocation (derived from the pointer the allocation returned, with no
+/// reference in between).
 pub unsafe trait SlotLayout<T>: Copy {
     /// Heap bytes one slot takes.
     const SLOT_BYTES: usize;
@@ -48,20 +50,6 @@ pub unsafe trait SlotLayout<T>: Copy {
     /// `self` was made by `allocate(len)` with this `len`, is freed once,
     /// and neither it nor any pointer derived from it is used afterwards.
     unsafe fn deallocate(self, len: usize);
-
-    /// The state word of slot `i`.
-    ///
-    /// # Safety
-    ///
-    /// `i` is below the `len` the storage was allocated with.
-    unsafe fn state(self, i: usize) -> *mut u32;
-
-    /// The payload of slot `i`.
-    ///
-    /// # Safety
-    ///
-    /// `i` is below the `len` the storage was allocated with.
-    unsafe fn payload(self, i: usize) -> *mut Payload<T>;
 
     /// The storage addressed by flat index, for a run of slots whose slot
     /// 0 has flat index `start`: flat index `start + i` reaches slot `i`.
@@ -94,6 +82,14 @@ impl<T> FlatBases<T> {
         states: ptr::null_mut(),
         payloads: ptr::null_mut(),
     };
+
+    /// Bases from their two flat pointers: `states.wrapping_add(index)`
+    /// and `payloads.wrapping_add(index)` must lead to the state word and
+    /// payload of every flat index of the run they are handed out for.
+    #[inline(always)]
+    pub(crate) fn new(states: *mut u32, payloads: *mut Payload<T>) -> Self {
+        FlatBases { states, payloads }
+    }
 
     /// Where the state word of flat index `index` is. Only a pointer: it
     /// may be read or written only for an index of the run (see the type).
@@ -190,7 +186,7 @@ unsafe impl<T> SlotPtrs<T> for FlatBases<T> {
 /// # Safety
 ///
 /// `first` came from `allocate_uninit::<E>(len)` and is freed once.
-unsafe fn free_uninit<E>(first: NonNull<E>, len: usize) {
+pub(crate) unsafe fn free_uninit<E>(first: NonNull<E>, len: usize) {
     let slice = ptr::slice_from_raw_parts_mut(first.as_ptr().cast::<MaybeUninit<E>>(), len);
     // `MaybeUninit` drops nothing.
     // SAFETY: the caller guarantees `first` and `len` are those of a box
@@ -199,7 +195,7 @@ unsafe fn free_uninit<E>(first: NonNull<E>, len: usize) {
 }
 
 /// `len` uninitialized `E`s, as the raw pointer to the first.
-fn allocate_uninit<E>(len: usize) -> NonNull<E> {
+pub(crate) fn allocate_uninit<E>(len: usize) -> NonNull<E> {
     let raw = Box::into_raw(Box::<[MaybeUninit<E>]>::new_uninit_slice(len));
     // `Box::into_raw` never returns null; the cast keeps the provenance.
     NonNull::new(raw.cast::<E>()).unwrap_or(NonNull::dangling())
@@ -256,18 +252,6 @@ unsafe impl<T> SlotLayout<T> for Split<T> {
             free_uninit(self.states, len);
             free_uninit(self.payloads, len);
         }
-    }
-
-    #[inline]
-    unsafe fn state(self, i: usize) -> *mut u32 {
-        // SAFETY: `i < len` (the caller's guarantee).
-        unsafe { self.states.as_ptr().add(i) }
-    }
-
-    #[inline]
-    unsafe fn payload(self, i: usize) -> *mut Payload<T> {
-        // SAFETY: `i < len` (the caller's guarantee).
-        unsafe { self.payloads.as_ptr().add(i) }
     }
 
     #[inline]

@@ -22,12 +22,13 @@
 //! - [`block`]: `Block`, a fixed run of slots that never moves, with a
 //!   64-byte header of its own and vacancy words, and iteration over a
 //!   list of blocks (the storage of `Hive`);
-//! - [`flat`]: `FlatSlots`, bare blocks of one size laid end to end behind a
-//!   directory, with no header or occupancy bits, and `FlatCursor`, which
-//!   iterates them by masks of 64 state words (the storage of `Pool`);
+//! - [`flat`]: `FlatSlots`, one array of state words over bare payload
+//!   blocks of one size, laid end to end behind a directory, with no
+//!   header or occupancy bits, and `FlatWalk`, which iterates them by masks
+//!   of 64 state words (the storage of `Pool`);
 //! - [`layout`]: where a block keeps its slots (`Split`: an array of state
-//!   words beside an array of payloads, for `Hive` and `Pool`), and the
-//!   accesses that iterate them;
+//!   words beside an array of payloads, for `Hive`), the flat bases every
+//!   walk over blocks uses, and the accesses that iterate them;
 //! - [`hive`]: `RawHive`, blocks of growing size, each with its own free
 //!   list, plus the list of blocks with room and the freed ranges;
 //! - [`pool`]: `RawPool`, blocks of one size plus one free list threaded

@@ -323,6 +323,19 @@ unsafe impl<T, K: Key> RawTable<T> for RawPool<T, K> {
     /// Adds blocks until `additional` more values fit without allocating.
     /// Blocks added before a failure stay.
     fn try_reserve(&mut self, additional: usize) -> Result<(), CapacityError> {
+        let short = additional.saturating_sub(self.capacity() - self.len());
+        if short != 0 && self.fixed.is_none() {
+            // The state array and the directory for all the blocks below at
+            // once, rather than doubling as they come.
+            let slots = short
+                .div_ceil(self.block_size())
+                .saturating_mul(self.block_size())
+                .saturating_add(self.slots.slots())
+                .min(self.limits.max_slots);
+            self.slots
+                .reserve_exact(slots)
+                .map_err(|_| CapacityError::alloc())?;
+        }
         while self.capacity() - self.len() < additional {
             self.add_block()?;
         }
