@@ -34,6 +34,50 @@ mod hive {
         test: |max_block| Hive::with_block_sizes(4, max_block),
         miri: (64, 800, 4), full: (2000, 40_000, 256), shrink_phase: true);
 
+    /// A fold that starts and ends inside a block's vacancy words, after
+    /// `next` and `next_back` took slots from either end, visits exactly the
+    /// live values between, in order: cut first and last words, whole words
+    /// between, a part inside one word, full and empty words.
+    #[test]
+    fn folds_from_inside_a_word_visit_what_is_left() {
+        let (len, cuts): (u64, &[usize]) = if cfg!(miri) {
+            (300, &[0, 1, 63, 70])
+        } else {
+            (1200, &[0, 1, 2, 63, 64, 65, 127, 130, 500])
+        };
+        let mut hive: Hive<u64> = Hive::with_block_sizes(256, 512);
+        let keys: Vec<Id> = (0..len).map(|v| hive.insert(v)).collect();
+        for (v, &key) in keys.iter().enumerate() {
+            // Whole vacant words (200..328), a run of full words, and
+            // scattered holes.
+            if v % 7 == 3 || (200..328).contains(&v) || (v > 700 && v % 2 == 0) {
+                hive.remove(key);
+            }
+        }
+        let live: Vec<u64> = hive.values().copied().collect();
+        for &front in cuts {
+            for &back in cuts {
+                if front + back > live.len() {
+                    continue;
+                }
+                let mut walk = hive.values();
+                walk.by_ref().take(front).for_each(drop);
+                for _ in 0..back {
+                    walk.next_back();
+                }
+                let folded = walk.fold(Vec::new(), |mut seen, &v| {
+                    seen.push(v);
+                    seen
+                });
+                assert_eq!(
+                    folded,
+                    live[front..live.len() - back],
+                    "cut {front}, {back}"
+                );
+            }
+        }
+    }
+
     /// A removal keeps the block it empties, with its slots and free list,
     /// until `shrink_to_fit`: emptying a hive and filling it again makes no
     /// block and moves no slot; `clear` keeps the blocks as well.

@@ -60,7 +60,7 @@ use core::mem;
 use core::ptr::{self, NonNull};
 
 use super::bitset::WORD_BITS;
-use super::cursor::{fold_run, Bits, Cursor, Piece, Run, RunPos, SlotFold, Walk};
+use super::cursor::{fold_run, fold_word, Bits, Cursor, Piece, Run, RunPos, SlotFold, Walk};
 use super::layout::{FlatBases, SlotLayout, Split};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
 
@@ -349,6 +349,18 @@ impl<T> Block<T> {
         // SAFETY: the caller names a word with a used slot's bit, one of the
         // vacancy words (invariant on `vacancy`), unwritten while `&self` lives.
         unsafe { *self.vacancy.wrapping_add(word) }
+    }
+
+    /// Vacancy word `word` (flat indices `64 * word..64 * word + 64`)
+    /// inverted: a bit is set for each occupied used slot, and for each
+    /// index that is not a used slot (the caller cuts those off). The word
+    /// must hold a used slot's bit.
+    #[inline(always)]
+    fn occupied_word(vacancy: *const u64, word: usize) -> u64 {
+        // SAFETY: a word that holds a used slot's bit is a vacancy word of
+        // the block (the caller's guarantee), not written while it is
+        // borrowed.
+        !unsafe { *vacancy.wrapping_add(word) }
     }
 
     /// The occupied used slots among the flat indices `start..stop`, which
@@ -1100,28 +1112,23 @@ impl<T> BlockPart<T> {
             // handed out here once.
             return unsafe { fold_run::<T, _, Q, B>(ptrs, self.next, self.end, acc, f) };
         }
-        let mut start = self.next;
-        while start < self.end {
-            let base = start / WORD_BITS * WORD_BITS;
-            let stop = (base + WORD_BITS).min(self.end);
-            let mut word = Block::<T>::occupied_in(vacancy, start, stop);
-            if word == u64::MAX {
-                // A constant trip count, not `base..base + WORD_BITS`: the
-                // compiler must allow for that end wrapping, and the trip
-                // count it then works out on every word took registers
-                // that the sparse path below spilled to the stack.
-                for bit in 0..WORD_BITS {
-                    acc = f.at_index(acc, ptrs, base + bit);
-                }
-            } else {
-                while word != 0 {
-                    acc = f.at_index(acc, ptrs, base + word.trailing_zeros() as usize);
-                    word &= word - 1;
-                }
-            }
-            start = stop;
+        let (start, end) = (self.next, self.end);
+        let (first, last) = (start / WORD_BITS, (end - 1) / WORD_BITS);
+        // Only the first and the last word are cut, each by one mask; the
+        // words between are read whole (cutting every word with shifts
+        // took half again the instructions of a sparse pass).
+        let head = !0u64 << (start % WORD_BITS);
+        let tail = !0u64 >> (WORD_BITS - 1 - (end - 1) % WORD_BITS);
+        let mut word = Block::<T>::occupied_word(vacancy, first) & head;
+        for w in first..last {
+            // SAFETY: the occupied slots of this word's share of `start..end`
+            // (all of it but for the first), which this part hands out
+            // here, once.
+            acc = unsafe { fold_word::<T, _, Q, B>(ptrs, word, w * WORD_BITS, acc, f) };
+            word = Block::<T>::occupied_word(vacancy, w + 1);
         }
-        acc
+        // SAFETY: as above, for the last word's share.
+        unsafe { fold_word::<T, _, Q, B>(ptrs, word & tail, last * WORD_BITS, acc, f) }
     }
 }
 

@@ -199,6 +199,39 @@ pub trait SlotFold<T, P: SlotPtrs<T>, Q: RunPos<T, P>, B> {
     fn at_pos(&mut self, acc: B, ptrs: P, at: Q) -> B;
 }
 
+/// Folds `f` over the slots of `word`'s set bits, bit `i` standing for flat
+/// index `base + i`, lowest first; a full word as a loop of 64.
+///
+/// # Safety
+///
+/// Each such index is an occupied slot of `ptrs` that a walk hands out
+/// here, once.
+#[inline(always)]
+pub(crate) unsafe fn fold_word<T, P: SlotPtrs<T>, Q: RunPos<T, P>, B>(
+    ptrs: P,
+    mut word: u64,
+    base: usize,
+    init: B,
+    f: &mut impl SlotFold<T, P, Q, B>,
+) -> B {
+    let mut acc = init;
+    if word == u64::MAX {
+        // A constant trip count, not `base..base + WORD_BITS`: the compiler
+        // must allow for that end wrapping, and the trip count it then
+        // works out on every word took registers that the sparse path below
+        // spilled to the stack.
+        for bit in 0..super::bitset::WORD_BITS {
+            acc = f.at_index(acc, ptrs, base + bit);
+        }
+    } else {
+        while word != 0 {
+            acc = f.at_index(acc, ptrs, base + word.trailing_zeros() as usize);
+            word &= word - 1;
+        }
+    }
+    acc
+}
+
 /// Folds `f` over the run of occupied slots `next..end` of `ptrs`, in
 /// order: as flat indices for the iterators with keys, by stepping the
 /// units' addresses for the iterators of values alone ([`RunPos`]).
