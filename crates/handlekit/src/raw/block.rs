@@ -357,9 +357,9 @@ impl<T> Block<T> {
     /// must hold a used slot's bit.
     #[inline(always)]
     fn occupied_word(vacancy: *const u64, word: usize) -> u64 {
-        // SAFETY: a word that holds a used slot's bit is a vacancy word of
-        // the block (the caller's guarantee), not written while it is
-        // borrowed.
+        // A word with a used slot's bit is one of the block's vacancy words.
+        // SAFETY: so it is allocated (the caller's guarantee), and not
+        // written while the block is borrowed.
         !unsafe { *vacancy.wrapping_add(word) }
     }
 
@@ -1121,9 +1121,8 @@ impl<T> BlockPart<T> {
         let tail = !0u64 >> (WORD_BITS - 1 - (end - 1) % WORD_BITS);
         let mut word = Block::<T>::occupied_word(vacancy, first) & head;
         for w in first..last {
-            // SAFETY: the occupied slots of this word's share of `start..end`
-            // (all of it but for the first), which this part hands out
-            // here, once.
+            // This word's share of `start..end` (all of it but for the first).
+            // SAFETY: so its bits are occupied slots this part hands out once.
             acc = unsafe { fold_word::<T, _, Q, B>(ptrs, word, w * WORD_BITS, acc, f) };
             word = Block::<T>::occupied_word(vacancy, w + 1);
         }

@@ -501,10 +501,9 @@ impl<T> FlatSlots<T> {
             // A block at a time, so the directory is read once per block.
             let payloads = self.blocks[b];
             for index in (base..end).rev() {
-                // `&mut self` makes these the only references into the slot.
-                // SAFETY: `index < used` lies in block `b`: its state word
-                // and payload are initialized (invariants on `states` and
-                // `blocks`).
+                // `index < used` lies in block `b`, so its state word and
+                // payload are initialized (invariants on `states`, `blocks`).
+                // SAFETY: and `&mut self` makes these the only references.
                 let slot = unsafe {
                     SlotMut::from_parts(
                         &mut *self.states.as_ptr().add(index),
@@ -615,10 +614,9 @@ impl<T> Drop for FlatSlots<T> {
                     let len = slots.block_len(b);
                     let first = slots.blocks[b].wrapping_add(b << slots.shift);
                     // Freeing drops no value twice: every value was dropped
-                    // above, and the blocks are not used again.
-                    // SAFETY: `first` is the pointer `allocate_uninit(len)`
-                    // made for block `b` (invariant on `blocks`), so not
-                    // null, and it is freed once, here.
+                    // above, and the blocks are not used again. `first` is
+                    // what `allocate_uninit(len)` made for block `b`.
+                    // SAFETY: so not null (invariant on `blocks`), freed once.
                     unsafe { free_uninit(NonNull::new_unchecked(first), len) };
                 }
                 if slots.states_cap != 0 {
