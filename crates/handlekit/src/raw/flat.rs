@@ -56,7 +56,7 @@ pub(crate) struct FlatSlots<T> {
     /// by `allocate_uninit(states_cap)` (dangling while `states_cap` is 0).
     /// Invariant: the words of `0..used` are initialized, each describing
     /// its slot's payload as `Slot::state` says; the others are not. Only
-    /// `reserve_states` replaces the array (copying `0..used`), and only
+    /// `move_states` replaces the array (copying `0..used`), and only
     /// `Drop` frees it; no reference to the whole array is ever made, only
     /// to single words.
     states: NonNull<u32>,
