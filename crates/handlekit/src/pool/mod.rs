@@ -41,7 +41,7 @@ use crate::{SlotTable, StableTable};
 /// # Blocks
 ///
 /// A block holds `block_size()` slots, a power of two, so a key's flat
-/// index splits into block and offset with a shift and a mask. The default
+/// index finds its block with a shift. The default
 /// size is as many slots as fit in 64 KiB, kept within 64..=16384;
 /// [`with_block_size`](Pool::with_block_size) picks another. A block is
 /// allocated when the free list is empty and every slot has been used, or
