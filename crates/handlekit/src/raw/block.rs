@@ -346,9 +346,18 @@ impl<T> Block<T> {
     /// word..`), which must hold a used slot's bit.
     #[inline(always)]
     fn vacancy_word(&self, word: usize) -> u64 {
-        // SAFETY: the caller names a word with a used slot's bit, one of the
-        // vacancy words (invariant on `vacancy`), unwritten while `&self` lives.
-        unsafe { *self.vacancy.wrapping_add(word) }
+        Self::vacancy_at(self.vacancy, word)
+    }
+
+    /// Word `word` of the vacancy words at `vacancy` (a block's, copied out
+    /// so that a loop need not read the header again); the one read of a
+    /// vacancy word. The word must hold a used slot's bit.
+    #[inline(always)]
+    fn vacancy_at(vacancy: *const u64, word: usize) -> u64 {
+        // A word with a used slot's bit is one of the block's vacancy words
+        // (invariant on `vacancy`).
+        // SAFETY: so it is allocated, and not written while it is borrowed.
+        unsafe { *vacancy.wrapping_add(word) }
     }
 
     /// Vacancy word `word` (flat indices `64 * word..64 * word + 64`)
@@ -357,10 +366,7 @@ impl<T> Block<T> {
     /// must hold a used slot's bit.
     #[inline(always)]
     fn occupied_word(vacancy: *const u64, word: usize) -> u64 {
-        // A word with a used slot's bit is one of the block's vacancy words.
-        // SAFETY: so it is allocated (the caller's guarantee), and not
-        // written while the block is borrowed.
-        !unsafe { *vacancy.wrapping_add(word) }
+        !Self::vacancy_at(vacancy, word)
     }
 
     /// The occupied used slots among the flat indices `start..stop`, which
@@ -370,11 +376,10 @@ impl<T> Block<T> {
     fn occupied_in(vacancy: *const u64, start: usize, stop: usize) -> u64 {
         debug_assert!(start < stop && (stop - 1) / WORD_BITS == start / WORD_BITS);
         let word = start / WORD_BITS;
-        // SAFETY: the words of used slots are vacancy words of the block
-        // (the caller's guarantee), not written while it is borrowed.
-        let vacant = unsafe { *vacancy.wrapping_add(word) };
         let high = stop - word * WORD_BITS; // 1..=64
-        !vacant & (!0u64 << (start % WORD_BITS)) & (!0u64 >> (WORD_BITS - high))
+        Self::occupied_word(vacancy, word)
+            & (!0u64 << (start % WORD_BITS))
+            & (!0u64 >> (WORD_BITS - high))
     }
 
     /// A pointer to the value named by `(index, generation)` (a key's

@@ -225,8 +225,7 @@ pub(crate) unsafe fn fold_word<T, P: SlotPtrs<T>, Q: RunPos<T, P>, B>(
         }
     } else {
         while word != 0 {
-            acc = f.at_index(acc, ptrs, base + word.trailing_zeros() as usize);
-            word &= word - 1;
+            acc = f.at_index(acc, ptrs, base + super::bitset::pop_lowest(&mut word));
         }
     }
     acc

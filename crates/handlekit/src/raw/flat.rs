@@ -64,7 +64,7 @@ pub(crate) struct FlatSlots<T> {
     /// <= states_cap`.
     states_cap: usize,
     /// Each block's payloads, moved back by the block's first flat index
-    /// (as `Split::flat_bases` does): the payload of flat index `index` in
+    /// (as `Split::flat` does): the payload of flat index `index` in
     /// block `b` is at `blocks[b].wrapping_add(index)`. Invariant:
     /// `blocks[b].wrapping_add(b << shift)` was made by
     /// `allocate_uninit(self.block_len(b))`, is freed only in `Drop` and is

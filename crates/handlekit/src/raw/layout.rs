@@ -216,22 +216,6 @@ impl<T> Clone for Split<T> {
 }
 impl<T> Copy for Split<T> {}
 
-impl<T> Split<T> {
-    /// The storage's first state word and first payload, each moved back
-    /// by `start` elements, wrapping: for a block that holds the flat
-    /// indices from `start`, flat index `start + i` has its state word at
-    /// `states.wrapping_add(start + i)` and its payload likewise. The
-    /// results are not themselves in the allocations; they keep the
-    /// allocations' provenance, so those pointers are (for `i < len`).
-    #[inline]
-    pub(crate) fn flat_bases(self, start: usize) -> (*mut u32, *mut Payload<T>) {
-        (
-            self.states.as_ptr().wrapping_sub(start),
-            self.payloads.as_ptr().wrapping_sub(start),
-        )
-    }
-}
-
 // SAFETY: slot `i`'s parts are element `i` of two separate allocations of
 // `len` elements each, reached by offsets from the allocations' pointers.
 unsafe impl<T> SlotLayout<T> for Split<T> {
@@ -254,9 +238,15 @@ unsafe impl<T> SlotLayout<T> for Split<T> {
         }
     }
 
+    /// The storage's first state word and first payload, each moved back
+    /// by `start` elements, wrapping. The results are not themselves in the
+    /// allocations; they keep the allocations' provenance, so the pointers
+    /// made from them for flat indices `start..start + len` are.
     #[inline]
     fn flat(self, start: usize) -> FlatBases<T> {
-        let (states, payloads) = self.flat_bases(start);
-        FlatBases { states, payloads }
+        FlatBases {
+            states: self.states.as_ptr().wrapping_sub(start),
+            payloads: self.payloads.as_ptr().wrapping_sub(start),
+        }
     }
 }

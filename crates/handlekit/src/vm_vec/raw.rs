@@ -477,7 +477,7 @@ impl<T> RawVmVec<T> {
                 // counts as live.
                 // SAFETY: the source holds the `len` live elements; the
                 // destination is accessible memory of the same allocation.
-                unsafe { ptr::copy(self.at(self.head), self.at(0), self.len) };
+                unsafe { ptr::copy(self.as_ptr(), self.at(0), self.len) };
             }
             self.set_head(0);
             return Rebased {
@@ -645,7 +645,7 @@ impl<T> RawVmVec<T> {
         // `copy` allows the overlap; afterwards only the destination counts.
         // SAFETY: the source holds the `len` live elements; the destination
         // `[0, bytes)` is committed and inside the region.
-        unsafe { ptr::copy(self.at(self.head), self.at(0), self.len) };
+        unsafe { ptr::copy(self.as_ptr(), self.at(0), self.len) };
         let stale = new_committed.max(self.released);
         // SAFETY: `[stale, committed)` lies past the new window's end: it
         // holds only copied-from bytes and dead values.
