@@ -44,7 +44,7 @@ use core::ptr::{self, NonNull};
 
 use super::bitset::{pop_lowest, WORD_BITS};
 use super::cursor::{fold_run, Bits, Cursor, Piece, Run, RunPos, SlotFold, SlotPtrs, Walk};
-use super::layout::{allocate_uninit, free_uninit, FlatBases};
+use super::layout::{allocate_uninit, free_uninit, grow_uninit, FlatBases};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT};
 use super::state_mask::{occupied_mask, partial_occupied_mask};
 
@@ -53,7 +53,8 @@ use super::state_mask::{occupied_mask, partial_occupied_mask};
 /// (the last may be shorter).
 pub(crate) struct FlatSlots<T> {
     /// The state words of the flat indices `0..states_cap`, one array made
-    /// by `allocate_uninit(states_cap)` (dangling while `states_cap` is 0).
+    /// by `allocate_uninit` and grown by `grow_uninit` to `states_cap`
+    /// words (dangling while `states_cap` is 0).
     /// Invariant: the words of `0..used` are initialized, each describing
     /// its slot's payload as `Slot::state` says; the others are not. Only
     /// `move_states` replaces the array (copying `0..used`), and only
@@ -215,23 +216,22 @@ impl<T> FlatSlots<T> {
         }
     }
 
-    /// Moves the state words to a new array of `cap` words, which must be
-    /// more than the old one's.
+    /// Moves the state words to an array of `cap` words, which must be
+    /// more than the old one's: grown in place where the allocator can
+    /// (copying the words and faulting in a fresh array at every doubling
+    /// made a growing pool's inserts take half again as long at 100k).
     #[cold]
     fn move_states(&mut self, cap: usize) {
         debug_assert!(cap > self.states_cap);
-        let states = allocate_uninit::<u32>(cap);
-        // Only the words of the used slots are initialized.
-        // SAFETY: both arrays hold at least `used` words (`used <= slots
-        // <= states_cap < cap`), and they are distinct allocations.
-        unsafe { ptr::copy_nonoverlapping(self.states.as_ptr(), states.as_ptr(), self.used) };
-        let (old, old_cap) = (self.states, self.states_cap);
-        (self.states, self.states_cap) = (states, cap);
-        if old_cap != 0 {
-            // SAFETY: `old` came from `allocate_uninit(old_cap)` (invariant
-            // on `states`), and nothing uses it after this.
-            unsafe { free_uninit(old, old_cap) };
-        }
+        self.states = if self.states_cap == 0 {
+            allocate_uninit::<u32>(cap)
+        } else {
+            // SAFETY: the array came from `allocate_uninit(states_cap)` or
+            // from an earlier growth to that length (invariant on `states`),
+            // and is replaced here; the words of `0..used` keep their values.
+            unsafe { grow_uninit(self.states, self.states_cap, cap) }
+        };
+        self.states_cap = cap;
     }
 
     /// Allocates a block of `len` never-used slots after the others, as
@@ -620,8 +620,8 @@ impl<T> Drop for FlatSlots<T> {
                     unsafe { free_uninit(NonNull::new_unchecked(first), len) };
                 }
                 if slots.states_cap != 0 {
-                    // SAFETY: the state array came from
-                    // `allocate_uninit(states_cap)` and is freed once, here.
+                    // SAFETY: the state array is `states_cap` words from
+                    // `allocate_uninit` / `grow_uninit`, freed once, here.
                     unsafe { free_uninit(slots.states, slots.states_cap) };
                 }
             }

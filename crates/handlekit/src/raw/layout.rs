@@ -18,6 +18,7 @@
 //! one value stays valid whatever is done to other slots (see `block.rs`).
 
 use alloc::boxed::Box;
+use core::alloc::Layout;
 use core::mem::{self, MaybeUninit};
 use core::ptr::{self, NonNull};
 
@@ -192,6 +193,35 @@ pub(crate) unsafe fn free_uninit<E>(first: NonNull<E>, len: usize) {
     // SAFETY: the caller guarantees `first` and `len` are those of a box
     // `allocate_uninit` leaked, freed once.
     drop(unsafe { Box::from_raw(slice) });
+}
+
+/// Grows an allocation made by [`allocate_uninit`] from `len` to `new_len`
+/// elements in place if the allocator can (for a large one, `realloc` remaps
+/// its pages rather than copy them and touch fresh ones). The first `len`
+/// elements keep their contents; the rest are uninitialized. The result
+/// replaces `first`, which must not be used again.
+///
+/// # Safety
+///
+/// `first` came from `allocate_uninit::<E>(len)` (or from this function
+/// with that length), with `0 < len < new_len`.
+pub(crate) unsafe fn grow_uninit<E>(first: NonNull<E>, len: usize, new_len: usize) -> NonNull<E> {
+    debug_assert!(0 < len && len < new_len);
+    // A boxed slice of `len` elements was allocated with this layout.
+    let Ok(old) = Layout::array::<E>(len) else {
+        unreachable!("a live allocation of {len} elements has a layout")
+    };
+    let Ok(new) = Layout::array::<E>(new_len) else {
+        panic!("{new_len} elements do not fit the address space")
+    };
+    if new.size() == 0 {
+        return first;
+    }
+    // SAFETY: `first` was allocated by the global allocator with `old`
+    // (the caller's guarantee), and `new.size()` is not zero and fits
+    // `isize` with `old`'s alignment (`Layout::array` checked).
+    let grown = unsafe { alloc::alloc::realloc(first.as_ptr().cast::<u8>(), old, new.size()) };
+    NonNull::new(grown.cast::<E>()).unwrap_or_else(|| alloc::alloc::handle_alloc_error(new))
 }
 
 /// `len` uninitialized `E`s, as the raw pointer to the first.
