@@ -226,9 +226,9 @@ impl<T> FlatSlots<T> {
         self.states = if self.states_cap == 0 {
             allocate_uninit::<u32>(cap)
         } else {
-            // SAFETY: the array came from `allocate_uninit(states_cap)` or
-            // from an earlier growth to that length (invariant on `states`),
-            // and is replaced here; the words of `0..used` keep their values.
+            // The array is `states_cap` words from `allocate_uninit` or an
+            // earlier growth (invariant on `states`); the words keep values.
+            // SAFETY: so it may grow, and it is replaced here.
             unsafe { grow_uninit(self.states, self.states_cap, cap) }
         };
         self.states_cap = cap;

@@ -217,9 +217,9 @@ pub(crate) unsafe fn grow_uninit<E>(first: NonNull<E>, len: usize, new_len: usiz
     if new.size() == 0 {
         return first;
     }
-    // SAFETY: `first` was allocated by the global allocator with `old`
-    // (the caller's guarantee), and `new.size()` is not zero and fits
-    // `isize` with `old`'s alignment (`Layout::array` checked).
+    // `first` was allocated by the global allocator with `old` (the
+    // caller's guarantee); `Layout::array` checked that `new` fits `isize`.
+    // SAFETY: so this may realloc it, to a size that is not zero.
     let grown = unsafe { alloc::alloc::realloc(first.as_ptr().cast::<u8>(), old, new.size()) };
     NonNull::new(grown.cast::<E>()).unwrap_or_else(|| alloc::alloc::handle_alloc_error(new))
 }
