@@ -47,13 +47,23 @@ impl FarMap {
         }
     }
 
-    /// The entry of `key`, or 0.
+    /// The entry of `key`, or 0. With no panic path (`get`, not
+    /// indexing), so that a sparse set's lookup calls nothing (see
+    /// `SparseSet::position`).
     #[inline]
     pub(crate) fn get(&self, key: u32) -> u32 {
         if self.len == 0 {
             return 0;
         }
-        self.slots[self.find(key)].1
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key);
+        while let Some(&(found, entry)) = self.slots.get(i) {
+            if entry == 0 || found == key {
+                return entry;
+            }
+            i = (i + 1) & mask;
+        }
+        0
     }
 
     /// Sets the entry of `key` to `entry` (not 0).

@@ -52,43 +52,50 @@ fn type_bits(ty: TypeId) -> u64 {
 /// of a [`TypeIndex`].
 struct NoType;
 
-/// How many slots a [`TypeIndex`] has: a constant, so that a lookup of a
-/// type known at compile time finds its home slot at a constant offset
-/// (no mask loaded, no shift), 32 bytes each.
-const TYPE_SLOTS: usize = 256;
+/// The table size a [`TypeIndex`] starts with (it doubles as types come).
+const FIRST_TYPE_SLOTS: usize = 32;
 
-/// The world's component type → column map: open addressing over a table
-/// of a fixed [`TYPE_SLOTS`] slots, at most half full, indexed by the low
-/// bits of the `TypeId` (already a hash of the type) with no further
-/// hashing, and an empty slot holding the `TypeId` of a type no world
-/// registers. A lookup whose type sits in its home slot (the usual case)
-/// is one 16-byte compare at an offset the compiler computes, and a load.
-/// Types past the first `TYPE_SLOTS / 2` go to an overflow map, searched
-/// only once the probe of the table has failed.
+/// How many types a cuckoo insertion moves before the table grows instead.
+const MAX_MOVES: usize = 32;
+
+/// The world's component type → storage map: a cuckoo hash table indexed
+/// by bits of the `TypeId` (already a hash of the type) with no further
+/// hashing. A registered type sits in one of its two homes, so a lookup
+/// compares two slots and needs no probe loop.
+///
+/// The table ends with one more slot, always empty: the slot a lookup of a
+/// type that is not registered lands on. So [`slot`](TypeIndex::slot)
+/// reads a slot, and the [`LookupHead`] it names, whatever it finds: no
+/// load waits on a branch, and in a loop of `World::get_mut` or
+/// `World::has` calls, which writes nothing, the compiler takes the whole
+/// type lookup out of the loop. A typed call that writes (`insert_one`)
+/// uses [`get`](TypeIndex::get), which tests the first home before reading
+/// the second.
 ///
 /// History: a `HashMap` with a multiply-and-rotate hasher took about 40
-/// instructions a lookup (callgrind, `World::has`); a growing table, whose
-/// mask had to be loaded and applied, 13; this table, 11 (`insert_one`
-/// with `remove_one` 132 instructions → 122, `get_mut` 50 → 47). Each
-/// slot also holds the address of the column's storage, so that a typed
-/// call reaches the storage from the slot, not through the column list and
-/// the column's box (three dependent loads fewer).
+/// instructions a lookup (callgrind, `World::has`); a growing linear-probe
+/// table, 13; a fixed one at a constant offset, 11, but its probe loop and
+/// overflow map kept the lookup inside a loop of calls (`get_mut` 45
+/// instructions a call, `has` 41). Each slot also holds the address of the
+/// column's storage, so that a typed call reaches the storage from the
+/// slot, not through the column list and the column's box.
 pub(crate) struct TypeIndex {
-    /// The slots: a registered type with its column, or an empty slot
-    /// (`TypeId::of::<NoType>()`). Invariant: at most `TYPE_SLOTS / 2` are
-    /// full (so a probe meets an empty slot); a registered type sits at
-    /// its home slot (`type_bits % TYPE_SLOTS`) or after it with no empty
-    /// slot between (linear probing; nothing is removed).
-    slots: Box<[TypeSlot; TYPE_SLOTS]>,
-    /// The number of types in `slots`.
+    /// The table, `mask + 2` slots: a registered type with its column, or
+    /// an empty slot (`TypeId::of::<NoType>()`). Invariant: each registered
+    /// type sits in one of its two [`homes`](TypeIndex::homes), which are
+    /// at most `mask`; at most a quarter of the first `mask + 1` slots are
+    /// full; the last slot, `slots[mask + 1]`, is always empty.
+    slots: Box<[TypeSlot]>,
+    /// The number of slots less one, before the always-empty last slot: a
+    /// power of two less one.
+    mask: usize,
+    /// The number of types registered.
     len: usize,
-    /// The types registered once `slots` held `TYPE_SLOTS / 2`.
-    overflow: std::collections::HashMap<TypeId, TypeSlot>,
 }
 
 /// A slot of a [`TypeIndex`].
 #[derive(Clone, Copy)]
-struct TypeSlot {
+pub(crate) struct TypeSlot {
     ty: TypeId,
     /// The column's number in the world's list.
     column: usize,
@@ -96,6 +103,10 @@ struct TypeSlot {
     /// empty slot). The index only keeps it; the world, which owns the
     /// storage, says when it may be used (see `World::types`).
     storage: NonNull<()>,
+    /// The storage's lookup head: a dense column's own, [`SPARSE_HEAD`] for
+    /// a sparse set, [`EMPTY_HEAD`] in an empty slot. Invariant: it lives
+    /// as long as the storage (a dense column frees its head when dropped).
+    head: NonNull<LookupHead>,
 }
 
 /// What a [`TypeIndex`] holds for a registered type.
@@ -114,12 +125,41 @@ impl TypeSlot {
             ty: TypeId::of::<NoType>(),
             column: 0,
             storage: NonNull::dangling(),
+            head: NonNull::from(&EMPTY_HEAD),
         }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ty == TypeId::of::<NoType>()
+    }
+
+    #[inline(always)]
+    fn entry(&self) -> TypeEntry {
+        TypeEntry {
+            column: self.column,
+            storage: self.storage,
+        }
+    }
+
+    /// The storage, as registered (dangling in an empty slot).
+    #[inline(always)]
+    pub(crate) fn storage(&self) -> NonNull<()> {
+        self.storage
+    }
+
+    /// A copy of the slot's lookup head, read now.
+    #[inline(always)]
+    pub(crate) fn head(&self) -> LookupHead {
+        // SAFETY: the head lives as long as the storage (the field's
+        // invariant), which the world that reads its index owns; it is
+        // written only under `&mut` to that world.
+        unsafe { *self.head.as_ptr() }
     }
 }
 
 // SAFETY: the index holds only numbers and addresses, which it never
-// dereferences; the world that uses the addresses is `Send` and `Sync` by
+// dereferences but for the heads, written only under `&mut` to the world
+// that owns them; the world that uses the addresses is `Send` and `Sync` by
 // its own storages' bounds.
 unsafe impl Send for TypeIndex {}
 // SAFETY: as for `Send`.
@@ -128,78 +168,136 @@ unsafe impl Sync for TypeIndex {}
 impl Default for TypeIndex {
     fn default() -> Self {
         TypeIndex {
-            slots: Box::new([TypeSlot::empty(); TYPE_SLOTS]),
+            slots: vec![TypeSlot::empty(); FIRST_TYPE_SLOTS + 1].into_boxed_slice(),
+            mask: FIRST_TYPE_SLOTS - 1,
             len: 0,
-            overflow: std::collections::HashMap::new(),
         }
     }
 }
 
 impl TypeIndex {
-    /// The home slot of `ty`.
+    /// The two homes of `ty` in a table of `mask + 1` slots: two disjoint
+    /// runs of its bits (the table never has 2³² slots).
     #[inline(always)]
-    fn home(ty: TypeId) -> usize {
-        // Truncation intended: the low bits pick the slot.
-        type_bits(ty) as usize % TYPE_SLOTS
+    fn homes(ty: TypeId, mask: usize) -> (usize, usize) {
+        let bits = type_bits(ty);
+        // Truncation intended: the low bits of each half pick a slot.
+        ((bits as usize) & mask, ((bits >> 32) as usize) & mask)
     }
 
-    /// The column of `ty`, if registered: the home slot inline.
+    /// The slot at `index`, which is at most `mask + 1`.
+    #[inline(always)]
+    fn at(&self, index: usize) -> &TypeSlot {
+        debug_assert!(index <= self.mask + 1);
+        // SAFETY: `slots` has `mask + 2` slots (the field's invariant).
+        unsafe { self.slots.get_unchecked(index) }
+    }
+
+    /// The slot of `ty`, or the always-empty last slot if `ty` is not
+    /// registered. Both homes are read and compared, and the choice is
+    /// made with bit operations, not a branch: so the slot's fields load
+    /// whatever the outcome, and no load waits on a branch (see the type's
+    /// docs).
+    #[inline(always)]
+    pub(crate) fn slot(&self, ty: TypeId) -> &TypeSlot {
+        let (first, second) = Self::homes(ty, self.mask);
+        // All ones if `ty` sits in that home, else zero.
+        let in_first = usize::from(self.at(first).ty == ty).wrapping_neg();
+        let in_second = usize::from(self.at(second).ty == ty).wrapping_neg();
+        let miss = self.mask + 1;
+        let found = miss ^ ((miss ^ second) & in_second);
+        self.at(found ^ ((found ^ first) & in_first))
+    }
+
+    /// The column of `ty`, if registered: the first home tested before the
+    /// second is read.
     #[inline]
     pub(crate) fn get(&self, ty: TypeId) -> Option<TypeEntry> {
-        let home = Self::home(ty);
-        let slot = &self.slots[home];
+        let (first, second) = Self::homes(ty, self.mask);
+        let slot = self.at(first);
         if slot.ty == ty {
             return Some(slot.entry());
         }
-        self.probe(ty, home)
-    }
-
-    /// [`get`](Self::get) past the home slot. Inline, so that a loop of
-    /// lookups calls nothing that could write the slots: the compiler can
-    /// then take the lookup out of the loop.
-    #[inline]
-    fn probe(&self, ty: TypeId, home: usize) -> Option<TypeEntry> {
-        let mut i = home;
-        loop {
-            let slot = &self.slots[i];
-            if slot.ty == ty {
-                return Some(slot.entry());
-            }
-            if slot.ty == TypeId::of::<NoType>() {
-                return self.get_overflow(ty);
-            }
-            i = (i + 1) % TYPE_SLOTS;
-        }
-    }
-
-    /// The column of `ty` among the types that did not fit the table.
-    #[inline]
-    fn get_overflow(&self, ty: TypeId) -> Option<TypeEntry> {
-        if self.overflow.is_empty() {
-            return None;
-        }
-        self.overflow.get(&ty).map(TypeSlot::entry)
+        let slot = self.at(second);
+        (slot.ty == ty).then(|| slot.entry())
     }
 
     /// Registers `ty` (not registered yet) as column `column`, whose
-    /// storage is at `storage`.
-    pub(crate) fn insert(&mut self, ty: TypeId, column: usize, storage: NonNull<()>) {
+    /// storage is at `storage` with its lookup head at `head`.
+    pub(crate) fn insert(
+        &mut self,
+        ty: TypeId,
+        column: usize,
+        storage: NonNull<()>,
+        head: NonNull<LookupHead>,
+    ) {
         debug_assert!(self.get(ty).is_none(), "a type registered twice");
         let slot = TypeSlot {
             ty,
             column,
             storage,
+            head,
         };
-        if 2 * (self.len + 1) > TYPE_SLOTS {
-            self.overflow.insert(ty, slot);
+        self.len += 1;
+        let homeless = if 4 * self.len > self.mask + 1 {
+            Some(slot)
+        } else {
+            self.place(slot).err()
+        };
+        if let Some(homeless) = homeless {
+            self.grow_with(homeless);
+        }
+    }
+
+    /// Puts `slot` in one of its homes, moving the types in the way to
+    /// their other homes (cuckoo hashing). Gives back the slot left without
+    /// a home after [`MAX_MOVES`] moves; every other type is then in the
+    /// table.
+    fn place(&mut self, mut slot: TypeSlot) -> Result<(), TypeSlot> {
+        let (first, second) = Self::homes(slot.ty, self.mask);
+        for home in [first, second] {
+            if self.slots[home].is_empty() {
+                self.slots[home] = slot;
+                return Ok(());
+            }
+        }
+        let mut at = first;
+        for _ in 0..MAX_MOVES {
+            slot = std::mem::replace(&mut self.slots[at], slot);
+            // The type moved out goes to its other home.
+            let (first, second) = Self::homes(slot.ty, self.mask);
+            at = if first == at { second } else { first };
+            if self.slots[at].is_empty() {
+                self.slots[at] = slot;
+                return Ok(());
+            }
+        }
+        Err(slot)
+    }
+
+    /// Doubles the table (more than once if a placement fails) and puts
+    /// back every type in it, and `homeless`.
+    #[cold]
+    fn grow_with(&mut self, homeless: TypeSlot) {
+        let types: Vec<TypeSlot> = self
+            .slots
+            .iter()
+            .filter(|slot| !slot.is_empty())
+            .copied()
+            .chain([homeless])
+            .collect();
+        let mut size = 2 * (self.mask + 1);
+        'grow: loop {
+            self.slots = vec![TypeSlot::empty(); size + 1].into_boxed_slice();
+            self.mask = size - 1;
+            for &slot in &types {
+                if self.place(slot).is_err() {
+                    size *= 2;
+                    continue 'grow;
+                }
+            }
             return;
         }
-        let mut i = Self::home(ty);
-        while self.slots[i].ty != TypeId::of::<NoType>() {
-            i = (i + 1) % TYPE_SLOTS;
-        }
-        self.slots[i] = slot;
-        self.len += 1;
     }
 
     /// Every registered type with its column number, in no order.
@@ -207,19 +305,81 @@ impl TypeIndex {
     pub(crate) fn iter(&self) -> impl Iterator<Item = (TypeId, usize)> + '_ {
         self.slots
             .iter()
-            .filter(|slot| slot.ty != TypeId::of::<NoType>())
-            .chain(self.overflow.values())
+            .filter(|slot| !slot.is_empty())
             .map(|slot| (slot.ty, slot.column))
     }
 }
 
-impl TypeSlot {
+/// What `World::get_mut` and `World::has` read of a component type's
+/// storage before they know whether the entity has the component, with the
+/// type left out: a dense column's presence words and slots, as its
+/// [`RawWindows`] has them (a copy the column keeps up to date in
+/// [`sync`](DenseColumn::sync)), or empty windows, for a sparse set or a
+/// type not registered. The [`TypeIndex`] names one per slot.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LookupHead {
+    /// As [`RawWindows::words`]: presence word `w` at `words + w` if `w`
+    /// lies in `words_from..words_from + word_count`.
+    words: *mut u64,
+    words_from: usize,
+    word_count: usize,
+    /// [`RawWindows::slots`] without its type: the slot of row `r` is at
+    /// `slots.cast::<Slot<T>>() + r` for the column's `T`.
+    slots: *mut (),
+    /// Whether the storage is a sparse set (its windows are then empty).
+    pub(crate) sparse: bool,
+}
+
+// SAFETY: the heads in statics hold null pointers and are never written.
+unsafe impl Sync for LookupHead {}
+
+/// The lookup head of an empty [`TypeIndex`] slot: no row has a value.
+static EMPTY_HEAD: LookupHead = LookupHead {
+    words: std::ptr::null_mut(),
+    words_from: 0,
+    word_count: 0,
+    slots: std::ptr::null_mut(),
+    sparse: false,
+};
+
+/// The lookup head of every sparse set: no row has a value in the windows,
+/// and the set itself has to be asked.
+static SPARSE_HEAD: LookupHead = LookupHead {
+    sparse: true,
+    ..EMPTY_HEAD
+};
+
+impl LookupHead {
+    /// Whether the dense column (if any) has a value at `row`.
     #[inline(always)]
-    fn entry(&self) -> TypeEntry {
-        TypeEntry {
-            column: self.column,
-            storage: self.storage,
+    pub(crate) fn has(&self, row: usize) -> bool {
+        let word = row / WORD;
+        if word.wrapping_sub(self.words_from) >= self.word_count {
+            return false;
         }
+        // SAFETY: the word lies in the window, which a head always
+        // describes as its column has it (`DenseColumn::sync` copies it),
+        // and the column lives while its head is read (see
+        // `TypeSlot::head`); words change only under `&mut` to the world.
+        let bits = unsafe { *self.words.wrapping_add(word) };
+        bits & bit(row) != 0
+    }
+
+    /// A pointer to the value of `row` if the dense column has one, for
+    /// the column's component type `T`.
+    #[inline(always)]
+    pub(crate) fn value_ptr<T>(&self, row: usize) -> Option<NonNull<T>> {
+        if !self.has(row) {
+            return None;
+        }
+        let slot = self.slots.cast::<Slot<T>>().wrapping_add(row);
+        let value = UnsafeCell::raw_get(slot).cast::<T>();
+        debug_assert!(!value.is_null());
+        // A set presence bit lies in the slots' window (`DenseColumn`'s
+        // invariant on `present`), so the slot is in the column's
+        // reservation.
+        // SAFETY: so the pointer is not null.
+        Some(unsafe { NonNull::new_unchecked(value) })
     }
 }
 
@@ -598,6 +758,11 @@ pub(crate) struct DenseColumn<T> {
     /// [`sync`](Self::sync) before it returns (a [`BatchWriter`], which
     /// holds the column throughout, when it is dropped).
     raw: RawWindows<T>,
+    /// A copy of `raw` without the type, where the world's [`TypeIndex`]
+    /// finds it (see [`LookupHead`]). Owned: made by `Box::into_raw`,
+    /// freed in `Drop`, never moved in between. Invariant: it holds what
+    /// `raw` holds (`sync` writes both).
+    head: NonNull<LookupHead>,
 }
 
 /// A dense column's slot: a value or nothing, written through shared
@@ -623,6 +788,19 @@ struct RawWindows<T> {
     words_from: usize,
     /// `present.len()`.
     word_count: usize,
+}
+
+impl<T> RawWindows<T> {
+    /// The windows without the type, as the world's index reads them.
+    fn head(&self) -> LookupHead {
+        LookupHead {
+            words: self.words,
+            words_from: self.words_from,
+            word_count: self.word_count,
+            slots: self.slots.cast(),
+            sparse: false,
+        }
+    }
 }
 
 impl<T> Clone for RawWindows<T> {
@@ -685,11 +863,23 @@ impl<T> DenseColumn<T> {
             words_from,
             word_count: self.present.len(),
         };
+        // SAFETY: the head is owned and live (the field's invariant), and
+        // `&mut self` excludes every reader: the world's index reads it
+        // only under a borrow of the world that owns this column.
+        unsafe { *self.head.as_ptr() = self.raw.head() };
     }
 
-    /// Whether [`raw`](Self::raw) is up to date (for debug assertions).
+    /// Whether [`raw`](Self::raw) and the head are up to date (for debug
+    /// assertions).
     fn synced(&self) -> bool {
-        self.raw == self.windows()
+        // SAFETY: the head is owned and live (the field's invariant).
+        let head = unsafe { *self.head.as_ptr() };
+        self.raw == self.windows() && head == self.raw.head()
+    }
+
+    /// The column's lookup head, for the world's [`TypeIndex`].
+    pub(crate) fn head_ptr(&self) -> NonNull<LookupHead> {
+        self.head
     }
 
     /// A pointer to the presence word `word` if it lies in the window,
@@ -757,6 +947,7 @@ impl<T> DenseColumn<T> {
                 words_from: 0,
                 word_count: 0,
             },
+            head: NonNull::from(Box::leak(Box::new(EMPTY_HEAD))),
         };
         column.sync();
         column
@@ -997,7 +1188,18 @@ impl<T> DenseColumn<T> {
 impl<T> Drop for DenseColumn<T> {
     fn drop(&mut self) {
         let front = self.data_front();
-        self.clear_values(front);
+        // The head is freed after the values, which may read it (debug
+        // assertions), and also when a value's `Drop` panics.
+        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.clear_values(front);
+        }));
+        // SAFETY: made by `Box::into_raw` and not freed before (the
+        // field's invariant); the world's index no longer reads it, as the
+        // world that owns this column is being dropped.
+        drop(unsafe { Box::from_raw(self.head.as_ptr()) });
+        if let Err(payload) = dropped {
+            std::panic::resume_unwind(payload);
+        }
     }
 }
 
@@ -1195,6 +1397,15 @@ impl<T> TypedStorage<T> {
         TypedStorage::Sparse(SparseSet::new())
     }
 
+    /// The storage's lookup head, for the world's [`TypeIndex`]: the dense
+    /// column's own, or [`SPARSE_HEAD`].
+    pub(crate) fn head_ptr(&self) -> NonNull<LookupHead> {
+        match self {
+            TypedStorage::Dense(column) => column.head_ptr(),
+            TypedStorage::Sparse(_) => NonNull::from(&SPARSE_HEAD),
+        }
+    }
+
     /// Whether `entity` (at `row`) has the component.
     #[inline]
     pub(crate) fn has(&self, entity: Entity, row: usize) -> bool {
@@ -1229,7 +1440,8 @@ impl<T> TypedStorage<T> {
             TypedStorage::Dense(column) => column.get_mut(row),
             TypedStorage::Sparse(set) => {
                 let position = set.position(entity)?;
-                Some(set.values[position].get_mut())
+                // `get_mut`, not indexing: no panic path (see `position`).
+                set.values.get_mut(position).map(UnsafeCell::get_mut)
             }
         }
     }
@@ -1502,16 +1714,17 @@ impl<T> SparseSet<T> {
     }
 
     /// The position of `entity`'s value, if it has one. A different
-    /// generation with the same index does not match. Always inline: it
-    /// calls nothing, and a call here would make a loop of `get_mut` keep
-    /// its running values in memory around it.
+    /// generation with the same index does not match. Always inline, and
+    /// with no panic path (`get`, not indexing): it calls nothing, and a
+    /// call here, even one never made, would keep a loop of `get_mut` or
+    /// `has` from reading the type's slot once (see `TypeIndex`).
     #[inline(always)]
     fn position(&self, entity: Entity) -> Option<usize> {
         let Some(&slot) = self.index.get(entity.index()) else {
             return self.far_position(entity);
         };
         let position = (slot as usize).checked_sub(1)?;
-        (self.owners[position] == entity).then_some(position)
+        (*self.owners.get(position)? == entity).then_some(position)
     }
 
     /// [`position`](Self::position) of an entity whose index lies past the
@@ -1521,7 +1734,7 @@ impl<T> SparseSet<T> {
     #[inline(always)]
     fn far_position(&self, entity: Entity) -> Option<usize> {
         let position = (far_slot(&self.far, entity.index()) as usize).checked_sub(1)?;
-        (self.owners[position] == entity).then_some(position)
+        (*self.owners.get(position)? == entity).then_some(position)
     }
 
     fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
@@ -2098,46 +2311,58 @@ mod tests {
 
     #[test]
     fn type_index_finds_every_registered_type_and_no_other() {
-        // More types than the table takes: the first half-table's worth
-        // in the table (some sharing a home slot, found by the probe past
-        // it), the rest in the overflow map.
+        // Enough types for the table to grow several times, and for
+        // insertions to move types out of their first home.
         let ids = ids();
         let registered_count = if cfg!(miri) { 140 } else { 200 };
         let (registered, others) = ids.split_at(registered_count);
         // Each type's entry names a storage of its own (the addresses of
-        // a buffer's elements stand in for the storages).
+        // a buffer's elements stand in for the storages), and every other
+        // registered type a lookup head of its own.
         let storages = [0u64; 200];
+        let heads = [super::SPARSE_HEAD; 200];
         let entry = |column: usize| TypeEntry {
             column,
             storage: NonNull::from(&storages[column]).cast(),
         };
+        let head = |column: usize| {
+            if column % 2 == 0 {
+                NonNull::from(&heads[column])
+            } else {
+                NonNull::from(&super::EMPTY_HEAD)
+            }
+        };
         let mut index = TypeIndex::default();
         for (column, &ty) in registered.iter().enumerate() {
-            index.insert(ty, column, entry(column).storage);
+            index.insert(ty, column, entry(column).storage, head(column));
             for (earlier, &seen) in registered[..=column].iter().enumerate() {
                 assert_eq!(index.get(seen), Some(entry(earlier)));
+                let slot = index.slot(seen);
+                assert_eq!(slot.entry(), entry(earlier));
+                assert_eq!(slot.head, head(earlier));
             }
         }
-        for &ty in others {
+        for &ty in others.iter().chain(&[TypeId::of::<u8>()]) {
             assert_eq!(index.get(ty), None);
+            let slot = index.slot(ty);
+            assert!(slot.is_empty());
+            assert_eq!(slot.head, NonNull::from(&super::EMPTY_HEAD));
         }
-        assert_eq!(index.get(TypeId::of::<u8>()), None);
-        assert_eq!(index.len, super::TYPE_SLOTS / 2);
-        assert_eq!(
-            index.overflow.len(),
-            registered_count - super::TYPE_SLOTS / 2
-        );
-        // The probe was exercised: some type sits past its home slot (128
-        // types in 256 slots all at home has odds of about e^-32).
-        let off_home = index
+        assert_eq!(index.len, registered_count);
+        // At most a quarter full, the last slot empty.
+        assert!(4 * index.len <= index.mask + 1);
+        assert_eq!(index.slots.len(), index.mask + 2);
+        assert!(index.slots[index.mask + 1].is_empty());
+        // The second homes were used: some type sits outside its first
+        // home (for 140 types in 1024 slots, the odds of none are about
+        // e^-9.6; TypeIds are fixed for a build, so this cannot flicker).
+        let second_home = index
             .slots
             .iter()
             .enumerate()
-            .filter(|&(i, slot)| {
-                slot.ty != TypeId::of::<super::NoType>() && TypeIndex::home(slot.ty) != i
-            })
+            .filter(|&(i, slot)| !slot.is_empty() && TypeIndex::homes(slot.ty, index.mask).0 != i)
             .count();
-        assert!(off_home > 0);
+        assert!(second_home > 0);
     }
 }
 

@@ -151,9 +151,21 @@ fn mutating_calls_flush_first() {
     assert_ne!(r, s);
     assert!(world.entity(r).is_ok() && world.entity(s).is_ok());
 
+    // `get_mut` does not flush: a reserved entity is not there yet for
+    // it, as for `get`, and stays reserved.
     let r = world.reserve_entity();
-    assert!(world.get_mut::<u8>(r).is_err());
+    assert_eq!(
+        world.get_mut::<u8>(r),
+        Err(handlekit_ecs::ComponentError::NoSuchEntity)
+    );
+    assert!(world.get::<u8>(r).is_err() && !world.has::<u8>(r));
+    assert!(world.contains(r) && world.entity(r).is_err());
+    world.flush();
     assert!(world.entity(r).is_ok());
+    assert_eq!(
+        world.get_mut::<u8>(r),
+        Err(handlekit_ecs::ComponentError::MissingComponent("u8"))
+    );
 
     let r = world.reserve_entity();
     world.collect(16, Order::Any);
