@@ -52,8 +52,11 @@ fn type_bits(ty: TypeId) -> u64 {
 /// of a [`TypeIndex`].
 struct NoType;
 
-/// The table size a [`TypeIndex`] starts with (it doubles as types come).
-const FIRST_TYPE_SLOTS: usize = 32;
+/// The slots where a type's first home may lie: the table's first slots,
+/// as many as the table has when it starts (it doubles as types come). A
+/// constant, so that a lookup of a type known at compile time finds its
+/// first home at a constant offset (no mask loaded, no shift).
+const FIRST_HOMES: usize = 256;
 
 /// How many types a cuckoo insertion moves before the table grows instead.
 const MAX_MOVES: usize = 32;
@@ -61,7 +64,9 @@ const MAX_MOVES: usize = 32;
 /// The world's component type → storage map: a cuckoo hash table indexed
 /// by bits of the `TypeId` (already a hash of the type) with no further
 /// hashing. A registered type sits in one of its two homes, so a lookup
-/// compares two slots and needs no probe loop.
+/// compares two slots and needs no probe loop. The first home lies among
+/// the first [`FIRST_HOMES`] slots, at an offset known at compile time, and
+/// a type goes there when it is free; the second anywhere in the table.
 ///
 /// The table ends with one more slot, always empty: the slot a lookup of a
 /// type that is not registered lands on. So [`slot`](TypeIndex::slot)
@@ -84,7 +89,8 @@ pub(crate) struct TypeIndex {
     /// an empty slot (`TypeId::of::<NoType>()`). Invariant: each registered
     /// type sits in one of its two [`homes`](TypeIndex::homes), which are
     /// at most `mask`; at most a quarter of the first `mask + 1` slots are
-    /// full; the last slot, `slots[mask + 1]`, is always empty.
+    /// full; the last slot, `slots[mask + 1]`, is always empty; `mask + 1`
+    /// is at least [`FIRST_HOMES`].
     slots: Box<[TypeSlot]>,
     /// The number of slots less one, before the always-empty last slot: a
     /// power of two less one.
@@ -168,21 +174,25 @@ unsafe impl Sync for TypeIndex {}
 impl Default for TypeIndex {
     fn default() -> Self {
         TypeIndex {
-            slots: vec![TypeSlot::empty(); FIRST_TYPE_SLOTS + 1].into_boxed_slice(),
-            mask: FIRST_TYPE_SLOTS - 1,
+            slots: vec![TypeSlot::empty(); FIRST_HOMES + 1].into_boxed_slice(),
+            mask: FIRST_HOMES - 1,
             len: 0,
         }
     }
 }
 
 impl TypeIndex {
-    /// The two homes of `ty` in a table of `mask + 1` slots: two disjoint
-    /// runs of its bits (the table never has 2³² slots).
+    /// The two homes of `ty` in a table of `mask + 1` slots, from two
+    /// disjoint runs of its bits (the table never has 2³² slots): the
+    /// first among the first [`FIRST_HOMES`] slots, the second anywhere.
     #[inline(always)]
     fn homes(ty: TypeId, mask: usize) -> (usize, usize) {
         let bits = type_bits(ty);
         // Truncation intended: the low bits of each half pick a slot.
-        ((bits as usize) & mask, ((bits >> 32) as usize) & mask)
+        (
+            (bits as usize) % FIRST_HOMES,
+            ((bits >> 32) as usize) & mask,
+        )
     }
 
     /// The slot at `index`, which is at most `mask + 1`.
@@ -2354,8 +2364,8 @@ mod tests {
         assert_eq!(index.slots.len(), index.mask + 2);
         assert!(index.slots[index.mask + 1].is_empty());
         // The second homes were used: some type sits outside its first
-        // home (for 140 types in 1024 slots, the odds of none are about
-        // e^-9.6; TypeIds are fixed for a build, so this cannot flicker).
+        // home (for 140 types over 256 first homes, the odds of none are
+        // about e^-38).
         let second_home = index
             .slots
             .iter()
