@@ -438,7 +438,19 @@ fuzz_target!(|ops: Vec<Op>| {
                 world.get::<B>(e).ok().map(|r| *r),
                 world.get::<C>(e).ok().map(|r| *r.0),
             );
-            assert_eq!(got, live.get(&e).copied().unwrap_or((None, None, None)));
+            let want = live.get(&e).copied().unwrap_or((None, None, None));
+            assert_eq!(got, want);
+            // `get_mut` and `has` find the type's slot without a branch:
+            // dense `A` and `C`, sparse `B`, and `u64`, never registered.
+            let got_mut = (
+                world.get_mut::<A>(e).ok().map(|r| *r),
+                world.get_mut::<B>(e).ok().map(|r| *r),
+                world.get_mut::<C>(e).ok().map(|r| *r.0),
+            );
+            assert_eq!(got_mut, want);
+            let has = (world.has::<A>(e), world.has::<B>(e), world.has::<C>(e));
+            assert_eq!(has, (want.0.is_some(), want.1.is_some(), want.2.is_some()));
+            assert!(!world.has::<u64>(e) && world.get_mut::<u64>(e).is_err());
         }
     }
 });

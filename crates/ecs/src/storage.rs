@@ -13,6 +13,7 @@ use crate::far_map::FarMap;
 use std::any::TypeId;
 use std::cell::UnsafeCell;
 use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicIsize, Ordering};
@@ -153,13 +154,19 @@ impl TypeSlot {
         self.storage
     }
 
-    /// A copy of the slot's lookup head, read now.
+    /// A copy of the slot's lookup head, read now (all of it: so that a
+    /// loop of calls reads it at the top, see [`TypeIndex`]), for as long
+    /// as the slot is borrowed.
     #[inline(always)]
-    pub(crate) fn head(&self) -> LookupHead {
-        // SAFETY: the head lives as long as the storage (the field's
-        // invariant), which the world that reads its index owns; it is
-        // written only under `&mut` to that world.
-        unsafe { *self.head.as_ptr() }
+    pub(crate) fn head(&self) -> HeadCopy<'_> {
+        HeadCopy {
+            // SAFETY: the head lives as long as the storage (the field's
+            // invariant), which the world that owns this index owns; it is
+            // written only under `&mut` to that world, which the borrow of
+            // the slot excludes.
+            head: unsafe { *self.head.as_ptr() },
+            _slot: PhantomData,
+        }
     }
 }
 
@@ -337,7 +344,7 @@ pub(crate) struct LookupHead {
     /// `slots.cast::<Slot<T>>() + r` for the column's `T`.
     slots: *mut (),
     /// Whether the storage is a sparse set (its windows are then empty).
-    pub(crate) sparse: bool,
+    sparse: bool,
 }
 
 // SAFETY: the heads in statics hold null pointers and are never written.
@@ -359,19 +366,35 @@ static SPARSE_HEAD: LookupHead = LookupHead {
     ..EMPTY_HEAD
 };
 
-impl LookupHead {
+/// A [`LookupHead`] read from a [`TypeSlot`], which lives no longer than
+/// the borrow of the slot (so of the world): its windows are those of the
+/// column as it is while the copy lives.
+#[derive(Clone, Copy)]
+pub(crate) struct HeadCopy<'slot> {
+    head: LookupHead,
+    _slot: PhantomData<&'slot TypeSlot>,
+}
+
+impl HeadCopy<'_> {
+    /// Whether the storage is a sparse set.
+    #[inline(always)]
+    pub(crate) fn is_sparse(&self) -> bool {
+        self.head.sparse
+    }
+
     /// Whether the dense column (if any) has a value at `row`.
     #[inline(always)]
     pub(crate) fn has(&self, row: usize) -> bool {
+        let head = &self.head;
         let word = row / WORD;
-        if word.wrapping_sub(self.words_from) >= self.word_count {
+        if word.wrapping_sub(head.words_from) >= head.word_count {
             return false;
         }
-        // SAFETY: the word lies in the window, which a head always
-        // describes as its column has it (`DenseColumn::sync` copies it),
-        // and the column lives while its head is read (see
-        // `TypeSlot::head`); words change only under `&mut` to the world.
-        let bits = unsafe { *self.words.wrapping_add(word) };
+        // SAFETY: the word lies in the window, which a head describes as
+        // its column has it (`DenseColumn::sync` copies it), and the world
+        // that owns the column stays borrowed while this copy lives: the
+        // column lives and its words stay where they are.
+        let bits = unsafe { *head.words.wrapping_add(word) };
         bits & bit(row) != 0
     }
 
@@ -382,7 +405,7 @@ impl LookupHead {
         if !self.has(row) {
             return None;
         }
-        let slot = self.slots.cast::<Slot<T>>().wrapping_add(row);
+        let slot = self.head.slots.cast::<Slot<T>>().wrapping_add(row);
         let value = UnsafeCell::raw_get(slot).cast::<T>();
         debug_assert!(!value.is_null());
         // A set presence bit lies in the slots' window (`DenseColumn`'s

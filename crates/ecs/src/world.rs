@@ -929,7 +929,7 @@ impl World {
         // The type's slot and head first, read whatever the entity: a loop
         // of calls then reads them once (see `TypeIndex`). No flush: a
         // call that could write the world would keep them in the loop.
-        let slot = *self.types.slot(TypeId::of::<T>());
+        let slot = self.types.slot(TypeId::of::<T>());
         let head = slot.head();
         let rows = self.row_finder();
         let row = rows.row_of(entity).ok_or(NoSuchEntity)?;
@@ -941,7 +941,7 @@ impl World {
             return Ok(unsafe { &mut *value.as_ptr() });
         }
         let missing = ComponentError::MissingComponent(type_name::<T>());
-        if !head.sparse {
+        if !head.is_sparse() {
             return Err(missing);
         }
         // A sparse head is in a registered type's slot, and `types` names
@@ -980,7 +980,7 @@ impl World {
     pub fn has<T: Component>(&self, entity: Entity) -> bool {
         // The type's slot and head first, whatever the entity: a loop of
         // calls then reads them once (see `TypeIndex`).
-        let slot = *self.types.slot(TypeId::of::<T>());
+        let slot = self.types.slot(TypeId::of::<T>());
         let head = slot.head();
         let rows = self.row_finder();
         let Some(row) = rows.row_of(entity) else {
@@ -993,7 +993,8 @@ impl World {
         // this slot for `T` (its invariant).
         // SAFETY: so its storage is a live `TypedStorage<T>`, read under
         // `&self`.
-        head.sparse && unsafe { slot.storage().cast::<TypedStorage<T>>().as_ref() }.has(entity, row)
+        head.is_sparse()
+            && unsafe { slot.storage().cast::<TypedStorage<T>>().as_ref() }.has(entity, row)
     }
 
     /// The number of live entities with a `T`.

@@ -176,10 +176,23 @@ fn check(world: &mut World, model: &Model) {
             world.get::<B>(e).ok().map(|r| *r),
             world.get::<C>(e).ok().map(|r| r.0),
         );
-        match expected {
-            Some(&(a, b, c)) => assert_eq!(got, (a, b, c), "{e:?}"),
-            None => assert_eq!(got, (None, None, None), "{e:?}"),
-        }
+        let want = expected.copied().unwrap_or((None, None, None));
+        assert_eq!(got, want, "{e:?}");
+        // The per-entity calls that find the type's slot without a branch
+        // (`B` is sparse, `u16` never registered) agree with `get`.
+        let got_mut = (
+            world.get_mut::<A>(e).ok().map(|r| *r),
+            world.get_mut::<B>(e).ok().map(|r| *r),
+            world.get_mut::<C>(e).ok().map(|r| r.0),
+        );
+        assert_eq!(got_mut, want, "{e:?}");
+        let has = (world.has::<A>(e), world.has::<B>(e), world.has::<C>(e));
+        assert_eq!(
+            has,
+            (want.0.is_some(), want.1.is_some(), want.2.is_some()),
+            "{e:?}"
+        );
+        assert!(!world.has::<u16>(e) && world.get_mut::<u16>(e).is_err());
     }
     // Row order: every query visits live entities in row order.
     let order: Vec<Entity> = model.rows.iter().flatten().copied().collect();
