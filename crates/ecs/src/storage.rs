@@ -347,7 +347,10 @@ pub(crate) struct LookupHead {
     sparse: bool,
 }
 
-// SAFETY: the heads in statics hold null pointers and are never written.
+// SAFETY: a head only describes memory, which is read through it under a
+// borrow of the world that owns the column: the heads in statics hold null
+// pointers and are never written, and a column's own head is written only
+// under `&mut` to its world (`DenseColumn::sync`).
 unsafe impl Sync for LookupHead {}
 
 /// The lookup head of an empty [`TypeIndex`] slot: no row has a value.
