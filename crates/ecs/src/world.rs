@@ -986,15 +986,16 @@ impl World {
         let Some(row) = rows.row_of(entity) else {
             return false;
         };
-        if head.has(row) {
-            return true;
+        // The kind first: it is the same at every call of a loop, which
+        // the compiler then splits in two, one loop per kind.
+        if !head.is_sparse() {
+            return head.has(row);
         }
         // A sparse head is in a registered type's slot, and `types` names
         // this slot for `T` (its invariant).
         // SAFETY: so its storage is a live `TypedStorage<T>`, read under
         // `&self`.
-        head.is_sparse()
-            && unsafe { slot.storage().cast::<TypedStorage<T>>().as_ref() }.has(entity, row)
+        unsafe { slot.storage().cast::<TypedStorage<T>>().as_ref() }.has(entity, row)
     }
 
     /// The number of live entities with a `T`.
