@@ -159,12 +159,13 @@ impl TypeSlot {
     /// as the slot is borrowed.
     #[inline(always)]
     pub(crate) fn head(&self) -> HeadCopy<'_> {
+        // The head lives as long as the storage (the field's invariant),
+        // which the world that owns this index owns; it is written only
+        // under `&mut` to that world, which the borrow of the slot excludes.
+        // SAFETY: so it is live and not written while it is read.
+        let head = unsafe { *self.head.as_ptr() };
         HeadCopy {
-            // SAFETY: the head lives as long as the storage (the field's
-            // invariant), which the world that owns this index owns; it is
-            // written only under `&mut` to that world, which the borrow of
-            // the slot excludes.
-            head: unsafe { *self.head.as_ptr() },
+            head,
             _slot: PhantomData,
         }
     }
@@ -393,10 +394,10 @@ impl HeadCopy<'_> {
         if word.wrapping_sub(head.words_from) >= head.word_count {
             return false;
         }
-        // SAFETY: the word lies in the window, which a head describes as
-        // its column has it (`DenseColumn::sync` copies it), and the world
-        // that owns the column stays borrowed while this copy lives: the
-        // column lives and its words stay where they are.
+        // The word lies in the window, which a head describes as its
+        // column has it (`DenseColumn::sync` copies it), and the world that
+        // owns the column stays borrowed while this copy lives.
+        // SAFETY: so the column lives and the word is where the head says.
         let bits = unsafe { *head.words.wrapping_add(word) };
         bits & bit(row) != 0
     }
