@@ -796,8 +796,8 @@ pub(crate) struct DenseColumn<T> {
     /// holds the column throughout, when it is dropped).
     raw: RawWindows<T>,
     /// A copy of `raw` without the type, where the world's [`TypeIndex`]
-    /// finds it (see [`LookupHead`]). Owned: made by `Box::into_raw`,
-    /// freed in `Drop`, never moved in between. Invariant: it holds what
+    /// finds it (see [`LookupHead`]). Owned: made by `Box::leak`, freed
+    /// in `Drop` (`Box::from_raw`), never moved in between. Invariant: it holds what
     /// `raw` holds (`sync` writes both).
     head: NonNull<LookupHead>,
 }
@@ -1230,9 +1230,9 @@ impl<T> Drop for DenseColumn<T> {
         let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.clear_values(front);
         }));
-        // SAFETY: made by `Box::into_raw` and not freed before (the
-        // field's invariant); the world's index no longer reads it, as the
-        // world that owns this column is being dropped.
+        // SAFETY: made by `Box::leak` and not freed before (the field's
+        // invariant); the world's index no longer reads it, as the world
+        // that owns this column is being dropped.
         drop(unsafe { Box::from_raw(self.head.as_ptr()) });
         if let Err(payload) = dropped {
             std::panic::resume_unwind(payload);
