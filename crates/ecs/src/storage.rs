@@ -370,6 +370,24 @@ static SPARSE_HEAD: LookupHead = LookupHead {
     ..EMPTY_HEAD
 };
 
+impl LookupHead {
+    /// A pointer to the presence word `word` if it lies in the window (the
+    /// one bounds check of every lookup by row, the column's own and the
+    /// world's).
+    #[inline(always)]
+    fn word_ptr(&self, word: usize) -> Option<*mut u64> {
+        (word.wrapping_sub(self.words_from) < self.word_count)
+            .then(|| self.words.wrapping_add(word))
+    }
+
+    /// A pointer to the value of `row`'s slot, for the column's type `T`;
+    /// the slot must lie in the window for the pointer to be used.
+    #[inline(always)]
+    fn slot_value<T>(&self, row: usize) -> *mut T {
+        UnsafeCell::raw_get(self.slots.cast::<Slot<T>>().wrapping_add(row)).cast::<T>()
+    }
+}
+
 /// A [`LookupHead`] read from a [`TypeSlot`], which lives no longer than
 /// the borrow of the slot (so of the world): its windows are those of the
 /// column as it is while the copy lives.
@@ -389,16 +407,14 @@ impl HeadCopy<'_> {
     /// Whether the dense column (if any) has a value at `row`.
     #[inline(always)]
     pub(crate) fn has(&self, row: usize) -> bool {
-        let head = &self.head;
-        let word = row / WORD;
-        if word.wrapping_sub(head.words_from) >= head.word_count {
+        let Some(word) = self.head.word_ptr(row / WORD) else {
             return false;
-        }
+        };
         // The word lies in the window, which a head describes as its
         // column has it (`DenseColumn::sync` copies it), and the world that
         // owns the column stays borrowed while this copy lives.
         // SAFETY: so the column lives and the word is where the head says.
-        let bits = unsafe { *head.words.wrapping_add(word) };
+        let bits = unsafe { *word };
         bits & bit(row) != 0
     }
 
@@ -409,8 +425,7 @@ impl HeadCopy<'_> {
         if !self.has(row) {
             return None;
         }
-        let slot = self.head.slots.cast::<Slot<T>>().wrapping_add(row);
-        let value = UnsafeCell::raw_get(slot).cast::<T>();
+        let value = self.head.slot_value::<T>(row);
         debug_assert!(!value.is_null());
         // A set presence bit lies in the slots' window (`DenseColumn`'s
         // invariant on `present`), so the slot is in the column's
@@ -828,7 +843,9 @@ struct RawWindows<T> {
 }
 
 impl<T> RawWindows<T> {
-    /// The windows without the type, as the world's index reads them.
+    /// The windows without the type, as the world's index reads them (and
+    /// the column's own lookups, through the same two methods).
+    #[inline(always)]
     fn head(&self) -> LookupHead {
         LookupHead {
             words: self.words,
@@ -900,9 +917,10 @@ impl<T> DenseColumn<T> {
             words_from,
             word_count: self.present.len(),
         };
-        // SAFETY: the head is owned and live (the field's invariant), and
-        // `&mut self` excludes every reader: the world's index reads it
-        // only under a borrow of the world that owns this column.
+        // The head is owned and live (the field's invariant); the world's
+        // index reads it only under a borrow of the world that owns this
+        // column, which `&mut self` excludes.
+        // SAFETY: so the write is to live memory, with no reader.
         unsafe { *self.head.as_ptr() = self.raw.head() };
     }
 
@@ -925,15 +943,14 @@ impl<T> DenseColumn<T> {
     #[inline(always)]
     fn word_ptr(&self, word: usize) -> Option<*mut u64> {
         debug_assert!(self.synced(), "stale raw windows");
-        (word.wrapping_sub(self.raw.words_from) < self.raw.word_count)
-            .then(|| self.raw.words.wrapping_add(word))
+        self.raw.head().word_ptr(word)
     }
 
     /// A pointer to the value of `row`'s slot, which must lie in the window
     /// for the pointer to be used.
     #[inline(always)]
     fn value_ptr(&self, row: usize) -> *mut T {
-        UnsafeCell::raw_get(self.raw.slots.wrapping_add(row)).cast::<T>()
+        self.raw.head().slot_value(row)
     }
 
     /// [`value_ptr`](Self::value_ptr) of a row that has a value, said not
@@ -1230,9 +1247,10 @@ impl<T> Drop for DenseColumn<T> {
         let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.clear_values(front);
         }));
-        // SAFETY: made by `Box::leak` and not freed before (the field's
-        // invariant); the world's index no longer reads it, as the world
-        // that owns this column is being dropped.
+        // Made by `Box::leak` and not freed before (the field's
+        // invariant); the world that owns this column is being dropped, so
+        // its index no longer reads the head.
+        // SAFETY: so the box is ours to free, once.
         drop(unsafe { Box::from_raw(self.head.as_ptr()) });
         if let Err(payload) = dropped {
             std::panic::resume_unwind(payload);
