@@ -114,6 +114,11 @@ pub struct Config {
     /// The time budget of one sample of a pass (on a table built once per
     /// repeat, so a pass sample needs no setup of its own).
     pub pass_min_time_ms: u64,
+    /// How many slices a pass sample is cut into: the containers of a
+    /// group take turns, one slice each, and a sample is the fastest of
+    /// its slices (see `pass_samples` in the runner). 1 times each sample
+    /// in one stretch, as the runner did before. `--slices`.
+    pub slices: u32,
     pub filter: Vec<String>,
     pub mode: &'static str,
     pub seed: u64,

@@ -609,9 +609,11 @@ pub fn run_pass<V: Value, C: Container<V>>(container: &mut C, pass: Pass) -> u64
 /// all the passes of that fill on it, the containers interleaved: building
 /// a table of a million values costs more than all its passes.
 pub trait Passes {
-    /// The time of `pass` (of this table's fill), in ns per live element:
-    /// one untimed pass to warm the caches, then passes until `budget`.
-    fn sample(&mut self, pass: Pass, budget: Budget) -> f64;
+    /// One untimed `pass` (of this table's fill), to warm the caches.
+    fn warm(&mut self, pass: Pass);
+    /// The time of `pass`, in ns per live element: passes until `budget`,
+    /// with no warming pass first (see [`warm`](Self::warm)).
+    fn slice(&mut self, pass: Pass, budget: Budget) -> f64;
 }
 
 /// A container filled with `n` values, then thinned to its fill.
@@ -648,15 +650,18 @@ impl<V: Value, C: Container<V>> Built<V, C> {
 }
 
 impl<V: Value, C: Container<V>> Passes for Built<V, C> {
-    fn sample(&mut self, pass: Pass, budget: Budget) -> f64 {
+    fn warm(&mut self, pass: Pass) {
         black_box(run_pass::<V, C>(&mut self.container, pass));
+    }
+
+    fn slice(&mut self, pass: Pass, budget: Budget) -> f64 {
         let timed = self.time(pass, budget);
         timed.elapsed.as_nanos() as f64 / timed.ops.max(1) as f64
     }
 }
 
 /// Container `C` with `n` values, thinned to `fill` (the removals drawn
-/// from `seed`), ready for [`Passes::sample`].
+/// from `seed`), ready for [`Passes::slice`].
 pub fn build_passes<V: Value, C: Container<V> + 'static>(
     fill: Fill,
     n: usize,
