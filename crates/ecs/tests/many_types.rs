@@ -28,7 +28,10 @@ fn value_of(n: usize, i: usize) -> Option<u32> {
 #[test]
 fn every_type_is_found_among_a_hundred() {
     let mut world = World::new();
-    let entities: Vec<Entity> = (0..24).map(|_| world.spawn(())).collect();
+    // Fewer under Miri (this test took 50 s there with 24); 6 still cover
+    // every kind's pattern of holders (every first to fifth entity).
+    let count = if cfg!(miri) { 6 } else { 24 };
+    let entities: Vec<Entity> = (0..count).map(|_| world.spawn(())).collect();
     for_kinds!(N => {
         // Every third type sparse, registered before its first use.
         if N % 3 == 0 {
