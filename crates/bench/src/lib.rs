@@ -27,7 +27,7 @@ use containers::{
     Value,
 };
 use handlekit::{Hive, Id, Id32, IdTable, LookupTable, PackedTable, Pool};
-use workloads::{Budget, Fill, Passes, Rng, Workload};
+use workloads::{Budget, Fill, Lookups, Passes, Rng, Workload};
 
 /// One container at one value type: what the runner can do with it.
 pub struct Entry {
@@ -46,6 +46,10 @@ pub struct Entry {
     /// The container with N values thinned to a fill (the removals drawn
     /// from the seed), for timing its passes.
     pub passes: fn(Fill, usize, u64) -> Box<dyn Passes>,
+    /// The container set up for a lookup workload (`get`, `get_stale`;
+    /// the keys drawn from the seed), for timing it in slices; `None` for
+    /// the other workloads.
+    pub lookups: fn(Workload, usize, u64) -> Option<Box<dyn Lookups>>,
 }
 
 /// The workloads of a container that runs only the keyed operations
@@ -63,6 +67,7 @@ pub fn entry<V: Value, C: Container<V> + 'static>() -> Entry {
         run: workloads::timed_run::<V, C>,
         memory: workloads::bytes_per_value::<V, C>,
         passes: workloads::build_passes::<V, C>,
+        lookups: workloads::build_lookups::<V, C>,
     }
 }
 
@@ -114,10 +119,10 @@ pub struct Config {
     /// The time budget of one sample of a pass (on a table built once per
     /// repeat, so a pass sample needs no setup of its own).
     pub pass_min_time_ms: u64,
-    /// How many slices a pass sample is cut into: the containers of a
-    /// group take turns, one slice each, and a sample is the fastest of
-    /// its slices (see `pass_samples` in the runner). 1 times each sample
-    /// in one stretch, as the runner did before. `--slices`.
+    /// How many slices a sample of a pass or of a lookup workload is cut
+    /// into: the containers of a row take turns, one slice each, and a
+    /// sample is the fastest of its slices (see `pass_samples` in the
+    /// runner). 1 times each sample in one stretch. `--slices`.
     pub slices: u32,
     pub filter: Vec<String>,
     pub mode: &'static str,

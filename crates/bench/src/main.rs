@@ -40,7 +40,7 @@ OPTIONS:
                      iter_mut, values, values_mut or keys; body bb
                      (black_box) or sum; form for or fold; fill full,
                      half or sparse (iter.bb.for.half)
-  --slices K         cut each pass sample into K slices (default 8): the
+  --slices K         cut each pass and lookup sample into K slices (default 8): the
                      containers of a group take turns a slice at a time, and
                      a sample is the fastest of its slices; 1 times each
                      sample in one stretch
@@ -606,6 +606,16 @@ impl Row<'_> {
             Row::Passes(group) => {
                 return pass_samples(config, entries, group, budgets, repeats, progress)
             }
+            Row::Operation(row) if matches!(row.workload, Workload::Get | Workload::GetStale) => {
+                return vec![lookup_samples(
+                    config,
+                    entries,
+                    row,
+                    budgets.operation,
+                    repeats,
+                    progress,
+                )];
+            }
             Row::Operation(row) => (
                 row.members.len(),
                 Box::new(move |slot, seed, budget| {
@@ -715,10 +725,7 @@ fn pass_samples(
 ) -> RowSamples {
     let members = group.members();
     let slices = config.slices;
-    let slice_budget = Budget {
-        min_time: budgets.pass.min_time / slices,
-        max_rounds: (budgets.pass.max_rounds / slices).max(1),
-    };
+    let slice_budget = slice_of(budgets.pass, slices);
     let mut samples = vec![vec![Vec::new(); members.len()]; group.passes.len()];
     for repeat in repeats {
         let mut built: Vec<_> = members
@@ -732,18 +739,79 @@ fn pass_samples(
             for &slot in &running {
                 built[slot].warm(*pass);
             }
-            let mut fastest = vec![f64::INFINITY; members.len()];
-            for round in 0..slices as usize {
-                for offset in 0..running.len() {
-                    let slot = running[(offset + repeat + p + round) % running.len()];
-                    let time = built[slot].slice(*pass, slice_budget);
-                    fastest[slot] = fastest[slot].min(time);
-                }
-            }
-            for &slot in &running {
-                samples[p][slot].push(fastest[slot]);
+            let fastest = fastest_slices(&running, slices, repeat + p, |slot| {
+                built[slot].slice(*pass, slice_budget)
+            });
+            for (&slot, time) in running.iter().zip(fastest) {
+                samples[p][slot].push(time);
                 progress.inc(1);
             }
+        }
+    }
+    samples
+}
+
+/// The budget of one of `slices` slices of a sample of `budget`.
+fn slice_of(budget: Budget, slices: u32) -> Budget {
+    Budget {
+        min_time: budget.min_time / slices,
+        max_rounds: (budget.max_rounds / slices).max(1),
+    }
+}
+
+/// Times the members `running` side by side: `slices` rounds in which
+/// each takes one slice (`slice(member)`, in ns), in an order rotated by
+/// `rotation` and the round. Returns each member's fastest slice, in the
+/// order of `running`.
+fn fastest_slices(
+    running: &[usize],
+    slices: u32,
+    rotation: usize,
+    mut slice: impl FnMut(usize) -> f64,
+) -> Vec<f64> {
+    let mut fastest = vec![f64::INFINITY; running.len()];
+    for round in 0..slices as usize {
+        for offset in 0..running.len() {
+            let at = (offset + rotation + round) % running.len();
+            fastest[at] = fastest[at].min(slice(running[at]));
+        }
+    }
+    fastest
+}
+
+/// `repeats` of a row of lookups (`get`, `get_stale`): each repeat sets up
+/// every container of the row once, then times its lookups in slices, the
+/// containers taking turns, as [`pass_samples`] does with passes (and for
+/// the same reason). One sample per member and repeat.
+fn lookup_samples(
+    config: &Config,
+    entries: &[Entry],
+    row: &OperationRow,
+    budget: Budget,
+    repeats: Range<usize>,
+    progress: &indicatif::ProgressBar,
+) -> Vec<Vec<f64>> {
+    let slice_budget = slice_of(budget, config.slices);
+    let everyone: Vec<usize> = (0..row.members.len()).collect();
+    let mut samples = vec![Vec::new(); row.members.len()];
+    for repeat in repeats {
+        let mut built: Vec<_> = row
+            .members
+            .iter()
+            .map(|&member| {
+                (entries[member].lookups)(row.workload, row.n, seed_of(config, repeat))
+                    .expect("a lookup row holds lookup workloads")
+            })
+            .collect();
+        for one in &mut built {
+            one.warm();
+        }
+        let fastest = fastest_slices(&everyone, config.slices, repeat, |slot| {
+            built[slot].slice(slice_budget)
+        });
+        for (values, time) in samples.iter_mut().zip(fastest) {
+            values.push(time);
+            progress.inc(1);
         }
     }
     samples
@@ -855,7 +923,28 @@ fn run_ecs_extras(
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_filter, parse_sizes, Filter};
+    use super::{fastest_slices, parse_filter, parse_sizes, Filter};
+
+    /// Every member takes one slice a round, the order rotating, and
+    /// keeps its fastest.
+    #[test]
+    fn slices_take_turns_and_keep_the_fastest() {
+        let running = [4, 7, 9];
+        let mut order = Vec::new();
+        let fastest = fastest_slices(&running, 3, 1, |member| {
+            order.push(member);
+            // Member 7 is fastest in its second slice, the others in their
+            // first.
+            let turn = order.iter().filter(|&&m| m == member).count();
+            match (member, turn) {
+                (7, 2) => 1.0,
+                (_, 1) => 2.0 + member as f64,
+                _ => 100.0,
+            }
+        });
+        assert_eq!(fastest, [6.0, 1.0, 11.0]);
+        assert_eq!(order, [7, 9, 4, 9, 4, 7, 4, 7, 9]);
+    }
 
     /// The filter over a few of the runner's names.
     fn filter_of(text: &str) -> Result<Filter, String> {

@@ -414,32 +414,8 @@ fn run_once<V: Value, C: Container<V>>(
                 }
             })
         }
-        Workload::Get => {
-            let (container, keys) = fill::<V, C>(n);
-            let lookups = random_lookups(&keys, rng);
-            time_passes(n, budget, || {
-                let mut sum = 0u64;
-                for &key in &lookups {
-                    sum = sum.wrapping_add(container.get(key).map_or(0, Value::weight));
-                }
-                black_box(sum);
-            })
-        }
-        Workload::GetStale => {
-            let (container, stale) = refilled::<V, C>(n, rng);
-            let mut found = 0usize;
-            let timed = time_passes(n, budget, || {
-                for &key in &stale {
-                    found += usize::from(container.get(key).is_some());
-                }
-                black_box(found);
-            });
-            assert!(
-                found == 0 || C::FAMILY == crate::containers::Family::Plain,
-                "{} resolved {found} stale keys",
-                C::NAME
-            );
-            timed
+        Workload::Get | Workload::GetStale => {
+            BuiltLookups::<V, C>::new(workload == Workload::GetStale, n, rng).time(budget)
         }
         Workload::Pass(pass) => {
             let mut built = Built::<V, C>::new(pass.fill, n, rng);
@@ -658,6 +634,105 @@ impl<V: Value, C: Container<V>> Passes for Built<V, C> {
         let timed = self.time(pass, budget);
         timed.elapsed.as_nanos() as f64 / timed.ops.max(1) as f64
     }
+}
+
+/// A lookup workload (`get`, `get_stale`) set up once and timed in
+/// slices, the containers of a row taking turns (see the runner's
+/// `lookup_samples`).
+pub trait Lookups {
+    /// One untimed round of the lookups, to warm the caches.
+    fn warm(&mut self);
+    /// The time of rounds of the lookups until `budget`, in ns a lookup.
+    fn slice(&mut self, budget: Budget) -> f64;
+}
+
+/// A container and the keys a lookup workload looks up: `n` random live
+/// keys (`get`), or the `n` stale keys of a refilled container
+/// (`get_stale`, see [`refilled`]).
+struct BuiltLookups<V: Value, C: Container<V>> {
+    container: C,
+    keys: Vec<C::Key>,
+    stale: bool,
+    _values: std::marker::PhantomData<V>,
+}
+
+impl<V: Value, C: Container<V>> BuiltLookups<V, C> {
+    fn new(stale: bool, n: usize, rng: &mut Rng) -> Self {
+        let (container, keys) = if stale {
+            refilled::<V, C>(n, rng)
+        } else {
+            let (container, keys) = fill::<V, C>(n);
+            let lookups = random_lookups(&keys, rng);
+            (container, lookups)
+        };
+        BuiltLookups {
+            container,
+            keys,
+            stale,
+            _values: std::marker::PhantomData,
+        }
+    }
+
+    /// One round of the lookups: the sum of the values found (`get`), or
+    /// how many stale keys were found (`get_stale`; none may be).
+    #[inline(always)]
+    fn round(&self) -> u64 {
+        if self.stale {
+            let mut found = 0usize;
+            for &key in &self.keys {
+                found += usize::from(self.container.get(key).is_some());
+            }
+            assert!(
+                found == 0 || C::FAMILY == crate::containers::Family::Plain,
+                "{} resolved {found} stale keys",
+                C::NAME
+            );
+            found as u64
+        } else {
+            let mut sum = 0u64;
+            for &key in &self.keys {
+                sum = sum.wrapping_add(self.container.get(key).map_or(0, Value::weight));
+            }
+            sum
+        }
+    }
+
+    fn time(&self, budget: Budget) -> Timed {
+        time_passes(self.keys.len(), budget, || {
+            black_box(self.round());
+        })
+    }
+}
+
+impl<V: Value, C: Container<V>> Lookups for BuiltLookups<V, C> {
+    fn warm(&mut self) {
+        black_box(self.round());
+    }
+
+    fn slice(&mut self, budget: Budget) -> f64 {
+        let timed = self.time(budget);
+        timed.elapsed.as_nanos() as f64 / timed.ops.max(1) as f64
+    }
+}
+
+/// Container `C` set up for `workload` if it is a lookup workload (`get`
+/// or `get_stale`, the keys drawn from `seed`), ready for
+/// [`Lookups::slice`]; `None` for any other workload.
+pub fn build_lookups<V: Value, C: Container<V> + 'static>(
+    workload: Workload,
+    n: usize,
+    seed: u64,
+) -> Option<Box<dyn Lookups>> {
+    let stale = match workload {
+        Workload::Get => false,
+        Workload::GetStale => true,
+        _ => return None,
+    };
+    Some(Box::new(BuiltLookups::<V, C>::new(
+        stale,
+        n,
+        &mut Rng::new(seed),
+    )))
 }
 
 /// Container `C` with `n` values, thinned to `fill` (the removals drawn
