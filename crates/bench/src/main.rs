@@ -40,10 +40,10 @@ OPTIONS:
                      iter_mut, values, values_mut or keys; body bb
                      (black_box) or sum; form for or fold; fill full,
                      half or sparse (iter.bb.for.half)
-  --slices K         cut each pass and lookup sample into K slices (default 8): the
-                     containers of a group take turns a slice at a time, and
-                     a sample is the fastest of its slices; 1 times each
-                     sample in one stretch
+  --slices K         cut each sample of a pass or a lookup into K slices
+                     (default 8): the containers of a row take turns a
+                     slice at a time, and a sample is the fastest of its
+                     slices; 1 times each sample in one stretch
   --out DIR          where to write the report (default target/handlekit-report)
   --no-progress      no progress bar
   --in-process       run every row in this process, after the others (by
@@ -713,8 +713,10 @@ impl Row<'_> {
 /// over an `IdTable` of 100k in one process: 0.82 ns an item for 170 ms,
 /// then 0.47). Timed in one stretch each, two containers of a row could
 /// land on different speeds, and their ratio moved by that much from
-/// repeat to repeat. Taking turns, each sees the speeds the others see,
-/// and the fastest slice is the one least slowed.
+/// repeat to repeat. Taking turns, they see more of the same speeds, and
+/// the fastest slice is the one least slowed. (It narrows the spread, it
+/// does not remove it: see the README, "The main job: how does it
+/// compare?".)
 fn pass_samples(
     config: &Config,
     entries: &[Entry],
