@@ -120,7 +120,8 @@ pub struct Config {
     /// repeat, so a pass sample needs no setup of its own).
     pub pass_min_time_ms: u64,
     /// How many slices a sample of a pass or of a lookup workload is cut
-    /// into: the containers of a row take turns, one slice each, and a
+    /// into at most (fewer where a slice would have time for under 8
+    /// passes): the containers of a row take turns, one slice each, and a
     /// sample is the fastest of its slices (see `pass_samples` in the
     /// runner). 1 times each sample in one stretch. `--slices`.
     pub slices: u32,

@@ -40,8 +40,9 @@ OPTIONS:
                      iter_mut, values, values_mut or keys; body bb
                      (black_box) or sum; form for or fold; fill full,
                      half or sparse (iter.bb.for.half)
-  --slices K         cut each sample of a pass or a lookup into K slices
-                     (default 8): the containers of a row take turns a
+  --slices K         cut each sample of a pass or a lookup into up to K
+                     slices (default 8; fewer where a slice would hold
+                     under 8 passes): the containers of a row take turns a
                      slice at a time, and a sample is the fastest of its
                      slices; 1 times each sample in one stretch
   --out DIR          where to write the report (default target/handlekit-report)
@@ -704,8 +705,9 @@ impl Row<'_> {
 /// the group once (with the same removals), then times each pass on each
 /// of them.
 ///
-/// A pass's sample of one container is cut into `config.slices` slices,
-/// and the containers take turns a slice at a time (in an order rotated by
+/// A pass's sample of one container is cut into up to `config.slices`
+/// slices (see [`slices_for`]), and the containers take turns a slice at a
+/// time (in an order rotated by
 /// the repeat, the pass and the round), so that every container's slices
 /// spread over the same stretch of time. The sample is the fastest slice.
 /// Why: this machine runs the same loop at two or three speeds up to 1.8×
@@ -726,8 +728,6 @@ fn pass_samples(
     progress: &indicatif::ProgressBar,
 ) -> RowSamples {
     let members = group.members();
-    let slices = config.slices;
-    let slice_budget = slice_of(budgets.pass, slices);
     let mut samples = vec![vec![Vec::new(); members.len()]; group.passes.len()];
     for repeat in repeats {
         let mut built: Vec<_> = members
@@ -738,9 +738,13 @@ fn pass_samples(
             let running: Vec<usize> = (0..members.len())
                 .filter(|&slot| runs.contains(&members[slot]))
                 .collect();
-            for &slot in &running {
-                built[slot].warm(*pass);
-            }
+            let slowest = running
+                .iter()
+                .map(|&slot| built[slot].warm(*pass))
+                .max()
+                .unwrap_or_default();
+            let slices = slices_for(config.slices, budgets.pass, slowest);
+            let slice_budget = slice_of(budgets.pass, slices);
             let fastest = fastest_slices(&running, slices, repeat + p, |slot| {
                 built[slot].slice(*pass, slice_budget)
             });
@@ -752,6 +756,25 @@ fn pass_samples(
     }
     samples
 }
+
+/// How many slices a sample of `budget` is cut into, at most `most`: as
+/// many as leave every slice time for [`PASSES_A_SLICE`] passes of the
+/// slowest member (`slowest`, its warming pass), and at least one.
+///
+/// A slice must hold several passes: its first pass finds the caches
+/// holding the other members' tables, and only the median of three or more
+/// passes (see `time_passes`) leaves that cold pass out. Cut into 8 slices
+/// regardless, a pass over 1M slots timed mostly cold passes: `IdTable`'s
+/// `values` fold over a table with 95% removed took 14–27 ns a live value
+/// instead of 5–6, and its lead over `SlotMap` fell from 4× to 1.5×.
+fn slices_for(most: u32, budget: Budget, slowest: Duration) -> u32 {
+    let fit = budget.min_time.as_nanos() / (slowest.as_nanos().max(1) * PASSES_A_SLICE);
+    fit.clamp(1, u128::from(most)) as u32
+}
+
+/// The passes (or rounds of lookups) a slice must have time for; see
+/// [`slices_for`].
+const PASSES_A_SLICE: u128 = 8;
 
 /// The budget of one of `slices` slices of a sample of `budget`.
 fn slice_of(budget: Budget, slices: u32) -> Budget {
@@ -793,7 +816,6 @@ fn lookup_samples(
     repeats: Range<usize>,
     progress: &indicatif::ProgressBar,
 ) -> Vec<Vec<f64>> {
-    let slice_budget = slice_of(budget, config.slices);
     let everyone: Vec<usize> = (0..row.members.len()).collect();
     let mut samples = vec![Vec::new(); row.members.len()];
     for repeat in repeats {
@@ -805,10 +827,14 @@ fn lookup_samples(
                     .expect("a lookup row holds lookup workloads")
             })
             .collect();
-        for one in &mut built {
-            one.warm();
-        }
-        let fastest = fastest_slices(&everyone, config.slices, repeat, |slot| {
+        let slowest = built
+            .iter_mut()
+            .map(|one| one.warm())
+            .max()
+            .unwrap_or_default();
+        let slices = slices_for(config.slices, budget, slowest);
+        let slice_budget = slice_of(budget, slices);
+        let fastest = fastest_slices(&everyone, slices, repeat, |slot| {
             built[slot].slice(slice_budget)
         });
         for (values, time) in samples.iter_mut().zip(fastest) {
@@ -925,7 +951,30 @@ fn run_ecs_extras(
 
 #[cfg(test)]
 mod tests {
-    use super::{fastest_slices, parse_filter, parse_sizes, Filter};
+    use super::{fastest_slices, parse_filter, parse_sizes, slices_for, Filter};
+    use handlekit_bench::workloads::Budget;
+    use std::time::Duration;
+
+    /// A sample is cut into as many slices as leave each time for 8
+    /// passes of the slowest member, from 1 to the most asked for.
+    #[test]
+    fn a_slice_has_time_for_eight_passes() {
+        let budget = Budget {
+            min_time: Duration::from_millis(10),
+            max_rounds: 1000,
+        };
+        let slices = |micros| slices_for(8, budget, Duration::from_micros(micros));
+        assert_eq!(slices(100), 8); // room for 12, capped at 8
+        assert_eq!(slices(250), 5);
+        assert_eq!(slices(600), 2);
+        assert_eq!(slices(2000), 1); // a 1M-slot pass: one stretch
+        assert_eq!(slices_for(4, budget, Duration::ZERO), 4);
+        let no_time = Budget {
+            min_time: Duration::ZERO,
+            ..budget
+        };
+        assert_eq!(slices_for(8, no_time, Duration::from_micros(1)), 1);
+    }
 
     /// Every member takes one slice a round, the order rotating, and
     /// keeps its fastest.

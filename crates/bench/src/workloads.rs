@@ -585,8 +585,9 @@ pub fn run_pass<V: Value, C: Container<V>>(container: &mut C, pass: Pass) -> u64
 /// all the passes of that fill on it, the containers interleaved: building
 /// a table of a million values costs more than all its passes.
 pub trait Passes {
-    /// One untimed `pass` (of this table's fill), to warm the caches.
-    fn warm(&mut self, pass: Pass);
+    /// One `pass` (of this table's fill) to warm the caches, not counted
+    /// in any sample; returns how long it took.
+    fn warm(&mut self, pass: Pass) -> Duration;
     /// The time of `pass`, in ns per live element: passes until `budget`,
     /// with no warming pass first (see [`warm`](Self::warm)).
     fn slice(&mut self, pass: Pass, budget: Budget) -> f64;
@@ -626,8 +627,10 @@ impl<V: Value, C: Container<V>> Built<V, C> {
 }
 
 impl<V: Value, C: Container<V>> Passes for Built<V, C> {
-    fn warm(&mut self, pass: Pass) {
+    fn warm(&mut self, pass: Pass) -> Duration {
+        let start = Instant::now();
         black_box(run_pass::<V, C>(&mut self.container, pass));
+        start.elapsed()
     }
 
     fn slice(&mut self, pass: Pass, budget: Budget) -> f64 {
@@ -640,8 +643,9 @@ impl<V: Value, C: Container<V>> Passes for Built<V, C> {
 /// slices, the containers of a row taking turns (see the runner's
 /// `lookup_samples`).
 pub trait Lookups {
-    /// One untimed round of the lookups, to warm the caches.
-    fn warm(&mut self);
+    /// One round of the lookups to warm the caches, not counted in any
+    /// sample; returns how long it took.
+    fn warm(&mut self) -> Duration;
     /// The time of rounds of the lookups until `budget`, in ns a lookup.
     fn slice(&mut self, budget: Budget) -> f64;
 }
@@ -705,8 +709,10 @@ impl<V: Value, C: Container<V>> BuiltLookups<V, C> {
 }
 
 impl<V: Value, C: Container<V>> Lookups for BuiltLookups<V, C> {
-    fn warm(&mut self) {
+    fn warm(&mut self) -> Duration {
+        let start = Instant::now();
         black_box(self.round());
+        start.elapsed()
     }
 
     fn slice(&mut self, budget: Budget) -> f64 {
