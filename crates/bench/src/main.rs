@@ -738,15 +738,12 @@ fn pass_samples(
             let running: Vec<usize> = (0..members.len())
                 .filter(|&slot| runs.contains(&members[slot]))
                 .collect();
-            let slowest = running
+            let counts: Vec<u32> = running
                 .iter()
-                .map(|&slot| built[slot].warm(*pass))
-                .max()
-                .unwrap_or_default();
-            let slices = slices_for(config.slices, budgets.pass, slowest);
-            let slice_budget = slice_of(budgets.pass, slices);
-            let fastest = fastest_slices(&running, slices, repeat + p, |slot| {
-                built[slot].slice(*pass, slice_budget)
+                .map(|&slot| slices_for(config.slices, budgets.pass, built[slot].warm(*pass)))
+                .collect();
+            let fastest = fastest_slices(&running, &counts, repeat + p, |slot, slices| {
+                built[slot].slice(*pass, slice_of(budgets.pass, slices))
             });
             for (&slot, time) in running.iter().zip(fastest) {
                 samples[p][slot].push(time);
@@ -757,9 +754,10 @@ fn pass_samples(
     samples
 }
 
-/// How many slices a sample of `budget` is cut into, at most `most`: as
-/// many as leave every slice time for [`PASSES_A_SLICE`] passes of the
-/// slowest member (`slowest`, its warming pass), and at least one.
+/// How many slices a member's sample of `budget` is cut into, at most
+/// `most`: as many as leave every slice time for [`PASSES_A_SLICE`] of the
+/// member's passes (`pass`, the time of its warming pass), and at least
+/// one.
 ///
 /// A slice must hold several passes: its first pass finds the caches
 /// holding the other members' tables, and only the median of three or more
@@ -767,8 +765,8 @@ fn pass_samples(
 /// regardless, a pass over 1M slots timed mostly cold passes: `IdTable`'s
 /// `values` fold over a table with 95% removed took 14–27 ns a live value
 /// instead of 5–6, and its lead over `SlotMap` fell from 4× to 1.5×.
-fn slices_for(most: u32, budget: Budget, slowest: Duration) -> u32 {
-    let fit = budget.min_time.as_nanos() / (slowest.as_nanos().max(1) * PASSES_A_SLICE);
+fn slices_for(most: u32, budget: Budget, pass: Duration) -> u32 {
+    let fit = budget.min_time.as_nanos() / (pass.as_nanos().max(1) * PASSES_A_SLICE);
     fit.clamp(1, u128::from(most)) as u32
 }
 
@@ -784,24 +782,40 @@ fn slice_of(budget: Budget, slices: u32) -> Budget {
     }
 }
 
-/// Times the members `running` side by side: `slices` rounds in which
-/// each takes one slice (`slice(member)`, in ns), in an order rotated by
-/// `rotation` and the round. Returns each member's fastest slice, in the
-/// order of `running`.
+/// Times the members `running` side by side, member `running[i]` in
+/// `counts[i]` slices (`slice(member, count)` times one slice of a sample
+/// cut into `count`, in ns). The slices take `max(counts)` rounds; a
+/// member with fewer slices has them spread over the rounds (in round `r`
+/// it takes one when `r * count / rounds` steps up), so that a slow member
+/// cut into fewer slices still meets the others at several times. Within
+/// a round the order rotates by `rotation` and the round. Returns each
+/// member's fastest slice, in the order of `running`.
 fn fastest_slices(
     running: &[usize],
-    slices: u32,
+    counts: &[u32],
     rotation: usize,
-    mut slice: impl FnMut(usize) -> f64,
+    mut slice: impl FnMut(usize, u32) -> f64,
 ) -> Vec<f64> {
+    debug_assert_eq!(running.len(), counts.len());
+    let rounds = counts.iter().copied().max().unwrap_or(0);
     let mut fastest = vec![f64::INFINITY; running.len()];
-    for round in 0..slices as usize {
+    for round in 0..rounds {
         for offset in 0..running.len() {
-            let at = (offset + rotation + round) % running.len();
-            fastest[at] = fastest[at].min(slice(running[at]));
+            let at = (offset + rotation + round as usize) % running.len();
+            let count = counts[at];
+            if takes_slice(round, count, rounds) {
+                fastest[at] = fastest[at].min(slice(running[at], count));
+            }
         }
     }
     fastest
+}
+
+/// Whether a member cut into `count` slices takes one in round `round`
+/// of `rounds` (`count <= rounds`): when `round * count / rounds` steps
+/// up, so its slices spread evenly and the last round has one.
+fn takes_slice(round: u32, count: u32, rounds: u32) -> bool {
+    (round + 1) * count / rounds > round * count / rounds
 }
 
 /// `repeats` of a row of lookups (`get`, `get_stale`): each repeat sets up
@@ -827,15 +841,12 @@ fn lookup_samples(
                     .expect("a lookup row holds lookup workloads")
             })
             .collect();
-        let slowest = built
+        let counts: Vec<u32> = built
             .iter_mut()
-            .map(|one| one.warm())
-            .max()
-            .unwrap_or_default();
-        let slices = slices_for(config.slices, budget, slowest);
-        let slice_budget = slice_of(budget, slices);
-        let fastest = fastest_slices(&everyone, slices, repeat, |slot| {
-            built[slot].slice(slice_budget)
+            .map(|one| slices_for(config.slices, budget, one.warm()))
+            .collect();
+        let fastest = fastest_slices(&everyone, &counts, repeat, |slot, slices| {
+            built[slot].slice(slice_of(budget, slices))
         });
         for (values, time) in samples.iter_mut().zip(fastest) {
             values.push(time);
@@ -951,7 +962,7 @@ fn run_ecs_extras(
 
 #[cfg(test)]
 mod tests {
-    use super::{fastest_slices, parse_filter, parse_sizes, slices_for, Filter};
+    use super::{fastest_slices, parse_filter, parse_sizes, slices_for, takes_slice, Filter};
     use handlekit_bench::workloads::Budget;
     use std::time::Duration;
 
@@ -982,7 +993,8 @@ mod tests {
     fn slices_take_turns_and_keep_the_fastest() {
         let running = [4, 7, 9];
         let mut order = Vec::new();
-        let fastest = fastest_slices(&running, 3, 1, |member| {
+        let fastest = fastest_slices(&running, &[3, 3, 3], 1, |member, count| {
+            assert_eq!(count, 3);
             order.push(member);
             // Member 7 is fastest in its second slice, the others in their
             // first.
@@ -995,6 +1007,31 @@ mod tests {
         });
         assert_eq!(fastest, [6.0, 1.0, 11.0]);
         assert_eq!(order, [7, 9, 4, 9, 4, 7, 4, 7, 9]);
+    }
+
+    /// A member cut into fewer slices takes them spread over the rounds,
+    /// each timed as a slice of its own count.
+    #[test]
+    fn fewer_slices_spread_over_the_rounds() {
+        let rounds_of = |count| -> Vec<u32> {
+            (0..4)
+                .filter(|&round| takes_slice(round, count, 4))
+                .collect()
+        };
+        assert_eq!(rounds_of(4), [0, 1, 2, 3]);
+        assert_eq!(rounds_of(2), [1, 3]);
+        assert_eq!(rounds_of(1), [3]);
+        assert_eq!(rounds_of(3), [1, 2, 3]);
+        let mut taken = Vec::new();
+        fastest_slices(&[10, 11, 12], &[4, 2, 1], 0, |member, count| {
+            taken.push((member, count));
+            1.0
+        });
+        for (member, count) in [(10, 4), (11, 2), (12, 1)] {
+            let slices = taken.iter().filter(|&&t| t == (member, count)).count();
+            assert_eq!(slices, count as usize, "member {member}");
+        }
+        assert_eq!(taken.len(), 7);
     }
 
     /// The filter over a few of the runner's names.
