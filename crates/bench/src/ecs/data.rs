@@ -247,111 +247,14 @@ pub fn frag_bundles<F: From<f32>>() -> impl Iterator<Item = (F, Data)> {
 /// `$ty` naming the type (`for_each_frag_type!(|F| spawn(frag_bundles::<F>()))`).
 #[macro_export]
 macro_rules! for_each_frag_type {
-    (|$ty:ident| $body:expr) => {{
-        {
-            type $ty = $crate::ecs::data::frag::A;
+    (|$ty:ident| $body:expr) => {
+        $crate::for_each_frag_type!(@each $ty, $body; A B C D E F G H I J K L M N O P Q R S T U V W X Y Z)
+    };
+    (@each $ty:ident, $body:expr; $($name:ident)*) => {{
+        $({
+            type $ty = $crate::ecs::data::frag::$name;
             $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::B;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::C;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::D;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::E;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::F;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::G;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::H;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::I;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::J;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::K;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::L;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::M;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::N;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::O;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::P;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::Q;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::R;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::S;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::T;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::U;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::V;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::W;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::X;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::Y;
-            $body;
-        }
-        {
-            type $ty = $crate::ecs::data::frag::Z;
-            $body;
-        }
+        })*
     }};
 }
 
