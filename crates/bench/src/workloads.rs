@@ -261,6 +261,13 @@ pub(crate) struct Timed {
     pub(crate) ops: u64,
 }
 
+impl Timed {
+    /// Nanoseconds per operation (per pass if no operation was counted).
+    fn ns_per_op(self) -> f64 {
+        self.elapsed.as_nanos() as f64 / self.ops.max(1) as f64
+    }
+}
+
 /// Inserts `n` values and returns the container and the keys in order.
 pub fn fill<V: Value, C: Container<V>>(n: usize) -> (C, Vec<C::Key>) {
     let mut container = C::new();
@@ -628,14 +635,14 @@ impl<V: Value, C: Container<V>> Built<V, C> {
 
 impl<V: Value, C: Container<V>> Passes for Built<V, C> {
     fn warm(&mut self, pass: Pass) -> Duration {
-        let start = Instant::now();
-        black_box(run_pass::<V, C>(&mut self.container, pass));
-        start.elapsed()
+        time(1, || {
+            black_box(run_pass::<V, C>(&mut self.container, pass));
+        })
+        .elapsed
     }
 
     fn slice(&mut self, pass: Pass, budget: Budget) -> f64 {
-        let timed = self.time(pass, budget);
-        timed.elapsed.as_nanos() as f64 / timed.ops.max(1) as f64
+        self.time(pass, budget).ns_per_op()
     }
 }
 
@@ -710,14 +717,14 @@ impl<V: Value, C: Container<V>> BuiltLookups<V, C> {
 
 impl<V: Value, C: Container<V>> Lookups for BuiltLookups<V, C> {
     fn warm(&mut self) -> Duration {
-        let start = Instant::now();
-        black_box(self.round());
-        start.elapsed()
+        time(1, || {
+            black_box(self.round());
+        })
+        .elapsed
     }
 
     fn slice(&mut self, budget: Budget) -> f64 {
-        let timed = self.time(budget);
-        timed.elapsed.as_nanos() as f64 / timed.ops.max(1) as f64
+        self.time(budget).ns_per_op()
     }
 }
 
@@ -801,7 +808,7 @@ impl Budget {
             total.ops += timed.ops;
             rounds += 1;
         }
-        total.elapsed.as_nanos() as f64 / total.ops.max(1) as f64
+        total.ns_per_op()
     }
 }
 
