@@ -53,7 +53,7 @@ mod sealed {
 
 pub use crate::raw::dense::DenseEntries;
 pub use crate::raw::storage::{HiveBlocks, PoolBlocks, Storage};
-pub(crate) use crate::raw::storage::{RawCursor, ValueCursor};
+pub(crate) use crate::raw::storage::{KeyedCursor, RawCursor, ValueCursor};
 pub use crate::storage::{BlockStorage, TableStorage};
 
 #[cfg(feature = "rayon")]
@@ -68,8 +68,9 @@ fn value_of<V>((_, _, value): (usize, u32, V)) -> V {
 /// Iterator over `(key, value)` in slot order, the value made as `R`:
 /// [`Iter`] (`&'a T`) and [`IterMut`] (`&'a mut T`) are its two names.
 pub struct Entries<'a, T: 'a, K: Key, S: Storage, R> {
-    /// A cursor of the container whose keys are `K`.
-    raw: Keyed<RawCursor<'a, T, S, R>, K>,
+    /// A cursor of the container whose keys are `K`, stepping an index
+    /// with the unit beside it.
+    raw: Keyed<KeyedCursor<'a, T, S, R>, K>,
 }
 
 /// Iterator over `(key, &value)`, in slot order. Made by the `iter`
@@ -106,7 +107,9 @@ impl<'a, T, K: Key, S: Storage, R: ValueRef<T>> Entries<'a, T, K, S, R> {
     /// Iterates what `raw` finds.
     #[inline]
     pub(crate) fn new(raw: Keyed<RawCursor<'a, T, S, R>, K>) -> Self {
-        Entries { raw }
+        Entries {
+            raw: raw.with_pos(),
+        }
     }
 }
 

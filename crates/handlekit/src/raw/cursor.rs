@@ -454,32 +454,40 @@ pub unsafe trait RunPos<T, P: SlotPtrs<T>>: Copy + Eq {
     fn hint_not_null(self) {}
 }
 
-/// `value`, unchanged, as a value the optimizer cannot see through: an
+/// `pointer`, unchanged, as a value the optimizer cannot see through: an
 /// empty `asm!` block it passes through in a register, where the target
 /// has inline assembly (and not under Miri, which runs none); else
-/// `black_box`, which costs a store, and a load by every use.
+/// `black_box`, which costs a store, and a load by every use. Any pointer,
+/// null or dangling included.
 #[inline(always)]
 // The pointer only passes through the block, which touches no memory.
 #[allow(clippy::pointers_in_nomem_asm_block)]
-fn opaque_ptr<U>(value: NonNull<U>) -> NonNull<U> {
+fn opaque_raw<U>(pointer: *mut U) -> *mut U {
     #[cfg(all(not(miri), any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
-        let mut value = value.as_ptr();
+        let mut pointer = pointer;
         // SAFETY: the block is empty: it reads and writes nothing but the
         // register it is given, and leaves the same pointer in it.
         unsafe {
             core::arch::asm!(
                 "/* {0} */",
-                inout(reg) value,
+                inout(reg) pointer,
                 options(pure, nomem, nostack, preserves_flags)
             );
-            NonNull::new_unchecked(value)
         }
+        pointer
     }
     #[cfg(not(all(not(miri), any(target_arch = "x86_64", target_arch = "aarch64"))))]
     {
-        core::hint::black_box(value)
+        core::hint::black_box(pointer)
     }
+}
+
+/// [`opaque_raw`] for a pointer known not to be null.
+#[inline(always)]
+fn opaque_ptr<U>(value: NonNull<U>) -> NonNull<U> {
+    // SAFETY: `opaque_raw` gives back the pointer it is given.
+    unsafe { NonNull::new_unchecked(opaque_raw(value.as_ptr())) }
 }
 
 // SAFETY: a flat index is its own position; steps are additions.
@@ -634,6 +642,166 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for *mut P::Unit {
     fn hint_not_null(self) {
         // SAFETY: a position is never null (see the impl).
         unsafe { core::hint::assert_unchecked(!self.is_null()) };
+    }
+}
+
+/// The position of the iterators with keys: a flat index and, beside it,
+/// the unit of the same slot, stepped together. The index makes the key
+/// and finds the state word where the state words lie apart; the unit
+/// finds the payload (and the state word where each slot holds its own)
+/// without turning the index into an address. For a unit of 1, 2, 4 or
+/// 8 bytes the index is scaled inside the load for free, so the unit is
+/// left unused and the optimizer drops it; for any other size, turning
+/// the index into an address took three instructions an item where the
+/// unit's step takes one (a `for` loop over `iter()` of an `IdTable` of
+/// 64-byte values: 10 instructions an item, 8 with the unit; over a
+/// `LookupTable<u64>`, whose slots are 16 bytes: the same).
+///
+/// Positions are compared by their index alone. (Making a mask's slots
+/// into items by their index instead, so that a mask's step would move
+/// the index alone, made the item in two places, and the optimizer then
+/// merged the two reads into one after them, shuffling a `for` loop's
+/// registers on every item: 1 to 3 instructions an item more, with holes
+/// or without.)
+pub(crate) struct Indexed<U> {
+    /// The flat index.
+    index: usize,
+    /// Invariant: `unit_at(index)`, moved as `index` is moved (wrapping;
+    /// for the position before a piece's first slot, the unit before it,
+    /// never read).
+    unit: *mut U,
+}
+
+impl<U> Clone for Indexed<U> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<U> Copy for Indexed<U> {}
+
+impl<U> PartialEq for Indexed<U> {
+    #[inline(always)]
+    fn eq(&self, other: &Self) -> bool {
+        self.index == other.index
+    }
+}
+impl<U> Eq for Indexed<U> {}
+
+impl<U> Indexed<U> {
+    /// Whether the unit is found from the index as cheaply as it is
+    /// stepped: a size the address modes scale by.
+    const SCALED: bool = matches!(mem::size_of::<U>(), 1 | 2 | 4 | 8);
+}
+
+/// The position of a keyed cursor over a walk's pieces (see [`Indexed`]).
+pub(crate) type IndexedOf<T, W> = Indexed<<<W as Walk<T>>::Ptrs as SlotPtrs<T>>::Unit>;
+
+// SAFETY: the index is a flat index as for `usize`, and every step moves
+// the unit by as many units as the index (within a piece, by the contract
+// of `SlotPtrs`, `unit_at(i + n)` is `unit_at(i)` moved by `n`), so the
+// unit is the slot's whenever the index names one; `item` reads the parts
+// of that slot, by the index or by the unit, which `SlotPtrs` says agree.
+unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for Indexed<P::Unit> {
+    #[inline(always)]
+    fn none() -> Self {
+        Indexed {
+            index: 0,
+            unit: NonNull::dangling().as_ptr(),
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn at(ptrs: P, index: usize) -> Self {
+        Indexed {
+            index,
+            // SAFETY: the caller's guarantee is `unit_at`'s.
+            unit: unsafe { ptrs.unit_at(index) }.as_ptr(),
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn add(self, n: usize) -> Self {
+        Indexed {
+            index: self.index + n,
+            unit: self.unit.wrapping_add(n),
+        }
+    }
+
+    #[inline(always)]
+    fn step(self) -> Self {
+        let mut unit = self.unit.wrapping_add(1);
+        if !Self::SCALED {
+            // Hidden from the optimizer, so that the item's reads are made
+            // from the stepped unit: otherwise it folds the step into their
+            // offsets (the state word at `before + 1 unit + 64`) and keeps
+            // the unit before and after the step in two registers, copied
+            // on every item.
+            unit = opaque_raw(unit);
+        }
+        Indexed {
+            index: self.index.wrapping_add(1),
+            unit,
+        }
+    }
+
+    #[inline(always)]
+    fn step_back(self) -> Self {
+        Indexed {
+            index: self.index.wrapping_sub(1),
+            unit: self.unit.wrapping_sub(1),
+        }
+    }
+
+    #[inline(always)]
+    fn distance(self, to: Self) -> usize {
+        to.index.wrapping_sub(self.index)
+    }
+
+    #[inline(always)]
+    fn precedes(self, other: Self) -> bool {
+        // As for `usize`: the position before slot 0 has index -1.
+        (self.index as isize) < (other.index as isize)
+    }
+
+    #[inline(always)]
+    unsafe fn index(self, _: P) -> usize {
+        self.index
+    }
+
+    #[inline(always)]
+    unsafe fn item<R: ValueRef<T>>(self, ptrs: P) -> (usize, u32, R) {
+        if Self::SCALED {
+            // SAFETY: the caller's guarantee.
+            return unsafe { item(ptrs, self.index) };
+        }
+        // SAFETY: the caller's guarantee: the position names an occupied
+        // slot, so the unit is that slot's (see the impl) and not null.
+        unsafe {
+            let unit = NonNull::new_unchecked(self.unit);
+            let generation = ptrs.state_of(unit, self.index).read();
+            debug_assert!(generation & super::slot::VACANT == 0);
+            let value = Payload::value_ptr(ptrs.payload_of(unit));
+            (self.index, generation, R::from_value_ptr(value))
+        }
+    }
+
+    /// Folds take runs by index, as for `usize` ([`fold_run`]), so the
+    /// unit is only ever stepped by `next()` and `next_back()`.
+    const IS_INDEX: bool = true;
+
+    #[inline(always)]
+    fn opaque(self) -> Self {
+        self
+    }
+
+    #[inline(always)]
+    fn hint_not_null(self) {
+        if !Self::SCALED {
+            // SAFETY: called only on a position that names a slot, whose
+            // unit lies in an allocation.
+            unsafe { core::hint::assert_unchecked(!self.unit.is_null()) };
+        }
     }
 }
 
@@ -1279,12 +1447,13 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, Q: RunPos<T, W::Ptrs>> super::SplitCurso
 /// few steps from each end, with `len` and `size_hint` checked after every
 /// step. `make` gives a fresh cursor each time.
 #[cfg(test)]
-pub(crate) fn check_cursor<'a, C>(make: impl Fn() -> C, expected: &[(usize, u32, u64)])
+pub(crate) fn check_cursor<'a, V, C>(make: impl Fn() -> C, expected: &[(usize, u32, V)])
 where
-    C: DoubleEndedIterator<Item = (usize, u32, &'a u64)> + ExactSizeIterator,
+    V: Copy + PartialEq + core::fmt::Debug + 'a,
+    C: DoubleEndedIterator<Item = (usize, u32, &'a V)> + ExactSizeIterator,
 {
     use alloc::vec::Vec;
-    let plain = |(index, generation, value): (usize, u32, &u64)| (index, generation, *value);
+    let plain = |(index, generation, value): (usize, u32, &V)| (index, generation, *value);
     let check_len = |cursor: &C, left: usize| {
         assert_eq!(cursor.len(), left);
         assert_eq!(cursor.size_hint(), (left, Some(left)));
@@ -1345,18 +1514,30 @@ where
 }
 
 /// [`check_cursor`] for the same cursors with their runs kept as unit
-/// pointers ([`Cursor::with_pos`]), made fresh, and made after a few steps
-/// from each end (the ends' pieces converted mid-way).
+/// pointers and as indices with their units ([`Cursor::with_pos`]), made
+/// fresh, and made after a few steps from each end (the ends' pieces
+/// converted mid-way).
 #[cfg(test)]
-pub(crate) fn check_by_unit<'a, T: 'a, W: Walk<T> + 'a>(
+pub(crate) fn check_by_unit<'a, T, W: Walk<T> + 'a>(
     make: impl Fn() -> Cursor<'a, T, W, &'a T>,
-    expected: &[(usize, u32, u64)],
+    expected: &[(usize, u32, T)],
 ) where
-    Cursor<'a, T, W, &'a T, UnitOf<T, W>>:
-        DoubleEndedIterator<Item = (usize, u32, &'a u64)> + ExactSizeIterator,
+    T: Copy + PartialEq + core::fmt::Debug + 'a,
+{
+    check_by_pos::<T, W, UnitOf<T, W>>(&make, expected);
+    check_by_pos::<T, W, IndexedOf<T, W>>(&make, expected);
+}
+
+/// [`check_by_unit`] for one kind of position.
+#[cfg(test)]
+fn check_by_pos<'a, T, W: Walk<T> + 'a, Q: RunPos<T, W::Ptrs>>(
+    make: &impl Fn() -> Cursor<'a, T, W, &'a T>,
+    expected: &[(usize, u32, T)],
+) where
+    T: Copy + PartialEq + core::fmt::Debug + 'a,
 {
     use alloc::vec::Vec;
-    check_cursor(|| make().with_pos::<UnitOf<T, W>>(), expected);
+    check_cursor(|| make().with_pos::<Q>(), expected);
     for steps in [1, 2, 3, 65] {
         let front = steps.min(expected.len());
         let back = steps.min(expected.len() - front);
@@ -1367,9 +1548,9 @@ pub(crate) fn check_by_unit<'a, T: 'a, W: Walk<T> + 'a>(
         for _ in 0..back {
             cursor.next_back();
         }
-        let converted = cursor.with_pos::<UnitOf<T, W>>();
+        let converted = cursor.with_pos::<Q>();
         assert_eq!(converted.len(), expected.len() - front - back);
-        let rest: Vec<(usize, u32, u64)> = converted
+        let rest: Vec<(usize, u32, T)> = converted
             .map(|(index, generation, &value)| (index, generation, value))
             .collect();
         assert_eq!(rest, expected[front..expected.len() - back]);
@@ -1518,60 +1699,63 @@ mod tests {
         &[0, 1, 63, 64, 65, 130, 300]
     };
 
-    /// The `(index, generation, value)` items of a raw container, read
-    /// through `fold`.
-    fn items<'a>(
-        cursor: impl Iterator<Item = (usize, u32, &'a u64)>,
-    ) -> alloc::vec::Vec<(usize, u32, u64)> {
-        cursor
-            .map(|(index, generation, &value)| (index, generation, value))
-            .collect()
-    }
-
-    #[test]
-    fn pool_walks_every_pattern() {
+    /// A pool's walk over every pattern of holes, values made by `value`.
+    fn pool_patterns<V: Copy + PartialEq + core::fmt::Debug>(value: fn(usize) -> V) {
         use crate::raw::pool::RawPool;
         use crate::raw::KeyLimits;
         for &len in LENS {
             for pattern in patterns() {
                 // Blocks of 16 slots: runs cross and end at block edges.
-                let mut pool = RawPool::<u64>::new(KeyLimits::of::<crate::PoolKey>(), 4);
-                let keys: alloc::vec::Vec<_> = (0..len as u64)
-                    .map(|value| pool.try_insert_with(|_, _| value).expect("room"))
+                let mut pool = RawPool::<V>::new(KeyLimits::of::<crate::PoolKey>(), 4);
+                let keys: alloc::vec::Vec<_> = (0..len)
+                    .map(|i| pool.try_insert_with(|_, _| value(i)).expect("room"))
                     .collect();
                 for &(index, generation) in &keys {
                     if !pattern(index) {
                         pool.remove(index, generation);
                     }
                 }
-                let expected: alloc::vec::Vec<(usize, u32, u64)> = keys
+                let expected: alloc::vec::Vec<(usize, u32, V)> = keys
                     .iter()
                     .filter(|key| pattern(key.0))
-                    .map(|&(index, generation)| (index, generation, index as u64))
+                    .map(|&(index, generation)| (index, generation, value(index)))
                     .collect();
-                assert_eq!(items(pool.iter()), expected);
+                // Collected through `fold`.
+                let folded: alloc::vec::Vec<_> = pool
+                    .iter()
+                    .map(|(index, generation, &v)| (index, generation, v))
+                    .collect();
+                assert_eq!(folded, expected);
                 check_cursor(|| pool.iter(), &expected);
                 check_by_unit(|| pool.iter(), &expected);
-                let mut bumped = 0;
-                for (_, _, value) in pool.iter_mut().rev() {
-                    *value += 1000;
-                    bumped += 1;
+                let mut taken = 0;
+                for (index, _, slot_value) in pool.iter_mut().rev() {
+                    assert_eq!(*slot_value, value(index));
+                    taken += 1;
                 }
-                assert_eq!(bumped, expected.len());
+                assert_eq!(taken, expected.len());
             }
         }
     }
 
     #[test]
-    fn hive_walks_every_pattern() {
+    fn pool_walks_every_pattern() {
+        pool_patterns(|i| i as u64);
+        // 12-byte values: the cursors with keys step units beside indices.
+        pool_patterns(|i| [i as u32, 3, !(i as u32)]);
+    }
+
+    /// A hive's walk over every pattern of holes, values made by `value`
+    /// (and by `value(5000 + n)` for the values that refill freed slots).
+    fn hive_patterns<V: Copy + PartialEq + core::fmt::Debug>(value: fn(usize) -> V) {
         use crate::raw::hive::RawHive;
         use crate::raw::KeyLimits;
         for &len in LENS {
             for pattern in patterns() {
                 // Blocks from 4 to 64 slots.
-                let mut hive = RawHive::<u64>::new(KeyLimits::of::<crate::Id>(), 2, 6);
-                let keys: alloc::vec::Vec<_> = (0..len as u64)
-                    .map(|value| hive.try_insert_with(|_, _| value).expect("room"))
+                let mut hive = RawHive::<V>::new(KeyLimits::of::<crate::Id>(), 2, 6);
+                let keys: alloc::vec::Vec<_> = (0..len)
+                    .map(|n| hive.try_insert_with(|_, _| value(n)).expect("room"))
                     .collect();
                 for (n, &(index, generation)) in keys.iter().enumerate() {
                     if !pattern(n) {
@@ -1581,32 +1765,47 @@ mod tests {
                 // Some values go back into freed slots, which then have bits
                 // where their block's appended run had none.
                 let mut refill = alloc::vec::Vec::new();
-                for value in 0..(len as u64 / 7) {
-                    refill.push(hive.try_insert_with(|_, _| 5000 + value).expect("room"));
+                for n in 0..len / 7 {
+                    refill.push(hive.try_insert_with(|_, _| value(5000 + n)).expect("room"));
                 }
-                let mut expected: alloc::vec::Vec<(usize, u32, u64)> = keys
+                let mut expected: alloc::vec::Vec<(usize, u32, V)> =
+                    keys.iter()
+                        .enumerate()
+                        .filter(|&(n, _)| pattern(n))
+                        .map(|(n, &(index, generation))| (index, generation, value(n)))
+                        .chain(
+                            refill.iter().enumerate().map(|(n, &(index, generation))| {
+                                (index, generation, value(5000 + n))
+                            }),
+                        )
+                        .collect();
+                expected.sort_unstable_by_key(|&(index, _, _)| index);
+                // Collected through `fold`.
+                let folded: alloc::vec::Vec<_> = hive
                     .iter()
-                    .zip(0u64..)
-                    .filter(|&(_, n)| pattern(n as usize))
-                    .map(|(&(index, generation), value)| (index, generation, value))
-                    .chain(
-                        refill
-                            .iter()
-                            .zip(5000..)
-                            .map(|(&(index, generation), value)| (index, generation, value)),
-                    )
+                    .map(|(index, generation, &v)| (index, generation, v))
                     .collect();
-                expected.sort_unstable();
-                assert_eq!(items(hive.iter()), expected);
+                assert_eq!(folded, expected);
                 check_cursor(|| hive.iter(), &expected);
                 check_by_unit(|| hive.iter(), &expected);
-                let mut bumped = 0;
-                for (_, _, value) in hive.iter_mut().rev() {
-                    *value += 1;
-                    bumped += 1;
+                let mut taken = 0;
+                for (index, _, slot_value) in hive.iter_mut().rev() {
+                    let want = expected
+                        .iter()
+                        .find(|item| item.0 == index)
+                        .map(|item| item.2);
+                    assert_eq!(Some(*slot_value), want);
+                    taken += 1;
                 }
-                assert_eq!(bumped, expected.len());
+                assert_eq!(taken, expected.len());
             }
         }
+    }
+
+    #[test]
+    fn hive_walks_every_pattern() {
+        hive_patterns(|n| n as u64);
+        // 12-byte values, as for the pool.
+        hive_patterns(|n| [n as u32, 3, !(n as u32)]);
     }
 }

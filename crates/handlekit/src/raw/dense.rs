@@ -293,33 +293,45 @@ pub struct DenseEntries<'a, T, K, R> {
 }
 
 impl<'a, T, K: Copy> DenseEntries<'a, T, K, &'a T> {
-    /// Iterates `keys` with `values`, pair by pair (as far as the shorter
-    /// goes).
+    /// Iterates `keys` with `values`, pair by pair.
+    ///
+    /// # Panics
+    ///
+    /// If there are fewer values than keys (never, for a table's own two
+    /// arrays).
     #[inline]
     pub(crate) fn new(keys: &'a [K], values: &'a [T]) -> Self {
         debug_assert_eq!(keys.len(), values.len());
+        // The end is the keys' length alone, with the values cut to it (one
+        // check, here): from `min` of the two, the optimizer made a `for`
+        // loop compare with both lengths on every pair.
+        let values = &values[..keys.len()];
         DenseEntries {
             keys: NonNull::from(keys).cast(),
             values: NonNull::from(values).cast(),
             front: 0,
-            back: keys.len().min(values.len()),
+            back: keys.len(),
             marker: PhantomData,
         }
     }
 }
 
 impl<'a, T, K: Copy> DenseEntries<'a, T, K, &'a mut T> {
-    /// Iterates `keys` with `values`, pair by pair (as far as the shorter
-    /// goes), the values mutably.
+    /// Iterates `keys` with `values`, pair by pair, the values mutably.
+    ///
+    /// # Panics
+    ///
+    /// As for [`new`](DenseEntries::new).
     #[inline]
     pub(crate) fn new_mut(keys: &'a [K], values: &'a mut [T]) -> Self {
         debug_assert_eq!(keys.len(), values.len());
-        let back = keys.len().min(values.len());
+        // As in `new`.
+        let values = &mut values[..keys.len()];
         DenseEntries {
             keys: NonNull::from(keys).cast(),
             values: NonNull::from(values).cast(),
             front: 0,
-            back,
+            back: keys.len(),
             marker: PhantomData,
         }
     }

@@ -7,7 +7,7 @@
 
 use core::marker::PhantomData;
 
-use super::cursor::{Cursor, ValueRef, Walk};
+use super::cursor::{Cursor, RunPos, ValueRef, Walk};
 use crate::key::max_generation;
 use crate::Key;
 
@@ -149,7 +149,19 @@ impl<C: Clone, K> Clone for Keyed<C, K> {
     }
 }
 
-impl<'a, T, W: Walk<T>, R: ValueRef<T>, K: Key> Keyed<Cursor<'a, T, W, R>, K> {
+impl<'a, T, W: Walk<T>, R: ValueRef<T>, K: Key, Q: RunPos<T, W::Ptrs>>
+    Keyed<Cursor<'a, T, W, R, Q>, K>
+{
+    /// The same cursor with the positions of its runs kept as `Q2` (see
+    /// [`RunPos`]).
+    #[inline]
+    pub(crate) fn with_pos<Q2: RunPos<T, W::Ptrs>>(self) -> Keyed<Cursor<'a, T, W, R, Q2>, K> {
+        Keyed {
+            cursor: self.cursor.with_pos(),
+            _key: PhantomData,
+        }
+    }
+
     /// Live values left.
     #[inline]
     pub(crate) fn len(&self) -> usize {
@@ -157,7 +169,9 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, K: Key> Keyed<Cursor<'a, T, W, R>, K> {
     }
 }
 
-impl<'a, T, W: Walk<T>, R: ValueRef<T>, K: Key> Iterator for Keyed<Cursor<'a, T, W, R>, K> {
+impl<'a, T, W: Walk<T>, R: ValueRef<T>, K: Key, Q: RunPos<T, W::Ptrs>> Iterator
+    for Keyed<Cursor<'a, T, W, R, Q>, K>
+{
     type Item = (K, R);
 
     #[inline(always)]
@@ -182,8 +196,8 @@ impl<'a, T, W: Walk<T>, R: ValueRef<T>, K: Key> Iterator for Keyed<Cursor<'a, T,
     }
 }
 
-impl<'a, T, W: Walk<T>, R: ValueRef<T>, K: Key> DoubleEndedIterator
-    for Keyed<Cursor<'a, T, W, R>, K>
+impl<'a, T, W: Walk<T>, R: ValueRef<T>, K: Key, Q: RunPos<T, W::Ptrs>> DoubleEndedIterator
+    for Keyed<Cursor<'a, T, W, R, Q>, K>
 {
     #[inline(always)]
     fn next_back(&mut self) -> Option<(K, R)> {

@@ -210,12 +210,16 @@ mod tests {
     use alloc::vec::Vec;
 
     /// A store of `len` slots, occupied where `pattern` says, each
-    /// occupied slot `i` holding `i * 10` at generation `i % 7 + 1`.
-    fn store<L: BufLayout>(pattern: impl Fn(usize) -> bool, len: usize) -> SlotStore<u64, L> {
+    /// occupied slot `i` holding `value(i)` at generation `i % 7 + 1`.
+    fn store<L: BufLayout, V>(
+        pattern: impl Fn(usize) -> bool,
+        len: usize,
+        value: fn(usize) -> V,
+    ) -> SlotStore<V, L> {
         let mut store = SlotStore::new();
         for i in 0..len {
             if pattern(i) {
-                store.push_occupied_with(i as u32 % 7 + 1, |_| i as u64 * 10);
+                store.push_occupied_with(i as u32 % 7 + 1, |_| value(i));
             } else {
                 store.push_vacant(3, crate::raw::slot::NO_SLOT);
             }
@@ -223,7 +227,12 @@ mod tests {
         store
     }
 
-    fn check_patterns<L: BufLayout>() {
+    /// Every pattern of holes over stores of values made by `value`; the
+    /// exclusive cursor changes each value by `bump`.
+    fn check_patterns<L: BufLayout, V>(value: fn(usize) -> V, bump: fn(&mut V))
+    where
+        V: Copy + PartialEq + core::fmt::Debug,
+    {
         let patterns: [&dyn Fn(usize) -> bool; 8] = [
             &|_| true,
             &|_| false,
@@ -241,36 +250,51 @@ mod tests {
         };
         for &len in lens {
             for pattern in patterns.iter().step_by(if cfg!(miri) { 2 } else { 1 }) {
-                let mut store = store::<L>(pattern, len);
-                let expected: Vec<(usize, u32, u64)> = (0..len)
+                let mut store = store::<L, V>(pattern, len, value);
+                let expected: Vec<(usize, u32, V)> = (0..len)
                     .filter(|&i| pattern(i))
-                    .map(|i| (i, i as u32 % 7 + 1, i as u64 * 10))
+                    .map(|i| (i, i as u32 % 7 + 1, value(i)))
                     .collect();
                 check_cursor(|| store.iter(), &expected);
                 check_by_unit(|| store.iter(), &expected);
                 // The exclusive cursor yields the same slots, each once.
                 let mut count = 0;
-                for (index, _, value) in store.iter_mut().rev() {
-                    assert_eq!(*value, index as u64 * 10);
-                    *value += 1;
+                for (index, _, slot_value) in store.iter_mut().rev() {
+                    assert_eq!(*slot_value, value(index));
+                    bump(slot_value);
                     count += 1;
                 }
                 assert_eq!(count, expected.len());
-                assert!(store
-                    .iter()
-                    .all(|(index, _, &value)| value == index as u64 * 10 + 1));
+                assert!(store.iter().all(|(index, _, &slot_value)| {
+                    let mut bumped = value(index);
+                    bump(&mut bumped);
+                    slot_value == bumped
+                }));
             }
         }
     }
 
+    /// `u64` values: a unit of 8 bytes (split) or 16 (interleaved).
+    fn check_u64_patterns<L: BufLayout>() {
+        check_patterns::<L, u64>(|i| i as u64 * 10, |value| *value += 1);
+    }
+
+    /// 12-byte values: units the address modes do not scale by, so that the
+    /// cursors with keys step a unit beside the index (`Indexed`).
+    fn check_wide_patterns<L: BufLayout>() {
+        check_patterns::<L, [u32; 3]>(|i| [i as u32, !(i as u32), 7], |value| value[2] += 1);
+    }
+
     #[test]
     fn split_layout_walks_every_pattern() {
-        check_patterns::<SplitLayout>();
+        check_u64_patterns::<SplitLayout>();
+        check_wide_patterns::<SplitLayout>();
     }
 
     #[test]
     fn interleaved_layout_walks_every_pattern() {
-        check_patterns::<InterleavedLayout>();
+        check_u64_patterns::<InterleavedLayout>();
+        check_wide_patterns::<InterleavedLayout>();
     }
 
     #[test]
@@ -283,7 +307,7 @@ mod tests {
             (5000, 1000..2100)
         };
         let pattern = |i: usize| i % 3 != 1 && !gap.contains(&i);
-        let mut store = store::<SplitLayout>(pattern, len);
+        let mut store = store::<SplitLayout, u64>(pattern, len, |i| i as u64 * 10);
         let (expected, parts) = crate::raw::check_split_round!(store);
         assert!(parts > 1);
         assert_eq!(expected.len(), (0..len).filter(|&i| pattern(i)).count());

@@ -7,7 +7,7 @@
 
 use super::block::BlocksWalk;
 use super::buf::BufLayout;
-use super::cursor::{Cursor, UnitOf, Walk};
+use super::cursor::{Cursor, IndexedOf, UnitOf, Walk};
 use super::flat::FlatWalk;
 use super::scan::StoreWalk;
 
@@ -61,3 +61,8 @@ pub(crate) type RawCursor<'a, T, S, R> = Cursor<'a, T, <S as Storage>::Walk<'a, 
 /// pointers rather than flat indices.
 pub(crate) type ValueCursor<'a, T, S, R> =
     Cursor<'a, T, <S as Storage>::Walk<'a, T>, R, UnitOf<T, <S as Storage>::Walk<'a, T>>>;
+
+/// The raw cursor of a storage for the iterators with keys: its runs step
+/// a flat index with the unit beside it (see `Indexed`).
+pub(crate) type KeyedCursor<'a, T, S, R> =
+    Cursor<'a, T, <S as Storage>::Walk<'a, T>, R, IndexedOf<T, <S as Storage>::Walk<'a, T>>>;
