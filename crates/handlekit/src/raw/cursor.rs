@@ -9,10 +9,10 @@
 //! holds them (made from a [`Run`]), so that `next()` is one compare and
 //! one increment and then the reads of the item, and a loop keeps a single
 //! position (the one it hands out is the one it steps). The two positions
-//! are flat indices for the iterators that hand out keys,
-//! and the slots' own addresses for those that hand out values alone
-//! ([`RunPos`]): their `next()` is then the loop over a slice, with no
-//! index turned into an address. Only when the run ends does it go out of line
+//! are flat indices with the slots' units beside them for the iterators
+//! that hand out keys ([`Indexed`]), and the slots' own addresses for
+//! those that hand out values alone ([`RunPos`]): their `next()` is then
+//! the loop over a slice, with no index turned into an address. Only when the run ends does it go out of line
 //! ([`Cursor::refill`]): it cuts the next run from the mask of the
 //! 64-slot chunk it holds ([`Bits`]), or asks the walk for the next piece,
 //! a mask or a whole run. A table with no holes is one run (the walk sees
