@@ -1728,14 +1728,24 @@ mod tests {
                 assert_eq!(folded, expected);
                 check_cursor(|| pool.iter(), &expected);
                 check_by_unit(|| pool.iter(), &expected);
-                let mut taken = 0;
-                for (index, _, slot_value) in pool.iter_mut().rev() {
-                    assert_eq!(*slot_value, value(index));
-                    taken += 1;
-                }
-                assert_eq!(taken, expected.len());
+                check_exclusive_rev(pool.iter_mut(), &expected);
             }
         }
+    }
+
+    /// The exclusive cursor `cursor`, taken from the back, yields each
+    /// slot of `expected` once, with its value.
+    fn check_exclusive_rev<'a, V: Copy + PartialEq + core::fmt::Debug + 'a>(
+        cursor: impl DoubleEndedIterator<Item = (usize, u32, &'a mut V)>,
+        expected: &[(usize, u32, V)],
+    ) {
+        let mut taken = 0;
+        for (index, generation, slot_value) in cursor.rev() {
+            let at = expected.len() - 1 - taken;
+            assert_eq!((index, generation, *slot_value), expected[at]);
+            taken += 1;
+        }
+        assert_eq!(taken, expected.len());
     }
 
     #[test]
@@ -1788,16 +1798,7 @@ mod tests {
                 assert_eq!(folded, expected);
                 check_cursor(|| hive.iter(), &expected);
                 check_by_unit(|| hive.iter(), &expected);
-                let mut taken = 0;
-                for (index, _, slot_value) in hive.iter_mut().rev() {
-                    let want = expected
-                        .iter()
-                        .find(|item| item.0 == index)
-                        .map(|item| item.2);
-                    assert_eq!(Some(*slot_value), want);
-                    taken += 1;
-                }
-                assert_eq!(taken, expected.len());
+                check_exclusive_rev(hive.iter_mut(), &expected);
             }
         }
     }

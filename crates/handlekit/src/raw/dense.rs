@@ -306,13 +306,8 @@ impl<'a, T, K: Copy> DenseEntries<'a, T, K, &'a T> {
         // check, here): from `min` of the two, the optimizer made a `for`
         // loop compare with both lengths on every pair.
         let values = &values[..keys.len()];
-        DenseEntries {
-            keys: NonNull::from(keys).cast(),
-            values: NonNull::from(values).cast(),
-            front: 0,
-            back: keys.len(),
-            marker: PhantomData,
-        }
+        // SAFETY: as many values as keys, borrowed shared for `'a`.
+        unsafe { Self::over(keys, NonNull::from(values).cast()) }
     }
 }
 
@@ -327,9 +322,24 @@ impl<'a, T, K: Copy> DenseEntries<'a, T, K, &'a mut T> {
         debug_assert_eq!(keys.len(), values.len());
         // As in `new`.
         let values = &mut values[..keys.len()];
+        // SAFETY: as many values as keys, borrowed exclusively for `'a`.
+        unsafe { Self::over(keys, NonNull::from(values).cast()) }
+    }
+}
+
+impl<'a, T, K, R> DenseEntries<'a, T, K, R> {
+    /// Iterates `keys` with the values from `values`.
+    ///
+    /// # Safety
+    ///
+    /// `values` points to at least `keys.len()` values, valid for `'a` as
+    /// `R` borrows them (reads for `&T`; reads and writes, and nothing
+    /// else reaching them, for `&mut T`): the invariant on `values`.
+    #[inline(always)]
+    unsafe fn over(keys: &'a [K], values: NonNull<T>) -> Self {
         DenseEntries {
             keys: NonNull::from(keys).cast(),
-            values: NonNull::from(values).cast(),
+            values,
             front: 0,
             back: keys.len(),
             marker: PhantomData,

@@ -274,27 +274,23 @@ mod tests {
         }
     }
 
-    /// `u64` values: a unit of 8 bytes (split) or 16 (interleaved).
-    fn check_u64_patterns<L: BufLayout>() {
+    /// Every pattern over `u64` values (a unit of 8 bytes split, 16
+    /// interleaved) and over 12-byte values, units the address modes do
+    /// not scale by, so that the cursors with keys step a unit beside the
+    /// index (`Indexed`).
+    fn check_layout<L: BufLayout>() {
         check_patterns::<L, u64>(|i| i as u64 * 10, |value| *value += 1);
-    }
-
-    /// 12-byte values: units the address modes do not scale by, so that the
-    /// cursors with keys step a unit beside the index (`Indexed`).
-    fn check_wide_patterns<L: BufLayout>() {
         check_patterns::<L, [u32; 3]>(|i| [i as u32, !(i as u32), 7], |value| value[2] += 1);
     }
 
     #[test]
     fn split_layout_walks_every_pattern() {
-        check_u64_patterns::<SplitLayout>();
-        check_wide_patterns::<SplitLayout>();
+        check_layout::<SplitLayout>();
     }
 
     #[test]
     fn interleaved_layout_walks_every_pattern() {
-        check_u64_patterns::<InterleavedLayout>();
-        check_wide_patterns::<InterleavedLayout>();
+        check_layout::<InterleavedLayout>();
     }
 
     #[test]
