@@ -11,6 +11,21 @@ handlekit::define_key! {
     pub struct Narrow(u32; index_bits = 28);
 }
 
+/// A 12-byte value, loaded from a container's own serde form of `Box<u32>`
+/// values (each a `u32`), so that a walk also runs over slots whose size
+/// the address modes do not scale: there the iterators with keys step
+/// each slot's value pointer beside its index, where over `Box<u32>` they
+/// do not.
+#[derive(serde::Deserialize)]
+#[serde(from = "u32")]
+pub struct Wide(pub [u32; 3]);
+
+impl From<u32> for Wide {
+    fn from(value: u32) -> Self {
+        Wide([value, !value, 7])
+    }
+}
+
 /// A fuzz input: `head` (the key type, the container's setup: a tuple of
 /// them, or a type of the target's own) is decoded first, then every byte
 /// left goes to the operations.

@@ -33,7 +33,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use arbitrary::{Arbitrary, Unstructured};
-use common::{nth_sorted, try_insert_with_key, Narrow};
+use common::{nth_sorted, try_insert_with_key, Narrow, Wide};
 use handlekit::{CapacityError, Id, Id32, IdTable, Key, Reuse};
 use libfuzzer_sys::fuzz_target;
 #[path = "walk.rs"]
@@ -859,6 +859,13 @@ where
             expected.sort_by_key(|&(k, _)| k.index());
             let walked = walk_both_ends(table.iter().map(|(k, v)| (k, **v)), ends);
             assert_eq!(walked, expected, "{ctx}: iter() from both ends");
+            // The same slots, holes and generations with 12-byte values
+            // (see `Wide`).
+            let json = serde_json::to_string(&*table).expect("serialize table");
+            let wide: IdTable<Wide, K> =
+                serde_json::from_str(&json).expect("load as 12-byte values");
+            let walked = walk_both_ends(wide.iter().map(|(k, v)| (k, v.0[0])), ends);
+            assert_eq!(walked, expected, "{ctx}: iter() over 12-byte values");
             let bumped = walk_both_ends(
                 table.iter_mut().map(|(k, v)| {
                     **v = v.wrapping_add(1);

@@ -18,7 +18,7 @@ use std::ptr::NonNull;
 use arbitrary::Arbitrary;
 use handlekit::{CapacityError, Hive, Key, Pool};
 
-use crate::common::nth_sorted;
+use crate::common::{nth_sorted, Wide};
 use crate::walk::walk_both_ends;
 
 pub type Value = Box<u32>;
@@ -121,7 +121,17 @@ macro_rules! forward_stable {
                 $ty::values(self).fold(0, |n, _| n + 1)
             }
             fn walk(&self, ends: u64) -> Vec<(K, u32)> {
-                walk_both_ends($ty::iter(self).map(|(key, value)| (key, **value)), ends)
+                let walked =
+                    walk_both_ends($ty::iter(self).map(|(key, value)| (key, **value)), ends);
+                // The same slots, holes and generations with 12-byte values
+                // (see `Wide`).
+                let json = serde_json::to_string(self).expect("serialize");
+                let wide: $ty<Wide, K> =
+                    serde_json::from_str(&json).expect("load as 12-byte values");
+                let wide_walked =
+                    walk_both_ends(wide.iter().map(|(key, value)| (key, value.0[0])), ends);
+                assert_eq!(wide_walked, walked, "12-byte values, order {ends:#x}");
+                walked
             }
             fn check_invariants(&self) {
                 $ty::check_invariants(self)
