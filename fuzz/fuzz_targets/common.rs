@@ -26,6 +26,13 @@ impl From<u32> for Wide {
     }
 }
 
+/// `container` loaded again through its JSON form as another type: the
+/// same slots, holes and generations with [`Wide`] values.
+pub fn reload<C: serde::Serialize, D: serde::de::DeserializeOwned>(container: &C) -> D {
+    let json = serde_json::to_string(container).expect("serialize");
+    serde_json::from_str(&json).expect("load as 12-byte values")
+}
+
 /// A fuzz input: `head` (the key type, the container's setup: a tuple of
 /// them, or a type of the target's own) is decoded first, then every byte
 /// left goes to the operations.

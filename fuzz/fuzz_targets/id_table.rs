@@ -861,9 +861,7 @@ where
             assert_eq!(walked, expected, "{ctx}: iter() from both ends");
             // The same slots, holes and generations with 12-byte values
             // (see `Wide`).
-            let json = serde_json::to_string(&*table).expect("serialize table");
-            let wide: IdTable<Wide, K> =
-                serde_json::from_str(&json).expect("load as 12-byte values");
+            let wide: IdTable<Wide, K> = common::reload(&*table);
             let walked = walk_both_ends(wide.iter().map(|(k, v)| (k, v.0[0])), ends);
             assert_eq!(walked, expected, "{ctx}: iter() over 12-byte values");
             let bumped = walk_both_ends(

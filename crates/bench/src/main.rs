@@ -708,7 +708,8 @@ impl Row<'_> {
 /// A pass's sample of one container is cut into up to `config.slices`
 /// slices (see [`slices_for`]), and the containers take turns a slice at a
 /// time (in an order rotated by the repeat, the pass and the round), so
-/// that every container's slices spread over the same stretch of time. The sample is the fastest slice.
+/// that every container's slices spread over the same stretch of time.
+/// The sample is the fastest slice.
 /// Why: this machine runs the same loop at two or three speeds up to 1.8×
 /// apart, switching every few to few hundred milliseconds (a `for` loop
 /// over an `IdTable` of 100k in one process: 0.82 ns an item for 170 ms,

@@ -179,6 +179,29 @@ unsafe fn item<T, P: SlotPtrs<T>, R: ValueRef<T>>(ptrs: P, index: usize) -> (usi
     }
 }
 
+/// The item of the slot whose unit is `unit` and whose flat index is
+/// `index`, read through the unit: [`item`] for the positions that keep
+/// units (`*mut Unit`, and [`Indexed`] where the unit is not scaled for
+/// free).
+///
+/// # Safety
+///
+/// As for [`item`], and `unit` is `unit_at(index)` of `ptrs`.
+#[inline(always)]
+unsafe fn item_by_unit<T, P: SlotPtrs<T>, R: ValueRef<T>>(
+    ptrs: P,
+    unit: NonNull<P::Unit>,
+    index: usize,
+) -> (usize, u32, R) {
+    // SAFETY: the caller's guarantee.
+    unsafe {
+        let generation = ptrs.state_of(unit, index).read();
+        debug_assert!(generation & super::slot::VACANT == 0);
+        let value = Payload::value_ptr(ptrs.payload_of(unit));
+        (index, generation, R::from_value_ptr(value))
+    }
+}
+
 /// Marks the path it is called on as rarely taken (a call to a `#[cold]`
 /// function does, and this one compiles to nothing). On a refill: without
 /// it, the register allocator weighs the refill's values like the loop's
@@ -619,14 +642,10 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for *mut P::Unit {
         // An iterator of values drops the index and the generation, so the
         // optimizer drops their work.
         // SAFETY: the caller's guarantee, as for `item`; a position is
-        // never null.
+        // never null, and its index is the one `index_of` gives.
         unsafe {
             let unit = NonNull::new_unchecked(self);
-            let index = ptrs.index_of(unit);
-            let generation = ptrs.state_of(unit, index).read();
-            debug_assert!(generation & super::slot::VACANT == 0);
-            let value = Payload::value_ptr(ptrs.payload_of(unit));
-            (index, generation, R::from_value_ptr(value))
+            item_by_unit(ptrs, unit, ptrs.index_of(unit))
         }
     }
 
@@ -777,13 +796,7 @@ unsafe impl<T, P: SlotPtrs<T>> RunPos<T, P> for Indexed<P::Unit> {
         }
         // SAFETY: the caller's guarantee: the position names an occupied
         // slot, so the unit is that slot's (see the impl) and not null.
-        unsafe {
-            let unit = NonNull::new_unchecked(self.unit);
-            let generation = ptrs.state_of(unit, self.index).read();
-            debug_assert!(generation & super::slot::VACANT == 0);
-            let value = Payload::value_ptr(ptrs.payload_of(unit));
-            (self.index, generation, R::from_value_ptr(value))
-        }
+        unsafe { item_by_unit(ptrs, NonNull::new_unchecked(self.unit), self.index) }
     }
 
     /// Folds take runs by index, as for `usize` ([`fold_run`]), so the
