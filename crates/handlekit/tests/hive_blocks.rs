@@ -211,7 +211,10 @@ mod hive {
     /// bits (a slot retires after 3 occupants) and blocks of 1 and 2 slots, so
     /// blocks are freed, ranges reused at a higher floor and retired. After
     /// every step every key ever issued, and every forged key over the first
-    /// slots, resolves iff it is live; no key is issued twice.
+    /// slots, resolves iff it is live; no key is issued twice. The forged
+    /// indices reach past the table (up to 12 ranges, where the steps make
+    /// at most 4 blocks), the never-used tail of the 1-slot block's range,
+    /// and block numbers a lookup's mask folds onto a real block.
     #[test]
     fn exhaustive_stale_keys_with_two_generation_bits() {
         const OPS: u32 = 5;
@@ -257,9 +260,11 @@ mod hive {
                     let expected = live.contains(&key).then_some(value);
                     assert_eq!(hive.get(key), expected, "{key:?} in sequence {sequence}");
                 }
-                for key in common::forged_keys::<G2>(0..8, 0..=3) {
-                    let expected = live.contains(&key).then(|| &issued[&key]);
-                    assert_eq!(hive.get(key), expected, "forged {key:?}");
+                for key in common::forged_keys::<G2>(0..24, 0..=3) {
+                    let mut expected = live.contains(&key).then(|| issued[&key]);
+                    assert_eq!(hive.get(key), expected.as_ref(), "forged {key:?}");
+                    assert_eq!(hive.get_mut(key), expected.as_mut(), "forged {key:?}");
+                    assert_eq!(hive.contains_key(key), expected.is_some());
                 }
             }
         }

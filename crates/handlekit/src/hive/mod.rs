@@ -47,8 +47,8 @@ use crate::{SlotTable, StableTable};
 ///
 /// A key holds a flat index: every block owns an aligned range of
 /// *largest-size* indices, so block and slot are a shift and a mask away
-/// and a lookup is one bounds check on the block table, one on the block
-/// and one generation compare, as in [`Pool`](crate::Pool). The price is
+/// and a lookup is one check of the index against its block's end and one
+/// generation compare, as in [`Pool`](crate::Pool). The price is
 /// index space: the ranges of the first, smaller blocks are only partly
 /// used (with [`Id`] that is nothing to worry about; with the default
 /// sizes an [`Id32`](crate::Id32) hive holds about 2% fewer than 2²⁰
@@ -80,7 +80,10 @@ use crate::{SlotTable, StableTable};
 /// (payloads rounded up to `align_of::<T>()`): 12 for a `u64`, where an
 /// [`IdTable`](crate::IdTable) or [`Pool`](crate::Pool) slot takes 16, and
 /// 68 for a 64-byte value (72). Add one vacancy bit per slot, and per
-/// block a 64-byte header (one cache line).
+/// block a 64-byte header (one cache line) and 20 bytes of the arrays a
+/// lookup reads (the block's end and its two storage pointers). Making a
+/// block writes its state words (4 bytes a slot, so that a lookup checks
+/// the index against the block's fixed end) and nothing else.
 ///
 /// The split is for iteration: walking the values reads the payload array
 /// (and the vacancy words of a block with holes) and nothing else, so a full hive of `u64` is

@@ -12,8 +12,10 @@
 //! A block is 64 bytes, aligned to a cache line, and holds all that an
 //! operation by key reads or writes about it: the pointers of its storage,
 //! the end of its used slots, its free list, its counts, its floor and its
-//! links in the hive's list of blocks with room. So an insertion, a removal
-//! or a lookup reads one line of the hive's block table, then the slot.
+//! links in the hive's list of blocks with room. So an insertion or a
+//! removal reads one line of the hive's block table, then the slot. (A
+//! lookup reads copies of the block's limit and storage pointers that the
+//! hive keeps in arrays of their own, `KeyBases` in `hive.rs`.)
 //!
 //! The storage pointers are *flat*: moved back by the block's first flat
 //! index (see `FlatBases`), so the slot of flat index `index` is at
@@ -39,16 +41,19 @@
 //! # Appending
 //!
 //! A block is used from the front: the slots at `end..limit` have never
-//! held a value and are not even initialized, so making a block costs its
-//! allocations and no pass over its slots. An append fills slot `end` and
+//! held a value, and their payloads are not initialized; their state words
+//! are `VACANT`, written when the block is made (4 bytes a slot), so that
+//! a lookup by key may read the state word of any index below `limit` and
+//! needs no compare with the moving `end`. An append fills slot `end` and
 //! moves `end` on: no bit, no count.
 //!
 //! # Why raw pointers
 //!
 //! The slots are reached only through the raw pointers the allocations
 //! were made from, and references are made to the parts of one slot at a
-//! time, never to a whole array. A pointer handed out by
-//! [`Block::value_ptr`] carries that same provenance, so no later access to
+//! time, never to a whole array. A pointer handed out by the hive's
+//! `get_ptr` (made from a copy of the block's storage pointers) carries
+//! that same provenance, so no later access to
 //! *another* slot of the block (which would retag a `&mut [Slot<T>]`
 //! covering the whole block, were the block a `Box<[Slot<T>]>`) can
 //! invalidate it. This is what makes `get_ptr`'s promise hold under Stacked
@@ -57,7 +62,7 @@
 use alloc::boxed::Box;
 use core::marker::PhantomData;
 use core::mem;
-use core::ptr::{self, NonNull};
+use core::ptr;
 
 use super::bitset::WORD_BITS;
 use super::cursor::{fold_run, fold_word, Bits, Cursor, Piece, Run, RunPos, SlotFold, Walk};
@@ -82,13 +87,16 @@ pub struct Block<T> {
     /// The storage, by flat index: made by `Split::allocate(limit - base)`
     /// and `flat(base)` (see `Block::new`) and freed in `Drop`; for a
     /// freed range, `FlatBases::NONE`. Invariant: the slots of the flat
-    /// indices `base..end` are initialized, the others are not; never
+    /// indices `base..end` are initialized; of the others, the state words
+    /// are `VACANT` (written by `Block::new`, so that the hive's lookup by
+    /// key can read any state word below `limit`: a key's generation never
+    /// matches a vacant word) and the payloads are not initialized; never
     /// reallocated or moved while the block lives; no reference to a whole
     /// array is ever made, only to the parts of single slots.
     ptrs: FlatBases<T>,
     /// Past the last used slot, as a flat index. Invariant: `base <= end
-    /// <= limit`; the slots `end..limit` have never held a value and are
-    /// uninitialized.
+    /// <= limit`; the slots `end..limit` have never held a value: their
+    /// state words are `VACANT`, their payloads uninitialized.
     end: u32,
     /// The first slot (flat index) of the block's free list, or `NO_SLOT`.
     /// Invariant: the list, linked through `next_free`, holds exactly the
@@ -137,8 +145,8 @@ const _: () = assert!(mem::size_of::<Block<u64>>() == 64 && mem::align_of::<Bloc
 // sends the values.
 unsafe impl<T: Send> Send for Block<T> {}
 // SAFETY: shared access to a block gives only shared access to its values
-// (`&self` methods hand out `&T` and raw pointers, whose use is the caller's
-// responsibility as documented on `value_ptr`).
+// (`&self` methods hand out `&T`, and raw pointers whose use is the
+// caller's responsibility).
 unsafe impl<T: Sync> Sync for Block<T> {}
 
 /// The number of vacancy words of a block of `len` slots from flat index
@@ -150,9 +158,11 @@ fn vacancy_words(base: usize, len: usize) -> usize {
 impl<T> Block<T> {
     /// A block of `len` never-used slots over the flat indices from
     /// `base`, whose first occupants get generation `floor + 1`; with no
-    /// slots, a freed range with that floor. The slots are not initialized:
-    /// this is three allocations (the vacancy words zeroed) and no pass
-    /// over the slots.
+    /// slots, a freed range with that floor. The payloads are not
+    /// initialized; the state words are all set to `VACANT` (one pass of
+    /// 4 bytes a slot, so that a lookup by key checks the index against
+    /// the fixed `limit`, not the moving `end`); the vacancy words are
+    /// zeroed.
     ///
     /// # Panics
     ///
@@ -167,10 +177,14 @@ impl<T> Block<T> {
         } else {
             let words = alloc::vec![0u64; vacancy_words(base, len)].into_boxed_slice();
             let words = Box::into_raw(words).cast::<u64>();
-            (
-                Split::allocate(len).flat(base),
-                words.wrapping_sub(base / WORD_BITS),
-            )
+            let ptrs = Split::allocate(len).flat(base);
+            for index in base..limit {
+                // The storage holds `len` slots from flat index `base`; a
+                // state word is a `u32`, with no drop.
+                // SAFETY: so writing each of `base..limit` is in bounds.
+                unsafe { ptrs.state_ptr(index).write(VACANT) };
+            }
+            (ptrs, words.wrapping_sub(base / WORD_BITS))
         };
         Block {
             ptrs,
@@ -192,6 +206,20 @@ impl<T> Block<T> {
     #[inline]
     pub(crate) fn base(&self) -> usize {
         self.base as usize
+    }
+
+    /// Past the last slot, as a flat index (`base` for a freed range).
+    #[inline]
+    pub(crate) fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    /// The storage's flat bases (`FlatBases::NONE` for a freed range): the
+    /// state words of `base..limit` are initialized, the payloads of the
+    /// used slots (see the invariant on the field).
+    #[inline]
+    pub(crate) fn flat_bases(&self) -> FlatBases<T> {
+        self.ptrs
     }
 
     /// Number of slots (0 for a freed range).
@@ -406,60 +434,6 @@ impl<T> Block<T> {
             super::cold_path();
             None
         }
-    }
-
-    /// Whether `(index, generation)` names a live value.
-    ///
-    /// # Safety
-    ///
-    /// `index` is at or past `base`.
-    #[inline]
-    pub(crate) unsafe fn contains(&self, index: usize, generation: u32) -> bool {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.live_value(index, generation) }.is_some()
-    }
-
-    /// The value named by `(index, generation)`.
-    ///
-    /// # Safety
-    ///
-    /// `index` is at or past `base`.
-    #[inline]
-    pub(crate) unsafe fn get(&self, index: usize, generation: u32) -> Option<&T> {
-        // SAFETY: the caller's guarantee.
-        let value = unsafe { self.live_value(index, generation) }?;
-        // The slot matched a generation, so it is occupied and its value
-        // is initialized.
-        // SAFETY: so the reference is to an initialized value, and `&self`
-        // keeps every `&mut` to it away for the borrow.
-        Some(unsafe { &*value })
-    }
-
-    /// The value named by `(index, generation)`, mutably.
-    ///
-    /// # Safety
-    ///
-    /// `index` is at or past `base`.
-    #[inline]
-    pub(crate) unsafe fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
-        // SAFETY: the caller's guarantee.
-        let value = unsafe { self.live_value(index, generation) }?;
-        // SAFETY: occupied, as in `get`; `&mut self` makes it unique.
-        Some(unsafe { &mut *value })
-    }
-
-    /// A pointer to the value named by `(index, generation)`, with the
-    /// provenance of the whole allocation (see the module docs): it stays
-    /// valid until the value is taken out or the block is dropped, whatever
-    /// is done to other slots in between.
-    ///
-    /// # Safety
-    ///
-    /// `index` is at or past `base`.
-    #[inline]
-    pub(crate) unsafe fn value_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
-        // SAFETY: the caller's guarantee.
-        NonNull::new(unsafe { self.live_value(index, generation) }?)
     }
 
     /// The value in slot `index`.
@@ -826,6 +800,13 @@ impl<T> Block<T> {
                     listable += 1;
                 }
             }
+        }
+        for index in self.end as usize..self.limit as usize {
+            // Every state word below `limit` is initialized (invariant on
+            // `ptrs`), and `&self` keeps writers away.
+            // SAFETY: so the read is of an initialized `u32`.
+            let state = unsafe { *self.ptrs.state_ptr(index) };
+            assert_eq!(state, VACANT, "state word of never-used slot {index}");
         }
         // No bit for a slot that is not used: the never-used slots and the
         // flat indices of the first word before `base`.
