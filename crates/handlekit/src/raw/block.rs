@@ -178,12 +178,19 @@ impl<T> Block<T> {
             let words = alloc::vec![0u64; vacancy_words(base, len)].into_boxed_slice();
             let words = Box::into_raw(words).cast::<u64>();
             let ptrs = Split::allocate(len).flat(base);
-            for index in base..limit {
-                // The storage holds `len` slots from flat index `base`; a
-                // state word is a `u32`, with no drop.
-                // SAFETY: so writing each of `base..limit` is in bounds.
-                unsafe { ptrs.state_ptr(index).write(VACANT) };
-            }
+            // The one reference to a whole array of the block, made before
+            // any pointer into the block exists (so it invalidates none),
+            // and as `MaybeUninit`, since the words are not initialized yet:
+            // a fill the compiler turns into wide stores (a loop of `write`s
+            // through the flat pointer took more than one instruction a
+            // slot).
+            let states = ptr::slice_from_raw_parts_mut(
+                ptrs.state_ptr(base).cast::<mem::MaybeUninit<u32>>(),
+                len,
+            );
+            // SAFETY: the storage holds `len` state words from flat index
+            // `base`, fresh from the allocator and reached by nothing else.
+            unsafe { &mut *states }.fill(mem::MaybeUninit::new(VACANT));
             (ptrs, words.wrapping_sub(base / WORD_BITS))
         };
         Block {
