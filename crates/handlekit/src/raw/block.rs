@@ -92,7 +92,9 @@ pub struct Block<T> {
     /// key can read any state word below `limit`: a key's generation never
     /// matches a vacant word) and the payloads are not initialized; never
     /// reallocated or moved while the block lives; no reference to a whole
-    /// array is ever made, only to the parts of single slots.
+    /// array is ever made, only to the parts of single slots (but for the
+    /// fill of the state words in `Block::new`, before any pointer into
+    /// the block exists).
     ptrs: FlatBases<T>,
     /// Past the last used slot, as a flat index. Invariant: `base <= end
     /// <= limit`; the slots `end..limit` have never held a value: their
