@@ -80,8 +80,9 @@ use crate::{SlotTable, StableTable};
 /// (payloads rounded up to `align_of::<T>()`): 12 for a `u64`, where an
 /// [`IdTable`](crate::IdTable) or [`Pool`](crate::Pool) slot takes 16, and
 /// 68 for a 64-byte value (72). Add one vacancy bit per slot, and per
-/// block a 64-byte header (one cache line) and 20 bytes of the arrays a
-/// lookup reads (the block's end and its two storage pointers). Making a
+/// block a 64-byte header (one cache line) and 20 to 40 bytes of the
+/// arrays a lookup reads (the block's end and its two storage pointers,
+/// padded to a power of two blocks). Making a
 /// block writes its state words (4 bytes a slot, so that a lookup checks
 /// the index against the block's fixed end) and nothing else.
 ///

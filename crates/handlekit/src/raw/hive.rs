@@ -189,13 +189,15 @@ impl<T> KeyBases<T> {
             self.limits.resize(len, 0);
             self.states.resize(len, ptr::null_mut());
             self.payloads.resize(len, ptr::null_mut());
-            self.first_limit = self.limits.as_ptr();
             self.mask = len - 1;
         }
         let ptrs = block.flat_bases();
         self.limits[b] = block.limit();
         self.states[b] = ptrs.state_ptr(0);
         self.payloads[b] = ptrs.payload_ptr(0);
+        // Taken after the last write through the vector, so no later
+        // reference to its elements was made from an older pointer.
+        self.first_limit = self.limits.as_ptr();
     }
 
     /// A pointer to the value named by `(index, generation)`, if it is
