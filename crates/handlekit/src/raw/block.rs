@@ -429,20 +429,11 @@ impl<T> Block<T> {
     unsafe fn live_value(&self, index: usize, generation: u32) -> Option<*mut T> {
         // SAFETY: the caller's guarantee.
         let (state, payload) = unsafe { self.used_parts(index) }?;
-        // SAFETY: a used slot's state word is initialized; no `&mut` to it
-        // exists while `self` is borrowed.
-        if unsafe { *state } == Slot::<T>::matched_generation(generation) {
-            // Said so, the `Option<&T>` made from it needs no null check.
-            // SAFETY: `payload` points into the block's storage, not at address 0.
-            unsafe { core::hint::assert_unchecked(!payload.is_null()) };
-            // SAFETY: `payload` points into the block's storage.
-            Some(unsafe { Payload::value_ptr(payload) })
-        } else {
-            // Tells the compiler a miss is rare, so that it branches rather
-            // than making the value's address wait for the comparison.
-            super::cold_path();
-            None
-        }
+        // A used slot's state word is initialized, and no `&mut` to it
+        // exists while `self` is borrowed; `payload` is the slot's, in the
+        // block's storage.
+        // SAFETY: so `matched_value`'s conditions hold.
+        unsafe { Slot::<T>::matched_value(state, payload, generation) }
     }
 
     /// The value in slot `index`.

@@ -316,23 +316,11 @@ impl<T> FlatSlots<T> {
     #[inline]
     fn live_value(&self, index: usize, generation: u32) -> Option<*mut T> {
         let (state, payload) = self.parts(index)?;
-        // SAFETY: a used slot's state word is initialized; no `&mut` to it
-        // exists while `self` is borrowed.
-        if unsafe { *state } == Slot::<T>::matched_generation(generation) {
-            // Said so, the `Option` made from it needs no null check (the
-            // address comes from wrapping arithmetic on the directory entry).
-            // SAFETY: `payload` points into a block's payloads, not at
-            // address 0.
-            unsafe { core::hint::assert_unchecked(!payload.is_null()) };
-            // SAFETY: `payload` points into the block's payloads.
-            Some(unsafe { Payload::value_ptr(payload) })
-        } else {
-            // Tells the compiler a miss is rare, so that it branches rather
-            // than making the value's address wait for the comparison (a
-            // conditional move), which would hold back the next load.
-            super::cold_path();
-            None
-        }
+        // A used slot's state word is initialized, and no `&mut` to it
+        // exists while `self` is borrowed; `payload` is the slot's, in a
+        // block's payloads.
+        // SAFETY: so `matched_value`'s conditions hold.
+        unsafe { Slot::<T>::matched_value(state, payload, generation) }
     }
 
     /// Whether `(index, generation)` names a live value.

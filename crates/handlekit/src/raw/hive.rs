@@ -230,22 +230,11 @@ impl<T> KeyBases<T> {
         // below its `limit`: a slot of its storage, whose state word is
         // initialized (invariant on `Block::ptrs`) and written only under
         // `&mut` to the hive, which the caller's borrow keeps away.
-        // SAFETY: so this reads an initialized `u32`.
-        let state = unsafe { *ptrs.state_ptr(index) };
-        if state == Slot::<T>::matched_generation(generation) {
-            // The word has the vacant bit clear, so the slot is used (a
-            // never-used slot's word is `VACANT`) and occupied: its
-            // payload is an initialized value.
-            let payload = ptrs.payload_ptr(index);
-            // Said so, the `Option<&T>` made from it needs no null check.
-            // SAFETY: `payload` points into the block's storage, not at address 0.
-            unsafe { core::hint::assert_unchecked(!payload.is_null()) };
-            // SAFETY: `payload` points to the slot's payload, in the storage.
-            Some(unsafe { Payload::value_ptr(payload) })
-        } else {
-            // Tells the compiler a miss is rare, as `Block::live_value` does.
-            super::cold_path();
-            None
+        // A match says the slot is used (a never-used slot's word is
+        // `VACANT`, which no generation matches) and occupied.
+        // SAFETY: so `matched_value`'s conditions hold.
+        unsafe {
+            Slot::<T>::matched_value(ptrs.state_ptr(index), ptrs.payload_ptr(index), generation)
         }
     }
 }

@@ -190,6 +190,41 @@ impl<T> Slot<T> {
         generation & !VACANT
     }
 
+    /// The value of the slot whose state word is at `state` and payload at
+    /// `payload`, if the word is `matched_generation(generation)`: the one
+    /// compare of every lookup by key (`Block`'s, the pool's and the
+    /// hive's `KeyBases`). A miss is marked rare, so that the compiler
+    /// branches rather than making the value's address wait for the
+    /// compare (a conditional move), which would hold back the next load;
+    /// and the value's pointer is said not null, so an `Option<&T>` made
+    /// from it needs no null check.
+    ///
+    /// # Safety
+    ///
+    /// `state` points to an initialized state word that nothing writes
+    /// while this runs, and `payload` to the same slot's payload, inside
+    /// its storage (so not at address 0).
+    #[inline(always)]
+    pub(crate) unsafe fn matched_value(
+        state: *const u32,
+        payload: *mut Payload<T>,
+        generation: u32,
+    ) -> Option<*mut T> {
+        // SAFETY: the caller's guarantee: the word is initialized and not
+        // being written.
+        if unsafe { *state } == Self::matched_generation(generation) {
+            // SAFETY: the caller's guarantee: inside the storage.
+            unsafe { core::hint::assert_unchecked(!payload.is_null()) };
+            // The word has the vacant bit clear, so the slot is occupied
+            // and its payload is a value.
+            // SAFETY: `payload` is the slot's payload, in its storage.
+            Some(unsafe { Payload::value_ptr(payload) })
+        } else {
+            super::cold_path();
+            None
+        }
+    }
+
     /// See [`SlotRef::generation`].
     #[inline]
     pub(crate) fn generation(&self) -> u32 {
