@@ -136,7 +136,9 @@ impl TypeSlot {
         }
     }
 
-    fn is_empty(&self) -> bool {
+    /// Whether no type is in the slot (a lookup of a type not registered
+    /// finds such a slot).
+    pub(crate) fn is_empty(&self) -> bool {
         self.ty == TypeId::of::<NoType>()
     }
 
@@ -422,16 +424,27 @@ impl HeadCopy<'_> {
     /// the column's component type `T`.
     #[inline(always)]
     pub(crate) fn value_ptr<T>(&self, row: usize) -> Option<NonNull<T>> {
-        if !self.has(row) {
-            return None;
-        }
+        // SAFETY: the row's presence bit is set.
+        self.has(row)
+            .then(|| unsafe { self.present_value_ptr(row) })
+    }
+
+    /// A pointer to the value of `row`, which has one, for the column's
+    /// component type `T`: [`value_ptr`](Self::value_ptr) without reading
+    /// the presence word.
+    ///
+    /// # Safety
+    ///
+    /// The dense column has a value at `row` (its presence bit is set).
+    #[inline(always)]
+    pub(crate) unsafe fn present_value_ptr<T>(&self, row: usize) -> NonNull<T> {
+        debug_assert!(self.has(row), "row {row} has no value");
         let value = self.head.slot_value::<T>(row);
-        debug_assert!(!value.is_null());
         // A set presence bit lies in the slots' window (`DenseColumn`'s
         // invariant on `present`), so the slot is in the column's
         // reservation.
         // SAFETY: so the pointer is not null.
-        Some(unsafe { NonNull::new_unchecked(value) })
+        unsafe { NonNull::new_unchecked(value) }
     }
 }
 
@@ -1517,6 +1530,17 @@ impl<T> TypedStorage<T> {
         }
     }
 
+    /// Whether this is a dense column with a value in every live row of a
+    /// world whose row window holds `rows` rows, `live` of them alive: told
+    /// in O(1), so that a lookup of a live row can skip its presence word.
+    #[inline]
+    pub(crate) fn dense_in_every_live_row(&self, rows: usize, live: usize) -> bool {
+        // Every row of the window is alive (no dead row can hold a
+        // component) and the column holds as many components as there are
+        // live entities: then every live row has one.
+        matches!(self, TypedStorage::Dense(column) if rows == live && column.len == live)
+    }
+
     /// The raw view queries read through. `rows` is the world's row → entity
     /// window (a sparse view looks entities up in it), `live` the number of
     /// live entities.
@@ -1524,10 +1548,7 @@ impl<T> TypedStorage<T> {
         match self {
             TypedStorage::Dense(column) => {
                 let mut view = column.view();
-                // Every row of the window is alive (no dead row can hold a
-                // component) and the column holds as many components as
-                // there are live entities: then every live row has one.
-                view.every_live_row = rows.len == live && column.len == live;
+                view.every_live_row = self.dense_in_every_live_row(rows.len, live);
                 View::Dense(view)
             }
             TypedStorage::Sparse(set) => View::Sparse(SparseView {
