@@ -424,9 +424,11 @@ impl HeadCopy<'_> {
     /// the column's component type `T`.
     #[inline(always)]
     pub(crate) fn value_ptr<T>(&self, row: usize) -> Option<NonNull<T>> {
+        if !self.has(row) {
+            return None;
+        }
         // SAFETY: the row's presence bit is set.
-        self.has(row)
-            .then(|| unsafe { self.present_value_ptr(row) })
+        Some(unsafe { self.present_value_ptr(row) })
     }
 
     /// A pointer to the value of `row`, which has one, for the column's

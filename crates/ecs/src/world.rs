@@ -928,14 +928,14 @@ impl World {
     /// A loop of `get_mut` calls that writes nothing else to the world
     /// finds `T`'s column once, before the loop, not at every call (the
     /// compiler takes the type lookup out of the loop: 17 instructions a
-    /// call in a loop of 10,000 reads, callgrind). When every live entity
-    /// has a `T` in a dense column (the world's rows are all alive and the
-    /// column holds as many values as there are entities), the lookup
-    /// skips the presence word, as a query's does. For the same reason it
+    /// call in a loop of 10,000 reads, callgrind). For the same reason it
     /// does not flush reserved entities (see
     /// [`reserve_entity`](Self::reserve_entity)): like
     /// [`get`](Self::get), it reports one as not alive until
-    /// [`flush`](Self::flush).
+    /// [`flush`](Self::flush). When every live entity has a `T` in a dense
+    /// column (the world's rows are all alive and the column holds as many
+    /// values as there are entities), the lookup skips the presence word,
+    /// as a query's does.
     ///
     /// # Errors
     ///

@@ -303,3 +303,72 @@ fn lookups_with_and_without_presence_words() {
     check(&world, &some);
     assert_eq!(world.get::<u32>(es[70]).map(|v| *v), Ok(70));
 }
+
+/// What `get`, `get_mut` and `has` say of every handle, against the
+/// expected `u32` (or none) of each.
+fn check_lookups(world: &mut World, expected: &[(Entity, Option<u32>)]) {
+    for &(e, value) in expected {
+        assert_eq!(world.has::<u32>(e), value.is_some(), "has of {e:?}");
+        assert_eq!(world.get::<u32>(e).ok().map(|r| *r), value, "get of {e:?}");
+        assert_eq!(
+            world.get_mut::<u32>(e).ok().map(|r| *r),
+            value,
+            "get_mut of {e:?}"
+        );
+    }
+}
+
+/// `get_mut` and `has` skip the presence word when every live entity has
+/// the component (no dead row, as many values as entities); each step here
+/// moves the world into or out of that state, and stale, reserved and
+/// forged handles stay unanswered either way.
+#[test]
+fn lookups_with_and_without_the_component_in_every_row() {
+    let mut world = World::new();
+    let mut expected: Vec<(Entity, Option<u32>)> =
+        (0..200u32).map(|i| (world.spawn((i,)), Some(i))).collect();
+    // Every live entity has a `u32`.
+    check_lookups(&mut world, &expected);
+    // A dead row: the window holds more rows than there are entities.
+    let gone = expected[10].0;
+    world.despawn(gone).unwrap();
+    expected[10].1 = None;
+    check_lookups(&mut world, &expected);
+    // Collected: no dead row, every entity has a `u32` again.
+    while world.row_count() > world.len() {
+        world.collect(4096, Order::Preserve);
+    }
+    check_lookups(&mut world, &expected);
+    // One entity without a `u32`: as many rows as entities, one value fewer.
+    let plain = world.spawn((1u8,));
+    expected.push((plain, None));
+    check_lookups(&mut world, &expected);
+    // It gets one: every entity has a `u32` again.
+    world.insert_one(plain, 7u32).unwrap();
+    expected.last_mut().unwrap().1 = Some(7);
+    check_lookups(&mut world, &expected);
+    // Taken off another: one value fewer again.
+    let bare = expected[0].0;
+    assert_eq!(world.remove_one::<u32>(bare), Ok(0));
+    expected[0].1 = None;
+    check_lookups(&mut world, &expected);
+    world.insert_one(bare, 0u32).unwrap();
+    expected[0].1 = Some(0);
+    check_lookups(&mut world, &expected);
+    // A reserved entity is not alive to these calls until a flush.
+    let reserved = world.reserve_entity();
+    check_lookups(&mut world, &[(reserved, None)]);
+    check_lookups(&mut world, &expected);
+    // Forged handles: past the table, and another generation of a live one.
+    let live = expected[5].0;
+    for bits in [
+        u64::MAX >> 1,
+        live.to_bits() + (1 << 32),
+        (1 << 32) | 100_000,
+    ] {
+        if let Some(forged) = Entity::from_bits(bits) {
+            check_lookups(&mut world, &[(forged, None)]);
+        }
+    }
+    check_lookups(&mut world, &expected);
+}
