@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Prints the README's "Figures" tables from one run's `report.json`.
+"""Prints the README's "Figures" tables and its ECS table from one run's
+`report.json`.
 
     python3 scripts/readme_figures.py [target/handlekit-report/report.json]
 
@@ -111,6 +112,49 @@ def operations_table(report, rows):
         )
 
 
+# The README's ECS table: a label, the start of its goal's text, and the
+# baseline run's figures (a96e8d2, before issue 31's work), which stay.
+ECS_ROWS = (
+    ("`simple_iter`, `for` loops (the headline)", "ECS simple_iter, `for` loops", "1.77 / 1.97"),
+    ("`simple_iter`, handlekit-ecs's `for` loop ÷ its `for_each` (goal ≤ 1.1)", "ECS simple_iter: handlekit-ecs's `for` loop", "2.17 / 2.06"),
+    ("`simple_iter_each`, `for_each`", "ECS simple_iter_each, `for_each`", "1.01 / 1.20"),
+    ("`simple_iter` ÷ the same loop over plain `Vec`s, `for` (goal ≤ 1.2)", "ECS simple_iter: handlekit-ecs ≤ 1.2×", "2.18 / 2.26"),
+    ("`simple_iter_each` ÷ the same loop over plain `Vec`s (goal ≤ 1.2)", "ECS simple_iter_each: handlekit-ecs ≤ 1.2×", "1.03 / 0.95"),
+    ("`frag_iter` (520 entities), `for` loops", "ECS frag_iter, `for` loops", "9.28"),
+    ("`frag_iter`, `for` loop ÷ its `for_each`", "ECS frag_iter: handlekit-ecs's `for` loop", "7.24"),
+    ("`frag_iter_each`, `for_each`", "ECS frag_iter_each, `for_each`", "1.20"),
+    ("`add_remove`, `insert_one` / `remove_one`", "ECS add_remove, insert_one", "2.50 / 2.28"),
+    ("`add_remove` with `ColumnMut` (goal ≤ 0.7)", "ECS add_remove, ColumnMut", "1.26 / 1.10"),
+    ("`random_get`, `World::get`", "ECS random_get, World::get:", "8.87 / 5.04"),
+    ("`random_get_call`, `World::get` against each peer's own per-entity call", "ECS random_get_call", "—"),
+    ("`random_get`, `World::get_mut`", "ECS random_get, World::get_mut", "12.03 / 5.80"),
+    ("`random_get`, `World::has`", "ECS random_get, World::has", "6.51 / 2.89"),
+    ("`random_get`, a query's `get`", "ECS random_get, a query's get", "2.57 / 1.31"),
+    ("`simple_insert`", "ECS simple_insert", "0.78"),
+    ("`heavy_compute` (1,000 entities)", "ECS heavy_compute", "1.03"),
+    ("`schedule` (40,000 entities)", "ECS schedule", "1.03"),
+    ("save and load, postcard (1,000 entities, against hecs)", "ECS serialize_binary", "0.66"),
+    ("save and load, JSON (1,000 entities, against hecs)", "ECS serialize_text", "0.99"),
+    ("`despawn_front`: resident after collection ÷ peak", "ECS despawn_front", "0.10"),
+    ("`collect(4096, ..)` at 10M rows ÷ at 100k", "ECS collect_pause", "1.03"),
+)
+
+
+def ecs_table(report):
+    """handlekit-ecs's goal cells: median [range] per size, the verdict, the baseline."""
+    print("| workload | 10k | 1M | verdict | baseline (a96e8d2) |")
+    print("| --- | --- | --- | --- | --- |")
+    for label, prefix, baseline in ECS_ROWS:
+        goal = goal_named(report, prefix)
+        cells = [
+            f"{row['figure']:.2f} [{row['low']:.2f}–{row['high']:.2f}]"
+            for row in sorted(goal["rows"], key=lambda row: row["n"])
+        ]
+        cells += [""] * (2 - len(cells))
+        verdict = goal["verdict"].replace("_", " ")
+        print(f"| {label} | {cells[0]} | {cells[1]} | {verdict} | {baseline} |")
+
+
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "target/handlekit-report/report.json"
     report = json.load(open(path, encoding="utf-8"))
@@ -125,6 +169,8 @@ def main():
     )
     pass_tables(report, rows)
     operations_table(report, rows)
+    print()
+    ecs_table(report)
 
 
 if __name__ == "__main__":
