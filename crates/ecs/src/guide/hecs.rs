@@ -187,9 +187,12 @@
 //!
 //! A [`Ref`](crate::Ref) holds a shared borrow of its column, so each
 //! [`World::get`] takes and gives back the column's borrow flag (two atomic
-//! operations). In a loop of lookups, borrow a query once and call
-//! [`QueryBorrow::get`], or hold a [`ColumnMut`](crate::ColumnMut) on a
-//! `&mut World`: both find the column once.
+//! operations, most of its cost: about 11 ns a call among 10,000 entities
+//! here, where hecs's `World::get` took about 30). In a loop of lookups,
+//! borrow a query once and call [`QueryBorrow::get`] (hecs's `View::get`),
+//! or call [`World::get_mut`] (on a `&mut World`) or [`World::has`], which
+//! take no borrow: each took about 1 ns a call or less in the same
+//! measurement, and a loop of them finds the column once.
 //!
 //! ```
 //! use handlekit_ecs::World;
@@ -269,6 +272,7 @@
 //!
 //! [`World::get`]: crate::World::get
 //! [`World::get_mut`]: crate::World::get_mut
+//! [`World::has`]: crate::World::has
 //! [`EntityRef::get`]: crate::EntityRef::get
 //! [`EntityRef::satisfies`]: crate::EntityRef::satisfies
 //! [`EntityRef`]: crate::EntityRef
