@@ -433,15 +433,22 @@ impl World {
     /// of a loop of calls, as the slot and its head are.
     #[inline(always)]
     fn every_live_row_has<T: Component>(&self, slot: &TypeSlot) -> bool {
+        self.storage_in::<T>(slot)
+            .is_some_and(|storage| storage.dense_in_every_live_row(self.rows.len(), self.len()))
+    }
+
+    /// The storage of `T` named by `slot`, what `types` finds for `T`;
+    /// `None` if `T` is not registered (the slot is the empty one).
+    #[inline(always)]
+    fn storage_in<T: Component>(&self, slot: &TypeSlot) -> Option<&TypedStorage<T>> {
         if slot.is_empty() {
-            return false;
+            return None;
         }
         // A slot that `types` finds for `T` and that is not empty is `T`'s
         // (its invariant).
         // SAFETY: so its storage is a live `TypedStorage<T>`, read under
         // `&self`.
-        let storage = unsafe { slot.storage().cast::<TypedStorage<T>>().as_ref() };
-        storage.dense_in_every_live_row(self.rows.len(), self.len())
+        Some(unsafe { slot.storage().cast::<TypedStorage<T>>().as_ref() })
     }
 
     /// The row window as raw parts, for views.
@@ -1027,11 +1034,8 @@ impl World {
         if !head.is_sparse() {
             return head.has(row);
         }
-        // A sparse head is in a registered type's slot, and `types` names
-        // this slot for `T` (its invariant).
-        // SAFETY: so its storage is a live `TypedStorage<T>`, read under
-        // `&self`.
-        unsafe { slot.storage().cast::<TypedStorage<T>>().as_ref() }.has(entity, row)
+        self.storage_in::<T>(slot)
+            .is_some_and(|storage| storage.has(entity, row))
     }
 
     /// The number of live entities with a `T`.

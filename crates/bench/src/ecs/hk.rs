@@ -11,7 +11,10 @@ use handlekit_ecs::serialize::{Components, Registry};
 use handlekit_ecs::{Entity, Order, World};
 
 use super::data::{self, Data, Position, Rotation, Transform, Velocity, SA, SB, SC, SD, SE};
-use super::{sum_lookups, DespawnFront, EcsWorkload, Peer, Prepared, SimpleWorld as _, SpawnBatch};
+use super::{
+    random_gets, sum_lookups, DespawnFront, EcsWorkload, Peer, Prepared, SimpleWorld as _,
+    SpawnBatch,
+};
 use crate::workloads::{Form, Rng};
 
 /// The ECS section's workloads on handlekit-ecs, on its world.
@@ -160,26 +163,24 @@ fn add_remove_with(n: usize, column: bool) -> Prepared {
 /// `random_get` with the plain calls: `get` (the headline), `get_mut` or
 /// `has`; or `RandomGetQuery`: `get` on a query borrowed once per pass.
 fn lookups(n: usize, rng: &mut Rng, workload: EcsWorkload) -> Prepared {
-    let (mut world, lookups) = super::located_world::<World>(n, rng);
-    // A closure per idiom, each one loop, as a user writes it (one closure
-    // matching on the idiom compiled the four loops into one function).
+    // A pass per idiom, each one loop, as a user writes it and as the peers'
+    // rows are made (one closure matching on the idiom compiled the four
+    // loops into one function).
     match workload {
-        EcsWorkload::RandomGetQuery => Prepared::passes(n, move || {
+        EcsWorkload::RandomGetQuery => random_gets(n, rng, |world: &mut World, lookups| {
             let mut positions = world.query::<&Position>();
-            sum_lookups(&lookups, |e| positions.get(e).map_or(0.0, |p| p.0.x));
+            sum_lookups(lookups, |e| positions.get(e).map_or(0.0, |p| p.0.x));
         }),
-        EcsWorkload::RandomGetMut => Prepared::passes(n, move || {
-            sum_lookups(&lookups, |e| {
+        EcsWorkload::RandomGetMut => random_gets(n, rng, |world: &mut World, lookups| {
+            sum_lookups(lookups, |e| {
                 world.get_mut::<Position>(e).map_or(0.0, |p| p.0.x)
             });
         }),
-        EcsWorkload::RandomHas => Prepared::passes(n, move || {
-            sum_lookups(&lookups, |e| f32::from(u8::from(world.has::<Position>(e))));
+        EcsWorkload::RandomHas => random_gets(n, rng, |world: &mut World, lookups| {
+            sum_lookups(lookups, |e| f32::from(u8::from(world.has::<Position>(e))));
         }),
-        _ => Prepared::passes(n, move || {
-            sum_lookups(&lookups, |e| {
-                world.get::<Position>(e).map_or(0.0, |p| p.0.x)
-            });
+        _ => random_gets(n, rng, |world: &mut World, lookups| {
+            sum_lookups(lookups, |e| world.get::<Position>(e).map_or(0.0, |p| p.0.x));
         }),
     }
 }
