@@ -99,17 +99,10 @@ impl<K: Key, V> Dense<K, V> {
         debug_assert!(position < self.values.len() && self.keys.len() == self.values.len());
         // One length for both arrays: they are equally long.
         let last = self.values.len() - 1;
-        let values = self.values.as_mut_ptr();
-        // The value leaves by a read, the last one fills its place by a
-        // copy (onto itself when it is the last), and the length drops
-        // over both, so no value is dropped twice or lost.
-        // SAFETY: `position <= last < values.len()`, the caller's promise.
-        let value = unsafe {
-            let value = values.add(position).read();
-            core::ptr::copy(values.add(last), values.add(position), 1);
-            self.values.set_len(last);
-            value
-        };
+        // The keys first, and with them the one branch (whether another
+        // value moves): the value read below then meets no branch before
+        // it is returned, and stays in registers (read before the branch,
+        // a 64-byte value was copied through the stack twice).
         // `K: Copy`, so the keys need no care over drops.
         // SAFETY: `position <= last < keys.len()`, the caller's promise.
         let moved = unsafe {
@@ -122,7 +115,17 @@ impl<K: Key, V> Dense<K, V> {
         if position < last {
             index.set_position(moved, position);
         }
-        value
+        let values = self.values.as_mut_ptr();
+        // The value leaves by a read, the last one fills its place by a
+        // copy (onto itself when it is the last), and the length drops
+        // over both, so no value is dropped twice or lost.
+        // SAFETY: `position <= last < values.len()`, the caller's promise.
+        unsafe {
+            let value = values.add(position).read();
+            core::ptr::copy(values.add(last), values.add(position), 1);
+            self.values.set_len(last);
+            value
+        }
     }
 
     /// Swaps two positions and repoints both keys.

@@ -456,8 +456,23 @@ unsafe impl<T, K: Key> RawTable<T> for RawPool<T, K> {
     #[inline(always)]
     fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
         // Linked as the new head at once; a retired slot's link is unused.
+        // Whether the slot retires is known from the key before the value
+        // is read (a matching key's generation is the slot's), so each way
+        // reads it and nothing branches between the read and the return:
+        // filed after the read, a 64-byte value was copied through the
+        // stack twice (53 instructions a removal against 48).
+        if Slot::<T>::matched_generation(generation) >= self.limits.max_generation {
+            super::cold_path();
+            let value = self.slots.take(index, generation, self.free_head)?;
+            self.vacant += 1;
+            self.retired += 1;
+            return Some(value);
+        }
         let value = self.slots.take(index, generation, self.free_head)?;
-        self.file(index, Slot::<T>::matched_generation(generation));
+        self.vacant += 1;
+        // A used index is below `slots <= u32::MAX` and is not `NO_SLOT`
+        // (invariant on `FlatSlots::slots`).
+        self.free_head = index as u32;
         Some(value)
     }
 
