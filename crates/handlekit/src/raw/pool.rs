@@ -180,7 +180,8 @@ impl<T, K> RawPool<T, K> {
 
     /// Files the just-vacated slot `index`, whose last generation is
     /// `generation`: retired if that ran out, else as the free list's head
-    /// (the slot's link must already point to the old head).
+    /// (the slot's link must already point to the old head). For `retain`;
+    /// `remove` files a slot its own way (see there).
     #[inline]
     fn file(&mut self, index: usize, generation: u32) {
         self.vacant += 1;
@@ -459,8 +460,9 @@ unsafe impl<T, K: Key> RawTable<T> for RawPool<T, K> {
         // Whether the slot retires is known from the key before the value
         // is read (a matching key's generation is the slot's), so each way
         // reads it and nothing branches between the read and the return:
-        // filed after the read, a 64-byte value was copied through the
-        // stack twice (53 instructions a removal against 48).
+        // filed after the read (by `file`), a 64-byte value was copied
+        // through the stack twice (callgrind, 1,000 removals: 53
+        // instructions a removal, 43 so; `u64`: 28, 26 so).
         if Slot::<T>::matched_generation(generation) >= self.limits.max_generation {
             super::cold_path();
             let value = self.slots.take(index, generation, self.free_head)?;
