@@ -77,6 +77,20 @@ pub(crate) const NO_BLOCK: u32 = u32::MAX;
 /// room.
 pub(crate) const NOT_LISTED: u32 = u32::MAX - 1;
 
+/// A slot of a [`Block`] that holds a live value, found by
+/// [`Block::held`]: its flat index and generation and the pointers to its
+/// parts, for [`Block::take_held`].
+pub(crate) struct HeldSlot<T> {
+    /// The slot's flat index.
+    index: usize,
+    /// Its generation, which its state word holds.
+    generation: u32,
+    /// Its state word.
+    state: *mut u32,
+    /// Its payload, which holds the value.
+    payload: *mut Payload<T>,
+}
+
 /// One block of a hive: `limit - base` slots at a fixed address over the
 /// flat indices `base..limit`, of which `base..end` have been used, with
 /// its vacancy bits, its free list, its counts and its links in the hive's
@@ -557,6 +571,77 @@ impl<T> Block<T> {
         self.vacant += 1;
         self.set_vacant_bit(index);
         Some(value)
+    }
+
+    /// The parts of the slot `(index, generation)` names, if it holds a
+    /// live value of this block: [`take`](Self::take) in two steps, for
+    /// values returned through memory (see [`take_held`](Self::take_held)).
+    /// `generation` must be the slot's own (`Slot::matched_generation` of
+    /// the key's).
+    ///
+    /// # Safety
+    ///
+    /// `index` is at or past `base`.
+    #[inline(always)]
+    pub(crate) unsafe fn held(&self, index: usize, generation: u32) -> Option<HeldSlot<T>> {
+        debug_assert_eq!(generation, Slot::<T>::matched_generation(generation));
+        // SAFETY: the caller's guarantee.
+        let (state, payload) = unsafe { self.used_parts(index) }?;
+        // SAFETY: a used slot's state word is initialized.
+        if unsafe { *state } != generation {
+            super::cold_path();
+            return None;
+        }
+        Some(HeldSlot {
+            index,
+            generation,
+            state,
+            payload,
+        })
+    }
+
+    /// Takes the value out of the slot [`held`](Self::held) found: the
+    /// slot is left vacant (counted, with its vacancy bit) and linked to
+    /// `link`, and not filed: the caller has filed it already (set the free
+    /// list's head with [`set_free_head`](Self::set_free_head), or counted
+    /// it retired), so that no branch lies between the read of the value
+    /// and its return. (With one, a value too large for registers was
+    /// copied through the stack twice.) The slot's parts come from `held`,
+    /// not found again.
+    ///
+    /// # Safety
+    ///
+    /// `slot` was found by `held` on this block, with nothing taken from
+    /// the slot and no slot added to or dropped from the block since.
+    #[inline(always)]
+    pub(crate) unsafe fn take_held(&mut self, slot: HeldSlot<T>, link: u32) -> T {
+        let HeldSlot {
+            index,
+            generation,
+            state,
+            payload,
+        } = slot;
+        debug_assert!(self.slot_at(index).is_occupied());
+        // SAFETY: the slot is used and occupied, its state word the
+        // generation `held` read (the caller's guarantee), and `&mut self`
+        // makes these the only pointers into it in use. The value is read
+        // once: the slot is marked vacant next.
+        let value = unsafe {
+            let value = Payload::value_ptr(payload).read();
+            Payload::next_free_ptr(payload).write(link);
+            state.write(Slot::<T>::vacant_state(generation));
+            value
+        };
+        self.vacant += 1;
+        self.set_vacant_bit(index);
+        value
+    }
+
+    /// Sets the free list's head: to a slot about to be taken by
+    /// [`take_held`](Self::take_held) and linked to the old head.
+    #[inline(always)]
+    pub(crate) fn set_free_head(&mut self, head: u32) {
+        self.free_head = head;
     }
 
     /// Makes slot `index`, just taken (see [`take`](Self::take)) with a

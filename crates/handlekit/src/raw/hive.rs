@@ -41,6 +41,7 @@
 
 use alloc::vec::Vec;
 use core::marker::PhantomData;
+use core::mem;
 use core::ptr::{self, NonNull};
 
 use super::block::{
@@ -407,8 +408,59 @@ impl<T, K> RawHive<T, K> {
         self.list(b);
     }
 
-    /// Counts the slot just taken from block `b` at the last generation as
-    /// retired, and sets a spent block aside. Out of line: rare.
+    /// [`list_emptied`](Self::list_emptied) for a block whose free list was
+    /// empty: it had room, and is listed, only if a never-used slot is
+    /// left.
+    #[cold]
+    #[inline(never)]
+    fn list_if_emptied(&mut self, b: usize) {
+        if !self.blocks[b].has_fresh() {
+            self.list(b);
+        }
+    }
+
+    /// [`remove`](RawTable::remove) for a value too large to be returned in
+    /// registers (more than two words): the slot is filed before the value
+    /// is read, so that no branch lies between the read and the return,
+    /// where a large value was copied through the stack twice (64-byte
+    /// values, callgrind, 1,000 removals: 69 instructions a removal, 61
+    /// so). A small value is read first, as `remove` does: filed first,
+    /// with as many instructions, a loop of removals of `u64`s took
+    /// 1.15-1.35x as long.
+    #[inline(always)]
+    fn remove_filed_first(&mut self, index: usize, generation: u32) -> Option<T> {
+        let generation = Slot::<T>::matched_generation(generation);
+        let b = index >> self.shift;
+        let block = self.blocks.get_mut(b)?;
+        // SAFETY: block `b` starts at `b << shift`, at or before `index`.
+        let slot = unsafe { block.held(index, generation) }?;
+        // As in `remove`: the slot is linked to this head.
+        let head = block.free_head();
+        let retires = generation >= self.limits.max_generation;
+        // The common way keeps the block it found; the two rare ones, which
+        // take the whole hive, find it again.
+        let block = if retires {
+            self.retire_taken(b);
+            // SAFETY: retiring adds and drops no block.
+            unsafe { self.blocks.get_unchecked_mut(b) }
+        } else if head == NO_SLOT {
+            self.list_if_emptied(b);
+            // SAFETY: listing adds and drops no block.
+            unsafe { self.blocks.get_unchecked_mut(b) }
+        } else {
+            block
+        };
+        // SAFETY: `held` found the slot in this block; filing took nothing
+        // from it and adds and drops no slot.
+        let value = unsafe { block.take_held(slot, head) };
+        block.set_free_head(if retires { head } else { index as u32 });
+        self.len -= 1;
+        Some(value)
+    }
+
+    /// Counts the slot just taken (or, for `remove_filed_first`, about to be
+    /// taken) from block `b` at the last generation as retired, and sets a
+    /// spent block aside. Out of line: rare.
     #[cold]
     #[inline(never)]
     fn retire_taken(&mut self, b: usize) {
@@ -814,6 +866,9 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
     // memory.
     #[inline(always)]
     fn remove(&mut self, index: usize, generation: u32) -> Option<T> {
+        if mem::size_of::<T>() > 2 * mem::size_of::<usize>() {
+            return self.remove_filed_first(index, generation);
+        }
         let generation = Slot::<T>::matched_generation(generation);
         let max_generation = self.limits.max_generation;
         let b = index >> self.shift;
