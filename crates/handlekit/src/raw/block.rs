@@ -637,10 +637,22 @@ impl<T> Block<T> {
         value
     }
 
-    /// Sets the free list's head: to a slot about to be taken by
-    /// [`take_held`](Self::take_held) and linked to the old head.
+    /// Sets the free list's head: to a slot just taken by
+    /// [`take_held`](Self::take_held) (and so linked to the old head), or
+    /// to the head it already is (when the slot retired).
+    ///
+    /// # Safety
+    ///
+    /// `head` is the list's head, or a used slot of this block that is
+    /// vacant, below the last generation and linked to the head: the free
+    /// list is what `insert_with` reads slots from without checking them.
     #[inline(always)]
-    pub(crate) fn set_free_head(&mut self, head: u32) {
+    pub(crate) unsafe fn set_free_head(&mut self, head: u32) {
+        debug_assert!(
+            head == self.free_head
+                || (self.slot_at(head as usize).next_free() == self.free_head
+                    && !self.slot_at(head as usize).is_occupied())
+        );
         self.free_head = head;
     }
 

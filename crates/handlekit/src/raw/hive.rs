@@ -453,7 +453,9 @@ impl<T, K> RawHive<T, K> {
         // SAFETY: `held` found the slot in this block; filing took nothing
         // from it and adds and drops no slot.
         let value = unsafe { block.take_held(slot, head) };
-        block.set_free_head(if retires { head } else { index as u32 });
+        // SAFETY: the slot just taken is vacant and linked to `head`; if it
+        // retired, the head stays.
+        unsafe { block.set_free_head(if retires { head } else { index as u32 }) };
         self.len -= 1;
         Some(value)
     }
