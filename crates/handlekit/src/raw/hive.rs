@@ -408,17 +408,6 @@ impl<T, K> RawHive<T, K> {
         self.list(b);
     }
 
-    /// [`list_emptied`](Self::list_emptied) for a block whose free list was
-    /// empty: it had room, and is listed, only if a never-used slot is
-    /// left.
-    #[cold]
-    #[inline(never)]
-    fn list_if_emptied(&mut self, b: usize) {
-        if !self.blocks[b].has_fresh() {
-            self.list(b);
-        }
-    }
-
     /// [`remove`](RawTable::remove) for a value too large to be returned in
     /// registers (more than two words): the slot is filed before the value
     /// is read, so that no branch lies between the read and the return,
@@ -443,8 +432,8 @@ impl<T, K> RawHive<T, K> {
             self.retire_taken(b);
             // SAFETY: retiring adds and drops no block.
             unsafe { self.blocks.get_unchecked_mut(b) }
-        } else if head == NO_SLOT {
-            self.list_if_emptied(b);
+        } else if head == NO_SLOT && !block.has_fresh() {
+            self.list_emptied(b);
             // SAFETY: listing adds and drops no block.
             unsafe { self.blocks.get_unchecked_mut(b) }
         } else {

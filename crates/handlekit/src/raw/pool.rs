@@ -178,22 +178,6 @@ impl<T, K> RawPool<T, K> {
             .map_err(|_| CapacityError::alloc())
     }
 
-    /// Files the just-vacated slot `index`, whose last generation is
-    /// `generation`: retired if that ran out, else as the free list's head
-    /// (the slot's link must already point to the old head). For `retain`;
-    /// `remove` files a slot its own way (see there).
-    #[inline]
-    fn file(&mut self, index: usize, generation: u32) {
-        self.vacant += 1;
-        if generation >= self.limits.max_generation {
-            self.retired += 1;
-        } else {
-            // A used index is below `slots <= u32::MAX` and is not
-            // `NO_SLOT` (invariant on `FlatSlots::slots`).
-            self.free_head = index as u32;
-        }
-    }
-
     /// Called when an insertion that reuses a slot finds the pool empty.
     /// Puts the free list back in index order, so that refilling the pool
     /// walks its blocks forwards instead of in the random order of the
@@ -213,11 +197,13 @@ impl<T, K> RawPool<T, K> {
 
     /// Removes the value at the lowest occupied flat index at or after
     /// `from`.
-    pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
+    pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)>
+    where
+        K: Key,
+    {
         let index = self.slots.next_occupied(from)?;
         let generation = self.slots.slot(index)?.generation();
-        let value = self.slots.take(index, generation, self.free_head)?;
-        self.file(index, generation);
+        let value = RawTable::remove(self, index, generation)?;
         Some((index, generation, value))
     }
 
@@ -460,9 +446,10 @@ unsafe impl<T, K: Key> RawTable<T> for RawPool<T, K> {
         // Whether the slot retires is known from the key before the value
         // is read (a matching key's generation is the slot's), so each way
         // reads it and nothing branches between the read and the return:
-        // filed after the read (by `file`), a 64-byte value was copied
-        // through the stack twice (callgrind, 1,000 removals: 53
-        // instructions a removal, 43 so; `u64`: 28, 26 so).
+        // filed after the read, a 64-byte value was copied through the
+        // stack twice (callgrind, 1,000 removals: 53 instructions a
+        // removal, 43 so; `u64`: 28, 26 so). `take_next` and `retain`
+        // remove through it too.
         if Slot::<T>::matched_generation(generation) >= self.limits.max_generation {
             super::cold_path();
             let value = self.slots.take(index, generation, self.free_head)?;
@@ -493,10 +480,9 @@ unsafe impl<T, K: Key> RawTable<T> for RawPool<T, K> {
             if keep(index, generation, value) {
                 continue;
             }
-            let Some(value) = self.slots.take(index, generation, self.free_head) else {
+            let Some(value) = RawTable::remove(self, index, generation) else {
                 unreachable!("slot {index} was occupied")
             };
-            self.file(index, generation);
             // Dropped last: the pool is consistent if it panics.
             drop(value);
         }
