@@ -412,7 +412,7 @@ impl<T, K> RawHive<T, K> {
     /// registers (more than two words): the slot is filed before the value
     /// is read, so that no branch lies between the read and the return,
     /// where a large value was copied through the stack twice (64-byte
-    /// values, callgrind, 1,000 removals: 69 instructions a removal, 61
+    /// values, callgrind, 1,000 removals: 69 instructions a removal, 62
     /// so). A small value is read first, as `remove` does: filed first,
     /// with as many instructions, a loop of removals of `u64`s took
     /// 1.15-1.35x as long.
