@@ -141,8 +141,13 @@
 //! than it; one over `iter()` is level with it at 1k values and faster
 //! from 100k; the reductions take several times less. Over a table with
 //! holes, both are several times faster than `slotmap`'s from 100k slots
-//! on (`slotmap` reads every slot and tests it). The comparison runner's
-//! report measures both side by side.
+//! on (`slotmap` reads every slot and tests it). In a small table with
+//! holes that is walked again and again (1k slots, half removed), the
+//! branch predictor learns `slotmap`'s test, which then costs it no more
+//! than a table with no holes, and the two are about level: over `u64`
+//! values, `IdTable`'s `for` loops ran at 0.75–1.46× `slotmap`'s speed
+//! there and its folds at 0.96–1.68×, in one full run of the runner. The
+//! comparison runner's report measures both side by side.
 //!
 //! # Skipping holes: bit masks against a skipfield
 //!
