@@ -52,6 +52,9 @@ pub struct Entry {
     pub lookups: fn(Workload, usize, u64) -> Option<Box<dyn Lookups>>,
 }
 
+/// The containers that run the [`Fill::Rotating`] passes.
+const ROTATING_CONTAINERS: [&str; 3] = ["IdTable<Id>", "IdTable<Id32>", "SlotMap"];
+
 /// The workloads of a container that runs only the keyed operations
 /// ([`Container::KEYED_OPS_ONLY`]).
 const KEYED_OPS: &[Workload] = &[Workload::Insert, Workload::Remove, Workload::Get];
@@ -78,7 +81,15 @@ impl Entry {
             Workload::Pass(pass) => self.value_type != Blob64::NAME || pass.runs_over_blobs(),
             _ => true,
         };
+        // The rotating passes are the proposed measure of one goal, IdTable
+        // against SlotMap over tables whose holes the predictor has not
+        // learned: only those two take part.
+        let rotating = match workload {
+            Workload::Pass(pass) => pass.fill == Fill::Rotating,
+            _ => false,
+        };
         blob_pass
+            && (!rotating || ROTATING_CONTAINERS.contains(&self.container))
             && (self.can_remove || !workload.needs_remove())
             && self.only.is_none_or(|only| only.contains(&workload))
     }

@@ -119,18 +119,48 @@ pub enum Fill {
     Half,
     /// 95% removed, at random.
     Sparse,
+    /// Half removed, at random, from each of [`ROTATING_TABLES`] tables,
+    /// which the passes walk one after the other, a table a pass; run at
+    /// small sizes only ([`Fill::runs_at`]). A pass over one small table
+    /// again and again lets the branch predictor learn its holes (see the
+    /// `branch_memory` example); over many tables in turn it cannot, as
+    /// with a table walked once a frame among other work.
+    Rotating,
 }
 
+/// How many tables a [`Fill::Rotating`] pass walks in turn.
+pub const ROTATING_TABLES: usize = 64;
+
+/// The largest N a [`Fill::Rotating`] pass runs at: above it, the
+/// predictor cannot learn one table's holes either.
+pub const ROTATING_MAX_N: usize = 10_000;
+
 impl Fill {
+    /// The fills of issue 31's goals.
     pub const ALL: [Fill; 3] = [Fill::Full, Fill::Half, Fill::Sparse];
+    /// Every fill the runner plans, [`Fill::Rotating`] last.
+    pub const PLANNED: [Fill; 4] = [Fill::Full, Fill::Half, Fill::Sparse, Fill::Rotating];
 
     /// The fraction of the inserted values removed before the passes.
     pub fn removed(self) -> f64 {
         match self {
             Fill::Full => 0.0,
-            Fill::Half => 0.5,
+            Fill::Half | Fill::Rotating => 0.5,
             Fill::Sparse => 0.95,
         }
+    }
+
+    /// How many tables a pass of this fill walks, one a pass.
+    pub fn tables(self) -> usize {
+        match self {
+            Fill::Rotating => ROTATING_TABLES,
+            _ => 1,
+        }
+    }
+
+    /// Whether the runner times this fill's passes at size `n`.
+    pub fn runs_at(self, n: usize) -> bool {
+        self != Fill::Rotating || n <= ROTATING_MAX_N
     }
 }
 
@@ -154,10 +184,11 @@ const WALKS: [(Walk, &str); 5] = [
 ];
 const BODIES: [(Body, &str); 2] = [(Body::Opaque, "bb"), (Body::Sum, "sum")];
 const FORMS: [(Form, &str); 2] = [(Form::For, "for"), (Form::Fold, "fold")];
-const FILLS: [(Fill, &str); 3] = [
+const FILLS: [(Fill, &str); 4] = [
     (Fill::Full, "full"),
     (Fill::Half, "half"),
     (Fill::Sparse, "sparse"),
+    (Fill::Rotating, "rotating"),
 ];
 
 /// Every pass's name, in [`Pass::all`]'s order.
@@ -600,45 +631,70 @@ pub trait Passes {
     fn slice(&mut self, pass: Pass, budget: Budget) -> f64;
 }
 
-/// A container filled with `n` values, then thinned to its fill.
+/// Containers filled with `n` values each, then thinned to their fill:
+/// one, or [`Fill::tables`] for a fill whose passes walk several in turn.
 struct Built<V: Value, C: Container<V>> {
-    container: C,
+    /// Not empty.
+    containers: Vec<C>,
     fill: Fill,
+    /// Live values a pass visits: over several tables, their mean, rounded.
     live: usize,
+    /// The table the next pass walks (mod the count).
+    next: usize,
     _values: std::marker::PhantomData<V>,
 }
 
 impl<V: Value, C: Container<V>> Built<V, C> {
     fn new(shape: Fill, n: usize, rng: &mut Rng) -> Self {
-        let (mut container, keys) = fill::<V, C>(n);
-        let live = if shape == Fill::Full {
-            n
-        } else {
-            thin_out(&mut container, keys, shape.removed(), rng).len()
-        };
+        let mut live = 0;
+        let containers: Vec<C> = (0..shape.tables())
+            .map(|_| {
+                let (mut container, keys) = fill::<V, C>(n);
+                live += if shape == Fill::Full {
+                    n
+                } else {
+                    thin_out(&mut container, keys, shape.removed(), rng).len()
+                };
+                container
+            })
+            .collect();
         Built {
-            container,
+            live: live.div_ceil(containers.len()),
+            containers,
             fill: shape,
-            live,
+            next: 0,
             _values: std::marker::PhantomData,
         }
     }
 
+    /// One pass over the next table.
+    fn pass(&mut self, pass: Pass) -> u64 {
+        let count = self.containers.len();
+        let container = &mut self.containers[self.next % count];
+        self.next = self.next.wrapping_add(1);
+        run_pass::<V, C>(container, pass)
+    }
+
     fn time(&mut self, pass: Pass, budget: Budget) -> Timed {
         assert_eq!(pass.fill, self.fill, "a pass over a table of another fill");
-        let container = &mut self.container;
         time_passes(self.live.max(1), budget, || {
-            black_box(run_pass::<V, C>(container, pass));
+            black_box(self.pass(pass));
         })
     }
 }
 
 impl<V: Value, C: Container<V>> Passes for Built<V, C> {
+    /// A pass over every table (so all are in the same state of the
+    /// caches as the timed passes find them); returns the time of one.
     fn warm(&mut self, pass: Pass) -> Duration {
-        time(1, || {
-            black_box(run_pass::<V, C>(&mut self.container, pass));
+        let count = self.containers.len();
+        let all = time(1, || {
+            for _ in 0..count {
+                black_box(self.pass(pass));
+            }
         })
-        .elapsed
+        .elapsed;
+        all / count as u32
     }
 
     fn slice(&mut self, pass: Pass, budget: Budget) -> f64 {
