@@ -898,6 +898,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_rotating_fill_walks_each_half_full_table_in_turn() {
+        let n = 100;
+        let mut built = Built::<u64, handlekit::IdTable<u64>>::new(Fill::Rotating, n, &mut Rng::new(3));
+        assert_eq!(built.containers.len(), ROTATING_TABLES);
+        for table in &built.containers {
+            assert_eq!(table.len(), n / 2);
+        }
+        assert_eq!(built.live, n / 2);
+        // Each table holds other holes, so the sums of its live values
+        // tell the tables apart; two rounds visit them in the same order.
+        let pass = Pass {
+            walk: Walk::Values,
+            body: Body::Sum,
+            form: Form::Fold,
+            fill: Fill::Rotating,
+        };
+        let round: Vec<u64> = (0..ROTATING_TABLES).map(|_| built.pass(pass)).collect();
+        let expected: Vec<u64> = built
+            .containers
+            .iter()
+            .map(|table| table.values().copied().sum())
+            .collect();
+        assert_eq!(round, expected);
+        let again: Vec<u64> = (0..ROTATING_TABLES).map(|_| built.pass(pass)).collect();
+        assert_eq!(again, round);
+        let distinct: std::collections::HashSet<u64> = round.iter().copied().collect();
+        assert!(distinct.len() > ROTATING_TABLES / 2, "the tables have other holes");
+    }
+
+    #[test]
+    fn only_small_sizes_plan_the_rotating_fill() {
+        assert!(Fill::Rotating.runs_at(1000));
+        assert!(Fill::Rotating.runs_at(ROTATING_MAX_N));
+        assert!(!Fill::Rotating.runs_at(ROTATING_MAX_N + 1));
+        assert!(Fill::Half.runs_at(1_000_000));
+        assert_eq!(Fill::Rotating.tables(), ROTATING_TABLES);
+        assert_eq!(Fill::Half.tables(), 1);
+    }
+
+    #[test]
     fn time_passes_groups_short_passes_and_counts_every_one() {
         let budget = Budget {
             min_time: Duration::from_secs(3600),
