@@ -900,7 +900,8 @@ mod tests {
     #[test]
     fn a_rotating_fill_walks_each_half_full_table_in_turn() {
         let n = 100;
-        let mut built = Built::<u64, handlekit::IdTable<u64>>::new(Fill::Rotating, n, &mut Rng::new(3));
+        let mut built =
+            Built::<u64, handlekit::IdTable<u64>>::new(Fill::Rotating, n, &mut Rng::new(3));
         assert_eq!(built.containers.len(), ROTATING_TABLES);
         for table in &built.containers {
             assert_eq!(table.len(), n / 2);
@@ -924,7 +925,10 @@ mod tests {
         let again: Vec<u64> = (0..ROTATING_TABLES).map(|_| built.pass(pass)).collect();
         assert_eq!(again, round);
         let distinct: std::collections::HashSet<u64> = round.iter().copied().collect();
-        assert!(distinct.len() > ROTATING_TABLES / 2, "the tables have other holes");
+        assert!(
+            distinct.len() > ROTATING_TABLES / 2,
+            "the tables have other holes"
+        );
     }
 
     #[test]
