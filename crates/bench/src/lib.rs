@@ -77,19 +77,18 @@ pub fn entry<V: Value, C: Container<V> + 'static>() -> Entry {
 impl Entry {
     /// Whether the container takes part in `workload`.
     pub fn runs(&self, workload: Workload) -> bool {
-        let blob_pass = match workload {
-            Workload::Pass(pass) => self.value_type != Blob64::NAME || pass.runs_over_blobs(),
-            _ => true,
-        };
         // The rotating passes are the proposed measure of one goal, IdTable
         // against SlotMap over tables whose holes the predictor has not
         // learned: only those two take part.
-        let rotating = match workload {
-            Workload::Pass(pass) => pass.fill == Fill::Rotating,
-            _ => false,
+        let pass_runs = match workload {
+            Workload::Pass(pass) => {
+                (self.value_type != Blob64::NAME || pass.runs_over_blobs())
+                    && (pass.fill != Fill::Rotating
+                        || ROTATING_CONTAINERS.contains(&self.container))
+            }
+            _ => true,
         };
-        blob_pass
-            && (!rotating || ROTATING_CONTAINERS.contains(&self.container))
+        pass_runs
             && (self.can_remove || !workload.needs_remove())
             && self.only.is_none_or(|only| only.contains(&workload))
     }

@@ -327,7 +327,7 @@ fn main() {
                     });
                 }
             }
-            for fill in Fill::PLANNED.into_iter().filter(|fill| fill.runs_at(n)) {
+            for fill in Fill::planned().filter(|fill| fill.runs_at(n)) {
                 let mut group = PassGroup {
                     value_type,
                     n,

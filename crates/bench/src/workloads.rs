@@ -138,8 +138,11 @@ pub const ROTATING_MAX_N: usize = 10_000;
 impl Fill {
     /// The fills of issue 31's goals.
     pub const ALL: [Fill; 3] = [Fill::Full, Fill::Half, Fill::Sparse];
-    /// Every fill the runner plans, [`Fill::Rotating`] last.
-    pub const PLANNED: [Fill; 4] = [Fill::Full, Fill::Half, Fill::Sparse, Fill::Rotating];
+    /// Every fill the runner plans: [`ALL`](Self::ALL), then
+    /// [`Fill::Rotating`] (the order of the pass names).
+    pub fn planned() -> impl Iterator<Item = Fill> {
+        FILLS.into_iter().map(|(fill, _)| fill)
+    }
 
     /// The fraction of the inserted values removed before the passes.
     pub fn removed(self) -> f64 {
