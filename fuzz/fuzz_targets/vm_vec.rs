@@ -116,6 +116,9 @@ enum Op {
     Collect(bool),
     /// `zero_range` over the elements between the two (mod the length).
     ZeroRange(u16, u16),
+    /// Write this many (mod 4096) into the spare capacity and `set_len`,
+    /// after `reserve` if the flag is set.
+    WriteSpare(u16, bool),
 }
 
 fn run<T: Elem>(capacity: u16, ops: &[Op]) {
@@ -156,6 +159,7 @@ fn run<T: Elem>(capacity: u16, ops: &[Op]) {
                     h.set_by_position(usize::from(i) % len, id);
                 }
             }
+            Op::WriteSpare(n, reserve) => h.write_spare(usize::from(n % 4096), reserve),
         }
         h.check();
     }

@@ -49,7 +49,9 @@
 //!   front forward and gives whole dead pages back to the system.
 //! - per **dense** component type (the default), a column: a `VmVec` of
 //!   slots with one slot per row, from the column's first row to the last
-//!   row that ever held the component, plus one *presence* bit per row. The
+//!   row that ever held the component (made up to the end of that row's
+//!   64-row presence word, so that inserts in row order write in place),
+//!   plus one *presence* bit per row. The
 //!   column reserves address space for [`World::max_rows`] components and
 //!   commits memory only as rows reach it; growing never copies. Where the
 //!   target has no virtual memory, and under Miri, `VmVec`'s heap fallback

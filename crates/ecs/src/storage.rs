@@ -788,7 +788,9 @@ unsafe impl<T: Send + Sync> Sync for TypedStorage<T> {}
 unsafe impl<T: Send + Sync> Send for TypedStorage<T> {}
 
 /// One dense column: a slot per row from the column's first row to the last
-/// row that ever held the component, and one presence bit per row.
+/// row that ever held the component (or to the end of that row's presence
+/// word: see [`extend_window`](Self::extend_window)), and one presence bit
+/// per row.
 pub(crate) struct DenseColumn<T> {
     /// The slots. The slot of row `r` sits at position `r - row_base` of the
     /// vector. Invariant: a slot is initialized if and only if its row's
@@ -1109,8 +1111,9 @@ impl<T> DenseColumn<T> {
 
     /// Puts `value` in `row`, returning the value it replaces. Inline: a
     /// slot in the window, or the column's next slot (a spawn, or adding
-    /// to entities in row order: pushing the value writes it once), in a
-    /// presence word that exists; the rest out of line. Always inlined:
+    /// to entities in row order; made out of line with the rest of its
+    /// word's), in a presence word that exists; the rest out of line.
+    /// Always inlined:
     /// with the push, LLVM left it out of line in `World::insert_one`,
     /// where each call then paid a call and six register saves and
     /// restores (callgrind, `ecs_instructions add_remove handlekit-one`).
@@ -1122,25 +1125,19 @@ impl<T> DenseColumn<T> {
                 // SAFETY: the word lies in its window, and `&mut self`
                 // makes the access unique.
                 let bits = unsafe { *word };
-                if offset < self.raw.row_count {
-                    let slot = self.value_ptr(row);
-                    if bits & bit(row) != 0 {
-                        // SAFETY: the slot lies in the window, and its
-                        // presence bit is set: it is initialized.
-                        return Some(unsafe { slot.replace(value) });
-                    }
-                    // SAFETY: the slot lies in the window and holds no
-                    // value.
-                    unsafe { slot.write(value) };
-                } else {
-                    // The next slot: no bit is set past the window.
-                    let pushed = self.data.try_push(UnsafeCell::new(MaybeUninit::new(value)));
-                    match pushed {
-                        Ok(()) => self.raw.row_count += 1,
-                        Err(error) => self.push_rebased(error),
-                    }
+                if offset == self.raw.row_count {
+                    // The next slot: made, with the rest of its word's.
+                    self.extend_window(row);
                 }
-                // SAFETY: as above (a push moves no presence word).
+                let slot = self.value_ptr(row);
+                if bits & bit(row) != 0 {
+                    // SAFETY: the slot lies in the window, and its presence
+                    // bit is set: it is initialized.
+                    return Some(unsafe { slot.replace(value) });
+                }
+                // SAFETY: the slot lies in the window and holds no value.
+                unsafe { slot.write(value) };
+                // SAFETY: as above (making slots moves no presence word).
                 unsafe { *word = bits | bit(row) };
                 // A word with a bit lies at or above `first_word`.
                 if bits == 0 {
@@ -1153,13 +1150,28 @@ impl<T> DenseColumn<T> {
         self.insert_past(row, value)
     }
 
-    /// The push of [`insert`](Self::insert) into a full window: the window
-    /// moves back, the push is tried again (panicking if the system refuses
-    /// memory), and the raw windows follow.
+    /// Makes the column's next slot, that of `row`, and with it, where the
+    /// committed memory has room, the slots of the rest of `row`'s presence
+    /// word, all empty. Inserts in row order (adding a component to
+    /// entities in turn) then find their slots made 63 times in 64, and
+    /// write each in place, where a push per insert checked the capacity
+    /// and counted the slot: `add_remove` with a `ColumnMut` took about 6%
+    /// less time (10,000 entities, side by side). A batch cuts off the
+    /// empty slots past the world's last row (see [`BatchWriter::new`]).
     #[cold]
     #[inline(never)]
-    fn push_rebased(&mut self, error: handlekit::vm_vec::PushError<Slot<T>>) {
-        push_after_rebase(&mut self.data, error);
+    fn extend_window(&mut self, row: usize) {
+        debug_assert_eq!(self.position(row), self.data.next_position());
+        let wanted = WORD - row % WORD;
+        let room = self.data.spare_capacity_mut().len().min(wanted);
+        if room > 0 {
+            // SAFETY: `room` slots fit in the spare capacity, and a slot is
+            // a `MaybeUninit` (in an `UnsafeCell`): valid uninitialized.
+            unsafe { self.data.set_len(self.data.len() + room) };
+        } else {
+            // Commits memory, or moves a full window back.
+            push_or_rebase(&mut self.data, UnsafeCell::new(MaybeUninit::uninit()));
+        }
         self.sync();
     }
 
@@ -1598,12 +1610,26 @@ impl<'a, T> BatchWriter<'a, T> {
     /// more slots and their presence words is prepared at once
     /// ([`VmVec::reserve`]), rather than a page fault at a time.
     pub(crate) fn new(storage: &'a mut TypedStorage<T>, start: usize, additional: usize) -> Self {
-        // A dense column gets its skipped slots; then it takes pushes if its
-        // next slot is `start` (always: a column holds no slot past the
-        // world's last row; the general path stays correct anyway).
+        // A dense column gets its skipped slots (or loses its empty ones
+        // past `start`); then it takes pushes if its next slot is `start`
+        // (always, but for a column whose window starts past `start`; the
+        // general path stays correct anyway).
         let push = match storage {
             TypedStorage::Dense(column) => {
                 let position = column.position(start);
+                // Slots past the world's last row are empty (an insert may
+                // have made the rest of a presence word's): cut them off,
+                // so that the batch pushes.
+                let front = column.data.front_position();
+                if (front..column.data.next_position()).contains(&position) {
+                    debug_assert!(
+                        (start..column.data_front() + column.data.len())
+                            .all(|row| !column.has(row)),
+                        "a batch's rows hold values"
+                    );
+                    // A slot is a `MaybeUninit`: this drops nothing.
+                    column.data.truncate(position - front);
+                }
                 while column.data.next_position() < position {
                     push_or_rebase(&mut column.data, UnsafeCell::new(MaybeUninit::uninit()));
                 }

@@ -173,3 +173,63 @@ fn column_mut_matches_the_world_calls() {
     world.compact();
     assert_eq!(*world.get::<u64>(es[2]).unwrap(), 9);
 }
+
+/// An insert at a dense column's next slot makes the rest of its presence
+/// word's slots, empty, past the world's last row; a batch or a spawn
+/// landing there writes its values in them (the batch cuts them off first
+/// and pushes). Every value is found and dropped once.
+#[test]
+fn batch_after_inserts_that_made_empty_slots() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let counted = |i: u32| Counted(drops.clone(), i);
+    let mut world = World::new();
+    // Three rows: inserts in row order make slots up to row 63.
+    let first: Vec<Entity> = (0..3u32).map(|i| world.spawn((i,))).collect();
+    for (i, &e) in first.iter().enumerate() {
+        world.insert_one(e, counted(i as u32)).unwrap();
+    }
+    // A batch from row 3, inside the made slots.
+    let batch = world.spawn_batch((3..40u32).map(|i| (i, counted(i))));
+    // A single spawn inside them, and one past them after another batch.
+    let lone = world.spawn((40u32, counted(40)));
+    let more = world.spawn_batch((41..100u32).map(|i| (i,)));
+    {
+        let mut column = world.column_mut::<Counted>();
+        for (i, &e) in more.iter().enumerate() {
+            assert_eq!(
+                column
+                    .insert(e, counted(41 + i as u32))
+                    .map(|old| old.is_none()),
+                Ok(true)
+            );
+        }
+    }
+    let last = world.spawn_batch((100..130u32).map(|i| (i, counted(i))));
+    let all: Vec<Entity> = first
+        .iter()
+        .chain(&batch)
+        .chain([&lone])
+        .chain(&more)
+        .chain(&last)
+        .copied()
+        .collect();
+    assert_eq!(all.len(), 130);
+    for (i, &e) in all.iter().enumerate() {
+        assert_eq!(*world.get::<u32>(e).unwrap(), i as u32);
+        assert_eq!(world.get::<Counted>(e).unwrap().1, i as u32, "entity {i}");
+    }
+    assert_eq!(world.count::<Counted>(), 130);
+    let sum: u64 = world
+        .query_mut::<&Counted>()
+        .into_iter()
+        .map(|c| u64::from(c.1))
+        .sum();
+    assert_eq!(sum, (0..130).sum::<u64>());
+    assert_eq!(drops.load(Ordering::Relaxed), 0);
+    for &e in &all[..50] {
+        world.despawn(e).unwrap();
+    }
+    assert_eq!(drops.load(Ordering::Relaxed), 50);
+    drop(world);
+    assert_eq!(drops.load(Ordering::Relaxed), 130);
+}

@@ -70,6 +70,9 @@ enum Op {
     /// Clone the vector and check the copy; with the flag, carry on with
     /// the copy (a fresh reservation, the window at its start).
     Clone(bool),
+    /// Write this many into the spare capacity and `set_len` (after
+    /// `reserve` if the flag is set).
+    WriteSpare(usize, bool),
 }
 
 fn op(max_extend: usize) -> impl Strategy<Value = Op> {
@@ -87,6 +90,7 @@ fn op(max_extend: usize) -> impl Strategy<Value = Op> {
         1 => (0u16..1000).prop_map(Op::SetByPosition),
         1 => Just(Op::IntoIterCheck),
         2 => any::<bool>().prop_map(Op::Clone),
+        2 => (0..=max_extend, any::<bool>()).prop_map(|(n, r)| Op::WriteSpare(n, r)),
     ]
 }
 
@@ -123,6 +127,7 @@ fn run<T: Elem>(max_capacity: usize, ops: &[Op]) {
                 h.collect(true);
             }
             Op::Clone(carry_on) => h.clone(carry_on),
+            Op::WriteSpare(n, reserve) => h.write_spare(n, reserve),
         }
         if common::check_after(step, ops.len()) {
             h.check();

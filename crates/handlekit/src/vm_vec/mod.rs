@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::iter::FusedIterator;
+use core::mem::MaybeUninit;
 use core::ops::{Deref, DerefMut, Index, IndexMut};
 use core::slice::{self, SliceIndex};
 
@@ -586,6 +587,57 @@ impl<T> VmVec<T> {
         self.raw
             .push(value)
             .map_err(|(value, failure)| PushError::new(value, failure))
+    }
+
+    /// The committed room past the last element, as uninitialized slots
+    /// (empty when the next push would commit memory; see
+    /// [`reserve`](Self::reserve)). As with [`Vec::spare_capacity_mut`],
+    /// writing elements there and then calling [`set_len`](Self::set_len)
+    /// appends them in one step, with no capacity check per element.
+    ///
+    /// ```
+    /// let mut v = handlekit::VmVec::<u32>::with_max_capacity(1 << 16)?;
+    /// v.reserve(4);
+    /// let spare = v.spare_capacity_mut();
+    /// assert!(spare.len() >= 4);
+    /// for (i, slot) in spare[..4].iter_mut().enumerate() {
+    ///     slot.write(i as u32 * 10);
+    /// }
+    /// // SAFETY: the first four spare slots were just written.
+    /// unsafe { v.set_len(4) };
+    /// assert_eq!(v.as_slice(), &[0, 10, 20, 30]);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    pub fn spare_capacity_mut(&mut self) -> &mut [MaybeUninit<T>] {
+        self.raw.spare_capacity_mut()
+    }
+
+    /// Sets the number of live elements, as [`Vec::set_len`] does: the
+    /// elements past a shorter length are forgotten, not dropped.
+    ///
+    /// # Safety
+    ///
+    /// `new_len` is at most `len() + spare_capacity_mut().len()`, and the
+    /// elements between `len()` and `new_len` are initialized (written
+    /// through [`spare_capacity_mut`](Self::spare_capacity_mut), or of a
+    /// type every bit pattern of which is valid, such as `MaybeUninit`).
+    ///
+    /// ```
+    /// use core::mem::MaybeUninit;
+    /// let mut v = handlekit::VmVec::<MaybeUninit<u64>>::with_max_capacity(1 << 16)?;
+    /// v.reserve(64);
+    /// let room = v.spare_capacity_mut().len().min(64);
+    /// // SAFETY: within the spare room, and a `MaybeUninit` needs no
+    /// // initialization.
+    /// unsafe { v.set_len(room) };
+    /// assert_eq!(v.len(), room);
+    /// # Ok::<(), handlekit::vm_vec::ReserveError>(())
+    /// ```
+    #[inline]
+    pub unsafe fn set_len(&mut self, new_len: usize) {
+        // SAFETY: the caller's guarantee.
+        unsafe { self.raw.set_len(new_len) }
     }
 
     /// Prepares room for `additional` more elements (as many as fit before

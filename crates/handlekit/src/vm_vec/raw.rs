@@ -8,7 +8,7 @@
 use core::fmt;
 use core::iter::FusedIterator;
 use core::marker::PhantomData;
-use core::mem::{align_of, size_of};
+use core::mem::{align_of, size_of, MaybeUninit};
 use core::ptr::{self, NonNull};
 use core::slice;
 
@@ -245,6 +245,33 @@ impl<T> RawVmVec<T> {
         unsafe { self.at(tail).write(value) };
         self.len += 1;
         Ok(())
+    }
+
+    /// The committed room past the last element, uninitialized.
+    #[inline]
+    pub(crate) fn spare_capacity_mut(&mut self) -> &mut [MaybeUninit<T>] {
+        let tail = self.tail();
+        let count = (self.fast_end - tail) / Self::STRIDE;
+        // `[tail, fast_end)` is committed memory inside the reservation
+        // (dangling and aligned for a zero-sized `T`), aligned at `tail`,
+        // holding no live element; `&mut self` makes the access unique.
+        // SAFETY: so it is valid as `count` uninitialized slots.
+        unsafe { slice::from_raw_parts_mut(self.at(tail).cast::<MaybeUninit<T>>(), count) }
+    }
+
+    /// Sets the number of live elements.
+    ///
+    /// # Safety
+    ///
+    /// `len` is at most the current length plus the spare capacity, and the
+    /// elements between the current length and `len` are initialized.
+    #[inline]
+    pub(crate) unsafe fn set_len(&mut self, len: usize) {
+        debug_assert!(
+            self.head + len * Self::STRIDE <= self.fast_end,
+            "set_len past the committed room"
+        );
+        self.len = len;
     }
 
     /// Commits room for `additional` more bytes past `tail`, at least a

@@ -217,6 +217,30 @@ impl<T: Elem> Harness<T> {
         }
     }
 
+    /// Writes up to `n` elements into the spare capacity (the committed
+    /// room, which `reserve(n)` first makes when `reserve` is set), then
+    /// appends them with `set_len`.
+    pub fn write_spare(&mut self, n: usize, reserve: bool) {
+        if reserve {
+            self.v.reserve(n);
+        }
+        let room = self.v.remaining_capacity();
+        let spare = self.v.spare_capacity_mut();
+        assert!(spare.len() <= room);
+        let written = n.min(spare.len());
+        let first = self.m.next_id;
+        for (slot, id) in spare[..written].iter_mut().zip(first..) {
+            slot.write(T::new(id));
+        }
+        let len = self.v.len();
+        // SAFETY: the `written` slots past the length were just written,
+        // within the spare capacity.
+        unsafe { self.v.set_len(len + written) };
+        for _ in 0..written {
+            self.m.push_back::<T>();
+        }
+    }
+
     pub fn pop_front(&mut self) {
         assert_eq!(self.v.pop_front().map(|x| x.id()), self.m.pop_front::<T>());
     }
