@@ -622,10 +622,10 @@ impl<T> Block<T> {
             payload,
         } = slot;
         debug_assert!(self.slot_at(index).is_occupied());
-        // SAFETY: the slot is used and occupied, its state word the
-        // generation `held` read (the caller's guarantee), and `&mut self`
-        // makes these the only pointers into it in use. The value is read
-        // once: the slot is marked vacant next.
+        // The value is read once: the slot is marked vacant next. The slot
+        // is used and occupied, its state word the generation `held` read
+        // (the caller's guarantee).
+        // SAFETY: so, with `&mut self`, these are its only pointers in use.
         let value = unsafe {
             let value = Payload::value_ptr(payload).read();
             Payload::next_free_ptr(payload).write(link);

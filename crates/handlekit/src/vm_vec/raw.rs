@@ -252,10 +252,10 @@ impl<T> RawVmVec<T> {
     pub(crate) fn spare_capacity_mut(&mut self) -> &mut [MaybeUninit<T>] {
         let tail = self.tail();
         let count = (self.fast_end - tail) / Self::STRIDE;
-        // SAFETY: `[tail, fast_end)` is committed memory inside the
-        // reservation (dangling and aligned for a zero-sized `T`), aligned
-        // at `tail`, holding no live element, so it is valid as `count`
-        // uninitialized slots; `&mut self` makes the access unique.
+        // `[tail, fast_end)` is committed memory inside the reservation
+        // (dangling for a zero-sized `T`), aligned at `tail`, holding no
+        // live element; `&mut self` makes the access unique.
+        // SAFETY: so it is valid as `count` uninitialized slots.
         unsafe { slice::from_raw_parts_mut(self.at(tail).cast::<MaybeUninit<T>>(), count) }
     }
 
