@@ -52,9 +52,10 @@
 //!   vacancy word per 64 slots; the hive keeps the list of blocks with
 //!   room, and keeps a block that empties for reuse until
 //!   [`Hive::shrink_to_fit`] (as `std::hive` keeps reserved blocks). Values
-//!   never move, so [`Hive::get_ptr`] is stable like [`Pool`]'s. A block
-//!   keeps its generations in one array and its values in another, so
-//!   iterating the values reads nothing else (measured as fast as a `Vec`).
+//!   never move, so [`Hive::get_ptr`] is stable like [`Pool`]'s. The
+//!   generations of all blocks lie in one array, as a [`Pool`]'s do, and
+//!   each block's values in an allocation of their own, so iterating the
+//!   values reads nothing else (measured as fast as a `Vec`).
 //! - [`VmVec`]: an array held directly in virtual memory (seed 004's DBECS).
 //!   It reserves address space for its maximum size, commits memory as
 //!   pushes reach it, gives the pages of removed front elements back to the
@@ -194,10 +195,15 @@
 //! array over all blocks, which grows by doubling as a `Vec` does, and its
 //! payload in a block that never moves; plus an 8-byte directory entry per
 //! block.
-//! A [`Hive`] block keeps the state words in one array and the payloads in
-//! another, so a slot costs `4 + max(size_of::<T>(), 4)` bytes with no
-//! padding between the two (12 bytes for `u64`), plus a header and 16
-//! bytes of bookkeeping per block and the unused tail of the last block.
+//! A [`Hive`] keeps the state words of all its blocks in one array (grown
+//! by doubling, as a [`Pool`]'s) and each block's payloads in an
+//! allocation of their own, so a slot costs `4 + max(size_of::<T>(), 4)`
+//! bytes with no padding between the two (12 bytes for `u64`) and a bit
+//! (its vacancy bit), plus a 64-byte header per block, 12 bytes per chunk
+//! of its index space (of `max(64, first block size)` indices) and the
+//! unused tail of the last block. [`Hive::shrink_to_fit`] frees an empty
+//! block's payloads but keeps its state words (4 bytes a slot), which keep
+//! its old keys stale.
 //!
 //! A [`VmVec`] costs `size_of::<T>()` per element, with nothing per
 //! element beside it: its resident memory is the committed 2 MiB chunks
@@ -217,7 +223,7 @@
 //! | [`SecondaryMap`] | O(1)\* | O(1) | O(1), one slot read | O(len + slots/64) |
 //! | [`SparseSecondaryMap`] | O(1)\* | O(1), moves one value | O(1), three reads | O(len), a slice |
 //! | [`Pool`] | O(1)† | O(1) | O(1), block directory + one slot read | O(used slots), a state word each |
-//! | [`Hive`] | O(1)† | O(1)‡ | O(1), block list + state word + value (two cache lines) | O(len + slots/64 + blocks), values only |
+//! | [`Hive`] | O(1)† | O(1)‡ | O(1), chunk directory + state word + value (two cache lines) | O(len + slots/64 + blocks), values only |
 //! | [`IndexLists`] | O(1) at a front | O(1) at a front, else O(position) | O(1), one slot read | O(list length) per list |
 //! | [`VmVec`] | `push` O(1), never moves | `pop_front` O(1) | O(1), an index | O(len), a slice |
 //!
@@ -331,8 +337,9 @@
 //! slots in runs allocated once and reached only through the pointer each
 //! was allocated with, so a pointer to one value survives any access to the
 //! others: `Pool` in `FlatSlots` (one state array, bare payload blocks
-//! behind a directory), `Hive`
-//! in `Block`s (with vacancy words and a 64-byte header of their own). [`VmVec`] keeps its own two layers: the
+//! behind a directory), `Hive` in `Block`s (payloads with vacancy words and
+//! a 64-byte header of their own; the state words in one array, as
+//! `Pool`'s, found with the payload through a chunk directory). [`VmVec`] keeps its own two layers: the
 //! operating-system calls (one `Region` per backend) and the window of live
 //! elements over it, which holds all of its unsafe code. `ARCHITECTURE.md`
 //! in the repository lists the invariants.

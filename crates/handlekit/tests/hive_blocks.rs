@@ -21,8 +21,9 @@ use common::keys::{Gen4, SixteenSlots};
 use common::stale_suite::G2;
 
 define_key! {
-    /// 14 index bits: two ranges of the default largest block (8192).
-    pub struct TwoRanges(u32; index_bits = 14);
+    /// 12 index bits: 4096 indices, the first three default blocks' ranges
+    /// (the third cut to fit).
+    pub struct TwelveBits(u32; index_bits = 12);
 }
 
 /// Every test sits in `mod hive`, so that its name (`hive::...`) matches the
@@ -320,13 +321,13 @@ mod hive {
         }
     }
 
-    /// The index space the default block sizes leave unused, as the `Hive`
-    /// docs state it: an `Id32` hive (2^20 indices) holds 2^20 - 17,408
-    /// `u64`s (blocks of 1024, 2048 and 4096 slots in ranges of 8192) and
-    /// 2^20 - 25,088 64-byte values (512 to 4096). Under Miri, two ranges:
-    /// 1024 + 2048 and 512 + 1024 slots.
+    /// The default block sizes use the whole index space, as the `Hive`
+    /// docs state: an `Id32` hive (2^20 indices) holds 2^20 `u64`s (blocks
+    /// of 1024, 2048, 4096, then 8192 slots, the last cut to fit) and 2^20
+    /// 64-byte values (from 512). Under Miri, 12 index bits: 1024 + 2048 +
+    /// 1024 and 512 + 1024 + 2048 + 512 slots.
     #[test]
-    fn default_sizes_use_the_documented_index_space() {
+    fn default_sizes_use_the_whole_index_space() {
         fn fill<T: Copy, K: Key>(value: T) -> usize {
             let mut hive: Hive<T, K> = Hive::default();
             assert_eq!(hive.block_sizes().1, 8192);
@@ -336,14 +337,15 @@ mod hive {
                 }
             };
             assert!(err.is_index_space());
+            hive.check_invariants();
             hive.len()
         }
         if cfg!(miri) {
-            assert_eq!(fill::<u64, TwoRanges>(1), 1024 + 2048);
-            assert_eq!(fill::<[u64; 8], TwoRanges>([1; 8]), 512 + 1024);
+            assert_eq!(fill::<u64, TwelveBits>(1), 1 << 12);
+            assert_eq!(fill::<[u64; 8], TwelveBits>([1; 8]), 1 << 12);
         } else {
-            assert_eq!(fill::<u64, Id32>(1), (1 << 20) - 17_408);
-            assert_eq!(fill::<[u64; 8], Id32>([1; 8]), (1 << 20) - 25_088);
+            assert_eq!(fill::<u64, Id32>(1), 1 << 20);
+            assert_eq!(fill::<[u64; 8], Id32>([1; 8]), 1 << 20);
         }
     }
 

@@ -268,6 +268,54 @@ mod hive_serde {
         );
     }
 
+    /// What the loaded hive keeps for the index space the input names is
+    /// taken from an allowance that grows with the input: blocks of 64 up
+    /// to 2^20 slots, all freed, name up to 2^20 indices a block in a few
+    /// bytes (192 KiB of chunk directory), and thirty of them are refused;
+    /// a hive's own freed ranges load, keep their keys stale, and are made
+    /// again over their floors.
+    #[test]
+    fn the_index_space_an_input_names_is_bounded() {
+        let freed = |n: usize| {
+            let body = vec!["[5,[]]"; n].join(",");
+            format!(r#"{{"block_sizes":[64,1048576],"blocks":[{body}]}}"#)
+        };
+        // Under Miri, fewer blocks: the refused input builds a megabyte of
+        // directory before the block that passes the allowance.
+        let (accepted, refused) = common::scaled((10, 12), (16, 30));
+        let few = parse::<Id>(&freed(accepted)).unwrap();
+        few.check_invariants();
+        assert_eq!((few.len(), few.capacity()), (0, 0));
+        if !cfg!(miri) {
+            let err = parse::<Id>(&freed(refused)).unwrap_err();
+            assert!(err.contains("more bookkeeping"), "{err}");
+        }
+
+        let n: usize = common::scaled(3_000, 100_000);
+        let mut hive: Hive<u64> = Hive::new();
+        let keys: Vec<Id> = (0..n as u64).map(|i| hive.insert(i)).collect();
+        hive.clear();
+        hive.shrink_to_fit();
+        assert_eq!(hive.block_count(), 0);
+        let json = serde_json::to_string(&hive).unwrap();
+        let mut loaded: Hive<u64> = common::from_json(&json).unwrap();
+        loaded.check_invariants();
+        for &key in keys.iter().step_by(97) {
+            assert_eq!(loaded.get(key), None, "{key:?}");
+            assert!(!loaded.contains_key(key));
+        }
+        // Made again over the freed ranges (the last freed is reused
+        // first), every slot above its floor: no old key matches.
+        let again: Vec<Id> = (0..n as u64).map(|i| loaded.insert(i)).collect();
+        loaded.check_invariants();
+        assert!(again
+            .iter()
+            .all(|key| key.index() < n.next_multiple_of(8192)));
+        for &key in keys.iter().step_by(97) {
+            assert_eq!(loaded.get(key), None, "{key:?}");
+        }
+    }
+
     /// The input names a block size of 2^31 slots but uses one: only that
     /// slot is allocated.
     #[test]

@@ -45,14 +45,18 @@ use crate::{SlotTable, StableTable};
 /// sizes it takes 0.92. [`with_block_sizes`](Hive::with_block_sizes) picks
 /// other bounds.
 ///
-/// A key holds a flat index: every block owns an aligned range of
-/// *largest-size* indices, so block and slot are a shift and a mask away
-/// and a lookup is one check of the index against its block's end and one
-/// generation compare, as in [`Pool`](crate::Pool). The price is
-/// index space: the ranges of the first, smaller blocks are only partly
-/// used (with [`Id`] that is nothing to worry about; with the default
-/// sizes an [`Id32`](crate::Id32) hive holds about 2% fewer than 2²⁰
-/// values: 17,408 indices are lost for `u64`, 25,088 for 64-byte values).
+/// A key holds a flat index: the blocks' index ranges lie end to end, and
+/// the state words of all of them lie in one array, as in
+/// [`Pool`](crate::Pool), so a lookup is one check of the index against
+/// the end of the index space, one generation compare, and a load of the
+/// value's address from a small directory beside it (an entry per chunk
+/// of the first block's size, at least 64 indices). The state words are 4
+/// bytes per slot of every block ever made:
+/// [`shrink_to_fit`](Hive::shrink_to_fit) frees an empty block's values
+/// but keeps its state words. Blocks under 64 slots own 64 indices each
+/// (or as many as the largest block, if that is less); otherwise the
+/// whole index space is used (an [`Id32`](crate::Id32) hive holds 2²⁰
+/// values).
 ///
 /// # Emptied blocks
 ///
@@ -188,9 +192,14 @@ use crate::{SlotTable, StableTable};
 /// stale key stale after a round trip. Deserialization checks the block
 /// sizes, every generation against its block's floor and the key type, and
 /// the index space, and rebuilds the free lists in slot order. Each block is
-/// allocated with only as many slots as the input used, so the input cannot
-/// make the hive allocate more than it fills; the loaded hive may have less
-/// spare room than the original. The block sizes, though, come from the
+/// allocated with only as many slots as the input used; the loaded hive may
+/// have less spare room than the original. What the hive keeps for the
+/// index space the input names (12 bytes per chunk of indices, freed
+/// ranges included, and the state words to the end of a block's last
+/// chunk) may come to at most 1 MiB plus 128 bytes per block and per slot
+/// of the input: an input that asks for more is refused (a hive made with
+/// the default block sizes always loads), so a few bytes cannot make the
+/// hive allocate much. The block sizes, though, come from the
 /// input: check [`block_sizes`](Hive::block_sizes) before inserting into a
 /// hive loaded from an untrusted source, since the next block it allocates
 /// has the size the input named. A [fixed
@@ -292,7 +301,8 @@ impl<T, K: Key> SlotTable<T, K, HiveBlocks> {
     }
 
     /// Frees the memory of every empty block (their index ranges keep
-    /// their generations, so old keys stay stale). A hive with a
+    /// their generations, so old keys stay stale; the 4-byte state words
+    /// stay too, in the one array of all blocks). A hive with a
     /// [fixed capacity](Self::with_fixed_capacity) keeps its block, unless
     /// every slot of it retired (it could never take a value again).
     ///

@@ -10,7 +10,10 @@
 //! is allocated with exactly the slots the input used, never the block size
 //! the input names: a few bytes cannot ask for a block of 2³¹ slots. The
 //! result may therefore have less spare room than the original; it grows
-//! as usual.
+//! as usual. The bookkeeping of the index space the input names (the chunk
+//! directories, state words to the end of a block's last chunk) is taken
+//! from an allowance that grows with the input (`RawHive::load_allowance`),
+//! so input naming vast freed ranges is refused, not obeyed.
 
 use alloc::vec::Vec;
 
@@ -103,8 +106,10 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for Hive<T, K> {
                 return Err(BuildError::Layout("smallest block size above the largest"));
             }
             let mut raw = RawHive::new(KeyLimits::of::<K>(), min_shift, shift);
+            let slots = blocks.iter().map(|(_, slots)| slots.len()).sum();
+            let mut allowance = RawHive::<T, K>::load_allowance(blocks.len(), slots);
             for (floor, slots) in blocks {
-                raw.push_block(floor, slots)?;
+                raw.push_block(floor, slots, &mut allowance)?;
             }
             raw.finish_build();
             Ok(raw)

@@ -3,9 +3,12 @@
 //! `BlocksWalk`, iteration over a list of blocks.
 //!
 //! This is the storage of `Hive`'s blocks (`Pool` keeps bare blocks, see
-//! `flat.rs`): the slots of a block are allocated once and freed when the
-//! block is dropped, never reallocated, so a pointer to a value stays
-//! valid while the value lives.
+//! `flat.rs`): the payloads of a block are allocated once and freed when
+//! the block is dropped, never reallocated, so a pointer to a value stays
+//! valid while the value lives. Its state words lie in the hive's one
+//! array over all its flat indices (`StateWords`), which may move when it
+//! grows (no pointer to a state word is handed out); the hive then gives
+//! every block the new array (`set_states`).
 //!
 //! # One line per block, addressed by flat index
 //!
@@ -14,8 +17,8 @@
 //! the end of its used slots, its free list, its counts, its floor and its
 //! links in the hive's list of blocks with room. So an insertion or a
 //! removal reads one line of the hive's block table, then the slot. (A
-//! lookup reads copies of the block's limit and storage pointers that the
-//! hive keeps in arrays of their own, `KeyBases` in `hive.rs`.)
+//! lookup by key reads no block: the hive checks the state word in its
+//! array and finds the payload through its chunk directory, `hive.rs`.)
 //!
 //! The storage pointers are *flat*: moved back by the block's first flat
 //! index (see `FlatBases`), so the slot of flat index `index` is at
@@ -42,16 +45,17 @@
 //!
 //! A block is used from the front: the slots at `end..limit` have never
 //! held a value, and their payloads are not initialized; their state words
-//! are `VACANT`, written when the block is made (4 bytes a slot), so that
-//! a lookup by key may read the state word of any index below `limit` and
-//! needs no compare with the moving `end`. An append fills slot `end` and
-//! moves `end` on: no bit, no count.
+//! are `VACANT`, written by the hive before the block is made (4 bytes a
+//! slot), so that a lookup by key may read the state word of any index of
+//! the block's range and needs no compare with the moving `end`. An append
+//! fills slot `end` and moves `end` on: no bit, no count.
 //!
 //! # Why raw pointers
 //!
 //! The slots are reached only through the raw pointers the allocations
 //! were made from, and references are made to the parts of one slot at a
-//! time, never to a whole array. A pointer handed out by the hive's
+//! time, never to a whole array (but for the hive's fill of a range's
+//! state words before a block is made over it). A pointer handed out by the hive's
 //! `get_ptr` (made from a copy of the block's storage pointers) carries
 //! that same provenance, so no later access to
 //! *another* slot of the block (which would retag a `&mut [Slot<T>]`
@@ -66,7 +70,7 @@ use core::ptr;
 
 use super::bitset::WORD_BITS;
 use super::cursor::{fold_run, fold_word, Bits, Cursor, Piece, Run, RunPos, SlotFold, Walk};
-use super::layout::{FlatBases, SlotLayout, Split};
+use super::layout::{allocate_uninit, free_uninit, slot_bytes, FlatBases};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
 
 /// The end of the hive's list of blocks with room (`Block::next`, and
@@ -98,17 +102,16 @@ pub(crate) struct HeldSlot<T> {
 /// keeps only its floor.
 #[repr(C, align(64))]
 pub struct Block<T> {
-    /// The storage, by flat index: made by `Split::allocate(limit - base)`
-    /// and `flat(base)` (see `Block::new`) and freed in `Drop`; for a
+    /// The slots, by flat index: the payloads in an allocation of the
+    /// block's own (`allocate_uninit(limit - base)`, moved back by `base`;
+    /// freed in `Drop`, never reallocated or moved while the block lives),
+    /// the state words in the hive's one array (see `Block::new`); for a
     /// freed range, `FlatBases::NONE`. Invariant: the slots of the flat
     /// indices `base..end` are initialized; of the others, the state words
-    /// are `VACANT` (written by `Block::new`, so that the hive's lookup by
-    /// key can read any state word below `limit`: a key's generation never
-    /// matches a vacant word) and the payloads are not initialized; never
-    /// reallocated or moved while the block lives; no reference to a whole
-    /// array is ever made, only to the parts of single slots (but for the
-    /// fill of the state words in `Block::new`, before any pointer into
-    /// the block exists).
+    /// are `VACANT` (so that the hive's lookup by key can read any state
+    /// word of its array: a key's generation never matches a vacant word)
+    /// and the payloads are not initialized; no reference to a whole array
+    /// is ever made, only to the parts of single slots.
     ptrs: FlatBases<T>,
     /// Past the last used slot, as a flat index. Invariant: `base <= end
     /// <= limit`; the slots `end..limit` have never held a value: their
@@ -173,47 +176,36 @@ fn vacancy_words(base: usize, len: usize) -> usize {
 
 impl<T> Block<T> {
     /// A block of `len` never-used slots over the flat indices from
-    /// `base`, whose first occupants get generation `floor + 1`; with no
-    /// slots, a freed range with that floor. The payloads are not
-    /// initialized; the state words are all set to `VACANT` (one pass of
-    /// 4 bytes a slot, so that a lookup by key checks the index against
-    /// the fixed `limit`, not the moving `end`); the vacancy words are
-    /// zeroed.
+    /// `base`, whose first occupants get generation `floor + 1`: its
+    /// payloads in an allocation of their own, not initialized; its state
+    /// words in the hive's array, `states` (indexed by flat index); its
+    /// vacancy words zeroed.
+    ///
+    /// # Safety
+    ///
+    /// For every `index` in `base..base + len`, `states.wrapping_add(index)`
+    /// is a valid state word, initialized to `VACANT`, written by nothing
+    /// but this block and read only by it and the hive's lookups, until the
+    /// block is dropped or given another array
+    /// ([`set_states`](Self::set_states)).
     ///
     /// # Panics
     ///
-    /// If `base + len` is above `u32::MAX`.
-    pub(crate) fn new(base: usize, len: usize, floor: u32) -> Self {
+    /// If `len` is 0 or `base + len` is above `u32::MAX`.
+    pub(crate) unsafe fn new(base: usize, len: usize, floor: u32, states: *mut u32) -> Self {
+        assert!(len > 0, "a block of no slots");
         let limit = base
             .checked_add(len)
             .filter(|&limit| limit <= u32::MAX as usize)
             .unwrap_or_else(|| panic!("block of {len} slots from {base} past u32::MAX"));
-        let (ptrs, vacancy) = if len == 0 {
-            (FlatBases::NONE, ptr::null_mut())
-        } else {
-            let words = alloc::vec![0u64; vacancy_words(base, len)].into_boxed_slice();
-            let words = Box::into_raw(words).cast::<u64>();
-            let ptrs = Split::allocate(len).flat(base);
-            // The one reference to a whole array of the block, made before
-            // any pointer into the block exists (so it invalidates none),
-            // and as `MaybeUninit`, since the words are not initialized yet:
-            // a fill the compiler turns into wide stores (a loop of `write`s
-            // through the flat pointer took more than one instruction a
-            // slot).
-            let states = ptr::slice_from_raw_parts_mut(
-                ptrs.state_ptr(base).cast::<mem::MaybeUninit<u32>>(),
-                len,
-            );
-            // SAFETY: the storage holds `len` state words from flat index
-            // `base`, fresh from the allocator and reached by nothing else.
-            unsafe { &mut *states }.fill(mem::MaybeUninit::new(VACANT));
-            (ptrs, words.wrapping_sub(base / WORD_BITS))
-        };
+        let words = alloc::vec![0u64; vacancy_words(base, len)].into_boxed_slice();
+        let words = Box::into_raw(words).cast::<u64>();
+        let payloads = allocate_uninit::<Payload<T>>(len).as_ptr();
         Block {
-            ptrs,
+            ptrs: FlatBases::new(states, payloads.wrapping_sub(base)),
             end: base as u32,
             free_head: NO_SLOT,
-            vacancy,
+            vacancy: words.wrapping_sub(base / WORD_BITS),
             vacant: 0,
             limit: limit as u32,
             base: base as u32,
@@ -222,6 +214,38 @@ impl<T> Block<T> {
             prev: NOT_LISTED,
             next: NO_BLOCK,
             _owns: PhantomData,
+        }
+    }
+
+    /// A freed range at flat index `base`, which keeps only its floor: the
+    /// next block over it starts its slots above `floor`.
+    pub(crate) fn freed(base: usize, floor: u32) -> Self {
+        Block {
+            ptrs: FlatBases::NONE,
+            end: base as u32,
+            free_head: NO_SLOT,
+            vacancy: ptr::null_mut(),
+            vacant: 0,
+            limit: base as u32,
+            base: base as u32,
+            floor,
+            retired: 0,
+            prev: NOT_LISTED,
+            next: NO_BLOCK,
+            _owns: PhantomData,
+        }
+    }
+
+    /// Gives the block the hive's state array after it moved.
+    ///
+    /// # Safety
+    ///
+    /// As for [`new`](Self::new), but for the initial `VACANT`: `states`
+    /// leads from each of the block's flat indices to a word holding what
+    /// the old array held there.
+    pub(crate) unsafe fn set_states(&mut self, states: *mut u32) {
+        if self.len() > 0 {
+            self.ptrs = FlatBases::new(states, self.ptrs.payload_ptr(0));
         }
     }
 
@@ -309,14 +333,14 @@ impl<T> Block<T> {
         self.prev != NOT_LISTED
     }
 
-    /// Bytes of heap memory the block holds (slots and vacancy words).
+    /// Bytes of heap memory the block holds (payloads and vacancy words;
+    /// the state words are the hive's).
     pub(crate) fn heap_bytes(&self) -> usize {
         let len = self.len();
         if len == 0 {
             return 0;
         }
-        len * <Split<T> as SlotLayout<T>>::SLOT_BYTES
-            + vacancy_words(self.base(), len) * mem::size_of::<u64>()
+        len * mem::size_of::<Payload<T>>() + vacancy_words(self.base(), len) * mem::size_of::<u64>()
     }
 
     /// The state word and payload of flat index `index`, if it is a used
@@ -431,23 +455,6 @@ impl<T> Block<T> {
         Self::occupied_word(vacancy, word)
             & (!0u64 << (start % WORD_BITS))
             & (!0u64 >> (WORD_BITS - high))
-    }
-
-    /// A pointer to the value named by `(index, generation)` (a key's
-    /// generation), if it is live.
-    ///
-    /// # Safety
-    ///
-    /// `index` is at or past `base` (see [`used_parts`](Self::used_parts)).
-    #[inline(always)]
-    unsafe fn live_value(&self, index: usize, generation: u32) -> Option<*mut T> {
-        // SAFETY: the caller's guarantee.
-        let (state, payload) = unsafe { self.used_parts(index) }?;
-        // A used slot's state word is initialized, and no `&mut` to it
-        // exists while `self` is borrowed; `payload` is the slot's, in the
-        // block's storage.
-        // SAFETY: so `matched_value`'s conditions hold.
-        unsafe { Slot::<T>::matched_value(state, payload, generation) }
     }
 
     /// The value in slot `index`.
@@ -965,11 +972,13 @@ impl<T> Drop for Block<T> {
                 }
                 // Freeing drops no value twice: every value was dropped
                 // above, and the block is not used again.
-                // `ptrs` is `Split::allocate(len).flat(base)` and `vacancy` the
-                // boxed words moved back by `base / 64` (`Block::new`).
+                // The payloads are `allocate_uninit(len)` moved back by `base`
+                // and `vacancy` the boxed words moved back by `base / 64`
+                // (`Block::new`); the state words are the hive's.
                 // SAFETY: so these free what `Block::new` allocated, once.
                 unsafe {
-                    block.ptrs.storage(base).deallocate(len);
+                    let payloads = block.ptrs.payload_ptr(base);
+                    free_uninit(ptr::NonNull::new_unchecked(payloads), len);
                     let words = block.vacancy.wrapping_add(base / WORD_BITS);
                     drop(Box::from_raw(ptr::slice_from_raw_parts_mut(
                         words,
@@ -986,12 +995,26 @@ impl<T> Drop for Block<T> {
     }
 }
 
-impl<T: Clone> Clone for Block<T> {
+impl<T: Clone> Block<T> {
     /// A copy with the same slots, generations, links, values, counts,
-    /// floor and listing. If a `clone` panics, the copy holds the slots
-    /// copied so far, consistently, and is dropped with them.
-    fn clone(&self) -> Self {
-        let mut copy = Block::new(self.base(), self.len(), self.floor);
+    /// floor and listing, its state words in `states`. If a `clone`
+    /// panics, the copy holds the slots copied so far, consistently, and
+    /// is dropped with them.
+    ///
+    /// # Safety
+    ///
+    /// As for [`new`](Self::new), for a block of this one's flat indices,
+    /// but for the initial `VACANT`: the words of the slots this block has
+    /// never used must hold what this block's hold (`VACANT`), the others
+    /// any initialized value (the copy writes them).
+    pub(crate) unsafe fn clone_onto(&self, states: *mut u32) -> Self {
+        if self.len() == 0 {
+            return Block::freed(self.base(), self.floor);
+        }
+        // SAFETY: the caller's guarantee, but for the words of this block's
+        // used slots, which `new` wants `VACANT`: `push_slot` writes each
+        // of them below before anything reads it.
+        let mut copy = unsafe { Block::new(self.base(), self.len(), self.floor, states) };
         for from in self.used_slots() {
             let (state, payload) = from.cloned_parts();
             copy.push_slot(state, payload);
@@ -1004,41 +1027,11 @@ impl<T: Clone> Clone for Block<T> {
     }
 }
 
-/// Mutable references to `N` distinct live values of `blocks`, each named
-/// by `(index, generation)` (block `index >> shift`), or `None` if any is
-/// not live or two name the same slot.
-pub(crate) fn get_disjoint_mut<T, const N: usize>(
-    blocks: &mut [Block<T>],
-    shift: u32,
-    keys: [(usize, u32); N],
-) -> Option<[&mut T; N]> {
-    let mut values = [ptr::null_mut(); N];
-    for (n, &(index, generation)) in keys.iter().enumerate() {
-        let block = blocks.get(index >> shift)?;
-        // SAFETY: block `index >> shift` starts at or before `index`.
-        values[n] = unsafe { block.live_value(index, generation) }?;
-        // Two live keys with one slot are the same key.
-        if keys[..n].iter().any(|&(other, _)| other == index) {
-            return None;
-        }
-    }
-    // Each pointer comes from its block's own storage pointers, with no
-    // reference to a whole array in between, and the `&mut` borrow of the
-    // blocks outlives them all. Every value above is live and named once,
-    // and nothing else reaches them while `blocks` is borrowed mutably.
-    // SAFETY: so these are references to distinct initialized values.
-    Some(values.map(|value| unsafe { &mut *value }))
-}
-
 /// `log2` of the number of slots of `T` that fit in `bytes`, kept within
 /// `min..=max` (powers of two) and rounded down to a power of two: the
 /// default block sizes of `Pool` and `Hive`.
-pub(crate) const fn block_shift_for<T, L: SlotLayout<T>>(
-    bytes: usize,
-    min: usize,
-    max: usize,
-) -> u32 {
-    let slot = L::SLOT_BYTES;
+pub(crate) const fn block_shift_for<T>(bytes: usize, min: usize, max: usize) -> u32 {
+    let slot = slot_bytes::<T>();
     let slot = if slot == 0 { 1 } else { slot };
     let mut slots = bytes / slot;
     if slots < min {

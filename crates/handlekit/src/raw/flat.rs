@@ -44,7 +44,7 @@ use core::ptr::{self, NonNull};
 
 use super::bitset::{pop_lowest, WORD_BITS};
 use super::cursor::{fold_run, Bits, Cursor, Piece, Run, RunPos, SlotFold, SlotPtrs, Walk};
-use super::layout::{allocate_uninit, free_uninit, grow_uninit, FlatBases};
+use super::layout::{allocate_uninit, free_uninit, FlatBases, StateWords};
 use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT};
 use super::state_mask::{occupied_mask, partial_occupied_mask};
 
@@ -52,18 +52,11 @@ use super::state_mask::{occupied_mask, partial_occupied_mask};
 /// used: one array of state words, and payloads in blocks of `1 << shift`
 /// (the last may be shorter).
 pub(crate) struct FlatSlots<T> {
-    /// The state words of the flat indices `0..states_cap`, one array made
-    /// by `allocate_uninit` and grown by `grow_uninit` to `states_cap`
-    /// words (dangling while `states_cap` is 0).
+    /// The state words of the flat indices `0..states.capacity()`.
     /// Invariant: the words of `0..used` are initialized, each describing
-    /// its slot's payload as `Slot::state` says; the others are not. Only
-    /// `move_states` replaces the array (copying `0..used`), and only
-    /// `Drop` frees it; no reference to the whole array is ever made, only
-    /// to single words.
-    states: NonNull<u32>,
-    /// The length the state array was allocated with. Invariant: `slots
-    /// <= states_cap`.
-    states_cap: usize,
+    /// its slot's payload as `Slot::state` says; the others are not;
+    /// `slots <= states.capacity()`.
+    states: StateWords,
     /// Each block's payloads, moved back by the block's first flat index
     /// (as `Split::flat` does): the payload of flat index `index` in
     /// block `b` is at `blocks[b].wrapping_add(index)`. Invariant:
@@ -107,8 +100,7 @@ impl<T> FlatSlots<T> {
     pub(crate) const fn new(shift: u32) -> Self {
         assert!(shift <= 31, "block size above 2^31 slots");
         FlatSlots {
-            states: NonNull::dangling(),
-            states_cap: 0,
+            states: StateWords::new(),
             blocks: Vec::new(),
             shift,
             slots: 0,
@@ -145,7 +137,7 @@ impl<T> FlatSlots<T> {
 
     /// Heap bytes: the state array, the payloads and the directory.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.states_cap * mem::size_of::<u32>()
+        self.states.heap_bytes()
             + self.slots * mem::size_of::<Payload<T>>()
             + self.blocks.capacity() * mem::size_of::<*mut Payload<T>>()
     }
@@ -201,37 +193,13 @@ impl<T> FlatSlots<T> {
         let blocks = slots.div_ceil(1 << self.shift);
         self.blocks
             .try_reserve_exact(blocks.saturating_sub(self.blocks.len()))?;
-        if slots > self.states_cap {
-            self.move_states(slots);
-        }
+        self.states.reserve_exact(slots);
         Ok(())
     }
 
-    /// Makes the state array at least `needed` words long: twice as long
-    /// as it was, or `needed` if that is more, so that adding blocks one
-    /// by one copies each word O(1) times.
+    /// Makes the state array at least `needed` words long, doubling it.
     fn reserve_states(&mut self, needed: usize) {
-        if needed > self.states_cap {
-            self.move_states(needed.max(self.states_cap.saturating_mul(2)));
-        }
-    }
-
-    /// Moves the state words to an array of `cap` words, which must be
-    /// more than the old one's: grown in place where the allocator can
-    /// (copying the words and faulting in a fresh array at every doubling
-    /// made a growing pool's inserts take half again as long at 100k).
-    #[cold]
-    fn move_states(&mut self, cap: usize) {
-        debug_assert!(cap > self.states_cap);
-        self.states = if self.states_cap == 0 {
-            allocate_uninit::<u32>(cap)
-        } else {
-            // The array is `states_cap` words from `allocate_uninit` or an
-            // earlier growth (invariant on `states`); the words keep values.
-            // SAFETY: so it may grow, and it is replaced here.
-            unsafe { grow_uninit(self.states, self.states_cap, cap) }
-        };
-        self.states_cap = cap;
+        self.states.reserve(needed);
     }
 
     /// Allocates a block of `len` never-used slots after the others, as
@@ -267,8 +235,8 @@ impl<T> FlatSlots<T> {
         debug_assert!(index < self.used);
         let b = index >> self.shift;
         debug_assert!(b < self.blocks.len() && index - (b << self.shift) < self.block_len(b));
-        // SAFETY: `index < used <= slots <= states_cap` (invariants on
-        // `used` and `states_cap`): in the state array.
+        // SAFETY: `index < used <= slots <= states.capacity()` (invariants
+        // on `used` and `states`): in the state array.
         let state = unsafe { self.states.as_ptr().add(index) };
         // Blocks lie end to end from 0 (invariant on `slots`), so `index <
         // used <= slots` lies in block `b`.
@@ -459,7 +427,7 @@ impl<T> FlatSlots<T> {
         let index = self.used;
         // `used < append_end`, so the append base is the directory entry
         // of the block that holds `index` (invariant on `append_payloads`),
-        // and `index < slots <= states_cap`.
+        // and `index < slots <= states.capacity()`.
         let payload_at = self.append_payloads.wrapping_add(index);
         // SAFETY: so both are in their arrays, and not initialized (`index
         // >= used`): writing drops nothing.
@@ -559,7 +527,10 @@ impl<T> FlatSlots<T> {
     /// checks the slots.
     pub(crate) fn check_invariants(&self) {
         assert!(self.used <= self.slots, "used past the slots");
-        assert!(self.slots <= self.states_cap, "state array too short");
+        assert!(
+            self.slots <= self.states.capacity(),
+            "state array too short"
+        );
         assert!(
             self.used <= self.append_end && self.append_end <= self.slots,
             "append end out of place"
@@ -606,11 +577,6 @@ impl<T> Drop for FlatSlots<T> {
                     // what `allocate_uninit(len)` made for block `b`.
                     // SAFETY: so not null (invariant on `blocks`), freed once.
                     unsafe { free_uninit(NonNull::new_unchecked(first), len) };
-                }
-                if slots.states_cap != 0 {
-                    // SAFETY: the state array is `states_cap` words from
-                    // `allocate_uninit` / `grow_uninit`, freed once, here.
-                    unsafe { free_uninit(slots.states, slots.states_cap) };
                 }
             }
         }

@@ -4,25 +4,39 @@
 //!
 //! # Index space
 //!
-//! Every block owns an aligned range of `1 << shift` flat indices (the
-//! *range*), whatever its size: block `b` starts at `b << shift`, so a flat
-//! index finds its block with a shift, as in `RawPool`, and the block's
-//! storage pointers are flat (see `block.rs`), so the slot needs no offset.
-//! Block `b` holds `min(1 << (min_shift + b), 1 << shift)` slots (cut to
-//! the key's index space), so the first blocks are small and the later
-//! ones all have the cap; the unused tail of a small block's range is
-//! index space no key names.
+//! The blocks' ranges of flat indices lie end to end: block `b` owns
+//! `range_of(b)` indices from the end of block `b - 1`'s, as many as the
+//! slots it is made with, `min(1 << (min_shift + b), 1 << shift)` (cut to
+//! the key's index space), but at least a chunk, whatever it holds (a block
+//! made by deserialization may use fewer; a freed range keeps its
+//! indices). So the first blocks are small, the later ones all have the
+//! cap, and every range starts at a multiple of `1 << chunk_shift`
+//! (`min_shift`, or 6 if that is more, at most `shift`): the index space is cut into *chunks* of that many
+//! indices, each in one block's range, and a flat index finds its block's
+//! number and its payload base in two small directories indexed by `index
+//! >> chunk_shift`.
+//!
+//! # One state array
+//!
+//! The state words of every flat index lie in one array over the whole
+//! index space (`StateWords`, as `Pool` keeps them), and each block's
+//! payloads in an allocation of its own that never moves. A lookup by key
+//! (`get`, `get_mut`, `contains`) checks the index against the end of the
+//! index space, reads the chunk's payload base (null for a freed range,
+//! whose words it then never reads) and the state word side by side, and
+//! reads the payload if the generation matches: the loads of `Pool`'s
+//! lookup, one fewer than with a state array per block, and two fewer than
+//! with a block table entry before them (see `live_value`). State words
+//! never hand out pointers, so the array may move when it grows; the
+//! blocks are told (`Block::set_states`).
 //!
 //! # The block table
 //!
-//! Everything the hive keeps per block is in the block's own 64-byte entry
-//! of one table (`blocks`): the storage pointers, the end of the used
-//! slots, the free list, the counts, the floor and the links of the list
-//! of blocks with room. An insertion or a removal reads one entry, after
-//! one bounds check. A lookup by key (`get`, `get_mut`, `contains`)
-//! reads copies of the three fields it needs from arrays of their own
-//! (`KeyBases`): the block's limit and its two storage pointers, each
-//! found by scaling the block number inside the load.
+//! Everything the hive keeps per block but its state words is in the
+//! block's own 64-byte entry of one table (`blocks`): its payload pointer,
+//! the end of the used slots, the free list, the counts, the floor and the
+//! links of the list of blocks with room. An insertion or a removal reads
+//! one entry, found through the chunk's block number.
 //!
 //! # Emptied blocks
 //!
@@ -36,20 +50,19 @@
 //!
 //! All of this is safe code over `Block`, but for the calls that pass a
 //! flat index to its block (whose range starts at or before the index, as
-//! the block is found by the index) and the two `*_unchecked` lookups,
-//! which pass their callers' guarantee on to the block.
+//! the block is found by the index), the two `*_unchecked` lookups, which
+//! pass their callers' guarantee on to the block, and the state array,
+//! whose words the hive fills and hands to its blocks.
 
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 use core::mem;
 use core::ptr::{self, NonNull};
 
-use super::block::{
-    block_shift_for, get_disjoint_mut, Block, BlocksIter, BlocksIterMut, NOT_LISTED, NO_BLOCK,
-};
+use super::block::{block_shift_for, Block, BlocksIter, BlocksIterMut, NOT_LISTED, NO_BLOCK};
 use super::keyed::TakeSlots;
-use super::layout::{FlatBases, Split};
-use super::slot::{Payload, Slot, NO_SLOT};
+use super::layout::StateWords;
+use super::slot::{Payload, Slot, NO_SLOT, VACANT};
 use super::storage::HiveBlocks;
 use super::table::RawTable;
 #[cfg(feature = "serde")]
@@ -61,16 +74,38 @@ use crate::Key;
 /// Blocks of growing size, a free list per block, and the list of blocks
 /// with a free slot.
 pub struct RawHive<T, K = crate::Id> {
-    /// The block table. Invariant: block `b` has base `b << shift` (below
-    /// `limits.max_slots`) and either `size_of_block(b)` slots
+    /// The block table. Invariant: block 0 has base 0 and block `b + 1`
+    /// the end of block `b`'s range, `base + range_of(b)`; every base is
+    /// below `limits.max_slots`; block `b` has either `range_of(b)` slots
     /// (allocated), or 0 (a freed range). Only a deserialized hive has
-    /// shorter blocks: `1..size_of_block(b)` slots, as many as the input
-    /// used, so input cannot ask for memory it does not fill.
+    /// shorter blocks: `1..range_of(b)` slots, as many as the input used.
+    /// An allocated block's state words are those of `states` (its
+    /// `flat_bases` lead to `states.as_ptr()`). Dropped before `states`:
+    /// dropping a value vacates its slot's state word.
     blocks: Vec<Block<T>>,
-    /// What a lookup by key reads of each block, in arrays of its own.
-    /// Invariant: one entry per block of `blocks`, a copy of its block's
-    /// (see [`KeyBases`]).
-    key_bases: KeyBases<T>,
+    /// The state word of every flat index, at `states.as_ptr() + index`.
+    /// Invariant: for every allocated block, the words from its base to
+    /// its `fill_end` are in the array and initialized (its slots' as
+    /// `Block` says, `VACANT` past them); the others may not be (a freed
+    /// range's, or past a block's last chunk after deserialization), and
+    /// nothing reads them: a lookup reads a word only in a chunk whose
+    /// entry is not null, which lies below its block's `fill_end`.
+    states: StateWords,
+    /// The end of the last block's range: the flat indices in blocks.
+    index_end: usize,
+    /// Per chunk (`1 << chunk_shift` flat indices) below `index_end`, the
+    /// payload of its first index, in the storage of the block whose range
+    /// holds it (so the payload of flat index `index` is `index % (1 <<
+    /// chunk_shift)` further on), or null if the chunk starts past the
+    /// block's slots (a freed range, or the end of a range that a block's
+    /// slots do not fill). Invariant: `index_end.div_ceil(1 <<
+    /// chunk_shift)` entries, each `chunk_entry`'s.
+    chunk_payloads: ChunkPayloads<T>,
+    /// Per chunk below `index_end`, the number of the block whose range
+    /// holds it. Invariant: as many entries as `chunk_payloads`, each below
+    /// `blocks.len()`, and chunk `c`'s block's range holds `c <<
+    /// chunk_shift`.
+    chunk_blocks: Vec<u32>,
     /// The first block of the list of blocks with a free slot (linked
     /// through `Block::next` and `Block::prev`), where inserts go; or
     /// `NO_BLOCK`. Invariant: the list holds exactly the allocated blocks
@@ -91,8 +126,10 @@ pub struct RawHive<T, K = crate::Id> {
     vacated: Vec<u32>,
     /// `log2` of the first block's size. Invariant: `min_shift <= shift`.
     min_shift: u32,
-    /// `log2` of the largest block size and of the range of every block.
-    /// Invariant: `shift <= 31`.
+    /// `log2` of a chunk's indices: `chunk_shift(min_shift, shift)`. Every
+    /// range starts at a multiple of a chunk (see `range_of`).
+    chunk_shift: u32,
+    /// `log2` of the largest block size. Invariant: `shift <= 31`.
     shift: u32,
     /// Number of live values (sum of the blocks' `live()`).
     len: usize,
@@ -100,10 +137,10 @@ pub struct RawHive<T, K = crate::Id> {
     slot_total: usize,
     /// Retired slots in allocated blocks (sum of the blocks' `retired()`).
     retired: usize,
-    /// Set by `with_fixed_capacity`: the size of the one block made then.
-    /// Invariant: if set, no block but block 0 is ever allocated, and
-    /// block 0 has that many slots while allocated; `grow` fails and
-    /// `shrink_to_fit` keeps the block.
+    /// Set by `with_fixed_capacity`: the size of the one block made then,
+    /// and of its range. Invariant: if set, no block but block 0 is ever
+    /// allocated, and block 0 has that many slots while allocated; `grow`
+    /// fails and `shrink_to_fit` keeps the block.
     fixed: Option<usize>,
     /// Invariant: no wider than `KeyLimits::of::<K>()` (the constructors
     /// make it so), so every slot's parts make a valid `K`.
@@ -111,132 +148,45 @@ pub struct RawHive<T, K = crate::Id> {
     _key: PhantomData<fn() -> K>,
 }
 
-/// Per block, the part a lookup by key reads, copied out of the block
-/// table into three arrays indexed by block number: the block's `limit`
-/// and its two flat bases. The loads scale a block number by 4 or 8 in
-/// their address, where a 64-byte block entry took a shift and an add;
-/// the index is checked against the block's fixed `limit`, not its moving
-/// `end`, since every state word below `limit` is initialized (a
-/// never-used slot's is `VACANT`, which no key matches; see `Block::ptrs`);
-/// and the arrays are padded to a power of two with entries of limit 0,
-/// so the block number is cut to them with a mask, not compared with
-/// their length: a block number past the table lands on an entry whose
-/// limit is at or below the index (see `live_value`). A loop of `get`s
-/// took 19 instructions a lookup through the block table, 16 this way
-/// (callgrind, 1,000 `u64`; `IdTable` 11).
-struct KeyBases<T> {
-    /// `limits[b]` is block `b`'s `limit` (its base for a freed range), 0
-    /// past the last block. Invariant: `limits`, `states` and `payloads`
-    /// have one length, 0 or a power of two; entry `b` of each is a copy
-    /// of block `b`'s for every block (`set` writes all three whenever a
-    /// block is made or freed), and the entries past the last block have
-    /// limit 0.
-    limits: Vec<u32>,
-    /// The state pointer of block `b`'s `flat_bases` (null for a freed
-    /// range or past the last block).
-    states: Vec<*mut u32>,
-    /// The payload pointer of block `b`'s `flat_bases`.
-    payloads: Vec<*mut Payload<T>>,
-    /// Invariant: `limits.as_ptr()`, or a static 0 while `limits` is
-    /// empty: `mask + 1` limits can be read from it.
-    first_limit: *const u32,
-    /// `limits.len() - 1`, or 0 while it is empty.
-    mask: usize,
+/// The chunks' first payloads of [`RawHive::chunk_payloads`]: made from
+/// the blocks' own pointers.
+struct ChunkPayloads<T>(Vec<*mut Payload<T>>);
+
+// SAFETY: the pointers are made from the blocks' own, which the hive owns
+// with the values; they are read only by a lookup that borrows the hive,
+// and give the access that borrow gives (`&T` through `&self`, `&mut T`
+// through `&mut self`), as `Block` does.
+unsafe impl<T: Send> Send for ChunkPayloads<T> {}
+// SAFETY: as above: shared access gives only `&T`.
+unsafe impl<T: Sync> Sync for ChunkPayloads<T> {}
+
+/// `log2` of the chunks of a hive whose blocks grow from `1 << min_shift`
+/// slots to `1 << shift`: the first block's size, but at least 64 (so that
+/// the directories take at most 12 bytes per 64 indices) and at most
+/// `2^16` (so that the state words written past a block's slots, up to the
+/// end of its last chunk, are at most 256 KiB), and never above the
+/// largest block's.
+const fn chunk_shift(min_shift: u32, shift: u32) -> u32 {
+    let chunk = if min_shift < 6 { 6 } else { min_shift };
+    let chunk = if chunk > 16 { 16 } else { chunk };
+    if chunk > shift {
+        shift
+    } else {
+        chunk
+    }
 }
 
-// SAFETY: the pointers are copies of the blocks' own, which the hive owns
-// with the values, and of the hive's own `limits`; they are read only by
-// a lookup that borrows the hive, and give the access that borrow gives
-// (`&T` through `&self`, `&mut T` through `&mut self`), as `Block` does.
-unsafe impl<T: Send> Send for KeyBases<T> {}
-// SAFETY: as above: shared access gives only `&T`.
-unsafe impl<T: Sync> Sync for KeyBases<T> {}
-
-impl<T> KeyBases<T> {
-    /// No blocks.
-    const EMPTY: Self = KeyBases {
-        limits: Vec::new(),
-        states: Vec::new(),
-        payloads: Vec::new(),
-        first_limit: &0,
-        mask: 0,
-    };
-
-    /// The entries of `blocks`.
-    fn of(blocks: &[Block<T>]) -> Self {
-        let mut bases = KeyBases::EMPTY;
-        for (b, block) in blocks.iter().enumerate() {
-            bases.set(b, block);
-        }
-        bases
-    }
-
-    /// Room for the entry of block `b`, so that `set` cannot fail for it.
-    fn try_reserve_for(&mut self, b: usize) -> Result<(), CapacityError> {
-        let additional = (b + 1)
-            .next_power_of_two()
-            .saturating_sub(self.limits.len());
-        let reserved = self.limits.try_reserve(additional).is_ok()
-            && self.states.try_reserve(additional).is_ok()
-            && self.payloads.try_reserve(additional).is_ok();
-        reserved.then_some(()).ok_or_else(CapacityError::alloc)
-    }
-
-    /// Copies block `b`'s entry in, first padding the arrays to the next
-    /// power of two if `b` lies past them.
-    fn set(&mut self, b: usize, block: &Block<T>) {
-        if b >= self.limits.len() {
-            let len = (b + 1).next_power_of_two();
-            self.limits.resize(len, 0);
-            self.states.resize(len, ptr::null_mut());
-            self.payloads.resize(len, ptr::null_mut());
-            self.mask = len - 1;
-        }
-        let ptrs = block.flat_bases();
-        self.limits[b] = block.limit();
-        self.states[b] = ptrs.state_ptr(0);
-        self.payloads[b] = ptrs.payload_ptr(0);
-        // Taken after the last write through the vector, so no later
-        // reference to its elements was made from an older pointer.
-        self.first_limit = self.limits.as_ptr();
-    }
-
-    /// A pointer to the value named by `(index, generation)`, if it is
-    /// live, with the provenance of its block's storage. Block `index >>
-    /// shift` (whose range starts at or before `index` and ends at most at
-    /// `((index >> shift) + 1) << shift`) is found without a compare with
-    /// the table's length: the block number is cut by the mask, and a
-    /// number past the table lands on an entry `b` below it, whose limit
-    /// (at most `(b + 1) << shift`, or 0 for padding) is at or below the
-    /// index, which fails the limit check.
-    #[inline(always)]
-    fn live_value(&self, shift: u32, index: usize, generation: u32) -> Option<*mut T> {
-        let b = (index >> shift) & self.mask;
-        // SAFETY: `first_limit` points to `mask + 1` limits (invariant).
-        let limit = unsafe { *self.first_limit.add(b) };
-        if index >= limit as usize {
-            return None;
-        }
-        // So `b` is `index >> shift`, a block of the table (see above), and
-        // an entry of each array (they have one length).
-        debug_assert!(b == index >> shift && b < self.states.len());
-        // SAFETY: as just said.
-        let ptrs = unsafe {
-            FlatBases::new(
-                *self.states.get_unchecked(b),
-                *self.payloads.get_unchecked(b),
-            )
-        };
-        // Block `b` starts at `b << shift`, at or before `index`, which is
-        // below its `limit`: a slot of its storage, whose state word is
-        // initialized (invariant on `Block::ptrs`) and written only under
-        // `&mut` to the hive, which the caller's borrow keeps away.
-        // A match says the slot is used (a never-used slot's word is
-        // `VACANT`, which no generation matches) and occupied.
-        // SAFETY: so `matched_value`'s conditions hold.
-        unsafe {
-            Slot::<T>::matched_value(ptrs.state_ptr(index), ptrs.payload_ptr(index), generation)
-        }
+/// The entry of chunk `c` (of `1 << chunk_shift` flat indices) in
+/// [`RawHive::chunk_payloads`], for the block whose range holds it: the
+/// payload of its first index if that is one of the block's slots, else
+/// null.
+fn chunk_entry<T>(block: &Block<T>, c: usize, chunk_shift: u32) -> *mut Payload<T> {
+    let first = c << chunk_shift;
+    if first < block.limit() as usize {
+        debug_assert!(first >= block.base());
+        block.flat_bases().payload_ptr(first)
+    } else {
+        ptr::null_mut()
     }
 }
 
@@ -244,12 +194,12 @@ impl<T> KeyBases<T> {
 /// 64 KiB, rounded down to a power of two and kept within 64..=1024. Never
 /// above `default_shift` (a smaller budget and cap, the same floor).
 const fn default_min_shift<T>() -> u32 {
-    block_shift_for::<T, Split<T>>(64 * 1024, 64, 1024)
+    block_shift_for::<T>(64 * 1024, 64, 1024)
 }
 /// `log2` of the default largest block for `T`: as many slots as fit in
 /// 1 MiB, rounded down to a power of two and kept within 64..=8192.
 const fn default_shift<T>() -> u32 {
-    block_shift_for::<T, Split<T>>(1024 * 1024, 64, 8192)
+    block_shift_for::<T>(1024 * 1024, 64, 8192)
 }
 
 /// An empty raw hive with the key limits of `K` and the default block
@@ -275,11 +225,15 @@ impl<T, K: Key> RawHive<T, K> {
         assert!(min_shift <= shift, "smallest block above the largest");
         RawHive {
             blocks: Vec::new(),
-            key_bases: KeyBases::EMPTY,
+            states: StateWords::new(),
+            index_end: 0,
+            chunk_payloads: ChunkPayloads(Vec::new()),
+            chunk_blocks: Vec::new(),
             available: NO_BLOCK,
             spent: NO_BLOCK,
             vacated: Vec::new(),
             min_shift,
+            chunk_shift: chunk_shift(min_shift, shift),
             shift,
             len: 0,
             slot_total: 0,
@@ -305,12 +259,12 @@ impl<T, K: Key> RawHive<T, K> {
         );
         let shift = capacity.next_power_of_two().trailing_zeros();
         let mut hive = Self::new(limits, shift, shift);
+        hive.fixed = Some(capacity);
         if capacity > 0 {
             if let Err(err) = hive.make_block(0, 0, capacity) {
                 panic!("{err}");
             }
         }
-        hive.fixed = Some(capacity);
         hive
     }
 }
@@ -326,10 +280,87 @@ impl<T, K> RawHive<T, K> {
         (1 << self.min_shift, 1 << self.shift)
     }
 
-    /// Slots of block `b` when allocated.
-    fn size_of_block(&self, b: usize) -> usize {
+    /// The slots of block `b`, whose range starts at `base`, when `grow`
+    /// allocates it: the fixed capacity, or `1 << (min_shift + b)` up to
+    /// `1 << shift`, cut to the index space.
+    fn slots_of(&self, b: usize, base: usize) -> usize {
+        if let Some(capacity) = self.fixed {
+            return capacity;
+        }
         let shift = (self.min_shift as usize + b).min(self.shift as usize);
-        (1usize << shift).min(self.limits.max_slots.saturating_sub(b << self.shift))
+        (1usize << shift).min(self.limits.max_slots.saturating_sub(base))
+    }
+
+    /// The flat indices of block `b`'s range, which starts at `base`: its
+    /// slots, made at least a chunk (blocks under 64 slots own a chunk of
+    /// 64 indices, or of the largest block size if that is less, so that
+    /// the directories stay small), cut to the index space; the fixed
+    /// capacity for a fixed hive's one block.
+    fn range_of(&self, b: usize, base: usize) -> usize {
+        if let Some(capacity) = self.fixed {
+            return capacity;
+        }
+        let shift = (self.min_shift as usize + b).min(self.shift as usize);
+        (1usize << shift.max(self.chunk_shift as usize))
+            .min(self.limits.max_slots.saturating_sub(base))
+    }
+
+    /// The number of the block whose range holds flat index `index`, if
+    /// any.
+    #[inline(always)]
+    fn block_of(&self, index: usize) -> Option<usize> {
+        let b = *self.chunk_blocks.get(index >> self.chunk_shift)? as usize;
+        // Every entry names a block of the table (invariant), which the
+        // compiler is told, so that indexing `blocks` checks nothing.
+        // SAFETY: so `b` is below the table's length.
+        unsafe { core::hint::assert_unchecked(b < self.blocks.len()) };
+        Some(b)
+    }
+
+    /// A pointer to the value named by `(index, generation)`, if it is
+    /// live, with the provenance of its block's payloads. The index is
+    /// checked against the end of the index space (so its chunk has its
+    /// entries and its state word is in the array); a chunk of a freed
+    /// range has a null payload base, and its state words are not read.
+    /// Otherwise the chunk's block is allocated, and the word is its: a used
+    /// slot's as the block keeps it, `VACANT` past them (which no
+    /// generation matches).
+    #[inline(always)]
+    fn live_value(&self, index: usize, generation: u32) -> Option<*mut T> {
+        if index >= self.index_end {
+            return None;
+        }
+        // `index < index_end`, so its chunk is below `index_end.div_ceil(1
+        // << chunk_shift)`, the number of entries (invariant).
+        // SAFETY: so the entry exists.
+        let first = unsafe {
+            *self
+                .chunk_payloads
+                .0
+                .get_unchecked(index >> self.chunk_shift)
+        };
+        if first.is_null() {
+            return None;
+        }
+        // The chunk's block is allocated (its entry is not null), and the
+        // state words of its range are initialized (invariant on
+        // `states`) and written only under `&mut` to the hive, which the
+        // caller's borrow keeps away.
+        // SAFETY: so this reads an initialized word.
+        let state = unsafe { *self.states.as_ptr().add(index) };
+        if state != Slot::<T>::matched_generation(generation) {
+            super::cold_path();
+            return None;
+        }
+        // A matching word is a used, occupied slot's (`VACANT` past the
+        // block's used slots matches nothing), so its payload lies in the
+        // block's storage, `index % chunk` past the chunk's first (an
+        // offset within the allocation, which the compiler then knows is
+        // not null: no test of the `Option` the caller makes).
+        // SAFETY: so the offset stays in the allocation.
+        let payload = unsafe { first.add(index & ((1 << self.chunk_shift) - 1)) };
+        // SAFETY: the slot's payload; the word says it holds a value.
+        Some(unsafe { Payload::value_ptr(payload) })
     }
 
     /// Allocates a block (over the last freed range, else a new one) and
@@ -344,39 +375,129 @@ impl<T, K> RawHive<T, K> {
         let (b, floor) = match self.vacated.last() {
             Some(&b) => (b as usize, self.blocks[b as usize].floor()),
             None => {
-                let b = self.blocks.len();
-                if b.checked_shl(self.shift)
-                    .is_none_or(|base| base >= self.limits.max_slots)
-                {
+                if self.index_end >= self.limits.max_slots {
                     return Err(CapacityError::index_space(self.limits.max_slots));
                 }
-                (b, 0)
+                (self.blocks.len(), 0)
             }
         };
-        self.make_block(b, floor, self.size_of_block(b))?;
+        let base = self.blocks.get(b).map_or(self.index_end, Block::base);
+        self.make_block(b, floor, self.slots_of(b, base))?;
         Ok(b)
     }
 
-    /// Allocates block `b` with `len` slots, whose first occupants get
-    /// generation `floor + 1`, and lists it. `b` is the last freed range in
-    /// `vacated` (taken off it) or the end of the table (a new entry).
+    /// Allocates block `b` with `len` slots (at most its range), whose
+    /// first occupants get generation `floor + 1`, and lists it. `b` is the
+    /// last freed range in `vacated` (taken off it) or the end of the
+    /// table (a new range).
     fn make_block(&mut self, b: usize, floor: u32, len: usize) -> Result<(), CapacityError> {
-        let base = b << self.shift;
+        let base = self.blocks.get(b).map_or(self.index_end, Block::base);
+        self.reserve_states(self.fill_end(b, base, len))?;
         if b == self.blocks.len() {
-            self.blocks
-                .try_reserve(1)
-                .map_err(|_| CapacityError::alloc())?;
-            self.key_bases.try_reserve_for(b)?;
-            self.blocks.push(Block::new(base, len, floor));
+            self.append_range(floor)?;
         } else {
             debug_assert_eq!(self.vacated.last(), Some(&(b as u32)));
             self.vacated.pop();
-            self.blocks[b] = Block::new(base, len, floor);
         }
-        self.key_bases.set(b, &self.blocks[b]);
+        self.allocate_range(b, len);
         self.slot_total += len;
         self.list(b);
         Ok(())
+    }
+
+    /// Appends a freed range with `floor` at the end of the index space,
+    /// with its directory entries, or fails having changed nothing.
+    fn append_range(&mut self, floor: u32) -> Result<(), CapacityError> {
+        let b = self.blocks.len();
+        let base = self.index_end;
+        let end = base + self.range_of(b, base);
+        let chunks = end.div_ceil(1 << self.chunk_shift) - self.chunk_blocks.len();
+        let alloc = |_| CapacityError::alloc();
+        self.blocks.try_reserve(1).map_err(alloc)?;
+        self.chunk_blocks.try_reserve(chunks).map_err(alloc)?;
+        self.chunk_payloads.0.try_reserve(chunks).map_err(alloc)?;
+        self.chunk_blocks
+            .extend(core::iter::repeat_n(b as u32, chunks));
+        self.chunk_payloads
+            .0
+            .extend(core::iter::repeat_n(ptr::null_mut(), chunks));
+        self.blocks.push(Block::freed(base, floor));
+        self.index_end = end;
+        Ok(())
+    }
+
+    /// The end of the state words that a block of `len` slots over block
+    /// `b`'s range (from `base`) has written: its slots', then the rest of
+    /// its last slot's chunk (a lookup reads the words of a chunk whose
+    /// first index is a slot), within the range.
+    fn fill_end(&self, b: usize, base: usize, len: usize) -> usize {
+        (base + len)
+            .next_multiple_of(1 << self.chunk_shift)
+            .min(base + self.range_of(b, base))
+    }
+
+    /// Makes the state array at least `end` words long (doubling it), or
+    /// fails having changed nothing.
+    fn reserve_states(&mut self, end: usize) -> Result<(), CapacityError> {
+        let cap = self.states.capacity();
+        if end <= cap {
+            return Ok(());
+        }
+        if self
+            .states
+            .try_reserve_exact(end.max(cap.saturating_mul(2)))?
+        {
+            self.give_blocks_states();
+        }
+        Ok(())
+    }
+
+    /// Tells every allocated block where the state array is, after it
+    /// moved.
+    #[cold]
+    fn give_blocks_states(&mut self) {
+        let states = self.states.as_ptr();
+        for block in &mut self.blocks {
+            // The array moved with its words (`StateWords` keeps them), and
+            // the hive's array is the blocks' (invariant on `blocks`).
+            // SAFETY: so each word a block reaches holds what it held.
+            unsafe { block.set_states(states) };
+        }
+    }
+
+    /// The chunks of block `b`'s range, which starts at `base`.
+    fn chunks_of(&self, b: usize, base: usize) -> core::ops::Range<usize> {
+        let end = base + self.range_of(b, base);
+        base >> self.chunk_shift..end.div_ceil(1 << self.chunk_shift)
+    }
+
+    /// Makes freed range `b` a block of `len` never-used slots over its
+    /// range, with its old floor: its state words up to `fill_end` set to
+    /// `VACANT` (the caller made room for them), its chunks given their
+    /// first payloads.
+    fn allocate_range(&mut self, b: usize, len: usize) {
+        let (base, floor) = (self.blocks[b].base(), self.blocks[b].floor());
+        let fill_end = self.fill_end(b, base, len);
+        debug_assert!(self.blocks[b].len() == 0 && len > 0);
+        debug_assert!(len <= self.range_of(b, base) && fill_end <= self.states.capacity());
+        let states = self.states.as_ptr();
+        let words = ptr::slice_from_raw_parts_mut(
+            states.wrapping_add(base).cast::<mem::MaybeUninit<u32>>(),
+            fill_end - base,
+        );
+        // The one reference to a run of the state array, over a freed
+        // range's words, which no block reaches and no lookup reads (its
+        // chunks' entries are null), as `MaybeUninit`, since they may
+        // never have been written: a fill the compiler turns into wide
+        // stores.
+        // SAFETY: the run ends at `fill_end`, within the array's capacity.
+        unsafe { &mut *words }.fill(mem::MaybeUninit::new(VACANT));
+        // SAFETY: the words of `base..base + len` are `VACANT`, reached by
+        // no other block, and read only by the hive's lookups.
+        self.blocks[b] = unsafe { Block::new(base, len, floor, states) };
+        for c in self.chunks_of(b, base) {
+            self.chunk_payloads.0[c] = chunk_entry(&self.blocks[b], c, self.chunk_shift);
+        }
     }
 
     /// Puts block `b` first on the list of blocks with room (it must not be
@@ -419,9 +540,9 @@ impl<T, K> RawHive<T, K> {
     #[inline(always)]
     fn remove_filed_first(&mut self, index: usize, generation: u32) -> Option<T> {
         let generation = Slot::<T>::matched_generation(generation);
-        let b = index >> self.shift;
-        let block = self.blocks.get_mut(b)?;
-        // SAFETY: block `b` starts at `b << shift`, at or before `index`.
+        let b = self.block_of(index)?;
+        let block = &mut self.blocks[b];
+        // SAFETY: block `b`'s range holds `index`: it starts at or before it.
         let slot = unsafe { block.held(index, generation) }?;
         // As in `remove`: the slot is linked to this head.
         let head = block.free_head();
@@ -532,8 +653,11 @@ impl<T, K> RawHive<T, K> {
         let floor = block.max_generation();
         self.slot_total -= block.len();
         self.retired -= block.retired();
-        self.blocks[b] = Block::new(b << self.shift, 0, floor);
-        self.key_bases.set(b, &self.blocks[b]);
+        let base = block.base();
+        self.blocks[b] = Block::freed(base, floor);
+        for c in self.chunks_of(b, base) {
+            self.chunk_payloads.0[c] = ptr::null_mut();
+        }
         if floor < self.limits.max_generation {
             self.vacated.push(b as u32);
         }
@@ -557,7 +681,8 @@ impl<T, K> RawHive<T, K> {
     /// `from`.
     pub(crate) fn take_next(&mut self, from: usize) -> Option<(usize, u32, T)> {
         let max_generation = self.limits.max_generation;
-        for b in from >> self.shift..self.blocks.len() {
+        let first = self.block_of(from).unwrap_or(self.blocks.len());
+        for b in first..self.blocks.len() {
             let block = &mut self.blocks[b];
             let had_room = block.has_room();
             if let Some((index, generation, value)) = block.take_next(from, max_generation) {
@@ -631,22 +756,28 @@ impl<T, K> RawHive<T, K> {
     /// `(generation, value)` (vacant if `None`), all above `floor`; for
     /// deserialization. Call [`finish_build`](Self::finish_build) after
     /// the last one.
+    ///
+    /// `allowance` is what is left of the bookkeeping the input may ask
+    /// for (see [`load_allowance`](Self::load_allowance)): the block's
+    /// directory entries and the state words past its slots are taken from
+    /// it, and a block that needs more is refused.
     #[cfg(feature = "serde")]
     pub(crate) fn push_block(
         &mut self,
         floor: u32,
         slots: Vec<(u32, Option<T>)>,
+        allowance: &mut usize,
     ) -> Result<(), BuildError> {
         let b = self.blocks.len();
-        let base = b
-            .checked_shl(self.shift)
-            .filter(|&base| base < self.limits.max_slots)
-            .ok_or(BuildError::TooManySlots(self.limits.max_slots))?;
+        let base = self.index_end;
+        if base >= self.limits.max_slots {
+            return Err(BuildError::TooManySlots(self.limits.max_slots));
+        }
         let max_generation = self.limits.max_generation;
         if floor > max_generation || (!slots.is_empty() && floor == max_generation) {
             return Err(BuildError::Generation(floor));
         }
-        if slots.len() > self.size_of_block(b) {
+        if slots.len() > self.slots_of(b, base) {
             return Err(BuildError::Layout("more slots than the block holds"));
         }
         if let Some(&(generation, _)) = slots
@@ -655,16 +786,52 @@ impl<T, K> RawHive<T, K> {
         {
             return Err(BuildError::Generation(generation));
         }
-        let mut block = Block::new(base, slots.len(), floor);
+        let end = base + self.range_of(b, base);
+        let entries = end.div_ceil(1 << self.chunk_shift) - self.chunk_blocks.len();
+        let fill_end = self.fill_end(b, base, slots.len());
+        let written_past_slots = if slots.is_empty() {
+            0
+        } else {
+            fill_end - base - slots.len()
+        };
+        let cost = entries * (mem::size_of::<*mut Payload<T>>() + mem::size_of::<u32>())
+            + written_past_slots * mem::size_of::<u32>();
+        *allowance = allowance.checked_sub(cost).ok_or(BuildError::Layout(
+            "the index space the input names needs more bookkeeping than its blocks and slots allow",
+        ))?;
+        // A freed range's state words are not written (no lookup reads
+        // them): input naming freed ranges asks for directory entries only.
+        if !slots.is_empty() {
+            self.reserve_states(fill_end)
+                .map_err(BuildError::Capacity)?;
+        }
+        self.append_range(floor).map_err(BuildError::Capacity)?;
+        if slots.is_empty() {
+            return Ok(());
+        }
+        self.allocate_range(b, slots.len());
+        let block = &mut self.blocks[b];
         for (generation, value) in slots {
             match value {
                 Some(value) => block.push_occupied(generation, value),
                 None => block.push_vacant(generation),
             }
         }
-        self.key_bases.set(b, &block);
-        self.blocks.push(block);
         Ok(())
+    }
+
+    /// The bookkeeping (directory entries and state words past a block's
+    /// slots, in bytes) that loading an input of `blocks` blocks holding
+    /// `slots` slots in all may ask for: 1 MiB, and 128 bytes per block and
+    /// per slot. A freed range of the default sizes takes at most 96 bytes
+    /// of it, so every hive made with them loads; an input of a few bytes
+    /// cannot ask for much more than 1 MiB, whatever index space it names.
+    #[cfg(feature = "serde")]
+    pub(crate) fn load_allowance(blocks: usize, slots: usize) -> usize {
+        blocks
+            .saturating_add(slots)
+            .saturating_mul(128)
+            .saturating_add(1 << 20)
     }
 
     /// Counts, links and lists everything after the last
@@ -697,14 +864,54 @@ impl<T: Clone, K> Clone for RawHive<T, K> {
     /// it issues the same keys. If a `clone` panics, the values cloned so
     /// far are dropped.
     fn clone(&self) -> Self {
-        let blocks = self.blocks.clone();
+        let mut states = StateWords::new();
+        let needed = (self.blocks.iter().enumerate())
+            .filter(|(_, block)| block.len() > 0)
+            .map(|(b, block)| self.fill_end(b, block.base(), block.len()))
+            .max();
+        states.reserve_exact(needed.unwrap_or(0));
+        for (b, block) in self.blocks.iter().enumerate() {
+            if block.len() == 0 {
+                continue;
+            }
+            let range = block.base()..self.fill_end(b, block.base(), block.len());
+            // The words of every allocated block up to its `fill_end` are
+            // initialized (invariant on `states`), and both arrays hold
+            // that many. The copy's blocks rewrite their used slots' words;
+            // those past them stay `VACANT`, as `clone_onto` wants.
+            // SAFETY: so the reads are of initialized words, in bounds.
+            unsafe {
+                ptr::copy_nonoverlapping(
+                    self.states.as_ptr().add(range.start),
+                    states.as_ptr().add(range.start),
+                    range.len(),
+                );
+            }
+        }
+        let blocks: Vec<Block<T>> = self
+            .blocks
+            .iter()
+            // SAFETY: the copy's words of each block's range hold what the
+            // block's do (copied above), and no other block reaches them.
+            .map(|block| unsafe { block.clone_onto(states.as_ptr()) })
+            .collect();
+        let chunk_payloads = self
+            .chunk_blocks
+            .iter()
+            .enumerate()
+            .map(|(c, &b)| chunk_entry(&blocks[b as usize], c, self.chunk_shift))
+            .collect();
         RawHive {
-            key_bases: KeyBases::of(&blocks),
             blocks,
+            states,
+            index_end: self.index_end,
+            chunk_payloads: ChunkPayloads(chunk_payloads),
+            chunk_blocks: self.chunk_blocks.clone(),
             available: self.available,
             spent: self.spent,
             vacated: self.vacated.clone(),
             min_shift: self.min_shift,
+            chunk_shift: self.chunk_shift,
             shift: self.shift,
             len: self.len,
             slot_total: self.slot_total,
@@ -786,14 +993,12 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
 
     #[inline]
     fn contains(&self, index: usize, generation: u32) -> bool {
-        self.key_bases
-            .live_value(self.shift, index, generation)
-            .is_some()
+        self.live_value(index, generation).is_some()
     }
 
     #[inline]
     fn get(&self, index: usize, generation: u32) -> Option<&T> {
-        let value = self.key_bases.live_value(self.shift, index, generation)?;
+        let value = self.live_value(index, generation)?;
         // The value is live, and `&self` keeps every `&mut` to it away for
         // the borrow.
         // SAFETY: so this is a shared reference to an initialized value.
@@ -802,7 +1007,7 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
 
     #[inline]
     fn get_mut(&mut self, index: usize, generation: u32) -> Option<&mut T> {
-        let value = self.key_bases.live_value(self.shift, index, generation)?;
+        let value = self.live_value(index, generation)?;
         // SAFETY: live, as in `get`; `&mut self` makes the access unique.
         Some(unsafe { &mut *value })
     }
@@ -812,7 +1017,7 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
     /// provenance of the block's whole storage (see `block.rs`).
     #[inline]
     fn get_ptr(&self, index: usize, generation: u32) -> Option<NonNull<T>> {
-        NonNull::new(self.key_bases.live_value(self.shift, index, generation)?)
+        NonNull::new(self.live_value(index, generation)?)
     }
 
     /// The value at flat index `index`.
@@ -822,10 +1027,11 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
     /// The slot at `index` must exist and be occupied.
     #[inline]
     unsafe fn get_unchecked(&self, index: usize) -> &T {
-        let b = index >> self.shift;
-        debug_assert!(b < self.blocks.len());
-        // SAFETY: the caller guarantees the slot exists, so block `b` does.
-        let block = unsafe { self.blocks.get_unchecked(b) };
+        let b = self.block_of(index);
+        debug_assert!(b.is_some());
+        // SAFETY: the caller guarantees the slot exists, so its chunk does.
+        let b = unsafe { b.unwrap_unchecked() };
+        let block = &self.blocks[b];
         // SAFETY: the caller guarantees slot `index` of it is used and
         // occupied.
         unsafe { block.get_unchecked(index) }
@@ -838,10 +1044,11 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
     /// The slot at `index` must exist and be occupied.
     #[inline]
     unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
-        let b = index >> self.shift;
-        debug_assert!(b < self.blocks.len());
-        // SAFETY: the caller guarantees the slot exists, so block `b` does.
-        let block = unsafe { self.blocks.get_unchecked_mut(b) };
+        let b = self.block_of(index);
+        debug_assert!(b.is_some());
+        // SAFETY: the caller guarantees the slot exists, so its chunk does.
+        let b = unsafe { b.unwrap_unchecked() };
+        let block = &mut self.blocks[b];
         // SAFETY: the caller guarantees slot `index` of it is used and
         // occupied.
         unsafe { block.get_unchecked_mut(index) }
@@ -849,7 +1056,21 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
 
     /// Mutable references to `N` distinct live values.
     fn get_disjoint_mut<const N: usize>(&mut self, keys: [(usize, u32); N]) -> Option<[&mut T; N]> {
-        get_disjoint_mut(&mut self.blocks, self.shift, keys)
+        let mut values = [ptr::null_mut(); N];
+        for (n, &(index, generation)) in keys.iter().enumerate() {
+            values[n] = self.live_value(index, generation)?;
+            // Two live keys with one slot are the same key.
+            if keys[..n].iter().any(|&(other, _)| other == index) {
+                return None;
+            }
+        }
+        // Each pointer comes from its block's own payload pointer, with no
+        // reference to a whole array in between, and the `&mut` borrow of
+        // the hive outlives them all. Every value above is live and named
+        // once, and nothing else reaches them while the hive is borrowed
+        // mutably.
+        // SAFETY: so these are references to distinct initialized values.
+        Some(values.map(|value| unsafe { &mut *value }))
     }
 
     /// Removes and returns the value named by `(index, generation)`.
@@ -862,13 +1083,13 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
         }
         let generation = Slot::<T>::matched_generation(generation);
         let max_generation = self.limits.max_generation;
-        let b = index >> self.shift;
-        let block = self.blocks.get_mut(b)?;
+        let b = self.block_of(index)?;
+        let block = &mut self.blocks[b];
         // The slot is linked to this head (a load `take` makes anyway); if
         // there was none, the block had room only if it has a never-used
         // slot, which a removal does not change.
         let head = block.free_head();
-        // SAFETY: block `b` starts at `b << shift`, at or before `index`.
+        // SAFETY: block `b`'s range holds `index`: it starts at or before it.
         let value = unsafe { block.take(index, generation) }?;
         self.len -= 1;
         if generation < max_generation {
@@ -952,6 +1173,9 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
         use core::mem::size_of;
         self.blocks.iter().map(Block::heap_bytes).sum::<usize>()
             + self.blocks.capacity() * size_of::<Block<T>>()
+            + self.states.heap_bytes()
+            + self.chunk_payloads.0.capacity() * size_of::<*mut Payload<T>>()
+            + self.chunk_blocks.capacity() * size_of::<u32>()
             + self.vacated.capacity() * size_of::<u32>()
     }
 
@@ -975,44 +1199,53 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
         }
         let (mut total, mut live, mut retired) = (0, 0, 0);
         let mut with_room = 0;
-        let bases = &self.key_bases;
-        let entries = bases.limits.len();
-        assert!(
-            entries == 0 || entries.is_power_of_two(),
-            "key bases' length"
-        );
-        assert!(entries >= self.blocks.len(), "key bases' length");
         assert_eq!(
-            (bases.states.len(), bases.payloads.len()),
-            (entries, entries)
+            self.chunk_shift,
+            chunk_shift(self.min_shift, self.shift),
+            "chunk size"
         );
-        assert_eq!(bases.mask, entries.saturating_sub(1), "key bases' mask");
-        if entries > 0 {
-            assert_eq!(
-                bases.first_limit,
-                bases.limits.as_ptr(),
-                "key bases' limits"
-            );
-        }
-        assert!(
-            bases.limits[self.blocks.len()..]
-                .iter()
-                .all(|&limit| limit == 0),
-            "key bases' padding"
-        );
+        let chunks = self.index_end.div_ceil(1 << self.chunk_shift);
+        assert_eq!(self.chunk_blocks.len(), chunks, "block directory");
+        assert_eq!(self.chunk_payloads.0.len(), chunks, "payload directory");
+        let mut base = 0;
         for (b, block) in self.blocks.iter().enumerate() {
             block.check_invariants(max_generation);
-            let ptrs = block.flat_bases();
-            assert_eq!(
-                (
-                    self.key_bases.limits[b],
-                    self.key_bases.states[b],
-                    self.key_bases.payloads[b]
-                ),
-                (block.limit(), ptrs.state_ptr(0), ptrs.payload_ptr(0)),
-                "key bases of block {b}"
+            assert_eq!(block.base(), base, "base of block {b}");
+            let range = self.range_of(b, base);
+            base += range;
+            assert!(
+                base <= self.index_end,
+                "block {b} past the index space's end"
             );
-            assert_eq!(block.base(), b << self.shift, "base of block {b}");
+            if block.len() > 0 {
+                let ptrs = block.flat_bases();
+                assert_eq!(
+                    ptrs.state_ptr(0),
+                    self.states.as_ptr(),
+                    "state array of block {b}"
+                );
+                let fill_end = self.fill_end(b, block.base(), block.len());
+                assert!(
+                    fill_end <= self.states.capacity(),
+                    "state array of block {b}"
+                );
+                for index in block.limit() as usize..fill_end {
+                    // The words of an allocated block's range are
+                    // initialized (invariant on `states`).
+                    // SAFETY: so this reads an initialized word, in the
+                    // array (checked above).
+                    let state = unsafe { *self.states.as_ptr().add(index) };
+                    assert_eq!(state, VACANT, "state word {index} past block {b}");
+                }
+            }
+            for c in self.chunks_of(b, block.base()) {
+                assert_eq!(self.chunk_blocks[c] as usize, b, "block of chunk {c}");
+                assert_eq!(
+                    self.chunk_payloads.0[c],
+                    chunk_entry(block, c, self.chunk_shift),
+                    "payloads of chunk {c}"
+                );
+            }
             assert!(
                 block.base() < self.limits.max_slots,
                 "block {b} past the index space"
@@ -1024,7 +1257,10 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
                 assert_eq!(vacated, expected, "freed range {b} on the vacated list");
                 continue;
             }
-            assert!(block.len() <= self.size_of_block(b), "size of block {b}");
+            assert!(
+                block.len() <= self.slots_of(b, block.base()),
+                "size of block {b}"
+            );
             assert!(
                 !self.vacated.contains(&(b as u32)),
                 "live block {b} vacated"
@@ -1041,6 +1277,7 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
         }
         // The list of blocks with room, from its first block: each listed
         // block once, linked both ways.
+        assert_eq!(base, self.index_end, "end of the index space");
         let (mut at, mut prev, mut listed) = (self.available, NO_BLOCK, 0);
         while at != NO_BLOCK {
             let block = &self.blocks[at as usize];

@@ -1,17 +1,16 @@
 //! Where the stable containers keep their slots, and the accesses that
 //! iterate them.
 //!
-//! [`Split`] keeps a run's state words in one array and its payloads in
-//! another. A lookup touches two cache lines (the state word and the
-//! payload, loaded side by side), but a pass reads the state words 64 at a
-//! time and only the live payloads, and no padding sits between a state
-//! word and its value (12 bytes per `u64` slot, against 16 side by side).
-//! `Hive` uses it, as the slot store of `IdTable` does (see `buf.rs`);
-//! `Pool` keeps its state words in one array over all its blocks (see
-//! `flat.rs`). `Pool` once kept its slots side by side, for one cache line
-//! per lookup; its keyed passes then took 2 to 25 times as long as
-//! `IdTable`'s, checking every slot's state word, while its writes
-//! measured the same either way.
+//! `Pool` and `Hive` keep their state words in one array over all their
+//! flat indices ([`StateWords`]) and their payloads in blocks that never
+//! move, reached through [`FlatBases`]. A lookup touches two cache lines
+//! (the state word and the payload), but a pass reads the state words (or
+//! a hive's vacancy bits) 64 at a time and only the live payloads, and no
+//! padding sits between a state word and its value (12 bytes per `u64`
+//! slot, against 16 side by side). `Pool` once kept its slots side by
+//! side, for one cache line per lookup; its keyed passes then took 2 to 25
+//! times as long as `IdTable`'s, checking every slot's state word, while
+//! its writes measured the same either way.
 //!
 //! A slot is reached by raw pointers derived from the allocation's own
 //! pointer, never through a reference to the whole array, so a pointer to
@@ -24,40 +23,15 @@ use core::ptr::{self, NonNull};
 
 use super::cursor::SlotPtrs;
 use super::slot::Payload;
+use crate::CapacityError;
 
-/// The storage of a run of slots, as raw pointers: a layout is `Copy`, and
-/// owns nothing by itself (its `Block` frees it).
-///
-/// # Safety
-///
-/// For a layout made by `allocate(len)` and not yet deallocated, every
-/// `start`, and every `i < len`, the bases `flat(start)` must lead from
-/// flat index `start + i` to properly aligned memory for a `u32` and a
-/// `Payload<T>`, inside the allocation, disjoint from each other and from
-/// those of every other index, with the provenance of the whole
-/// allocation (derived from the pointer the allocation returned, with no
-/// reference in between).
-pub unsafe trait SlotLayout<T>: Copy {
-    /// Heap bytes one slot takes.
-    const SLOT_BYTES: usize;
-
-    /// Uninitialized storage for `len` slots.
-    fn allocate(len: usize) -> Self;
-
-    /// Frees the storage. Drops no value.
-    ///
-    /// # Safety
-    ///
-    /// `self` was made by `allocate(len)` with this `len`, is freed once,
-    /// and neither it nor any pointer derived from it is used afterwards.
-    unsafe fn deallocate(self, len: usize);
-
-    /// The storage addressed by flat index, for a run of slots whose slot
-    /// 0 has flat index `start`: flat index `start + i` reaches slot `i`.
-    fn flat(self, start: usize) -> FlatBases<T>;
+/// Heap bytes one slot of a `Pool` or a `Hive` takes: its state word and
+/// its payload, in two arrays.
+pub(crate) const fn slot_bytes<T>() -> usize {
+    mem::size_of::<u32>() + mem::size_of::<Payload<T>>()
 }
 
-/// A run of slots addressed by flat index (see [`SlotLayout::flat`]): the
+/// A run of slots addressed by flat index: the
 /// state word of flat index `index` is at `states.wrapping_add(index)` and
 /// its payload at `payloads.wrapping_add(index)`. The pointers themselves
 /// may lie outside the storage (they are moved back by the run's first
@@ -104,28 +78,6 @@ impl<T> FlatBases<T> {
     #[inline(always)]
     pub(crate) fn payload_ptr(self, index: usize) -> *mut Payload<T> {
         self.payloads.wrapping_add(index)
-    }
-
-    /// The storage these bases were made from, by `storage.flat(start)`.
-    ///
-    /// # Safety
-    ///
-    /// `self` is `storage.flat(start)` for a `Split` storage and this very
-    /// `start`.
-    #[inline]
-    pub(crate) unsafe fn storage(self, start: usize) -> Split<T> {
-        let (states, payloads) = (
-            self.states.wrapping_add(start),
-            self.payloads.wrapping_add(start),
-        );
-        // SAFETY: moved back by `start` again, these are the storage's own
-        // pointers (the caller's guarantee), which are not null.
-        unsafe {
-            Split {
-                states: NonNull::new_unchecked(states),
-                payloads: NonNull::new_unchecked(payloads),
-            }
-        }
     }
 }
 
@@ -195,35 +147,6 @@ pub(crate) unsafe fn free_uninit<E>(first: NonNull<E>, len: usize) {
     drop(unsafe { Box::from_raw(slice) });
 }
 
-/// Grows an allocation made by [`allocate_uninit`] from `len` to `new_len`
-/// elements in place if the allocator can (for a large one, `realloc` remaps
-/// its pages rather than copy them and touch fresh ones). The first `len`
-/// elements keep their contents; the rest are uninitialized. The result
-/// replaces `first`, which must not be used again.
-///
-/// # Safety
-///
-/// `first` came from `allocate_uninit::<E>(len)` (or from this function
-/// with that length), with `0 < len < new_len`.
-pub(crate) unsafe fn grow_uninit<E>(first: NonNull<E>, len: usize, new_len: usize) -> NonNull<E> {
-    debug_assert!(0 < len && len < new_len);
-    // A boxed slice of `len` elements was allocated with this layout.
-    let Ok(old) = Layout::array::<E>(len) else {
-        unreachable!("a live allocation of {len} elements has a layout")
-    };
-    let Ok(new) = Layout::array::<E>(new_len) else {
-        panic!("{new_len} elements do not fit the address space")
-    };
-    if new.size() == 0 {
-        return first;
-    }
-    // `first` was allocated by the global allocator with `old` (the
-    // caller's guarantee); `Layout::array` checked that `new` fits `isize`.
-    // SAFETY: so this may realloc it, to a size that is not zero.
-    let grown = unsafe { alloc::alloc::realloc(first.as_ptr().cast::<u8>(), old, new.size()) };
-    NonNull::new(grown.cast::<E>()).unwrap_or_else(|| alloc::alloc::handle_alloc_error(new))
-}
-
 /// `len` uninitialized `E`s, as the raw pointer to the first.
 pub(crate) fn allocate_uninit<E>(len: usize) -> NonNull<E> {
     let raw = Box::into_raw(Box::<[MaybeUninit<E>]>::new_uninit_slice(len));
@@ -231,52 +154,142 @@ pub(crate) fn allocate_uninit<E>(len: usize) -> NonNull<E> {
     NonNull::new(raw.cast::<E>()).unwrap_or(NonNull::dangling())
 }
 
-/// State words and payloads in two arrays: `[u32]` and `[Payload<T>]`.
-pub struct Split<T> {
-    /// The first of `len` state words, from `allocate_uninit`.
-    states: NonNull<u32>,
-    /// The first of `len` payloads, from `allocate_uninit`.
-    payloads: NonNull<Payload<T>>,
+/// One array of state words over the flat indices `0..capacity()`, the
+/// state array of `Pool` (`flat.rs`) and of `Hive` (`hive.rs`): a lookup
+/// by key finds a slot's state word at `as_ptr() + index`, with no
+/// directory load before the generation check. It grows by doubling, in
+/// place where the allocator can, and owns only memory: which words are
+/// initialized is its owner's invariant, and so is refreshing every
+/// pointer into it after it moved.
+pub(crate) struct StateWords {
+    /// `cap` words from the global allocator, with the layout of `[u32;
+    /// cap]` (dangling while `cap` is 0). Invariant: replaced only by
+    /// `try_grow_to`, freed only by `Drop`; no reference to the whole array is
+    /// ever made, only to single words (so a pointer to one word stays
+    /// valid while others are written).
+    first: NonNull<u32>,
+    /// The number of words allocated.
+    cap: usize,
 }
 
-impl<T> Clone for Split<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for Split<T> {}
+// SAFETY: the array holds plain `u32`s, owned as by a `Vec<u32>`.
+unsafe impl Send for StateWords {}
+// SAFETY: as above; `&self` hands out only a raw pointer.
+unsafe impl Sync for StateWords {}
 
-// SAFETY: slot `i`'s parts are element `i` of two separate allocations of
-// `len` elements each, reached by offsets from the allocations' pointers.
-unsafe impl<T> SlotLayout<T> for Split<T> {
-    const SLOT_BYTES: usize = mem::size_of::<u32>() + mem::size_of::<Payload<T>>();
-
-    #[inline]
-    fn allocate(len: usize) -> Self {
-        Split {
-            states: allocate_uninit(len),
-            payloads: allocate_uninit(len),
+impl StateWords {
+    /// No words; allocates nothing.
+    pub(crate) const fn new() -> Self {
+        StateWords {
+            first: NonNull::dangling(),
+            cap: 0,
         }
     }
 
+    /// The first word, with the provenance of the whole array: word
+    /// `index` is at `as_ptr().wrapping_add(index)` for `index <
+    /// capacity()`. Valid until the array next grows.
+    #[inline(always)]
+    pub(crate) fn as_ptr(&self) -> *mut u32 {
+        self.first.as_ptr()
+    }
+
+    /// Words allocated.
     #[inline]
-    unsafe fn deallocate(self, len: usize) {
-        // SAFETY: the caller's guarantee: both came from `allocate(len)`.
-        unsafe {
-            free_uninit(self.states, len);
-            free_uninit(self.payloads, len);
+    pub(crate) fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// Makes the array at least `needed` words long: twice as long as it
+    /// was, or `needed` if that is more, so that growing a word at a time
+    /// copies each word O(1) times. Returns whether it moved (then every
+    /// pointer into it must be made again from [`as_ptr`](Self::as_ptr)).
+    /// Running out of memory is handled as by `Vec::reserve`.
+    #[inline]
+    pub(crate) fn reserve(&mut self, needed: usize) -> bool {
+        if needed <= self.cap {
+            return false;
+        }
+        self.grow_or_abort(needed.max(self.cap.saturating_mul(2)));
+        true
+    }
+
+    /// Makes the array at least `needed` words long, exactly; returns
+    /// whether it moved, as [`reserve`](Self::reserve).
+    pub(crate) fn reserve_exact(&mut self, needed: usize) -> bool {
+        if needed <= self.cap {
+            return false;
+        }
+        self.grow_or_abort(needed);
+        true
+    }
+
+    /// [`try_grow_to`](Self::try_grow_to), handling a failure as
+    /// `Vec::reserve` does.
+    #[cold]
+    fn grow_or_abort(&mut self, cap: usize) {
+        if let Err(layout) = self.try_grow_to(cap) {
+            match layout {
+                Some(layout) => alloc::alloc::handle_alloc_error(layout),
+                None => panic!("{cap} state words do not fit the address space"),
+            }
         }
     }
 
-    /// The storage's first state word and first payload, each moved back
-    /// by `start` elements, wrapping. The results are not themselves in the
-    /// allocations; they keep the allocations' provenance, so the pointers
-    /// made from them for flat indices `start..start + len` are.
-    #[inline]
-    fn flat(self, start: usize) -> FlatBases<T> {
-        FlatBases {
-            states: self.states.as_ptr().wrapping_sub(start),
-            payloads: self.payloads.as_ptr().wrapping_sub(start),
+    /// Makes the array at least `needed` words long, exactly, or fails
+    /// (leaving it as it was) if the allocator cannot. On success, returns
+    /// whether it moved, as [`reserve`](Self::reserve).
+    pub(crate) fn try_reserve_exact(&mut self, needed: usize) -> Result<bool, CapacityError> {
+        if needed <= self.cap {
+            return Ok(false);
+        }
+        self.try_grow_to(needed)
+            .map(|()| true)
+            .map_err(|_| CapacityError::alloc())
+    }
+
+    /// Moves the words to an array of `cap` words, more than before,
+    /// keeping their contents, or fails with the layout the allocator
+    /// refused (`None` if `cap` words do not fit the address space). Grown
+    /// in place where the allocator can (copying the words and faulting in
+    /// a fresh array at every doubling made a growing pool's inserts take
+    /// half again as long at 100k).
+    #[cold]
+    fn try_grow_to(&mut self, cap: usize) -> Result<(), Option<Layout>> {
+        debug_assert!(cap > self.cap);
+        let new = Layout::array::<u32>(cap).map_err(|_| None)?;
+        let grown = if self.cap == 0 {
+            // SAFETY: `new` is not zero-sized (`cap > 0`).
+            unsafe { alloc::alloc::alloc(new) }
+        } else {
+            // The array was allocated with this layout (invariant on
+            // `first`), and `Layout::array` checked that `new` fits `isize`.
+            // SAFETY: so it may be reallocated, to a size that is not zero.
+            unsafe {
+                let old = Layout::array::<u32>(self.cap).unwrap_unchecked();
+                alloc::alloc::realloc(self.first.as_ptr().cast::<u8>(), old, new.size())
+            }
+        };
+        self.first = NonNull::new(grown.cast::<u32>()).ok_or(Some(new))?;
+        self.cap = cap;
+        Ok(())
+    }
+
+    /// Heap bytes.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.cap * mem::size_of::<u32>()
+    }
+}
+
+impl Drop for StateWords {
+    fn drop(&mut self) {
+        if self.cap != 0 {
+            // SAFETY: the array was allocated with this layout (invariant on
+            // `first`), and is freed once, here.
+            unsafe {
+                let layout = Layout::array::<u32>(self.cap).unwrap_unchecked();
+                alloc::alloc::dealloc(self.first.as_ptr().cast::<u8>(), layout);
+            }
         }
     }
 }

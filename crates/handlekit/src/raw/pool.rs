@@ -20,7 +20,6 @@ use core::marker::PhantomData;
 use super::block::block_shift_for;
 use super::flat::{FlatIter, FlatIterMut, FlatSlots};
 use super::keyed::TakeSlots;
-use super::layout::Split;
 use super::slot::{Payload, Slot, NO_SLOT};
 use super::storage::PoolBlocks;
 use super::table::RawTable;
@@ -67,7 +66,7 @@ pub struct RawPool<T, K = crate::PoolKey> {
 /// that carving a block (one allocation) costs little per insert; small
 /// enough that a pool of a few values does not hold much more.
 pub(crate) const fn default_shift<T>() -> u32 {
-    block_shift_for::<T, Split<T>>(64 * 1024, 64, 16384)
+    block_shift_for::<T>(64 * 1024, 64, 16384)
 }
 
 impl<T, K: Key> RawPool<T, K> {

@@ -192,8 +192,9 @@ impl<T> Slot<T> {
 
     /// The value of the slot whose state word is at `state` and payload at
     /// `payload`, if the word is `matched_generation(generation)`: the one
-    /// compare of every lookup by key (`Block`'s, the pool's and the
-    /// hive's `KeyBases`). A miss is marked rare, so that the compiler
+    /// compare of the pool's lookup by key (the hive's, in `hive.rs`, is
+    /// written out, to reach its payload by an in-bounds offset from its
+    /// chunk's). A miss is marked rare, so that the compiler
     /// branches rather than making the value's address wait for the
     /// compare (a conditional move), which would hold back the next load;
     /// and the value's pointer is said not null, so an `Option<&T>` made
