@@ -196,7 +196,7 @@
 //! payload in a block that never moves; plus an 8-byte directory entry per
 //! block.
 //! A [`Hive`] keeps the state words of all its blocks in one array (grown
-//! by doubling, as a [`Pool`]'s) and each block's payloads in an
+//! a block at a time) and each block's payloads in an
 //! allocation of their own, so a slot costs `4 + max(size_of::<T>(), 4)`
 //! bytes with no padding between the two (12 bytes for `u64`) and a bit
 //! (its vacancy bit), plus a 64-byte header per block, 12 bytes per chunk

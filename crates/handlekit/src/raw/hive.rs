@@ -436,17 +436,14 @@ impl<T, K> RawHive<T, K> {
             .min(base + self.range_of(b, base))
     }
 
-    /// Makes the state array at least `end` words long (doubling it), or
-    /// fails having changed nothing.
+    /// Makes the state array at least `end` words long, exactly, or fails
+    /// having changed nothing. Not doubled: a block is thousands of slots,
+    /// so growing by one block at a time reallocates rarely (and a large
+    /// array is grown in place or remapped, not copied, where the allocator
+    /// can), where doubling left up to half the array unused (16.1 bytes
+    /// per `u64` value at 1M instead of 12.2).
     fn reserve_states(&mut self, end: usize) -> Result<(), CapacityError> {
-        let cap = self.states.capacity();
-        if end <= cap {
-            return Ok(());
-        }
-        if self
-            .states
-            .try_reserve_exact(end.max(cap.saturating_mul(2)))?
-        {
+        if self.states.try_reserve_exact(end)? {
             self.give_blocks_states();
         }
         Ok(())

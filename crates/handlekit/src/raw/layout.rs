@@ -157,8 +157,9 @@ pub(crate) fn allocate_uninit<E>(len: usize) -> NonNull<E> {
 /// One array of state words over the flat indices `0..capacity()`, the
 /// state array of `Pool` (`flat.rs`) and of `Hive` (`hive.rs`): a lookup
 /// by key finds a slot's state word at `as_ptr() + index`, with no
-/// directory load before the generation check. It grows by doubling, in
-/// place where the allocator can, and owns only memory: which words are
+/// directory load before the generation check. It grows by `realloc`
+/// (doubling, or exactly, as its owner asks), in place where the allocator
+/// can, and owns only memory: which words are
 /// initialized is its owner's invariant, and so is refreshing every
 /// pointer into it after it moved.
 pub(crate) struct StateWords {
