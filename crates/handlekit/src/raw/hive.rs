@@ -342,10 +342,11 @@ impl<T, K> RawHive<T, K> {
         if first.is_null() {
             return None;
         }
-        // The chunk's block is allocated (its entry is not null), and the
-        // state words of its range are initialized (invariant on
-        // `states`) and written only under `&mut` to the hive, which the
-        // caller's borrow keeps away.
+        // The chunk's first index is a slot of its block (its entry is not
+        // null), so the chunk lies below the block's `fill_end`, whose
+        // words are in the array and initialized (invariant on `states`),
+        // and written only under `&mut` to the hive, which the caller's
+        // borrow keeps away.
         // SAFETY: so this reads an initialized word.
         let state = unsafe { *self.states.as_ptr().add(index) };
         if state != Slot::<T>::matched_generation(generation) {
@@ -432,7 +433,8 @@ impl<T, K> RawHive<T, K> {
     /// first index is a slot), within the range.
     fn fill_end(&self, b: usize, base: usize, len: usize) -> usize {
         (base + len)
-            .next_multiple_of(1 << self.chunk_shift)
+            .checked_next_multiple_of(1 << self.chunk_shift)
+            .unwrap_or(usize::MAX)
             .min(base + self.range_of(b, base))
     }
 
