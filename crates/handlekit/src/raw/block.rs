@@ -55,12 +55,11 @@
 //! The slots are reached only through the raw pointers the allocations
 //! were made from, and references are made to the parts of one slot at a
 //! time, never to a whole array (but for the hive's fill of a range's
-//! state words before a block is made over it). A pointer handed out by the hive's
-//! `get_ptr` (made from a copy of the block's storage pointers) carries
-//! that same provenance, so no later access to
-//! *another* slot of the block (which would retag a `&mut [Slot<T>]`
-//! covering the whole block, were the block a `Box<[Slot<T>]>`) can
-//! invalidate it. This is what makes `get_ptr`'s promise hold under Stacked
+//! state words before a block is made over it). A pointer handed out by
+//! the hive's `get_ptr` (made from a copy of a chunk's first payload)
+//! carries that same provenance, so no later access to *another* slot of
+//! the block (which would retag a `&mut [Slot<T>]` covering the whole
+//! block, were the block a `Box<[Slot<T>]>`) can invalidate it. This is what makes `get_ptr`'s promise hold under Stacked
 //! Borrows and Tree Borrows, which Miri checks.
 
 use alloc::boxed::Box;

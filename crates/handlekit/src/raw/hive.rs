@@ -7,14 +7,14 @@
 //! The blocks' ranges of flat indices lie end to end: block `b` owns
 //! `range_of(b)` indices from the end of block `b - 1`'s, as many as the
 //! slots it is made with, `min(1 << (min_shift + b), 1 << shift)` (cut to
-//! the key's index space), but at least a chunk, whatever it holds (a block
-//! made by deserialization may use fewer; a freed range keeps its
+//! the key's index space), but at least a chunk, whatever it holds (a
+//! block made by deserialization may use fewer; a freed range keeps its
 //! indices). So the first blocks are small, the later ones all have the
-//! cap, and every range starts at a multiple of `1 << chunk_shift`
-//! (`min_shift`, or 6 if that is more, at most `shift`): the index space is cut into *chunks* of that many
-//! indices, each in one block's range, and a flat index finds its block's
-//! number and its payload base in two small directories indexed by `index
-//! >> chunk_shift`.
+//! cap, and every range starts at a multiple of `1 << chunk_shift` (see
+//! `chunk_shift`: the first block's size, within 64..=2^16): the index
+//! space is cut into *chunks* of that many indices, each in one block's
+//! range, and a flat index finds its block's number and its payload in
+//! two small directories indexed by `index >> chunk_shift`.
 //!
 //! # One state array
 //!
@@ -22,7 +22,7 @@
 //! index space (`StateWords`, as `Pool` keeps them), and each block's
 //! payloads in an allocation of its own that never moves. A lookup by key
 //! (`get`, `get_mut`, `contains`) checks the index against the end of the
-//! index space, reads the chunk's payload base (null for a freed range,
+//! index space, reads the chunk's first payload (null for a freed range,
 //! whose words it then never reads) and the state word side by side, and
 //! reads the payload if the generation matches: the loads of `Pool`'s
 //! lookup, one fewer than with a state array per block, and two fewer than

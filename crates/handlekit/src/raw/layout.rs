@@ -31,9 +31,9 @@ pub(crate) const fn slot_bytes<T>() -> usize {
     mem::size_of::<u32>() + mem::size_of::<Payload<T>>()
 }
 
-/// A run of slots addressed by flat index: the
-/// state word of flat index `index` is at `states.wrapping_add(index)` and
-/// its payload at `payloads.wrapping_add(index)`. The pointers themselves
+/// A run of slots addressed by flat index: the state word of flat index
+/// `index` is at `states.wrapping_add(index)` and its payload at
+/// `payloads.wrapping_add(index)`. The pointers themselves
 /// may lie outside the storage (they are moved back by the run's first
 /// flat index); they keep its provenance, so those of the run's indices
 /// are valid. Two words, not three: an iterator keeps one of these per end
