@@ -200,20 +200,12 @@ impl<T> Block<T> {
         let words = alloc::vec![0u64; vacancy_words(base, len)].into_boxed_slice();
         let words = Box::into_raw(words).cast::<u64>();
         let payloads = allocate_uninit::<Payload<T>>(len).as_ptr();
-        Block {
-            ptrs: FlatBases::new(states, payloads.wrapping_sub(base)),
-            end: base as u32,
-            free_head: NO_SLOT,
-            vacancy: words.wrapping_sub(base / WORD_BITS),
-            vacant: 0,
-            limit: limit as u32,
-            base: base as u32,
-            floor,
-            retired: 0,
-            prev: NOT_LISTED,
-            next: NO_BLOCK,
-            _owns: PhantomData,
-        }
+        // A freed range given its storage: every other field starts as one.
+        let mut block = Block::freed(base, floor);
+        block.ptrs = FlatBases::new(states, payloads.wrapping_sub(base));
+        block.vacancy = words.wrapping_sub(base / WORD_BITS);
+        block.limit = limit as u32;
+        block
     }
 
     /// A freed range at flat index `base`, which keeps only its floor: the
@@ -1010,9 +1002,10 @@ impl<T: Clone> Block<T> {
         if self.len() == 0 {
             return Block::freed(self.base(), self.floor);
         }
-        // SAFETY: the caller's guarantee, but for the words of this block's
-        // used slots, which `new` wants `VACANT`: `push_slot` writes each
-        // of them below before anything reads it.
+        // The caller's guarantee holds but for the words of this block's
+        // used slots, which `new` wants `VACANT`: `push_slot` writes each of
+        // them below before anything reads it.
+        // SAFETY: so `new`'s conditions hold for every word read.
         let mut copy = unsafe { Block::new(self.base(), self.len(), self.floor, states) };
         for from in self.used_slots() {
             let (state, payload) = from.cloned_parts();

@@ -179,7 +179,9 @@ impl<T> FlatSlots<T> {
     /// its state words; the directory must have room for its entry.
     fn push_block(&mut self, len: usize) {
         debug_assert!(self.blocks.len() < self.blocks.capacity());
-        self.reserve_states(self.slots + len);
+        // Doubling, so that adding blocks one by one copies each word O(1)
+        // times.
+        self.states.reserve(self.slots + len);
         let start = self.blocks.len() << self.shift;
         let payloads = allocate_uninit::<Payload<T>>(len);
         self.blocks.push(payloads.as_ptr().wrapping_sub(start));
@@ -195,11 +197,6 @@ impl<T> FlatSlots<T> {
             .try_reserve_exact(blocks.saturating_sub(self.blocks.len()))?;
         self.states.reserve_exact(slots);
         Ok(())
-    }
-
-    /// Makes the state array at least `needed` words long, doubling it.
-    fn reserve_states(&mut self, needed: usize) {
-        self.states.reserve(needed);
     }
 
     /// Allocates a block of `len` never-used slots after the others, as
@@ -596,7 +593,7 @@ impl<T: Clone> Clone for FlatSlots<T> {
     fn clone(&self) -> Self {
         let mut copy = FlatSlots::new(self.shift);
         copy.blocks.reserve_exact(self.blocks.len());
-        copy.reserve_states(self.slots);
+        copy.states.reserve_exact(self.slots);
         for b in 0..self.blocks.len() {
             copy.push_block(self.block_len(b));
         }

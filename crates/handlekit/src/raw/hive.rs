@@ -297,11 +297,12 @@ impl<T, K> RawHive<T, K> {
     /// the directories stay small), cut to the index space; the fixed
     /// capacity for a fixed hive's one block.
     fn range_of(&self, b: usize, base: usize) -> usize {
-        if let Some(capacity) = self.fixed {
-            return capacity;
+        let slots = self.slots_of(b, base);
+        if self.fixed.is_some() {
+            return slots;
         }
-        let shift = (self.min_shift as usize + b).min(self.shift as usize);
-        (1usize << shift.max(self.chunk_shift as usize))
+        slots
+            .max(1 << self.chunk_shift)
             .min(self.limits.max_slots.saturating_sub(base))
     }
 
