@@ -392,6 +392,18 @@ impl Report {
                 |_| Bound::AtMost(1.5),
             ));
         }
+        // The nearest goal a hive's removal can meet while it keeps a free
+        // list per block (seed 001's nested free lists): prototypes with one
+        // free list for the whole hive reached 1.2-1.7x, with the block
+        // lists 2.1-2.4x (README, "`Hive`'s removals"). Removal-heavy users
+        // are steered to Pool, whose removal has the goal "≤ IdTable".
+        rules.push(Rule::new(
+            "remove: Hive ≤ 2.5× IdTable (proposed; figure: Hive ÷ IdTable<Id>)".into(),
+            &["remove"],
+            "Hive",
+            Against::Container(SUBJECTS[0]),
+            |_| Bound::AtMost(2.5),
+        ));
         // Issue 22: the core tables at or ahead of the fastest generational
         // peer on every common operation.
         for workload in ["insert", "reinsert", "remove", "churn", "get", "get_stale"] {
