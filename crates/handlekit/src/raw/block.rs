@@ -486,14 +486,17 @@ impl<T> Block<T> {
     }
 
     /// Puts `make(index, generation)` into the next spot (see
-    /// [`next_spot`](Self::next_spot)) and returns that spot. `make` runs
-    /// before anything changes, so if it panics the block is as it was.
+    /// [`next_spot`](Self::next_spot)) and returns that spot, and whether
+    /// the block still [has room](Self::has_room) after it (decided from
+    /// the values the insertion read, which `has_room` would read again
+    /// past the writes). `make` runs before anything changes, so if it
+    /// panics the block is as it was.
     ///
     /// # Panics
     ///
     /// If the block has no room.
     #[inline(always)]
-    pub(crate) fn insert_with(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32) {
+    pub(crate) fn insert_with(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32, bool) {
         let head = self.free_head;
         if head != NO_SLOT {
             let index = head as usize;
@@ -517,10 +520,11 @@ impl<T> Block<T> {
             self.free_head = next;
             self.vacant -= 1;
             self.clear_vacant_bit(index);
-            (index, generation)
+            (index, generation, next != NO_SLOT || self.end < self.limit)
         } else {
             let index = self.end as usize;
-            assert!(index < self.limit as usize, "insert into a full block");
+            let limit = self.limit as usize;
+            assert!(index < limit, "insert into a full block");
             let generation = self.floor + 1;
             let value = make(index, generation);
             // `base <= end < limit`: a slot of the storage, never used, so
@@ -533,7 +537,9 @@ impl<T> Block<T> {
                     .write(Slot::<T>::occupied_state(generation));
             }
             self.end = index as u32 + 1;
-            (index, generation)
+            // The free list is empty on this path, so room is what is
+            // left of the never-used slots.
+            (index, generation, index + 1 < limit)
         }
     }
 

@@ -970,12 +970,13 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
         let Some(block) = self.blocks.get_mut(b) else {
             unreachable!("available block {b} past the table")
         };
-        let spot = block.insert_with(make);
+        let (index, generation, has_room) = block.insert_with(make);
+        debug_assert_eq!(has_room, block.has_room());
         self.len += 1;
-        if !block.has_room() {
+        if !has_room {
             self.unlist(b);
         }
-        Ok(spot)
+        Ok((index, generation))
     }
 
     /// The `(index, generation)` the next insertion gets, or the error it
