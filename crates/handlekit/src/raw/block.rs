@@ -173,6 +173,15 @@ fn vacancy_words(base: usize, len: usize) -> usize {
     (base % WORD_BITS + len).div_ceil(WORD_BITS)
 }
 
+/// Whether a block whose free list starts at `free_head` and whose
+/// never-used slots start at `end` (below `limit`) can take an insertion:
+/// the rule of [`Block::has_room`], also applied by [`Block::insert_with`]
+/// to the values it holds in registers after its writes.
+#[inline(always)]
+fn room(free_head: u32, end: u32, limit: u32) -> bool {
+    free_head != NO_SLOT || end < limit
+}
+
 impl<T> Block<T> {
     /// A block of `len` never-used slots over the flat indices from
     /// `base`, whose first occupants get generation `floor + 1`: its
@@ -290,7 +299,7 @@ impl<T> Block<T> {
     /// never-used one.
     #[inline(always)]
     pub(crate) fn has_room(&self) -> bool {
-        self.free_head != NO_SLOT || self.end < self.limit
+        room(self.free_head, self.end, self.limit)
     }
 
     /// Number of occupied slots.
@@ -520,7 +529,7 @@ impl<T> Block<T> {
             self.free_head = next;
             self.vacant -= 1;
             self.clear_vacant_bit(index);
-            (index, generation, next != NO_SLOT || self.end < self.limit)
+            (index, generation, room(next, self.end, self.limit))
         } else {
             let index = self.end as usize;
             let limit = self.limit as usize;
@@ -537,9 +546,11 @@ impl<T> Block<T> {
                     .write(Slot::<T>::occupied_state(generation));
             }
             self.end = index as u32 + 1;
-            // The free list is empty on this path, so room is what is
-            // left of the never-used slots.
-            (index, generation, index + 1 < limit)
+            (
+                index,
+                generation,
+                room(NO_SLOT, index as u32 + 1, limit as u32),
+            )
         }
     }
 
