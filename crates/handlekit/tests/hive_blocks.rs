@@ -113,6 +113,56 @@ mod hive {
         hive.check_invariants();
     }
 
+    /// A block that gives up its last value refills in slot order, not in
+    /// the order of removal, each slot one generation on from its own last
+    /// (no slot's generation jumps); a removal while it refills is reused
+    /// first, and `try_insert_with_key` names the very slot it fills.
+    #[test]
+    fn an_emptied_block_refills_in_slot_order() {
+        let mut hive: Hive<u32> = Hive::with_block_sizes(8, 8);
+        let mut keys: Vec<Id> = (0..8).map(|n| hive.insert(n)).collect();
+        let ptrs: Vec<_> = keys.iter().map(|&k| hive.get_ptr(k).unwrap()).collect();
+        // Slot 5 goes through one more occupant, so generations differ.
+        hive.remove(keys[5]);
+        keys[5] = hive.insert(5);
+        assert_eq!(keys[5].generation(), 2);
+        for &n in &[3, 7, 0, 5, 1, 6, 2, 4] {
+            assert_eq!(hive.remove(keys[n]), Some(n as u32));
+            hive.check_invariants();
+        }
+        let mut again = Vec::new();
+        for n in 0..3 {
+            let key = hive.insert(100 + n as u32);
+            hive.check_invariants();
+            assert_eq!(hive.get_ptr(key), Some(ptrs[n]), "refill {n} out of order");
+            assert_eq!(key.generation(), keys[n].generation() + 1);
+            again.push(key);
+        }
+        // Freed during the refill: reused first, then the refill goes on.
+        hive.remove(again[1]);
+        hive.check_invariants();
+        let reused = hive.insert(200);
+        assert_eq!(hive.get_ptr(reused), Some(ptrs[1]));
+        assert_eq!(reused.generation(), again[1].generation() + 1);
+        let named = hive
+            .try_insert_with_key(|key| Ok::<_, ()>(key.index() as u32))
+            .unwrap();
+        assert_eq!(hive.get_ptr(named), Some(ptrs[3]));
+        assert_eq!(hive[named], named.index() as u32);
+        let rest: Vec<Id> = (4..8).map(|n| hive.insert(n)).collect();
+        hive.check_invariants();
+        for (key, n) in rest.iter().zip(4..8) {
+            assert_eq!(hive.get_ptr(*key), Some(ptrs[n]));
+            assert_eq!(key.generation(), keys[n].generation() + 1);
+        }
+        assert_eq!(hive.len(), 8);
+        assert_eq!(hive.block_count(), 1, "the refill made no block");
+        for &key in &keys {
+            assert_eq!(hive.get(key), None, "stale key {key:?} resolves");
+        }
+        assert_eq!(hive.get(again[1]), None);
+    }
+
     /// A fixed hive makes its one block up front and never another: a full
     /// hive refuses inserts and reservations, emptying it, `clear` and
     /// `shrink_to_fit` keep the block (and so the addresses of its slots),
@@ -132,10 +182,11 @@ mod hive {
         }
         hive.shrink_to_fit();
         assert_eq!((hive.block_count(), hive.capacity()), (1, 5));
-        // The slots are reused where they were: last freed, first reused.
+        // The slots are reused where they were; the block emptied, so from
+        // its first slot on, in slot order.
         let again = hive.insert(7);
-        assert_eq!(hive.get_ptr(again), Some(ptrs[4]));
-        assert_eq!(hive.get(keys[4]), None);
+        assert_eq!(hive.get_ptr(again), Some(ptrs[0]));
+        assert_eq!(hive.get(keys[0]), None);
         hive.clear();
         assert_eq!((hive.block_count(), hive.capacity()), (1, 5));
         let copy = hive.clone();

@@ -71,11 +71,17 @@ use crate::{SlotTable, StableTable};
 ///
 /// # Emptied blocks
 ///
-/// When a removal empties a block, the block stays, with its slots and its
-/// free list, for later insertions, as `plf::hive` keeps its reserved
-/// blocks: a hive that empties and fills again, or hovers around a block
-/// boundary, neither frees nor allocates, and its values land in the same
-/// slots. [`clear`](Hive::clear) keeps the blocks too.
+/// When a removal empties a block, the block stays, with its slots, for
+/// later insertions, as `plf::hive` keeps its reserved blocks: a hive that
+/// empties and fills again, or hovers around a block boundary, neither
+/// frees nor allocates, and its values land in the same slots.
+/// [`clear`](Hive::clear) keeps the blocks too. An emptied block refills
+/// from its first slot on, in slot order, each slot one generation on
+/// from its own last, not in the order its values were removed: following
+/// its free list would have been a chain of cache misses over a large
+/// block (an emptied hive of 1M 64-byte values took about 95 ns an
+/// insertion to refill that way, and takes 4 to 5 now, about an
+/// [`IdTable`](crate::IdTable)'s time).
 /// [`shrink_to_fit`](Hive::shrink_to_fit) frees every empty block. (A
 /// block whose every slot retired is freed as soon as it empties: it can
 /// never take a value again.)
@@ -225,7 +231,8 @@ use crate::{SlotTable, StableTable};
 /// `Hive` has [`IdTable`](crate::IdTable)'s methods under the same names,
 /// plus [`get_ptr`](Hive::get_ptr) and the block controls, with one
 /// exception: there is no reuse policy ([`Reuse`](crate::Reuse)). Each
-/// block reuses its own vacant slots last-freed first, and an insertion goes
+/// block reuses its own vacant slots last-freed first (an emptied block
+/// from its first slot on, see "Emptied blocks"), and an insertion goes
 /// to the block that most recently got room (a block that was full gets
 /// room back with its first removal), so the order in which a hive hands
 /// slots back follows its blocks, not a policy; what keeps a stale key from

@@ -10,7 +10,7 @@ use core::ptr::NonNull;
 use super::buf::{BufLayout, SplitLayout, StateView};
 pub(crate) use super::keyed::KeyLimits;
 use super::keyed::{table_key, TakeSlots};
-use super::slot::{Slot, NO_SLOT, VACANT};
+use super::slot::{Slot, NO_SLOT, SWEEP, VACANT};
 use super::store::{Exclusive, RawIter, RawIterMut, SlotStore};
 use super::table::RawTable;
 use crate::{CapacityError, Key, Reuse};
@@ -19,10 +19,6 @@ use crate::{CapacityError, Key, Reuse};
 /// `restore_free_order`).
 #[cfg(feature = "serde")]
 mod free_order;
-
-/// The end of a free list after which the slots from `SlotArena::sweep`
-/// on are free too (the refill of an emptied table).
-pub(crate) const SWEEP: u32 = u32::MAX - 1;
 
 /// `SlotArena::sweep` while no list ends in `SWEEP`.
 const NO_SWEEP: usize = usize::MAX;
@@ -179,22 +175,10 @@ impl<T, K: Key, L: BufLayout> SlotArena<T, K, L> {
             pop_below: SWEEP,
             lifo_below: limits.max_generation,
             fixed_capacity: None,
-            append_limit: Self::capped(limits).max_slots,
+            append_limit: limits.below_list_ends().max_slots,
             append_end: 0,
-            limits: Self::capped(limits),
+            limits: limits.below_list_ends(),
             _key: PhantomData,
-        }
-    }
-
-    /// `limits` with at most `SWEEP` slots, so that no index is a list end.
-    const fn capped(limits: KeyLimits) -> KeyLimits {
-        KeyLimits {
-            max_slots: if limits.max_slots > SWEEP as usize {
-                SWEEP as usize
-            } else {
-                limits.max_slots
-            },
-            max_generation: limits.max_generation,
         }
     }
 

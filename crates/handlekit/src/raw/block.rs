@@ -48,7 +48,24 @@
 //! are `VACANT`, written by the hive before the block is made (4 bytes a
 //! slot), so that a lookup by key may read the state word of any index of
 //! the block's range and needs no compare with the moving `end`. An append
-//! fills slot `end` and moves `end` on: no bit, no count.
+//! fills slot `end`, moves `end` on and counts the value: no bit.
+//!
+//! # Refilling an emptied block
+//!
+//! A block's free list takes its slots last-freed first, so after a run of
+//! removals in random order it leads through the block at random, each
+//! step reading the link of the slot before: over a block larger than the
+//! caches, a chain of dependent misses (an emptied hive of 1M 64-byte
+//! values refilled at about 95 ns an insertion). So when an insertion
+//! finds a block with no value left and no retired slot, it first turns
+//! the list into a *sweep*: the list ends in `SWEEP` at once, and the
+//! insertions take the used slots from `base` on, in slot order, each one
+//! generation on from its own last (every used slot is vacant and was
+//! listed, so the sweep takes the same slots the list held). Slots freed
+//! during the sweep go on the list before it, as with `IdTable`'s refill of
+//! an emptied table (`SlotArena::sweep`). Starting the sweep is two
+//! writes; checking for it costs a listed insertion one compare of the
+//! live count, and an append or a removal nothing.
 //!
 //! # Why raw pointers
 //!
@@ -70,7 +87,7 @@ use core::ptr;
 use super::bitset::WORD_BITS;
 use super::cursor::{fold_run, fold_word, Bits, Cursor, Piece, Run, RunPos, SlotFold, Walk};
 use super::layout::{allocate_uninit, free_uninit, slot_bytes, FlatBases};
-use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, VACANT};
+use super::slot::{Payload, Slot, SlotMut, SlotRef, NO_SLOT, SWEEP, VACANT};
 
 /// The end of the hive's list of blocks with room (`Block::next`, and
 /// `Block::prev` of its first block).
@@ -116,11 +133,13 @@ pub struct Block<T> {
     /// <= limit`; the slots `end..limit` have never held a value: their
     /// state words are `VACANT`, their payloads uninitialized.
     end: u32,
-    /// The first slot (flat index) of the block's free list, or `NO_SLOT`.
-    /// Invariant: the list, linked through `next_free`, holds exactly the
-    /// vacant used slots whose generation is below the hive's
-    /// `max_generation`, each once. Insertion trusts this: it reads the
-    /// head's state word and link unchecked.
+    /// The first slot (flat index) of the block's free list, `NO_SLOT`
+    /// or `SWEEP`. Invariant: the list, linked through `next_free` and
+    /// ending in `NO_SLOT` or `SWEEP`, then (if it ends in `SWEEP`) the
+    /// slots `sweep..end`, hold exactly the vacant used slots whose
+    /// generation is below the hive's `max_generation`, each once.
+    /// Insertion trusts this: it reads the head's state word and link, or
+    /// the sweep's state word, unchecked.
     free_head: u32,
     /// Vacancy bits, by flat index: bit `index % 64` of the word at
     /// `vacancy.wrapping_add(index / 64)` stands for flat index `index`.
@@ -129,11 +148,17 @@ pub struct Block<T> {
     /// slot (`base..end`), the bit is set iff the slot is vacant; every
     /// other bit is clear.
     vacancy: *mut u64,
-    /// The number of vacant used slots: set bits, on the free list or
-    /// retired. `live() == end - base - vacant`.
-    vacant: u32,
-    /// Past the last slot, as a flat index. Invariant: `limit <= u32::MAX`,
-    /// so no slot's index is `NO_SLOT`.
+    /// The number of occupied slots (used slots whose vacancy bit is
+    /// clear). Kept rather than the vacant count so that a block with no
+    /// value left is found with one compare (see `restart_if_emptied`).
+    live: u32,
+    /// Where the sweep of an emptied block goes on, as a flat index (see
+    /// "Refilling an emptied block" above): while the free list ends in
+    /// `SWEEP`, `base <= sweep < end`, and the slots `sweep..end` follow
+    /// the list; otherwise unused.
+    sweep: u32,
+    /// Past the last slot, as a flat index. Invariant: `limit <= SWEEP`,
+    /// so no slot's index is a list end (`SWEEP` or `NO_SLOT`).
     limit: u32,
     /// The flat index of the first slot.
     base: u32,
@@ -199,13 +224,13 @@ impl<T> Block<T> {
     ///
     /// # Panics
     ///
-    /// If `len` is 0 or `base + len` is above `u32::MAX`.
+    /// If `len` is 0 or `base + len` is above `SWEEP` (`u32::MAX - 1`).
     pub(crate) unsafe fn new(base: usize, len: usize, floor: u32, states: *mut u32) -> Self {
         assert!(len > 0, "a block of no slots");
         let limit = base
             .checked_add(len)
-            .filter(|&limit| limit <= u32::MAX as usize)
-            .unwrap_or_else(|| panic!("block of {len} slots from {base} past u32::MAX"));
+            .filter(|&limit| limit <= SWEEP as usize)
+            .unwrap_or_else(|| panic!("block of {len} slots from {base} past index {SWEEP}"));
         let words = alloc::vec![0u64; vacancy_words(base, len)].into_boxed_slice();
         let words = Box::into_raw(words).cast::<u64>();
         let payloads = allocate_uninit::<Payload<T>>(len).as_ptr();
@@ -224,8 +249,9 @@ impl<T> Block<T> {
             ptrs: FlatBases::NONE,
             end: base as u32,
             free_head: NO_SLOT,
+            sweep: base as u32,
             vacancy: ptr::null_mut(),
-            vacant: 0,
+            live: 0,
             limit: base as u32,
             base: base as u32,
             floor,
@@ -305,7 +331,7 @@ impl<T> Block<T> {
     /// Number of occupied slots.
     #[inline]
     pub(crate) fn live(&self) -> usize {
-        (self.end - self.base - self.vacant) as usize
+        self.live as usize
     }
 
     /// The generation the block's slots start above.
@@ -482,16 +508,37 @@ impl<T> Block<T> {
         unsafe { &mut *Payload::value_ptr(self.ptrs.payload_ptr(index)) }
     }
 
-    /// The `(index, generation)` the next insertion gets: the head of the
-    /// free list, else the first never-used slot. The block must have room.
-    #[inline]
-    pub(crate) fn next_spot(&self) -> (usize, u32) {
-        if self.free_head == NO_SLOT {
-            (self.end as usize, self.floor + 1)
-        } else {
-            let index = self.free_head as usize;
-            (index, self.slot_at(index).generation() + 1)
+    /// If the block has no value left and would refill through the links
+    /// of its free list, and no slot retired (which a sweep would have to
+    /// skip), turns the list into a sweep from `base` (see "Refilling an
+    /// emptied block" above) and returns `true`. Every used slot is then
+    /// vacant and listed, so the sweep takes the same slots; the links are
+    /// dropped, not rewritten. Called on the way to a listed slot only: an
+    /// append and a removal do not reach it.
+    #[inline(always)]
+    fn restart_if_emptied(&mut self) -> bool {
+        let restart = self.free_head < SWEEP && self.live == 0 && self.retired == 0;
+        if restart {
+            // The list holds a slot, so one is used: `base < end`.
+            self.free_head = SWEEP;
+            self.sweep = self.base;
         }
+        restart
+    }
+
+    /// The `(index, generation)` the next insertion gets: the head of the
+    /// free list, else the sweep's next slot, else the first never-used
+    /// slot (after starting an emptied block over, as the insertion
+    /// would). The block must have room.
+    #[inline]
+    pub(crate) fn next_spot(&mut self) -> (usize, u32) {
+        self.restart_if_emptied();
+        let index = match self.free_head {
+            NO_SLOT => return (self.end as usize, self.floor + 1),
+            SWEEP => self.sweep as usize,
+            head => head as usize,
+        };
+        (index, self.slot_at(index).generation() + 1)
     }
 
     /// Puts `make(index, generation)` into the next spot (see
@@ -506,8 +553,29 @@ impl<T> Block<T> {
     /// If the block has no room.
     #[inline(always)]
     pub(crate) fn insert_with(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32, bool) {
-        let head = self.free_head;
-        if head != NO_SLOT {
+        // An append first: the common way while a hive grows.
+        match self.free_head {
+            NO_SLOT => self.append_with(make),
+            SWEEP => {
+                // Laid out after the other two ways: a sweep runs once a
+                // block's worth of insertions after a block emptied.
+                super::cold_path();
+                self.sweep_with(make)
+            }
+            head => {
+                if self.restart_if_emptied() {
+                    return self.sweep_with(make);
+                }
+                self.unlink_with(head, make)
+            }
+        }
+    }
+
+    /// [`insert_with`](Self::insert_with) into the free list's head,
+    /// `head` (a slot, not a list end).
+    #[inline(always)]
+    fn unlink_with(&mut self, head: u32, make: impl FnOnce(usize, u32) -> T) -> (usize, u32, bool) {
+        {
             let index = head as usize;
             debug_assert!(self.slot_at(index).generation() >= self.floor);
             let (state, payload) = (self.ptrs.state_ptr(index), self.ptrs.payload_ptr(index));
@@ -527,10 +595,44 @@ impl<T> Block<T> {
                 state.write(Slot::<T>::occupied_state(generation));
             }
             self.free_head = next;
-            self.vacant -= 1;
+            self.live += 1;
             self.clear_vacant_bit(index);
             (index, generation, room(next, self.end, self.limit))
-        } else {
+        }
+    }
+
+    /// [`insert_with`](Self::insert_with) into the sweep's next slot (the
+    /// free list ends in `SWEEP` at its head).
+    #[inline(always)]
+    fn sweep_with(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32, bool) {
+        let (index, end) = (self.sweep as usize, self.end);
+        debug_assert!(self.base() <= index && index < end as usize);
+        let (state, payload) = (self.ptrs.state_ptr(index), self.ptrs.payload_ptr(index));
+        // The slots `sweep..end` are vacant used slots below the last
+        // generation (the invariant on `free_head`): the state word is
+        // `VACANT | last`, and `last + 1` is a generation.
+        // SAFETY: so the word is initialized; nothing else reaches it.
+        let generation = unsafe { (*state & !VACANT) + 1 };
+        let value = make(index, generation);
+        // SAFETY: the slot is vacant (its payload a link, no value to
+        // drop): writing the payload, then the state word, occupies it.
+        unsafe {
+            payload.write(Payload::occupied(value));
+            state.write(Slot::<T>::occupied_state(generation));
+        }
+        let next = index as u32 + 1;
+        self.sweep = next;
+        let head = if next < end { SWEEP } else { NO_SLOT };
+        self.free_head = head;
+        self.live += 1;
+        self.clear_vacant_bit(index);
+        (index, generation, room(head, end, self.limit))
+    }
+
+    /// [`insert_with`](Self::insert_with) into the first never-used slot.
+    #[inline(always)]
+    fn append_with(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32, bool) {
+        {
             let index = self.end as usize;
             let limit = self.limit as usize;
             assert!(index < limit, "insert into a full block");
@@ -546,6 +648,7 @@ impl<T> Block<T> {
                     .write(Slot::<T>::occupied_state(generation));
             }
             self.end = index as u32 + 1;
+            self.live += 1;
             (
                 index,
                 generation,
@@ -583,7 +686,7 @@ impl<T> Block<T> {
         // SAFETY: the slot matched a generation, so it is occupied; `&mut self`
         // makes these the only references into it.
         let value = unsafe { SlotMut::from_parts(&mut *state, &mut *payload).vacate(free_head) };
-        self.vacant += 1;
+        self.live -= 1;
         self.set_vacant_bit(index);
         Some(value)
     }
@@ -647,7 +750,7 @@ impl<T> Block<T> {
             state.write(Slot::<T>::vacant_state(generation));
             value
         };
-        self.vacant += 1;
+        self.live -= 1;
         self.set_vacant_bit(index);
         value
     }
@@ -697,7 +800,7 @@ impl<T> Block<T> {
         } else {
             self.retired += 1;
         }
-        self.vacant += 1;
+        self.live -= 1;
         self.set_vacant_bit(index);
     }
 
@@ -791,7 +894,7 @@ impl<T> Block<T> {
             // Vacated before the drop, so a panicking `Drop` cannot repeat it.
             // SAFETY: its vacancy bit is clear, so the used slot is occupied.
             let value = unsafe { self.slot_mut_at(index).vacate(NO_SLOT) };
-            self.vacant += 1;
+            self.live -= 1;
             self.set_vacant_bit(index);
             drop(value);
         }
@@ -852,8 +955,9 @@ impl<T> Block<T> {
             self.ptrs.payload_ptr(index).write(payload);
         }
         self.end += 1;
-        if state & VACANT != 0 {
-            self.vacant += 1;
+        if state & VACANT == 0 {
+            self.live += 1;
+        } else {
             self.set_vacant_bit(index);
         }
     }
@@ -889,7 +993,7 @@ impl<T> Block<T> {
         let len = self.len();
         if len == 0 {
             assert!(self.vacancy.is_null(), "freed range with vacancy words");
-            assert_eq!((self.free_head, self.vacant, self.retired), (NO_SLOT, 0, 0));
+            assert_eq!((self.free_head, self.live, self.retired), (NO_SLOT, 0, 0));
             return 0;
         }
         let (mut vacant, mut retired, mut listable) = (0, 0, 0);
@@ -937,14 +1041,17 @@ impl<T> Block<T> {
                 "vacancy bit of an unused slot"
             );
         }
-        assert_eq!(vacant, self.vacant as usize, "vacant count");
+        assert_eq!(
+            (self.end - self.base) as usize - vacant,
+            self.live as usize,
+            "live count"
+        );
         assert_eq!(retired, self.retired as usize, "retired count");
-        // The free list: exactly the listable slots, each once.
+        // The free list, then the sweep: exactly the listable slots, each
+        // once.
         let mut seen = alloc::vec![false; len];
-        let mut cursor = self.free_head;
         let mut on_list = 0;
-        while cursor != NO_SLOT {
-            let index = cursor as usize;
+        let mut visit = |index: usize| {
             assert!(
                 (base..self.end as usize).contains(&index),
                 "free list holds slot {index}, not a used one"
@@ -954,7 +1061,18 @@ impl<T> Block<T> {
             let slot = self.slot_at(index);
             assert!(!slot.is_occupied() && slot.generation() < max_generation);
             on_list += 1;
-            cursor = slot.next_free();
+        };
+        let mut cursor = self.free_head;
+        while cursor != NO_SLOT && cursor != SWEEP {
+            visit(cursor as usize);
+            cursor = self.slot_at(cursor as usize).next_free();
+        }
+        if cursor == SWEEP {
+            assert!(
+                base <= self.sweep as usize && self.sweep < self.end,
+                "sweep of the block at {base} past its used slots"
+            );
+            (self.sweep as usize..self.end as usize).for_each(&mut visit);
         }
         assert_eq!(on_list, listable, "free list of the block at {base}");
         listable
@@ -1029,6 +1147,7 @@ impl<T: Clone> Block<T> {
             copy.push_slot(state, payload);
         }
         copy.free_head = self.free_head;
+        copy.sweep = self.sweep;
         copy.retired = self.retired;
         copy.prev = self.prev;
         copy.next = self.next;
@@ -1106,7 +1225,8 @@ impl<T> BlockPart<T> {
     /// must have been opened (see [`block`](Self::block)).
     #[inline(always)]
     fn is_full(&self) -> bool {
-        self.block().vacant == 0
+        let block = self.block();
+        block.live == block.end - block.base
     }
 
     /// Whether nothing is left.

@@ -220,7 +220,8 @@ impl<T, K: Key> RawHive<T, K> {
     ///
     /// If `limits` allow more than `K` does.
     pub(crate) const fn new(limits: KeyLimits, min_shift: u32, shift: u32) -> Self {
-        let limits = KeyLimits::within::<K>(limits);
+        // No slot's index may be a list end of its block (`Block::limit`).
+        let limits = KeyLimits::within::<K>(limits).below_list_ends();
         assert!(shift <= 31, "block size above 2^31 slots");
         assert!(min_shift <= shift, "smallest block above the largest");
         RawHive {

@@ -8,6 +8,7 @@
 use core::marker::PhantomData;
 
 use super::cursor::{Cursor, RunPos, ValueRef, Walk};
+use super::slot::SWEEP;
 use crate::key::max_generation;
 use crate::Key;
 
@@ -39,6 +40,20 @@ impl KeyLimits {
         KeyLimits {
             max_slots,
             max_generation: max_generation(K::GENERATION_BITS),
+        }
+    }
+
+    /// These limits with at most `SWEEP` slots, so that no index is a list
+    /// end (`SWEEP` or `NO_SLOT`).
+    #[inline]
+    pub(crate) const fn below_list_ends(self) -> KeyLimits {
+        KeyLimits {
+            max_slots: if self.max_slots > SWEEP as usize {
+                SWEEP as usize
+            } else {
+                self.max_slots
+            },
+            max_generation: self.max_generation,
         }
     }
 

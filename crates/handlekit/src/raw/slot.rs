@@ -20,6 +20,13 @@ pub(crate) const VACANT: u32 = 1 << 31;
 /// The end of a free list.
 pub(crate) const NO_SLOT: u32 = u32::MAX;
 
+/// The end of a free list after which a run of vacant slots in index
+/// order is free too, from a position the container keeps (its *sweep*):
+/// the refill of an emptied table (`SlotArena::sweep`) or block
+/// (`Block::sweep`), taken in slot order rather than by links in the order
+/// of removal. No slot has this index (see `KeyLimits::below_list_ends`).
+pub(crate) const SWEEP: u32 = u32::MAX - 1;
+
 /// A slot's payload: the value while occupied, the next free slot while
 /// vacant. Which field is live is told by the slot's state word.
 pub union Payload<T> {
