@@ -622,8 +622,13 @@ impl<T> Block<T> {
         }
         let next = index as u32 + 1;
         self.sweep = next;
-        let head = if next < end { SWEEP } else { NO_SLOT };
-        self.free_head = head;
+        // The list stays `SWEEP` until the sweep reaches `end`.
+        let head = if next < end {
+            SWEEP
+        } else {
+            self.free_head = NO_SLOT;
+            NO_SLOT
+        };
         self.live += 1;
         self.clear_vacant_bit(index);
         (index, generation, room(head, end, self.limit))
