@@ -79,9 +79,9 @@ use crate::{SlotTable, StableTable};
 /// from its first slot on, in slot order, each slot one generation on
 /// from its own last, not in the order its values were removed: following
 /// its free list would have been a chain of cache misses over a large
-/// block (an emptied hive of 1M 64-byte values took about 95 ns an
-/// insertion to refill that way, and takes 4 to 5 now, about an
-/// [`IdTable`](crate::IdTable)'s time).
+/// block (an emptied hive of 1M 64-byte values took about 100 ns an
+/// insertion to refill that way, and about 5 ns now, 1.2 to 1.4 times an
+/// [`IdTable`](crate::IdTable)'s time in the comparison runner).
 /// [`shrink_to_fit`](Hive::shrink_to_fit) frees every empty block. (A
 /// block whose every slot retired is freed as soon as it empties: it can
 /// never take a value again.)

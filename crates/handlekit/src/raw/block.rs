@@ -56,7 +56,7 @@
 //! removals in random order it leads through the block at random, each
 //! step reading the link of the slot before: over a block larger than the
 //! caches, a chain of dependent misses (an emptied hive of 1M 64-byte
-//! values refilled at about 95 ns an insertion). So when an insertion
+//! values refilled at about 100 ns an insertion). So when an insertion
 //! finds a block with no value left and no retired slot, it first turns
 //! the list into a *sweep*: the list ends in `SWEEP` at once, and the
 //! insertions take the used slots from `base` on, in slot order, each one
