@@ -545,8 +545,9 @@ impl<T> Block<T> {
     /// [`next_spot`](Self::next_spot)) and returns that spot, and whether
     /// the block still [has room](Self::has_room) after it (decided from
     /// the values the insertion read, which `has_room` would read again
-    /// past the writes). `make` runs before anything changes, so if it
-    /// panics the block is as it was.
+    /// past the writes). `make` runs before any slot or count changes, so
+    /// if it panics the block holds what it held (an emptied block may
+    /// have been made a sweep, which takes the same slots).
     ///
     /// # Panics
     ///
@@ -575,30 +576,28 @@ impl<T> Block<T> {
     /// `head` (a slot, not a list end).
     #[inline(always)]
     fn unlink_with(&mut self, head: u32, make: impl FnOnce(usize, u32) -> T) -> (usize, u32, bool) {
-        {
-            let index = head as usize;
-            debug_assert!(self.slot_at(index).generation() >= self.floor);
-            let (state, payload) = (self.ptrs.state_ptr(index), self.ptrs.payload_ptr(index));
-            // The free list holds vacant used slots of this block (the
-            // invariant on `free_head`), so both parts are initialized, the
-            // state word `VACANT | last` and the payload a link; a listed
-            // slot's generation is below `max_generation`, so `last + 1`
-            // is a generation.
-            let (generation, next) =
-                // SAFETY: as just said; nothing else reaches the slot.
-                unsafe { ((*state & !VACANT) + 1, *Payload::next_free_ptr(payload)) };
-            let value = make(index, generation);
-            // SAFETY: the slot is vacant (its link read above is no value to
-            // drop): writing the payload, then the state word, occupies it.
-            unsafe {
-                payload.write(Payload::occupied(value));
-                state.write(Slot::<T>::occupied_state(generation));
-            }
-            self.free_head = next;
-            self.live += 1;
-            self.clear_vacant_bit(index);
-            (index, generation, room(next, self.end, self.limit))
+        let index = head as usize;
+        debug_assert!(self.slot_at(index).generation() >= self.floor);
+        let (state, payload) = (self.ptrs.state_ptr(index), self.ptrs.payload_ptr(index));
+        // The free list holds vacant used slots of this block (the
+        // invariant on `free_head`), so both parts are initialized, the
+        // state word `VACANT | last` and the payload a link; a listed
+        // slot's generation is below `max_generation`, so `last + 1`
+        // is a generation.
+        let (generation, next) =
+            // SAFETY: as just said; nothing else reaches the slot.
+            unsafe { ((*state & !VACANT) + 1, *Payload::next_free_ptr(payload)) };
+        let value = make(index, generation);
+        // SAFETY: the slot is vacant (its link read above is no value to
+        // drop): writing the payload, then the state word, occupies it.
+        unsafe {
+            payload.write(Payload::occupied(value));
+            state.write(Slot::<T>::occupied_state(generation));
         }
+        self.free_head = next;
+        self.live += 1;
+        self.clear_vacant_bit(index);
+        (index, generation, room(next, self.end, self.limit))
     }
 
     /// [`insert_with`](Self::insert_with) into the sweep's next slot (the
@@ -637,29 +636,27 @@ impl<T> Block<T> {
     /// [`insert_with`](Self::insert_with) into the first never-used slot.
     #[inline(always)]
     fn append_with(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32, bool) {
-        {
-            let index = self.end as usize;
-            let limit = self.limit as usize;
-            assert!(index < limit, "insert into a full block");
-            let generation = self.floor + 1;
-            let value = make(index, generation);
-            // `base <= end < limit`: a slot of the storage, never used, so
-            // not initialized, and writing it drops nothing.
-            // SAFETY: as just said.
-            unsafe {
-                self.ptrs.payload_ptr(index).write(Payload::occupied(value));
-                self.ptrs
-                    .state_ptr(index)
-                    .write(Slot::<T>::occupied_state(generation));
-            }
-            self.end = index as u32 + 1;
-            self.live += 1;
-            (
-                index,
-                generation,
-                room(NO_SLOT, index as u32 + 1, limit as u32),
-            )
+        let index = self.end as usize;
+        let limit = self.limit as usize;
+        assert!(index < limit, "insert into a full block");
+        let generation = self.floor + 1;
+        let value = make(index, generation);
+        // `base <= end < limit`: a slot of the storage, never used, so
+        // not initialized, and writing it drops nothing.
+        // SAFETY: as just said.
+        unsafe {
+            self.ptrs.payload_ptr(index).write(Payload::occupied(value));
+            self.ptrs
+                .state_ptr(index)
+                .write(Slot::<T>::occupied_state(generation));
         }
+        self.end = index as u32 + 1;
+        self.live += 1;
+        (
+            index,
+            generation,
+            room(NO_SLOT, index as u32 + 1, limit as u32),
+        )
     }
 
     /// Takes the value named by `(index, generation)` out, if it is live:
