@@ -20,7 +20,7 @@ use core::marker::PhantomData;
 use super::block::block_shift_for;
 use super::flat::{FlatIter, FlatIterMut, FlatSlots};
 use super::keyed::TakeSlots;
-use super::slot::{Payload, Slot, NO_SLOT};
+use super::slot::{Payload, Slot, NO_SLOT, SWEEP};
 use super::storage::PoolBlocks;
 use super::table::RawTable;
 #[cfg(feature = "serde")]
@@ -33,10 +33,16 @@ pub struct RawPool<T, K = crate::PoolKey> {
     /// The slots. Invariant: `slots.slots() <= limits.max_slots`; a fixed
     /// pool has one block of exactly its capacity, or none if that is 0.
     slots: FlatSlots<T>,
-    /// First slot of the free list, or `NO_SLOT`. Invariant: the list holds
-    /// exactly the vacant used slots whose generation is below
-    /// `limits.max_generation`, each once, linked through their `next_free`.
+    /// First slot of the free list, `NO_SLOT` or `SWEEP`. Invariant: the
+    /// list, linked through the slots' `next_free` and ending in `NO_SLOT`
+    /// or `SWEEP`, then (if it ends in `SWEEP`) the slots `sweep..used()`,
+    /// hold exactly the vacant used slots whose generation is below
+    /// `limits.max_generation`, each once.
     free_head: u32,
+    /// Where the refill of an emptied pool goes on (see `refill_emptied`):
+    /// while the free list ends in `SWEEP`, `sweep < used()`, and the slots
+    /// `sweep..used()` follow the list; otherwise unused.
+    sweep: usize,
     /// Vacant used slots (on the free list or retired), so that the number
     /// of live values is `used() - vacant`. Counting these rather than the
     /// live values keeps an append free of any counter but `used`.
@@ -76,10 +82,12 @@ impl<T, K: Key> RawPool<T, K> {
     ///
     /// If `limits` allow more than `K` does.
     pub(crate) const fn new(limits: KeyLimits, shift: u32) -> Self {
-        let limits = KeyLimits::within::<K>(limits);
+        // No slot's index may be a list end (`NO_SLOT` or `SWEEP`).
+        let limits = KeyLimits::within::<K>(limits).below_list_ends();
         RawPool {
             slots: FlatSlots::new(shift),
             free_head: NO_SLOT,
+            sweep: 0,
             vacant: 0,
             retired: 0,
             vacant_low: 0,
@@ -96,6 +104,7 @@ impl<T, K: Key> RawPool<T, K> {
     ///
     /// If `capacity` is more than the key can index.
     pub(crate) fn with_fixed_capacity(limits: KeyLimits, capacity: usize) -> Self {
+        let limits = limits.below_list_ends();
         assert!(
             capacity <= limits.max_slots,
             "fixed capacity {capacity} exceeds the {} slots the key type can index",
@@ -180,18 +189,53 @@ impl<T, K> RawPool<T, K> {
     /// Called when an insertion that reuses a slot finds the pool empty.
     /// Puts the free list back in index order, so that refilling the pool
     /// walks its blocks forwards instead of in the random order of the
-    /// removals (a cache miss per insert in a big pool). The O(used)
-    /// rebuild runs only after at least `used / 2` pushes, so it costs O(1)
-    /// per removal, amortized. It waits for the refill rather than running
-    /// when the last value is removed, so that `remove` calls nothing and
-    /// a pool emptied and then dropped never pays for it.
+    /// removals (a cache miss per insert in a big pool): with no retired
+    /// slot, every used slot is vacant and listed, so the list becomes a
+    /// sweep of them from slot 0 (it ends in `SWEEP` at once), two writes;
+    /// else the list is rebuilt, O(used). Either runs only after at least
+    /// `used / 2` pushes (so the rebuild costs O(1) per removal, amortized,
+    /// and the keys a pool hands out do not depend on which way it took).
+    /// It waits for the refill rather than running when the last value is
+    /// removed, so that `remove` calls nothing and a pool emptied and then
+    /// dropped never pays for it.
     #[cold]
     #[inline(never)]
     fn refill_emptied(&mut self) {
         let used = self.used();
-        if used - self.vacant_low >= used / 2 {
+        if used - self.vacant_low < used / 2 {
+            return;
+        }
+        if self.retired == 0 {
+            self.free_head = SWEEP;
+            self.sweep = 0;
+            self.vacant_low = self.vacant;
+        } else {
             self.rebuild_free_list();
         }
+    }
+
+    /// [`try_insert_with`](RawTable::try_insert_with) into the sweep's next
+    /// slot (the free list ends in `SWEEP` at its head).
+    #[inline(always)]
+    fn sweep_with(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32) {
+        let index = self.sweep;
+        debug_assert!(index < self.used());
+        // The slots `sweep..used()` are used (invariant on `free_head`).
+        // SAFETY: so this one is.
+        let slot = unsafe { self.slots.slot_mut_unchecked(index) };
+        // A swept slot is vacant and below the last generation.
+        let generation = slot.as_ref().generation() + 1;
+        let value = make(index, generation);
+        slot.occupy(generation, value);
+        self.sweep = index + 1;
+        if self.sweep == self.used() {
+            self.free_head = NO_SLOT;
+        }
+        self.vacant -= 1;
+        if self.vacant < self.vacant_low {
+            self.vacant_low = self.vacant;
+        }
+        (index, generation)
     }
 
     /// Removes the value at the lowest occupied flat index at or after
@@ -276,6 +320,7 @@ impl<T: Clone, K> Clone for RawPool<T, K> {
         RawPool {
             slots: self.slots.clone(),
             free_head: self.free_head,
+            sweep: self.sweep,
             vacant: self.vacant,
             retired: self.retired,
             vacant_low: self.vacant_low,
@@ -350,6 +395,9 @@ unsafe impl<T, K: Key> RawTable<T> for RawPool<T, K> {
         if self.vacant == self.used() {
             self.refill_emptied();
         }
+        if self.free_head == SWEEP {
+            return Ok(self.sweep_with(make));
+        }
         let index = self.free_head as usize;
         // SAFETY: the free list holds used slots only (the invariant on
         // `free_head`).
@@ -382,7 +430,10 @@ unsafe impl<T, K: Key> RawTable<T> for RawPool<T, K> {
         if self.vacant == self.used() {
             self.refill_emptied();
         }
-        let index = self.free_head as usize;
+        let index = match self.free_head {
+            SWEEP => self.sweep,
+            head => head as usize,
+        };
         let last = self.slots.slot(index).map_or(0, |slot| slot.generation());
         Ok((index, last + 1))
     }
@@ -552,10 +603,9 @@ unsafe impl<T, K: Key> RawTable<T> for RawPool<T, K> {
             "low mark above the vacant count"
         );
         let mut seen = alloc::vec![false; used];
-        let mut cursor = self.free_head;
         let mut listed = 0;
-        while cursor != NO_SLOT {
-            let index = cursor as usize;
+        // Checks a listed (or swept) slot; gives its link.
+        let mut visit = |index: usize| {
             assert!(index < used, "free list holds never-used slot {index}");
             assert!(!seen[index], "free list cycle or duplicate at {index}");
             seen[index] = true;
@@ -565,7 +615,17 @@ unsafe impl<T, K: Key> RawTable<T> for RawPool<T, K> {
             assert!(!slot.is_occupied(), "free list holds occupied slot {index}");
             assert!(slot.generation() < self.limits.max_generation);
             listed += 1;
-            cursor = slot.next_free();
+            slot.next_free()
+        };
+        let mut cursor = self.free_head;
+        while cursor != NO_SLOT && cursor != SWEEP {
+            cursor = visit(cursor as usize);
+        }
+        if cursor == SWEEP {
+            assert!(self.sweep < used, "sweep past the used slots");
+            for index in self.sweep..used {
+                visit(index);
+            }
         }
         assert_eq!(
             listed + self.retired,
