@@ -220,22 +220,46 @@ impl<T, K> RawPool<T, K> {
     fn sweep_with(&mut self, make: impl FnOnce(usize, u32) -> T) -> (usize, u32) {
         let index = self.sweep;
         debug_assert!(index < self.used());
-        // The slots `sweep..used()` are used (invariant on `free_head`).
+        // The slots `sweep..used()` are vacant used slots below the last
+        // generation (invariant on `free_head`); the link is unused.
         // SAFETY: so this one is.
-        let slot = unsafe { self.slots.slot_mut_unchecked(index) };
-        // A swept slot is vacant and below the last generation.
-        let generation = slot.as_ref().generation() + 1;
-        let value = make(index, generation);
-        slot.occupy(generation, value);
+        let (generation, _) = unsafe { self.reuse_with(index, make) };
         self.sweep = index + 1;
         if self.sweep == self.used() {
             self.free_head = NO_SLOT;
         }
+        (index, generation)
+    }
+
+    /// Puts `make(index, last + 1)` into vacant used slot `index`, whose
+    /// last occupant had generation `last`, and counts it; gives the
+    /// generation and the free-list link the slot held (read before `make`
+    /// runs). The caller files the slot off the list or the sweep.
+    ///
+    /// # Safety
+    ///
+    /// Slot `index` is used, vacant and below `limits.max_generation`.
+    #[inline(always)]
+    unsafe fn reuse_with(
+        &mut self,
+        index: usize,
+        make: impl FnOnce(usize, u32) -> T,
+    ) -> (u32, u32) {
+        debug_assert!(index < self.used());
+        // SAFETY: the caller's guarantee: the slot is used.
+        let slot = unsafe { self.slots.slot_mut_unchecked(index) };
+        let (next, generation) = {
+            let slot = slot.as_ref();
+            // SAFETY: and vacant.
+            (unsafe { slot.next_free_unchecked() }, slot.generation() + 1)
+        };
+        let value = make(index, generation);
+        slot.occupy(generation, value);
         self.vacant -= 1;
         if self.vacant < self.vacant_low {
             self.vacant_low = self.vacant;
         }
-        (index, generation)
+        (generation, next)
     }
 
     /// Removes the value at the lowest occupied flat index at or after
@@ -396,24 +420,17 @@ unsafe impl<T, K: Key> RawTable<T> for RawPool<T, K> {
             self.refill_emptied();
         }
         if self.free_head == SWEEP {
+            // Laid out after the list's way: a sweep runs once a pool's
+            // worth of insertions after the pool emptied.
+            super::cold_path();
             return Ok(self.sweep_with(make));
         }
         let index = self.free_head as usize;
-        // SAFETY: the free list holds used slots only (the invariant on
-        // `free_head`).
-        let slot = unsafe { self.slots.slot_mut_unchecked(index) };
-        let (next, generation) = {
-            let slot = slot.as_ref();
-            // SAFETY: and they are vacant.
-            (unsafe { slot.next_free_unchecked() }, slot.generation() + 1)
-        };
-        let value = make(index, generation);
-        slot.occupy(generation, value);
+        // The free list holds vacant used slots below the last generation
+        // (the invariant on `free_head`).
+        // SAFETY: so its head is one.
+        let (generation, next) = unsafe { self.reuse_with(index, make) };
         self.free_head = next;
-        self.vacant -= 1;
-        if self.vacant < self.vacant_low {
-            self.vacant_low = self.vacant;
-        }
         Ok((index, generation))
     }
 
