@@ -390,9 +390,11 @@
 //!   component types (see the `serialize` module): entities keep their ids
 //!   and the entity table its generations, so a loaded world spawns the
 //!   entities the saved one would have.
-//! - `rayon`: `QueryBorrow::par_for_each` and `QueryMut::par_for_each`,
-//!   which cut the rows between threads at word boundaries of the presence
-//!   bits (at least 64 rows per task).
+//! - `rayon`: `QueryBorrow::par_for_each` and `QueryMut::par_for_each`:
+//!   each of rayon's threads claims runs of rows that shrink as the pass
+//!   goes on, so the threads finish close together even when the work per
+//!   row is heavy or uneven, and a cheap pass takes a few claims per
+//!   thread.
 //!
 //! # Implementation
 //!
