@@ -111,7 +111,7 @@ impl<'de, T: Deserialize<'de>, K: Key> Deserialize<'de> for Hive<T, K> {
             for (floor, slots) in blocks {
                 raw.push_block(floor, slots, &mut allowance)?;
             }
-            raw.finish_build();
+            raw.finish_build(allowance);
             Ok(raw)
         };
         let raw = build().map_err(D::Error::custom)?;

@@ -21,13 +21,21 @@
 //! The state words of every flat index lie in one array over the whole
 //! index space (`StateWords`, as `Pool` keeps them), and each block's
 //! payloads in an allocation of its own that never moves. A lookup by key
-//! (`get`, `get_mut`, `contains`) checks the index against the end of the
-//! index space, reads the chunk's first payload (null for a freed range,
-//! whose words it then never reads) and the state word side by side, and
-//! reads the payload if the generation matches: the loads of `Pool`'s
-//! lookup, one fewer than with a state array per block, and two fewer than
-//! with a block table entry before them (see `live_value`). State words
-//! never hand out pointers, so the array may move when it grows; the
+//! (`get`, `get_mut`, `contains`) checks the index against `words_end`,
+//! reads its state word, and only if the generation matches reads the
+//! chunk's first payload and then the value: two loads before the value
+//! as in `Pool`'s lookup, one fewer than with a state array per block, and
+//! two fewer than with a block table entry before them (see
+//! `live_value`). That needs every word below `words_end` initialized,
+//! freed ranges' included (their blocks' vacant words, which no
+//! generation matches): so it is in every hive built by its own calls,
+//! where `words_end` is the end of the index space. Only a hive loaded
+//! from input may have ranges whose words it never wrote (the loader
+//! writes them while its allowance lasts, so that input naming a vast
+//! index space in a few bytes is not obeyed); from the first of them on,
+//! a lookup reads the chunk's first payload first (null for a freed range,
+//! whose words it then never reads), out of the way of the others. State
+//! words never hand out pointers, so the array may move when it grows; the
 //! blocks are told (`Block::set_states`).
 //!
 //! # The block table
@@ -86,11 +94,22 @@ pub struct RawHive<T, K = crate::Id> {
     /// The state word of every flat index, at `states.as_ptr() + index`.
     /// Invariant: for every allocated block, the words from its base to
     /// its `fill_end` are in the array and initialized (its slots' as
-    /// `Block` says, `VACANT` past them); the others may not be (a freed
-    /// range's, or past a block's last chunk after deserialization), and
-    /// nothing reads them: a lookup reads a word only in a chunk whose
-    /// entry is not null, which lies below its block's `fill_end`.
+    /// `Block` says, `VACANT` past them); so are all words below
+    /// `words_end`; the others may not be (in a loaded hive, a freed
+    /// range's or past a block's last chunk), and nothing reads them: past
+    /// `words_end` a lookup reads a word only in a chunk whose entry is not
+    /// null, which lies below its block's `fill_end`.
     states: StateWords,
+    /// The end of the run of state words from index 0 that are all
+    /// initialized, the bound a lookup checks first. Invariant: `words_end
+    /// <= index_end`, the words below it are in the array and initialized:
+    /// a used slot's as its block keeps it, `VACANT` past a block's used
+    /// slots, and in a freed range the vacant words its block left (no
+    /// word below it matches a generation unless its slot holds a value).
+    /// It is `index_end` but in a hive loaded from input naming ranges
+    /// whose words it did not write (see `finish_build`); indices from
+    /// here to `index_end` take the lookup's slower way (`live_value_past`).
+    words_end: usize,
     /// The end of the last block's range: the flat indices in blocks.
     index_end: usize,
     /// Per chunk (`1 << chunk_shift` flat indices) below `index_end`, the
@@ -227,6 +246,7 @@ impl<T, K: Key> RawHive<T, K> {
         RawHive {
             blocks: Vec::new(),
             states: StateWords::new(),
+            words_end: 0,
             index_end: 0,
             chunk_payloads: ChunkPayloads(Vec::new()),
             chunk_blocks: Vec::new(),
@@ -320,15 +340,58 @@ impl<T, K> RawHive<T, K> {
     }
 
     /// A pointer to the value named by `(index, generation)`, if it is
-    /// live, with the provenance of its block's payloads. The index is
-    /// checked against the end of the index space (so its chunk has its
-    /// entries and its state word is in the array); a chunk of a freed
-    /// range has a null payload base, and its state words are not read.
-    /// Otherwise the chunk's block is allocated, and the word is its: a used
-    /// slot's as the block keeps it, `VACANT` past them (which no
-    /// generation matches).
+    /// live, with the provenance of its block's payloads. Below
+    /// `words_end` (every index of a hive but one loaded with unwritten
+    /// ranges) the index's state word is read first, with no directory
+    /// load before it, and only a matching one leads to its chunk's first
+    /// payload; past it, `live_value_past`.
     #[inline(always)]
     fn live_value(&self, index: usize, generation: u32) -> Option<*mut T> {
+        if index >= self.words_end {
+            super::cold_path();
+            return self.live_value_past(index, generation);
+        }
+        // The word is below `words_end`, so in the array and initialized
+        // (invariant), and written only under `&mut` to the hive, which the
+        // caller's borrow keeps away.
+        // SAFETY: so this reads an initialized word.
+        let state = unsafe { *self.states.as_ptr().add(index) };
+        if state != Slot::<T>::matched_generation(generation) {
+            super::cold_path();
+            return None;
+        }
+        // A word below `words_end` that matches is an occupied slot's
+        // (invariant), so the slot lies in an allocated block, below
+        // `index_end`, and its chunk's first index is a slot of that block
+        // too (blocks start at chunk boundaries): the chunk's entry exists
+        // and is not null.
+        // SAFETY: so the entry exists.
+        let first = unsafe {
+            *self
+                .chunk_payloads
+                .0
+                .get_unchecked(index >> self.chunk_shift)
+        };
+        // SAFETY: and is not null (as above), which the compiler is told
+        // so that the caller's `Option` needs no test.
+        unsafe { core::hint::assert_unchecked(!first.is_null()) };
+        // SAFETY: the slot's payload, `index % chunk` past the chunk's
+        // first, in the block's storage; the word says it holds a value.
+        Some(unsafe { Self::chunk_value(first, index, self.chunk_shift) })
+    }
+
+    /// [`live_value`](Self::live_value) for an index at or past
+    /// `words_end`, whose word may not be initialized: it is checked
+    /// against the end of the index space (so its chunk has its entries),
+    /// and the chunk's first payload is read first; a chunk of a freed
+    /// range has a null entry, and its state words are not read.
+    /// Otherwise the chunk's block is allocated, and the word is its: a
+    /// used slot's as the block keeps it, `VACANT` past them (which no
+    /// generation matches). Out of line: only a hive loaded from input
+    /// with unwritten ranges has such indices, and for every other hive it
+    /// only says `None`.
+    #[inline(always)]
+    fn live_value_past(&self, index: usize, generation: u32) -> Option<*mut T> {
         if index >= self.index_end {
             return None;
         }
@@ -346,24 +409,34 @@ impl<T, K> RawHive<T, K> {
         }
         // The chunk's first index is a slot of its block (its entry is not
         // null), so the chunk lies below the block's `fill_end`, whose
-        // words are in the array and initialized (invariant on `states`),
-        // and written only under `&mut` to the hive, which the caller's
-        // borrow keeps away.
+        // words are in the array and initialized (invariant on `states`).
         // SAFETY: so this reads an initialized word.
         let state = unsafe { *self.states.as_ptr().add(index) };
         if state != Slot::<T>::matched_generation(generation) {
-            super::cold_path();
             return None;
         }
-        // A matching word is a used, occupied slot's (`VACANT` past the
-        // block's used slots matches nothing), so its payload lies in the
-        // block's storage, `index % chunk` past the chunk's first (an
-        // offset within the allocation, which the compiler then knows is
-        // not null: no test of the `Option` the caller makes).
+        // SAFETY: a matching word is a used, occupied slot's (`VACANT`
+        // past the block's used slots matches nothing), in the chunk whose
+        // first payload is `first`.
+        Some(unsafe { Self::chunk_value(first, index, self.chunk_shift) })
+    }
+
+    /// The value of flat index `index`, whose chunk's first payload is
+    /// `first`.
+    ///
+    /// # Safety
+    ///
+    /// `first` is the chunk's entry in `chunk_payloads`, not null, and the
+    /// slot at `index` holds a value.
+    #[inline(always)]
+    unsafe fn chunk_value(first: *mut Payload<T>, index: usize, chunk_shift: u32) -> *mut T {
+        debug_assert!(!first.is_null());
+        // The slot's payload lies in the block's storage, `index % chunk`
+        // past the chunk's first (an offset within the allocation).
         // SAFETY: so the offset stays in the allocation.
-        let payload = unsafe { first.add(index & ((1 << self.chunk_shift) - 1)) };
-        // SAFETY: the slot's payload; the word says it holds a value.
-        Some(unsafe { Payload::value_ptr(payload) })
+        let payload = unsafe { first.add(index & ((1 << chunk_shift) - 1)) };
+        // SAFETY: the slot's payload; the caller says it holds a value.
+        unsafe { Payload::value_ptr(payload) }
     }
 
     /// Allocates a block (over the last freed range, else a new one) and
@@ -406,6 +479,17 @@ impl<T, K> RawHive<T, K> {
         self.slot_total += len;
         self.list(b);
         Ok(())
+    }
+
+    /// Block `b`, just made with `len` slots, has written its words up to
+    /// its `fill_end`: moves `words_end` over them if it had reached the
+    /// block's base (a block made past it, in a hive loaded with unwritten
+    /// ranges, leaves it where it is).
+    fn words_written(&mut self, b: usize, len: usize) {
+        let base = self.blocks[b].base();
+        if self.words_end == base {
+            self.words_end = self.fill_end(b, base, len);
+        }
     }
 
     /// Appends a freed range with `floor` at the end of the index space,
@@ -481,24 +565,36 @@ impl<T, K> RawHive<T, K> {
         let fill_end = self.fill_end(b, base, len);
         debug_assert!(self.blocks[b].len() == 0 && len > 0);
         debug_assert!(len <= self.range_of(b, base) && fill_end <= self.states.capacity());
+        self.fill_vacant(base..fill_end);
         let states = self.states.as_ptr();
-        let words = ptr::slice_from_raw_parts_mut(
-            states.wrapping_add(base).cast::<mem::MaybeUninit<u32>>(),
-            fill_end - base,
-        );
-        // The one reference to a run of the state array, over a freed
-        // range's words, which no block reaches and no lookup reads (its
-        // chunks' entries are null), as `MaybeUninit`, since they may
-        // never have been written: a fill the compiler turns into wide
-        // stores.
-        // SAFETY: the run ends at `fill_end`, within the array's capacity.
-        unsafe { &mut *words }.fill(mem::MaybeUninit::new(VACANT));
         // SAFETY: the words of `base..base + len` are `VACANT`, reached by
         // no other block, and read only by the hive's lookups.
         self.blocks[b] = unsafe { Block::new(base, len, floor, states) };
         for c in self.chunks_of(b, base) {
             self.chunk_payloads.0[c] = chunk_entry(&self.blocks[b], c, self.chunk_shift);
         }
+        self.words_written(b, len);
+    }
+
+    /// Writes `VACANT` over the state words of `run`, which lies in the
+    /// array, in a freed range, past the used slots of a block being made
+    /// over one, or past a loaded block's last chunk: words no block reads
+    /// or writes.
+    fn fill_vacant(&mut self, run: core::ops::Range<usize>) {
+        assert!(run.start <= run.end && run.end <= self.states.capacity());
+        let words = ptr::slice_from_raw_parts_mut(
+            self.states
+                .as_ptr()
+                .wrapping_add(run.start)
+                .cast::<mem::MaybeUninit<u32>>(),
+            run.len(),
+        );
+        // The one reference to a run of the state array, over words no
+        // block reaches and no lookup reads or matches, as `MaybeUninit`,
+        // since they may never have been written: a fill the compiler
+        // turns into wide stores.
+        // SAFETY: the run lies within the array's capacity (checked above).
+        unsafe { &mut *words }.fill(mem::MaybeUninit::new(VACANT));
     }
 
     /// Puts block `b` first on the list of blocks with room (it must not be
@@ -821,6 +917,33 @@ impl<T, K> RawHive<T, K> {
         Ok(())
     }
 
+    /// Writes `VACANT` over the words from `words_end` on that no block
+    /// wrote, a range at a time while a range's unwritten words fit in
+    /// `budget` (and the array can grow to hold them), and moves
+    /// `words_end` over them and over the words blocks wrote after them.
+    #[cfg(feature = "serde")]
+    fn fill_unwritten(&mut self, mut budget: usize) {
+        while self.words_end < self.index_end {
+            let Some(b) = self.block_of(self.words_end) else {
+                unreachable!("no block holds index {} of the index space", self.words_end)
+            };
+            let (base, block_len) = (self.blocks[b].base(), self.blocks[b].len());
+            let end = base + self.range_of(b, base);
+            if block_len > 0 && self.words_end == base {
+                // An allocated block's words, written up to its `fill_end`.
+                self.words_end = self.fill_end(b, base, block_len);
+                continue;
+            }
+            let unwritten = end - self.words_end;
+            if unwritten > budget || self.reserve_states(end).is_err() {
+                return;
+            }
+            self.fill_vacant(self.words_end..end);
+            budget -= unwritten;
+            self.words_end = end;
+        }
+    }
+
     /// The bookkeeping (directory entries and state words past a block's
     /// slots, in bytes) that loading an input of `blocks` blocks holding
     /// `slots` slots in all may ask for: 1 MiB, and 128 bytes per block and
@@ -838,8 +961,16 @@ impl<T, K> RawHive<T, K> {
     /// Counts, links and lists everything after the last
     /// [`push_block`](Self::push_block): free lists in slot order, the
     /// list of blocks with room, the vacated ranges and the totals.
+    ///
+    /// `allowance` is what [`push_block`](Self::push_block) left of the
+    /// bookkeeping allowance: the words no block wrote (a freed range's,
+    /// or past a block's last chunk) are then written `VACANT` from
+    /// `words_end` on, range by range, as far as it goes, so that lookups
+    /// there take the shorter way. Input naming more unwritten words than
+    /// that leaves the rest to `live_value_past`.
     #[cfg(feature = "serde")]
-    pub(crate) fn finish_build(&mut self) {
+    pub(crate) fn finish_build(&mut self, allowance: usize) {
+        self.fill_unwritten(allowance / mem::size_of::<u32>());
         let max_generation = self.limits.max_generation;
         for b in 0..self.blocks.len() {
             let len = self.blocks[b].len();
@@ -870,7 +1001,14 @@ impl<T: Clone, K> Clone for RawHive<T, K> {
             .filter(|(_, block)| block.len() > 0)
             .map(|(b, block)| self.fill_end(b, block.base(), block.len()))
             .max();
-        states.reserve_exact(needed.unwrap_or(0));
+        states.reserve_exact(needed.unwrap_or(0).max(self.words_end));
+        // The words below `words_end` are initialized (invariant), and
+        // both arrays hold that many; those of the blocks' ranges are
+        // copied again below.
+        // SAFETY: so the reads are of initialized words, in bounds.
+        unsafe {
+            ptr::copy_nonoverlapping(self.states.as_ptr(), states.as_ptr(), self.words_end);
+        }
         for (b, block) in self.blocks.iter().enumerate() {
             if block.len() == 0 {
                 continue;
@@ -905,6 +1043,7 @@ impl<T: Clone, K> Clone for RawHive<T, K> {
         RawHive {
             blocks,
             states,
+            words_end: self.words_end,
             index_end: self.index_end,
             chunk_payloads: ChunkPayloads(chunk_payloads),
             chunk_blocks: self.chunk_blocks.clone(),
@@ -1206,6 +1345,10 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
             chunk_shift(self.min_shift, self.shift),
             "chunk size"
         );
+        assert!(
+            self.words_end <= self.index_end && self.words_end <= self.states.capacity(),
+            "initialized words past the index space or the array"
+        );
         let chunks = self.index_end.div_ceil(1 << self.chunk_shift);
         assert_eq!(self.chunk_blocks.len(), chunks, "block directory");
         assert_eq!(self.chunk_payloads.0.len(), chunks, "payload directory");
@@ -1239,6 +1382,19 @@ unsafe impl<T, K: Key> RawTable<T> for RawHive<T, K> {
                     let state = unsafe { *self.states.as_ptr().add(index) };
                     assert_eq!(state, VACANT, "state word {index} past block {b}");
                 }
+            }
+            // Past the used slots (none in a freed range), every word below
+            // `words_end` is a vacant one: no generation matches it.
+            let past_slots = block.base() + block.len()..base.min(self.words_end);
+            for index in past_slots {
+                // Below `words_end` (invariant).
+                // SAFETY: so this reads an initialized word, in the array
+                // (checked above).
+                let state = unsafe { *self.states.as_ptr().add(index) };
+                assert!(
+                    state & VACANT != 0,
+                    "state word {index} past block {b} matches"
+                );
             }
             for c in self.chunks_of(b, block.base()) {
                 assert_eq!(self.chunk_blocks[c] as usize, b, "block of chunk {c}");
@@ -1325,5 +1481,150 @@ unsafe impl<T, K: Key> TakeSlots<T> for RawHive<T, K> {
     }
     fn clear(&mut self) {
         RawHive::clear(self);
+    }
+}
+
+#[cfg(test)]
+mod words_end_tests {
+    use super::*;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    type Raw = RawHive<u64, crate::Id>;
+
+    fn insert(hive: &mut Raw, value: u64) -> (usize, u32) {
+        hive.try_insert_with(|_, _| value).unwrap()
+    }
+
+    /// Every lookup of a hive that was never loaded takes the shorter
+    /// way: its words are initialized up to the end of the index space
+    /// through growth, freed blocks, blocks made again over freed ranges,
+    /// `clear` and `clone`.
+    #[test]
+    fn a_hive_built_by_its_own_calls_has_every_word_initialized() {
+        let mut hive = Raw::new(KeyLimits::of::<crate::Id>(), 6, 8);
+        let check = |hive: &Raw| {
+            hive.check_invariants();
+            assert_eq!(hive.words_end, hive.index_end);
+        };
+        check(&hive);
+        let keys: Vec<_> = (0..1000).map(|i| insert(&mut hive, i)).collect();
+        check(&hive);
+        // Empty the second and third blocks and free them: ranges in the
+        // middle of the index space.
+        for &(index, generation) in &keys[64..448] {
+            assert!(hive.remove(index, generation).is_some());
+        }
+        hive.shrink_to_fit();
+        check(&hive);
+        for &(index, generation) in &keys[64..448] {
+            assert_eq!(hive.get(index, generation), None);
+        }
+        for (i, &(index, generation)) in keys.iter().enumerate().skip(448) {
+            assert_eq!(hive.get(index, generation), Some(&(i as u64)));
+        }
+        // Made again over the freed ranges.
+        let again: Vec<_> = (0..400).map(|i| insert(&mut hive, i)).collect();
+        check(&hive);
+        assert!(again.iter().any(|&(index, _)| (64..448).contains(&index)));
+        let copy = hive.clone();
+        check(&copy);
+        hive.clear();
+        check(&hive);
+        hive.shrink_to_fit();
+        check(&hive);
+        assert_eq!(copy.get(again[0].0, again[0].1), Some(&0));
+    }
+
+    /// A hive loaded with ranges it did not write (no allowance left to
+    /// write them) finds its values past them the longer way, refuses
+    /// stale keys in and past them, and fills them as it makes blocks
+    /// over them.
+    #[cfg(feature = "serde")]
+    #[test]
+    fn a_loaded_hive_finds_values_past_its_unwritten_ranges() {
+        let mut hive = Raw::new(KeyLimits::of::<crate::Id>(), 6, 8);
+        let mut allowance = usize::MAX;
+        // Block 0 (64 slots) with two values, then two freed ranges (128
+        // and 256 indices, floor 3), then block 3 (256 slots) with one.
+        let mut slots: Vec<(u32, Option<u64>)> = vec![(2, Some(10)), (1, None), (1, Some(11))];
+        hive.push_block(0, core::mem::take(&mut slots), &mut allowance)
+            .unwrap();
+        hive.push_block(3, Vec::new(), &mut allowance).unwrap();
+        hive.push_block(3, Vec::new(), &mut allowance).unwrap();
+        hive.push_block(0, vec![(5, Some(12))], &mut allowance)
+            .unwrap();
+        hive.finish_build(0);
+        hive.check_invariants();
+        assert_eq!((hive.words_end, hive.index_end), (64, 704));
+        let check = |hive: &Raw| {
+            assert_eq!(hive.get(0, 2), Some(&10));
+            assert_eq!(hive.get(2, 1), Some(&11));
+            assert_eq!(hive.get(448, 5), Some(&12));
+            assert!(hive.contains(448, 5));
+            assert_eq!(hive.get(448, 4), None);
+            assert_eq!(hive.get(449, 1), None);
+            assert_eq!(hive.get(1, 1), None);
+            for index in [64, 100, 191, 192, 300, 447, 704, 10_000] {
+                for generation in 1..=3 {
+                    assert_eq!(hive.get(index, generation), None, "{index} {generation}");
+                }
+            }
+        };
+        check(&hive);
+        let copy = hive.clone();
+        copy.check_invariants();
+        assert_eq!(copy.words_end, 64);
+        check(&copy);
+        // Block 0 has room (its slot 1 is vacant, the rest never used):
+        // fill it, then the next blocks go over the freed ranges, the last
+        // freed first, each slot above the floor.
+        let mut keys = Vec::new();
+        for i in 0..200 {
+            keys.push(insert(&mut hive, i));
+            if i % 25 == 0 {
+                hive.check_invariants();
+            }
+        }
+        hive.check_invariants();
+        assert!(keys
+            .iter()
+            .all(|&(index, generation)| index < 448 && generation > 0));
+        assert!(keys
+            .iter()
+            .filter(|&&(index, _)| index >= 64)
+            .all(|&(_, generation)| generation == 4));
+        for (i, &(index, generation)) in keys.iter().enumerate() {
+            assert_eq!(hive.get(index, generation), Some(&(i as u64)));
+        }
+        assert_eq!(hive.get(448, 5), Some(&12));
+    }
+
+    /// With allowance left, loading writes the freed ranges' words: the
+    /// loaded hive takes the shorter way everywhere.
+    #[cfg(feature = "serde")]
+    #[test]
+    fn loading_writes_unwritten_words_as_far_as_the_allowance_goes() {
+        let load = |allowance: usize| {
+            let mut hive = Raw::new(KeyLimits::of::<crate::Id>(), 6, 8);
+            let mut plenty = usize::MAX;
+            hive.push_block(0, vec![(1, Some(1))], &mut plenty).unwrap();
+            hive.push_block(3, Vec::new(), &mut plenty).unwrap();
+            hive.push_block(3, Vec::new(), &mut plenty).unwrap();
+            hive.push_block(0, vec![(1, Some(2))], &mut plenty).unwrap();
+            hive.finish_build(allowance);
+            hive.check_invariants();
+            assert_eq!(hive.get(448, 1), Some(&2));
+            assert_eq!(hive.get(64, 3), None);
+            hive.words_end
+        };
+        // Block 3 keeps its one slot: its words reach the end of its first
+        // chunk (64 indices), not the end of its range.
+        assert_eq!(load(0), 64);
+        assert_eq!(load(4 * 127), 64);
+        assert_eq!(load(4 * 128), 192);
+        assert_eq!(load(4 * 384), 512);
+        assert_eq!(load(4 * (384 + 191)), 512);
+        assert_eq!(load(4 * (384 + 192)), 704);
     }
 }
