@@ -219,7 +219,11 @@ use crate::{SlotTable, StableTable};
 /// chunk) may come to at most 1 MiB plus 128 bytes per block and per slot
 /// of the input: an input that asks for more is refused (a hive made with
 /// the default block sizes always loads), so a few bytes cannot make the
-/// hive allocate much. The block sizes, though, come from the
+/// hive allocate much. What is left of that allowance goes to the state
+/// words of the freed ranges (4 bytes per index), in order, so that
+/// lookups there are as quick as anywhere; from the first freed range it
+/// does not cover on, a lookup reads a directory entry before the state
+/// word (one dependent load more). The block sizes, though, come from the
 /// input: check [`block_sizes`](Hive::block_sizes) before inserting into a
 /// hive loaded from an untrusted source, since the next block it allocates
 /// has the size the input named. A [fixed

@@ -13,7 +13,10 @@
 //! as usual. The bookkeeping of the index space the input names (the chunk
 //! directories, state words to the end of a block's last chunk) is taken
 //! from an allowance that grows with the input (`RawHive::load_allowance`),
-//! so input naming vast freed ranges is refused, not obeyed.
+//! so input naming vast freed ranges is refused, not obeyed. What is left
+//! of it after the last block writes the state words of freed ranges
+//! (`RawHive::finish_build`), so that lookups there need no directory
+//! load first.
 
 use alloc::vec::Vec;
 
