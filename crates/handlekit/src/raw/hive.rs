@@ -387,9 +387,9 @@ impl<T, K> RawHive<T, K> {
     /// range has a null entry, and its state words are not read.
     /// Otherwise the chunk's block is allocated, and the word is its: a
     /// used slot's as the block keeps it, `VACANT` past them (which no
-    /// generation matches). Out of line: only a hive loaded from input
-    /// with unwritten ranges has such indices, and for every other hive it
-    /// only says `None`.
+    /// generation matches). Laid out of the way (its caller marks the
+    /// branch cold): only a hive loaded from input with unwritten ranges
+    /// has such indices, and for every other hive it only says `None`.
     #[inline(always)]
     fn live_value_past(&self, index: usize, generation: u32) -> Option<*mut T> {
         if index >= self.index_end {
@@ -590,7 +590,7 @@ impl<T, K> RawHive<T, K> {
             run.len(),
         );
         // The one reference to a run of the state array, over words no
-        // block reaches and no lookup reads or matches, as `MaybeUninit`,
+        // block reaches and no lookup matches, as `MaybeUninit`,
         // since they may never have been written: a fill the compiler
         // turns into wide stores.
         // SAFETY: the run lies within the array's capacity (checked above).
