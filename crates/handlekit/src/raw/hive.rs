@@ -896,8 +896,9 @@ impl<T, K> RawHive<T, K> {
         *allowance = allowance.checked_sub(cost).ok_or(BuildError::Layout(
             "the index space the input names needs more bookkeeping than its blocks and slots allow",
         ))?;
-        // A freed range's state words are not written (no lookup reads
-        // them): input naming freed ranges asks for directory entries only.
+        // A freed range's state words are not written here: input naming
+        // freed ranges asks for directory entries only, and `finish_build`
+        // writes their words with what is left of the allowance.
         if !slots.is_empty() {
             self.reserve_states(fill_end)
                 .map_err(BuildError::Capacity)?;
