@@ -1931,10 +1931,10 @@ unsafe fn par_for_each<Q: Query>(
                 let lanes = lanes_within(i * WORD, start, end);
                 let word = first_word + i;
                 if dense {
-                    // SAFETY: the caller's contract; alive bits name
-                    // alive rows, the views are dense and the word is
-                    // in the narrowed range; no other claim holds
-                    // these rows.
+                    // The caller's contract; alive bits name alive rows,
+                    // the views are dense and the word is in the narrowed
+                    // range; no other claim holds these rows.
+                    // SAFETY: so the word's mask may be read.
                     let bits = unsafe { Q::mask_dense(fetch, word, alive & lanes) };
                     // SAFETY: as above.
                     unsafe { fold_word::<Q, (), _, true>(fetch, word, bits, (), &mut f) };

@@ -415,9 +415,10 @@ impl<T, K> RawHive<T, K> {
         if state != Slot::<T>::matched_generation(generation) {
             return None;
         }
-        // SAFETY: a matching word is a used, occupied slot's (`VACANT`
-        // past the block's used slots matches nothing), in the chunk whose
-        // first payload is `first`.
+        // A matching word is a used, occupied slot's (`VACANT` past the
+        // block's used slots matches nothing), in the chunk whose first
+        // payload is `first`.
+        // SAFETY: so the slot holds a value and `first` is its chunk's.
         Some(unsafe { Self::chunk_value(first, index, self.chunk_shift) })
     }
 
