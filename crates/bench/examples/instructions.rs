@@ -100,7 +100,7 @@ fn measured_for_keyed<V: Value, C: Container<V>>(c: &C) {
 /// key's bits: the runner's own `iter.sum.for` loop (`workloads::for_sum`).
 #[inline(never)]
 fn measured_sum_keyed<V: Value, C: Container<V>>(c: &C) -> u64 {
-    workloads::for_sum(
+    workloads::for_sum::<_, 0>(
         || c.iter(),
         |(k, v)| v.weight().wrapping_add(C::key_bits(*k)),
     )
@@ -119,13 +119,13 @@ fn measured_for_values<V: Value, C: Container<V>>(c: &C) {
 /// must assume is read): the fold's own loop.
 #[inline(never)]
 fn measured_each_values<V: Value, C: Container<V>>(c: &C) {
-    black_box(workloads::each_opaque(|| c.values()));
+    black_box(workloads::each_opaque::<_, 0>(|| c.values()));
 }
 
 /// `for_each` over `(key, value)` with the same opaque body.
 #[inline(never)]
 fn measured_each_keyed<V: Value, C: Container<V>>(c: &C) {
-    black_box(workloads::each_opaque(|| c.iter()));
+    black_box(workloads::each_opaque::<_, 0>(|| c.iter()));
 }
 
 #[inline(never)]

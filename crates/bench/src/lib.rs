@@ -27,7 +27,10 @@ use containers::{
     Value,
 };
 use handlekit::{Hive, Id, Id32, IdTable, LookupTable, PackedTable, Pool};
-use workloads::{Budget, Fill, Lookups, Passes, Rng, Workload};
+use workloads::{Budget, Fill, Lookups, Passes, Placement, Rng, Workload};
+
+/// Sets a container up for a lookup workload: [`Entry::lookups`].
+pub type BuildLookups = fn(Workload, usize, u64, Placement) -> Option<Box<dyn Lookups>>;
 
 /// One container at one value type: what the runner can do with it.
 pub struct Entry {
@@ -37,19 +40,20 @@ pub struct Entry {
     pub can_remove: bool,
     /// The only workloads it runs, if not all.
     pub only: Option<&'static [Workload]>,
-    /// One sample: ns per operation.
-    pub sample: fn(Workload, usize, u64, Budget) -> f64,
+    /// One sample: ns per operation, its loop at the placement given.
+    pub sample: fn(Workload, usize, u64, Budget, Placement) -> f64,
     /// One timed run of a workload, with its own setup: (time, operations).
     pub run: fn(Workload, usize, &mut Rng) -> (Duration, u64),
     /// Bytes per value after N inserts.
     pub memory: fn(usize) -> f64,
     /// The container with N values thinned to a fill (the removals drawn
-    /// from the seed), for timing its passes.
-    pub passes: fn(Fill, usize, u64) -> Box<dyn Passes>,
+    /// from the seed), for timing its passes with their loops at the
+    /// placement given.
+    pub passes: fn(Fill, usize, u64, Placement) -> Box<dyn Passes>,
     /// The container set up for a lookup workload (`get`, `get_stale`;
     /// the keys drawn from the seed), for timing it in slices; `None` for
-    /// the other workloads.
-    pub lookups: fn(Workload, usize, u64) -> Option<Box<dyn Lookups>>,
+    /// the other workloads. Its loop is at the placement given.
+    pub lookups: BuildLookups,
 }
 
 /// The containers that run the [`Fill::Rotating`] passes.

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use handlekit_bench::containers::{Blob64, Value};
 use handlekit_bench::ecs::{self, Contender, EcsResults, EcsWorkload};
-use handlekit_bench::workloads::{Budget, Fill, Pass, Workload};
+use handlekit_bench::workloads::{Budget, Fill, Pass, Placement, Workload};
 use handlekit_bench::{entries_for, report, Cell, Config, Entry, Memory};
 
 #[global_allocator]
@@ -604,7 +604,7 @@ impl Row<'_> {
         progress: &indicatif::ProgressBar,
     ) -> RowSamples {
         // A row of operations or of the ECS samples one member at a time.
-        type Sampler<'a> = Box<dyn FnMut(usize, u64, Budget) -> f64 + 'a>;
+        type Sampler<'a> = Box<dyn FnMut(usize, u64, Placement, Budget) -> f64 + 'a>;
         let (count, mut sample): (usize, Sampler<'_>) = match self {
             Row::Passes(group) => {
                 return pass_samples(config, entries, group, budgets, repeats, progress)
@@ -621,13 +621,21 @@ impl Row<'_> {
             }
             Row::Operation(row) => (
                 row.members.len(),
-                Box::new(move |slot, seed, budget| {
-                    (entries[row.members[slot]].sample)(row.workload, row.n, seed, budget)
+                Box::new(move |slot, seed, placement, budget| {
+                    (entries[row.members[slot]].sample)(
+                        row.workload,
+                        row.n,
+                        seed,
+                        budget,
+                        placement,
+                    )
                 }),
             ),
             Row::Ecs(row) => (
                 row.members.len(),
-                Box::new(move |slot, seed, budget| {
+                // The ECS workloads' loops are not placed (see
+                // `workloads::place_code`).
+                Box::new(move |slot, seed, _placement, budget| {
                     let (contender, workload) = row.members[slot];
                     ecs::sample(contender, workload, row.n, seed, budget)
                 }),
@@ -734,7 +742,10 @@ fn pass_samples(
     for repeat in repeats {
         let mut built: Vec<_> = members
             .iter()
-            .map(|&member| (entries[member].passes)(group.fill, group.n, seed_of(config, repeat)))
+            .map(|&member| {
+                let seed = seed_of(config, repeat);
+                (entries[member].passes)(group.fill, group.n, seed, Placement::of_repeat(repeat))
+            })
             .collect();
         for (p, (pass, runs)) in group.passes.iter().enumerate() {
             let running: Vec<usize> = (0..members.len())
@@ -839,7 +850,8 @@ fn lookup_samples(
             .members
             .iter()
             .map(|&member| {
-                (entries[member].lookups)(row.workload, row.n, seed_of(config, repeat))
+                let seed = seed_of(config, repeat);
+                (entries[member].lookups)(row.workload, row.n, seed, Placement::of_repeat(repeat))
                     .expect("a lookup row holds lookup workloads")
             })
             .collect();
@@ -875,7 +887,7 @@ fn interleaved(
     count: usize,
     repeats: Range<usize>,
     progress: &indicatif::ProgressBar,
-    sample: &mut dyn FnMut(usize, u64, Budget) -> f64,
+    sample: &mut dyn FnMut(usize, u64, Placement, Budget) -> f64,
     budget: Budget,
 ) -> Vec<Vec<f64>> {
     if config.warmup {
@@ -884,14 +896,15 @@ fn interleaved(
             max_rounds: 1,
         };
         for slot in 0..count {
-            sample(slot, config.seed, once);
+            sample(slot, config.seed, Placement::of_repeat(0), once);
         }
     }
     let mut samples = vec![Vec::new(); count];
     for repeat in repeats {
         for offset in 0..count {
             let slot = (offset + repeat) % count;
-            samples[slot].push(sample(slot, seed_of(config, repeat), budget));
+            let placement = Placement::of_repeat(repeat);
+            samples[slot].push(sample(slot, seed_of(config, repeat), placement, budget));
             progress.inc(1);
         }
     }
