@@ -634,7 +634,7 @@ impl Row<'_> {
             Row::Ecs(row) => (
                 row.members.len(),
                 // The ECS workloads' loops are not placed (see
-                // `workloads::place_code`).
+                // `workloads::place_code` for why).
                 Box::new(move |slot, seed, _placement, budget| {
                     let (contender, workload) = row.members[slot];
                     ecs::sample(contender, workload, row.n, seed, budget)

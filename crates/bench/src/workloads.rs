@@ -523,8 +523,11 @@ impl Placement {
 }
 
 /// Puts the code that follows at byte `16 × P` of a 64-byte line of code:
-/// each measured loop of the runner calls it just before its loop, and
-/// the runner compiles every measured loop four times (`P` = 0 to 3).
+/// each measured loop of the core containers' rows (operations, lookups,
+/// passes) calls it just before its loop, and the runner compiles every
+/// such loop four times (`P` = 0 to 3). The ECS rows do not: their
+/// sections are closures each contender builds, which would each need
+/// the placement as a type parameter.
 ///
 /// Why: on this machine's core a short loop that straddles a 64-byte
 /// line of code takes about twice as long an item as the same loop inside
@@ -545,10 +548,10 @@ impl Placement {
 /// pass), nothing in the loop.
 #[inline(always)]
 pub fn place_code<const P: usize>() {
+    // A jump over padding (to the next 64-byte boundary of the code, then
+    // 16 × P bytes of it), with no operand.
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a jump over padding (to the next 64-byte boundary of the
-    // code, then 16 × P bytes), with no operand: no register, memory, stack
-    // or flag is touched.
+    // SAFETY: so it touches no register, memory, stack or flag.
     unsafe {
         core::arch::asm!(
             "jmp 2f",
