@@ -542,7 +542,8 @@ impl Placement {
 /// loop at place `r % 4`: the median over the repeats is a typical place,
 /// and the spread of a cell shows how much the place moves it. And as
 /// each measured loop now starts at the same place in every build that
-/// leaves its code unchanged, a change elsewhere no longer moves it.
+/// leaves its code unchanged, a change elsewhere no longer moves it
+/// (what it calls out of line still moves).
 ///
 /// The padding is jumped over: it costs one jump a timed section (or a
 /// pass), nothing in the loop.
