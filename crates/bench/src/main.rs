@@ -727,8 +727,8 @@ impl Row<'_> {
 /// land on different speeds, and their ratio moved by that much from
 /// repeat to repeat. Taking turns, they see more of the same speeds, and
 /// the fastest slice is the one least slowed. (It narrows the spread, it
-/// does not remove it: see the README, "The main job: how does it
-/// compare?".)
+/// does not remove it: see `crates/bench/FINDINGS.md`, "How the runner
+/// measures".)
 fn pass_samples(
     config: &Config,
     entries: &[Entry],

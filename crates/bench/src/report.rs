@@ -400,8 +400,9 @@ impl Report {
         // The nearest goal a hive's removal can meet while it keeps a free
         // list per block (seed 001's nested free lists): prototypes with one
         // free list for the whole hive reached 1.1-1.7x, with the block
-        // lists 2.1-2.4x (README, "`Hive`'s removals"). Removal-heavy users
-        // are steered to Pool, whose removal has the goal "≤ IdTable".
+        // lists 2.1-2.4x (crates/bench/FINDINGS.md, "`Hive`'s removals").
+        // Removal-heavy users are steered to Pool, whose removal has the
+        // goal "≤ IdTable".
         rules.push(Rule::new(
             "remove: Hive ≤ 2.5× IdTable (proposed; figure: Hive ÷ IdTable<Id>)".into(),
             &["remove"],

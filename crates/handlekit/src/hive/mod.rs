@@ -35,10 +35,10 @@ use crate::{SlotTable, StableTable};
 /// runner (`cargo run --release`, 1k to 1M values) a removal took 1.3 to
 /// 2.7 times an [`IdTable`](crate::IdTable)'s time (46 instructions
 /// against 25 for `u64`), where prototypes with one free list for the
-/// whole hive took 1.1 to 1.7 (the README's "`Hive`'s removals"). For
-/// work that removes about as often as it iterates, a
-/// [`Pool`](crate::Pool) keeps addresses just as stable with one free
-/// list, and removes as fast as an `IdTable`.
+/// whole hive took 1.1 to 1.7 (the repository's
+/// `crates/bench/FINDINGS.md`, "`Hive`'s removals"). For work that removes
+/// about as often as it iterates, a [`Pool`](crate::Pool) keeps addresses
+/// just as stable with one free list, and removes as fast as an `IdTable`.
 ///
 /// # Blocks
 ///
