@@ -263,6 +263,7 @@ run_targets() {
 # against 912 s + 201 s in the second; `load_memory` (about 50 s) went back
 # to the first. By Miri's clock (which ranks work without the noise of a
 # busy machine), once the model tests checked after every third operation
+# (every fifth since 2026-12-03)
 # and the serde pass skipped what the default pass runs: default pass 268 s
 # + ECS 446 s against the serde pass's 502 s + 140 s; `reserve` (39 s)
 # moved to the second lane.

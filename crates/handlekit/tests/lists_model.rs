@@ -562,10 +562,13 @@ fn every_operation_once() {
         Op::Clear,
         Op::PushFront(1, 1),
     ]);
-    run::<Id>(&ops);
+    // Under Miri, only the key with 4 generation bits (whose slots retire):
+    // `Id` and the 32-bit key are left to the (scaled-down) proptests, as
+    // this sequence costs about 12 s of Miri time per key type.
+    if !cfg!(miri) {
+        run::<Id>(&ops);
+    }
     run::<Gen4>(&ops);
-    // Under Miri the 32-bit key is left to the (scaled-down) proptests:
-    // this sequence costs about 20 s of Miri time per key type.
     if !cfg!(miri) {
         run::<Id32>(&ops);
     }

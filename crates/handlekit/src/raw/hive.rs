@@ -1489,6 +1489,7 @@ unsafe impl<T, K: Key> TakeSlots<T> for RawHive<T, K> {
 #[cfg(test)]
 mod words_end_tests {
     use super::*;
+    #[cfg(feature = "serde")]
     use alloc::vec;
     use alloc::vec::Vec;
 
@@ -1510,7 +1511,10 @@ mod words_end_tests {
             assert_eq!(hive.words_end, hive.index_end);
         };
         check(&hive);
-        let keys: Vec<_> = (0..1000).map(|i| insert(&mut hive, i)).collect();
+        // Under Miri, 500: the fourth block (from 448), in part, still has
+        // the freed ranges in the middle (each check reads every word).
+        let n = if cfg!(miri) { 500 } else { 1000 };
+        let keys: Vec<_> = (0..n).map(|i| insert(&mut hive, i)).collect();
         check(&hive);
         // Empty the second and third blocks and free them: ranges in the
         // middle of the index space.

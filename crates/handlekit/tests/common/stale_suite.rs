@@ -364,8 +364,9 @@ pub fn tiny_keys_exhaust_their_space<F: Family>() {
 }
 
 /// Every bit pattern in `bit_patterns` is tried against a table after every
-/// operation: a pattern resolves only if it is the bits of a live key, and
-/// then to that key's value (and, through `check_order`, its position).
+/// operation (under Miri, after every other one and at the end): a pattern
+/// resolves only if it is the bits of a live key, and then to that key's
+/// value (and, through `check_order`, its position).
 fn forged_bits_never_resolve_wrongly<C: StaleTable>(limit: Limit, bit_patterns: &[u64], seed: u64) {
     let slot_limit = limit.slots::<C::Key>();
     let mut table: C = limit.table();
@@ -377,7 +378,18 @@ fn forged_bits_never_resolve_wrongly<C: StaleTable>(limit: Limit, bit_patterns: 
         .iter()
         .filter_map(|&bits| C::Key::from_bits(bits))
         .collect();
+    let check_patterns = |table: &C, live: &HashMap<u64, u64>| {
+        for &bits in bit_patterns {
+            let Some(key) = C::Key::from_bits(bits) else {
+                assert!(!live.contains_key(&bits));
+                continue;
+            };
+            assert_eq!(table.get(key), live.get(&bits), "{key:?}");
+            assert_eq!(table.contains_key(key), live.contains_key(&bits));
+        }
+    };
     let mut serial = 0u64;
+    let mut step = 0;
     while serial < total as u64 || !live.is_empty() {
         let r = rng.next();
         if live.is_empty() || (r % 2 == 0 && serial < total as u64) {
@@ -398,14 +410,16 @@ fn forged_bits_never_resolve_wrongly<C: StaleTable>(limit: Limit, bit_patterns: 
         }
         table.check_invariants();
         table.check_order(&order, &pattern_keys);
-        for &bits in bit_patterns {
-            let Some(key) = C::Key::from_bits(bits) else {
-                assert!(!live.contains_key(&bits));
-                continue;
-            };
-            assert_eq!(table.get(key), live.get(&bits), "{key:?}");
-            assert_eq!(table.contains_key(key), live.contains_key(&bits));
+        // Under Miri, the patterns after every other step (and after the
+        // last, below): they are most of the time there (nine tenths of
+        // `tiny_keys_every_pattern`'s over a packed table).
+        if !cfg!(miri) || step % 2 == 0 {
+            check_patterns(&table, &live);
         }
+        step += 1;
+    }
+    if cfg!(miri) {
+        check_patterns(&table, &live);
     }
     assert_eq!(table.retired_count(), slot_limit);
 }
@@ -428,8 +442,11 @@ pub fn one_generation_bit_every_pattern<F: Family>() {
 
 pub fn tiny_keys_every_pattern<F: Family>() {
     fn run<F: Family, const I: u32, const G: u32>() {
-        // Every pattern of the key's width and of two bits more.
-        let patterns: Vec<u64> = (0..1u64 << (I + G + 2)).collect();
+        // Every pattern of the key's width and of two bits more (under
+        // Miri, one: a pattern past the width never reaches the table, and
+        // each costs a lookup in the model).
+        let extra = if cfg!(miri) { 1 } else { 2 };
+        let patterns: Vec<u64> = (0..1u64 << (I + G + extra)).collect();
         for seed in 0..SEEDS {
             forged_bits_never_resolve_wrongly::<F::With<Tiny<I, G>>>(
                 Limit::IndexSpace,
