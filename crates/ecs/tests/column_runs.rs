@@ -95,7 +95,8 @@ proptest! {
                 f(world, known[usize::from(i) % known.len()]);
             }
         };
-        for op in ops {
+        let len = ops.len();
+        for (step, op) in ops.into_iter().enumerate() {
             match op {
                 Op::Spawn(a, b, c) => {
                     let e = world.spawn(());
@@ -130,6 +131,11 @@ proptest! {
                 Op::Compact => {
                     world.compact();
                 }
+            }
+            // Under Miri, after every few operations and the last (each
+            // check reads every entity of every column).
+            if !common::check_after(step, len) {
+                continue;
             }
             check::<A>(&world);
             check::<B>(&world);

@@ -419,7 +419,8 @@ fn panics<Q: Query>() -> Vec<Option<String>> {
 #[test]
 fn a_type_named_twice_panics_as_the_tuple() {
     let derived = panics::<Twice>();
-    assert_eq!(derived, panics::<(&mut Pos, &Pos)>());
+    let tuple = panics::<(&mut Pos, &Pos)>();
+    assert_eq!(derived, tuple);
     assert!(derived.iter().all(|p| p
         .as_deref()
         .is_some_and(|m| m.contains("Pos") && m.contains("cannot borrow"))));
@@ -427,11 +428,16 @@ fn a_type_named_twice_panics_as_the_tuple() {
     assert_eq!(panics::<TwiceInAVariant>(), panics::<(&Pos, &mut Pos)>());
     // Across variants a type is one borrow: a row's item is one variant's.
     assert!(panics::<OnePerVariant>().iter().all(Option::is_none));
-    // Beside another query term that writes it, it conflicts.
-    assert_eq!(
-        panics::<(OnePerVariant, &Pos)>(),
+    // Beside another query term that writes it, it conflicts. (Under
+    // Miri, the tuple's panics are those found above: six worlds and
+    // panics take 1.4 s of Miri's clock.)
+    let beside = panics::<(OnePerVariant, &Pos)>();
+    let tuple = if cfg!(miri) {
+        tuple
+    } else {
         panics::<(&mut Pos, &Pos)>()
-    );
+    };
+    assert_eq!(beside, tuple);
 }
 
 #[test]
@@ -648,10 +654,12 @@ fn check_equivalence(rows: &[u8], sparse: bool) {
 #[test]
 fn equivalence_fixed_world() {
     // A full window (one run), then whole words with holes and dead rows.
-    let full = vec![1u8; 130];
+    // Under Miri (40 ms of Miri's clock a row), a full window of a word and
+    // one row, and noise on part of the word after the full one.
+    let full = vec![1u8; if cfg!(miri) { 65 } else { 130 }];
     check_equivalence(&full, false);
     let mut state = 0x2545_f491_u32;
-    let noisy: Vec<u8> = (0..if cfg!(miri) { 150 } else { 700 })
+    let noisy: Vec<u8> = (0..if cfg!(miri) { 100 } else { 700 })
         .map(|i| {
             state ^= state << 13;
             state ^= state >> 17;

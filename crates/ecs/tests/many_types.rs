@@ -10,12 +10,19 @@ use handlekit_ecs::{ComponentError, Entity, Storage, World};
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Kind<const N: usize>(u32);
 
-/// Runs `$body` once per listed number, with `$n` a const of that number.
+/// Runs `$body` once per listed number, with `$n` a const of that number
+/// (each number below `$below`, if given).
 macro_rules! for_kinds {
     ($n:ident => $body:block; $($k:literal)*) => {
         $({
             const $n: usize = $k;
             $body
+        })*
+    };
+    ($n:ident < $below:expr => $body:block; $($k:literal)*) => {
+        $({
+            const $n: usize = $k;
+            if $n < $below $body
         })*
     };
 }
@@ -31,8 +38,12 @@ fn every_type_is_found_among_a_hundred() {
     // Fewer under Miri (this test took 50 s there with 24); 6 still cover
     // every kind's pattern of holders (every first to fifth entity).
     let count = if cfg!(miri) { 6 } else { 24 };
+    // Under Miri, the first 66 types: the index grows past its first table
+    // at the 65th. A type's column and values take 0.14 s of Miri's clock
+    // on average, its lookups among 6 entities 0.08 s.
+    let kinds = if cfg!(miri) { 66 } else { 100 };
     let entities: Vec<Entity> = (0..count).map(|_| world.spawn(())).collect();
-    for_kinds!(N => {
+    for_kinds!(N < kinds => {
         // Every third type sparse, registered before its first use.
         if N % 3 == 0 {
             assert!(world.register::<Kind<N>>(Storage::Sparse));
@@ -47,7 +58,7 @@ fn every_type_is_found_among_a_hundred() {
        55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80
        81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99);
     world.check_invariants();
-    for_kinds!(N => {
+    for_kinds!(N < kinds => {
         let storage = if N % 3 == 0 { Storage::Sparse } else { Storage::Dense };
         assert_eq!(world.storage_of::<Kind<N>>(), Some(storage));
         for (i, &e) in entities.iter().enumerate() {

@@ -80,7 +80,11 @@ fn world_of(rows: &[Flags]) -> (World, Vec<Entity>) {
             world.despawn(e).unwrap();
         }
     }
-    world.check_invariants();
+    // Under Miri, the check at the end of `check_world` (the queries
+    // between change values only) covers the world as built.
+    if !cfg!(miri) {
+        world.check_invariants();
+    }
     (world, es)
 }
 
@@ -240,10 +244,17 @@ fn whole_window_runs() {
     } else {
         &[0, 1, 63, 64, 65, 128, n]
     };
-    for &len in lens {
-        check_world(&all(len, FULL), len / 2);
-        check_world(&all(len, FULL), 0);
-        check_world(&all(len, FULL), len + 5);
+    for (k, &len) in lens.iter().enumerate() {
+        // Under Miri (3.7 s of Miri's clock for the window of `n` rows),
+        // one split per length, each kind once: none on the longest (one
+        // fold over the whole window), past the end of the window of one
+        // row, into the window of 65.
+        for (kind, split) in [len / 2, 0, len + 5].into_iter().enumerate() {
+            if cfg!(miri) && kind != (k + 1) % 3 {
+                continue;
+            }
+            check_world(&all(len, FULL), split);
+        }
     }
 }
 
@@ -251,6 +262,9 @@ fn whole_window_runs() {
 fn patterns_of_holes() {
     let words = if cfg!(miri) { 2 } else { 8 };
     let n = words * 64;
+    // Under Miri (3 s of Miri's clock for a pattern of two words), the
+    // patterns that need no second word take one.
+    let short = if cfg!(miri) { 64 } else { n };
     let patterns: Vec<(&str, Vec<Flags>)> = vec![
         // Whole words set, whole words empty.
         (
@@ -279,7 +293,7 @@ fn patterns_of_holes() {
         // A full word after the first, then every third row.
         (
             "full then sparse",
-            pattern(n, |i| Flags {
+            pattern(short, |i| Flags {
                 a: i < 128 || i % 3 == 0,
                 b: i % 5 == 0,
                 e: i % 7 == 0,
@@ -290,7 +304,7 @@ fn patterns_of_holes() {
         // holes (no whole-window run).
         (
             "dead rows",
-            pattern(n, |i| Flags {
+            pattern(short, |i| Flags {
                 alive: i % 11 != 3,
                 ..FULL
             }),
@@ -316,7 +330,7 @@ fn patterns_of_holes() {
         (
             "nothing alive",
             all(
-                n,
+                short,
                 Flags {
                     alive: false,
                     ..FULL
@@ -324,7 +338,18 @@ fn patterns_of_holes() {
             ),
         ),
     ];
+    // Under Miri, two patterns are left out: the late column starts past
+    // two words, and the runs that end at word boundaries are those of
+    // "alternate words", "runs across words" and "isolated rows" too.
+    let skipped: &[&str] = if cfg!(miri) {
+        &["runs ending at words", "late column"]
+    } else {
+        &[]
+    };
     for (name, rows) in &patterns {
+        if skipped.contains(name) {
+            continue;
+        }
         let splits: &[usize] = if cfg!(miri) {
             &[63]
         } else {
